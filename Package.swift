@@ -1,0 +1,53 @@
+// swift-tools-version:6.2
+// Storefront: one package, Swift 6 language mode, no outside Swift packages.
+// C libraries enter through the system-library targets in Shared/C*; each is
+// imported by exactly one Swift module.
+import PackageDescription
+import Foundation
+
+/// The checkout's root, so binaries can find the vendored librdkafka >= 2.2
+/// (`scripts/install-deps.sh` puts it in `.vendor/lib`) without the user
+/// setting `LD_LIBRARY_PATH`. Debian bookworm's librdkafka 2.0.2 cannot talk
+/// to Tansu; see DESIGN.md. Where that folder does not exist (the container
+/// image, whose system librdkafka is new enough) the run path is harmless.
+let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().path
+let vendoredLibraries: [LinkerSetting] = [
+    .unsafeFlags(["-Xlinker", "-rpath", "-Xlinker", "\(packageRoot)/.vendor/lib"])
+]
+
+let strict: [SwiftSetting] = [.treatAllWarnings(as: .error)]
+
+func system(_ name: String, pkgConfig: String, apt: String) -> Target {
+    .systemLibrary(name: name, path: "Shared/\(name)", pkgConfig: pkgConfig, providers: [.apt([apt])])
+}
+
+func library(_ name: String, _ dependencies: [Target.Dependency] = [], linker: [LinkerSetting] = []) -> Target {
+    .target(name: name, dependencies: dependencies, path: "Shared/\(name)", swiftSettings: strict, linkerSettings: linker)
+}
+
+func tests(_ name: String, _ dependencies: [Target.Dependency], linker: [LinkerSetting] = []) -> Target {
+    .testTarget(name: name, dependencies: dependencies, path: "Tests/\(name)", swiftSettings: strict, linkerSettings: linker)
+}
+
+let package = Package(
+    name: "Storefront",
+    platforms: [.macOS(.v15)],
+    products: [],
+    targets: [
+        // MARK: - C libraries (one importer each)
+        system("CLibPQ", pkgConfig: "libpq", apt: "libpq-dev"),
+        system("CRdKafka", pkgConfig: "rdkafka", apt: "librdkafka-dev"),
+        system("CCurl", pkgConfig: "libcurl", apt: "libcurl4-openssl-dev"),
+        system("CMicroHTTPD", pkgConfig: "libmicrohttpd", apt: "libmicrohttpd-dev"),
+        system("CCrypto", pkgConfig: "libcrypto", apt: "libssl-dev"),
+
+        // MARK: - Shared libraries
+        library("Postgres", ["CLibPQ"]),
+        library("Kafka", ["CRdKafka"], linker: vendoredLibraries),
+
+        // MARK: - Tests
+        tests("PostgresTests", ["Postgres"]),
+        tests("KafkaTests", ["Kafka"], linker: vendoredLibraries),
+    ],
+    swiftLanguageModes: [.v6]
+)

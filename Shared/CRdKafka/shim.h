@@ -1,0 +1,4 @@
+#ifndef CRdKafka_SHIM_H
+#define CRdKafka_SHIM_H
+#include <librdkafka/rdkafka.h>
+#endif

@@ -1,0 +1,3 @@
+import Testing
+@testable import Kafka
+@Test func placeholder() { #expect(Bool(true)) }
