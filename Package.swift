@@ -42,10 +42,12 @@ let package = Package(
         system("CCrypto", pkgConfig: "libcrypto", apt: "libssl-dev"),
 
         // MARK: - Shared libraries
+        library("Telemetry"),
         library("Postgres", ["CLibPQ"]),
         library("Kafka", ["CRdKafka"], linker: vendoredLibraries),
 
         // MARK: - Tests
+        tests("TelemetryTests", ["Telemetry"]),
         tests("PostgresTests", ["Postgres"]),
         tests("KafkaTests", ["Kafka"], linker: vendoredLibraries),
     ],
