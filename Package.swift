@@ -44,10 +44,14 @@ let package = Package(
         // MARK: - Shared libraries
         library("Postgres", ["CLibPQ"]),
         library("Kafka", ["CRdKafka"], linker: vendoredLibraries),
+        library("HTTPClient", ["CCurl"]),
+        library("Crypto", ["CCrypto"]),
 
         // MARK: - Tests
         tests("PostgresTests", ["Postgres"]),
         tests("KafkaTests", ["Kafka"], linker: vendoredLibraries),
+        tests("HTTPClientTests", ["HTTPClient"]),
+        tests("CryptoTests", ["Crypto"]),
     ],
     swiftLanguageModes: [.v6]
 )
