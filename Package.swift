@@ -45,11 +45,15 @@ let package = Package(
         library("Telemetry"),
         library("Postgres", ["CLibPQ"]),
         library("Kafka", ["CRdKafka"], linker: vendoredLibraries),
+        library("HTTPClient", ["CCurl"]),
+        library("Crypto", ["CCrypto"]),
 
         // MARK: - Tests
         tests("TelemetryTests", ["Telemetry"]),
         tests("PostgresTests", ["Postgres"]),
         tests("KafkaTests", ["Kafka"], linker: vendoredLibraries),
+        tests("HTTPClientTests", ["HTTPClient"]),
+        tests("CryptoTests", ["Crypto"]),
     ],
     swiftLanguageModes: [.v6]
 )
