@@ -25,8 +25,8 @@ func library(_ name: String, _ dependencies: [Target.Dependency] = [], linker: [
     .target(name: name, dependencies: dependencies, path: "Shared/\(name)", swiftSettings: strict, linkerSettings: linker)
 }
 
-func tests(_ name: String, _ dependencies: [Target.Dependency], linker: [LinkerSetting] = []) -> Target {
-    .testTarget(name: name, dependencies: dependencies, path: "Tests/\(name)", swiftSettings: strict, linkerSettings: linker)
+func tests(_ name: String, _ dependencies: [Target.Dependency], exclude: [String] = [], linker: [LinkerSetting] = []) -> Target {
+    .testTarget(name: name, dependencies: dependencies, path: "Tests/\(name)", exclude: exclude, swiftSettings: strict, linkerSettings: linker)
 }
 
 let package = Package(
@@ -52,7 +52,7 @@ let package = Package(
         tests("TelemetryTests", ["Telemetry"]),
         tests("PostgresTests", ["Postgres"]),
         tests("KafkaTests", ["Kafka"], linker: vendoredLibraries),
-        tests("HTTPClientTests", ["HTTPClient"]),
+        tests("HTTPClientTests", ["HTTPClient"], exclude: ["test_server.py"]),
         tests("CryptoTests", ["Crypto"]),
     ],
     swiftLanguageModes: [.v6]
