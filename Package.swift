@@ -45,11 +45,15 @@ let package = Package(
         library("Telemetry"),
         library("Postgres", ["CLibPQ"]),
         library("Kafka", ["CRdKafka"], linker: vendoredLibraries),
+        library("Models"),
+        library("Providers", ["Models"]),
 
         // MARK: - Tests
         tests("TelemetryTests", ["Telemetry"]),
         tests("PostgresTests", ["Postgres"]),
         tests("KafkaTests", ["Kafka"], linker: vendoredLibraries),
+        tests("ModelsTests", ["Models"]),
+        tests("ProvidersTests", ["Providers", "Models"]),
     ],
     swiftLanguageModes: [.v6]
 )
