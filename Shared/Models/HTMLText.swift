@@ -17,7 +17,7 @@ public enum HTMLText {
         var index = html.startIndex
         while index < html.endIndex {
             let character = html[index]
-            if character == "<", let close = html[index...].firstIndex(of: ">") {
+            if character == "<", startsTag(html[html.index(after: index)...]), let close = html[index...].firstIndex(of: ">") {
                 let inner = html[html.index(after: index)..<close]
                 if lineBreakingTags.contains(tagName(inner)) { out.append("\n") }
                 index = html.index(after: close)
@@ -39,6 +39,12 @@ public enum HTMLText {
             .map { line in line.split(whereSeparator: { $0.isWhitespace }).joined(separator: " ") }
             .filter { !$0.isEmpty }
             .joined(separator: "\n")
+    }
+
+    /// A `<` opens a tag only before a letter, `/` or `!` (so "a < b" stays text).
+    static func startsTag(_ rest: Substring) -> Bool {
+        guard let next = rest.first else { return false }
+        return next.isLetter || next == "/" || next == "!"
     }
 
     /// `p` for `<p class="x">`, `/p` for `</p>`, `br` for `<br/>`.
