@@ -47,6 +47,8 @@ let package = Package(
         library("Kafka", ["CRdKafka"], linker: vendoredLibraries),
         library("HTTPClient", ["CCurl"]),
         library("Crypto", ["CCrypto"]),
+        library("Models"),
+        library("Providers", ["Models"]),
 
         // MARK: - Tests
         tests("TelemetryTests", ["Telemetry"]),
@@ -54,6 +56,8 @@ let package = Package(
         tests("KafkaTests", ["Kafka"], linker: vendoredLibraries),
         tests("HTTPClientTests", ["HTTPClient"], exclude: ["test_server.py"]),
         tests("CryptoTests", ["Crypto"]),
+        tests("ModelsTests", ["Models"]),
+        tests("ProvidersTests", ["Providers", "Models"], exclude: ["Fixtures"]),
     ],
     swiftLanguageModes: [.v6]
 )

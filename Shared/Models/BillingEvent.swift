@@ -1,0 +1,165 @@
+import Foundation
+
+/// One webhook delivery in provider-neutral form, as the projector consumes it.
+///
+/// Ids are the provider's own, as strings (Lemon Squeezy numeric ids become
+/// `"421953"`; Paystack codes stay `SUB_…`, `CUS_…`, `INV_…`, `PLN_…`).
+/// For Paystack, ``productID`` and ``variantID`` are both the plan code,
+/// matching ``CatalogItem``.
+public struct BillingEvent: Codable, Sendable, Hashable {
+    public var kind: BillingEventKind
+    public var provider: Provider
+    /// The provider's event name, verbatim (`subscription_created`, `charge.success`).
+    public var providerEventName: String
+    /// The topic key for this event's entity (see the providers' normalizers):
+    /// all events of one subscription (Lemon Squeezy) or one customer (Paystack) share it.
+    public var entityKey: String
+
+    // MARK: Who
+    /// Provider customer id (Lemon Squeezy `customer_id`, Paystack `customer_code`).
+    public var customerID: String?
+    /// App user, from custom data ``CustomDataKeys/appUserID`` (or its fall-backs).
+    public var appUserID: String?
+    /// Storefront checkout id from custom data ``CustomDataKeys/checkoutID``.
+    public var checkoutID: String?
+    public var customerEmail: String?
+    /// Every custom data / metadata entry with a scalar value, stringified.
+    public var customData: [String: String]
+
+    // MARK: What
+    /// Lemon Squeezy subscription id, Paystack `SUB_…` code.
+    public var subscriptionID: String?
+    public var orderID: String?
+    /// Lemon Squeezy subscription-invoice id, Paystack `INV_…` code.
+    public var invoiceID: String?
+    /// Paystack transaction reference (or refund's transaction reference); Lemon Squeezy order identifier UUID.
+    public var transactionReference: String?
+    public var productID: String?
+    public var variantID: String?
+    /// Product or plan name shown to people.
+    public var planName: String?
+    /// The provider's raw status string for the entity (`active`, `non-renewing`, `paid`, …).
+    public var status: String?
+    /// Lemon Squeezy `cancelled` flag (cancelled but maybe still in grace period).
+    public var cancelled: Bool?
+
+    // MARK: Money
+    /// Amount in minor units (order total, invoice total, charge amount, refund amount).
+    public var amount: Int64?
+    public var currency: String?
+
+    // MARK: When (provider clock)
+    public var createdAt: Date?
+    public var updatedAt: Date?
+    public var renewsAt: Date?
+    public var endsAt: Date?
+    public var trialEndsAt: Date?
+    public var nextPaymentDate: Date?
+    public var paidAt: Date?
+    /// The provider's version timestamp of the entity (Lemon Squeezy
+    /// `updated_at`; Paystack: `updated_at`, else `paid_at`, else `created_at`).
+    /// The projector ignores an event whose ordering timestamp is OLDER than
+    /// the one it already applied; equal is not stale (Paystack events of one
+    /// subscription can share `created_at`).
+    public var orderingTimestamp: Date?
+
+    // MARK: Payment method and links
+    /// Paystack's `email_token`, needed to disable a subscription.
+    public var emailToken: String?
+    public var cardBrand: String?
+    public var cardLastFour: String?
+    public var customerPortalURL: String?
+    public var updatePaymentMethodURL: String?
+    /// Test-mode data (Lemon Squeezy `test_mode`, Paystack `domain == "test"`).
+    public var testMode: Bool?
+
+    public init(kind: BillingEventKind, provider: Provider, providerEventName: String, entityKey: String) {
+        self.kind = kind
+        self.provider = provider
+        self.providerEventName = providerEventName
+        self.entityKey = entityKey
+        customData = [:]
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case kind, provider, providerEventName, entityKey, customerID = "customerId", appUserID = "appUserId"
+        case checkoutID = "checkoutId", customerEmail, customData, subscriptionID = "subscriptionId", orderID = "orderId"
+        case invoiceID = "invoiceId", transactionReference, productID = "productId", variantID = "variantId", planName
+        case status, cancelled, amount, currency, createdAt, updatedAt, renewsAt, endsAt, trialEndsAt, nextPaymentDate
+        case paidAt, orderingTimestamp, emailToken, cardBrand, cardLastFour
+        case customerPortalURL = "customerPortalUrl", updatePaymentMethodURL = "updatePaymentMethodUrl", testMode
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        kind = try c.decode(BillingEventKind.self, forKey: .kind)
+        provider = try c.decode(Provider.self, forKey: .provider)
+        providerEventName = try c.decode(String.self, forKey: .providerEventName)
+        entityKey = try c.decode(String.self, forKey: .entityKey)
+        customerID = try c.decodeIfPresent(String.self, forKey: .customerID)
+        appUserID = try c.decodeIfPresent(String.self, forKey: .appUserID)
+        checkoutID = try c.decodeIfPresent(String.self, forKey: .checkoutID)
+        customerEmail = try c.decodeIfPresent(String.self, forKey: .customerEmail)
+        customData = try c.decodeIfPresent([String: String].self, forKey: .customData) ?? [:]
+        subscriptionID = try c.decodeIfPresent(String.self, forKey: .subscriptionID)
+        orderID = try c.decodeIfPresent(String.self, forKey: .orderID)
+        invoiceID = try c.decodeIfPresent(String.self, forKey: .invoiceID)
+        transactionReference = try c.decodeIfPresent(String.self, forKey: .transactionReference)
+        productID = try c.decodeIfPresent(String.self, forKey: .productID)
+        variantID = try c.decodeIfPresent(String.self, forKey: .variantID)
+        planName = try c.decodeIfPresent(String.self, forKey: .planName)
+        status = try c.decodeIfPresent(String.self, forKey: .status)
+        cancelled = try c.decodeIfPresent(Bool.self, forKey: .cancelled)
+        amount = try c.decodeIfPresent(Int64.self, forKey: .amount)
+        currency = try c.decodeIfPresent(String.self, forKey: .currency)
+        createdAt = try c.decodeTimestamp(forKey: .createdAt)
+        updatedAt = try c.decodeTimestamp(forKey: .updatedAt)
+        renewsAt = try c.decodeTimestamp(forKey: .renewsAt)
+        endsAt = try c.decodeTimestamp(forKey: .endsAt)
+        trialEndsAt = try c.decodeTimestamp(forKey: .trialEndsAt)
+        nextPaymentDate = try c.decodeTimestamp(forKey: .nextPaymentDate)
+        paidAt = try c.decodeTimestamp(forKey: .paidAt)
+        orderingTimestamp = try c.decodeTimestamp(forKey: .orderingTimestamp)
+        emailToken = try c.decodeIfPresent(String.self, forKey: .emailToken)
+        cardBrand = try c.decodeIfPresent(String.self, forKey: .cardBrand)
+        cardLastFour = try c.decodeIfPresent(String.self, forKey: .cardLastFour)
+        customerPortalURL = try c.decodeIfPresent(String.self, forKey: .customerPortalURL)
+        updatePaymentMethodURL = try c.decodeIfPresent(String.self, forKey: .updatePaymentMethodURL)
+        testMode = try c.decodeIfPresent(Bool.self, forKey: .testMode)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(kind, forKey: .kind)
+        try c.encode(provider, forKey: .provider)
+        try c.encode(providerEventName, forKey: .providerEventName)
+        try c.encode(entityKey, forKey: .entityKey)
+        try c.encodeIfPresent(customerID, forKey: .customerID)
+        try c.encodeIfPresent(appUserID, forKey: .appUserID)
+        try c.encodeIfPresent(checkoutID, forKey: .checkoutID)
+        try c.encodeIfPresent(customerEmail, forKey: .customerEmail)
+        try c.encode(customData, forKey: .customData)
+        try c.encodeIfPresent(subscriptionID, forKey: .subscriptionID)
+        try c.encodeIfPresent(orderID, forKey: .orderID)
+        try c.encodeIfPresent(invoiceID, forKey: .invoiceID)
+        try c.encodeIfPresent(transactionReference, forKey: .transactionReference)
+        try c.encodeIfPresent(productID, forKey: .productID)
+        try c.encodeIfPresent(variantID, forKey: .variantID)
+        try c.encodeIfPresent(planName, forKey: .planName)
+        try c.encodeIfPresent(status, forKey: .status)
+        try c.encodeIfPresent(cancelled, forKey: .cancelled)
+        try c.encodeIfPresent(amount, forKey: .amount)
+        try c.encodeIfPresent(currency, forKey: .currency)
+        for (date, key) in [(createdAt, CodingKeys.createdAt), (updatedAt, .updatedAt), (renewsAt, .renewsAt), (endsAt, .endsAt),
+                            (trialEndsAt, .trialEndsAt), (nextPaymentDate, .nextPaymentDate), (paidAt, .paidAt),
+                            (orderingTimestamp, .orderingTimestamp)] {
+            if let date { try c.encode(Timestamp.format(date), forKey: key) }
+        }
+        try c.encodeIfPresent(emailToken, forKey: .emailToken)
+        try c.encodeIfPresent(cardBrand, forKey: .cardBrand)
+        try c.encodeIfPresent(cardLastFour, forKey: .cardLastFour)
+        try c.encodeIfPresent(customerPortalURL, forKey: .customerPortalURL)
+        try c.encodeIfPresent(updatePaymentMethodURL, forKey: .updatePaymentMethodURL)
+        try c.encodeIfPresent(testMode, forKey: .testMode)
+    }
+}

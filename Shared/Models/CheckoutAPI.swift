@@ -1,0 +1,108 @@
+import Foundation
+
+/// `POST /api/create-checkout` body: `{"customerEmail":"…","variantId":"…","productId":"…"}`.
+///
+/// Only `variantId` is required: the user comes from the bearer token, the
+/// email only pre-fills the checkout, and `productId` is informational (the
+/// seed app sends it; the variant alone decides what is sold).
+public struct CreateCheckoutRequest: Codable, Sendable, Hashable {
+    public var customerEmail: String?
+    public var variantId: String
+    public var productId: String?
+
+    public init(customerEmail: String?, variantId: String, productId: String?) {
+        self.customerEmail = customerEmail
+        self.variantId = variantId
+        self.productId = productId
+    }
+
+    /// The parsed variant id; nil when it is not a ``CatalogID``.
+    public var catalogVariantID: CatalogID? { CatalogID(variantId) }
+    /// The parsed product id; nil when absent or malformed.
+    public var catalogProductID: CatalogID? { productId.flatMap(CatalogID.init) }
+    /// The validated email, nil when absent/empty or malformed (check ``hasInvalidEmail``).
+    public var email: EmailAddress? { customerEmail.flatMap(EmailAddress.init) }
+    /// True when an email was sent but does not look like one (answer 400).
+    public var hasInvalidEmail: Bool {
+        guard let text = customerEmail?.trimmingWhitespace(), !text.isEmpty else { return false }
+        return EmailAddress(text) == nil
+    }
+}
+
+/// `POST /api/create-checkout` answer: `{"success":true,"checkoutUrl":"https://…"}`
+/// plus the extras `checkoutId`, `provider`, `expiresAt` (omitted when unknown).
+public struct CreateCheckoutResponse: Codable, Sendable, Hashable {
+    public var success: Bool
+    public var checkoutUrl: String
+    /// Storefront's checkout id (also sent to the provider as `storefront_checkout_id`).
+    public var checkoutId: String?
+    public var provider: Provider?
+    public var expiresAt: Date?
+
+    enum CodingKeys: String, CodingKey { case success, checkoutUrl, checkoutId, provider, expiresAt }
+
+    public init(checkoutUrl: String, checkoutId: String? = nil, provider: Provider? = nil, expiresAt: Date? = nil) {
+        success = true
+        self.checkoutUrl = checkoutUrl
+        self.checkoutId = checkoutId
+        self.provider = provider
+        self.expiresAt = expiresAt
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        success = try c.decode(Bool.self, forKey: .success)
+        checkoutUrl = try c.decode(String.self, forKey: .checkoutUrl)
+        checkoutId = try c.decodeIfPresent(String.self, forKey: .checkoutId)
+        provider = try c.decodeIfPresent(Provider.self, forKey: .provider)
+        expiresAt = try c.decodeTimestamp(forKey: .expiresAt)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(success, forKey: .success)
+        try c.encode(checkoutUrl, forKey: .checkoutUrl)
+        try c.encodeIfPresent(checkoutId, forKey: .checkoutId)
+        try c.encodeIfPresent(provider, forKey: .provider)
+        if let expiresAt { try c.encode(Timestamp.format(expiresAt), forKey: .expiresAt) }
+    }
+}
+
+/// `POST /api/subscription/cancel` body: `{"subscription_code":"…","email_token":"…"}`.
+/// `email_token` is Paystack's and may be absent for Lemon Squeezy.
+public struct CancelSubscriptionRequest: Codable, Sendable, Hashable {
+    public var subscriptionCode: String
+    public var emailToken: String?
+
+    enum CodingKeys: String, CodingKey {
+        case subscriptionCode = "subscription_code"
+        case emailToken = "email_token"
+    }
+
+    public init(subscriptionCode: String, emailToken: String?) {
+        self.subscriptionCode = subscriptionCode
+        self.emailToken = emailToken
+    }
+}
+
+/// Successful answer to cancel (and other commands): `{"success":true,"message":"…"}`.
+public struct CommandAcceptedResponse: Codable, Sendable, Hashable {
+    public var success: Bool
+    public var message: String
+
+    public init(message: String) {
+        success = true
+        self.message = message
+    }
+}
+
+/// Every error body: `{"success":false,"error":"<human readable>"}`.
+public struct APIErrorResponse: Codable, Sendable, Hashable, Error {
+    public var success: Bool
+    public var error: String
+
+    public init(_ error: String) {
+        success = false
+        self.error = error
+    }
+}

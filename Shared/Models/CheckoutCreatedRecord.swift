@@ -1,0 +1,74 @@
+import Foundation
+
+/// The value of a `storefront.checkouts.v1` record: a hosted checkout was
+/// created for an app user. Key: ``TopicKey/checkout(_:appUserID:)``.
+public struct CheckoutCreatedRecord: Codable, Sendable, Hashable {
+    /// Storefront's id for the checkout (a UUID string), also sent to the
+    /// provider as custom data ``CustomDataKeys/checkoutID``.
+    public var checkoutID: String
+    public var provider: Provider
+    /// The JWT subject of the buyer.
+    public var appUserID: String
+    /// Email the checkout was pre-filled with, if any.
+    public var email: String?
+    /// Opaque ids the app sent (``CatalogID`` strings).
+    public var variantID: CatalogID
+    public var productID: CatalogID?
+    /// The provider's id for the checkout (Lemon Squeezy checkout UUID, Paystack reference).
+    public var providerCheckoutID: String
+    public var url: String
+    public var createdAt: Date
+    public var expiresAt: Date?
+
+    enum CodingKeys: String, CodingKey {
+        case checkoutID = "checkoutId", provider, appUserID = "appUserId", email, variantID = "variantId"
+        case productID = "productId", providerCheckoutID = "providerCheckoutId", url, createdAt, expiresAt
+    }
+
+    public init(
+        checkoutID: String, provider: Provider, appUserID: String, email: String?, variantID: CatalogID,
+        productID: CatalogID?, providerCheckoutID: String, url: String, createdAt: Date, expiresAt: Date?
+    ) {
+        self.checkoutID = checkoutID
+        self.provider = provider
+        self.appUserID = appUserID
+        self.email = email
+        self.variantID = variantID
+        self.productID = productID
+        self.providerCheckoutID = providerCheckoutID
+        self.url = url
+        self.createdAt = createdAt
+        self.expiresAt = expiresAt
+    }
+
+    /// The record's topic key.
+    public var key: String { TopicKey.checkout(provider, appUserID: appUserID) }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        checkoutID = try c.decode(String.self, forKey: .checkoutID)
+        provider = try c.decode(Provider.self, forKey: .provider)
+        appUserID = try c.decode(String.self, forKey: .appUserID)
+        email = try c.decodeIfPresent(String.self, forKey: .email)
+        variantID = try c.decode(CatalogID.self, forKey: .variantID)
+        productID = try c.decodeIfPresent(CatalogID.self, forKey: .productID)
+        providerCheckoutID = try c.decode(String.self, forKey: .providerCheckoutID)
+        url = try c.decode(String.self, forKey: .url)
+        createdAt = try c.decodeRequiredTimestamp(forKey: .createdAt)
+        expiresAt = try c.decodeTimestamp(forKey: .expiresAt)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(checkoutID, forKey: .checkoutID)
+        try c.encode(provider, forKey: .provider)
+        try c.encode(appUserID, forKey: .appUserID)
+        try c.encode(email, forKey: .email)
+        try c.encode(variantID, forKey: .variantID)
+        try c.encode(productID, forKey: .productID)
+        try c.encode(providerCheckoutID, forKey: .providerCheckoutID)
+        try c.encode(url, forKey: .url)
+        try c.encodeTimestamp(createdAt, forKey: .createdAt)
+        try c.encodeTimestamp(expiresAt, forKey: .expiresAt)
+    }
+}

@@ -1,0 +1,52 @@
+import Foundation
+import Models
+
+/// Dispatches to ``LemonSqueezyWebhook`` or ``PaystackWebhook`` by provider,
+/// for the webhook receiver (which builds the ``WebhookEnvelope`` and topic
+/// key) and the projector (which normalises envelopes).
+public enum ProviderWebhooks {
+    /// Normalises a body from `provider`.
+    public static func normalize(_ provider: Provider, body: [UInt8]) throws(WebhookPayloadError) -> BillingEvent {
+        switch provider {
+        case .lemonsqueezy: try LemonSqueezyWebhook.normalize(body: body)
+        case .paystack: try PaystackWebhook.normalize(body: body)
+        }
+    }
+
+    /// Normalises the payload of an envelope.
+    public static func normalize(_ envelope: WebhookEnvelope) throws(WebhookPayloadError) -> BillingEvent {
+        try normalize(envelope.provider, body: envelope.payload.bytes)
+    }
+
+    /// The provider's event name, or nil when unreadable.
+    public static func eventName(_ provider: Provider, body: [UInt8]) -> String? {
+        switch provider {
+        case .lemonsqueezy: LemonSqueezyWebhook.eventName(body: body)
+        case .paystack: PaystackWebhook.eventName(body: body)
+        }
+    }
+
+    /// The delivery's dedup key (the envelope `id`).
+    public static func dedupKey(_ provider: Provider, body: [UInt8], sha256Hex: ([UInt8]) -> String) -> String {
+        switch provider {
+        case .lemonsqueezy: LemonSqueezyWebhook.dedupKey(body: body, sha256Hex: sha256Hex)
+        case .paystack: PaystackWebhook.dedupKey(body: body, sha256Hex: sha256Hex)
+        }
+    }
+
+    /// The `storefront.webhooks.v1` record key: the event's ``BillingEvent/entityKey``,
+    /// or `<provider>:unparsed` for a body that does not normalise (it still
+    /// gets published so the projector can dead-letter it).
+    public static func topicKey(_ provider: Provider, body: [UInt8]) -> String {
+        (try? normalize(provider, body: body))?.entityKey ?? TopicKey.make(provider, "unparsed")
+    }
+
+    /// Builds the envelope for a verified delivery.
+    public static func envelope(
+        _ provider: Provider, body: [UInt8], receivedAt: Date, sha256Hex: ([UInt8]) -> String
+    ) -> WebhookEnvelope {
+        WebhookEnvelope(
+            id: dedupKey(provider, body: body, sha256Hex: sha256Hex), provider: provider,
+            eventName: eventName(provider, body: body) ?? "", receivedAt: receivedAt, payload: body)
+    }
+}

@@ -1,0 +1,68 @@
+import Foundation
+import Testing
+@testable import Models
+
+@Suite struct TopicRecordTests {
+    let now = Date(timeIntervalSince1970: 1_764_500_000.123)
+
+    @Test func envelopeKeepsPayloadBytesExactly() throws {
+        // Escapes that a JSON re-serialisation would change.
+        let payload = Array(#"{"meta":{"event_name":"order_created"},"x":"https:\/\/a\/b \u20ac","n":1.0}"#.utf8) + [0x0A]
+        let envelope = WebhookEnvelope(id: "lemonsqueezy:abc", provider: .lemonsqueezy, eventName: "order_created", receivedAt: now, payload: payload)
+        let bytes = try RecordCoding.encode(envelope)
+        let object = try #require(JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
+        #expect(object["payloadEncoding"] as? String == "base64")
+        #expect(object["receivedAt"] as? String == "2025-11-30T10:53:20.123Z")
+        #expect(object["eventName"] as? String == "order_created")
+        let decoded = try RecordCoding.decode(WebhookEnvelope.self, from: bytes)
+        #expect(decoded.payload.bytes == payload)
+        #expect(decoded == envelope)
+        // Re-encoding the decoded record yields the same bytes.
+        #expect(try RecordCoding.encode(decoded) == bytes)
+    }
+
+    @Test func envelopeRejectsUnknownPayloadEncoding() {
+        let json = #"{"id":"x","provider":"paystack","eventName":"e","receivedAt":"2025-01-01T00:00:00Z","payload":"e30=","payloadEncoding":"gzip"}"#
+        #expect(throws: DecodingError.self) { try RecordCoding.decode(WebhookEnvelope.self, from: Array(json.utf8)) }
+    }
+
+    @Test func checkoutCommandAndDeadLetterRoundTrip() throws {
+        let checkout = CheckoutCreatedRecord(
+            checkoutID: "c-1", provider: .paystack, appUserID: "user-1", email: "a@b.co",
+            variantID: try #require(CatalogID("ps_PLN_x")), productID: nil, providerCheckoutID: "ref-1",
+            url: "https://checkout.paystack.com/abc", createdAt: now, expiresAt: nil)
+        #expect(checkout.key == "paystack:user-1")
+        let checkoutJSON = try RecordCoding.encode(checkout)
+        #expect(try RecordCoding.decode(CheckoutCreatedRecord.self, from: checkoutJSON) == checkout)
+        #expect(String(decoding: checkoutJSON, as: UTF8.self).contains(#""variantId":"ps_PLN_x""#))
+
+        let command = SubscriptionCommand(commandID: "k-1", kind: .cancelRequested, provider: .lemonsqueezy, subscriptionID: "421953", appUserID: "user-1", requestedAt: now)
+        #expect(command.key == "lemonsqueezy:421953")
+        #expect(try RecordCoding.decode(SubscriptionCommand.self, from: RecordCoding.encode(command)) == command)
+        #expect(SubscriptionCommand.Kind(rawValue: "pause_requested") == .other("pause_requested"))
+
+        let dead = DeadLetterRecord(
+            sourceTopic: Topics.webhooks, sourcePartition: 3, sourceOffset: 42, sourceKey: "paystack:unparsed",
+            sourceValue: [0xFF, 0x00, 0x7B], reason: "webhook body is not valid JSON", consumer: "subscription-projector", failedAt: now)
+        let back = try RecordCoding.decode(DeadLetterRecord.self, from: RecordCoding.encode(dead))
+        #expect(back == dead)
+        #expect(back.sourceValue.bytes == [0xFF, 0x00, 0x7B])
+    }
+
+    @Test func topicKeysAndNames() {
+        #expect(Topics.all == ["storefront.webhooks.v1", "storefront.checkouts.v1", "storefront.commands.v1", "storefront.deadletter.v1"])
+        #expect(TopicKey.make(.paystack, "SUB_1") == "paystack:SUB_1")
+        let parsed = TopicKey.parse("lemonsqueezy:sub_9:x")
+        #expect(parsed?.provider == .lemonsqueezy && parsed?.entityID == "sub_9:x")
+        #expect(TopicKey.parse("stripe:1") == nil)
+    }
+
+    @Test func billingEventKindCodesAsStrings() throws {
+        for kind in BillingEventKind.known + [.unknown("transfer.success")] {
+            #expect(BillingEventKind(rawValue: kind.rawValue) == kind, "\(kind)")
+        }
+        #expect(BillingEventKind.subscriptionCreated.rawValue == "subscriptionCreated")
+        #expect(BillingEventKind(rawValue: "somethingNew") == .unknown("somethingNew"))
+        #expect(Set(BillingEventKind.known.map(\.rawValue)).count == BillingEventKind.known.count)
+    }
+}
