@@ -45,11 +45,13 @@ let package = Package(
         library("Telemetry"),
         library("Postgres", ["CLibPQ"]),
         library("Kafka", ["CRdKafka"], linker: vendoredLibraries),
+        library("ServiceRuntime", ["Telemetry"]),
 
         // MARK: - Tests
         tests("TelemetryTests", ["Telemetry"]),
         tests("PostgresTests", ["Postgres"]),
         tests("KafkaTests", ["Kafka"], linker: vendoredLibraries),
+        tests("ServiceRuntimeTests", ["ServiceRuntime", "Telemetry"]),
     ],
     swiftLanguageModes: [.v6]
 )
