@@ -1,6 +1,8 @@
 import Foundation
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// Reads the few Linux `/proc` files behind the process metrics.
@@ -14,7 +16,7 @@ struct ProcFileSystem: Sendable {
 
     /// Bytes of resident memory: the second field of `statm`, in pages.
     func residentMemoryBytes() -> Double? {
-        guard let text = read("self/statm") else { return nil }
+        guard let text = readFile("self/statm") else { return nil }
         let fields = text.split(separator: " ")
         guard fields.count >= 2, let pages = Double(fields[1]) else { return nil }
         return pages * Double(sysconf(Int32(_SC_PAGESIZE)))
@@ -22,7 +24,7 @@ struct ProcFileSystem: Sendable {
 
     /// Bytes of virtual memory: the first field of `statm`, in pages.
     func virtualMemoryBytes() -> Double? {
-        guard let text = read("self/statm"), let first = text.split(separator: " ").first, let pages = Double(first) else { return nil }
+        guard let text = readFile("self/statm"), let first = text.split(separator: " ").first, let pages = Double(first) else { return nil }
         return pages * Double(sysconf(Int32(_SC_PAGESIZE)))
     }
 
@@ -43,7 +45,7 @@ struct ProcFileSystem: Sendable {
     /// Parses `self/stat`. The command name (field 2) may contain spaces and
     /// parentheses, so fields are counted from after the last `)`.
     func processTimes() -> ProcessTimes? {
-        guard let text = read("self/stat"), let close = text.lastIndex(of: ")") else { return nil }
+        guard let text = readFile("self/stat"), let close = text.lastIndex(of: ")") else { return nil }
         // After ")" the first field is field 3 (state); utime is field 14,
         // stime 15 and starttime 22, all in clock ticks.
         let fields = text[text.index(after: close)...].split(separator: " ")
@@ -55,7 +57,7 @@ struct ProcFileSystem: Sendable {
 
     /// Seconds since the epoch at boot: the `btime` line of `/proc/stat`.
     func bootTime() -> Double? {
-        guard let text = read("stat") else { return nil }
+        guard let text = readFile("stat") else { return nil }
         for line in text.split(separator: "\n") where line.hasPrefix("btime ") {
             return Double(line.dropFirst("btime ".count).trimmingCharacters(in: .whitespaces))
         }
@@ -64,14 +66,14 @@ struct ProcFileSystem: Sendable {
 
     /// Reads a small `/proc` file. Their reported size is 0, so read until
     /// end of file rather than trusting `stat`; 1 MiB bounds a surprise.
-    func read(_ relativePath: String) -> String? {
+    func readFile(_ relativePath: String) -> String? {
         let descriptor = open("\(root)/\(relativePath)", O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 4096)
         while bytes.count < 1 << 20 {
-            let count = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
             if count < 0, errno == EINTR { continue }
             if count <= 0 { break }
             bytes += chunk[0..<count]
