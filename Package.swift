@@ -49,6 +49,7 @@ let package = Package(
         library("Crypto", ["CCrypto"]),
         library("Models"),
         library("Providers", ["Models"]),
+        library("ServiceRuntime", ["Telemetry"]),
 
         // MARK: - Tests
         tests("TelemetryTests", ["Telemetry"]),
@@ -58,6 +59,7 @@ let package = Package(
         tests("CryptoTests", ["Crypto"]),
         tests("ModelsTests", ["Models"]),
         tests("ProvidersTests", ["Providers", "Models"], exclude: ["Fixtures"]),
+        tests("ServiceRuntimeTests", ["ServiceRuntime", "Telemetry"]),
     ],
     swiftLanguageModes: [.v6]
 )
