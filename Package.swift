@@ -51,6 +51,10 @@ let package = Package(
         library("Providers", ["Models"]),
         library("ServiceRuntime", ["Telemetry"]),
 
+        // MARK: - Services (logic in a library, a thin executable each)
+        .target(name: "SubscriptionProjector", dependencies: ["Models"],
+                path: "Services/subscription-projector/SubscriptionProjector", swiftSettings: strict),
+
         // MARK: - Tests
         tests("TelemetryTests", ["Telemetry"]),
         tests("PostgresTests", ["Postgres"]),
@@ -60,6 +64,7 @@ let package = Package(
         tests("ModelsTests", ["Models"]),
         tests("ProvidersTests", ["Providers", "Models"], exclude: ["Fixtures"]),
         tests("ServiceRuntimeTests", ["ServiceRuntime", "Telemetry"]),
+        tests("SubscriptionProjectorTests", ["SubscriptionProjector", "Models"]),
     ],
     swiftLanguageModes: [.v6]
 )
