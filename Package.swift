@@ -45,11 +45,14 @@ let package = Package(
         library("Telemetry"),
         library("Postgres", ["CLibPQ"]),
         library("Kafka", ["CRdKafka"], linker: vendoredLibraries),
+        library("HTTPServer", ["CMicroHTTPD", "Telemetry"]),
+        .executableTarget(name: "http-bench-server", dependencies: ["HTTPServer"], path: "Tools/http-bench-server", swiftSettings: strict),
 
         // MARK: - Tests
         tests("TelemetryTests", ["Telemetry"]),
         tests("PostgresTests", ["Postgres"]),
         tests("KafkaTests", ["Kafka"], linker: vendoredLibraries),
+        tests("HTTPServerTests", ["HTTPServer", "Telemetry"]),
     ],
     swiftLanguageModes: [.v6]
 )
