@@ -183,5 +183,8 @@ public final class HTTPServer: Sendable {
     }
 
     /// Request states alive in this process; tests use it to prove none leak.
-    static var liveRequestStates: Int { RequestState.live.load(ordering: .relaxed) }
+    var liveRequestStates: Int { core.liveStates.value.load(ordering: .relaxed) }
+
+    /// Requests currently between their first handler call and completion.
+    var activeRequests: Int { core.activeRequests.load(ordering: .relaxed) }
 }

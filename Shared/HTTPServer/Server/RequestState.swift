@@ -45,17 +45,18 @@ final class RequestState: @unchecked Sendable {
 
     let finish = Mutex(Finish())
 
-    init(connection: OpaquePointer, rawTarget: String) {
+    /// The owning server's count of live states (tests use it to prove none leak).
+    private let live: LiveCount
+
+    init(connection: OpaquePointer, rawTarget: String, live: LiveCount) {
         self.connection = connection
         self.rawTarget = rawTarget
+        self.live = live
         started = .now
-        RequestState.live.add(1, ordering: .relaxed)
+        live.value.add(1, ordering: .relaxed)
     }
 
-    deinit { RequestState.live.subtract(1, ordering: .relaxed) }
-
-    /// Number of states alive; tests use it to prove none leak.
-    static let live = Atomic<Int>(0)
+    deinit { live.value.subtract(1, ordering: .relaxed) }
 
     /// Stores `response` if no other party answered yet, and resumes the connection so
     /// libmicrohttpd calls the handler again to queue it. Returns whether this call won.
@@ -72,4 +73,9 @@ final class RequestState: @unchecked Sendable {
 
     /// The response stored by ``complete(with:)``.
     var finishedResponse: HTTPResponse? { finish.withLock { $0.response } }
+}
+
+/// A shared counter of live ``RequestState``s.
+final class LiveCount: Sendable {
+    let value = Atomic<Int>(0)
 }

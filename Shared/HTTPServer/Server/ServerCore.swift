@@ -14,6 +14,7 @@ final class ServerCore: Sendable {
     let activeRequests = Atomic<Int>(0)
     /// Set when shutdown starts: responses then carry `Connection: close`.
     let draining = Atomic<Bool>(false)
+    let liveStates = LiveCount()
 
     init(responder: RouterResponder, configuration: HTTPServerConfiguration, logger: Logger, metrics: MetricsRegistry?) {
         self.responder = responder
@@ -27,7 +28,7 @@ final class ServerCore: Sendable {
     /// URI log callback: the only place libmicrohttpd shows the raw target with its query.
     /// The returned retained state becomes `*con_cls`; ``requestCompleted(_:)`` releases it.
     func requestStarted(connection: OpaquePointer, uri: UnsafePointer<CChar>) -> UnsafeMutableRawPointer {
-        Unmanaged.passRetained(RequestState(connection: connection, rawTarget: String(cString: uri))).toOpaque()
+        Unmanaged.passRetained(RequestState(connection: connection, rawTarget: String(cString: uri), live: liveStates)).toOpaque()
     }
 
     /// Access handler: called once with the headers, once per body chunk, once with an
@@ -40,7 +41,7 @@ final class ServerCore: Sendable {
             state = Unmanaged<RequestState>.fromOpaque(raw).takeUnretainedValue()
         } else {
             // Only if the URI log callback did not run; fall back to the decoded path.
-            state = RequestState(connection: connection, rawTarget: url.map { String(cString: $0) } ?? "/")
+            state = RequestState(connection: connection, rawTarget: url.map { String(cString: $0) } ?? "/", live: liveStates)
             context.pointee = Unmanaged.passRetained(state).toOpaque()
         }
         if !state.headersSeen {
