@@ -42,6 +42,7 @@ final class RequestState: @unchecked Sendable {
     var requestID = ""
     var route = RouterResponder.unmatchedRoute
     var dispatched = false
+    var discardedBytes = 0
 
     let finish = Mutex(Finish())
 

@@ -52,7 +52,14 @@ final class ServerCore: Sendable {
             if uploadSize.pointee > 0 { return receive(state, data: uploadData, size: uploadSize) }
             return dispatch(state)
         case .rejected(let response):
-            uploadSize.pointee = 0
+            if uploadSize.pointee > 0 {
+                // libmicrohttpd 0.9.75 refuses MHD_queue_response while a body is still
+                // arriving, so the rest is read and dropped; a client that keeps streaming
+                // past the allowance gets its connection closed without an answer.
+                state.discardedBytes += uploadSize.pointee
+                uploadSize.pointee = 0
+                return state.discardedBytes > Self.discardAllowance(configuration.maxBodyBytes) ? .NO : .YES
+            }
             state.phase = .answered
             return queue(state, response)
         case .suspended:
@@ -116,9 +123,11 @@ final class ServerCore: Sendable {
         let count = size.pointee
         size.pointee = 0
         guard state.body.count + count <= configuration.maxBodyBytes else {
+            // Answered once the upload ends (see `.rejected`); nothing more is kept.
             state.body = []
-            state.phase = .answered
-            return queue(state, Self.tooLarge(configuration.maxBodyBytes))
+            state.discardedBytes = count
+            state.phase = .rejected(Self.tooLarge(configuration.maxBodyBytes))
+            return .YES
         }
         if let data {
             state.body.append(contentsOf: UnsafeRawBufferPointer(start: data, count: count))
@@ -193,6 +202,9 @@ final class ServerCore: Sendable {
     }
 
     // MARK: - Helpers
+
+    /// Bytes of an over-limit streamed body read and dropped before giving up on the client.
+    static func discardAllowance(_ limit: Int) -> Int { max(limit, 1 << 20) }
 
     static func tooLarge(_ limit: Int) -> HTTPResponse {
         HTTPError(.contentTooLarge, "Request body exceeds \(limit) bytes").response
