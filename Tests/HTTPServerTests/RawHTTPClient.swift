@@ -56,11 +56,9 @@ final class RawConnection {
         let result = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Foundation.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-        guard result == 0 else {
-            let code = errno
-            close(fd)
-            throw RawClientError.connect(code)
-        }
+        // No close here: every stored property is set, so deinit runs (and closes) even
+        // when init throws; closing twice could close a descriptor another test reused.
+        guard result == 0 else { throw RawClientError.connect(errno) }
     }
 
     deinit { close(fd) }
@@ -139,7 +137,7 @@ func request(_ port: UInt16, _ method: String = "GET", _ target: String, headers
 
 /// Sends `count` GET requests for `target` over `count` simultaneous connections from one
 /// thread with `poll(2)`, so every request really is in flight at once. Returns the statuses
-/// (0 for a failed exchange).
+/// (0 when unanswered by the timeout, -errno when sending or reading failed, -1000 when closed early).
 func concurrentGets(_ port: UInt16, target: String, count: Int, timeout: Duration = .seconds(30)) async throws -> [Int] {
     try await offPool {
         let request = Array("GET \(target) HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n".utf8)
@@ -170,7 +168,7 @@ func concurrentGets(_ port: UInt16, target: String, count: Int, timeout: Duratio
                 let fd = fds[index]
                 if sent[index] < request.count {
                     let written = request[sent[index]...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-                    if written > 0 { sent[index] += written } else if errno != EAGAIN { done[index] = true }
+                    if written > 0 { sent[index] += written } else if errno != EAGAIN { statuses[index] = -Int(errno); done[index] = true }
                     continue
                 }
                 var chunk = [UInt8](repeating: 0, count: 16384)
@@ -182,6 +180,7 @@ func concurrentGets(_ port: UInt16, target: String, count: Int, timeout: Duratio
                         done[index] = true
                     }
                 } else if read == 0 || errno != EAGAIN {
+                    statuses[index] = read == 0 ? -1000 : -Int(errno)
                     done[index] = true
                 }
             }
