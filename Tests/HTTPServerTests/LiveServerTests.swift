@@ -155,7 +155,10 @@ struct SecretFailure: Error, CustomStringConvertible {
             }
             let unmatched = try await request(harness.port, "GET", "/random/path/77")
             #expect(unmatched.status == 404)
+            let invented = try await request(harness.port, "BREW", "/api/products/1")
+            #expect(invented.status == 405)
             let text = harness.metrics.renderPrometheus()
+            #expect(text.contains(#"http_requests_total{method="OTHER",route="/api/products/{id}",status="405"} 1"#))
             #expect(text.contains(#"http_requests_total{method="GET",route="/api/products/{id}",status="200"} 3"#))
             #expect(text.contains(#"http_requests_total{method="GET",route="<unmatched>",status="404"} 1"#))
             #expect(text.contains(#"http_request_duration_seconds_count{method="GET",route="/api/products/{id}"} 3"#))

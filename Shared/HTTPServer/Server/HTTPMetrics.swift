@@ -19,7 +19,11 @@ final class HTTPMetrics: Sendable {
     func handlerStarted() { inFlight.add(1) }
     func handlerFinished() { inFlight.add(-1) }
 
-    func record(method: HTTPMethod, route: String, status: Int, seconds: Double) {
+    /// Methods reported by name; any other token a client invents is reported as `OTHER`.
+    private static let knownMethods: Set<String> = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
+
+    func record(method requested: HTTPMethod, route: String, status: Int, seconds: Double) {
+        let method = Self.knownMethods.contains(requested.rawValue) ? requested : HTTPMethod(rawValue: "OTHER")
         let counterKey = method.rawValue + " " + route + " " + String(status)
         let counter = counters.withLock { cache in
             if let cached = cache[counterKey] { return cached }
