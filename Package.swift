@@ -50,10 +50,14 @@ let package = Package(
         library("Models"),
         library("Providers", ["Models"]),
         library("ServiceRuntime", ["Telemetry"]),
+        library("HTTPServer", ["CMicroHTTPD", "Telemetry"]),
 
         // MARK: - Services (logic in a library, a thin executable each)
         .target(name: "SubscriptionProjector", dependencies: ["Models"],
                 path: "Services/subscription-projector/SubscriptionProjector", swiftSettings: strict),
+
+        // MARK: - Tools
+        .executableTarget(name: "http-bench-server", dependencies: ["HTTPServer"], path: "Tools/http-bench-server", swiftSettings: strict),
 
         // MARK: - Tests
         tests("TelemetryTests", ["Telemetry"]),
@@ -65,6 +69,7 @@ let package = Package(
         tests("ProvidersTests", ["Providers", "Models"], exclude: ["Fixtures"]),
         tests("ServiceRuntimeTests", ["ServiceRuntime", "Telemetry"]),
         tests("SubscriptionProjectorTests", ["SubscriptionProjector", "Models"]),
+        tests("HTTPServerTests", ["HTTPServer", "Telemetry"]),
     ],
     swiftLanguageModes: [.v6]
 )
