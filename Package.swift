@@ -46,10 +46,14 @@ let package = Package(
         library("Postgres", ["CLibPQ"]),
         library("Kafka", ["CRdKafka"], linker: vendoredLibraries),
 
+        // MARK: - Tools
+        .target(name: "SandboxKit", dependencies: [], path: "Tools/SandboxKit", swiftSettings: strict),
+
         // MARK: - Tests
         tests("TelemetryTests", ["Telemetry"]),
         tests("PostgresTests", ["Postgres"]),
         tests("KafkaTests", ["Kafka"], linker: vendoredLibraries),
+        tests("SandboxKitTests", ["SandboxKit"]),
     ],
     swiftLanguageModes: [.v6]
 )
