@@ -1,7 +1,7 @@
 /// A JSON value whose objects keep their key order, so the sandbox writes
 /// payloads in the same field order as the providers' examples and the bytes
 /// it signs are stable from run to run.
-public enum JSONValue: Sendable, Equatable {
+public enum JSONValue: Sendable {
     case null
     case bool(Bool)
     case int(Int)
@@ -54,6 +54,24 @@ public enum JSONValue: Sendable, Equatable {
             fields.append(JSONField(key: key, value: value))
         }
         return .object(fields)
+    }
+}
+
+extension JSONValue: Equatable {
+    /// Objects compare as unordered maps (JSON semantics); parsed objects have sorted keys.
+    public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
+        switch (lhs, rhs) {
+        case (.null, .null): true
+        case (.bool(let a), .bool(let b)): a == b
+        case (.int(let a), .int(let b)): a == b
+        case (.double(let a), .double(let b)): a == b
+        case (.int(let a), .double(let b)), (.double(let b), .int(let a)): Double(a) == b
+        case (.string(let a), .string(let b)): a == b
+        case (.array(let a), .array(let b)): a == b
+        case (.object(let a), .object(let b)):
+            a.count == b.count && a.allSatisfy { field in b.contains { $0.key == field.key && $0.value == field.value } }
+        default: false
+        }
     }
 }
 
