@@ -59,6 +59,9 @@ let package = Package(
         // MARK: - Tools
         .executableTarget(name: "http-bench-server", dependencies: ["HTTPServer"], path: "Tools/http-bench-server", swiftSettings: strict),
 
+        // MARK: - Tools
+        .target(name: "SandboxKit", dependencies: [], path: "Tools/SandboxKit", swiftSettings: strict),
+
         // MARK: - Tests
         tests("TelemetryTests", ["Telemetry"]),
         tests("PostgresTests", ["Postgres"]),
@@ -70,6 +73,7 @@ let package = Package(
         tests("ServiceRuntimeTests", ["ServiceRuntime", "Telemetry"]),
         tests("SubscriptionProjectorTests", ["SubscriptionProjector", "Models"]),
         tests("HTTPServerTests", ["HTTPServer", "Telemetry"]),
+        tests("SandboxKitTests", ["SandboxKit"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -41,6 +41,22 @@ import Testing
         #expect(route == "/products/{id}/reviews/{review}")
     }
 
+    @Test func catchAllMountsTheRestOfThePathBehindSpecificRoutes() async throws {
+        let router = Router()
+        router.get("/healthz") { _, _ in "health" }
+        router.get("/app/**") { _, context in "app:" + (try context.parameters.require("**")) }
+        let responder = router.buildResponder()
+        func answer(_ path: String) async throws -> (String, String) {
+            let (response, route) = await responder.respond(to: try HTTPRequest(method: .get, target: path), logger: logger)
+            return (String(decoding: response.body, as: UTF8.self), route)
+        }
+        #expect(try await answer("/healthz") == ("\"health\"", "/healthz"))
+        #expect(try await answer("/app/a/b/c") == ("\"app:a/b/c\"", "/app/**"))
+        #expect(try await answer("/app") == ("\"app:\"", "/app/**"))
+        let (missing, _) = await responder.respond(to: try HTTPRequest(method: .get, target: "/other"), logger: logger)
+        #expect(missing.status == .notFound)
+    }
+
     @Test func groupsPrefixPathsAndNest() async throws {
         let router = Router()
         let api = router.group("/api")

@@ -38,8 +38,11 @@ public final class Router: RouteRegistrar {
         let template = joinPath("", path)
         let segments = RouteNode.parse(template: template)
         let names = segments.compactMap { segment -> String? in
-            if case .parameter(let name) = segment { return name }
-            return nil
+            switch segment {
+            case .parameter(let name): name
+            case .catchAll: RouteNode.catchAllParameter
+            case .literal: nil
+            }
         }
         let endpoint = Endpoint(method: method, template: template, parameterNames: names,
                                 handler: MiddlewareChain.compose(middlewares, around: handler))

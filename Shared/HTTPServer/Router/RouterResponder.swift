@@ -26,6 +26,7 @@ public struct RouterResponder: Sendable {
         }
         copy.literals = node.literals.mapValues { wrap($0, in: middlewares) }
         copy.parameter = node.parameter.map { wrap($0, in: middlewares) }
+        copy.catchAll = node.catchAll.map { wrap($0, in: middlewares) }
         return copy
     }
 
