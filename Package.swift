@@ -51,16 +51,19 @@ let package = Package(
         library("Providers", ["Models"]),
         library("ServiceRuntime", ["Telemetry"]),
         library("HTTPServer", ["CMicroHTTPD", "Telemetry"]),
+        library("ServiceHTTP", ["HTTPServer", "ServiceRuntime", "Telemetry"]),
 
         // MARK: - Services (logic in a library, a thin executable each)
         .target(name: "SubscriptionProjector", dependencies: ["Models"],
                 path: "Services/subscription-projector/SubscriptionProjector", swiftSettings: strict),
 
         // MARK: - Tools
-        .executableTarget(name: "http-bench-server", dependencies: ["HTTPServer"], path: "Tools/http-bench-server", swiftSettings: strict),
-
-        // MARK: - Tools
         .target(name: "SandboxKit", dependencies: [], path: "Tools/SandboxKit", swiftSettings: strict),
+        .target(name: "SandboxServer", dependencies: ["SandboxKit", "HTTPServer", "HTTPClient", "Crypto", "ServiceHTTP", "ServiceRuntime", "Telemetry"],
+                path: "Tools/SandboxServer", swiftSettings: strict),
+        .executableTarget(name: "provider-sandbox", dependencies: ["SandboxServer", "ServiceHTTP", "ServiceRuntime", "Telemetry"],
+                          path: "Tools/provider-sandbox", swiftSettings: strict),
+        .executableTarget(name: "http-bench-server", dependencies: ["HTTPServer"], path: "Tools/http-bench-server", swiftSettings: strict),
 
         // MARK: - Tests
         tests("TelemetryTests", ["Telemetry"]),
