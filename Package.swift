@@ -45,12 +45,13 @@ let package = Package(
         library("Telemetry"),
         library("Postgres", ["CLibPQ"]),
         library("Kafka", ["CRdKafka"], linker: vendoredLibraries),
-        library("HTTPClient", ["CCurl"]),
+        library("HTTPTypes"),
+        library("HTTPClient", ["CCurl", "HTTPTypes"]),
         library("Crypto", ["CCrypto"]),
         library("Models"),
         library("Providers", ["Models"]),
         library("ServiceRuntime", ["Telemetry"]),
-        library("HTTPServer", ["CMicroHTTPD", "Telemetry"]),
+        library("HTTPServer", ["CMicroHTTPD", "HTTPTypes", "Telemetry"]),
         library("ServiceHTTP", ["HTTPServer", "ServiceRuntime", "Telemetry"]),
 
         // MARK: - Services (logic in a library, a thin executable each)

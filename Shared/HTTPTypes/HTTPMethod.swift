@@ -12,5 +12,14 @@ public struct HTTPMethod: RawRepresentable, Hashable, Sendable, CustomStringConv
     public static let delete = HTTPMethod(rawValue: "DELETE")
     public static let options = HTTPMethod(rawValue: "OPTIONS")
 
+    /// Whether repeating the request has the same effect as sending it once
+    /// (RFC 9110 §9.2.2). The HTTP client retries only these unless a request says otherwise.
+    public var isIdempotent: Bool {
+        switch rawValue {
+        case "GET", "HEAD", "PUT", "DELETE", "OPTIONS", "TRACE": true
+        default: false
+        }
+    }
+
     public var description: String { rawValue }
 }

@@ -1,11 +1,17 @@
-/// An ordered list of header fields with case-insensitive lookup by name.
+/// An ordered list of header fields with case-insensitive lookup by name,
+/// shared by the HTTP server and client so both speak the same types.
 ///
 /// Names keep the spelling they were added with; lookups compare ASCII
 /// case-insensitively, so `headers["content-type"]` finds `Content-Type`.
-public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
+public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionaryLiteral {
     public private(set) var fields: [(name: String, value: String)] = []
 
     public init() {}
+
+    /// Creates headers from name/value pairs, keeping their order.
+    public init(_ fields: [(String, String)]) {
+        self.fields = fields.map { (name: $0.0, value: $0.1) }
+    }
 
     public init(dictionaryLiteral elements: (String, String)...) {
         for (name, value) in elements { add(name: name, value: value) }
@@ -36,7 +42,15 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
         fields.filter { Self.equalsIgnoringCase($0.name, name) }.map(\.value)
     }
 
+    /// Whether a field named `name` is present.
+    public func contains(_ name: String) -> Bool { self[name] != nil }
+
     public var count: Int { fields.count }
+
+    public static func == (lhs: HTTPHeaders, rhs: HTTPHeaders) -> Bool {
+        lhs.fields.count == rhs.fields.count
+            && zip(lhs.fields, rhs.fields).allSatisfy { $0.name == $1.name && $0.value == $1.value }
+    }
 
     public func makeIterator() -> IndexingIterator<[(name: String, value: String)]> { fields.makeIterator() }
 
