@@ -170,3 +170,17 @@ public final class PostgresConnection: @unchecked Sendable {
         try await withHandle { PQtransactionStatus($0) != PQTRANS_IDLE }
     }
 }
+
+extension PostgresConnection {
+    /// Leaves the session idle for its next owner: an open transaction (the
+    /// owner forgot or failed to end it) is rolled back; if that fails, the
+    /// connection is marked broken so the pool discards it.
+    func resetAfterUse() async {
+        let clean = (try? await withHandle { handle -> Bool in
+            if PQtransactionStatus(handle) == PQTRANS_IDLE { return true }
+            if let result = PQexec(handle, "ROLLBACK") { PQclear(result) }
+            return PQtransactionStatus(handle) == PQTRANS_IDLE
+        }) ?? false
+        if !clean { markBroken() }
+    }
+}
