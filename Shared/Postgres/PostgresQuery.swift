@@ -59,6 +59,12 @@ public struct PostgresQuery: Sendable, Hashable, ExpressibleByStringInterpolatio
             sql += "$\(binds.count)"
         }
 
+        /// Binds an optional value; `nil` becomes a typed NULL.
+        public mutating func appendInterpolation<Value: PostgresEncodable>(_ value: Value?) {
+            binds.append(value.postgresBind)
+            sql += "$\(binds.count)"
+        }
+
         /// Inserts a double-quoted identifier (table or column name).
         public mutating func appendInterpolation(identifier: String) {
             sql += PostgresQuery.quoteIdentifier(identifier)
