@@ -16,7 +16,6 @@ import Testing
                 t text, i bigint, i32 integer, i64 bigint, d double precision, b boolean,
                 bytes bytea, raw bytea, at timestamptz, id uuid, doc jsonb)
             """)
-        defer { Task { try? await connection.execute("DROP TABLE \(identifier: table)") } }
 
         let text = "héllo 🌍 日本語 \u{202E} ' \" \\ $1 %s"
         let bytes = Data((0...255).map { UInt8($0) })
@@ -55,6 +54,7 @@ import Testing
         #expect(empty.0 == nil && empty.1 == nil && empty.2 == nil && empty.3 == nil && empty.4 == nil && empty.5 == nil)
         #expect(empty.6 == nil && empty.7 == nil && empty.8 == nil && empty.9 == nil && empty.10 == nil)
         #expect(rows[1].isNull(column: 0))
+        try await connection.execute("DROP TABLE \(identifier: table)")
     }
 
     @Test func bindsMeanWhatTheServerThinksTheyMean() async throws {
