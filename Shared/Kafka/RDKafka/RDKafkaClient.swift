@@ -80,3 +80,20 @@ func cText(_ buffer: [CChar]) -> String {
     let bytes = buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
     return String(decoding: bytes, as: UTF8.self)
 }
+
+extension RDKafkaClient {
+    /// Subscribes a consumer handle to `topics` and routes the main queue
+    /// (errors, rebalances) to the consumer queue, so one poll serves all.
+    func subscribe(_ topics: [String]) throws {
+        rd_kafka_poll_set_consumer(handle)
+        let list = rd_kafka_topic_partition_list_new(Int32(topics.count))
+        defer { rd_kafka_topic_partition_list_destroy(list) }
+        for topic in topics {
+            rd_kafka_topic_partition_list_add(list, topic, RD_KAFKA_PARTITION_UA)
+        }
+        let error = rd_kafka_subscribe(handle, list)
+        guard error == RD_KAFKA_RESP_ERR_NO_ERROR else {
+            throw KafkaError(.subscriptionFailed, rdKafka: error, context: "subscribe to \(topics.joined(separator: ","))")
+        }
+    }
+}
