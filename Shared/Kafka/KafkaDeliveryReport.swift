@@ -7,6 +7,13 @@ public struct KafkaDeliveryReport: Sendable, Hashable {
     public var partition: Int32
     /// The record's offset in that partition.
     public var offset: Int64
+
+    /// Creates a report (for tests and fakes; producers make their own).
+    public init(topic: String, partition: Int32, offset: Int64) {
+        self.topic = topic
+        self.partition = partition
+        self.offset = offset
+    }
 }
 
 /// A record librdkafka gave up on, with the reason.
@@ -23,4 +30,10 @@ public struct KafkaProducerCounters: Sendable, Hashable {
     public var delivered: Int
     /// Records that failed (timed out, rejected, purged at shutdown).
     public var failed: Int
+
+    /// Creates counters.
+    public init(delivered: Int, failed: Int) {
+        self.delivered = delivered
+        self.failed = failed
+    }
 }
