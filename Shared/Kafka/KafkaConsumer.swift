@@ -110,13 +110,16 @@ public struct KafkaConsumerBatches: AsyncSequence, Sendable {
     public typealias Element = KafkaConsumerBatch
     let consumer: KafkaConsumer
 
+    /// Iterates the batches by calling ``KafkaConsumer/nextBatch()``.
     public struct AsyncIterator: AsyncIteratorProtocol {
         let consumer: KafkaConsumer
+        /// The next non-empty batch, or `nil` once the consumer is closed.
         public mutating func next() async throws -> KafkaConsumerBatch? {
             try await consumer.nextBatch()
         }
     }
 
+    /// Creates an iterator over the consumer's batches.
     public func makeAsyncIterator() -> AsyncIterator {
         AsyncIterator(consumer: consumer)
     }

@@ -5,6 +5,12 @@
 ///
 /// Partitions are assigned with the eager protocol (`roundrobin`): on every
 /// rebalance a member gives up all its partitions, then receives its new share.
+/// Eager is the simplest to reason about: a batch in flight during any
+/// rebalance is never committed, and its records are read again. Setting
+/// `partition.assignment.strategy` to `cooperative-sticky` through
+/// ``KafkaClientConfiguration/extraProperties`` also works (the rebalance
+/// callback then assigns and revokes incrementally, and only the revoked
+/// partitions of a batch are skipped).
 public struct KafkaConsumerConfiguration: Sendable {
     /// Brokers, client id, log handler and raw overrides.
     public var client: KafkaClientConfiguration

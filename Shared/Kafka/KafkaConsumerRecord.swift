@@ -16,6 +16,20 @@ public struct KafkaConsumerRecord: Sendable, Hashable {
     /// time, as the topic is configured), or `nil` when the broker sent none.
     public var timestampMilliseconds: Int64?
 
+    /// Creates a record (for tests and fakes; consumers make their own).
+    public init(
+        topic: String, partition: Int32, offset: Int64, key: [UInt8]?, value: [UInt8]?,
+        headers: [KafkaHeader] = [], timestampMilliseconds: Int64? = nil
+    ) {
+        self.topic = topic
+        self.partition = partition
+        self.offset = offset
+        self.key = key
+        self.value = value
+        self.headers = headers
+        self.timestampMilliseconds = timestampMilliseconds
+    }
+
     /// Where this record lives.
     public var topicPartition: KafkaTopicPartition {
         KafkaTopicPartition(topic: topic, partition: partition)

@@ -17,7 +17,7 @@ enum KafkaTestSupport {
         "\(prefix)-\(UUID().uuidString.prefix(8).lowercased())"
     }
 
-    /// Collects log lines so a failing test can show them; keeps the output quiet.
+    /// A client configuration for the test broker (default log handler: warnings to stderr).
     static func client(_ brokers: [String], extra: [String: String] = [:]) -> KafkaClientConfiguration {
         KafkaClientConfiguration(bootstrapServers: brokers, clientID: "kafka-tests", extraProperties: extra)
     }

@@ -174,7 +174,10 @@ final class RDKafkaConsumerLoop: @unchecked Sendable {
             return inbox.commands
         }
         for demand in demands {
-            Self.answerAfterClose(.batch(id: demand.id, giveUpAfter: demand.giveUpDeadline.map { _ in .zero }, demand.waiter))
+            // Same answer as a request arriving after close: `nil` ends the
+            // sequence; a timed request throws (its `nil` means "no records yet").
+            let timed: Duration? = demand.giveUpDeadline == nil ? nil : .zero
+            Self.answerAfterClose(.batch(id: demand.id, giveUpAfter: timed, demand.waiter))
         }
         for command in late {
             Self.answerAfterClose(command)
