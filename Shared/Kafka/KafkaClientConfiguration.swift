@@ -1,0 +1,63 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Settings every Kafka client (producer, consumer, admin) shares.
+public struct KafkaClientConfiguration: Sendable {
+    /// Brokers to bootstrap from, as `host:port` (`bootstrap.servers`). No default.
+    public var bootstrapServers: [String]
+    /// Name this client reports to the broker (`client.id`). Default `"storefront"`.
+    public var clientID: String
+    /// Receives librdkafka's log lines on librdkafka's threads; `nil` drops them all.
+    /// Default ``standardErrorLogHandler``: warnings and worse, one line each on stderr.
+    public var logHandler: KafkaLogHandler?
+    /// Raw librdkafka properties applied last, so they override everything this
+    /// module sets. The escape hatch for settings without a typed property. Default empty.
+    public var extraProperties: [String: String]
+
+    /// Creates a client configuration.
+    /// - Parameters:
+    ///   - bootstrapServers: `host:port` of one or more brokers.
+    ///   - clientID: the `client.id` reported to the broker.
+    ///   - logHandler: where librdkafka's log lines go; `nil` drops them.
+    ///   - extraProperties: raw librdkafka properties that override the rest.
+    public init(
+        bootstrapServers: [String],
+        clientID: String = "storefront",
+        logHandler: KafkaLogHandler? = KafkaClientConfiguration.standardErrorLogHandler,
+        extraProperties: [String: String] = [:]
+    ) {
+        self.bootstrapServers = bootstrapServers
+        self.clientID = clientID
+        self.logHandler = logHandler
+        self.extraProperties = extraProperties
+    }
+
+    /// Writes warnings and more severe lines to stderr, one line each; drops
+    /// notice, info and debug.
+    public static let standardErrorLogHandler: KafkaLogHandler = { level, message in
+        guard level >= .warning else { return }
+        let line = "kafka \(level): " + message.split(whereSeparator: \.isNewline).joined(separator: " ") + "\n"
+        // One write(2) per line keeps lines from different threads whole.
+        var bytes = Array(line.utf8)
+        _ = bytes.withUnsafeMutableBytes { write(2, $0.baseAddress, $0.count) }
+    }
+
+    /// The librdkafka properties shared by every client kind.
+    var properties: [String: String] {
+        [
+            "bootstrap.servers": bootstrapServers.joined(separator: ","),
+            "client.id": clientID,
+        ]
+    }
+}
+
+extension Duration {
+    /// Whole milliseconds, rounded down, for librdkafka's `*.ms` properties.
+    var wholeMilliseconds: Int64 {
+        let (seconds, attoseconds) = components
+        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
+    }
+}

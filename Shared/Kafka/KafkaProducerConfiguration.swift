@@ -1,0 +1,57 @@
+/// Settings for a ``KafkaProducer``. The producer is always idempotent
+/// (`enable.idempotence=true`, `acks=all`): a retried send never duplicates
+/// or reorders records within a partition.
+public struct KafkaProducerConfiguration: Sendable {
+    /// Brokers, client id, log handler and raw overrides.
+    public var client: KafkaClientConfiguration
+    /// How long librdkafka keeps trying to deliver a message before failing it
+    /// with ``KafkaError/Code/messageTimedOut`` (`message.timeout.ms`).
+    /// Default 30 seconds (librdkafka's own default is 5 minutes, too long to
+    /// hold a webhook answer).
+    public var messageTimeout: Duration
+    /// How long to wait for more messages before sending a batch (`linger.ms`).
+    /// Default zero: ``KafkaProducer/sendAndAwait(_:)`` answers fastest, and
+    /// librdkafka still batches whatever queues up while a request is in flight.
+    public var linger: Duration
+    /// Most messages held in librdkafka's local queue (`queue.buffering.max.messages`).
+    /// Default 100 000.
+    public var maxQueuedMessages: Int
+    /// How long a send waits for room when the local queue is full before it
+    /// throws ``KafkaError/Code/queueFull``. Default 100 milliseconds.
+    public var queueFullTimeout: Duration
+    /// Called, on the producer's poll thread, for each fire-and-forget message
+    /// (``KafkaProducer/send(_:)``) that could not be delivered. Default `nil`:
+    /// failures are only counted (``KafkaProducer/counters``) and logged.
+    public var deliveryFailureHandler: (@Sendable (KafkaUndeliveredMessage) -> Void)?
+
+    /// Creates a producer configuration with the documented defaults.
+    public init(
+        client: KafkaClientConfiguration,
+        messageTimeout: Duration = .seconds(30),
+        linger: Duration = .zero,
+        maxQueuedMessages: Int = 100_000,
+        queueFullTimeout: Duration = .milliseconds(100),
+        deliveryFailureHandler: (@Sendable (KafkaUndeliveredMessage) -> Void)? = nil
+    ) {
+        self.client = client
+        self.messageTimeout = messageTimeout
+        self.linger = linger
+        self.maxQueuedMessages = maxQueuedMessages
+        self.queueFullTimeout = queueFullTimeout
+        self.deliveryFailureHandler = deliveryFailureHandler
+    }
+
+    /// The librdkafka properties for this configuration, overrides last.
+    var properties: [String: String] {
+        var result = client.properties
+        result["enable.idempotence"] = "true"
+        result["acks"] = "all"
+        // Same key → same partition as the Java client, so other tools agree.
+        result["partitioner"] = "murmur2_random"
+        result["message.timeout.ms"] = String(messageTimeout.wholeMilliseconds)
+        result["linger.ms"] = String(linger.wholeMilliseconds)
+        result["queue.buffering.max.messages"] = String(maxQueuedMessages)
+        result.merge(client.extraProperties) { _, override in override }
+        return result
+    }
+}

@@ -1,0 +1,159 @@
+import CRdKafka
+import Synchronization
+
+/// Delivery-report bookkeeping for one producer: which `sendAndAwait` calls
+/// wait for which message, running counters, and the failures collected
+/// while shutting down.
+///
+/// `@unchecked Sendable` (inherited): all mutable state sits in a `Mutex`.
+final class RDKafkaProducerContext: RDKafkaCallbackContext, @unchecked Sendable {
+    typealias Waiter = CheckedContinuation<KafkaDeliveryReport, any Error>
+
+    /// One awaited message: enqueued but not yet awaited, awaited, or its
+    /// report arrived before anyone awaited it.
+    private enum Slot {
+        case pending
+        case waiting(Waiter)
+        case finished(Result<KafkaDeliveryReport, KafkaError>)
+    }
+
+    private struct State {
+        var slots: [UInt64: Slot] = [:]
+        var nextID: UInt64 = 1
+        var closed = false
+        var delivered = 0
+        var failed = 0
+        /// Non-nil once shutdown began: fire-and-forget failures collected for its result.
+        var undelivered: [KafkaUndeliveredMessage]?
+    }
+
+    private let state = Mutex(State())
+    private let failureHandler: (@Sendable (KafkaUndeliveredMessage) -> Void)?
+
+    init(logHandler: KafkaLogHandler?, failureHandler: (@Sendable (KafkaUndeliveredMessage) -> Void)?) {
+        self.failureHandler = failureHandler
+        super.init(logHandler: logHandler)
+    }
+
+    var counters: KafkaProducerCounters {
+        state.withLock { KafkaProducerCounters(delivered: $0.delivered, failed: $0.failed) }
+    }
+
+    /// Fails unless the producer still accepts messages.
+    func checkOpen() throws {
+        if state.withLock({ $0.closed }) { throw KafkaError(.shutDown, reason: "the producer was shut down") }
+    }
+
+    /// Reserves an id whose delivery report will be kept for ``await(_:)``.
+    func reserve() throws -> UInt64 {
+        try state.withLock { state in
+            guard !state.closed else { throw KafkaError(.shutDown, reason: "the producer was shut down") }
+            let id = state.nextID
+            state.nextID += 1
+            state.slots[id] = .pending
+            return id
+        }
+    }
+
+    /// Forgets a reserved id whose message was never enqueued.
+    func cancel(_ id: UInt64) {
+        _ = state.withLock { $0.slots.removeValue(forKey: id) }
+    }
+
+    /// Suspends until the delivery report for `id` arrives (or arrived already).
+    func await(_ id: UInt64) async throws -> KafkaDeliveryReport {
+        try await withCheckedThrowingContinuation { (waiter: Waiter) in
+            let ready: Result<KafkaDeliveryReport, KafkaError>? = state.withLock { state in
+                switch state.slots[id] {
+                case .pending:
+                    state.slots[id] = .waiting(waiter)
+                    return nil
+                case .finished(let result):
+                    state.slots.removeValue(forKey: id)
+                    return result
+                case .waiting, nil:
+                    return .failure(KafkaError(.shutDown, reason: "no delivery report is expected for this message"))
+                }
+            }
+            if let ready { waiter.resume(with: ready) }
+        }
+    }
+
+    // MARK: - Delivery reports (poll thread)
+
+    override func deliveryReport(_ message: UnsafePointer<rd_kafka_message_t>) {
+        let id = UInt64(UInt(bitPattern: message.pointee._private))
+        let code = message.pointee.err
+        let result: Result<KafkaDeliveryReport, KafkaError>
+        if code == RD_KAFKA_RESP_ERR_NO_ERROR {
+            result = .success(KafkaDeliveryReport(
+                topic: message.topicName, partition: message.pointee.partition, offset: message.pointee.offset))
+        } else {
+            let kind: KafkaError.Code = code == RD_KAFKA_RESP_ERR__MSG_TIMED_OUT ? .messageTimedOut : .deliveryFailed
+            result = .failure(KafkaError(kind, rdKafka: code, context: "delivery to \(message.topicName) failed"))
+        }
+        // Fire-and-forget failures are rebuilt from librdkafka's copy, outside the lock.
+        let undelivered: KafkaUndeliveredMessage? =
+            if id == 0, case .failure(let error) = result {
+                KafkaUndeliveredMessage(message: message.producerMessage, error: error)
+            } else { nil }
+
+        let waiter: Waiter? = state.withLock { state in
+            if case .success = result { state.delivered += 1 } else { state.failed += 1 }
+            if let undelivered { state.undelivered?.append(undelivered) }
+            guard id != 0, let slot = state.slots[id] else { return nil }
+            switch slot {
+            case .waiting(let waiter):
+                state.slots.removeValue(forKey: id)
+                return waiter
+            case .pending:
+                state.slots[id] = .finished(result)
+                return nil
+            case .finished:
+                return nil
+            }
+        }
+        waiter?.resume(with: result)
+        if let undelivered {
+            logHandler?(.warning, "undelivered message for \(undelivered.message.topic): \(undelivered.error.reason)")
+            failureHandler?(undelivered)
+        }
+    }
+
+    // MARK: - Shutdown
+
+    /// Refuses new messages and starts collecting fire-and-forget failures.
+    func beginShutdown() {
+        state.withLock { state in
+            state.closed = true
+            if state.undelivered == nil { state.undelivered = [] }
+        }
+    }
+
+    /// Fails every awaited message still without a report and returns the
+    /// fire-and-forget failures collected since ``beginShutdown()``.
+    func finishShutdown() -> [KafkaUndeliveredMessage] {
+        let (waiters, undelivered) = state.withLock { state -> ([Waiter], [KafkaUndeliveredMessage]) in
+            state.closed = true
+            var waiters: [Waiter] = []
+            for (id, slot) in state.slots {
+                switch slot {
+                case .waiting(let waiter):
+                    waiters.append(waiter)
+                    state.slots.removeValue(forKey: id)
+                case .pending:
+                    state.slots[id] = .finished(.failure(KafkaError(.shutDown, reason: "the producer shut down before delivery")))
+                case .finished:
+                    break
+                }
+            }
+            let undelivered = state.undelivered ?? []
+            state.undelivered = []
+            return (waiters, undelivered)
+        }
+        for waiter in waiters {
+            waiter.resume(throwing: KafkaError(.shutDown, reason: "the producer shut down before delivery"))
+        }
+        return undelivered
+    }
+}

@@ -1,0 +1,88 @@
+import Foundation
+import Kafka
+import Synchronization
+import Testing
+
+/// Stops a broker on purpose, so it uses a PRIVATE Tansu, never the shared one.
+@Suite struct KafkaBrokerDownTests {
+    @Test func producerErrorsSurfaceWhenTheBrokerIsDown() async throws {
+        let scripts = try #require(
+            ProcessInfo.processInfo.environment["STOREFRONT_SCRIPTS"].flatMap { $0.isEmpty ? nil : $0 },
+            "STOREFRONT_SCRIPTS is not set: run make test, or export STOREFRONT_SCRIPTS=<checkout>/scripts")
+        let state = FileManager.default.temporaryDirectory.appendingPathComponent(KafkaTestSupport.uniqueName("tansu-down"))
+        try await run("\(scripts)/tansu.sh", "start", state.path)
+        // The test stops the broker itself; stop it again (harmless) should it fail early.
+        let outcome = await Result(catching: { try await exercise(scripts: scripts, state: state) })
+        try? await run("\(scripts)/tansu.sh", "stop", state.path)
+        try? FileManager.default.removeItem(at: state)
+        try outcome.get()
+    }
+
+    private func exercise(scripts: String, state: URL) async throws {
+        let env = try String(contentsOf: state.appendingPathComponent("kafka.env"), encoding: .utf8)
+        let brokers = try #require(
+            env.split(separator: "\n").first { $0.hasPrefix("export KAFKA_BROKERS=") }
+                .map { String($0.dropFirst("export KAFKA_BROKERS=".count)) })
+
+        let topic = KafkaTestSupport.uniqueName("down")
+        try await KafkaTestSupport.createTopic(topic, partitions: 1, brokers: [brokers])
+        let logged = LogCollector()
+        let client = KafkaClientConfiguration(bootstrapServers: [brokers], clientID: "kafka-tests", logHandler: logged.handler)
+        let producer = try KafkaProducer(
+            configuration: KafkaProducerConfiguration(client: client, messageTimeout: .milliseconds(1500)))
+        let before = try await producer.sendAndAwait(KafkaProducerMessage(topic: topic, key: "up", value: Array("1".utf8)))
+        #expect(before.offset == 0)
+
+        try await run("\(scripts)/tansu.sh", "stop", state.path)
+
+        let error = await #expect(throws: KafkaError.self) {
+            _ = try await producer.sendAndAwait(KafkaProducerMessage(topic: topic, key: "down", value: Array("2".utf8)))
+        }
+        #expect(error?.code == .messageTimedOut, "\(String(describing: error))")
+        #expect(error?.rdKafkaCode != nil)
+
+        // A fire-and-forget message still queued at shutdown is reported back.
+        try producer.send(KafkaProducerMessage(topic: topic, key: "queued", value: Array("3".utf8)))
+        let undelivered = await producer.shutdown(timeout: .milliseconds(200))
+        #expect(undelivered.map(\.message.key) == [Array("queued".utf8)])
+        #expect(producer.counters == KafkaProducerCounters(delivered: 1, failed: 2))
+        #expect(throws: KafkaError.self) { try producer.send(KafkaProducerMessage(topic: topic, key: "late", value: [])) }
+        #expect(logged.lines.contains { $0.level >= .warning }, "librdkafka's complaints reach the log handler")
+    }
+}
+
+extension Result where Failure == any Error {
+    init(catching body: () async throws -> Success) async {
+        do { self = .success(try await body()) } catch { self = .failure(error) }
+    }
+}
+
+/// Keeps log lines in memory instead of printing them.
+private final class LogCollector: Sendable {
+    private let storage = Mutex<[(level: KafkaLogLevel, text: String)]>([])
+    var lines: [(level: KafkaLogLevel, text: String)] { storage.withLock { $0 } }
+    var handler: KafkaLogHandler { { [storage = self] level, text in storage.append(level, text) } }
+    private func append(_ level: KafkaLogLevel, _ text: String) { storage.withLock { $0.append((level, text)) } }
+}
+
+/// Runs a script and fails unless it exits 0. Uses posix_spawn and waitpid
+/// on a dispatch queue: Foundation's `Process.waitUntilExit` never returned
+/// inside this test process (the child stayed a zombie).
+private func run(_ executable: String, _ arguments: String...) async throws {
+    let argv = [executable] + arguments
+    let status: Int32 = await withCheckedContinuation { continuation in
+        DispatchQueue.global().async {
+            var cArguments = argv.map { strdup($0) } + [nil]
+            defer { for argument in cArguments { free(argument) } }
+            var pid: pid_t = 0
+            guard posix_spawn(&pid, executable, nil, nil, &cArguments, environ) == 0 else {
+                continuation.resume(returning: -1)
+                return
+            }
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+            continuation.resume(returning: status)
+        }
+    }
+    try #require(status == 0, "\(argv.joined(separator: " ")) failed with wait status \(status)")
+}

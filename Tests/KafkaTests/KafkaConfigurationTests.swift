@@ -1,0 +1,58 @@
+import Testing
+@testable import Kafka
+
+/// Configuration rendering and failures that need no broker.
+@Suite struct KafkaConfigurationTests {
+    private let client = KafkaClientConfiguration(bootstrapServers: ["127.0.0.1:1", "127.0.0.1:2"], logHandler: nil)
+
+    @Test func producerIsIdempotentAndOverridesComeLast() {
+        var configuration = KafkaProducerConfiguration(client: client, messageTimeout: .milliseconds(1500))
+        configuration.client.extraProperties = ["linger.ms": "7", "compression.type": "lz4"]
+        let properties = configuration.properties
+        #expect(properties["bootstrap.servers"] == "127.0.0.1:1,127.0.0.1:2")
+        #expect(properties["enable.idempotence"] == "true")
+        #expect(properties["acks"] == "all")
+        #expect(properties["message.timeout.ms"] == "1500")
+        #expect(properties["linger.ms"] == "7")
+        #expect(properties["compression.type"] == "lz4")
+    }
+
+    @Test func consumerCommitsOnlyExplicitly() throws {
+        let configuration = KafkaConsumerConfiguration(client: client, groupID: "g")
+        let properties = configuration.properties
+        #expect(properties["enable.auto.commit"] == "false")
+        #expect(properties["enable.auto.offset.store"] == "false")
+        #expect(properties["session.timeout.ms"] == "6000")
+        #expect(properties["group.id"] == "g")
+        #expect(properties["auto.offset.reset"] == "earliest")
+    }
+
+    @Test func invalidSettingsAreRejected() {
+        var badBatch = KafkaConsumerConfiguration(client: client, groupID: "g")
+        badBatch.maxBatchSize = 0
+        #expect(throws: KafkaError.self) { _ = try KafkaConsumer(topics: ["t"], configuration: badBatch) }
+
+        var unknown = client
+        unknown.extraProperties = ["no.such.property": "1"]
+        let error = #expect(throws: KafkaError.self) {
+            _ = try KafkaProducer(configuration: KafkaProducerConfiguration(client: unknown))
+        }
+        #expect(error?.code == .invalidConfiguration)
+    }
+
+    @Test func fullLocalQueueThrowsQueueFullAndShutdownReturnsTheRest() async throws {
+        // Nothing listens on port 1, so messages stay queued.
+        let configuration = KafkaProducerConfiguration(
+            client: client, maxQueuedMessages: 1, queueFullTimeout: .milliseconds(20))
+        let producer = try KafkaProducer(configuration: configuration)
+        try producer.send(KafkaProducerMessage(topic: "t", key: "first", value: [1]))
+        let error = #expect(throws: KafkaError.self) {
+            try producer.send(KafkaProducerMessage(topic: "t", key: "second", value: [2]))
+        }
+        #expect(error?.code == .queueFull)
+        let undelivered = await producer.shutdown(timeout: .zero)
+        #expect(undelivered.map(\.message.key) == [Array("first".utf8)])
+        #expect(undelivered.first?.message.value == [1])
+        #expect(producer.counters == KafkaProducerCounters(delivered: 0, failed: 1))
+    }
+}

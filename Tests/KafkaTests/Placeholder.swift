@@ -1,3 +1,0 @@
-import Testing
-@testable import Kafka
-@Test func placeholder() { #expect(Bool(true)) }
