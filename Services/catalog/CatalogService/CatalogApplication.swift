@@ -27,9 +27,13 @@ public enum CatalogSetupError: Error, Sendable, Equatable, CustomStringConvertib
 /// ``buildCatalogApplication(sources:configuration:http:logger:metrics:clock:)``;
 /// tests may call ``responder`` directly, without a socket.
 public struct CatalogApplication: Sendable {
+    /// The in-memory catalog (tests trigger refreshes on it directly).
     public let store: CatalogStore
+    /// The background service that loads and refreshes ``store``.
     public let refresher: CatalogRefresher
+    /// Readiness checks: `catalog` passes once a first load succeeded.
     public let health: HealthChecks
+    /// Where `catalog_*` and the HTTP metrics are registered.
     public let metrics: MetricsRegistry
     /// The frozen router (products and operational routes).
     public let responder: RouterResponder

@@ -17,5 +17,7 @@ public protocol CatalogSource: Sendable {
     /// cancellation (service shutdown cancels an in-flight refresh).
     /// - Throws: any error when the provider cannot be reached or its answer
     ///   is unusable; the catalog then keeps this source's last good items.
+    ///   The error's description is logged (first line, bounded), so it must
+    ///   never contain an API key or other secret.
     func fetchCatalog() async throws -> [CatalogItem]
 }

@@ -123,8 +123,10 @@ public final class CatalogStore: Sendable {
             case .failure(let error):
                 let reason = Self.describe(error)
                 failures.append(.init(provider: provider, reason: reason))
-                logger.warning(previous[index] == nil ? "catalog source failed; nothing loaded from it yet" : "catalog source failed; serving its last good items",
-                               metadata: ["provider": provider.rawValue, "error": reason])
+                // Cancellation is shutdown, not a provider fault: no warning for it.
+                logger.log(error is CancellationError ? .info : .warning,
+                           previous[index] == nil ? "catalog source failed; nothing loaded from it yet" : "catalog source failed; serving its last good items",
+                           metadata: ["provider": provider.rawValue, "error": reason])
             }
         }
 
