@@ -57,6 +57,10 @@ let package = Package(
         // MARK: - Services (logic in a library, a thin executable each)
         .target(name: "SubscriptionProjector", dependencies: ["Models"],
                 path: "Services/subscription-projector/SubscriptionProjector", swiftSettings: strict),
+        .target(name: "CatalogService", dependencies: ["Models", "HTTPServer", "ServiceHTTP", "ServiceRuntime", "Telemetry"],
+                path: "Services/catalog/CatalogService", swiftSettings: strict),
+        .executableTarget(name: "catalog", dependencies: ["CatalogService", "HTTPServer", "ServiceHTTP", "ServiceRuntime", "Telemetry"],
+                          path: "Services/catalog/main", swiftSettings: strict),
 
         // MARK: - Tools
         .target(name: "SandboxKit", dependencies: [], path: "Tools/SandboxKit", swiftSettings: strict),
@@ -78,6 +82,7 @@ let package = Package(
         tests("SubscriptionProjectorTests", ["SubscriptionProjector", "Models"]),
         tests("HTTPServerTests", ["HTTPServer", "Telemetry"]),
         tests("SandboxKitTests", ["SandboxKit"]),
+        tests("CatalogServiceTests", ["CatalogService", "Models", "HTTPServer", "HTTPClient", "ServiceHTTP", "ServiceRuntime", "Telemetry"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,167 @@
+import CatalogService
+import Foundation
+import HTTPServer
+import Models
+import Telemetry
+import Testing
+
+@Suite("Catalog store: last good data, partial failure, age, coalescing")
+struct CatalogStoreTests {
+    @Test("when the only source fails, the last good catalog is served and its age keeps growing")
+    func lastGoodCatalogWhenSourceFails() async throws {
+        let source = FakeCatalogSource(.lemonsqueezy, items: lemonItems)
+        let clock = ManualClock()
+        let metrics = MetricsRegistry()
+        let app = try makeApp([source], clock: clock, metrics: metrics)
+        #expect(await app.store.refresh().ok)
+        let good = try await app.get("/api/products")
+        #expect(good.headers["X-Catalog-Age"] == "0")
+
+        clock.advance(by: 30)
+        source.fail()
+        let outcome = await app.store.refresh()
+        #expect(outcome.failures.map(\.provider) == [.lemonsqueezy])
+        #expect(outcome.isLoaded && outcome.itemCount == 3)
+
+        let stale = try await app.get("/api/products")
+        #expect(stale.status == .ok)
+        #expect(stale.body == good.body)
+        #expect(stale.headers["ETag"] == good.headers["ETag"])
+        #expect(stale.headers["X-Catalog-Age"] == "30")
+
+        clock.advance(by: 15.5)
+        #expect(try await app.get("/api/products").headers["X-Catalog-Age"] == "45")
+        #expect(try await app.get("/api/products/ls_20").headers["X-Catalog-Age"] == "45")
+
+        let text = metrics.renderPrometheus()
+        #expect(text.contains("catalog_refresh_total{result=\"ok\"} 1\n"))
+        #expect(text.contains("catalog_refresh_total{result=\"error\"} 1\n"))
+        #expect(text.contains("catalog_items 3\n"))
+        #expect(text.contains("catalog_age_seconds 45.5\n"))
+
+        source.set(items: lemonItems)
+        #expect(await app.store.refresh().ok)
+        #expect(try await app.get("/api/products").headers["X-Catalog-Age"] == "0")
+        #expect(metrics.renderPrometheus().contains("catalog_age_seconds 0\n"))
+    }
+
+    @Test("catalog_age_seconds is NaN before the first load")
+    func ageBeforeLoad() throws {
+        let metrics = MetricsRegistry()
+        _ = try makeApp([FakeCatalogSource(failing: .paystack)], metrics: metrics)
+        #expect(metrics.renderPrometheus().contains("catalog_age_seconds NaN\n"))
+    }
+
+    @Test("with two sources, a failing one keeps its last good items and the other's fresh items are served")
+    func partialFailure() async throws {
+        let lemon = FakeCatalogSource(.lemonsqueezy, items: lemonItems)
+        let paystack = FakeCatalogSource(.paystack, items: paystackItems)
+        let clock = ManualClock()
+        let app = try makeApp([lemon, paystack], clock: clock)
+        _ = await app.store.refresh()
+
+        clock.advance(by: 100)
+        lemon.fail()
+        var renamed = paystackItems
+        renamed[0].name = "Basic (new)"
+        paystack.set(items: renamed)
+        let outcome = await app.store.refresh()
+        #expect(outcome.refreshed == [.paystack])
+        #expect(outcome.failures.map(\.provider) == [.lemonsqueezy])
+
+        let response = try await app.get("/api/products")
+        let products = try response.decode(ProductResponse.self).products.data
+        #expect(products.map(\.id) == ["ls_10.101", "ls_10.102", "ls_20", "ps_PLN_abc"])
+        #expect(products.map(\.attributes.name) == ["Pro monthly", "Pro yearly", "Icon pack", "Basic (new)"])
+        // The served data includes Lemon Squeezy items fetched 100 s ago.
+        #expect(response.headers["X-Catalog-Age"] == "100")
+
+        clock.advance(by: 50)
+        lemon.set(items: Array(lemonItems.prefix(2)))
+        #expect(await app.store.refresh().ok)
+        let recovered = try await app.get("/api/products")
+        #expect(try recovered.decode(ProductResponse.self).products.data.map(\.id) == ["ls_10.101", "ls_10.102", "ps_PLN_abc"])
+        #expect(recovered.headers["X-Catalog-Age"] == "0")
+    }
+
+    @Test("a source that never loaded does not block the others; its items appear once it recovers")
+    func oneSourceDownAtStartup() async throws {
+        let lemon = FakeCatalogSource(failing: .lemonsqueezy)
+        let paystack = FakeCatalogSource(.paystack, items: paystackItems)
+        let app = try makeApp([lemon, paystack])
+        let outcome = await app.store.refresh()
+        #expect(outcome.isLoaded && !outcome.ok)
+        #expect(try await app.get("/readyz").status == .ok)
+        #expect(try await app.get("/api/products").decode(ProductResponse.self).products.data.map(\.id) == ["ps_PLN_abc"])
+
+        lemon.set(items: lemonItems)
+        _ = await app.store.refresh()
+        #expect(try await app.get("/api/products").decode(ProductResponse.self).products.data.map(\.id)
+                == ["ls_10.101", "ls_10.102", "ls_20", "ps_PLN_abc"])
+    }
+
+    @Test("concurrent refresh triggers coalesce into one fetch in flight")
+    func refreshCoalescing() async throws {
+        let gate = Gate()
+        let source = FakeCatalogSource(.lemonsqueezy, items: lemonItems)
+        source.hold(at: gate)
+        let app = try makeApp([source])
+        let store = app.store
+
+        let first = store.triggerRefresh()
+        #expect(await eventually { gate.arrivals == 1 }, "the first fetch should start")
+        #expect(store.isRefreshing)
+        // 32 concurrent triggers while the fetch is held: all join it.
+        let joined = await withTaskGroup(of: Task<CatalogRefreshOutcome, Never>.self) { group in
+            for _ in 0..<32 { group.addTask { store.triggerRefresh() } }
+            var tasks: [Task<CatalogRefreshOutcome, Never>] = []
+            for await task in group { tasks.append(task) }
+            return tasks
+        }
+        #expect(source.fetchCount == 1)
+        gate.open()
+        let outcome = await first.value
+        #expect(outcome.ok && outcome.itemCount == 3)
+        for task in joined { #expect(await task.value == outcome) }
+        #expect(source.fetchCount == 1)
+        #expect(store.refreshesStarted == 1)
+        #expect(!store.isRefreshing)
+
+        // Once finished, the next trigger fetches again.
+        _ = await store.refresh()
+        #expect(source.fetchCount == 2)
+        #expect(store.refreshesStarted == 2)
+    }
+
+    @Test("multi-variant products get '<product>.<variant>' ids; bad and duplicate ids are skipped, not served")
+    func idScheme() async throws {
+        let items = [
+            makeItem(.lemonsqueezy, product: "7", variant: "71", name: "A"),
+            makeItem(.lemonsqueezy, product: "7", variant: "71", name: "A again"),      // duplicate variant
+            makeItem(.lemonsqueezy, product: "8", variant: "bad id", name: "B"),        // unusable variant id
+            makeItem(.lemonsqueezy, product: "9", variant: "91", name: "C"),
+            makeItem(.lemonsqueezy, product: "9", variant: "92", name: "D"),
+            makeItem(.paystack, product: "PLN_x", variant: "PLN_x", name: "foreign"),   // wrong provider for this source
+        ]
+        let app = try makeApp([FakeCatalogSource(.lemonsqueezy, items: items)])
+        _ = await app.store.refresh()
+        let products = try await app.get("/api/products").decode(ProductResponse.self).products.data
+        #expect(products.map(\.id) == ["ls_7", "ls_9.91", "ls_9.92"])
+        #expect(products.map(\.variantId) == ["ls_71", "ls_91", "ls_92"])
+        #expect(products.map(\.attributes.name) == ["A", "C", "D"])
+    }
+
+    @Test("a source returning more than the item limit counts as failed and keeps its last good items")
+    func itemLimit() async throws {
+        let source = FakeCatalogSource(.paystack, items: paystackItems)
+        let app = try makeApp([source])
+        _ = await app.store.refresh()
+        let many = (0...CatalogStore.maximumItemsPerSource).map {
+            makeItem(.paystack, product: "PLN_\($0)", variant: "PLN_\($0)", name: "n")
+        }
+        source.set(items: many)
+        let outcome = await app.store.refresh()
+        #expect(outcome.failures.first?.reason.contains("limit") == true)
+        #expect(outcome.itemCount == 1)
+    }
+}
