@@ -48,7 +48,7 @@ let package = Package(
         library("HTTPClient", ["CCurl"]),
         library("Crypto", ["CCrypto"]),
         library("Models"),
-        library("Providers", ["Models"]),
+        library("Providers", ["Models", "HTTPClient", "Crypto"]),
 
         // MARK: - Tests
         tests("TelemetryTests", ["Telemetry"]),
@@ -57,7 +57,7 @@ let package = Package(
         tests("HTTPClientTests", ["HTTPClient"], exclude: ["test_server.py"]),
         tests("CryptoTests", ["Crypto"]),
         tests("ModelsTests", ["Models"]),
-        tests("ProvidersTests", ["Providers", "Models"], exclude: ["Fixtures"]),
+        tests("ProvidersTests", ["Providers", "Models", "Crypto", "HTTPClient"], exclude: ["Fixtures"]),
     ],
     swiftLanguageModes: [.v6]
 )
