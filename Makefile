@@ -1,6 +1,6 @@
 # Storefront's commands. `make run` and `make test` work on a fresh Debian
 # bookworm machine as root: they install what is missing first.
-.PHONY: install build test run clean
+.PHONY: install build test run clean bench-http
 
 install:
 	@./scripts/install-deps.sh
@@ -13,6 +13,9 @@ test:
 
 run: install build
 	@./scripts/stack.sh
+
+bench-http: install
+	@./scripts/bench-http.sh
 
 clean:
 	rm -rf .build

@@ -45,10 +45,26 @@ let package = Package(
         library("Telemetry"),
         library("Postgres", ["CLibPQ"]),
         library("Kafka", ["CRdKafka"], linker: vendoredLibraries),
-        library("HTTPClient", ["CCurl"]),
+        library("HTTPTypes"),
+        library("HTTPClient", ["CCurl", "HTTPTypes"]),
         library("Crypto", ["CCrypto"]),
         library("Models"),
         library("Providers", ["Models", "HTTPClient", "Crypto"]),
+        library("ServiceRuntime", ["Telemetry"]),
+        library("HTTPServer", ["CMicroHTTPD", "HTTPTypes", "Telemetry"]),
+        library("ServiceHTTP", ["HTTPServer", "ServiceRuntime", "Telemetry"]),
+
+        // MARK: - Services (logic in a library, a thin executable each)
+        .target(name: "SubscriptionProjector", dependencies: ["Models"],
+                path: "Services/subscription-projector/SubscriptionProjector", swiftSettings: strict),
+
+        // MARK: - Tools
+        .target(name: "SandboxKit", dependencies: [], path: "Tools/SandboxKit", swiftSettings: strict),
+        .target(name: "SandboxServer", dependencies: ["SandboxKit", "HTTPServer", "HTTPClient", "Crypto", "ServiceHTTP", "ServiceRuntime", "Telemetry"],
+                path: "Tools/SandboxServer", swiftSettings: strict),
+        .executableTarget(name: "provider-sandbox", dependencies: ["SandboxServer", "ServiceHTTP", "ServiceRuntime", "Telemetry"],
+                          path: "Tools/provider-sandbox", swiftSettings: strict),
+        .executableTarget(name: "http-bench-server", dependencies: ["HTTPServer"], path: "Tools/http-bench-server", swiftSettings: strict),
 
         // MARK: - Tests
         tests("TelemetryTests", ["Telemetry"]),
@@ -57,7 +73,11 @@ let package = Package(
         tests("HTTPClientTests", ["HTTPClient"], exclude: ["test_server.py"]),
         tests("CryptoTests", ["Crypto"]),
         tests("ModelsTests", ["Models"]),
-        tests("ProvidersTests", ["Providers", "Models", "Crypto", "HTTPClient"], exclude: ["Fixtures"]),
+        tests("ProvidersTests", ["Providers", "Models", "Crypto", "HTTPClient", "SandboxServer", "SandboxKit", "Telemetry"], exclude: ["Fixtures"]),
+        tests("ServiceRuntimeTests", ["ServiceRuntime", "Telemetry"]),
+        tests("SubscriptionProjectorTests", ["SubscriptionProjector", "Models"]),
+        tests("HTTPServerTests", ["HTTPServer", "Telemetry"]),
+        tests("SandboxKitTests", ["SandboxKit"]),
     ],
     swiftLanguageModes: [.v6]
 )

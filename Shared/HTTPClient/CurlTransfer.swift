@@ -162,7 +162,7 @@ final class CurlTransfer {
         guard let colon = line.firstIndex(of: ":") else { return }
         let name = String(line[..<colon])
         let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-        responseHeaders.add(name, value)
+        responseHeaders.add(name: name, value: value)
     }
 
     // MARK: - Completion

@@ -49,6 +49,6 @@ public struct HTTPClientRequest: Sendable {
     /// - Throws: the encoder's error.
     public mutating func setJSONBody(_ value: some Encodable, encoder: JSONEncoder = JSONEncoder()) throws {
         body = Array(try encoder.encode(value))
-        headers.set("Content-Type", "application/json")
+        headers.replaceOrAdd(name: "Content-Type", value: "application/json")
     }
 }

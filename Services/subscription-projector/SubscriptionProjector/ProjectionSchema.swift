@@ -1,0 +1,139 @@
+/// The projector's PostgreSQL schema, as ordered migrations. Kept in code
+/// rather than loose `.sql` files so every binary (and the container image)
+/// carries exactly the schema it was built with.
+public enum ProjectionSchema {
+    /// (version, name, SQL), applied in order by the Postgres migrator.
+    public static let migrations: [(version: Int, name: String, sql: String)] = [
+        (1, "initial projection schema", initial),
+    ]
+
+    static let initial = """
+        -- App users as the apps' identity provider names them (token subject).
+        CREATE TABLE app_users (
+            app_user_id  text PRIMARY KEY,
+            email        text,
+            created_at   timestamptz NOT NULL DEFAULT now(),
+            updated_at   timestamptz NOT NULL DEFAULT now()
+        );
+
+        -- A provider's customer, linked to an app user once an event carries both.
+        CREATE TABLE provider_customers (
+            provider     text NOT NULL,
+            customer_id  text NOT NULL,
+            app_user_id  text,
+            email        text,
+            updated_at   timestamptz NOT NULL DEFAULT now(),
+            PRIMARY KEY (provider, customer_id)
+        );
+        CREATE INDEX provider_customers_app_user ON provider_customers (app_user_id);
+
+        -- Append-only audit trail and idempotency guard: one row per delivery.
+        CREATE TABLE billing_events (
+            dedup_key        text PRIMARY KEY,
+            provider         text NOT NULL,
+            event_name       text NOT NULL,
+            kind             text NOT NULL,
+            entity_key       text NOT NULL,
+            subscription_id  text,
+            order_id         text,
+            customer_id      text,
+            app_user_id      text,
+            ordering_ts      timestamptz,
+            received_at      timestamptz NOT NULL,
+            applied_at       timestamptz NOT NULL DEFAULT now(),
+            source_partition integer NOT NULL,
+            source_offset    bigint NOT NULL,
+            event            jsonb NOT NULL,
+            payload          bytea NOT NULL
+        );
+        CREATE INDEX billing_events_subscription ON billing_events (provider, subscription_id)
+            WHERE subscription_id IS NOT NULL;
+
+        -- Projected from billing_events by the subscription fold; never written elsewhere.
+        CREATE TABLE subscriptions (
+            provider                   text NOT NULL,
+            subscription_id            text NOT NULL,
+            app_user_id                text,
+            customer_id                text,
+            customer_email             text,
+            product_id                 text,
+            variant_id                 text,
+            plan_name                  text,
+            status                     text NOT NULL,
+            renews_at                  timestamptz,
+            ends_at                    timestamptz,
+            trial_ends_at              timestamptz,
+            cancel_at_period_end       boolean NOT NULL DEFAULT false,
+            email_token                text,
+            card_brand                 text,
+            card_last_four             text,
+            customer_portal_url        text,
+            update_payment_method_url  text,
+            source_updated_at          timestamptz,
+            last_event_key             text NOT NULL,
+            projected_at               timestamptz NOT NULL DEFAULT now(),
+            PRIMARY KEY (provider, subscription_id)
+        );
+        CREATE INDEX subscriptions_app_user ON subscriptions (app_user_id);
+        CREATE INDEX subscriptions_email ON subscriptions (lower(customer_email));
+
+        -- One-time purchases. status: paid, then refunded (terminal).
+        CREATE TABLE orders (
+            provider           text NOT NULL,
+            order_id           text NOT NULL,
+            app_user_id        text,
+            customer_id        text,
+            customer_email     text,
+            product_id         text,
+            variant_id         text,
+            product_name       text,
+            status             text NOT NULL,
+            amount             bigint,
+            currency           text,
+            paid_at            timestamptz,
+            refunded_at        timestamptz,
+            PRIMARY KEY (provider, order_id)
+        );
+        CREATE INDEX orders_app_user ON orders (app_user_id);
+
+        -- Payments and invoices of subscriptions, one row per provider payment.
+        CREATE TABLE payments (
+            provider         text NOT NULL,
+            payment_id       text NOT NULL,
+            subscription_id  text,
+            kind             text NOT NULL,
+            status           text,
+            amount           bigint,
+            currency         text,
+            occurred_at      timestamptz,
+            PRIMARY KEY (provider, payment_id)
+        );
+
+        -- Checkouts opened by the checkout service (storefront.checkouts.v1).
+        CREATE TABLE checkouts (
+            checkout_id           text PRIMARY KEY,
+            provider              text NOT NULL,
+            app_user_id           text NOT NULL,
+            email                 text NOT NULL,
+            product_id            text,
+            variant_id            text NOT NULL,
+            provider_checkout_id  text,
+            url                   text NOT NULL,
+            created_at            timestamptz NOT NULL,
+            expires_at            timestamptz,
+            completed_at          timestamptz
+        );
+        CREATE INDEX checkouts_app_user ON checkouts (app_user_id, created_at DESC);
+
+        -- Commands the checkout service issued (storefront.commands.v1), for audit.
+        CREATE TABLE commands (
+            command_id       text PRIMARY KEY,
+            kind             text NOT NULL,
+            provider         text NOT NULL,
+            subscription_id  text NOT NULL,
+            app_user_id      text,
+            requested_at     timestamptz NOT NULL,
+            recorded_at      timestamptz NOT NULL DEFAULT now()
+        );
+        """
+}

@@ -1,0 +1,133 @@
+import Foundation
+import Models
+
+/// Folds every stored event of one subscription into its state.
+///
+/// Events are applied in a total order: the provider's timestamp, then the
+/// kind's precedence (a subscription is created before it is updated, and
+/// cancelled or expired after), then the dedup key. A later event overwrites
+/// the fields it carries and leaves the others. Because the projector re-folds
+/// from the deduplicated event log, a duplicate changes nothing, an old event
+/// arriving late is sorted before newer ones and cannot move the state back,
+/// and any delivery order of the same events gives the same row.
+public enum SubscriptionFold {
+    /// One logged event with the key that deduplicated it.
+    public struct LoggedEvent: Sendable {
+        public var dedupKey: String
+        public var event: BillingEvent
+        public init(dedupKey: String, event: BillingEvent) {
+            self.dedupKey = dedupKey
+            self.event = event
+        }
+    }
+
+    public static func fold(provider: Provider, subscriptionID: String, events: [LoggedEvent]) -> SubscriptionState {
+        var state = SubscriptionState(provider: provider, subscriptionID: subscriptionID)
+        for logged in events.sorted(by: precedes) {
+            apply(logged, to: &state)
+        }
+        return state
+    }
+
+    /// The documented state precedence used when provider timestamps tie or are missing.
+    static func precedence(_ kind: BillingEventKind) -> Int {
+        switch kind {
+        case .orderCreated: 0
+        case .subscriptionCreated: 1
+        case .invoiceCreated, .invoiceUpdated, .paymentSucceeded, .paymentRecovered: 2
+        case .subscriptionUpdated, .subscriptionResumed, .subscriptionUnpaused: 3
+        case .paymentFailed, .subscriptionPaused: 4
+        case .subscriptionNotRenewing, .subscriptionCancelled: 5
+        case .subscriptionDisabled, .subscriptionExpired: 6
+        default: 2
+        }
+    }
+
+    static func precedes(_ a: LoggedEvent, _ b: LoggedEvent) -> Bool {
+        let ta = a.event.orderingTimestamp ?? .distantPast
+        let tb = b.event.orderingTimestamp ?? .distantPast
+        if ta != tb { return ta < tb }
+        let pa = precedence(a.event.kind), pb = precedence(b.event.kind)
+        if pa != pb { return pa < pb }
+        return a.dedupKey < b.dedupKey
+    }
+
+    static func apply(_ logged: LoggedEvent, to state: inout SubscriptionState) {
+        let event = logged.event
+        overwrite(&state.appUserID, event.appUserID)
+        overwrite(&state.customerID, event.customerID)
+        overwrite(&state.customerEmail, event.customerEmail)
+        overwrite(&state.emailToken, event.emailToken)
+        overwrite(&state.cardBrand, event.cardBrand)
+        overwrite(&state.cardLastFour, event.cardLastFour)
+        overwrite(&state.customerPortalURL, event.customerPortalURL)
+        overwrite(&state.updatePaymentMethodURL, event.updatePaymentMethodURL)
+        if let timestamp = event.orderingTimestamp { state.sourceUpdatedAt = max(state.sourceUpdatedAt ?? timestamp, timestamp) }
+        state.lastEventKey = logged.dedupKey
+
+        switch event.provider {
+        case .lemonsqueezy: applyLemonSqueezy(event, to: &state)
+        case .paystack: applyPaystack(event, to: &state)
+        }
+    }
+
+    /// Lemon Squeezy's subscription events carry the whole subscription
+    /// object; its payment events carry an invoice, whose status is not the
+    /// subscription's and must not overwrite it.
+    private static func applyLemonSqueezy(_ event: BillingEvent, to state: inout SubscriptionState) {
+        switch event.kind {
+        case .subscriptionCreated, .subscriptionUpdated, .subscriptionCancelled, .subscriptionResumed,
+             .subscriptionExpired, .subscriptionPaused, .subscriptionUnpaused:
+            overwrite(&state.status, event.status)
+            overwrite(&state.productID, event.productID)
+            overwrite(&state.variantID, event.variantID)
+            overwrite(&state.planName, event.planName)
+            state.renewsAt = event.renewsAt ?? state.renewsAt
+            state.endsAt = event.endsAt
+            state.trialEndsAt = event.trialEndsAt ?? state.trialEndsAt
+            state.cancelAtPeriodEnd = event.cancelled ?? (event.status == "cancelled")
+        default:
+            break
+        }
+    }
+
+    /// Paystack sends the state change as the event itself: `subscription.create`
+    /// (active), `subscription.not_renew` (non-renewing until the period ends),
+    /// `subscription.disable` (complete or cancelled), `invoice.payment_failed`
+    /// (attention), and a renewal `charge.success` that clears attention.
+    private static func applyPaystack(_ event: BillingEvent, to state: inout SubscriptionState) {
+        overwrite(&state.productID, event.productID)
+        overwrite(&state.variantID, event.variantID)
+        overwrite(&state.planName, event.planName)
+        if let next = event.nextPaymentDate { state.renewsAt = next }
+        switch event.kind {
+        case .subscriptionCreated:
+            state.status = event.status ?? "active"
+        case .subscriptionNotRenewing:
+            state.status = "non-renewing"
+            state.cancelAtPeriodEnd = true
+            state.endsAt = event.nextPaymentDate ?? state.renewsAt
+        case .subscriptionDisabled:
+            state.status = event.status ?? "cancelled"
+            state.endsAt = event.orderingTimestamp ?? state.endsAt
+        case .paymentFailed:
+            state.status = "attention"
+        case .paymentSucceeded, .paymentRecovered:
+            if state.status == "attention" || state.status == "unknown" { state.status = "active" }
+        case .subscriptionResumed:
+            state.status = "active"
+            state.cancelAtPeriodEnd = false
+            state.endsAt = nil
+        default:
+            break
+        }
+    }
+
+    private static func overwrite<T>(_ field: inout T?, _ value: T?) {
+        if let value { field = value }
+    }
+
+    private static func overwrite(_ field: inout String, _ value: String?) {
+        if let value, !value.isEmpty { field = value }
+    }
+}

@@ -1,0 +1,129 @@
+import Foundation
+
+/// JSON control endpoints under `/_sandbox/…` (no auth: a local test tool).
+///
+/// - `POST /_sandbox/checkouts/{provider}/{id}/pay` `{"email"?, "name"?}`: pay without a browser.
+/// - `POST /_sandbox/{provider}/subscriptions/{id}/{action}`: `renew`, `payment_failed`, `recover`,
+///   `cancel`, `resume`, `pause` (`{"mode","resumes_at"}`), `unpause`, `expire`, `refund`
+///   (Paystack `{id}` is the subscription code or id; a concept the provider lacks answers 422).
+/// - `POST /_sandbox/lemonsqueezy/orders/{id}/refund`, `POST /_sandbox/paystack/transactions/{reference}/refund`.
+/// - `GET /_sandbox/deliveries?provider=&event=`, `DELETE /_sandbox/deliveries`, `POST /_sandbox/deliveries/settle`.
+/// - `GET /_sandbox/faults`, `POST /_sandbox/faults` `{"duplicate_next","shuffle_next_batch","delay_ms","fail_next_attempts"}`.
+struct SandboxControlRoutes {
+    let context: SandboxContext
+    let store: SandboxStore
+    let dispatcher: WebhookDispatcher
+    let checkout: HostedCheckoutRoutes
+
+    func handle(_ request: SandboxRequest, path: String) async -> HandlerResult {
+        let r = Route(method: request.method, path: path)
+        let body = request.body.count <= 64 * 1024 ? (JSONValue.parse(request.body) ?? [:]) : [:]
+        if let c = r.match("POST", "checkouts/:provider/:id/pay") { return pay(c[0], c[1], body) }
+        if let c = r.match("POST", "lemonsqueezy/subscriptions/:id/:action") { return lemonSqueezy(c[0], c[1], body) }
+        if let c = r.match("POST", "paystack/subscriptions/:code/:action") { return paystack(c[0], c[1]) }
+        if let c = r.match("POST", "lemonsqueezy/orders/:id/refund") {
+            return change { state, now throws(SandboxError) in
+                guard let id = Int(c[0]) else { throw .notFound("No order \(c[0]).") }
+                return try LemonSqueezyLifecycle(resources: LemonSqueezyResources(context: context), now: now).refundOrder(id, state: &state)
+            }
+        }
+        if let c = r.match("POST", "paystack/transactions/:reference/refund") {
+            return change { state, now throws(SandboxError) in
+                try PaystackLifecycle(resources: PaystackResources(context: context), now: now).refund(reference: c[0], state: &state)
+            }
+        }
+        if r.match("GET", "deliveries") != nil {
+            let provider = request.queryValue("provider").flatMap(SandboxProvider.init(rawValue:))
+            if request.queryValue("provider") != nil, provider == nil { return json(400, ["error": "provider must be lemonsqueezy or paystack"]) }
+            let attempts = await dispatcher.log(provider: provider, event: request.queryValue("event"))
+            return json(200, ["deliveries": .array(attempts.map { $0.json(timestamp: Formatting.lemonSqueezy) })])
+        }
+        if r.match("DELETE", "deliveries") != nil {
+            await dispatcher.clearLog()
+            return json(200, ["cleared": true])
+        }
+        if r.match("POST", "deliveries/settle") != nil {
+            await dispatcher.settle()
+            return json(200, ["settled": true])
+        }
+        if r.match("GET", "faults") != nil { return json(200, await dispatcher.faults.json) }
+        if r.match("POST", "faults") != nil {
+            var faults = DeliveryFaults()
+            faults.duplicateNext = max(0, min(1000, body["duplicate_next"]?.intValue ?? 0))
+            faults.shuffleNextBatch = body["shuffle_next_batch"]?.boolValue ?? false
+            faults.delayMilliseconds = max(0, min(60_000, body["delay_ms"]?.intValue ?? 0))
+            faults.failNextAttempts = max(0, min(1000, body["fail_next_attempts"]?.intValue ?? 0))
+            await dispatcher.setFaults(faults)
+            return json(200, faults.json)
+        }
+        return json(404, ["error": .string("no control endpoint \(request.method) \(request.path)")])
+    }
+
+    private func json(_ status: Int, _ value: JSONValue) -> HandlerResult { HandlerResult(.json(status, value)) }
+
+    private func errorResult(_ error: SandboxError) -> HandlerResult {
+        let status = switch error.kind { case .notFound: 404; case .conflict: 409; case .invalid, .unsupported: 422 }
+        return json(status, ["error": .string(error.message)])
+    }
+
+    private func summary(_ events: [OutgoingWebhook], extra: [JSONField] = []) -> JSONValue {
+        .object(extra + [JSONField(key: "events", value: .array(events.map { .string($0.eventName) }))])
+    }
+
+    /// Runs a state change that only produces webhooks.
+    private func change(_ body: (inout SandboxState, Date) throws(SandboxError) -> [OutgoingWebhook]) -> HandlerResult {
+        let now = context.clock.now()
+        do throws(SandboxError) {
+            let events = try store.withState { (state) throws(SandboxError) in try body(&state, now) }
+            return HandlerResult(.json(200, summary(events)), events: events)
+        } catch { return errorResult(error) }
+    }
+
+    private func pay(_ provider: String, _ id: String, _ body: JSONValue) -> HandlerResult {
+        let now = context.clock.now()
+        do throws(SandboxError) {
+            let (fields, events): ([JSONField], [OutgoingWebhook]) = try store.withState { (state) throws(SandboxError) in
+                switch SandboxProvider(rawValue: provider) {
+                case .lemonSqueezy:
+                    let p = try LemonSqueezyLifecycle(resources: checkout.ls, now: now).purchase(checkoutID: id, email: body["email"]?.stringValue, name: body["name"]?.stringValue, state: &state)
+                    return ([JSONField(key: "order_id", value: .int(p.orderID)), JSONField(key: "subscription_id", value: JSONValue(p.subscriptionID)), JSONField(key: "redirect_url", value: JSONValue(p.redirectURL))], p.events)
+                case .paystack:
+                    let p = try PaystackLifecycle(resources: checkout.ps, now: now).purchase(accessCodeOrReference: id, email: body["email"]?.stringValue, state: &state)
+                    return ([JSONField(key: "reference", value: .string(p.reference)), JSONField(key: "subscription_code", value: JSONValue(p.subscriptionCode)), JSONField(key: "redirect_url", value: JSONValue(p.redirectURL))], p.events)
+                case nil:
+                    throw .notFound("Unknown provider \(provider).")
+                }
+            }
+            return HandlerResult(.json(200, summary(events, extra: fields)), events: events)
+        } catch { return errorResult(error) }
+    }
+
+    private func lemonSqueezy(_ idText: String, _ actionText: String, _ body: JSONValue) -> HandlerResult {
+        guard let action = LemonSqueezyLifecycle.Action(rawValue: actionText) else { return json(404, ["error": .string("unknown action \(actionText)")]) }
+        guard let id = Int(idText) else { return json(404, ["error": .string("No subscription \(idText).")]) }
+        let resumesAt = body["resumes_at"]?.stringValue.flatMap(Formatting.parseISO)
+        let resources = checkout.ls
+        let now = context.clock.now()
+        do throws(SandboxError) {
+            let (subscription, events) = try store.withState { (state) throws(SandboxError) -> (JSONValue, [OutgoingWebhook]) in
+                let events = try LemonSqueezyLifecycle(resources: resources, now: now).apply(action, subscriptionID: id, pauseMode: body["mode"]?.stringValue, resumesAt: resumesAt, state: &state)
+                return (state.lsSubscriptions[id].map(resources.subscription) ?? .null, events)
+            }
+            return HandlerResult(.json(200, summary(events, extra: [JSONField(key: "subscription", value: subscription)])), events: events)
+        } catch { return errorResult(error) }
+    }
+
+    private func paystack(_ code: String, _ actionText: String) -> HandlerResult {
+        guard let action = PaystackLifecycle.Action(rawValue: actionText) else { return json(404, ["error": .string("unknown action \(actionText)")]) }
+        let resources = checkout.ps
+        let now = context.clock.now()
+        do throws(SandboxError) {
+            let (subscription, events) = try store.withState { (state) throws(SandboxError) -> (JSONValue, [OutgoingWebhook]) in
+                let events = try PaystackLifecycle(resources: resources, now: now).apply(action, subscriptionCode: code, state: &state)
+                let s = state.psSubscriptions.values.first { $0.code == code || String($0.id) == code }
+                return (s.map { resources.subscription($0, state: state) } ?? .null, events)
+            }
+            return HandlerResult(.json(200, summary(events, extra: [JSONField(key: "subscription", value: subscription)])), events: events)
+        } catch { return errorResult(error) }
+    }
+}

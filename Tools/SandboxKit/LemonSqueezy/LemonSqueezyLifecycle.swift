@@ -1,0 +1,237 @@
+import Foundation
+
+/// Lemon Squeezy state changes (purchase and subscription lifecycle) and the
+/// webhooks each one emits, in the order the sandbox sends them.
+///
+/// Every subscription change sends its specific event followed by
+/// `subscription_updated`, the documented catch-all for any change.
+struct LemonSqueezyLifecycle {
+    let resources: LemonSqueezyResources
+    let now: Date
+
+    struct Purchase: Sendable {
+        let orderID: Int
+        let subscriptionID: Int?
+        let redirectURL: String?
+        let events: [OutgoingWebhook]
+    }
+
+    enum Action: String, Sendable, CaseIterable {
+        case renew, paymentFailed = "payment_failed", recover, cancel, resume, pause, unpause, expire, refund
+    }
+
+    /// Pays checkout `id`: creates the order and, for a subscription variant, the
+    /// subscription and its initial invoice; emits `order_created`,
+    /// `subscription_created`, `subscription_payment_success`.
+    func purchase(checkoutID id: String, email override: String?, name: String?, state: inout SandboxState) throws(SandboxError) -> Purchase {
+        guard var checkout = state.lsCheckouts[id] else { throw .notFound("No checkout \(id).") }
+        if let expires = checkout.expiresAt, expires <= now { throw .invalid("This checkout expired at \(Formatting.lemonSqueezy(expires)).") }
+        if checkout.paidOrderID != nil { throw .conflict("This checkout was already paid.") }
+        guard let (product, variant) = resources.catalog.variant(id: checkout.variantID) else { throw .notFound("No variant \(checkout.variantID).") }
+        let email = (override?.isEmpty == false ? override! : checkout.email).trimmingCharacters(in: .whitespaces)
+        guard email.contains("@"), email.count <= 254 else { throw .invalid("A valid email is required to pay.", pointer: "/data/attributes/checkout_data/email") }
+        let userName = name.flatMap { $0.isEmpty ? nil : $0 } ?? (checkout.name.isEmpty ? email.split(separator: "@").first.map(String.init) ?? email : checkout.name)
+
+        let customerID: Int
+        if let existing = state.lsCustomers[email.lowercased()] { customerID = existing } else {
+            customerID = state.next(.lsCustomer)
+            state.lsCustomers[email.lowercased()] = customerID
+        }
+        let price = checkout.customPrice ?? variant.price
+        let orderID = state.next(.lsOrder)
+        var order = LSOrder(
+            id: orderID, identifier: Formatting.uuid(2, orderID), orderNumber: orderID, orderItemID: state.next(.lsOrderItem),
+            storeID: checkout.storeID, customerID: customerID, userName: userName, userEmail: email,
+            productID: product.id, variantID: variant.id, productName: product.name, variantName: variant.name,
+            total: price, status: "paid", refunded: false, refundedAt: nil, refundedAmount: 0,
+            custom: checkout.custom, testMode: checkout.testMode, createdAt: now, updatedAt: now, subscriptionID: nil)
+        var events: [OutgoingWebhook] = []
+        var subscriptionID: Int?
+        if variant.isSubscription {
+            let sid = state.next(.lsSubscription)
+            let invoiceID = state.next(.lsInvoice)
+            let interval = variant.interval ?? "month"
+            let count = variant.intervalCount ?? 1
+            let subscription = LSSubscription(
+                id: sid, storeID: checkout.storeID, customerID: customerID, orderID: orderID, orderItemID: order.orderItemID,
+                productID: product.id, variantID: variant.id, productName: product.name, variantName: variant.name,
+                userName: userName, userEmail: email, status: "active", cancelled: false, pauseMode: nil, pauseResumesAt: nil,
+                renewsAt: Self.advance(now, interval: interval, count: count), endsAt: nil,
+                billingAnchor: Formatting.components(now).day ?? 1, price: price, interval: interval, intervalCount: count,
+                cardBrand: "visa", cardLastFour: "4242", custom: checkout.custom, subscriptionItemID: state.next(.lsSubscriptionItem),
+                priceID: variant.id, testMode: checkout.testMode, createdAt: now, updatedAt: now, invoiceIDs: [invoiceID])
+            let invoice = LSInvoice(
+                id: invoiceID, subscriptionID: sid, storeID: checkout.storeID, customerID: customerID, userName: userName, userEmail: email,
+                billingReason: "initial", status: "paid", total: price, refunded: false, refundedAt: nil,
+                cardBrand: "visa", cardLastFour: "4242", testMode: checkout.testMode, createdAt: now, updatedAt: now)
+            order.subscriptionID = sid
+            state.lsSubscriptions[sid] = subscription
+            state.lsInvoices[invoiceID] = invoice
+            subscriptionID = sid
+            state.lsOrders[orderID] = order
+            events.append(LemonSqueezyWebhooks.event("order_created", data: resources.order(order), custom: order.custom, testMode: order.testMode, state: &state))
+            events.append(LemonSqueezyWebhooks.event("subscription_created", data: resources.subscription(subscription), custom: subscription.custom, testMode: subscription.testMode, state: &state))
+            events.append(LemonSqueezyWebhooks.event("subscription_payment_success", data: resources.invoice(invoice), custom: subscription.custom, testMode: subscription.testMode, state: &state))
+        } else {
+            state.lsOrders[orderID] = order
+            events.append(LemonSqueezyWebhooks.event("order_created", data: resources.order(order), custom: order.custom, testMode: order.testMode, state: &state))
+        }
+        checkout.paidOrderID = orderID
+        checkout.email = email
+        state.lsCheckouts[id] = checkout
+        return Purchase(orderID: orderID, subscriptionID: subscriptionID, redirectURL: checkout.redirectURL, events: events)
+    }
+
+    /// Applies `action` to subscription `id`; returns the webhooks (empty when nothing changed).
+    func apply(_ action: Action, subscriptionID id: Int, pauseMode: String? = nil, resumesAt: Date? = nil, state: inout SandboxState) throws(SandboxError) -> [OutgoingWebhook] {
+        guard var s = state.lsSubscriptions[id] else { throw .notFound("No subscription \(id).") }
+        if s.status == "expired", action != .refund { throw .invalid("Subscription \(id) has expired and can no longer change.") }
+        var specific: [(String, JSONValue)] = []
+        switch action {
+        case .cancel:
+            guard !s.cancelled else { return [] }
+            s.cancelled = true
+            s.status = "cancelled"
+            s.endsAt = s.renewsAt
+            s.pauseMode = nil
+            s.pauseResumesAt = nil
+            specific = [("subscription_cancelled", [:])]
+        case .resume:
+            guard s.cancelled else { return [] }
+            s.cancelled = false
+            s.status = "active"
+            s.endsAt = nil
+            specific = [("subscription_resumed", [:])]
+        case .pause:
+            guard !s.cancelled else { throw .invalid("A cancelled subscription cannot be paused; resume it first.", pointer: "/data/attributes/pause") }
+            let mode = pauseMode ?? "void"
+            guard mode == "void" || mode == "free" else { throw .invalid("The pause.mode must be void or free.", pointer: "/data/attributes/pause/mode") }
+            s.status = "paused"
+            s.pauseMode = mode
+            s.pauseResumesAt = resumesAt
+            specific = [("subscription_paused", [:])]
+        case .unpause:
+            guard s.status == "paused" else { return [] }
+            s.status = "active"
+            s.pauseMode = nil
+            s.pauseResumesAt = nil
+            specific = [("subscription_unpaused", [:])]
+        case .renew:
+            guard s.status == "active" else { throw .invalid("Only an active subscription renews (status is \(s.status)); use recover for past_due.") }
+            let invoice = newInvoice(for: s, reason: "renewal", status: "paid", state: &state)
+            s.invoiceIDs.append(invoice.id)
+            s.renewsAt = Self.advance(s.renewsAt, interval: s.interval, count: s.intervalCount)
+            specific = [("subscription_payment_success", resources.invoice(invoice))]
+        case .paymentFailed:
+            guard s.status == "active" else { throw .invalid("Only an active subscription can fail a renewal (status is \(s.status)).") }
+            let invoice = newInvoice(for: s, reason: "renewal", status: "pending", state: &state)
+            s.invoiceIDs.append(invoice.id)
+            s.status = "past_due"
+            // renews_at of a past_due subscription is the next retry.
+            s.renewsAt = Formatting.adding(.day, 3, to: now)
+            specific = [("subscription_payment_failed", resources.invoice(invoice))]
+        case .recover:
+            guard s.status == "past_due" || s.status == "unpaid" else { throw .invalid("Only a past_due or unpaid subscription can recover (status is \(s.status)).") }
+            guard let openID = s.invoiceIDs.last(where: { state.lsInvoices[$0]?.status == "pending" }), var invoice = state.lsInvoices[openID] else {
+                throw .invalid("Subscription \(id) has no unpaid invoice.")
+            }
+            invoice.status = "paid"
+            invoice.updatedAt = now
+            state.lsInvoices[openID] = invoice
+            s.status = "active"
+            s.renewsAt = Self.advance(now, interval: s.interval, count: s.intervalCount)
+            specific = [("subscription_payment_success", resources.invoice(invoice)), ("subscription_payment_recovered", resources.invoice(invoice))]
+        case .expire:
+            s.status = "expired"
+            s.endsAt = s.endsAt ?? now
+            s.pauseMode = nil
+            s.pauseResumesAt = nil
+            specific = [("subscription_expired", [:])]
+        case .refund:
+            guard let paidID = s.invoiceIDs.last(where: { state.lsInvoices[$0]?.status == "paid" }) else {
+                throw .invalid("Subscription \(id) has no paid invoice to refund.")
+            }
+            var events: [OutgoingWebhook] = []
+            if state.lsInvoices[paidID]?.billingReason == "initial" {
+                events += try refundOrder(s.orderID, state: &state)
+            } else {
+                events += refundInvoice(paidID, state: &state)
+            }
+            return events
+        }
+        s.updatedAt = now
+        state.lsSubscriptions[id] = s
+        let subscriptionJSON = resources.subscription(s)
+        var events: [OutgoingWebhook] = specific.map { name, data in
+            LemonSqueezyWebhooks.event(name, data: data == [:] ? subscriptionJSON : data, custom: s.custom, testMode: s.testMode, state: &state)
+        }
+        events.append(LemonSqueezyWebhooks.event("subscription_updated", data: subscriptionJSON, custom: s.custom, testMode: s.testMode, state: &state))
+        return events
+    }
+
+    /// Changes the plan of subscription `id` (PATCH `variant_id`); emits `subscription_updated`.
+    func changeVariant(subscriptionID id: Int, variantID: Int, state: inout SandboxState) throws(SandboxError) -> [OutgoingWebhook] {
+        guard var s = state.lsSubscriptions[id] else { throw .notFound("No subscription \(id).") }
+        guard let (product, variant) = resources.catalog.variant(id: variantID), variant.isSubscription else {
+            throw .invalid("The selected variant id is invalid.", pointer: "/data/attributes/variant_id")
+        }
+        guard s.status != "expired" else { throw .invalid("Subscription \(id) has expired and can no longer change.") }
+        s.productID = product.id
+        s.variantID = variant.id
+        s.productName = product.name
+        s.variantName = variant.name
+        s.price = variant.price
+        s.interval = variant.interval ?? "month"
+        s.intervalCount = variant.intervalCount ?? 1
+        s.updatedAt = now
+        state.lsSubscriptions[id] = s
+        return [LemonSqueezyWebhooks.event("subscription_updated", data: resources.subscription(s), custom: s.custom, testMode: s.testMode, state: &state)]
+    }
+
+    /// Refunds order `id` in full: `order_refunded`, then `subscription_payment_refunded`
+    /// when the order paid a subscription's initial invoice.
+    func refundOrder(_ id: Int, state: inout SandboxState) throws(SandboxError) -> [OutgoingWebhook] {
+        guard var order = state.lsOrders[id] else { throw .notFound("No order \(id).") }
+        guard !order.refunded else { throw .invalid("Order \(id) is already refunded.") }
+        order.status = "refunded"
+        order.refunded = true
+        order.refundedAt = now
+        order.refundedAmount = order.total
+        order.updatedAt = now
+        state.lsOrders[id] = order
+        var events = [LemonSqueezyWebhooks.event("order_refunded", data: resources.order(order), custom: order.custom, testMode: order.testMode, state: &state)]
+        if let sid = order.subscriptionID, let initial = state.lsSubscriptions[sid]?.invoiceIDs.first, state.lsInvoices[initial]?.status == "paid" {
+            events += refundInvoice(initial, state: &state)
+        }
+        return events
+    }
+
+    private func refundInvoice(_ id: Int, state: inout SandboxState) -> [OutgoingWebhook] {
+        guard var invoice = state.lsInvoices[id] else { return [] }
+        invoice.status = "refunded"
+        invoice.refunded = true
+        invoice.refundedAt = now
+        invoice.updatedAt = now
+        state.lsInvoices[id] = invoice
+        let subscription = state.lsSubscriptions[invoice.subscriptionID]
+        return [LemonSqueezyWebhooks.event("subscription_payment_refunded", data: resources.invoice(invoice), custom: subscription?.custom, testMode: invoice.testMode, state: &state)]
+    }
+
+    private func newInvoice(for s: LSSubscription, reason: String, status: String, state: inout SandboxState) -> LSInvoice {
+        let invoice = LSInvoice(
+            id: state.next(.lsInvoice), subscriptionID: s.id, storeID: s.storeID, customerID: s.customerID, userName: s.userName,
+            userEmail: s.userEmail, billingReason: reason, status: status, total: s.price, refunded: false, refundedAt: nil,
+            cardBrand: s.cardBrand, cardLastFour: s.cardLastFour, testMode: s.testMode, createdAt: now, updatedAt: now)
+        state.lsInvoices[invoice.id] = invoice
+        return invoice
+    }
+
+    static func advance(_ date: Date, interval: String, count: Int) -> Date {
+        switch interval {
+        case "day": Formatting.adding(.day, count, to: date)
+        case "week": Formatting.adding(.day, 7 * count, to: date)
+        case "year": Formatting.adding(.year, count, to: date)
+        default: Formatting.adding(.month, count, to: date)
+        }
+    }
+}

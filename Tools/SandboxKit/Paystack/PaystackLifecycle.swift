@@ -1,0 +1,208 @@
+import Foundation
+
+/// Paystack state changes and the webhooks each emits, following the
+/// documented sequences: purchase `charge.success` then `subscription.create`;
+/// each cycle `invoice.create` → `charge.success` or `invoice.payment_failed`
+/// → `invoice.update`; cancel `subscription.not_renew`, end `subscription.disable`.
+struct PaystackLifecycle {
+    let resources: PaystackResources
+    let now: Date
+    var webhooks: PaystackWebhooks { PaystackWebhooks(resources: resources) }
+
+    struct Purchase: Sendable {
+        let reference: String
+        let subscriptionCode: String?
+        let redirectURL: String?
+        let events: [OutgoingWebhook]
+    }
+
+    enum Action: String, Sendable {
+        case renew, paymentFailed = "payment_failed", recover, cancel, resume, pause, unpause, expire, refund
+    }
+
+    /// Pays the transaction behind `accessCode` (or reference).
+    func purchase(accessCodeOrReference key: String, email override: String?, state: inout SandboxState) throws(SandboxError) -> Purchase {
+        guard let reference = state.psAccessCodes[key] ?? (state.psTransactions[key] != nil ? key : nil), var t = state.psTransactions[reference] else {
+            throw .notFound("No transaction for \(key).")
+        }
+        guard t.status == "abandoned" else { throw .conflict("Transaction \(reference) was already paid.") }
+        let email = (override?.isEmpty == false ? override! : t.email).trimmingCharacters(in: .whitespaces)
+        guard email.contains("@"), email.count <= 254 else { throw .invalid("Invalid Email Address Passed") }
+        var customer = customer(email: email, state: &state)
+        if customer.authorization == nil {
+            let n = state.next(.psAuthorization)
+            customer.authorization = PSAuthorization(code: Formatting.code("AUTH_", n), signature: Formatting.code("SIG_", n))
+            state.psCustomers[customer.id] = customer
+        }
+        t.status = "success"
+        t.paidAt = now
+        t.customerID = customer.id
+        var events: [OutgoingWebhook] = []
+        var subscriptionCode: String?
+        if let planID = t.planID, let plan = resources.catalog.plans.first(where: { $0.id == planID }) {
+            let id = state.next(.psSubscription)
+            let s = PSSubscription(
+                id: id, code: Formatting.code("SUB_", id), emailToken: Formatting.code("tok", id * 7919), status: "active",
+                amount: t.amount, planID: plan.id, customerID: customer.id, authorizationCode: customer.authorization!.code,
+                start: now, nextPaymentDate: PaystackResources.advance(now, interval: plan.interval), openInvoice: nil,
+                cancelledAt: nil, paymentsCount: 1, invoiceIDs: [], createdAt: now, updatedAt: now)
+            state.psSubscriptions[id] = s
+            t.subscriptionID = id
+            subscriptionCode = s.code
+            state.psTransactions[reference] = t
+            events.append(webhooks.chargeSuccess(t, state: state))
+            events.append(webhooks.event("subscription.create", webhooks.subscriptionData(s, state: state, includeToken: false)))
+        } else {
+            state.psTransactions[reference] = t
+            events.append(webhooks.chargeSuccess(t, state: state))
+        }
+        var redirect: String?
+        if let callback = t.callbackURL, !callback.isEmpty {
+            let separator = callback.contains("?") ? "&" : "?"
+            redirect = callback + separator + FormDecoding.encode([("trxref", reference), ("reference", reference)])
+        }
+        return Purchase(reference: reference, subscriptionCode: subscriptionCode, redirectURL: redirect, events: events)
+    }
+
+    func customer(email: String, state: inout SandboxState) -> PSCustomer {
+        if let existing = state.psCustomer(email: email) { return existing }
+        let id = state.next(.psCustomer)
+        let c = PSCustomer(id: id, code: Formatting.code("CUS_", id), email: email, createdAt: now, updatedAt: now, authorization: nil)
+        state.psCustomers[id] = c
+        return c
+    }
+
+    func apply(_ action: Action, subscriptionCode code: String, state: inout SandboxState) throws(SandboxError) -> [OutgoingWebhook] {
+        guard var s = state.psSubscriptions.values.first(where: { $0.code == code || String($0.id) == code }) else {
+            throw .notFound("Subscription not found")
+        }
+        guard let plan = resources.catalog.plans.first(where: { $0.id == s.planID }) else { throw .notFound("Plan not found") }
+        let ended = s.status == "cancelled" || s.status == "completed"
+        var events: [OutgoingWebhook] = []
+        switch action {
+        case .pause, .unpause:
+            throw .unsupported("Paystack has no pause for subscriptions; disable and enable it instead.")
+        case .renew:
+            guard s.status == "active" || s.status == "non-renewing" else { throw .invalid("Only an active subscription renews (status is \(s.status)).") }
+            let due = s.nextPaymentDate ?? now
+            var invoice = newInvoice(s, periodStart: due, periodEnd: PaystackResources.advance(due, interval: plan.interval), state: &state)
+            s.openInvoice = invoice.code
+            s.invoiceIDs.append(invoice.id)
+            state.psSubscriptions[s.id] = s
+            events.append(webhooks.event("invoice.create", webhooks.invoiceData(invoice, state: state)))
+            let t = renewalCharge(s, state: &state)
+            events.append(webhooks.chargeSuccess(t, state: state))
+            invoice = settle(invoice, with: t, state: &state)
+            s.openInvoice = nil
+            s.paymentsCount += 1
+            s.nextPaymentDate = invoice.periodEnd
+            if s.status == "non-renewing" { s.status = "active" }
+            s.updatedAt = now
+            state.psSubscriptions[s.id] = s
+            events.append(webhooks.event("invoice.update", webhooks.invoiceData(invoice, state: state)))
+        case .paymentFailed:
+            guard s.status == "active" else { throw .invalid("Only an active subscription can fail a charge (status is \(s.status)).") }
+            let due = s.nextPaymentDate ?? now
+            var invoice = newInvoice(s, periodStart: due, periodEnd: PaystackResources.advance(due, interval: plan.interval), state: &state)
+            s.openInvoice = invoice.code
+            s.invoiceIDs.append(invoice.id)
+            state.psSubscriptions[s.id] = s
+            events.append(webhooks.event("invoice.create", webhooks.invoiceData(invoice, state: state)))
+            events.append(webhooks.event("invoice.payment_failed", webhooks.invoiceData(invoice, state: state)))
+            invoice.status = "failed"
+            invoice.description = "Insufficient Funds"
+            state.psInvoices[invoice.id] = invoice
+            s.status = "attention"
+            s.updatedAt = now
+            state.psSubscriptions[s.id] = s
+            events.append(webhooks.event("invoice.update", webhooks.invoiceData(invoice, state: state)))
+        case .recover:
+            guard s.status == "attention", let open = s.invoiceIDs.last, let invoice = state.psInvoices[open], !invoice.paid else {
+                throw .invalid("Only a subscription in attention with an unpaid invoice can recover (status is \(s.status)).")
+            }
+            let t = renewalCharge(s, state: &state)
+            events.append(webhooks.chargeSuccess(t, state: state))
+            let paid = settle(invoice, with: t, state: &state)
+            s.status = "active"
+            s.openInvoice = nil
+            s.paymentsCount += 1
+            s.nextPaymentDate = paid.periodEnd
+            s.updatedAt = now
+            state.psSubscriptions[s.id] = s
+            events.append(webhooks.event("invoice.update", webhooks.invoiceData(paid, state: state)))
+        case .cancel:
+            guard s.status == "active" || s.status == "attention" else { throw .notFound("Subscription with code not found or already inactive") }
+            s.status = "non-renewing"
+            s.updatedAt = now
+            state.psSubscriptions[s.id] = s
+            events.append(webhooks.event("subscription.not_renew", webhooks.subscriptionData(s, state: state, includeToken: true)))
+        case .resume:
+            // Paystack's enable sends no webhook (there is no subscription.enable event).
+            guard s.status != "active" else { throw .invalid("Subscription is already active") }
+            s.status = "active"
+            s.cancelledAt = nil
+            if let next = s.nextPaymentDate, next <= now { s.nextPaymentDate = PaystackResources.advance(now, interval: plan.interval) }
+            s.updatedAt = now
+            state.psSubscriptions[s.id] = s
+        case .expire:
+            guard !ended else { throw .invalid("Subscription \(s.code) has already ended (status is \(s.status)).") }
+            // A cancelled (non-renewing) one ends as `cancelled`; one that ran its course as `complete`.
+            s.status = s.status == "non-renewing" ? "cancelled" : "completed"
+            s.cancelledAt = now
+            s.openInvoice = nil
+            s.updatedAt = now
+            state.psSubscriptions[s.id] = s
+            events.append(webhooks.event("subscription.disable", webhooks.subscriptionData(s, state: state, includeToken: true)))
+        case .refund:
+            guard let t = state.psTransactions.values.filter({ $0.subscriptionID == s.id && $0.status == "success" }).max(by: { $0.id < $1.id }) else {
+                throw .invalid("Subscription \(s.code) has no successful charge to refund.")
+            }
+            events += try refund(reference: t.reference, state: &state)
+        }
+        return events
+    }
+
+    /// Refunds a successful transaction in full: `refund.pending`, `refund.processing`, `refund.processed`.
+    func refund(reference: String, state: inout SandboxState) throws(SandboxError) -> [OutgoingWebhook] {
+        guard var t = state.psTransactions[reference] else { throw .notFound("Transaction reference not found") }
+        guard t.status == "success" else { throw .invalid("Transaction has not been paid or was already refunded") }
+        let pending = webhooks.refund("pending", t, refundReference: nil, state: state)
+        let processing = webhooks.refund("processing", t, refundReference: nil, state: state)
+        t.status = "reversed"
+        state.psTransactions[reference] = t
+        let processed = webhooks.refund("processed", t, refundReference: Formatting.code("TRF_", t.id), state: state)
+        return [pending, processing, processed]
+    }
+
+    private func newInvoice(_ s: PSSubscription, periodStart: Date, periodEnd: Date, state: inout SandboxState) -> PSInvoice {
+        let id = state.next(.psInvoice)
+        let invoice = PSInvoice(
+            id: id, code: Formatting.code("INV_", id), subscriptionID: s.id, amount: s.amount, periodStart: periodStart, periodEnd: periodEnd,
+            status: "pending", paid: false, paidAt: nil, description: nil, transactionReference: nil, createdAt: now)
+        state.psInvoices[id] = invoice
+        return invoice
+    }
+
+    private func renewalCharge(_ s: PSSubscription, state: inout SandboxState) -> PSTransaction {
+        let n = state.next(.psTransaction)
+        let reference = "sbxrenew-" + String(n)
+        let email = state.psCustomers[s.customerID]?.email ?? ""
+        let t = PSTransaction(
+            id: n, reference: reference, accessCode: "", amount: s.amount, currency: resources.catalog.plans.first { $0.id == s.planID }?.currency ?? "NGN",
+            email: email, planID: s.planID, callbackURL: nil, metadata: ["invoice_action": "create"], status: "success",
+            createdAt: now, paidAt: now, customerID: s.customerID, subscriptionID: s.id)
+        state.psTransactions[reference] = t
+        return t
+    }
+
+    private func settle(_ invoice: PSInvoice, with t: PSTransaction, state: inout SandboxState) -> PSInvoice {
+        var paid = invoice
+        paid.status = "success"
+        paid.paid = true
+        paid.paidAt = now
+        paid.description = nil
+        paid.transactionReference = t.reference
+        state.psInvoices[paid.id] = paid
+        return paid
+    }
+}

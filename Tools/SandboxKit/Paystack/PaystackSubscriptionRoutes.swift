@@ -1,0 +1,56 @@
+/// Subscriptions (fetch, list, disable, enable, manage link) and customers.
+extension PaystackAPI {
+    func getSubscription(_ key: String) throws(SandboxError) -> SandboxResponse {
+        let data: JSONValue? = store.read { state in
+            state.psSubscriptions.values.first { $0.code == key || String($0.id) == key }.map { resources.subscription($0, state: state) }
+        }
+        guard let data else { throw .notFound("Subscription not found") }
+        return resources.ok("Subscription retrieved successfully", data: data)
+    }
+
+    /// `customer` and `plan` filter by numeric id, as documented.
+    func listSubscriptions(_ request: SandboxRequest) -> SandboxResponse {
+        let (items, window): ([JSONValue], PageWindow) = store.read { state in
+            var subs = state.psSubscriptions.values.sorted { $0.id > $1.id }
+            if let customer = request.queryValue("customer") { subs = subs.filter { String($0.customerID) == customer } }
+            if let plan = request.queryValue("plan") { subs = subs.filter { String($0.planID) == plan } }
+            let page = self.window(request, total: subs.count)
+            return (page.slice(subs).map { resources.subscription($0, state: state) }, page)
+        }
+        return resources.ok("Subscriptions retrieved", data: .array(items), meta: resources.listMeta(window))
+    }
+
+    /// `{code, token}`; an unknown code or a token that is not the subscription's
+    /// `email_token` answers 404 "Subscription with code not found or already inactive"
+    /// (message as commonly reported; the exact status for a wrong token is unverified).
+    func toggle(_ request: SandboxRequest, enable: Bool) throws(SandboxError) -> HandlerResult {
+        guard let body = jsonBody(request) else { throw .invalid("Invalid JSON body") }
+        guard let code = body["code"]?.stringValue, !code.isEmpty else { throw .invalid("Subscription code is required") }
+        guard let token = body["token"]?.stringValue, !token.isEmpty else { throw .invalid("Email token is required") }
+        let lifecycle = lifecycle
+        let events = try store.withState { (state) throws(SandboxError) -> [OutgoingWebhook] in
+            guard let s = state.psSubscriptions.values.first(where: { $0.code == code }), s.emailToken == token else {
+                throw .notFound("Subscription with code not found or already inactive")
+            }
+            if enable {
+                return try lifecycle.apply(.resume, subscriptionCode: code, state: &state)
+            }
+            return try lifecycle.apply(.cancel, subscriptionCode: code, state: &state)
+        }
+        return HandlerResult(resources.ok(enable ? "Subscription enabled successfully" : "Subscription disabled successfully"), events: events)
+    }
+
+    func manageLink(_ code: String) throws(SandboxError) -> SandboxResponse {
+        guard let s = store.read({ $0.psSubscriptions.values.first { $0.code == code } }) else { throw .notFound("Subscription not found") }
+        let link = "\(context.publicBase)/manage/paystack/\(s.code)?subscription_token=\(context.urlSignature("manage\(s.code)"))"
+        return resources.ok("Link generated", data: ["link": .string(link)])
+    }
+
+    func getCustomer(_ key: String) throws(SandboxError) -> SandboxResponse {
+        let data: JSONValue? = store.read { state in
+            state.psCustomers.values.first { $0.code == key || $0.email.lowercased() == key.lowercased() }.map { resources.customerDetail($0, state: state) }
+        }
+        guard let data else { throw .notFound("Customer not found") }
+        return resources.ok("Customer retrieved", data: data)
+    }
+}

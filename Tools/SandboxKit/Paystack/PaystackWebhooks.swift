@@ -1,0 +1,91 @@
+import Foundation
+
+/// Builds Paystack webhook bodies: `{"event":…,"data":{…}}` (no id, no timestamp).
+struct PaystackWebhooks {
+    let resources: PaystackResources
+
+    func event(_ name: String, _ data: JSONValue) -> OutgoingWebhook {
+        OutgoingWebhook(provider: .paystack, eventName: name, payload: ["event": .string(name), "data": data])
+    }
+
+    func chargeSuccess(_ t: PSTransaction, state: SandboxState) -> OutgoingWebhook {
+        event("charge.success", resources.transaction(t, state: state))
+    }
+
+    /// The subscription object of `subscription.*` events; `.create` has no `email_token` (as documented).
+    func subscriptionData(_ s: PSSubscription, state: SandboxState, includeToken: Bool) -> JSONValue {
+        let r = resources
+        let plan = r.catalog.plans.first { $0.id == s.planID }
+        let customer = state.psCustomers[s.customerID]
+        var fields: [JSONField] = []
+        func add(_ key: String, _ value: JSONValue) { fields.append(JSONField(key: key, value: value)) }
+        if includeToken { add("id", .int(s.id)) }
+        add("domain", "test")
+        add("status", .string(s.status == "completed" ? "complete" : s.status))
+        add("subscription_code", .string(s.code))
+        if includeToken { add("email_token", .string(s.emailToken)) }
+        add("amount", .int(s.amount))
+        add("cron_expression", .string(PaystackResources.cron(interval: plan?.interval ?? "monthly", start: s.start)))
+        add("next_payment_date", r.nextPayment(s))
+        add("open_invoice", JSONValue(s.openInvoice))
+        if includeToken { add("integration", .int(r.catalog.integration)) } else { add("createdAt", r.ts(s.createdAt)) }
+        add("plan", plan.map(r.planSummary) ?? [:])
+        add("authorization", r.authorization(customer?.authorization))
+        add("customer", customer.map(r.customer) ?? [:])
+        if includeToken {
+            add("invoices", [])
+            add("invoices_history", [])
+            add("invoice_limit", 0)
+            add("split_code", .null)
+            add("most_recent_invoice", s.invoiceIDs.last.flatMap { state.psInvoices[$0] }.map(r.invoiceSummary) ?? .null)
+        }
+        add("created_at", r.ts(s.createdAt))
+        return .object(fields)
+    }
+
+    func invoiceData(_ i: PSInvoice, state: SandboxState) -> JSONValue {
+        let r = resources
+        guard let s = state.psSubscriptions[i.subscriptionID] else { return [:] }
+        let customer = state.psCustomers[s.customerID]
+        let plan = r.catalog.plans.first { $0.id == s.planID }
+        let transaction: JSONValue = i.transactionReference.flatMap { state.psTransactions[$0] }.map {
+            ["reference": .string($0.reference), "status": .string($0.status), "amount": .int($0.amount), "currency": .string($0.currency)]
+        } ?? [:]
+        return [
+            "domain": "test",
+            "invoice_code": .string(i.code),
+            "amount": .int(i.amount),
+            "period_start": r.ts(i.periodStart),
+            "period_end": r.ts(i.periodEnd),
+            "status": .string(i.status),
+            "paid": .bool(i.paid),
+            "paid_at": r.ts(i.paidAt),
+            "description": JSONValue(i.description),
+            "authorization": r.authorization(customer?.authorization),
+            "subscription": [
+                "status": .string(s.status), "subscription_code": .string(s.code), "email_token": .string(s.emailToken),
+                "amount": .int(s.amount), "cron_expression": .string(PaystackResources.cron(interval: plan?.interval ?? "monthly", start: s.start)),
+                "next_payment_date": r.nextPayment(s), "open_invoice": JSONValue(s.openInvoice),
+            ],
+            "customer": customer.map(r.customer) ?? [:],
+            "transaction": transaction,
+            "created_at": r.ts(i.createdAt),
+        ]
+    }
+
+    /// `refund.*`: `amount` is a string in the docs' examples.
+    func refund(_ status: String, _ t: PSTransaction, refundReference: String?, state: SandboxState) -> OutgoingWebhook {
+        let customer = t.customerID.flatMap { state.psCustomers[$0] }
+        return event("refund.\(status)", [
+            "status": .string(status),
+            "transaction_reference": .string(t.reference),
+            "refund_reference": JSONValue(refundReference),
+            "amount": .string(String(t.amount)),
+            "currency": .string(t.currency),
+            "processor": "instant-transfer",
+            "customer": ["first_name": .null, "last_name": .null, "email": .string(customer?.email ?? t.email)],
+            "integration": .int(resources.catalog.integration),
+            "domain": "test",
+        ])
+    }
+}

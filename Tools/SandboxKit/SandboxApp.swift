@@ -1,0 +1,87 @@
+import Foundation
+
+/// The provider sandbox: one handler for every route of both emulated
+/// providers, their hosted checkout pages and the `/_sandbox` controls.
+///
+/// Mount ``handle(_:)`` on a catch-all route. Webhooks produced by a request
+/// are queued before its response is returned and delivered in the background
+/// through the injected ``WebhookTransport``.
+public final class SandboxApp: Sendable {
+    private let context: SandboxContext
+    private let store: SandboxStore
+    private let dispatcher: WebhookDispatcher
+    private let lemonSqueezy: LemonSqueezyAPI
+    private let paystack: PaystackAPI
+    private let checkout: HostedCheckoutRoutes
+    private let control: SandboxControlRoutes
+
+    /// - Parameters:
+    ///   - configuration: keys, webhook URLs, public URL, rate limit, retry scaling.
+    ///   - catalog: ``SandboxCatalog/standard`` or one from ``SandboxCatalog/load(path:)``.
+    ///   - signer: HMAC functions for the signature headers.
+    ///   - transport: sends webhook requests.
+    ///   - clock: time source for timestamps and the sleeper for retries.
+    public init(configuration: SandboxConfiguration, catalog: SandboxCatalog = .standard, signer: SandboxSigner, transport: any WebhookTransport, clock: SandboxClock = .system) {
+        context = SandboxContext(configuration: configuration, catalog: catalog, signer: signer, clock: clock)
+        store = SandboxStore(catalog: catalog)
+        dispatcher = WebhookDispatcher(transport: transport, clock: clock, configuration: configuration)
+        let limiter = configuration.rateLimit.map(RateLimiter.init(settings:))
+        lemonSqueezy = LemonSqueezyAPI(context: context, store: store, rateLimiter: limiter)
+        paystack = PaystackAPI(context: context, store: store, rateLimiter: limiter)
+        checkout = HostedCheckoutRoutes(context: context, store: store)
+        control = SandboxControlRoutes(context: context, store: store, dispatcher: dispatcher, checkout: checkout)
+    }
+
+    /// Answers one request; never throws (errors are responses in the provider's format).
+    public func handle(_ request: SandboxRequest) async -> SandboxResponse {
+        let path = request.path
+        let result: HandlerResult
+        if let rest = Self.strip("/lemonsqueezy/v1", from: path) {
+            result = lemonSqueezy.handle(request, path: rest)
+        } else if let rest = Self.strip("/paystack", from: path) {
+            result = paystack.handle(request, path: rest)
+        } else if path.hasPrefix("/checkout/") || path.hasPrefix("/manage/") {
+            result = checkout.handle(request)
+        } else if let rest = Self.strip("/_sandbox", from: path) {
+            result = await control.handle(request, path: rest)
+        } else {
+            result = HandlerResult(.json(404, ["error": .string("not found: \(path)"), "hint": "routes live under /lemonsqueezy/v1, /paystack, /checkout and /_sandbox"]))
+        }
+        if !result.events.isEmpty { await dispatcher.enqueue(result.events.map(prepare)) }
+        return result.response
+    }
+
+    /// Waits until every queued webhook was delivered or gave up (retries included).
+    public func settleDeliveries() async { await dispatcher.settle() }
+
+    /// The attempt log, oldest first, optionally filtered.
+    public func deliveries(provider: SandboxProvider? = nil, event: String? = nil) async -> [DeliveryAttempt] {
+        await dispatcher.log(provider: provider, event: event)
+    }
+
+    /// Replaces the delivery faults (see ``DeliveryFaults``).
+    public func setFaults(_ faults: DeliveryFaults) async { await dispatcher.setFaults(faults) }
+
+    /// Encodes and signs a webhook as its provider does.
+    private func prepare(_ event: OutgoingWebhook) -> PreparedDelivery {
+        let settings = context.configuration
+        switch event.provider {
+        case .lemonSqueezy:
+            let body = JSONWriter.encode(event.payload, dialect: .php)
+            let signature = context.signer.hmacSHA256Hex(Array(settings.lemonSqueezy.webhookSecret.utf8), body)
+            return PreparedDelivery(id: 0, provider: .lemonSqueezy, eventName: event.eventName, url: settings.lemonSqueezy.webhookURL,
+                                    headers: [("Content-Type", "application/json"), ("X-Event-Name", event.eventName), ("X-Signature", signature)], body: body)
+        case .paystack:
+            let body = JSONWriter.encode(event.payload, dialect: .node)
+            let signature = context.signer.hmacSHA512Hex(Array(settings.paystack.secretKey.utf8), body)
+            return PreparedDelivery(id: 0, provider: .paystack, eventName: event.eventName, url: settings.paystack.webhookURL,
+                                    headers: [("Content-Type", "application/json"), ("x-paystack-signature", signature)], body: body)
+        }
+    }
+
+    /// `path` without `prefix` ("" for the prefix itself), or nil when it does not start with it.
+    private static func strip(_ prefix: String, from path: String) -> String? {
+        guard path == prefix || path.hasPrefix(prefix + "/") else { return nil }
+        return String(path.dropFirst(prefix.count))
+    }
+}

@@ -1,0 +1,45 @@
+import SandboxKit
+import ServiceRuntime
+
+/// Everything `provider-sandbox` reads from its environment.
+public struct ProviderSandboxSettings: Sendable {
+    public var sandbox: SandboxConfiguration
+    public var catalogFile: String?
+    public var bindAddress: String
+    public var port: Int
+
+    public init(sandbox: SandboxConfiguration = SandboxConfiguration(), catalogFile: String? = nil, bindAddress: String = "127.0.0.1", port: Int = 0) {
+        self.sandbox = sandbox
+        self.catalogFile = catalogFile
+        self.bindAddress = bindAddress
+        self.port = port
+    }
+
+    /// Reads `SANDBOX_HOST` (127.0.0.1), `SANDBOX_PORT` (8090), `SANDBOX_PUBLIC_URL`
+    /// (http://127.0.0.1:<port>), `SANDBOX_CATALOG_FILE`, `SANDBOX_RETRY_TIME_SCALE` (1),
+    /// `SANDBOX_RATE_LIMIT` (requests per `SANDBOX_RATE_WINDOW` seconds; unset: unlimited),
+    /// the keys clients must present and that sign webhooks (`LEMONSQUEEZY_API_KEY`,
+    /// `LEMONSQUEEZY_WEBHOOK_SECRET`, `PAYSTACK_SECRET_KEY`, each with a sandbox default)
+    /// and where webhooks go (`LEMONSQUEEZY_WEBHOOK_URL`, `PAYSTACK_WEBHOOK_URL`).
+    public static func fromEnvironment(_ reader: inout ConfigReader) -> ProviderSandboxSettings {
+        var settings = ProviderSandboxSettings()
+        settings.bindAddress = reader.string("SANDBOX_HOST", default: "127.0.0.1")
+        settings.port = reader.int("SANDBOX_PORT", default: 8090, in: 0...65_535)
+        let publicURL = reader.string("SANDBOX_PUBLIC_URL", default: "http://127.0.0.1:\(settings.port)")
+        var lemonSqueezy = LemonSqueezySettings()
+        lemonSqueezy.apiKey = reader.secret("LEMONSQUEEZY_API_KEY")?.reveal() ?? lemonSqueezy.apiKey
+        lemonSqueezy.webhookSecret = reader.secret("LEMONSQUEEZY_WEBHOOK_SECRET")?.reveal() ?? lemonSqueezy.webhookSecret
+        lemonSqueezy.webhookURL = reader.string("LEMONSQUEEZY_WEBHOOK_URL")
+        var paystack = PaystackSettings()
+        paystack.secretKey = reader.secret("PAYSTACK_SECRET_KEY")?.reveal() ?? paystack.secretKey
+        paystack.webhookURL = reader.string("PAYSTACK_WEBHOOK_URL")
+        let rateLimit = reader.int("SANDBOX_RATE_LIMIT", in: 1...1_000_000).map {
+            RateLimitSettings(limit: $0, windowSeconds: reader.int("SANDBOX_RATE_WINDOW", default: 60, in: 1...3600))
+        }
+        settings.sandbox = SandboxConfiguration(
+            publicBaseURL: publicURL, lemonSqueezy: lemonSqueezy, paystack: paystack, rateLimit: rateLimit,
+            retryTimeScale: reader.double("SANDBOX_RETRY_TIME_SCALE", default: 1))
+        settings.catalogFile = reader.string("SANDBOX_CATALOG_FILE")
+        return settings
+    }
+}
