@@ -1,4 +1,5 @@
 import Foundation
+import HTTPClient
 import Testing
 import Models
 import Providers
@@ -102,6 +103,7 @@ import Providers
         let signature = try OpenSSLSigner.hmacHex("sha256", key: Self.lsSecret, body: body)
         try ls.verify(headers: ["x-signature": signature.uppercased()], body: body, remoteAddress: nil)
         try ls.verify(header: { $0 == "x-signature" ? signature : nil }, body: body, remoteAddress: nil)
+        try ls.verify(headers: HTTPHeaders([("Content-Type", "application/json"), ("X-Signature", signature)]), body: body, remoteAddress: nil)
         guard case .success = ls.check(headers: [("X-SIGNATURE", signature)], body: body, remoteAddress: nil) else {
             Issue.record("check() refused a valid signature")
             return
