@@ -104,5 +104,10 @@ import Providers
         #expect(registry.verifier(for: .paystack)?.signatureHeader == "x-paystack-signature")
         #expect(registry.verifier(for: .lemonsqueezy) == nil)
         #expect(throws: ProviderError.self) { try registry.client(for: .lemonsqueezy) }
+        // Printing or dumping a client never shows the key.
+        let client = try #require(registry[.paystack])
+        var dumped = ""
+        dump(client, to: &dumped)
+        #expect(!"\(client)".contains("SECRET-3") && !String(reflecting: client).contains("SECRET-3") && !dumped.contains("SECRET-3"), "\(dumped)")
     }
 }

@@ -10,7 +10,7 @@ import Models
 /// Lemon Squeezy certainly did not process it (429, refused connection,
 /// unresolved host) — never after a timeout or 5xx, which could leave two
 /// checkouts behind.
-public struct LemonSqueezyClient: PaymentProvider {
+public struct LemonSqueezyClient: PaymentProvider, CustomStringConvertible {
     public var provider: Provider { .lemonsqueezy }
     public let configuration: LemonSqueezyConfiguration
     /// `page[size]` of list calls.
@@ -32,12 +32,12 @@ public struct LemonSqueezyClient: PaymentProvider {
         self.maximumPages = max(1, maximumPages)
         transport = ProviderTransport(
             provider: .lemonsqueezy, client: httpClient, baseURL: configuration.apiBaseURL,
-            headers: HTTPHeaders([
-                ("Accept", "application/vnd.api+json"), ("Content-Type", "application/vnd.api+json"),
-                ("Authorization", "Bearer \(configuration.apiKey.value)"),
-            ]),
-            retryPolicy: retryPolicy, secrets: [configuration.apiKey.value, configuration.webhookSecret.value])
+            headers: HTTPHeaders([("Accept", "application/vnd.api+json"), ("Content-Type", "application/vnd.api+json")]),
+            bearer: configuration.apiKey, retryPolicy: retryPolicy, secrets: [configuration.apiKey, configuration.webhookSecret])
     }
+
+    /// Names the endpoint, never the key.
+    public var description: String { "LemonSqueezyClient(\(configuration.apiBaseURL), store \(configuration.storeID))" }
 
     // MARK: - Catalog
 

@@ -15,7 +15,7 @@ import Models
 /// instead of the URL. It is therefore repeated only when Paystack certainly
 /// did not process it (429, refused connection, unresolved host); after a
 /// timeout or 5xx the caller gets `.unavailable` and starts a new checkout.
-public struct PaystackClient: PaymentProvider {
+public struct PaystackClient: PaymentProvider, CustomStringConvertible {
     public var provider: Provider { .paystack }
     public let configuration: PaystackConfiguration
     /// `perPage` of list calls.
@@ -33,9 +33,12 @@ public struct PaystackClient: PaymentProvider {
         self.maximumPages = max(1, maximumPages)
         transport = ProviderTransport(
             provider: .paystack, client: httpClient, baseURL: configuration.apiBaseURL,
-            headers: HTTPHeaders([("Accept", "application/json"), ("Content-Type", "application/json"), ("Authorization", "Bearer \(configuration.secretKey.value)")]),
-            retryPolicy: retryPolicy, secrets: [configuration.secretKey.value])
+            headers: HTTPHeaders([("Accept", "application/json"), ("Content-Type", "application/json")]),
+            bearer: configuration.secretKey, retryPolicy: retryPolicy, secrets: [configuration.secretKey])
     }
+
+    /// Names the endpoint, never the key.
+    public var description: String { "PaystackClient(\(configuration.apiBaseURL))" }
 
     // MARK: - Catalog
 

@@ -6,7 +6,7 @@ import Models
 ///
 /// Shared by both clients; the provider-specific parts are the error body
 /// format (``ProviderErrorFormat``) and the headers.
-struct ProviderTransport: Sendable {
+struct ProviderTransport: Sendable, CustomStringConvertible {
     /// When a call may be repeated.
     enum Retry: Sendable {
         /// The call is idempotent: the HTTP client retries 429, 5xx and transient
@@ -22,10 +22,17 @@ struct ProviderTransport: Sendable {
     let client: HTTPClient
     /// Without trailing slash; paths start with `/`.
     let baseURL: String
+    /// Headers of every call, except `Authorization`.
     let headers: HTTPHeaders
+    /// Sent as `Authorization: Bearer …`, added per request so that no
+    /// printable value of this type holds the header.
+    let bearer: Secret
     let retryPolicy: RetryPolicy
-    /// Credential strings scrubbed from any provider message we keep.
-    let secrets: [String]
+    /// Credentials scrubbed from any provider message we keep.
+    let secrets: [Secret]
+
+    /// Never the headers or secrets.
+    var description: String { "ProviderTransport(\(provider.rawValue), \(baseURL))" }
 
     /// Sends the call and returns the parsed JSON body of a 2xx answer.
     func send(
@@ -34,7 +41,9 @@ struct ProviderTransport: Sendable {
     ) async throws(ProviderError) -> JSONValue {
         var url = baseURL + path
         if !query.isEmpty { url += "?" + QueryString.encode(query) }
-        var request = HTTPClientRequest(method: method, url: url, headers: headers, retryPolicy: retryPolicy, idempotent: retry == .idempotent)
+        var allHeaders = headers
+        allHeaders.add(name: "Authorization", value: "Bearer \(bearer.value)")
+        var request = HTTPClientRequest(method: method, url: url, headers: allHeaders, retryPolicy: retryPolicy, idempotent: retry == .idempotent)
         if let body { request.body = body.encodedBytes() }
 
         let response: HTTPClientResponse
@@ -121,8 +130,8 @@ struct ProviderTransport: Sendable {
     /// Removes credentials, should a provider (or a proxy) ever echo one back.
     func scrub(_ text: String) -> String {
         var text = text
-        for secret in secrets where secret.count >= 4 {
-            text = text.replacingOccurrences(of: secret, with: "<redacted>")
+        for secret in secrets where secret.value.count >= 4 {
+            text = text.replacingOccurrences(of: secret.value, with: "<redacted>")
         }
         return text
     }
