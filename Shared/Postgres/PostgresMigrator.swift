@@ -1,0 +1,112 @@
+/// Applies an ordered set of migrations, each once and each in its own
+/// transaction, recording them in a table (`version`, `name`, `checksum`,
+/// `applied_at`).
+///
+/// Safe when several processes start at once: the run holds a session-level
+/// `pg_advisory_lock` on one connection, so the others wait and then find the
+/// migrations applied. Editing an applied migration is an error (its MD5
+/// checksum no longer matches).
+public struct PostgresMigrator: Sendable {
+    /// The migrations, sorted by version.
+    public let migrations: [PostgresMigration]
+    /// The bookkeeping table. Default `schema_migrations`.
+    public let tableName: String
+
+    /// Creates a migrator.
+    /// - Parameters:
+    ///   - migrations: in any order; versions must be unique.
+    ///   - tableName: the bookkeeping table.
+    /// - Throws: ``PostgresError`` of kind `.migration` on a duplicate version.
+    public init(migrations: [PostgresMigration], tableName: String = "schema_migrations") throws {
+        let sorted = migrations.sorted { $0.version < $1.version }
+        for (previous, next) in zip(sorted, sorted.dropFirst()) where previous.version == next.version {
+            throw PostgresError(.migration, message: "duplicate migration version \(next.version)")
+        }
+        self.migrations = sorted
+        self.tableName = tableName
+    }
+
+    /// Creates a migrator from `<number>_<name>.sql` files; see ``PostgresMigration/load(directory:)``.
+    /// - Throws: ``PostgresError`` of kind `.migration`, or file-system errors.
+    public init(directory: String, tableName: String = "schema_migrations") throws {
+        try self.init(migrations: PostgresMigration.load(directory: directory), tableName: tableName)
+    }
+
+    /// Applies pending migrations using one connection from the pool.
+    /// - Returns: the versions applied by this call.
+    /// - Throws: ``PostgresError``.
+    @discardableResult
+    public func migrate(pool: PostgresPool) async throws -> [Int] {
+        try await pool.withConnection { try await migrate(connection: $0) }
+    }
+
+    /// Applies pending migrations on a connection, holding the advisory lock meanwhile.
+    /// - Returns: the versions applied by this call.
+    /// - Throws: ``PostgresError`` of kind `.migration` when a migration fails or an
+    ///   applied one changed; other ``PostgresError``s from the server.
+    @discardableResult
+    public func migrate(connection: PostgresConnection) async throws -> [Int] {
+        let key = lockKey
+        try await connection.execute("SELECT pg_advisory_lock(\(key))")
+        do {
+            let applied = try await applyPending(connection)
+            try await connection.execute("SELECT pg_advisory_unlock(\(key))")
+            return applied
+        } catch {
+            // If the session is gone the server already dropped the lock.
+            _ = try? await connection.execute("SELECT pg_advisory_unlock(\(key))")
+            throw error
+        }
+    }
+
+    private func applyPending(_ connection: PostgresConnection) async throws -> [Int] {
+        try await connection.execute("""
+            CREATE TABLE IF NOT EXISTS \(identifier: tableName) (
+                version bigint PRIMARY KEY,
+                name text NOT NULL,
+                checksum text NOT NULL,
+                applied_at timestamptz NOT NULL DEFAULT now())
+            """)
+        var recorded: [Int: String] = [:]
+        for row in try await connection.query("SELECT version, checksum FROM \(identifier: tableName)") {
+            let (version, checksum) = try row.decode((Int, String).self)
+            recorded[version] = checksum
+        }
+        var applied: [Int] = []
+        for migration in migrations {
+            let checksum = try await connection.query("SELECT md5(\(migration.sql))")[0].decode(String.self)
+            if let existing = recorded[migration.version] {
+                guard existing == checksum else {
+                    throw PostgresError(.migration, message: "applied migration \(migration.version) (\(migration.name)) has changed")
+                }
+                continue
+            }
+            do {
+                try await connection.withTransaction { connection in
+                    try await connection.runScript(migration.sql)
+                    try await connection.execute("""
+                        INSERT INTO \(identifier: tableName) (version, name, checksum)
+                        VALUES (\(migration.version), \(migration.name), \(checksum))
+                        """)
+                }
+            } catch let error as PostgresError where error.kind == .server {
+                var wrapped = error
+                wrapped.kind = .migration
+                wrapped.message = "migration \(migration.version) (\(migration.name)) failed: \(error.message ?? "")"
+                throw wrapped
+            }
+            applied.append(migration.version)
+        }
+        return applied
+    }
+
+    /// A 64-bit FNV-1a hash of the table name, so migrators of different
+    /// tables do not block each other.
+    var lockKey: Int64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in "storefront.migrations.\(tableName)".utf8 {
+            hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
+        }
+        return Int64(bitPattern: hash)
+    }
+}

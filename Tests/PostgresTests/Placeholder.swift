@@ -1,3 +1,0 @@
-import Testing
-@testable import Postgres
-@Test func placeholder() { #expect(Bool(true)) }
