@@ -1,0 +1,15 @@
+/// Every problem found in the providers' settings, reported together so an
+/// operator can fix them in one go. Problems name variables, never the values
+/// of secrets.
+public struct ProvidersConfigurationError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// One line per problem, each naming the environment variable.
+    public let problems: [String]
+
+    public init(problems: [String]) {
+        self.problems = problems
+    }
+
+    public var description: String {
+        "invalid payment provider configuration:\n" + problems.map { "- \($0)" }.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,60 @@
+import Foundation
+
+/// Request bodies are built as ``JSONValue`` trees (the providers' shapes are
+/// nested and partly dynamic), so the type also encodes.
+extension JSONValue: Encodable {
+    public func encode(to encoder: any Encoder) throws {
+        switch self {
+        case .null:
+            var container = encoder.singleValueContainer()
+            try container.encodeNil()
+        case .bool(let value):
+            var container = encoder.singleValueContainer()
+            try container.encode(value)
+        case .integer(let value):
+            var container = encoder.singleValueContainer()
+            try container.encode(value)
+        case .double(let value):
+            var container = encoder.singleValueContainer()
+            try container.encode(value)
+        case .string(let value):
+            var container = encoder.singleValueContainer()
+            try container.encode(value)
+        case .array(let items):
+            var container = encoder.unkeyedContainer()
+            for item in items { try container.encode(item) }
+        case .object(let members):
+            var container = encoder.container(keyedBy: AnyKey.self)
+            for (key, value) in members { try container.encode(value, forKey: AnyKey(stringValue: key)) }
+        }
+    }
+
+    /// Compact JSON with sorted keys (stable bytes for tests and logs) and unescaped slashes.
+    func encodedBytes() -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        // Encoding a tree of plain values cannot fail (no non-finite doubles are built).
+        return (try? Array(encoder.encode(self))) ?? Array("null".utf8)
+    }
+}
+
+extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByBooleanLiteral,
+    ExpressibleByDictionaryLiteral, ExpressibleByArrayLiteral
+{
+    public init(stringLiteral value: String) { self = .string(value) }
+    public init(integerLiteral value: Int64) { self = .integer(value) }
+    public init(booleanLiteral value: Bool) { self = .bool(value) }
+    public init(dictionaryLiteral elements: (String, JSONValue)...) {
+        self = .object(Dictionary(elements, uniquingKeysWith: { _, last in last }))
+    }
+    public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
+}
+
+extension JSONValue {
+    /// Reads an API response body (bounded by the HTTP client's body limit, not
+    /// the webhook limit: list pages may be larger than a webhook).
+    static func decodeResponse(_ bytes: [UInt8]) -> JSONValue? {
+        if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) { return .null }
+        return try? JSONDecoder().decode(JSONValue.self, from: Data(bytes))
+    }
+}
