@@ -53,13 +53,14 @@ let package = Package(
         library("ServiceRuntime", ["Telemetry"]),
         library("HTTPServer", ["CMicroHTTPD", "HTTPTypes", "Telemetry"]),
         library("ServiceHTTP", ["HTTPServer", "ServiceRuntime", "Telemetry"]),
+        library("ProviderSetup", ["Providers", "HTTPClient", "ServiceRuntime"]),
 
         // MARK: - Services (logic in a library, a thin executable each)
         .target(name: "SubscriptionProjector", dependencies: ["Models"],
                 path: "Services/subscription-projector/SubscriptionProjector", swiftSettings: strict),
         .target(name: "CatalogService", dependencies: ["Models", "HTTPServer", "ServiceHTTP", "ServiceRuntime", "Telemetry"],
                 path: "Services/catalog/CatalogService", swiftSettings: strict),
-        .executableTarget(name: "catalog", dependencies: ["CatalogService", "HTTPServer", "ServiceHTTP", "ServiceRuntime", "Telemetry"],
+        .executableTarget(name: "catalog", dependencies: ["CatalogService", "Providers", "ProviderSetup", "HTTPClient", "Models", "HTTPServer", "ServiceHTTP", "ServiceRuntime", "Telemetry"],
                           path: "Services/catalog/main", swiftSettings: strict),
 
         // MARK: - Tools

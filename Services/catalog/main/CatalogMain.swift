@@ -1,5 +1,6 @@
 import CatalogService
 import Foundation
+import HTTPClient
 import HTTPServer
 import ServiceHTTP
 import ServiceRuntime
@@ -17,9 +18,8 @@ struct CatalogMain {
         let logger = Logger.bootstrap(service: "catalog", reader: &reader)
         let http = HTTPServerConfiguration.fromEnvironment(&reader, defaultPort: 8081)
         let configuration = CatalogConfiguration.fromEnvironment(&reader)
-        let sources: [any CatalogSource]
+        let sources = makeCatalogSources(&reader, httpClient: HTTPClient())
         do {
-            sources = try makeCatalogSources(environment: reader.environment)
             try reader.finish()
         } catch {
             ServiceConfigurationFailure.exit(error, logger: logger)

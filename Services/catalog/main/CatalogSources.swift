@@ -1,17 +1,26 @@
 import CatalogService
+import HTTPClient
+import Models
+import ProviderSetup
+import Providers
 import ServiceRuntime
 
-/// The catalog sources this process serves, one per enabled provider, in the
-/// order their products are listed.
-///
-/// - Throws: a `ConfigurationError` when a provider's settings are invalid.
-func makeCatalogSources(environment: Environment) throws -> [any CatalogSource] {
-    // TODO: adapt the Lemon Squeezy and Paystack API clients of the `Providers`
-    // module to `CatalogSource` and return one per provider enabled in
-    // `environment` (read with a `ConfigReader` and `finish()` it so every
-    // problem is reported). Until then no source is configured and
-    // `buildCatalogApplication` refuses to start, which is intended: the
-    // catalog must never serve made-up products.
-    _ = environment
-    return []
+/// The catalog sources this process serves, one per enabled provider, in
+/// ``Provider/allCases`` order (Lemon Squeezy, then Paystack). Problems with
+/// the providers' settings are added to `reader`.
+func makeCatalogSources(_ reader: inout ConfigReader, httpClient: HTTPClient) -> [any CatalogSource] {
+    guard let configuration = ProviderSetup.configuration(&reader) else { return [] }
+    let registry = ProviderRegistry(configuration: configuration, httpClient: httpClient)
+    return registry.enabled.compactMap { registry[$0] }.map(ProviderCatalogSource.init)
+}
+
+/// A provider's API client seen as a catalog source.
+struct ProviderCatalogSource: CatalogSource {
+    let client: any PaymentProvider
+
+    var provider: Provider { client.provider }
+
+    func fetchCatalog() async throws -> [CatalogItem] {
+        try await client.catalog()
+    }
 }
