@@ -54,10 +54,9 @@ let package = Package(
         library("HTTPServer", ["CMicroHTTPD", "HTTPTypes", "Telemetry"]),
         library("ServiceHTTP", ["HTTPServer", "ServiceRuntime", "Telemetry"]),
         library("ProviderSetup", ["Providers", "HTTPClient", "ServiceRuntime"]),
+        library("Projection", ["Models", "Postgres"]),
 
         // MARK: - Services (logic in a library, a thin executable each)
-        .target(name: "SubscriptionProjector", dependencies: ["Models"],
-                path: "Services/subscription-projector/SubscriptionProjector", swiftSettings: strict),
         .target(name: "CatalogService", dependencies: ["Models", "HTTPServer", "ServiceHTTP", "ServiceRuntime", "Telemetry"],
                 path: "Services/catalog/CatalogService", swiftSettings: strict),
         .executableTarget(name: "catalog", dependencies: ["CatalogService", "Providers", "ProviderSetup", "HTTPClient", "Models", "HTTPServer", "ServiceHTTP", "ServiceRuntime", "Telemetry"],
@@ -80,7 +79,7 @@ let package = Package(
         tests("ModelsTests", ["Models"]),
         tests("ProvidersTests", ["Providers", "Models", "Crypto", "HTTPClient", "SandboxServer", "SandboxKit", "Telemetry"], exclude: ["Fixtures"]),
         tests("ServiceRuntimeTests", ["ServiceRuntime", "Telemetry"]),
-        tests("SubscriptionProjectorTests", ["SubscriptionProjector", "Models"]),
+        tests("ProjectionTests", ["Projection", "Models", "Postgres"]),
         tests("HTTPServerTests", ["HTTPServer", "Telemetry"]),
         tests("SandboxKitTests", ["SandboxKit"]),
         tests("CatalogServiceTests", ["CatalogService", "Models", "HTTPServer", "HTTPClient", "ServiceHTTP", "ServiceRuntime", "Telemetry"]),

@@ -1,4 +1,4 @@
-/// The projector's PostgreSQL schema, as ordered migrations. Kept in code
+/// The subscription projection's PostgreSQL schema (written by the projector, read by checkout and the CLI), as ordered migrations. Kept in code
 /// rather than loose `.sql` files so every binary (and the container image)
 /// carries exactly the schema it was built with.
 public enum ProjectionSchema {

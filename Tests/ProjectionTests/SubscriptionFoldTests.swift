@@ -1,7 +1,7 @@
 import Foundation
 import Models
 import Testing
-@testable import SubscriptionProjector
+@testable import Projection
 
 @Suite struct SubscriptionFoldTests {
     static let t0 = Date(timeIntervalSince1970: 1_790_000_000)
