@@ -55,6 +55,7 @@ let package = Package(
         library("ServiceHTTP", ["HTTPServer", "ServiceRuntime", "Telemetry"]),
         library("ProviderSetup", ["Providers", "HTTPClient", "ServiceRuntime"]),
         library("Projection", ["Models", "Postgres"]),
+        library("MessagingSetup", ["Kafka", "Models", "ServiceRuntime", "Telemetry"], linker: vendoredLibraries),
 
         // MARK: - Services (logic in a library, a thin executable each)
         .target(name: "CatalogService", dependencies: ["Models", "HTTPServer", "ServiceHTTP", "ServiceRuntime", "Telemetry"],
