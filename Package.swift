@@ -69,6 +69,10 @@ let package = Package(
                 path: "Tools/SandboxServer", swiftSettings: strict),
         .executableTarget(name: "provider-sandbox", dependencies: ["SandboxServer", "ServiceHTTP", "ServiceRuntime", "Telemetry"],
                           path: "Tools/provider-sandbox", swiftSettings: strict),
+        .target(name: "StorefrontCLI", dependencies: ["Crypto", "Kafka", "MessagingSetup", "Models", "Postgres", "Projection", "ServiceRuntime", "Telemetry"],
+                path: "Tools/StorefrontCLI", swiftSettings: strict),
+        .executableTarget(name: "storefront", dependencies: ["StorefrontCLI", "ServiceRuntime", "Telemetry"],
+                          path: "Tools/storefront", swiftSettings: strict, linkerSettings: vendoredLibraries),
         .executableTarget(name: "http-bench-server", dependencies: ["HTTPServer"], path: "Tools/http-bench-server", swiftSettings: strict),
 
         // MARK: - Tests

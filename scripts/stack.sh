@@ -1,28 +1,163 @@
 #!/usr/bin/env bash
-# `make run` until the services exist: starts the local stack (PostgreSQL on
-# 55432, Tansu on 19092; override with PG_PORT / KAFKA_PORT), prints the
-# connection settings, and stops both on Ctrl-C.
+# Starts and stops the whole Storefront stack as plain processes: PostgreSQL,
+# the Tansu broker, the provider sandbox, the four services and the nginx
+# gateway. Used by `make run`, the end-to-end tests and the scale demo.
+#
+#   stack.sh up STATE_DIR     start everything; writes STATE_DIR/stack.env
+#   stack.sh down STATE_DIR   stop everything it started (safe to repeat)
+#
+# Ports come from the environment (defaults are DESIGN.md's): GATEWAY_PORT
+# 8080, CATALOG_PORT 8081, CHECKOUT_PORT 8082, WEBHOOK_RECEIVER_PORT 8083,
+# PROJECTOR_PORT 8084, SANDBOX_PORT 8090, PG_PORT 55432, KAFKA_PORT 19092.
+# STACK_FREE_PORTS=1 picks free ports for all of them instead (tests).
+# WEBHOOK_RECEIVER_REPLICAS / PROJECTOR_REPLICAS start more than one of each
+# (extra replicas take free ports; the gateway balances across receivers).
+# STOREFRONT_BIN names the folder with the built executables (default
+# .build/debug). The services log JSON to STATE_DIR/logs/<name>.log.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-state=$(mktemp -d /tmp/storefront-run.XXXXXX)
-cleanup() {
-  echo; echo "==> stopping the local stack"
+cmd=${1:?usage: stack.sh up|down STATE_DIR}
+state=${2:?usage: stack.sh up|down STATE_DIR}
+bin=${STOREFRONT_BIN:-$root/.build/debug}
+
+port_for() { # name default
+  if [ "${STACK_FREE_PORTS:-0}" = 1 ]; then "$root/scripts/free-port.sh"; else echo "$2"; fi
+}
+
+stop_pid_file() { # file
+  [ -f "$1" ] || return 0
+  local pid; pid=$(cat "$1")
+  kill -CONT "$pid" 2>/dev/null || true
+  kill -TERM "$pid" 2>/dev/null || true
+  for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+  kill -KILL "$pid" 2>/dev/null || true
+  rm -f "$1"
+}
+
+down() {
+  [ -d "$state" ] || return 0
+  for f in "$state"/pids/*.pid; do [ -e "$f" ] && stop_pid_file "$f"; done
   "$root/scripts/tansu.sh" stop "$state" || true
   "$root/scripts/pg.sh" stop "$state" || true
-  rm -rf "$state"
 }
-trap cleanup EXIT
-trap 'exit 0' INT TERM
 
-"$root/scripts/pg.sh" start "$state" "${PG_PORT:-55432}"
-"$root/scripts/tansu.sh" start "$state" "${KAFKA_PORT:-19092}"
-# shellcheck disable=SC1091
-. "$state/pg.env"; . "$state/kafka.env"
-cat <<MSG
+wait_ready() { # name url
+  for _ in $(seq 1 600); do
+    if curl -fsS -o /dev/null "$2" 2>/dev/null; then return 0; fi
+    sleep 0.1
+  done
+  echo "error: $1 did not become ready at $2; last log lines:" >&2
+  tail -n 20 "$state/logs/$1.log" >&2 || true
+  return 1
+}
 
-Local stack is up (the services are not built yet; this starts their servers):
-  DATABASE_URL=$DATABASE_URL
-  KAFKA_BROKERS=$KAFKA_BROKERS
-Press Ctrl-C to stop.
-MSG
-while true; do sleep 3600; done
+start_process() { # name port command... (env comes from the caller)
+  local name=$1 port=$2; shift 2
+  [ -x "$1" ] || { echo "error: $1 is not built (run: swift build)" >&2; return 1; }
+  if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+    echo "error: port $port for $name is already taken; set another port (see scripts/stack.sh)" >&2
+    return 1
+  fi
+  PORT=$port HOST=127.0.0.1 "$@" >>"$state/logs/$name.log" 2>&1 &
+  echo $! >"$state/pids/$name.pid"
+}
+
+up() {
+  mkdir -p "$state/logs" "$state/pids" "$state/nginx"
+  local gateway_port catalog_port checkout_port sandbox_port
+  gateway_port=$(port_for gateway "${GATEWAY_PORT:-8080}")
+  catalog_port=$(port_for catalog "${CATALOG_PORT:-8081}")
+  checkout_port=$(port_for checkout "${CHECKOUT_PORT:-8082}")
+  sandbox_port=$(port_for sandbox "${SANDBOX_PORT:-8090}")
+  local receivers=${WEBHOOK_RECEIVER_REPLICAS:-1} projectors=${PROJECTOR_REPLICAS:-1}
+
+  "$root/scripts/pg.sh" start "$state" "$(port_for pg "${PG_PORT:-55432}")"
+  "$root/scripts/tansu.sh" start "$state" "$(port_for kafka "${KAFKA_PORT:-19092}")"
+  # shellcheck disable=SC1091
+  . "$state/pg.env"; . "$state/kafka.env"
+
+  local gateway="http://127.0.0.1:$gateway_port" sandbox="http://127.0.0.1:$sandbox_port"
+  local jwt_secret; jwt_secret=$(openssl rand -hex 32)
+  # Sandbox credentials: the sandbox accepts these keys and signs with them.
+  export LEMONSQUEEZY_API_KEY=ls_test_sandbox_key LEMONSQUEEZY_STORE_ID=1
+  export LEMONSQUEEZY_WEBHOOK_SECRET=ls_sandbox_webhook_secret PAYSTACK_SECRET_KEY=sk_test_sandbox_secret
+  export LEMONSQUEEZY_API_BASE_URL="$sandbox/lemonsqueezy" PAYSTACK_API_BASE_URL="$sandbox/paystack"
+  export LEMONSQUEEZY_TEST_MODE=true
+  export DATABASE_URL KAFKA_BROKERS LOG_LEVEL=${LOG_LEVEL:-info}
+
+  SANDBOX_PORT=$sandbox_port SANDBOX_PUBLIC_URL=$sandbox \
+    LEMONSQUEEZY_WEBHOOK_URL="$gateway/api/webhooks/lemonsqueezy" PAYSTACK_WEBHOOK_URL="$gateway/api/webhooks/paystack" \
+    SANDBOX_RETRY_TIME_SCALE=${SANDBOX_RETRY_TIME_SCALE:-0.01} \
+    start_process provider-sandbox "$sandbox_port" "$bin/provider-sandbox"
+  wait_ready provider-sandbox "$sandbox/healthz"
+
+  # The projector migrates the schema at start-up; start it first so the
+  # others find their tables.
+  local projector_ports=() receiver_ports=()
+  for i in $(seq 1 "$projectors"); do
+    local p; if [ "$i" = 1 ]; then p=$(port_for projector "${PROJECTOR_PORT:-8084}"); else p=$("$root/scripts/free-port.sh"); fi
+    projector_ports+=("$p")
+    KAFKA_CLIENT_ID="subscription-projector-$i" start_process "subscription-projector-$i" "$p" "$bin/subscription-projector"
+  done
+  for p in "${projector_ports[@]}"; do wait_ready "subscription-projector-1" "http://127.0.0.1:$p/readyz"; done
+
+  start_process catalog "$catalog_port" "$bin/catalog"
+  AUTH_JWT_SECRET=$jwt_secret CHECKOUT_REDIRECT_URL="$gateway/checkout/complete" \
+    start_process checkout "$checkout_port" "$bin/checkout"
+  for i in $(seq 1 "$receivers"); do
+    local p; if [ "$i" = 1 ]; then p=$(port_for receiver "${WEBHOOK_RECEIVER_PORT:-8083}"); else p=$("$root/scripts/free-port.sh"); fi
+    receiver_ports+=("$p")
+    WEBHOOK_TRUST_FORWARDED_FOR=true start_process "webhook-receiver-$i" "$p" "$bin/webhook-receiver"
+  done
+
+  # nginx gateway from the template shared with docker compose.
+  local receiver_upstream="" ; for p in "${receiver_ports[@]}"; do receiver_upstream+="server 127.0.0.1:$p; "; done
+  sed -e "s|\${CATALOG_UPSTREAM}|127.0.0.1:$catalog_port|" \
+      -e "s|\${CHECKOUT_UPSTREAM}|127.0.0.1:$checkout_port|" \
+      -e "s|server \${WEBHOOK_RECEIVER_UPSTREAM};|$receiver_upstream|" \
+      -e "s|\${GATEWAY_LISTEN}|127.0.0.1:$gateway_port|" \
+      "$root/deploy/nginx/gateway.conf.template" >"$state/nginx/gateway.conf"
+  cat >"$state/nginx/nginx.conf" <<NGINX
+worker_processes 2;
+pid $state/nginx/nginx.pid;
+error_log $state/logs/gateway.log warn;
+events { worker_connections 1024; }
+http {
+    access_log $state/logs/gateway-access.log;
+    client_body_temp_path $state/nginx/body;
+    proxy_temp_path $state/nginx/proxy;
+    fastcgi_temp_path $state/nginx/fastcgi;
+    uwsgi_temp_path $state/nginx/uwsgi;
+    scgi_temp_path $state/nginx/scgi;
+    include $state/nginx/gateway.conf;
+}
+NGINX
+  local nginx; nginx=$(command -v nginx || echo /usr/sbin/nginx)
+  "$nginx" -t -q -c "$state/nginx/nginx.conf" -g "user $(id -un);" 2>>"$state/logs/gateway.log" || { cat "$state/logs/gateway.log" >&2; return 1; }
+  "$nginx" -c "$state/nginx/nginx.conf" -g "daemon off; user $(id -un);" >>"$state/logs/gateway.log" 2>&1 &
+  echo $! >"$state/pids/gateway.pid"
+
+  wait_ready catalog "http://127.0.0.1:$catalog_port/readyz"
+  wait_ready checkout "http://127.0.0.1:$checkout_port/readyz"
+  for p in "${receiver_ports[@]}"; do wait_ready webhook-receiver-1 "http://127.0.0.1:$p/readyz"; done
+  wait_ready gateway "$gateway/healthz"
+
+  cat >"$state/stack.env" <<ENV
+export GATEWAY_URL=$gateway
+export SANDBOX_URL=$sandbox
+export CATALOG_URL=http://127.0.0.1:$catalog_port
+export CHECKOUT_URL=http://127.0.0.1:$checkout_port
+export WEBHOOK_RECEIVER_URLS="$(printf 'http://127.0.0.1:%s ' "${receiver_ports[@]}")"
+export PROJECTOR_URLS="$(printf 'http://127.0.0.1:%s ' "${projector_ports[@]}")"
+export DATABASE_URL=$DATABASE_URL
+export KAFKA_BROKERS=$KAFKA_BROKERS
+export AUTH_JWT_SECRET=$jwt_secret
+export STACK_STATE=$state
+ENV
+}
+
+case "$cmd" in
+  up) up ;;
+  down) down ;;
+  *) echo "usage: stack.sh up|down STATE_DIR" >&2; exit 2 ;;
+esac

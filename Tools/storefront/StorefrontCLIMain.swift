@@ -1,0 +1,54 @@
+import Foundation
+import ServiceRuntime
+import StorefrontCLI
+import Telemetry
+
+/// `storefront`: the operator's command line. Run `storefront help`.
+@main
+struct StorefrontCLIMain {
+    static let usage = """
+        usage: storefront <command> [options]
+
+          migrate                              apply the projection's migrations (DATABASE_URL) and,
+                                               when KAFKA_BROKERS is set, create the topics
+          dev-token --sub ID --email E [--ttl SECONDS]
+                                               mint an HS256 app-user token with AUTH_JWT_SECRET
+          deadletter list                      print every record on storefront.deadletter.v1 (KAFKA_BROKERS)
+          deadletter replay                    publish dead letters not yet replayed back to their source topic
+          help                                 show this text
+
+        Logs go to stderr as JSON (LOG_LEVEL); results go to stdout.
+        """
+
+    static func main() async {
+        let environment = Environment()
+        var levelReader = ConfigReader(environment)
+        let logger = Logger.bootstrap(service: "storefront-cli", reader: &levelReader)
+        do {
+            let arguments = try CommandLineArguments(Array(CommandLine.arguments.dropFirst()))
+            switch arguments.words.first {
+            case "migrate":
+                let applied = try await MigrateCommand.run(environment: environment, logger: logger)
+                print(applied.isEmpty ? "schema is up to date" : "applied migrations: \(applied.map(String.init).joined(separator: ", "))")
+            case "dev-token":
+                print(try DevTokenCommand.run(arguments, environment: environment))
+            case "deadletter":
+                try await DeadLetterCommand.run(arguments, environment: environment, logger: logger) { print($0) }
+            case "help", nil:
+                print(usage)
+            case let other?:
+                FileHandle.standardError.write(Data("unknown command \(other)\n\n\(usage)\n".utf8))
+                exit(64)
+            }
+        } catch let error as CommandLineArguments.UsageError {
+            FileHandle.standardError.write(Data("\(error)\n\n\(usage)\n".utf8))
+            exit(64)
+        } catch let error as ConfigurationError {
+            ServiceConfigurationFailure.exit(error, logger: logger)
+        } catch {
+            logger.error("storefront failed: \(error)")
+            FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+            exit(1)
+        }
+    }
+}
