@@ -1,20 +1,21 @@
 # Storefront's commands. `make run` and `make test` work on a fresh Debian
-# bookworm machine as root: they install what is missing first.
-.PHONY: install build test run clean bench-http
+# bookworm machine as root: each installs what is missing first.
+.PHONY: install build run test bench-http clean
 
-install:
+install:        ## Debian packages and the pinned wheels (librdkafka >= 2.2, Tansu)
 	@./scripts/install-deps.sh
 
-build: install
+build: install  ## debug build of every target
 	swift build
 
-test:
+run:            ## the whole stack against the provider sandbox; Ctrl-C stops it
+	@./scripts/run.sh
+
+test:           ## throwaway PostgreSQL and broker, then every test
 	@./scripts/test.sh
 
-run: install build
-	@./scripts/stack.sh
-
-bench-http: install
+bench-http:     ## Swift HTTP server vs nginx serving the same 2 KB JSON
+	@./scripts/install-deps.sh
 	@./scripts/bench-http.sh
 
 clean:
