@@ -37,11 +37,14 @@ WORKDIR /src
 COPY Package.swift ./
 RUN swift package resolve
 
-# Only what the build needs: tests, scripts, deploy files and .build/.vendor
-# from a developer's checkout stay out (see also .dockerignore).
+# Only what the build needs; scripts, deploy files and a developer's .build
+# and .vendor stay out (see also .dockerignore). Tests/ is copied because
+# SwiftPM checks that every target's folder exists, test targets included;
+# the release build does not compile them.
 COPY Shared ./Shared
 COPY Services ./Services
 COPY Tools ./Tools
+COPY Tests ./Tests
 
 # Release build of every executable. The Swift runtime and Foundation are
 # linked statically, so the runtime stage needs no Swift toolchain, only the
@@ -63,7 +66,7 @@ FROM ${RUNTIME_IMAGE} AS runtime
 # (it reuses libcurl, which the services need anyway).
 RUN apt-get update -qq \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
-      libpq5 librdkafka1 libcurl4t64 libmicrohttpd12t64 libssl3t64 ca-certificates curl \
+      libpq5 librdkafka1 libcurl4t64 libmicrohttpd12t64 libssl3t64 libstdc++6 ca-certificates curl \
  && rm -rf /var/lib/apt/lists/* \
  && groupadd --system --gid 10001 storefront \
  && useradd --system --uid 10001 --gid 10001 --no-create-home --home-dir /nonexistent \
