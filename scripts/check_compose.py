@@ -1,0 +1,615 @@
+#!/usr/bin/env python3
+"""Storefront's own rules for docker-compose.yml, checked without a Docker engine.
+
+Run by scripts/check-compose.sh (which first validates the file against the
+Compose Specification with check-jsonschema) using the venv in .vendor/, whose
+ruamel.yaml parses the file (anchors and `<<` merges resolved).
+
+    check_compose.py [--root DIR] [--compose FILE]   check; exit 1 on any broken rule
+    check_compose.py --self-test                     prove each rule catches a broken copy
+    check_compose.py --explain                       print what each binary reads
+
+Rules (each message starts with the rule's tag):
+  [healthcheck]  every service has a healthcheck, except the one-shot jobs in
+                 ONE_SHOT_JOBS (which must not restart); Storefront services
+                 probe /readyz.
+  [scaling]      no service has a container_name; only the services in
+                 PUBLISHERS publish host ports (the sandbox on loopback only).
+  [runtime]      every long-running service has a restart policy and a memory
+                 limit (deploy.resources.limits.memory).
+  [env-required] every variable a service's binary reads as required is set
+                 to a value that cannot be empty.
+  [env-unknown]  no service sets a variable its binary never reads (a typo
+                 guard). NAME_FILE is accepted when the binary reads NAME.
+                 The gateway's variables must be exactly the template's
+                 ${...} placeholders.
+  [secrets]      variables named like *KEY*, *SECRET*, *PASSWORD*, *TOKEN*
+                 hold only an interpolation without a literal default; no URL
+                 carries a password; *_FILE variables hold paths; compose
+                 secret files live under deploy/secrets/ (git-ignored).
+  [files]        bind-mounted host paths (the nginx template...) exist.
+  [topics]       the topic partition count allows >= 6 projector replicas.
+  [image]        every binary a service runs is built by the Dockerfile.
+
+What a binary reads is taken from the SOURCE, not from a hand-kept list:
+Package.swift gives each executable target's path and dependencies; the
+Swift files of the executable and of every target it depends on,
+transitively, are scanned for configuration reads:
+
+  reader.required.<kind>("NAME"          required
+  reader.<kind>("NAME" / value("NAME"    optional (has a default or is optional)
+  read("NAME", default: ...)             optional (local helpers such as the catalog's)
+  environment["NAME"]                    optional
+
+Comments are ignored (ConfigReader's documentation shows example reads). So,
+for instance, today's closures give (see --explain for the full lists):
+
+  binary                  shared readers reached through its dependencies
+  catalog                 ServiceRuntime (LOG_LEVEL), ServiceHTTP (HOST, PORT, HTTP_*),
+                          ProviderSetup + Providers/Configuration (provider settings)
+  provider-sandbox        ServiceRuntime, ServiceHTTP, Tools/SandboxServer (SANDBOX_*)
+  storefront migrate      ServiceRuntime, MessagingSetup (KAFKA_*), the CLI's MigrateCommand
+  checkout, webhook-receiver, subscription-projector
+                          the same way once their executable targets exist
+
+A multi-command tool is scanned per command: COMMAND_SCOPES limits which
+files of the tool's own targets count for `storefront migrate`, so that
+another command's required variable (dev-token's AUTH_JWT_SECRET) is not
+demanded from the migrate job.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import functools
+import os
+import re
+import shlex
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+# --- project facts -------------------------------------------------------------
+
+#: Services that run once and exit (exempt from healthchecks, must not restart).
+ONE_SHOT_JOBS = {"migrate"}
+
+#: The Storefront services: scalable, probed on /readyz, never publishing a port.
+SERVICE_BINARIES = {"catalog", "checkout", "webhook-receiver", "subscription-projector"}
+
+#: Services allowed to publish host ports: name -> only on loopback?
+PUBLISHERS = {"gateway": False, "provider-sandbox": True}
+
+#: The nginx gateway and the template whose ${...} placeholders it fills.
+GATEWAY_SERVICE = "gateway"
+GATEWAY_TEMPLATE = "deploy/nginx/gateway.conf.template"
+
+#: Executables the compose file runs whose targets are still being written on
+#: other branches. Their environment cannot be checked against source yet; a
+#: note says so. Remove a name once its executable target is in Package.swift
+#: (the checker reminds you). Any other missing executable is an error.
+PENDING_EXECUTABLES = {"checkout", "webhook-receiver", "subscription-projector"}
+
+#: For tools with subcommands: (binary, command) -> {target path: files of that
+#: target that belong to the command}. Other targets are scanned whole.
+COMMAND_SCOPES = {
+    ("storefront", "migrate"): {
+        "Tools/StorefrontCLI": {"MigrateCommand.swift", "CommandLineArguments.swift"},
+    },
+}
+
+#: Minimum partitions per topic: one per projector replica we promise to run.
+MINIMUM_PARTITIONS = 6
+
+SECRET_NAME = re.compile(r"KEY|SECRET|PASSWORD|TOKEN|PASSPHRASE|CREDENTIAL", re.IGNORECASE)
+SECRET_SHAPES = [
+    re.compile(r"\bsk_(?:live|test)_[A-Za-z0-9]{8,}"),          # Paystack secret keys
+    re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----"),
+    re.compile(r"\beyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\."),  # a JWT
+]
+URL_WITH_PASSWORD = re.compile(r"[a-z][a-z0-9+.-]*://[^/\s:@]*:[^/\s@]+@", re.IGNORECASE)
+INTERPOLATION = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-?+])([^}]*))?\}|\$([A-Za-z_][A-Za-z0-9_]*)")
+
+
+# --- Package.swift and the Swift sources ------------------------------------------
+
+@dataclass
+class Target:
+    name: str
+    path: str | None          # None: a system library (no Swift sources)
+    dependencies: list[str] = field(default_factory=list)
+    executable: bool = False
+
+
+def _calls(text: str, opener: str):
+    """Yields the argument text of every call `opener(...)`, parentheses balanced."""
+    for match in re.finditer(re.escape(opener), text):
+        depth, start = 0, match.end() - 1
+        for index in range(start, len(text)):
+            if text[index] == "(":
+                depth += 1
+            elif text[index] == ")":
+                depth -= 1
+                if depth == 0:
+                    yield text[start + 1:index]
+                    break
+
+
+def _strings(text: str) -> list[str]:
+    return re.findall(r'"([^"\\]*)"', text)
+
+
+def _dependency_list(arguments: str, positional: bool) -> list[str]:
+    if positional:
+        match = re.match(r'\s*"[^"]*"\s*,\s*\[([^\]]*)\]', arguments)
+    else:
+        match = re.search(r"dependencies\s*:\s*\[([^\]]*)\]", arguments)
+    return _strings(match.group(1)) if match else []
+
+
+@functools.lru_cache(maxsize=None)
+def parse_package(root: Path) -> dict[str, Target]:
+    """The targets Package.swift declares, through its helper functions too."""
+    text = strip_comments((root / "Package.swift").read_text())
+    targets: dict[str, Target] = {}
+    for arguments in _calls(text, "library("):
+        if not arguments.lstrip().startswith('"'):
+            continue  # the helper's own declaration
+        name = _strings(arguments)[0]
+        targets[name] = Target(name, f"Shared/{name}", _dependency_list(arguments, positional=True))
+    for arguments in _calls(text, "system("):
+        if arguments.lstrip().startswith('"'):
+            name = _strings(arguments)[0]
+            targets[name] = Target(name, None)
+    for opener, executable in ((".target(", False), (".executableTarget(", True)):
+        for arguments in _calls(text, opener):
+            name = re.search(r'name\s*:\s*"([^"]+)"', arguments)
+            path = re.search(r'path\s*:\s*"([^"]+)"', arguments)
+            if name:
+                targets[name.group(1)] = Target(
+                    name.group(1), path.group(1) if path else f"Sources/{name.group(1)}",
+                    _dependency_list(arguments, positional=False), executable)
+    return targets
+
+
+def strip_comments(source: str) -> str:
+    """Swift source without comments; string literals kept (they hold the names)."""
+    out, index, length = [], 0, len(source)
+    in_string = False
+    while index < length:
+        char = source[index]
+        if in_string:
+            out.append(char)
+            if char == "\\" and index + 1 < length:
+                out.append(source[index + 1])
+                index += 2
+                continue
+            if char == '"':
+                in_string = False
+            index += 1
+            continue
+        if source.startswith("//", index):
+            newline = source.find("\n", index)
+            index = length if newline < 0 else newline
+            continue
+        if source.startswith("/*", index):
+            depth, index = 1, index + 2
+            while index < length and depth:
+                if source.startswith("/*", index):
+                    depth, index = depth + 1, index + 2
+                elif source.startswith("*/", index):
+                    depth, index = depth - 1, index + 2
+                else:
+                    index += 1
+            continue
+        if char == '"':
+            in_string = True
+        out.append(char)
+        index += 1
+    return "".join(out)
+
+
+READ_KINDS = r"string|int|double|bool|url|duration|enumeration|list|value|secret|read"
+READ_CALL = re.compile(
+    r"(?P<required>\brequired\s*\.\s*)?\b(?:" + READ_KINDS + r")\s*\(\s*\"(?P<name>[A-Z][A-Z0-9_]*)\"")
+SUBSCRIPT_READ = re.compile(r"\benvironment\s*\[\s*\"(?P<name>[A-Z][A-Z0-9_]*)\"\s*\]")
+
+
+@dataclass
+class Reads:
+    """The variables one binary reads: name -> set of files that read it."""
+    required: dict[str, set[str]] = field(default_factory=dict)
+    optional: dict[str, set[str]] = field(default_factory=dict)
+
+    @property
+    def all(self) -> set[str]:
+        return set(self.required) | set(self.optional)
+
+    def add(self, name: str, required: bool, where: str) -> None:
+        (self.required if required else self.optional).setdefault(name, set()).add(where)
+
+
+def scan_source(text: str, where: str, reads: Reads) -> None:
+    code = strip_comments(text)
+    for match in READ_CALL.finditer(code):
+        reads.add(match.group("name"), bool(match.group("required")), where)
+    for match in SUBSCRIPT_READ.finditer(code):
+        reads.add(match.group("name"), False, where)
+
+
+def dependency_closure(targets: dict[str, Target], start: str) -> list[Target]:
+    seen: dict[str, Target] = {}
+    stack = [start]
+    while stack:
+        name = stack.pop()
+        if name in seen or name not in targets:
+            continue
+        seen[name] = targets[name]
+        stack.extend(targets[name].dependencies)
+    return list(seen.values())
+
+
+@functools.lru_cache(maxsize=None)
+def binary_reads(root: Path, binary: str, command: str | None) -> tuple[Reads, list[str]]:
+    """What `binary` (running `command`, for multi-command tools) reads, and the target paths scanned."""
+    targets = parse_package(root)
+    reads = Reads()
+    scopes = COMMAND_SCOPES.get((binary, command or ""), {})
+    scanned = []
+    for target in dependency_closure(targets, binary):
+        if target.path is None:
+            continue
+        folder = root / target.path
+        allowed = scopes.get(target.path)
+        scanned.append(target.path + ("" if allowed is None else " (" + ", ".join(sorted(allowed)) + ")"))
+        for file in sorted(folder.rglob("*.swift")):
+            if allowed is not None and file.name not in allowed:
+                continue
+            scan_source(file.read_text(errors="replace"), str(file.relative_to(root)), reads)
+    return reads, scanned
+
+
+# --- compose values ------------------------------------------------------------------
+
+def environment_of(service: dict) -> dict[str, object]:
+    env = service.get("environment") or {}
+    if isinstance(env, list):
+        result = {}
+        for item in env:
+            name, _, value = str(item).partition("=")
+            result[name] = value if "=" in str(item) else None
+        return result
+    return dict(env)
+
+
+def can_be_empty(value: object) -> bool:
+    """Whether the value may reach the container empty (which counts as unset)."""
+    if value is None:
+        return True  # passed through from the operator's environment, maybe unset
+    text = str(value)
+    literal = INTERPOLATION.sub("", text.replace("$$", "$"))
+    if literal.strip():
+        return False
+    for match in INTERPOLATION.finditer(text):
+        operator, default = match.group(2), match.group(3) or ""
+        if operator in ("?", ":?"):
+            return False  # compose refuses to start without it
+        if operator in ("-", ":-") and default.strip() and not can_be_empty(default):
+            return False
+    return True
+
+
+def only_interpolation(value: object) -> bool:
+    """True when the value is one `${NAME}`/`${NAME:-}`/`${NAME:?msg}` with no literal secret."""
+    if value is None:
+        return True
+    text = str(value).strip()
+    match = INTERPOLATION.fullmatch(text)
+    if not match:
+        return False
+    operator, default = match.group(2), match.group(3) or ""
+    return not (operator in ("-", ":-", "+", ":+") and default.strip())
+
+
+def default_value(value: object) -> str:
+    """The value with every interpolation replaced by its default (or empty)."""
+    def substitute(match: re.Match) -> str:
+        operator, default = match.group(2), match.group(3) or ""
+        return default if operator in ("-", ":-") else ""
+    return INTERPOLATION.sub(substitute, str(value if value is not None else ""))
+
+
+def command_of(service: dict) -> list[str]:
+    command = service.get("command")
+    if command is None:
+        return []
+    return shlex.split(command) if isinstance(command, str) else [str(part) for part in command]
+
+
+def is_storefront_image(service: dict) -> bool:
+    return "build" in service or "STOREFRONT_IMAGE" in str(service.get("image", "")) \
+        or str(service.get("image", "")).startswith("storefront")
+
+
+def dockerfile_executables(root: Path) -> set[str] | None:
+    dockerfile = root / "Dockerfile"
+    if not dockerfile.exists():
+        return None
+    match = re.search(r'ARG\s+EXECUTABLES="([^"]*)"', dockerfile.read_text())
+    return set(match.group(1).split()) if match else None
+
+
+# --- the rules -----------------------------------------------------------------------
+
+@dataclass
+class Report:
+    errors: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def error(self, rule: str, subject: str, message: str) -> None:
+        self.errors.append(f"[{rule}] {subject}: {message}")
+
+    def note(self, message: str) -> None:
+        self.notes.append(message)
+
+
+def load_compose(path: Path) -> dict:
+    from ruamel.yaml import YAML  # from the venv that check-compose.sh installs
+    yaml = YAML(typ="safe", pure=True)
+    with path.open() as handle:
+        data = yaml.load(handle)
+    if not isinstance(data, dict) or not isinstance(data.get("services"), dict):
+        raise SystemExit(f"check-compose: {path} has no services mapping")
+    return data
+
+
+def check(compose: dict, root: Path, compose_dir: Path, explain: bool = False) -> Report:
+    report = Report()
+    services: dict[str, dict] = compose["services"]
+    targets = parse_package(root)
+    built = dockerfile_executables(root)
+    template_path = root / GATEWAY_TEMPLATE
+    template_placeholders = set(re.findall(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}", template_path.read_text())) \
+        if template_path.exists() else set()
+
+    for pending in sorted(PENDING_EXECUTABLES):
+        if pending in targets:
+            report.note(f"note: {pending} now has an executable target; remove it from PENDING_EXECUTABLES")
+
+    for name, service in services.items():
+        service = service or {}
+        command = command_of(service)
+        binary = command[0] if command and is_storefront_image(service) else None
+        long_running = name not in ONE_SHOT_JOBS
+
+        # [healthcheck]
+        health = service.get("healthcheck")
+        if name in ONE_SHOT_JOBS:
+            if str(service.get("restart", "no")) not in ("no", "False", "false"):
+                report.error("healthcheck", name, "a one-shot job must have restart: \"no\"")
+        elif not health or health.get("disable") or not health.get("test"):
+            report.error("healthcheck", name, "has no healthcheck (every long-running service needs one)")
+        elif binary in SERVICE_BINARIES and "/readyz" not in str(health.get("test")):
+            report.error("healthcheck", name, "a Storefront service's healthcheck must probe /readyz")
+
+        # [scaling]
+        if "container_name" in service:
+            report.error("scaling", name, "container_name prevents `docker compose up --scale`; remove it")
+        ports = service.get("ports") or []
+        if ports and name not in PUBLISHERS:
+            report.error("scaling", name, f"publishes host ports {ports}; only {sorted(PUBLISHERS)} may")
+        elif ports and PUBLISHERS.get(name):
+            for port in ports:
+                host_ip = port.get("host_ip") if isinstance(port, dict) else str(port).split(":")[0]
+                if default_value(host_ip) not in ("127.0.0.1", "::1", "[::1]"):
+                    report.error("scaling", name, f"may publish on loopback only, not {port!r}")
+
+        # [runtime]
+        if long_running:
+            if not service.get("restart") and not (service.get("deploy") or {}).get("restart_policy"):
+                report.error("runtime", name, "has no restart policy")
+            limits = ((service.get("deploy") or {}).get("resources") or {}).get("limits") or {}
+            if not limits.get("memory") and not service.get("mem_limit"):
+                report.error("runtime", name, "has no memory limit (deploy.resources.limits.memory)")
+
+        env = environment_of(service)
+
+        # [secrets]
+        for variable, value in env.items():
+            if variable.endswith("_FILE"):
+                shown = default_value(value)
+                if shown and not shown.startswith("/"):
+                    report.error("secrets", name, f"{variable} must name a file path, not a value")
+                continue
+            if SECRET_NAME.search(variable) and not only_interpolation(value):
+                report.error("secrets", name, f"{variable} holds a literal; use ${{{variable}:-}} or a secret file ({variable}_FILE)")
+            if value is not None and URL_WITH_PASSWORD.search(str(value)):
+                report.error("secrets", name, f"{variable} carries a password in a URL; use a passfile or a secret file")
+
+        # [files]
+        for volume in service.get("volumes") or []:
+            source = volume.get("source") if isinstance(volume, dict) else str(volume).split(":")[0]
+            kind = volume.get("type", "bind") if isinstance(volume, dict) else "bind"
+            if kind == "bind" and source and (source.startswith(".") or source.startswith("/")):
+                host = (compose_dir / default_value(source)).resolve()
+                if not host.exists():
+                    report.error("files", name, f"bind-mounted {source} does not exist")
+
+        # [env-required] / [env-unknown]
+        if name == GATEWAY_SERVICE:
+            for variable in sorted(set(env) - template_placeholders):
+                report.error("env-unknown", name, f"{variable} is not a placeholder of {GATEWAY_TEMPLATE}")
+            for variable in sorted(template_placeholders - set(env)):
+                report.error("env-required", name, f"{GATEWAY_TEMPLATE} needs ${{{variable}}} but the gateway does not set it")
+            for variable in sorted(template_placeholders & set(env)):
+                if can_be_empty(env[variable]):
+                    report.error("env-required", name, f"{variable} may be empty; the template needs a value")
+            mounted = " ".join(str(v.get("source") if isinstance(v, dict) else v) for v in service.get("volumes") or [])
+            if GATEWAY_TEMPLATE not in mounted or "/etc/nginx/templates/" not in mounted:
+                report.error("files", name, f"must mount {GATEWAY_TEMPLATE} into /etc/nginx/templates/")
+            continue
+        if binary is None:
+            continue
+        if built is not None and binary not in built:
+            report.error("image", name, f"runs {binary}, which the Dockerfile's EXECUTABLES does not build")
+        target = targets.get(binary)
+        if target is None or not target.executable:
+            if binary in PENDING_EXECUTABLES:
+                report.note(f"note: {name}: {binary} has no executable target in Package.swift yet; "
+                            f"its environment is not checked against source")
+            else:
+                report.error("env-required", name, f"runs {binary}, which is not an executable target in Package.swift")
+            continue
+        subcommand = command[1] if len(command) > 1 else None
+        reads, scanned = binary_reads(root, binary, subcommand)
+        if explain:
+            print(f"{name} ({' '.join(command)}): scanned {', '.join(scanned)}")
+            print(f"  required: {', '.join(sorted(reads.required)) or '-'}")
+            print(f"  optional: {', '.join(sorted(set(reads.optional) - set(reads.required))) or '-'}")
+        for variable in sorted(reads.required):
+            value = env.get(variable)
+            file_value = env.get(variable + "_FILE")
+            if variable in env and not can_be_empty(value):
+                continue
+            if file_value is not None and not can_be_empty(file_value):
+                continue
+            where = ", ".join(sorted(reads.required[variable]))
+            state = "may be empty" if variable in env else "is not set"
+            report.error("env-required", name, f"{variable} {state}, but {binary} requires it ({where})")
+        known = reads.all
+        for variable in sorted(env):
+            base = variable[:-len("_FILE")] if variable.endswith("_FILE") else None
+            if variable in known or (base and base in known):
+                continue
+            report.error("env-unknown", name, f"{variable} is never read by {binary} (typo?)")
+
+    # [topics]
+    for name, service in services.items():
+        env = environment_of(service or {})
+        if "KAFKA_TOPIC_PARTITIONS" in env:
+            value = default_value(env["KAFKA_TOPIC_PARTITIONS"]).strip()
+            if value and (not value.isdigit() or int(value) < MINIMUM_PARTITIONS):
+                report.error("topics", name, f"KAFKA_TOPIC_PARTITIONS defaults to {value}; the projector needs >= {MINIMUM_PARTITIONS}")
+
+    # [secrets] across the whole file: secret files stay in deploy/secrets/.
+    for secret_name, secret in (compose.get("secrets") or {}).items():
+        source = (secret or {}).get("file")
+        if source and not default_value(source).lstrip("./").startswith("deploy/secrets/"):
+            report.error("secrets", f"secrets.{secret_name}", f"file {source} must live in deploy/secrets/ (git-ignored)")
+    return report
+
+
+def scan_text_for_secrets(text: str, report: Report) -> None:
+    for pattern in SECRET_SHAPES:
+        for match in pattern.finditer(text):
+            line = text.count("\n", 0, match.start()) + 1
+            report.error("secrets", f"line {line}", "looks like a secret literal")
+
+
+def run(compose_path: Path, root: Path, explain: bool = False) -> Report:
+    compose = load_compose(compose_path)
+    report = check(compose, root, compose_path.parent, explain)
+    scan_text_for_secrets(compose_path.read_text(), report)
+    return report
+
+
+# --- self-test ----------------------------------------------------------------------
+
+def _dump(data: dict, path: Path) -> None:
+    from ruamel.yaml import YAML
+    yaml = YAML(typ="safe", pure=True)
+    yaml.default_flow_style = False
+    with path.open("w") as handle:
+        yaml.dump(data, handle)
+
+
+def self_test(compose_path: Path, root: Path) -> int:
+    """Breaks a copy of the compose file in one way at a time; each must be caught."""
+    failures = []
+
+    # The source scanner: comments do not count, required reads are told apart.
+    reads = Reads()
+    scan_source('/// reader.required.url("DOC_ONLY")\n/* reader.required.string("BLOCK") */\n'
+                'let a = reader.required.secret("NEEDED") // reader.string("TRAILING")\n'
+                'let b = reader.int("PORT", default: 1); let c = environment["PLAIN"]\n'
+                'let d = reader.string("URL", default: "http://x") // "not // a read"\n', "t.swift", reads)
+    if set(reads.required) != {"NEEDED"} or set(reads.optional) != {"PORT", "PLAIN", "URL"}:
+        failures.append(f"scanner: expected required NEEDED, optional PORT/PLAIN/URL; got {reads}")
+    if not can_be_empty("${X:-}") or can_be_empty("${X:-v}") or can_be_empty("${X:?set X}") or can_be_empty("kafka:9092"):
+        failures.append("interpolation: can_be_empty is wrong")
+
+    base = load_compose(compose_path)
+    clean = check(copy.deepcopy(base), root, compose_path.parent)
+    if clean.errors:
+        failures.append("the unmodified file must pass:\n    " + "\n    ".join(clean.errors))
+
+    def service_env(data: dict, name: str) -> dict:
+        env = environment_of(data["services"][name])
+        data["services"][name]["environment"] = env
+        return env
+
+    # (rule that must fire, how the copy is broken)
+    mutations = [
+        ("healthcheck", lambda d: d["services"]["catalog"].pop("healthcheck")),
+        ("scaling", lambda d: d["services"]["webhook-receiver"].__setitem__("container_name", "receiver")),
+        ("scaling", lambda d: d["services"]["subscription-projector"].__setitem__("ports", ["8084:8080"])),
+        ("runtime", lambda d: d["services"]["checkout"]["deploy"].pop("resources")),
+        ("env-required", lambda d: service_env(d, "migrate").pop("DATABASE_URL")),
+        ("env-unknown", lambda d: service_env(d, "catalog").__setitem__("CATALOG_REFRESH_INTERVALL", "60")),
+        ("secrets", lambda d: service_env(d, "catalog").__setitem__("PAYSTACK_SECRET_KEY", "sk_live_0123456789abcdef")),
+        ("secrets", lambda d: service_env(d, "migrate").__setitem__(
+            "DATABASE_URL", "postgresql://storefront:hunter2@postgres:5432/storefront")),
+        ("files", lambda d: d["services"]["gateway"]["volumes"].__setitem__(
+            0, "./deploy/nginx/missing.conf.template:/etc/nginx/templates/default.conf.template:ro")),
+        ("env-required", lambda d: service_env(d, "gateway").pop("CATALOG_UPSTREAM")),
+        ("topics", lambda d: service_env(d, "migrate").__setitem__("KAFKA_TOPIC_PARTITIONS", "${KAFKA_TOPIC_PARTITIONS:-3}")),
+    ]
+    with tempfile.TemporaryDirectory(prefix="check-compose-") as scratch:
+        for number, (rule, mutate) in enumerate(mutations):
+            broken = copy.deepcopy(base)
+            mutate(broken)
+            # Written out and read back like a real file, next to the real one's
+            # relative paths (the copy lives in a scratch folder with links).
+            folder = Path(scratch) / f"{number:02d}-{rule}"
+            folder.mkdir()
+            (folder / "deploy").symlink_to(compose_path.parent / "deploy")
+            path = folder / "docker-compose.yml"
+            _dump(broken, path)
+            report = run(path, root)
+            if not any(error.startswith(f"[{rule}]") for error in report.errors):
+                failures.append(f"a copy broken for [{rule}] passed: {report.errors or 'no errors'}")
+    if failures:
+        print("check-compose self-test FAILED:", *failures, sep="\n  ", file=sys.stderr)
+        return 1
+    print(f"check-compose self-test: {len(mutations)} broken copies each rejected, scanner and interpolation ok")
+    return 0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--root", type=Path, default=Path(__file__).resolve().parent.parent)
+    parser.add_argument("--compose", type=Path)
+    parser.add_argument("--self-test", action="store_true")
+    parser.add_argument("--explain", action="store_true")
+    options = parser.parse_args()
+    root = options.root.resolve()
+    compose_path = (options.compose or root / "docker-compose.yml").resolve()
+    if options.self_test:
+        return self_test(compose_path, root)
+    report = run(compose_path, root, explain=options.explain)
+    for note in report.notes:
+        print(f"check-compose: {note}")
+    if report.errors:
+        print(f"check-compose: {compose_path} breaks {len(report.errors)} rule(s):", file=sys.stderr)
+        for error in report.errors:
+            print(f"  {error}", file=sys.stderr)
+        return 1
+    print(f"check-compose: {compose_path.name} follows Storefront's rules ({len(compose_path.read_text().splitlines())} lines, "
+          f"{len(load_compose(compose_path)['services'])} services)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
