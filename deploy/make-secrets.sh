@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Creates the secret files docker-compose.yml mounts, with random values,
+# owners and modes the containers can read. Never overwrites an existing
+# file (delete one to rotate it; see deploy/README.md).
+#
+#   deploy/make-secrets.sh          PostgreSQL password, pgpass, JWT secret
+#   deploy/make-secrets.sh --demo   also provider keys for the sandbox demo
+#
+# Run as root (or with sudo): the files the Storefront containers read are
+# owned by their user, uid 10001, because libpq ignores a passfile that group
+# or others may read.
+set -euo pipefail
+dir=$(cd "$(dirname "$0")" && pwd)/secrets
+uid=10001
+umask 077
+mkdir -p "$dir/providers"
+# The folder guards the files on the host; providers/ itself is bind-mounted
+# and the container user must be able to enter it.
+chmod 0700 "$dir"
+chmod 0755 "$dir/providers"
+
+new() { # file mode owner value
+  local file=$1 mode=$2 owner=$3 value=$4
+  if [ -e "$file" ]; then echo "kept     ${file#"$dir"/}"; return; fi
+  printf '%s' "$value" >"$file"
+  chmod "$mode" "$file"
+  chown "$owner" "$file" 2>/dev/null || echo "warning: could not chown ${file#"$dir"/} to $owner (run as root)" >&2
+  echo "created  ${file#"$dir"/}"
+}
+
+if [ -e "$dir/postgres_password" ]; then
+  password=$(cat "$dir/postgres_password")
+else
+  password=$(openssl rand -hex 24)   # hex: nothing to escape in pgpass
+fi
+# Read by the postgres image's entrypoint (root, then uid 999): world-readable
+# inside the 0700 folder.
+new "$dir/postgres_password" 0444 0:0 "$password"
+new "$dir/pgpass" 0400 "$uid:$uid" "postgres:5432:storefront:storefront:$password"
+new "$dir/auth_jwt_secret" 0400 "$uid:$uid" "$(openssl rand -hex 32)"
+
+if [ "${1:-}" = "--demo" ]; then
+  # Any values work: the sandbox and the services read the same files.
+  new "$dir/providers/lemonsqueezy_api_key" 0400 "$uid:$uid" "ls_demo_$(openssl rand -hex 16)"
+  new "$dir/providers/lemonsqueezy_webhook_secret" 0400 "$uid:$uid" "$(openssl rand -hex 24)"
+  new "$dir/providers/paystack_secret_key" 0400 "$uid:$uid" "sk_test_$(openssl rand -hex 20)"
+fi
