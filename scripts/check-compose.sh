@@ -3,10 +3,10 @@
 # also the first step of `make test`):
 #   1. validates it against the Compose Specification's JSON schema
 #      (check-jsonschema's bundled `vendor.compose-spec`);
-#   2. proves that validation rejects a broken copy, and runs the rules
-#      checker's self-test (each rule must catch a deliberately broken copy),
-#      so neither can silently pass everything;
-#   3. checks Storefront's own rules (scripts/check_compose.py).
+#   2. proves that validation rejects a broken copy;
+#   3. checks Storefront's own rules (scripts/check_compose.py), then runs
+#      its self-test (each rule must catch a deliberately broken copy of the
+#      file), so neither check can silently pass everything.
 # The tools live in a venv under .vendor/compose-check, installed from the
 # pinned, hash-checked scripts/requirements-compose-check.txt. Idempotent:
 # with the venv in place this takes about a second.
@@ -58,5 +58,6 @@ if "$venv/bin/check-jsonschema" --builtin-schema vendor.compose-spec "$scratch/b
 fi
 
 echo "==> docker-compose.yml: Storefront's rules"
-"$python" "$root/scripts/check_compose.py" --root "$root" --compose "$compose" --self-test
 "$python" "$root/scripts/check_compose.py" --root "$root" --compose "$compose"
+# Then prove the rules bite: the self-test breaks copies of this (passing) file.
+"$python" "$root/scripts/check_compose.py" --root "$root" --compose "$compose" --self-test
