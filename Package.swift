@@ -76,9 +76,10 @@ let package = Package(
         .executableTarget(name: "http-bench-server", dependencies: ["HTTPServer"], path: "Tools/http-bench-server", swiftSettings: strict),
 
         // MARK: - Tests
+        .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strict),
         tests("TelemetryTests", ["Telemetry"]),
-        tests("PostgresTests", ["Postgres"]),
-        tests("KafkaTests", ["Kafka"], linker: vendoredLibraries),
+        tests("PostgresTests", ["Postgres", "TestSupport"]),
+        tests("KafkaTests", ["Kafka", "TestSupport"], linker: vendoredLibraries),
         tests("HTTPClientTests", ["HTTPClient"], exclude: ["test_server.py"]),
         tests("CryptoTests", ["Crypto"]),
         tests("ModelsTests", ["Models"]),

@@ -1,19 +1,18 @@
 import Foundation
 import Kafka
 import Synchronization
+import TestSupport
 import Testing
 
 /// Stops a broker on purpose, so it uses a PRIVATE Tansu, never the shared one.
 @Suite struct KafkaBrokerDownTests {
     @Test func producerErrorsSurfaceWhenTheBrokerIsDown() async throws {
-        let scripts = try #require(
-            ProcessInfo.processInfo.environment["STOREFRONT_SCRIPTS"].flatMap { $0.isEmpty ? nil : $0 },
-            "STOREFRONT_SCRIPTS is not set: run make test, or export STOREFRONT_SCRIPTS=<checkout>/scripts")
+        let scripts = try ScriptRunner.scriptsFolder()
         let state = FileManager.default.temporaryDirectory.appendingPathComponent(KafkaTestSupport.uniqueName("tansu-down"))
-        try await run("\(scripts)/tansu.sh", "start", state.path)
+        try await ScriptRunner.run("\(scripts)/tansu.sh", ["start", state.path])
         // The test stops the broker itself; stop it again (harmless) should it fail early.
         let outcome = await Result(catching: { try await exercise(scripts: scripts, state: state) })
-        try? await run("\(scripts)/tansu.sh", "stop", state.path)
+        try? await ScriptRunner.run("\(scripts)/tansu.sh", ["stop", state.path])
         try? FileManager.default.removeItem(at: state)
         try outcome.get()
     }
@@ -33,7 +32,7 @@ import Testing
         let before = try await producer.sendAndAwait(KafkaProducerMessage(topic: topic, key: "up", value: Array("1".utf8)))
         #expect(before.offset == 0)
 
-        try await run("\(scripts)/tansu.sh", "stop", state.path)
+        try await ScriptRunner.run("\(scripts)/tansu.sh", ["stop", state.path])
 
         let error = await #expect(throws: KafkaError.self) {
             _ = try await producer.sendAndAwait(KafkaProducerMessage(topic: topic, key: "down", value: Array("2".utf8)))
@@ -63,26 +62,4 @@ private final class LogCollector: Sendable {
     var lines: [(level: KafkaLogLevel, text: String)] { storage.withLock { $0 } }
     var handler: KafkaLogHandler { { [storage = self] level, text in storage.append(level, text) } }
     private func append(_ level: KafkaLogLevel, _ text: String) { storage.withLock { $0.append((level, text)) } }
-}
-
-/// Runs a script and fails unless it exits 0. Uses posix_spawn and waitpid
-/// on a dispatch queue: Foundation's `Process.waitUntilExit` never returned
-/// inside this test process (the child stayed a zombie).
-private func run(_ executable: String, _ arguments: String...) async throws {
-    let argv = [executable] + arguments
-    let status: Int32 = await withCheckedContinuation { continuation in
-        DispatchQueue.global().async {
-            var cArguments = argv.map { strdup($0) } + [nil]
-            defer { for argument in cArguments { free(argument) } }
-            var pid: pid_t = 0
-            guard posix_spawn(&pid, executable, nil, nil, &cArguments, environ) == 0 else {
-                continuation.resume(returning: -1)
-                return
-            }
-            var status: Int32 = 0
-            while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
-            continuation.resume(returning: status)
-        }
-    }
-    try #require(status == 0, "\(argv.joined(separator: " ")) failed with wait status \(status)")
 }
