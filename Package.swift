@@ -79,6 +79,7 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strict),
         tests("TelemetryTests", ["Telemetry"]),
         tests("PostgresTests", ["Postgres", "TestSupport"]),
+        tests("EndToEndTests", ["TestSupport", "HTTPClient", "Postgres", "Crypto"]),
         tests("KafkaTests", ["Kafka", "TestSupport"], linker: vendoredLibraries),
         tests("HTTPClientTests", ["HTTPClient"], exclude: ["test_server.py"]),
         tests("CryptoTests", ["Crypto"]),

@@ -7,6 +7,7 @@ import Foundation
 public enum ScriptRunner {
     public struct Failure: Error, CustomStringConvertible {
         public let description: String
+        public init(description: String) { self.description = description }
     }
 
     /// The checkout's `scripts/` folder, from `STOREFRONT_SCRIPTS` (set by `make test`).
