@@ -45,7 +45,9 @@ struct PurchaseFlow {
 
     /// Presses Pay on the sandbox's hosted checkout page, as a browser would.
     func pay(checkoutURL: String) async throws {
-        let response = try await stack.request(.post, checkoutURL + "/pay", headers: [("Content-Type", "application/x-www-form-urlencoded")])
+        // The page's form posts to <page path>/pay (the page URL may carry a query).
+        let page = checkoutURL.split(separator: "?", maxSplits: 1)[0]
+        let response = try await stack.request(.post, page + "/pay", headers: [("Content-Type", "application/x-www-form-urlencoded")])
         #expect([200, 303].contains(response.status), "pay answered \(response.status)")
     }
 
