@@ -31,7 +31,7 @@ func testBrokers(sourceLocation: SourceLocation = #_sourceLocation) throws -> [S
 }
 
 func messagingSettings(_ brokers: [String]) -> MessagingSettings {
-    MessagingSettings(client: KafkaClientConfiguration(bootstrapServers: brokers, clientID: "webhook-receiver-tests"))
+    MessagingSettings(client: KafkaClientConfiguration(bootstrapServers: brokers, clientID: "webhook-receiver-tests", logHandler: nil))
 }
 
 let quietLogger = Logger(service: "webhook-receiver-test", minimumLevel: .critical)
