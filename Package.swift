@@ -62,6 +62,10 @@ let package = Package(
                 path: "Services/catalog/CatalogService", swiftSettings: strict),
         .executableTarget(name: "catalog", dependencies: ["CatalogService", "Providers", "ProviderSetup", "HTTPClient", "Models", "HTTPServer", "ServiceHTTP", "ServiceRuntime", "Telemetry"],
                           path: "Services/catalog/main", swiftSettings: strict),
+        .target(name: "WebhookReceiverService", dependencies: ["Models", "Providers", "Kafka", "MessagingSetup", "HTTPServer", "ServiceHTTP", "ServiceRuntime", "Telemetry"],
+                path: "Services/webhook-receiver/WebhookReceiverService", swiftSettings: strict, linkerSettings: vendoredLibraries),
+        .executableTarget(name: "webhook-receiver", dependencies: ["WebhookReceiverService", "Providers", "ProviderSetup", "MessagingSetup", "Models", "HTTPServer", "ServiceHTTP", "ServiceRuntime", "Telemetry"],
+                          path: "Services/webhook-receiver/main", swiftSettings: strict, linkerSettings: vendoredLibraries),
 
         // MARK: - Tools
         .target(name: "SandboxKit", dependencies: [], path: "Tools/SandboxKit", swiftSettings: strict),
@@ -90,6 +94,8 @@ let package = Package(
         tests("HTTPServerTests", ["HTTPServer", "Telemetry"]),
         tests("SandboxKitTests", ["SandboxKit"]),
         tests("CatalogServiceTests", ["CatalogService", "Models", "HTTPServer", "HTTPClient", "ServiceHTTP", "ServiceRuntime", "Telemetry"]),
+        tests("WebhookReceiverServiceTests", ["WebhookReceiverService", "Models", "Providers", "Crypto", "Kafka", "MessagingSetup", "HTTPServer", "HTTPClient",
+                                              "SandboxServer", "SandboxKit", "ServiceRuntime", "Telemetry"], exclude: ["Fixtures"], linker: vendoredLibraries),
     ],
     swiftLanguageModes: [.v6]
 )
