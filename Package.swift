@@ -62,6 +62,10 @@ let package = Package(
                 path: "Services/catalog/CatalogService", swiftSettings: strict),
         .executableTarget(name: "catalog", dependencies: ["CatalogService", "Providers", "ProviderSetup", "HTTPClient", "Models", "HTTPServer", "ServiceHTTP", "ServiceRuntime", "Telemetry"],
                           path: "Services/catalog/main", swiftSettings: strict),
+        .target(name: "ProjectorService", dependencies: ["Models", "Providers", "Projection", "Postgres", "Kafka", "MessagingSetup", "HTTPServer", "ServiceHTTP", "ServiceRuntime", "Telemetry"],
+                path: "Services/subscription-projector/ProjectorService", swiftSettings: strict, linkerSettings: vendoredLibraries),
+        .executableTarget(name: "subscription-projector", dependencies: ["ProjectorService", "MessagingSetup", "HTTPServer", "ServiceHTTP", "ServiceRuntime", "Telemetry"],
+                          path: "Services/subscription-projector/main", swiftSettings: strict, linkerSettings: vendoredLibraries),
 
         // MARK: - Tools
         .target(name: "SandboxKit", dependencies: [], path: "Tools/SandboxKit", swiftSettings: strict),
@@ -83,6 +87,8 @@ let package = Package(
         tests("ProjectionTests", ["Projection", "Models", "Postgres"]),
         tests("HTTPServerTests", ["HTTPServer", "Telemetry"]),
         tests("SandboxKitTests", ["SandboxKit"]),
+        tests("ProjectorServiceTests", ["ProjectorService", "Projection", "Providers", "Models", "Postgres", "Kafka", "MessagingSetup", "Crypto", "ServiceRuntime", "Telemetry"],
+              exclude: ["Fixtures"], linker: vendoredLibraries),
         tests("CatalogServiceTests", ["CatalogService", "Models", "HTTPServer", "HTTPClient", "ServiceHTTP", "ServiceRuntime", "Telemetry"]),
     ],
     swiftLanguageModes: [.v6]
