@@ -27,6 +27,11 @@ enum Support {
 
     /// A new, empty, migrated database on the DATABASE_URL server (suites run in parallel).
     static func freshDatabase(migrate: Bool = true) async throws -> PostgresPool {
+        try await freshDatabaseWithURL(migrate: migrate).pool
+    }
+
+    /// Like ``freshDatabase(migrate:)``, also returning the new database's URL.
+    static func freshDatabaseWithURL(migrate: Bool = true) async throws -> (pool: PostgresPool, url: String) {
         let url = try environment("DATABASE_URL", hint: "start PostgreSQL with scripts/pg.sh start DIR; . DIR/pg.env")
         let admin = PostgresPool(configuration: try PostgresConfiguration(url: url), options: .init(maximumConnections: 1))
         let name = unique("test_projector")
@@ -36,7 +41,9 @@ enum Support {
         configuration.database = name
         let pool = PostgresPool(configuration: configuration, options: .init(maximumConnections: 4))
         if migrate { try await ProjectionSchema.migrate(pool: pool) }
-        return pool
+        var components = try #require(URLComponents(string: url), "DATABASE_URL is not a URL")
+        components.path = "/" + name
+        return (pool, try #require(components.string))
     }
 
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
