@@ -66,6 +66,10 @@ let package = Package(
                 path: "Services/webhook-receiver/WebhookReceiverService", swiftSettings: strict, linkerSettings: vendoredLibraries),
         .executableTarget(name: "webhook-receiver", dependencies: ["WebhookReceiverService", "Providers", "ProviderSetup", "MessagingSetup", "Models", "HTTPServer", "ServiceHTTP", "ServiceRuntime", "Telemetry"],
                           path: "Services/webhook-receiver/main", swiftSettings: strict, linkerSettings: vendoredLibraries),
+        .target(name: "ProjectorService", dependencies: ["Models", "Providers", "Projection", "Postgres", "Kafka", "MessagingSetup", "HTTPServer", "ServiceHTTP", "ServiceRuntime", "Telemetry"],
+                path: "Services/subscription-projector/ProjectorService", swiftSettings: strict, linkerSettings: vendoredLibraries),
+        .executableTarget(name: "subscription-projector", dependencies: ["ProjectorService", "MessagingSetup", "HTTPServer", "ServiceHTTP", "ServiceRuntime", "Telemetry"],
+                          path: "Services/subscription-projector/main", swiftSettings: strict, linkerSettings: vendoredLibraries),
 
         // MARK: - Tools
         .target(name: "SandboxKit", dependencies: [], path: "Tools/SandboxKit", swiftSettings: strict),
@@ -93,6 +97,8 @@ let package = Package(
         tests("ProjectionTests", ["Projection", "Models", "Postgres"]),
         tests("HTTPServerTests", ["HTTPServer", "Telemetry"]),
         tests("SandboxKitTests", ["SandboxKit"]),
+        tests("ProjectorServiceTests", ["ProjectorService", "Projection", "Providers", "Models", "Postgres", "Kafka", "MessagingSetup", "Crypto", "ServiceRuntime", "Telemetry"],
+              exclude: ["Fixtures"], linker: vendoredLibraries),
         tests("CatalogServiceTests", ["CatalogService", "Models", "HTTPServer", "HTTPClient", "ServiceHTTP", "ServiceRuntime", "Telemetry"]),
         tests("WebhookReceiverServiceTests", ["WebhookReceiverService", "Models", "Providers", "Crypto", "Kafka", "MessagingSetup", "HTTPServer", "HTTPClient",
                                               "SandboxServer", "SandboxKit", "ServiceRuntime", "Telemetry"], exclude: ["Fixtures"], linker: vendoredLibraries),
