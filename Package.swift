@@ -62,6 +62,10 @@ let package = Package(
                 path: "Services/catalog/CatalogService", swiftSettings: strict),
         .executableTarget(name: "catalog", dependencies: ["CatalogService", "Providers", "ProviderSetup", "HTTPClient", "Models", "HTTPServer", "ServiceHTTP", "ServiceRuntime", "Telemetry"],
                           path: "Services/catalog/main", swiftSettings: strict),
+        .target(name: "CheckoutService", dependencies: ["Models", "Providers", "Projection", "Postgres", "Kafka", "Crypto", "HTTPServer", "ServiceHTTP", "ServiceRuntime", "Telemetry"],
+                path: "Services/checkout/CheckoutService", swiftSettings: strict, linkerSettings: vendoredLibraries),
+        .executableTarget(name: "checkout", dependencies: ["CheckoutService", "Providers", "ProviderSetup", "MessagingSetup", "Kafka", "Postgres", "HTTPClient", "Models", "HTTPServer", "ServiceHTTP", "ServiceRuntime", "Telemetry"],
+                          path: "Services/checkout/main", swiftSettings: strict, linkerSettings: vendoredLibraries),
 
         // MARK: - Tools
         .target(name: "SandboxKit", dependencies: [], path: "Tools/SandboxKit", swiftSettings: strict),
@@ -84,6 +88,8 @@ let package = Package(
         tests("HTTPServerTests", ["HTTPServer", "Telemetry"]),
         tests("SandboxKitTests", ["SandboxKit"]),
         tests("CatalogServiceTests", ["CatalogService", "Models", "HTTPServer", "HTTPClient", "ServiceHTTP", "ServiceRuntime", "Telemetry"]),
+        tests("CheckoutServiceTests", ["CheckoutService", "Models", "Providers", "Projection", "Postgres", "Kafka", "Crypto", "HTTPServer", "HTTPClient", "ServiceRuntime", "Telemetry", "SandboxServer", "SandboxKit"],
+              linker: vendoredLibraries),
     ],
     swiftLanguageModes: [.v6]
 )
