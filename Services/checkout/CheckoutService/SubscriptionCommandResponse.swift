@@ -23,14 +23,17 @@ public struct SubscriptionCommandResponse: Codable, Sendable, Hashable {
         case cancelAtPeriodEnd = "cancel_at_period_end"
     }
 
-    init(message: String, subscription: ProviderSubscription, now: Date) {
+    /// - Parameter knownPeriodEnd: the end of the paid period as the projection
+    ///   knows it, used when the provider's answer has none (Paystack clears
+    ///   `next_payment_date` when a subscription is disabled).
+    init(message: String, subscription: ProviderSubscription, knownPeriodEnd: Date?, now: Date) {
         success = true
         self.message = message
         provider = subscription.provider
         subscriptionCode = subscription.id
         status = subscription.status
         // Paystack reports the end of a non-renewing subscription as its next payment date.
-        endsAt = subscription.endsAt ?? (subscription.cancelled ? subscription.nextPaymentDate : nil)
+        endsAt = subscription.endsAt ?? (subscription.cancelled ? subscription.nextPaymentDate ?? knownPeriodEnd : nil)
         renewsAt = subscription.cancelled ? nil : subscription.renewsAt
         cancelAtPeriodEnd = subscription.cancelled && (endsAt.map { $0 > now } ?? false)
     }

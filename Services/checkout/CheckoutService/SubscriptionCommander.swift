@@ -64,6 +64,7 @@ struct SubscriptionCommander: Sendable {
         metrics.commands(owned.provider, kind: action.rawValue).increment()
         logger.info("subscription \(action.rawValue) requested", metadata: ["provider": owned.provider.rawValue, "command.id": command.commandID])
         let message = action == .cancel ? "Subscription cancelled" : "Subscription resumed"
-        return SubscriptionCommandResponse(message: message, subscription: result, now: now())
+        return SubscriptionCommandResponse(
+            message: message, subscription: result, knownPeriodEnd: owned.endsAt ?? owned.renewsAt, now: now())
     }
 }
