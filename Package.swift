@@ -70,6 +70,10 @@ let package = Package(
                 path: "Services/subscription-projector/ProjectorService", swiftSettings: strict, linkerSettings: vendoredLibraries),
         .executableTarget(name: "subscription-projector", dependencies: ["ProjectorService", "MessagingSetup", "HTTPServer", "ServiceHTTP", "ServiceRuntime", "Telemetry"],
                           path: "Services/subscription-projector/main", swiftSettings: strict, linkerSettings: vendoredLibraries),
+        .target(name: "CheckoutService", dependencies: ["Models", "Providers", "Projection", "Postgres", "Kafka", "Crypto", "HTTPServer", "ServiceHTTP", "ServiceRuntime", "Telemetry"],
+                path: "Services/checkout/CheckoutService", swiftSettings: strict, linkerSettings: vendoredLibraries),
+        .executableTarget(name: "checkout", dependencies: ["CheckoutService", "Providers", "ProviderSetup", "MessagingSetup", "Kafka", "Postgres", "HTTPClient", "Models", "HTTPServer", "ServiceHTTP", "ServiceRuntime", "Telemetry"],
+                          path: "Services/checkout/main", swiftSettings: strict, linkerSettings: vendoredLibraries),
 
         // MARK: - Tools
         .target(name: "SandboxKit", dependencies: [], path: "Tools/SandboxKit", swiftSettings: strict),
@@ -102,6 +106,8 @@ let package = Package(
         tests("CatalogServiceTests", ["CatalogService", "Models", "HTTPServer", "HTTPClient", "ServiceHTTP", "ServiceRuntime", "Telemetry"]),
         tests("WebhookReceiverServiceTests", ["WebhookReceiverService", "Models", "Providers", "Crypto", "Kafka", "MessagingSetup", "HTTPServer", "HTTPClient",
                                               "SandboxServer", "SandboxKit", "ServiceRuntime", "Telemetry"], exclude: ["Fixtures"], linker: vendoredLibraries),
+        tests("CheckoutServiceTests", ["CheckoutService", "Models", "Providers", "Projection", "Postgres", "Kafka", "Crypto", "HTTPServer", "HTTPClient", "ServiceRuntime", "Telemetry", "SandboxServer", "SandboxKit"],
+              linker: vendoredLibraries),
     ],
     swiftLanguageModes: [.v6]
 )
