@@ -17,11 +17,51 @@ import Testing
         try outcome.get()
     }
 
-    private func exercise(scripts: String, state: URL) async throws {
+    /// A frozen broker (SIGSTOP) outlasts the message timeout, so the idempotent
+    /// producer's id gets fenced; once the broker is back, sends work again.
+    @Test func producerRecoversAfterAnOutageLongerThanItsMessageTimeout() async throws {
+        let scripts = try ScriptRunner.scriptsFolder()
+        let state = FileManager.default.temporaryDirectory.appendingPathComponent(KafkaTestSupport.uniqueName("tansu-pause"))
+        try await ScriptRunner.run("\(scripts)/tansu.sh", ["start", state.path])
+        let pid = try #require(pid_t(String(contentsOf: state.appendingPathComponent("tansu.pid"), encoding: .utf8)
+            .trimmingCharacters(in: .whitespacesAndNewlines)))
+        let outcome = await Result(catching: {
+            let brokers = try Self.brokers(in: state)
+            let topic = KafkaTestSupport.uniqueName("pause")
+            try await KafkaTestSupport.createTopic(topic, partitions: 1, brokers: [brokers])
+            let producer = try KafkaProducer(configuration: KafkaProducerConfiguration(
+                client: KafkaClientConfiguration(bootstrapServers: [brokers], clientID: "kafka-tests", logHandler: nil),
+                messageTimeout: .milliseconds(1000)))
+            _ = try await producer.sendAndAwait(KafkaProducerMessage(topic: topic, key: "k", value: Array("before".utf8)))
+
+            kill(pid, SIGSTOP)
+            await #expect(throws: KafkaError.self) {
+                _ = try await producer.sendAndAwait(KafkaProducerMessage(topic: topic, key: "k", value: Array("during".utf8)))
+            }
+            kill(pid, SIGCONT)
+
+            // The first send after the outage may still meet the fenced id; later ones must succeed.
+            var delivered: KafkaDeliveryReport?
+            for _ in 0..<5 where delivered == nil {
+                delivered = try? await producer.sendAndAwait(KafkaProducerMessage(topic: topic, key: "k", value: Array("after".utf8)))
+            }
+            #expect(delivered != nil, "the producer never recovered after the broker came back")
+            _ = await producer.shutdown(timeout: .seconds(1))
+        })
+        kill(pid, SIGCONT)
+        try? await ScriptRunner.run("\(scripts)/tansu.sh", ["stop", state.path])
+        try? FileManager.default.removeItem(at: state)
+        try outcome.get()
+    }
+
+    private static func brokers(in state: URL) throws -> String {
         let env = try String(contentsOf: state.appendingPathComponent("kafka.env"), encoding: .utf8)
-        let brokers = try #require(
-            env.split(separator: "\n").first { $0.hasPrefix("export KAFKA_BROKERS=") }
-                .map { String($0.dropFirst("export KAFKA_BROKERS=".count)) })
+        return try #require(env.split(separator: "\n").first { $0.hasPrefix("export KAFKA_BROKERS=") }
+            .map { String($0.dropFirst("export KAFKA_BROKERS=".count)) })
+    }
+
+    private func exercise(scripts: String, state: URL) async throws {
+        let brokers = try Self.brokers(in: state)
 
         let topic = KafkaTestSupport.uniqueName("down")
         try await KafkaTestSupport.createTopic(topic, partitions: 1, brokers: [brokers])
