@@ -62,6 +62,18 @@ let package = Package(
                 path: "Services/catalog/CatalogService", swiftSettings: strict),
         .executableTarget(name: "catalog", dependencies: ["CatalogService", "Providers", "ProviderSetup", "HTTPClient", "Models", "HTTPServer", "ServiceHTTP", "ServiceRuntime", "Telemetry"],
                           path: "Services/catalog/main", swiftSettings: strict),
+        .target(name: "WebhookReceiverService", dependencies: ["Models", "Providers", "Kafka", "MessagingSetup", "HTTPServer", "ServiceHTTP", "ServiceRuntime", "Telemetry"],
+                path: "Services/webhook-receiver/WebhookReceiverService", swiftSettings: strict, linkerSettings: vendoredLibraries),
+        .executableTarget(name: "webhook-receiver", dependencies: ["WebhookReceiverService", "Providers", "ProviderSetup", "MessagingSetup", "Models", "HTTPServer", "ServiceHTTP", "ServiceRuntime", "Telemetry"],
+                          path: "Services/webhook-receiver/main", swiftSettings: strict, linkerSettings: vendoredLibraries),
+        .target(name: "ProjectorService", dependencies: ["Models", "Providers", "Projection", "Postgres", "Kafka", "MessagingSetup", "HTTPServer", "ServiceHTTP", "ServiceRuntime", "Telemetry"],
+                path: "Services/subscription-projector/ProjectorService", swiftSettings: strict, linkerSettings: vendoredLibraries),
+        .executableTarget(name: "subscription-projector", dependencies: ["ProjectorService", "MessagingSetup", "HTTPServer", "ServiceHTTP", "ServiceRuntime", "Telemetry"],
+                          path: "Services/subscription-projector/main", swiftSettings: strict, linkerSettings: vendoredLibraries),
+        .target(name: "CheckoutService", dependencies: ["Models", "Providers", "Projection", "Postgres", "Kafka", "Crypto", "HTTPServer", "ServiceHTTP", "ServiceRuntime", "Telemetry"],
+                path: "Services/checkout/CheckoutService", swiftSettings: strict, linkerSettings: vendoredLibraries),
+        .executableTarget(name: "checkout", dependencies: ["CheckoutService", "Providers", "ProviderSetup", "MessagingSetup", "Kafka", "Postgres", "HTTPClient", "Models", "HTTPServer", "ServiceHTTP", "ServiceRuntime", "Telemetry"],
+                          path: "Services/checkout/main", swiftSettings: strict, linkerSettings: vendoredLibraries),
 
         // MARK: - Tools
         .target(name: "SandboxKit", dependencies: [], path: "Tools/SandboxKit", swiftSettings: strict),
@@ -76,9 +88,11 @@ let package = Package(
         .executableTarget(name: "http-bench-server", dependencies: ["HTTPServer"], path: "Tools/http-bench-server", swiftSettings: strict),
 
         // MARK: - Tests
+        .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strict),
         tests("TelemetryTests", ["Telemetry"]),
-        tests("PostgresTests", ["Postgres"]),
-        tests("KafkaTests", ["Kafka"], linker: vendoredLibraries),
+        tests("PostgresTests", ["Postgres", "TestSupport"]),
+        tests("EndToEndTests", ["TestSupport", "HTTPClient", "Postgres", "Crypto"]),
+        tests("KafkaTests", ["Kafka", "TestSupport"], linker: vendoredLibraries),
         tests("HTTPClientTests", ["HTTPClient"], exclude: ["test_server.py"]),
         tests("CryptoTests", ["Crypto"]),
         tests("ModelsTests", ["Models"]),
@@ -87,7 +101,13 @@ let package = Package(
         tests("ProjectionTests", ["Projection", "Models", "Postgres"]),
         tests("HTTPServerTests", ["HTTPServer", "Telemetry"]),
         tests("SandboxKitTests", ["SandboxKit"]),
+        tests("ProjectorServiceTests", ["ProjectorService", "Projection", "Providers", "Models", "Postgres", "Kafka", "MessagingSetup", "Crypto", "ServiceRuntime", "Telemetry"],
+              exclude: ["Fixtures"], linker: vendoredLibraries),
         tests("CatalogServiceTests", ["CatalogService", "Models", "HTTPServer", "HTTPClient", "ServiceHTTP", "ServiceRuntime", "Telemetry"]),
+        tests("WebhookReceiverServiceTests", ["WebhookReceiverService", "Models", "Providers", "Crypto", "Kafka", "MessagingSetup", "HTTPServer", "HTTPClient",
+                                              "SandboxServer", "SandboxKit", "ServiceRuntime", "Telemetry"], exclude: ["Fixtures"], linker: vendoredLibraries),
+        tests("CheckoutServiceTests", ["CheckoutService", "Models", "Providers", "Projection", "Postgres", "Kafka", "Crypto", "HTTPServer", "HTTPClient", "ServiceRuntime", "Telemetry", "SandboxServer", "SandboxKit"],
+              linker: vendoredLibraries),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -51,7 +51,7 @@ Walk-through (copy and paste):
   URL=\$(curl -s -X POST $GATEWAY_URL/api/create-checkout -H "Authorization: Bearer \$TOKEN" \\
        -H 'Content-Type: application/json' -d "{\"customerEmail\":\"$user_email\",\"variantId\":\"\$VARIANT\"}" \\
        | python3 -c 'import json,sys; print(json.load(sys.stdin)["checkoutUrl"])')
-  curl -s -X POST "\$URL/pay" -o /dev/null -w '%{http_code}\n'
+  curl -s -X POST "\${URL%%\?*}/pay" -o /dev/null -w '%{http_code}\n'
   # 4. the signed webhooks the sandbox delivered through the gateway
   curl -s $SANDBOX_URL/_sandbox/deliveries | python3 -m json.tool | head -40
   # 5. subscription status (active within a second or two)

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Synchronization
 
 /// An idempotent Kafka producer (`enable.idempotence=true`, `acks=all`).
 ///
@@ -12,10 +13,15 @@ import Darwin
 /// whose failures are counted, logged and passed to
 /// ``KafkaProducerConfiguration/deliveryFailureHandler``. Call
 /// ``shutdown(timeout:)`` before dropping the producer, or queued messages are lost.
+///
+/// When librdkafka reports a fatal error (an idempotent producer fenced by the
+/// broker after an outage, say), the failing call throws and the producer
+/// replaces its librdkafka handle, so later sends work again once the broker does.
 public final class KafkaProducer: Sendable {
-    private let client: RDKafkaClient
-    private let context: RDKafkaProducerContext
-    private let poller: RDKafkaProducerPoller
+    private let configuration: KafkaProducerConfiguration
+    private let instance: Mutex<RDKafkaProducerInstance>
+    /// Counters of the instances replaced after fatal errors.
+    private let retiredCounters = Mutex(KafkaProducerCounters(delivered: 0, failed: 0))
     private let queueFullTimeout: Duration
 
     /// Creates a producer and starts its poll thread.
@@ -23,23 +29,38 @@ public final class KafkaProducer: Sendable {
     ///   or ``KafkaError/Code/clientCreationFailed``.
     public init(configuration: KafkaProducerConfiguration) throws {
         try KafkaRuntime.checkLibraryVersion()
-        let context = RDKafkaProducerContext(
-            logHandler: configuration.client.logHandler, failureHandler: configuration.deliveryFailureHandler)
-        client = try RDKafkaClient(
-            kind: .producer, properties: configuration.properties, context: context,
-            callbacks: [.deliveryReports, .errors])
-        self.context = context
+        self.configuration = configuration
+        instance = Mutex(try RDKafkaProducerInstance(configuration: configuration))
         queueFullTimeout = configuration.queueFullTimeout
-        poller = RDKafkaProducerPoller(client: client, context: context)
-        poller.start()
-    }
-
-    deinit {
-        poller.stop()
     }
 
     /// Running totals of delivered and failed records.
-    public var counters: KafkaProducerCounters { context.counters }
+    public var counters: KafkaProducerCounters {
+        let current = instance.withLock { $0 }.context.counters
+        let retired = retiredCounters.withLock { $0 }
+        return KafkaProducerCounters(delivered: current.delivered + retired.delivered, failed: current.failed + retired.failed)
+    }
+
+    private var current: RDKafkaProducerInstance { instance.withLock { $0 } }
+
+    /// Swaps in a new librdkafka handle if `failed` cannot produce any more
+    /// (see ``RDKafkaProducerInstance/unrecoverable(after:)``); the old one is
+    /// shut down without waiting (its messages cannot be sent).
+    private func replaceIfFatal(_ failed: RDKafkaProducerInstance, after error: any Error) {
+        guard let fatal = failed.unrecoverable(after: error) else { return }
+        let replaced = instance.withLock { current -> Bool in
+            guard current === failed, let fresh = try? RDKafkaProducerInstance(configuration: configuration) else { return false }
+            current = fresh
+            return true
+        }
+        guard replaced else { return }
+        configuration.client.logHandler?(.error, "replacing the producer after a fatal error: \(fatal.reason)")
+        retiredCounters.withLock {
+            let old = failed.context.counters
+            $0 = KafkaProducerCounters(delivered: $0.delivered + old.delivered, failed: $0.failed + old.failed)
+        }
+        Task.detached { _ = await failed.poller.shutdown(timeout: .zero) }
+    }
 
     /// Enqueues a message without waiting for the broker. When the local queue
     /// is full this blocks the caller for up to
@@ -47,12 +68,16 @@ public final class KafkaProducer: Sendable {
     /// - Throws: ``KafkaError/Code/queueFull``, ``KafkaError/Code/enqueueFailed``
     ///   or ``KafkaError/Code/shutDown``.
     public func send(_ message: KafkaProducerMessage) throws {
-        try context.checkOpen()
+        let instance = current
+        try instance.context.checkOpen()
         let clock = ContinuousClock()
         let deadline = clock.now.advanced(by: queueFullTimeout)
         while true {
-            guard let failure = client.produce(message, opaque: 0) else { return }
-            guard failure.isQueueFull, clock.now < deadline else { throw failure.error }
+            guard let failure = instance.client.produce(message, opaque: 0) else { return }
+            guard failure.isQueueFull, clock.now < deadline else {
+                replaceIfFatal(instance, after: failure.error)
+                throw failure.error
+            }
             usleep(1000)
         }
     }
@@ -65,17 +90,24 @@ public final class KafkaProducer: Sendable {
     ///   ``KafkaError/Code/messageTimedOut`` when the broker is down), or an
     ///   enqueue error as in ``send(_:)``.
     public func sendAndAwait(_ message: KafkaProducerMessage) async throws -> KafkaDeliveryReport {
-        let id = try context.reserve()
+        let instance = current
+        let id = try instance.context.reserve()
         let clock = ContinuousClock()
         let deadline = clock.now.advanced(by: queueFullTimeout)
-        while let failure = client.produce(message, opaque: id) {
+        while let failure = instance.client.produce(message, opaque: id) {
             guard failure.isQueueFull, clock.now < deadline else {
-                context.cancel(id)
+                instance.context.cancel(id)
+                replaceIfFatal(instance, after: failure.error)
                 throw failure.error
             }
             try? await Task.sleep(for: .milliseconds(1))
         }
-        return try await context.await(id)
+        do {
+            return try await instance.context.await(id)
+        } catch {
+            replaceIfFatal(instance, after: error)
+            throw error
+        }
     }
 
     /// Stops accepting messages, waits up to `timeout` for queued and in-flight
@@ -85,6 +117,6 @@ public final class KafkaProducer: Sendable {
     ///   this list: their ``sendAndAwait(_:)`` call throws instead.
     @discardableResult
     public func shutdown(timeout: Duration = .seconds(10)) async -> [KafkaUndeliveredMessage] {
-        await poller.shutdown(timeout: timeout)
+        await current.poller.shutdown(timeout: timeout)
     }
 }

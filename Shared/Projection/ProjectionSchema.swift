@@ -5,6 +5,7 @@ public enum ProjectionSchema {
     /// (version, name, SQL), applied in order by the Postgres migrator.
     public static let migrations: [(version: Int, name: String, sql: String)] = [
         (1, "initial projection schema", initial),
+        (2, "projector write-path columns", writePath),
     ]
 
     static let initial = """
@@ -135,5 +136,32 @@ public enum ProjectionSchema {
             requested_at     timestamptz NOT NULL,
             recorded_at      timestamptz NOT NULL DEFAULT now()
         );
+        """
+
+    /// Additive only (readers written against migration 1 keep working):
+    /// columns the projector needs to link events order-independently, and
+    /// per-field provider timestamps so side tables converge to the same row
+    /// whatever order the events arrive in (newest provider timestamp wins,
+    /// ties broken by value).
+    static let writePath = """
+        -- Links that must be found from either side, whichever event arrives first.
+        ALTER TABLE billing_events ADD COLUMN plan_code text;
+        ALTER TABLE billing_events ADD COLUMN checkout_id text;
+        ALTER TABLE billing_events ADD COLUMN transaction_reference text;
+        -- Paystack renewals (charge.success with a plan, no subscription code) by customer + plan.
+        CREATE INDEX billing_events_unlinked ON billing_events (provider, customer_id, plan_code)
+            WHERE subscription_id IS NULL;
+        CREATE INDEX billing_events_checkout ON billing_events (checkout_id) WHERE checkout_id IS NOT NULL;
+        CREATE INDEX billing_events_app_user ON billing_events (provider, app_user_id) WHERE app_user_id IS NOT NULL;
+        CREATE INDEX billing_events_reference ON billing_events (provider, transaction_reference)
+            WHERE transaction_reference IS NOT NULL;
+
+        ALTER TABLE app_users ADD COLUMN email_at timestamptz;
+        ALTER TABLE provider_customers ADD COLUMN app_user_at timestamptz;
+        ALTER TABLE provider_customers ADD COLUMN email_at timestamptz;
+
+        ALTER TABLE orders ADD COLUMN transaction_reference text;
+        ALTER TABLE orders ADD COLUMN refunded_amount bigint;
+        CREATE INDEX orders_reference ON orders (provider, transaction_reference) WHERE transaction_reference IS NOT NULL;
         """
 }

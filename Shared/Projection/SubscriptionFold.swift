@@ -23,7 +23,8 @@ public enum SubscriptionFold {
 
     public static func fold(provider: Provider, subscriptionID: String, events: [LoggedEvent]) -> SubscriptionState {
         var state = SubscriptionState(provider: provider, subscriptionID: subscriptionID)
-        for logged in events.sorted(by: precedes) {
+        // Unknown kinds stay in the log for audits but never change state.
+        for logged in events.sorted(by: precedes) where !logged.event.kind.isUnknown {
             apply(logged, to: &state)
         }
         return state

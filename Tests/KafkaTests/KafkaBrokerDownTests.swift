@@ -1,28 +1,67 @@
 import Foundation
 import Kafka
 import Synchronization
+import TestSupport
 import Testing
 
 /// Stops a broker on purpose, so it uses a PRIVATE Tansu, never the shared one.
 @Suite struct KafkaBrokerDownTests {
     @Test func producerErrorsSurfaceWhenTheBrokerIsDown() async throws {
-        let scripts = try #require(
-            ProcessInfo.processInfo.environment["STOREFRONT_SCRIPTS"].flatMap { $0.isEmpty ? nil : $0 },
-            "STOREFRONT_SCRIPTS is not set: run make test, or export STOREFRONT_SCRIPTS=<checkout>/scripts")
+        let scripts = try ScriptRunner.scriptsFolder()
         let state = FileManager.default.temporaryDirectory.appendingPathComponent(KafkaTestSupport.uniqueName("tansu-down"))
-        try await run("\(scripts)/tansu.sh", "start", state.path)
+        try await ScriptRunner.run("\(scripts)/tansu.sh", ["start", state.path])
         // The test stops the broker itself; stop it again (harmless) should it fail early.
         let outcome = await Result(catching: { try await exercise(scripts: scripts, state: state) })
-        try? await run("\(scripts)/tansu.sh", "stop", state.path)
+        try? await ScriptRunner.run("\(scripts)/tansu.sh", ["stop", state.path])
         try? FileManager.default.removeItem(at: state)
         try outcome.get()
     }
 
-    private func exercise(scripts: String, state: URL) async throws {
+    /// A frozen broker (SIGSTOP) outlasts the message timeout, so the idempotent
+    /// producer's id gets fenced; once the broker is back, sends work again.
+    @Test func producerRecoversAfterAnOutageLongerThanItsMessageTimeout() async throws {
+        let scripts = try ScriptRunner.scriptsFolder()
+        let state = FileManager.default.temporaryDirectory.appendingPathComponent(KafkaTestSupport.uniqueName("tansu-pause"))
+        try await ScriptRunner.run("\(scripts)/tansu.sh", ["start", state.path])
+        let pid = try #require(pid_t(String(contentsOf: state.appendingPathComponent("tansu.pid"), encoding: .utf8)
+            .trimmingCharacters(in: .whitespacesAndNewlines)))
+        let outcome = await Result(catching: {
+            let brokers = try Self.brokers(in: state)
+            let topic = KafkaTestSupport.uniqueName("pause")
+            try await KafkaTestSupport.createTopic(topic, partitions: 1, brokers: [brokers])
+            let producer = try KafkaProducer(configuration: KafkaProducerConfiguration(
+                client: KafkaClientConfiguration(bootstrapServers: [brokers], clientID: "kafka-tests", logHandler: nil),
+                messageTimeout: .milliseconds(1000)))
+            _ = try await producer.sendAndAwait(KafkaProducerMessage(topic: topic, key: "k", value: Array("before".utf8)))
+
+            kill(pid, SIGSTOP)
+            await #expect(throws: KafkaError.self) {
+                _ = try await producer.sendAndAwait(KafkaProducerMessage(topic: topic, key: "k", value: Array("during".utf8)))
+            }
+            kill(pid, SIGCONT)
+
+            // The first send after the outage may still meet the fenced id; later ones must succeed.
+            var delivered: KafkaDeliveryReport?
+            for _ in 0..<5 where delivered == nil {
+                delivered = try? await producer.sendAndAwait(KafkaProducerMessage(topic: topic, key: "k", value: Array("after".utf8)))
+            }
+            #expect(delivered != nil, "the producer never recovered after the broker came back")
+            _ = await producer.shutdown(timeout: .seconds(1))
+        })
+        kill(pid, SIGCONT)
+        try? await ScriptRunner.run("\(scripts)/tansu.sh", ["stop", state.path])
+        try? FileManager.default.removeItem(at: state)
+        try outcome.get()
+    }
+
+    private static func brokers(in state: URL) throws -> String {
         let env = try String(contentsOf: state.appendingPathComponent("kafka.env"), encoding: .utf8)
-        let brokers = try #require(
-            env.split(separator: "\n").first { $0.hasPrefix("export KAFKA_BROKERS=") }
-                .map { String($0.dropFirst("export KAFKA_BROKERS=".count)) })
+        return try #require(env.split(separator: "\n").first { $0.hasPrefix("export KAFKA_BROKERS=") }
+            .map { String($0.dropFirst("export KAFKA_BROKERS=".count)) })
+    }
+
+    private func exercise(scripts: String, state: URL) async throws {
+        let brokers = try Self.brokers(in: state)
 
         let topic = KafkaTestSupport.uniqueName("down")
         try await KafkaTestSupport.createTopic(topic, partitions: 1, brokers: [brokers])
@@ -33,7 +72,7 @@ import Testing
         let before = try await producer.sendAndAwait(KafkaProducerMessage(topic: topic, key: "up", value: Array("1".utf8)))
         #expect(before.offset == 0)
 
-        try await run("\(scripts)/tansu.sh", "stop", state.path)
+        try await ScriptRunner.run("\(scripts)/tansu.sh", ["stop", state.path])
 
         let error = await #expect(throws: KafkaError.self) {
             _ = try await producer.sendAndAwait(KafkaProducerMessage(topic: topic, key: "down", value: Array("2".utf8)))
@@ -63,26 +102,4 @@ private final class LogCollector: Sendable {
     var lines: [(level: KafkaLogLevel, text: String)] { storage.withLock { $0 } }
     var handler: KafkaLogHandler { { [storage = self] level, text in storage.append(level, text) } }
     private func append(_ level: KafkaLogLevel, _ text: String) { storage.withLock { $0.append((level, text)) } }
-}
-
-/// Runs a script and fails unless it exits 0. Uses posix_spawn and waitpid
-/// on a dispatch queue: Foundation's `Process.waitUntilExit` never returned
-/// inside this test process (the child stayed a zombie).
-private func run(_ executable: String, _ arguments: String...) async throws {
-    let argv = [executable] + arguments
-    let status: Int32 = await withCheckedContinuation { continuation in
-        DispatchQueue.global().async {
-            var cArguments = argv.map { strdup($0) } + [nil]
-            defer { for argument in cArguments { free(argument) } }
-            var pid: pid_t = 0
-            guard posix_spawn(&pid, executable, nil, nil, &cArguments, environ) == 0 else {
-                continuation.resume(returning: -1)
-                return
-            }
-            var status: Int32 = 0
-            while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
-            continuation.resume(returning: status)
-        }
-    }
-    try #require(status == 0, "\(argv.joined(separator: " ")) failed with wait status \(status)")
 }

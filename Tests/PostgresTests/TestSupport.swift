@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 @testable import Postgres
 
@@ -41,20 +42,10 @@ struct PrivateCluster {
     let directory: String
     let url: String
 
-    static func scripts() throws -> String {
-        guard let path = ProcessInfo.processInfo.environment["STOREFRONT_SCRIPTS"], !path.isEmpty else {
-            let error = MissingEnvironment(name: "STOREFRONT_SCRIPTS",
-                                           hint: "set it to the checkout's scripts/ folder (make test does this)")
-            Issue.record("\(error)")
-            throw error
-        }
-        return path
-    }
-
     static func start() async throws -> PrivateCluster {
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent(TestDatabase.uniqueName("pgtest")).path
-        try await run(scripts() + "/pg.sh", ["start", directory])
+        try await ScriptRunner.runScript("pg.sh", ["start", directory])
         let env = try String(contentsOfFile: directory + "/pg.env", encoding: .utf8)
         guard let line = env.split(separator: "\n").first(where: { $0.hasPrefix("export DATABASE_URL=") }) else {
             throw MissingEnvironment(name: "DATABASE_URL in \(directory)/pg.env", hint: "pg.sh did not write it")
@@ -62,37 +53,9 @@ struct PrivateCluster {
         return PrivateCluster(directory: directory, url: String(line.dropFirst("export DATABASE_URL=".count)))
     }
 
-    func restart() async throws { try await Self.run(Self.scripts() + "/pg.sh", ["restart", directory]) }
+    func restart() async throws { try await ScriptRunner.runScript("pg.sh", ["restart", directory]) }
 
-    func stop() async { try? await Self.run(Self.scripts() + "/pg.sh", ["stop", directory]) }
-
-    /// Runs a script and waits for it on a dispatch thread, not a cooperative one.
-    /// Uses posix_spawn and waitpid directly: Foundation's `Process` on this
-    /// platform left the child unreaped and never called its termination handler.
-    static func run(_ executable: String, _ arguments: [String]) async throws {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-        let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, executable, &actions, nil, argv, environ)
-        guard spawned == 0 else {
-            throw MissingEnvironment(name: executable, hint: "could not be started (errno \(spawned))")
-        }
-        let child = pid
-        let status: Int32 = await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                var status: Int32 = 0
-                while waitpid(child, &status, 0) == -1 && errno == EINTR {}
-                continuation.resume(returning: status)
-            }
-        }
-        guard status == 0 else {
-            throw MissingEnvironment(name: "\(executable) \(arguments.joined(separator: " "))", hint: "exited with status \(status)")
-        }
-    }
+    func stop() async { try? await ScriptRunner.runScript("pg.sh", ["stop", directory]) }
 }
 
 /// A one-shot signal between tasks.

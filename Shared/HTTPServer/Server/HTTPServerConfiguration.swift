@@ -28,6 +28,11 @@ public struct HTTPServerConfiguration: Sendable {
     public var shutdownGracePeriod: Duration = .seconds(10)
     /// Pending connections the kernel queues before `accept`.
     public var listenBacklog: Int = 1024
+    /// Told the request path (without query) of every request refused with 413 because
+    /// its body exceeds ``maxBodyBytes``. Those requests never reach a handler, so this is
+    /// how a service counts them in its own metrics. Runs on a libmicrohttpd thread: keep
+    /// it short and non-blocking. Default `nil`.
+    public var bodyTooLargeObserver: (@Sendable (_ path: String) -> Void)?
 
     public init() {}
 

@@ -112,6 +112,7 @@ final class ServerCore: Sendable {
                 // Refuse before reading anything: queuing now makes libmicrohttpd skip
                 // the body (and any 100-continue) and close the connection afterwards.
                 state.phase = .answered
+                reportTooLarge(state)
                 return queue(state, Self.tooLarge(configuration.maxBodyBytes))
             }
             state.body.reserveCapacity(declared)
@@ -127,6 +128,7 @@ final class ServerCore: Sendable {
             state.body = []
             state.discardedBytes = count
             state.phase = .rejected(Self.tooLarge(configuration.maxBodyBytes))
+            reportTooLarge(state)
             return .YES
         }
         if let data {
@@ -202,6 +204,12 @@ final class ServerCore: Sendable {
     }
 
     // MARK: - Helpers
+
+    /// Tells ``HTTPServerConfiguration/bodyTooLargeObserver`` about a 413.
+    private func reportTooLarge(_ state: RequestState) {
+        guard let observer = configuration.bodyTooLargeObserver else { return }
+        observer(String(state.rawTarget.prefix { $0 != "?" }))
+    }
 
     /// Bytes of an over-limit streamed body read and dropped before giving up on the client.
     static func discardAllowance(_ limit: Int) -> Int { max(limit, 1 << 20) }

@@ -1,0 +1,103 @@
+import Foundation
+import HTTPServer
+import Models
+import Postgres
+import Projection
+import Providers
+import ServiceHTTP
+import ServiceRuntime
+import Telemetry
+
+/// The checkout service, assembled: catalog cache, routes, health checks and server.
+///
+/// The executable and the tests build it the same way through
+/// ``buildCheckoutApplication(configuration:auth:providers:pool:publisher:brokerCheck:http:logger:metrics:now:)``;
+/// tests may call ``respond(to:logger:)`` without a socket.
+public struct CheckoutApplication: Sendable {
+    /// The cached provider catalogs (tests load it with `refresh()`).
+    public let catalog: CheckoutCatalog
+    /// Loads and refreshes ``catalog`` in the background.
+    public let refresher: CheckoutCatalogRefresher
+    /// Readiness checks: `database`, `broker` (when given), `catalog`.
+    public let health: HealthChecks
+    public let metrics: MetricsRegistry
+    public let responder: RouterResponder
+    /// The HTTP server (not started).
+    public let server: HTTPServer
+    /// Deletes idempotency records older than their TTL, hourly.
+    public let sweeper: IdempotencySweeper
+
+    /// The services to run, in start order. HTTP starts at once; until the
+    /// catalog is loaded, create-checkout answers 503 and `/readyz` is not ready.
+    public var services: [any Service] {
+        [refresher, sweeper, HTTPServerService(name: "http", server: server)]
+    }
+
+    /// Answers `request` as the server would (no socket).
+    public func respond(to request: HTTPRequest, logger: Logger) async -> HTTPResponse {
+        await responder.respond(to: request, logger: logger).response
+    }
+}
+
+/// Builds the checkout service.
+///
+/// - Parameters:
+///   - configuration: catalog refresh, checkout expiry, redirect URL, limits.
+///   - auth: how tokens are verified (or that they are not).
+///   - providers: the enabled payment providers.
+///   - pool: PostgreSQL with the projection tables and ``CheckoutSchema`` applied.
+///   - publisher: where checkout and command records go.
+///   - brokerCheck: the readiness check for the broker, if any.
+///   - http: address, port and limits of the server.
+///   - logger: the root logger. With auth disabled a warning is logged here.
+///   - metrics: registry for `checkout_*`, HTTP and anything the caller adds.
+///   - now: the clock.
+public func buildCheckoutApplication(
+    configuration: CheckoutConfiguration = CheckoutConfiguration(),
+    auth: AuthConfiguration,
+    providers: ProviderRegistry,
+    pool: PostgresPool,
+    publisher: any RecordPublisher,
+    brokerCheck: (@Sendable () async throws -> Void)? = nil,
+    http: HTTPServerConfiguration = HTTPServerConfiguration(),
+    logger: Logger,
+    metrics: MetricsRegistry = MetricsRegistry(),
+    now: @escaping @Sendable () -> Date = { Date() }
+) -> CheckoutApplication {
+    if auth.isDisabled {
+        logger.warning("AUTH_DISABLED=true: tokens are NOT checked and anyone can act as any email; use only for local experiments")
+    }
+    let checkoutMetrics = CheckoutMetrics(registry: metrics)
+    let catalog = CheckoutCatalog(providers: providers.enabled.compactMap { providers[$0] })
+    let idempotency = IdempotencyStore(pool: pool, ttl: configuration.idempotencyTTL, wait: configuration.idempotencyWait)
+    let reader = SubscriptionStatusReader(pool: pool)
+
+    let health = HealthChecks()
+    health.register("database") { _ = try await pool.query("SELECT 1") }
+    if let brokerCheck { health.register("broker", brokerCheck) }
+    health.register("catalog") {
+        guard catalog.isLoaded else { throw CatalogNotLoaded() }
+    }
+
+    let routes = CheckoutRoutes(
+        authenticator: Authenticator(configuration: auth),
+        creator: CheckoutCreator(catalog: catalog, registry: providers, idempotency: idempotency, publisher: publisher,
+                                 configuration: configuration, metrics: checkoutMetrics, now: now),
+        commander: SubscriptionCommander(reader: reader, registry: providers, publisher: publisher, metrics: checkoutMetrics, now: now),
+        reader: reader, maxBodyBytes: configuration.maxBodyBytes, now: now)
+    let router = Router()
+    router.addOperationalRoutes(health: health, metrics: metrics)
+    routes.mount(on: router)
+    let responder = router.buildResponder()
+    return CheckoutApplication(
+        catalog: catalog,
+        refresher: CheckoutCatalogRefresher(catalog: catalog, configuration: configuration, metrics: checkoutMetrics, logger: logger),
+        health: health, metrics: metrics, responder: responder,
+        server: HTTPServer(responder: responder, configuration: http, logger: logger, metrics: metrics),
+        sweeper: IdempotencySweeper(store: idempotency, logger: logger))
+}
+
+/// The readiness failure before every provider's catalog was loaded once.
+struct CatalogNotLoaded: Error, CustomStringConvertible {
+    var description: String { "provider catalogs not loaded yet" }
+}

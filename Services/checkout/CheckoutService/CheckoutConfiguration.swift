@@ -1,0 +1,71 @@
+import Foundation
+import ServiceRuntime
+
+/// The checkout service's own settings (HTTP, broker, database, providers
+/// and auth are read by their own modules).
+public struct CheckoutConfiguration: Sendable {
+    /// How often the cached provider catalogs are refreshed (`CHECKOUT_CATALOG_REFRESH`, default 300 s).
+    public var catalogRefreshInterval: Duration
+    /// First retry delay after a failed catalog load; doubles up to the refresh interval.
+    public var catalogRetryDelay: Duration
+    /// Where the provider sends the buyer after paying (`CHECKOUT_REDIRECT_URL`, optional).
+    public var redirectURL: String?
+    /// How long a hosted checkout stays valid (`CHECKOUT_EXPIRY`, default 1 h).
+    public var checkoutExpiry: Duration
+    /// Largest JSON body accepted by the app-facing POST routes (`CHECKOUT_MAX_BODY_BYTES`, default 16 KiB).
+    public var maxBodyBytes: Int
+    /// How long an idempotency key is remembered (24 h).
+    public var idempotencyTTL: Duration
+    /// How long a request waits for a concurrent request with the same key
+    /// to finish before answering 409 (`CHECKOUT_IDEMPOTENCY_WAIT`, default 10 s).
+    public var idempotencyWait: Duration
+
+    public init(
+        catalogRefreshInterval: Duration = .seconds(300), catalogRetryDelay: Duration = .seconds(1), redirectURL: String? = nil,
+        checkoutExpiry: Duration = .seconds(3600), maxBodyBytes: Int = 16 * 1024, idempotencyTTL: Duration = .seconds(86_400),
+        idempotencyWait: Duration = .seconds(10)
+    ) {
+        self.catalogRefreshInterval = catalogRefreshInterval
+        self.catalogRetryDelay = catalogRetryDelay
+        self.redirectURL = redirectURL
+        self.checkoutExpiry = checkoutExpiry
+        self.maxBodyBytes = maxBodyBytes
+        self.idempotencyTTL = idempotencyTTL
+        self.idempotencyWait = idempotencyWait
+    }
+
+    /// Reads the variables above; bad values are reported to `reader`.
+    public static func fromEnvironment(_ reader: inout ConfigReader) -> CheckoutConfiguration {
+        var configuration = CheckoutConfiguration()
+        let refresh = reader.duration("CHECKOUT_CATALOG_REFRESH", default: configuration.catalogRefreshInterval)
+        if refresh < .seconds(1) {
+            reader.report("CHECKOUT_CATALOG_REFRESH", "must be at least 1s")
+        } else {
+            configuration.catalogRefreshInterval = refresh
+        }
+        if let redirect = reader.string("CHECKOUT_REDIRECT_URL") {
+            if let url = URL(string: redirect), let scheme = url.scheme?.lowercased(), ["https", "http"].contains(scheme) || url.host == nil, redirect.utf8.count <= 2048 {
+                configuration.redirectURL = redirect
+            } else {
+                reader.report("CHECKOUT_REDIRECT_URL", "must be an absolute URL (https://… or an app deep link) of at most 2048 bytes")
+            }
+        }
+        let expiry = reader.duration("CHECKOUT_EXPIRY", default: configuration.checkoutExpiry)
+        if expiry < .seconds(60) || expiry > .seconds(7 * 86_400) {
+            reader.report("CHECKOUT_EXPIRY", "must be between 1m and 7 days")
+        } else {
+            configuration.checkoutExpiry = expiry
+        }
+        configuration.maxBodyBytes = reader.int("CHECKOUT_MAX_BODY_BYTES", default: configuration.maxBodyBytes, in: 256...(1 << 20))
+        configuration.idempotencyWait = reader.duration("CHECKOUT_IDEMPOTENCY_WAIT", default: configuration.idempotencyWait)
+        return configuration
+    }
+}
+
+extension Duration {
+    /// The duration in seconds as a `TimeInterval`.
+    var timeInterval: TimeInterval {
+        let (seconds, attoseconds) = components
+        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
+    }
+}

@@ -1,0 +1,133 @@
+import Crypto
+import Foundation
+import HTTPServer
+import Models
+import Providers
+import Telemetry
+
+/// Creates hosted checkouts: validates the request against the cached
+/// catalog, honours `Idempotency-Key`, asks the provider, and publishes the
+/// ``CheckoutCreatedRecord`` before answering.
+struct CheckoutCreator: Sendable {
+    let catalog: CheckoutCatalog
+    let registry: ProviderRegistry
+    let idempotency: IdempotencyStore
+    let publisher: any RecordPublisher
+    let configuration: CheckoutConfiguration
+    let metrics: CheckoutMetrics
+    let now: @Sendable () -> Date
+
+    /// Longest `Idempotency-Key` accepted.
+    static let maximumKeyLength = 255
+
+    /// The answer body and whether it was replayed from an idempotency record.
+    struct Outcome: Sendable {
+        var body: [UInt8]
+        var replayed: Bool
+    }
+
+    func create(_ body: CreateCheckoutRequest, user: AppUser, idempotencyKey: String?, logger: Logger) async throws -> Outcome {
+        let (item, variant) = try validate(body, user: user)
+        guard let key = idempotencyKey else {
+            return Outcome(body: try await createNew(body, item: item, variant: variant, user: user, checkoutID: Self.newCheckoutID(), logger: logger), replayed: false)
+        }
+        let checkoutID = Self.newCheckoutID()
+        let claim = try await idempotency.begin(user: user.id, key: key, requestHash: Self.hash(body), checkoutID: checkoutID)
+        switch claim {
+        case .replay(let stored):
+            metrics.idempotentReplays.increment()
+            return Outcome(body: Array(stored.utf8), replayed: true)
+        case .mismatch:
+            throw HTTPError(.unprocessableContent, "Idempotency-Key was already used with a different request body")
+        case .inProgress:
+            throw HTTPError(.conflict, "A request with this Idempotency-Key is still in progress", headers: ["Retry-After": "1"])
+        case .acquired:
+            do {
+                let answer = try await createNew(body, item: item, variant: variant, user: user, checkoutID: checkoutID, logger: logger)
+                try await idempotency.complete(user: user.id, key: key, response: String(decoding: answer, as: UTF8.self))
+                return Outcome(body: answer, replayed: false)
+            } catch {
+                await idempotency.release(user: user.id, key: key, checkoutID: checkoutID)
+                throw error
+            }
+        }
+    }
+
+    /// Checks email syntax and ownership, and that the variant is a known catalog item.
+    func validate(_ body: CreateCheckoutRequest, user: AppUser) throws(HTTPError) -> (CatalogItem, CatalogID) {
+        if body.hasInvalidEmail { throw HTTPError(.badRequest, "customerEmail is not a valid email address") }
+        if let email = body.email, !user.emailMatches(email.value) {
+            throw HTTPError(.forbidden, "customerEmail does not match the signed-in user")
+        }
+        guard !body.variantId.isEmpty else { throw HTTPError(.badRequest, "variantId is required") }
+        guard let variant = body.catalogVariantID else {
+            throw HTTPError(.badRequest, "variantId is not a valid catalog id (e.g. ls_123 or ps_PLN_abc)")
+        }
+        if let product = body.productId, !product.isEmpty, body.catalogProductID == nil {
+            throw HTTPError(.badRequest, "productId is not a valid catalog id")
+        }
+        switch catalog.lookup(variant) {
+        case .found(let item): return (item, variant)
+        case .unknown: throw HTTPError(.notFound, "Unknown variant \(variant)")
+        case .notLoaded: throw HTTPError(.serviceUnavailable, "Catalog not loaded yet; try again shortly", headers: ["Retry-After": "5"])
+        }
+    }
+
+    private func createNew(_ body: CreateCheckoutRequest, item: CatalogItem, variant: CatalogID, user: AppUser, checkoutID: String,
+                           logger: Logger) async throws -> [UInt8] {
+        let client: any PaymentProvider
+        do {
+            client = try registry.client(for: variant.provider, operation: "createCheckout")
+        } catch {
+            throw HTTPError(.notFound, "Unknown variant \(variant)")
+        }
+        let email = body.email ?? user.email.flatMap(EmailAddress.init)
+        let createdAt = now()
+        let request = CheckoutRequest(
+            variantID: variant.rawID, email: email, appUserID: user.id, checkoutID: checkoutID,
+            redirectURL: configuration.redirectURL, expiresAt: createdAt.addingTimeInterval(configuration.checkoutExpiry.timeInterval),
+            // Paystack needs an amount even though the plan sets it; the cached item saves a lookup.
+            amount: variant.provider == .paystack ? item.price : nil)
+        let checkout: ProviderCheckout
+        do {
+            checkout = try await client.createCheckout(request)
+        } catch {
+            metrics.providerErrors(variant.provider, kind: error.kind.rawValue).increment()
+            logger.warning("provider refused checkout", metadata: ["provider": variant.provider.rawValue, "error": error.description, "checkout.id": checkoutID])
+            throw error.httpError
+        }
+        let record = CheckoutCreatedRecord(
+            checkoutID: checkoutID, provider: variant.provider, appUserID: user.id, email: email?.value, variantID: variant,
+            productID: item.catalogProductID, providerCheckoutID: checkout.providerCheckoutID, url: checkout.url,
+            createdAt: createdAt, expiresAt: checkout.expiresAt ?? request.expiresAt)
+        do {
+            try await publisher.publish(record, topic: Topics.checkouts, key: record.key)
+        } catch {
+            logger.error("checkout record not published", metadata: ["error": String(describing: error), "checkout.id": checkoutID])
+            throw HTTPError(.serviceUnavailable, "Could not record the checkout; try again", headers: ["Retry-After": "2"])
+        }
+        metrics.checkoutsCreated(variant.provider).increment()
+        logger.info("checkout created", metadata: ["provider": variant.provider.rawValue, "checkout.id": checkoutID, "variant": variant.description])
+        let response = CreateCheckoutResponse(checkoutUrl: checkout.url, checkoutId: checkoutID, provider: variant.provider, expiresAt: record.expiresAt)
+        return try HTTPResponse.json(response).body
+    }
+
+    static func newCheckoutID() -> String { UUID().uuidString.lowercased() }
+
+    /// A digest of the request's fields in a fixed order, so the same request
+    /// hashes the same whatever the JSON's key order or spacing.
+    static func hash(_ body: CreateCheckoutRequest) -> String {
+        let canonical = [body.customerEmail?.trimmingCharacters(in: .whitespacesAndNewlines).lowercased() ?? "", body.variantId, body.productId ?? ""]
+            .map { "\($0.utf8.count):\($0)" }.joined(separator: "|")
+        return Hex.encode(SHA256.hash(Array(canonical.utf8)))
+    }
+
+    /// The `Idempotency-Key` header, checked: 1–255 printable ASCII characters.
+    static func idempotencyKey(_ request: HTTPRequest) throws(HTTPError) -> String? {
+        guard let key = request.headers["Idempotency-Key"] else { return nil }
+        guard !key.isEmpty, key.utf8.count <= maximumKeyLength, key.utf8.allSatisfy({ $0 >= 0x21 && $0 <= 0x7E }) else {
+            throw HTTPError(.badRequest, "Idempotency-Key must be 1–\(maximumKeyLength) printable ASCII characters")
+        }
+        return key
+    }
+}

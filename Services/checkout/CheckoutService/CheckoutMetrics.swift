@@ -1,0 +1,39 @@
+import Models
+import Telemetry
+
+/// The checkout service's Prometheus series.
+public struct CheckoutMetrics: Sendable {
+    let registry: MetricsRegistry
+    /// `checkout_idempotent_replays_total`: answers served from a stored idempotency record.
+    let idempotentReplays: Counter
+    /// `checkout_catalog_refresh_failures_total`: provider catalog loads that failed.
+    let catalogRefreshFailures: Counter
+
+    init(registry: MetricsRegistry) {
+        self.registry = registry
+        idempotentReplays = registry.counter("checkout_idempotent_replays_total", help: "Create-checkout answers replayed from an idempotency record.")
+        catalogRefreshFailures = registry.counter("checkout_catalog_refresh_failures_total", help: "Provider catalog loads that failed.")
+    }
+
+    /// `checkout_checkouts_created_total{provider}`.
+    func checkoutsCreated(_ provider: Provider) -> Counter {
+        registry.counter("checkout_checkouts_created_total", help: "Hosted checkouts created, by provider.", labels: ["provider": provider.rawValue])
+    }
+
+    /// `checkout_subscription_commands_total{provider,kind}` (kind `cancel` or `resume`).
+    func commands(_ provider: Provider, kind: String) -> Counter {
+        registry.counter("checkout_subscription_commands_total", help: "Subscription cancels and resumes accepted by the provider.",
+                         labels: ["provider": provider.rawValue, "kind": kind])
+    }
+
+    /// `checkout_provider_errors_total{provider,kind}`.
+    func providerErrors(_ provider: Provider, kind: String) -> Counter {
+        registry.counter("checkout_provider_errors_total", help: "Failed provider calls, by provider and error kind.",
+                         labels: ["provider": provider.rawValue, "kind": kind])
+    }
+
+    /// `checkout_catalog_items{provider}`.
+    func catalogItems(_ provider: Provider) -> Gauge {
+        registry.gauge("checkout_catalog_items", help: "Variants in the cached catalog, by provider.", labels: ["provider": provider.rawValue])
+    }
+}

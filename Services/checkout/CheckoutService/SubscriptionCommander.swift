@@ -1,0 +1,70 @@
+import Foundation
+import HTTPServer
+import Models
+import Projection
+import Providers
+import Telemetry
+
+/// Cancels and resumes subscriptions for their owners: checks ownership in
+/// the projection, asks the provider, and publishes a ``SubscriptionCommand``.
+struct SubscriptionCommander: Sendable {
+    enum Action: String, Sendable {
+        case cancel, resume
+
+        var kind: SubscriptionCommand.Kind { self == .cancel ? .cancelRequested : .resumeRequested }
+    }
+
+    /// Longest subscription code or email token accepted.
+    static let maximumFieldLength = 128
+
+    let reader: SubscriptionStatusReader
+    let registry: ProviderRegistry
+    let publisher: any RecordPublisher
+    let metrics: CheckoutMetrics
+    let now: @Sendable () -> Date
+
+    func perform(_ action: Action, _ body: CancelSubscriptionRequest, user: AppUser, logger: Logger) async throws -> SubscriptionCommandResponse {
+        let code = body.subscriptionCode.trimmingCharacters(in: .whitespaces)
+        guard !code.isEmpty else { throw HTTPError(.badRequest, "subscription_code is required") }
+        guard code.utf8.count <= Self.maximumFieldLength, (body.emailToken?.utf8.count ?? 0) <= Self.maximumFieldLength else {
+            throw HTTPError(.badRequest, "subscription_code or email_token is too long")
+        }
+        // Someone else's subscription is answered exactly like a missing one.
+        guard let owned = try await reader.ownedSubscription(code: code, for: ProjectionUser(appUserID: user.id, email: user.email)) else {
+            throw HTTPError(.notFound, "Subscription not found")
+        }
+        guard let client = registry[owned.provider] else {
+            throw HTTPError(.serviceUnavailable, "Payment provider \(owned.provider.rawValue) is not enabled", headers: ["Retry-After": "60"])
+        }
+        // Paystack's disable/enable need the email token; the client fetches
+        // the current one from Paystack itself, so neither the request's
+        // `email_token` nor the projection's copy has to be trusted here.
+        let result: ProviderSubscription
+        do {
+            switch action {
+            case .cancel: result = try await client.cancelSubscription(id: owned.subscriptionID)
+            case .resume: result = try await client.resumeSubscription(id: owned.subscriptionID)
+            }
+        } catch {
+            metrics.providerErrors(owned.provider, kind: error.kind.rawValue).increment()
+            logger.warning("provider refused \(action.rawValue)", metadata: ["provider": owned.provider.rawValue, "error": error.description])
+            throw error.httpError
+        }
+        let command = SubscriptionCommand(
+            commandID: UUID().uuidString.lowercased(), kind: action.kind, provider: owned.provider,
+            subscriptionID: owned.subscriptionID, appUserID: user.id, requestedAt: now())
+        do {
+            try await publisher.publish(command, topic: Topics.commands, key: command.key)
+        } catch {
+            // The provider already acted; repeating the call is harmless for
+            // both providers, so the app may simply retry.
+            logger.error("command record not published", metadata: ["error": String(describing: error), "command.id": command.commandID])
+            throw HTTPError(.serviceUnavailable, "Could not record the request; try again", headers: ["Retry-After": "2"])
+        }
+        metrics.commands(owned.provider, kind: action.rawValue).increment()
+        logger.info("subscription \(action.rawValue) requested", metadata: ["provider": owned.provider.rawValue, "command.id": command.commandID])
+        let message = action == .cancel ? "Subscription cancelled" : "Subscription resumed"
+        return SubscriptionCommandResponse(
+            message: message, subscription: result, knownPeriodEnd: owned.endsAt ?? owned.renewsAt, now: now())
+    }
+}

@@ -1,0 +1,119 @@
+import Foundation
+import Kafka
+import Models
+import Postgres
+import Projection
+import Telemetry
+
+/// What applying one batch did.
+public struct ProjectorBatchOutcome: Sendable, Hashable {
+    public var applied = 0
+    public var duplicates = 0
+    public var deadLettered = 0
+    public var subscriptionsProjected = 0
+    public init() {}
+}
+
+/// Applies consumed records: decodes them, writes the understood ones in one
+/// transaction, and dead-letters the rest. Returning means the batch's
+/// effect is durable (database and dead-letter topic), so its offsets may be
+/// committed. Safe to call again with the same records: nothing changes.
+public struct Projector: Sendable {
+    public let writer: ProjectionWriter
+    public let deadLetters: any DeadLetterSink
+    public let metrics: ProjectorMetrics
+    /// The consumer group, written into dead letters.
+    public let consumerName: String
+    let logger: Logger
+
+    public init(writer: ProjectionWriter, deadLetters: any DeadLetterSink, metrics: ProjectorMetrics, consumerName: String, logger: Logger) {
+        self.writer = writer
+        self.deadLetters = deadLetters
+        self.metrics = metrics
+        self.consumerName = consumerName
+        self.logger = logger
+    }
+
+    /// Applies `records` (any topics, any order).
+    /// - Throws: database or broker errors that retrying may cure; nothing
+    ///   should be committed then.
+    public func apply(_ records: [KafkaConsumerRecord]) async throws -> ProjectorBatchOutcome {
+        let started = ContinuousClock.now
+        var inputs: [(record: KafkaConsumerRecord, input: ProjectionInput)] = []
+        var letters: [DeadLetterRecord] = []
+        for record in records {
+            switch ProjectorRecordDecoder.decode(record) {
+            case .input(let input): inputs.append((record, input))
+            case .deadLetter(let reason): letters.append(letter(record, reason: reason))
+            }
+        }
+        var outcome = ProjectorBatchOutcome()
+        let (result, rejected) = try await write(inputs[...])
+        letters += rejected
+        outcome.applied = result.newEvents + result.newRecords
+        outcome.duplicates = result.duplicateEvents + result.duplicateRecords
+        outcome.subscriptionsProjected = result.subscriptionsProjected
+        if !letters.isEmpty {
+            try await deadLetters.send(letters)
+            for letter in letters {
+                logger.warning("record dead-lettered", metadata: [
+                    "source.topic": letter.sourceTopic, "source.partition": String(letter.sourcePartition),
+                    "source.offset": String(letter.sourceOffset), "reason": letter.reason,
+                ])
+            }
+        }
+        outcome.deadLettered = letters.count
+        metrics.applied.increment(by: outcome.applied)
+        metrics.duplicates.increment(by: outcome.duplicates)
+        metrics.deadLettered.increment(by: outcome.deadLettered)
+        metrics.subscriptionsProjected.increment(by: outcome.subscriptionsProjected)
+        metrics.batchLatency.observe((ContinuousClock.now - started).seconds)
+        return outcome
+    }
+
+    /// Writes in one transaction. If the database rejects the data itself (not
+    /// a connection problem), halves the batch until the offending record is
+    /// alone, and dead-letters it, so one bad record never blocks a partition.
+    private func write(_ inputs: ArraySlice<(record: KafkaConsumerRecord, input: ProjectionInput)>) async throws
+        -> (ProjectionWriteResult, [DeadLetterRecord]) {
+        do {
+            return (try await writer.write(inputs.map(\.input)), [])
+        } catch let error as PostgresError where Self.rejectsData(error) {
+            if inputs.count == 1, let only = inputs.first {
+                return (ProjectionWriteResult(), [letter(only.record, reason: "database rejected the record: \(error.kind) \(error.sqlState ?? "") \(error.message ?? "")")])
+            }
+            let middle = inputs.startIndex + inputs.count / 2
+            let (first, firstLetters) = try await write(inputs[inputs.startIndex..<middle])
+            let (second, secondLetters) = try await write(inputs[middle...])
+            var merged = first
+            merged.newEvents += second.newEvents
+            merged.duplicateEvents += second.duplicateEvents
+            merged.newRecords += second.newRecords
+            merged.duplicateRecords += second.duplicateRecords
+            merged.subscriptionsProjected += second.subscriptionsProjected
+            return (merged, firstLetters + secondLetters)
+        }
+    }
+
+    /// Data exceptions (22xxx), integrity violations (23xxx) and binds the
+    /// client refuses (NUL bytes) are about the record, not the database.
+    static func rejectsData(_ error: PostgresError) -> Bool {
+        if error.kind == .invalidBind { return true }
+        guard error.kind == .server, let state = error.sqlState else { return false }
+        return state.hasPrefix("22") || state.hasPrefix("23")
+    }
+
+    func letter(_ record: KafkaConsumerRecord, reason: String) -> DeadLetterRecord {
+        DeadLetterRecord(
+            sourceTopic: record.topic, sourcePartition: record.partition, sourceOffset: record.offset,
+            sourceKey: record.key.map { String(decoding: $0, as: UTF8.self) }, sourceValue: record.value ?? [],
+            reason: reason, consumer: consumerName, failedAt: Date())
+    }
+}
+
+extension Duration {
+    /// Seconds as a Double, for histograms.
+    var seconds: Double {
+        Double(components.seconds) + Double(components.attoseconds) / 1e18
+    }
+}

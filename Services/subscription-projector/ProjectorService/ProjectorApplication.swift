@@ -1,0 +1,95 @@
+import Foundation
+import HTTPServer
+import Kafka
+import MessagingSetup
+import Models
+import Postgres
+import Projection
+import ServiceHTTP
+import ServiceRuntime
+import Telemetry
+
+/// The subscription projector, assembled: database pool, consumer loop,
+/// health and metrics over HTTP.
+public struct ProjectorApplication: Sendable {
+    public let pool: PostgresPool
+    public let consumerService: ProjectorConsumerService
+    public let projector: Projector
+    /// Readiness: `postgres` (SELECT 1), `kafka` (metadata request), `startup` (migrations and topics done).
+    public let health: HealthChecks
+    public let metrics: MetricsRegistry
+    public let responder: RouterResponder
+    public let server: HTTPServer
+
+    /// HTTP first (so probes answer during start-up), then the consumer; the
+    /// group stops them in reverse, so the consumer drains before HTTP goes.
+    public var services: [any Service] {
+        [HTTPServerService(name: "http", server: server), consumerService]
+    }
+
+    /// Answers `request` as the server would (no socket).
+    public func respond(to request: HTTPRequest, logger: Logger) async -> HTTPResponse {
+        await responder.respond(to: request, logger: logger).response
+    }
+}
+
+/// Why the application cannot be built.
+public struct ProjectorSetupError: Error, CustomStringConvertible {
+    public var description: String
+}
+
+/// Builds the projector.
+/// - Parameters:
+///   - configuration: database, group, batching, migrations.
+///   - messaging: broker settings; topics are created at start-up.
+///   - http: health and metrics server settings (default port 8084 in the executable).
+/// - Throws: ``ProjectorSetupError`` for an unusable DATABASE_URL or Kafka settings.
+public func buildProjectorApplication(
+    configuration: ProjectorConfiguration,
+    messaging: MessagingSettings,
+    http: HTTPServerConfiguration = HTTPServerConfiguration(),
+    logger: Logger,
+    metrics: MetricsRegistry = MetricsRegistry()
+) throws -> ProjectorApplication {
+    let database: PostgresConfiguration
+    do {
+        database = try PostgresConfiguration(url: configuration.databaseURL)
+    } catch {
+        throw ProjectorSetupError(description: "DATABASE_URL is not usable: \(error)")
+    }
+    let pool = PostgresPool(configuration: database, options: PostgresPoolConfiguration(maximumConnections: configuration.databaseConnections))
+    let consumer: KafkaConsumer
+    let producer: KafkaProducer
+    let admin: KafkaAdmin
+    do {
+        consumer = try KafkaConsumer(
+            topics: [Topics.webhooks, Topics.checkouts, Topics.commands],
+            configuration: KafkaConsumerConfiguration(
+                client: messaging.client, groupID: configuration.groupID,
+                maxBatchSize: configuration.batchSize, maxBatchWait: configuration.batchWait))
+        producer = try KafkaProducer(configuration: KafkaProducerConfiguration(client: messaging.client))
+        admin = try KafkaAdmin(configuration: messaging.client)
+    } catch {
+        throw ProjectorSetupError(description: "Kafka client setup failed: \(error)")
+    }
+    let projectorMetrics = ProjectorMetrics(registry: metrics)
+    let projector = Projector(
+        writer: ProjectionWriter(pool: pool), deadLetters: KafkaDeadLetterSink(producer: producer),
+        metrics: projectorMetrics, consumerName: configuration.groupID, logger: logger)
+    let consumerService = ProjectorConsumerService(
+        consumer: consumer, projector: projector, pool: pool, producer: producer, messaging: messaging,
+        migrate: configuration.migrate, logger: logger)
+
+    let health = HealthChecks()
+    health.register("postgres") { _ = try await pool.query("SELECT 1") }
+    health.register("kafka") { _ = try await admin.partitionCount(topic: Topics.webhooks, timeout: .seconds(2)) }
+    health.register("startup") {
+        guard consumerService.isStarted else { throw ProjectorSetupError(description: "migrations or topic creation not done yet") }
+    }
+    let router = Router()
+    router.addOperationalRoutes(health: health, metrics: metrics)
+    let responder = router.buildResponder()
+    return ProjectorApplication(
+        pool: pool, consumerService: consumerService, projector: projector, health: health, metrics: metrics,
+        responder: responder, server: HTTPServer(responder: responder, configuration: http, logger: logger, metrics: metrics))
+}

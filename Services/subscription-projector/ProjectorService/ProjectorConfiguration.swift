@@ -1,0 +1,39 @@
+import Foundation
+import ServiceRuntime
+
+/// The projector's own settings, from the environment.
+public struct ProjectorConfiguration: Sendable {
+    /// `DATABASE_URL` (required): the projection database.
+    public var databaseURL: String
+    /// `KAFKA_GROUP_ID` (default `subscription-projector`).
+    public var groupID: String
+    /// `PROJECTOR_BATCH_SIZE` (default 500, 1...10 000).
+    public var batchSize: Int
+    /// `PROJECTOR_BATCH_WAIT` (default 100 ms).
+    public var batchWait: Duration
+    /// `PROJECTOR_MIGRATE` (default true): apply schema migrations at start-up.
+    public var migrate: Bool
+    /// `PROJECTOR_DB_CONNECTIONS` (default 4).
+    public var databaseConnections: Int
+
+    public init(databaseURL: String, groupID: String = "subscription-projector", batchSize: Int = 500,
+                batchWait: Duration = .milliseconds(100), migrate: Bool = true, databaseConnections: Int = 4) {
+        self.databaseURL = databaseURL
+        self.groupID = groupID
+        self.batchSize = batchSize
+        self.batchWait = batchWait
+        self.migrate = migrate
+        self.databaseConnections = databaseConnections
+    }
+
+    /// Reads the settings; problems are collected in `reader`.
+    public static func fromEnvironment(_ reader: inout ConfigReader) -> ProjectorConfiguration {
+        ProjectorConfiguration(
+            databaseURL: reader.required.string("DATABASE_URL"),
+            groupID: reader.string("KAFKA_GROUP_ID", default: "subscription-projector"),
+            batchSize: reader.int("PROJECTOR_BATCH_SIZE", default: 500, in: 1...10_000),
+            batchWait: reader.duration("PROJECTOR_BATCH_WAIT", default: .milliseconds(100)),
+            migrate: reader.bool("PROJECTOR_MIGRATE", default: true),
+            databaseConnections: reader.int("PROJECTOR_DB_CONNECTIONS", default: 4, in: 1...64))
+    }
+}

@@ -1,0 +1,128 @@
+import Foundation
+import Kafka
+import MessagingSetup
+import Postgres
+import Projection
+import ServiceRuntime
+import Synchronization
+import Telemetry
+
+/// The consume–apply–commit loop.
+///
+/// At start: migrations (unless disabled) and topic creation, retried until
+/// they succeed. Then, per batch: apply (one transaction, dead letters
+/// acknowledged), then commit. On stop (task cancelled) the batch in flight
+/// is finished and committed, then the consumer leaves the group and the
+/// dead-letter producer flushes.
+public final class ProjectorConsumerService: Service, Sendable {
+    public let name = "projector-consumer"
+    public let consumer: KafkaConsumer
+    public let projector: Projector
+    let pool: PostgresPool
+    let producer: KafkaProducer?
+    let messaging: MessagingSettings?
+    let migrate: Bool
+    let logger: Logger
+    private let stopping = Atomic<Bool>(false)
+    private let startedUp = Atomic<Bool>(false)
+
+    public init(consumer: KafkaConsumer, projector: Projector, pool: PostgresPool, producer: KafkaProducer?,
+                messaging: MessagingSettings?, migrate: Bool, logger: Logger) {
+        self.consumer = consumer
+        self.projector = projector
+        self.pool = pool
+        self.producer = producer
+        self.messaging = messaging
+        self.migrate = migrate
+        self.logger = logger
+    }
+
+    /// Whether start-up work (migrations, topics) is done.
+    public var isStarted: Bool { startedUp.load(ordering: .acquiring) }
+
+    public func run() async throws {
+        await withTaskCancellationHandler {
+            await runLoop()
+        } onCancel: {
+            stopping.store(true, ordering: .releasing)
+        }
+        await consumer.close()
+        if let producer {
+            let lost = await producer.shutdown()
+            if !lost.isEmpty { logger.error("dead letters not delivered at shutdown", metadata: ["count": String(lost.count)]) }
+        }
+        logger.info("projector consumer stopped")
+        if Task.isCancelled { throw CancellationError() }
+    }
+
+    private var isStopping: Bool { stopping.load(ordering: .acquiring) }
+
+    private func runLoop() async {
+        guard await startUp() else { return }
+        while !isStopping {
+            let batch: KafkaConsumerBatch?
+            do {
+                batch = try await consumer.nextBatch()
+            } catch {
+                if !isStopping { logger.error("consumer failed: \(error)") }
+                return
+            }
+            guard let batch else { return }
+            // Not a child task: stopping must not interrupt a batch half way.
+            await Task { await self.process(batch) }.value
+        }
+    }
+
+    private func startUp() async -> Bool {
+        var delay = Duration.milliseconds(200)
+        while !isStopping {
+            do {
+                if migrate {
+                    let applied = try await ProjectionSchema.migrate(pool: pool)
+                    if !applied.isEmpty { logger.info("migrations applied", metadata: ["versions": applied.map(String.init).joined(separator: ",")]) }
+                }
+                if let messaging { try await messaging.ensureTopics() }
+                startedUp.store(true, ordering: .releasing)
+                return true
+            } catch {
+                logger.warning("start-up failed; retrying", metadata: ["error": "\(error)", "retry.in_seconds": "\(delay.seconds)"])
+                try? await Task.sleep(for: delay)
+                delay = min(delay * 2, .seconds(5))
+            }
+        }
+        return false
+    }
+
+    /// Applies, retrying while the database or broker is away, then commits.
+    func process(_ batch: KafkaConsumerBatch) async {
+        projector.metrics.consumed(batch.nextOffsets)
+        var delay = Duration.milliseconds(100)
+        while true {
+            do {
+                let outcome = try await projector.apply(batch.records)
+                logger.debug("batch applied", metadata: [
+                    "records": String(batch.records.count), "applied": String(outcome.applied),
+                    "duplicates": String(outcome.duplicates), "dead_lettered": String(outcome.deadLettered),
+                ])
+                break
+            } catch {
+                projector.metrics.batchFailures.increment()
+                // Stopping: leave it uncommitted; whoever owns the partition next re-applies it.
+                if isStopping { logger.warning("batch not applied at shutdown: \(error)"); return }
+                logger.error("batch failed; retrying", metadata: ["error": "\(error)", "records": String(batch.records.count)])
+                try? await Task.sleep(for: delay)
+                delay = min(delay * 2, .seconds(5))
+            }
+        }
+        do {
+            let result = try await consumer.commit(batch)
+            projector.metrics.committed(result.committed)
+            if !result.isComplete {
+                // Revoked partitions are re-read by their new owner; the apply is idempotent.
+                logger.info("commit skipped partitions", metadata: ["partitions": result.skipped.keys.map(\.description).sorted().joined(separator: ",")])
+            }
+        } catch {
+            logger.warning("commit failed; the batch will be redelivered and absorbed: \(error)")
+        }
+    }
+}

@@ -1,0 +1,52 @@
+import Kafka
+import Telemetry
+
+/// The projector's Prometheus series.
+///
+/// Lag: the Kafka module does not expose high watermarks, so true lag cannot
+/// be computed here. Exposed instead, per partition: the offset after the
+/// last record consumed and the last offset committed
+/// (`projector_consumed_offset`, `projector_committed_offset`); lag is the
+/// broker's high watermark minus the committed offset.
+public struct ProjectorMetrics: Sendable {
+    /// `projector_records_total{result="applied"}`: records written for the first time.
+    public let applied: Counter
+    /// `projector_records_total{result="duplicate"}`: records already applied (redeliveries, provider retries).
+    public let duplicates: Counter
+    /// `projector_records_total{result="dead_lettered"}`.
+    public let deadLettered: Counter
+    /// `projector_batch_seconds`: apply time per batch (decode, transaction, dead letters).
+    public let batchLatency: Histogram
+    /// `projector_batch_failures_total`: batches whose transaction failed and was retried.
+    public let batchFailures: Counter
+    /// `projector_subscriptions_projected_total`.
+    public let subscriptionsProjected: Counter
+    let registry: MetricsRegistry
+
+    public init(registry: MetricsRegistry) {
+        self.registry = registry
+        let help = "Records consumed by the projector, by result."
+        applied = registry.counter("projector_records_total", help: help, labels: ["result": "applied"])
+        duplicates = registry.counter("projector_records_total", help: help, labels: ["result": "duplicate"])
+        deadLettered = registry.counter("projector_records_total", help: help, labels: ["result": "dead_lettered"])
+        batchLatency = registry.histogram("projector_batch_seconds", help: "Time to apply one batch, before its commit.")
+        batchFailures = registry.counter("projector_batch_failures_total", help: "Batches whose transaction failed (then retried).")
+        subscriptionsProjected = registry.counter("projector_subscriptions_projected_total", help: "Subscription rows re-folded and written.")
+    }
+
+    /// Records the offsets a batch reached.
+    func consumed(_ offsets: [KafkaTopicPartition: Int64]) {
+        for (partition, offset) in offsets {
+            registry.gauge("projector_consumed_offset", help: "Offset after the last record consumed, per partition.",
+                           labels: ["topic": partition.topic, "partition": String(partition.partition)]).set(Double(offset))
+        }
+    }
+
+    /// Records the offsets a commit stored.
+    func committed(_ offsets: [KafkaTopicPartition: Int64]) {
+        for (partition, offset) in offsets {
+            registry.gauge("projector_committed_offset", help: "Last offset committed, per partition.",
+                           labels: ["topic": partition.topic, "partition": String(partition.partition)]).set(Double(offset))
+        }
+    }
+}

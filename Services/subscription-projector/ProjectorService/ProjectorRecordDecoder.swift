@@ -1,0 +1,65 @@
+import Foundation
+import Kafka
+import Models
+import Projection
+import Providers
+
+/// Turns a consumed record into something the projection can apply, or says
+/// why it cannot (the record then goes to the dead-letter topic).
+public enum ProjectorRecordDecoder {
+    /// A record's fate.
+    public enum Decoded: Sendable {
+        case input(ProjectionInput)
+        case deadLetter(reason: String)
+    }
+
+    /// Decodes by topic: webhook envelopes are normalised with the provider's
+    /// parser; checkouts and commands are decoded as published.
+    public static func decode(_ record: KafkaConsumerRecord) -> Decoded {
+        guard let value = record.value else { return .deadLetter(reason: "record has no value") }
+        switch record.topic {
+        case Topics.webhooks:
+            let envelope: WebhookEnvelope
+            do {
+                envelope = try RecordCoding.decode(WebhookEnvelope.self, from: value)
+            } catch {
+                return .deadLetter(reason: "undecodable webhook envelope: \(describe(error))")
+            }
+            guard !envelope.id.isEmpty else { return .deadLetter(reason: "webhook envelope has an empty id") }
+            do {
+                let event = try ProviderWebhooks.normalize(envelope)
+                return .input(.webhook(WebhookDelivery(
+                    dedupKey: envelope.id, event: event, receivedAt: envelope.receivedAt, payload: envelope.payload.bytes,
+                    sourcePartition: record.partition, sourceOffset: record.offset)))
+            } catch {
+                return .deadLetter(reason: "webhook payload not understood (\(envelope.provider.rawValue)): \(error.description)")
+            }
+        case Topics.checkouts:
+            do {
+                return .input(.checkout(try RecordCoding.decode(CheckoutCreatedRecord.self, from: value)))
+            } catch {
+                return .deadLetter(reason: "undecodable checkout record: \(describe(error))")
+            }
+        case Topics.commands:
+            do {
+                return .input(.command(try RecordCoding.decode(SubscriptionCommand.self, from: value)))
+            } catch {
+                return .deadLetter(reason: "undecodable command record: \(describe(error))")
+            }
+        default:
+            return .deadLetter(reason: "record from unexpected topic \(record.topic.prefix(200))")
+        }
+    }
+
+    /// A short decoding error without the record's contents.
+    static func describe(_ error: any Error) -> String {
+        switch error {
+        case DecodingError.dataCorrupted(let context), DecodingError.keyNotFound(_, let context),
+             DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context):
+            let path = context.codingPath.map(\.stringValue).joined(separator: ".")
+            return path.isEmpty ? context.debugDescription : "\(path): \(context.debugDescription)"
+        default:
+            return String(describing: error).prefix(300).description
+        }
+    }
+}

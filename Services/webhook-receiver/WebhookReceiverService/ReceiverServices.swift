@@ -1,0 +1,80 @@
+import Kafka
+import ServiceRuntime
+import Synchronization
+import Telemetry
+
+/// Creates Storefront's topics at start-up, retrying with backoff while the
+/// broker is unreachable (instead of crash-looping), then idles until the
+/// group stops. The HTTP server runs meanwhile: `/healthz` answers, `/readyz`
+/// reports the broker, and webhooks are answered 503 until records can be stored.
+public struct TopicSetupService: Service {
+    public let name = "topic-setup"
+    let ensure: @Sendable () async throws -> Void
+    let logger: Logger
+    let initialDelay: Duration
+    let maximumDelay: Duration
+    let done = TopicSetupState()
+
+    init(ensure: @escaping @Sendable () async throws -> Void, logger: Logger,
+         initialDelay: Duration = .seconds(1), maximumDelay: Duration = .seconds(30)) {
+        self.ensure = ensure
+        self.logger = logger
+        self.initialDelay = initialDelay
+        self.maximumDelay = maximumDelay
+    }
+
+    /// Whether the topics were ensured.
+    public var isDone: Bool { done.flag.load(ordering: .acquiring) }
+
+    public func run() async throws {
+        var delay = initialDelay
+        var attempt = 1
+        while !Task.isCancelled {
+            do {
+                try await ensure()
+                done.flag.store(true, ordering: .releasing)
+                logger.info("kafka topics ensured", metadata: ["kafka.attempt": String(attempt)])
+                break
+            } catch {
+                logger.warning("kafka topics not ensured yet (broker unreachable?); retrying", metadata: [
+                    "error": String(describing: error), "kafka.attempt": String(attempt),
+                    "retry_in_seconds": String(delay.components.seconds),
+                ])
+                try? await Task.sleep(for: delay)
+                delay = min(delay * 2, maximumDelay)
+                attempt += 1
+            }
+        }
+        // Returning early would stop the whole group: idle until stopped.
+        while !Task.isCancelled {
+            try? await Task.sleep(for: .seconds(3600))
+        }
+    }
+}
+
+/// Set once the topics exist.
+final class TopicSetupState: Sendable {
+    let flag = Atomic<Bool>(false)
+}
+
+/// Owns the producer's lifetime in the group: idles while the service runs;
+/// when stopped (after the HTTP server, which stops first and finishes its
+/// in-flight webhooks) flushes what is still queued, then closes.
+public struct ProducerDrainService: Service {
+    public let name = "kafka-producer"
+    let producer: KafkaProducer
+    let flushTimeout: Duration
+    let logger: Logger
+
+    public func run() async throws {
+        while !Task.isCancelled {
+            try? await Task.sleep(for: .seconds(3600))
+        }
+        let undelivered = await producer.shutdown(timeout: flushTimeout)
+        let counters = producer.counters
+        logger.info("kafka producer closed", metadata: [
+            "kafka.delivered": String(counters.delivered), "kafka.failed": String(counters.failed),
+            "kafka.undelivered_at_close": String(undelivered.count),
+        ])
+    }
+}

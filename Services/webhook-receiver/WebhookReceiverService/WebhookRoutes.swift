@@ -1,0 +1,105 @@
+import Foundation
+import HTTPServer
+import Models
+import Providers
+import Telemetry
+
+/// `POST /api/webhooks/{provider}`: verify over the raw body, publish the
+/// envelope, and answer 200 only after the broker acknowledged it.
+///
+/// Answers: 200 `{"success":true}`; 401 for a missing or wrong signature (or a
+/// source address outside Paystack's allow-list), nothing published; 404 for a
+/// provider that is not enabled; 413 for a body over the limit; 503 with
+/// `Retry-After` when the broker did not acknowledge in time, so the provider
+/// retries. Logs name the provider, event and dedup key, never the body or
+/// the signature.
+public struct WebhookRoutes: Sendable {
+    /// The route template.
+    public static let path = "/api/webhooks/{provider}"
+    /// The 200 body.
+    static let accepted = Array(#"{"success":true}"#.utf8)
+
+    let verifiers: [Provider: any WebhookVerifier]
+    let publisher: WebhookPublisher
+    let configuration: WebhookReceiverConfiguration
+    let metrics: WebhookMetrics
+    let now: @Sendable () -> Date
+
+    /// Registers the route on `registrar`.
+    func mount(on registrar: some RouteRegistrar) {
+        registrar.post(Self.path) { request, context in
+            try await handle(request, context: context)
+        }
+    }
+
+    func handle(_ request: HTTPRequest, context: RequestContext) async throws(HTTPError) -> HTTPResponse {
+        let name = try context.parameters.require("provider")
+        guard let provider = Provider(rawValue: name), let verifier = verifiers[provider] else {
+            throw HTTPError(.notFound, "Webhook provider not enabled")
+        }
+        let logger = context.logger.with("webhook.provider", provider.rawValue)
+        // The server refuses larger bodies before reading them; this covers
+        // direct router use and keeps both limits one.
+        guard request.body.count <= configuration.maxBodyBytes else {
+            metrics.count(provider, .tooLarge)
+            throw Self.tooLarge(configuration.maxBodyBytes)
+        }
+
+        let remoteAddress = ClientAddress.resolve(request, trustForwardedFor: configuration.trustForwardedFor)
+        do throws(WebhookVerificationError) {
+            try verifier.verify(headers: request.headers, body: request.body, remoteAddress: remoteAddress)
+        } catch .bodyTooLarge {
+            metrics.count(provider, .tooLarge)
+            throw Self.tooLarge(min(configuration.maxBodyBytes, WebhookReceiverConfiguration.maximumBodyLimit))
+        } catch {
+            metrics.count(provider, .invalidSignature)
+            logger.warning("webhook refused", metadata: ["webhook.reason": error.description, "http.body_bytes": String(request.body.count)])
+            throw HTTPError(.unauthorized, "Invalid signature")
+        }
+
+        let envelope = ProviderWebhooks.envelope(provider, body: request.body, receivedAt: now())
+        let key = ProviderWebhooks.topicKey(provider, body: request.body)
+        let described = logger.with("webhook.dedup_key", String(envelope.id.prefix(160)))
+            .with("webhook.event", String(envelope.eventName.prefix(100)))
+            .with("kafka.key", String(key.prefix(220)))
+        let unparsed = key == TopicKey.make(provider, "unparsed")
+        if unparsed {
+            metrics.countUnparsed(provider)
+            described.warning("webhook body not understood; publishing it for the projector to dead-letter")
+        }
+        let value: [UInt8]
+        do {
+            value = try RecordCoding.encode(envelope)
+        } catch {
+            // Strings, a date and base64 bytes always encode; never expected.
+            described.error("webhook envelope could not be encoded", metadata: ["error": String(describing: error)])
+            throw HTTPError(.internalServerError, "Internal server error")
+        }
+
+        let clock = ContinuousClock()
+        let started = clock.now
+        do throws(WebhookPublishError) {
+            let report = try await publisher.publish(key: key, value: value)
+            metrics.observePublish(provider, seconds: Self.seconds(clock.now - started))
+            metrics.count(provider, .published)
+            described.info("webhook published", metadata: [
+                "kafka.partition": String(report.partition), "kafka.offset": String(report.offset),
+            ])
+            return HTTPResponse(status: .ok, headers: ["Content-Type": "application/json"], body: Self.accepted)
+        } catch {
+            metrics.observePublish(provider, seconds: Self.seconds(clock.now - started))
+            metrics.count(provider, .publishFailed)
+            described.error("webhook not stored; answering 503 so the provider retries", metadata: ["error": error.description])
+            throw HTTPError(.serviceUnavailable, "Webhook could not be stored, retry later",
+                            headers: ["Retry-After": String(configuration.retryAfterSeconds)])
+        }
+    }
+
+    static func tooLarge(_ limit: Int) -> HTTPError {
+        HTTPError(.contentTooLarge, "Request body exceeds \(limit) bytes")
+    }
+
+    static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
+}

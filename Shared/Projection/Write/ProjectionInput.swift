@@ -1,0 +1,46 @@
+import Foundation
+import Models
+
+/// One webhook delivery, normalised, with where it came from.
+public struct WebhookDelivery: Sendable, Hashable {
+    /// The envelope id: the delivery's dedup key.
+    public var dedupKey: String
+    public var event: BillingEvent
+    public var receivedAt: Date
+    /// The provider's body bytes, kept in the log for audits and replays.
+    public var payload: [UInt8]
+    public var sourcePartition: Int32
+    public var sourceOffset: Int64
+
+    public init(dedupKey: String, event: BillingEvent, receivedAt: Date, payload: [UInt8], sourcePartition: Int32, sourceOffset: Int64) {
+        self.dedupKey = dedupKey
+        self.event = event
+        self.receivedAt = receivedAt
+        self.payload = payload
+        self.sourcePartition = sourcePartition
+        self.sourceOffset = sourceOffset
+    }
+}
+
+/// What the projector writes: one understood record of any of its topics.
+public enum ProjectionInput: Sendable, Hashable {
+    case webhook(WebhookDelivery)
+    case checkout(CheckoutCreatedRecord)
+    case command(SubscriptionCommand)
+}
+
+/// What one ``ProjectionWriter/write(_:)`` did.
+public struct ProjectionWriteResult: Sendable, Hashable {
+    /// Webhook deliveries logged for the first time.
+    public var newEvents = 0
+    /// Webhook deliveries whose dedup key was already logged (or repeated in the batch).
+    public var duplicateEvents = 0
+    /// Checkout and command records written for the first time.
+    public var newRecords = 0
+    /// Checkout and command records already present.
+    public var duplicateRecords = 0
+    /// Subscriptions re-folded and upserted.
+    public var subscriptionsProjected = 0
+
+    public init() {}
+}

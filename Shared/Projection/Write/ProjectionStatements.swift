@@ -1,0 +1,177 @@
+import Postgres
+
+/// The projector's prepared statements. Every write is an idempotent,
+/// order-independent upsert: replaying any subset of events, in any order,
+/// converges to the same rows (see each statement for its merge rule).
+enum ProjectionStatements {
+    private static let t = PostgresDataType.text, ts = PostgresDataType.timestamptz, i8 = PostgresDataType.int8
+
+    /// Serialises batches that touch the same entities (members of one group
+    /// overlap briefly during a rebalance). Keys are locked in hash order so
+    /// two transactions never wait on each other in a cycle.
+    static let lock = PostgresPreparedStatement(name: "projector_lock_v1", sql: """
+        SELECT count(pg_advisory_xact_lock(h)) FROM (
+            SELECT DISTINCT hashtext(k) AS h FROM jsonb_array_elements_text($1::jsonb) AS k ORDER BY 1) AS keys
+        """, parameterTypes: [t])
+
+    /// The append-only log; a repeated dedup key changes nothing (0 rows).
+    static let event = PostgresPreparedStatement(name: "projector_event_v1", sql: """
+        INSERT INTO billing_events (dedup_key, provider, event_name, kind, entity_key, subscription_id, order_id,
+            customer_id, app_user_id, ordering_ts, received_at, source_partition, source_offset, event, payload,
+            plan_code, checkout_id, transaction_reference)
+        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)
+        ON CONFLICT (dedup_key) DO NOTHING
+        """, parameterTypes: [t, t, t, t, t, t, t, t, t, ts, ts, .int4, i8, .jsonb, .bytea, t, t, t])
+
+    /// Email: the newest non-null value by (provider timestamp, value) wins.
+    static let appUser = PostgresPreparedStatement(name: "projector_app_user_v1", sql: """
+        INSERT INTO app_users (app_user_id, email, email_at) VALUES ($1, $2, CASE WHEN $2 IS NULL THEN NULL ELSE $3 END)
+        ON CONFLICT (app_user_id) DO UPDATE SET email = EXCLUDED.email, email_at = EXCLUDED.email_at, updated_at = now()
+        WHERE EXCLUDED.email IS NOT NULL AND (app_users.email IS NULL
+            OR (EXCLUDED.email_at, EXCLUDED.email) > (COALESCE(app_users.email_at, '-infinity'), app_users.email))
+        """, parameterTypes: [t, t, ts])
+
+    /// App user and email each: the newest non-null value by (timestamp, value) wins.
+    static let customer = PostgresPreparedStatement(name: "projector_customer_v1", sql: """
+        INSERT INTO provider_customers AS c (provider, customer_id, app_user_id, email, app_user_at, email_at)
+        VALUES ($1, $2, $3, $4, CASE WHEN $3 IS NULL THEN NULL ELSE $5 END, CASE WHEN $4 IS NULL THEN NULL ELSE $5 END)
+        ON CONFLICT (provider, customer_id) DO UPDATE SET
+            app_user_id = CASE WHEN EXCLUDED.app_user_id IS NOT NULL AND (c.app_user_id IS NULL
+                OR (EXCLUDED.app_user_at, EXCLUDED.app_user_id) > (COALESCE(c.app_user_at, '-infinity'), c.app_user_id))
+                THEN EXCLUDED.app_user_id ELSE c.app_user_id END,
+            app_user_at = CASE WHEN EXCLUDED.app_user_id IS NOT NULL AND (c.app_user_id IS NULL
+                OR (EXCLUDED.app_user_at, EXCLUDED.app_user_id) > (COALESCE(c.app_user_at, '-infinity'), c.app_user_id))
+                THEN EXCLUDED.app_user_at ELSE c.app_user_at END,
+            email = CASE WHEN EXCLUDED.email IS NOT NULL AND (c.email IS NULL
+                OR (EXCLUDED.email_at, EXCLUDED.email) > (COALESCE(c.email_at, '-infinity'), c.email))
+                THEN EXCLUDED.email ELSE c.email END,
+            email_at = CASE WHEN EXCLUDED.email IS NOT NULL AND (c.email IS NULL
+                OR (EXCLUDED.email_at, EXCLUDED.email) > (COALESCE(c.email_at, '-infinity'), c.email))
+                THEN EXCLUDED.email_at ELSE c.email_at END,
+            updated_at = now()
+        """, parameterTypes: [t, t, t, t, ts])
+
+    /// Order created: its own fields win over what a refund filled in; the
+    /// status never leaves `refunded`.
+    static let orderCreated = PostgresPreparedStatement(name: "projector_order_created_v1", sql: """
+        INSERT INTO orders AS o (provider, order_id, app_user_id, customer_id, customer_email, product_id, variant_id,
+            product_name, status, amount, currency, paid_at, transaction_reference)
+        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'paid', $9, $10, $11, $12)
+        ON CONFLICT (provider, order_id) DO UPDATE SET
+            app_user_id = COALESCE(EXCLUDED.app_user_id, o.app_user_id),
+            customer_id = COALESCE(EXCLUDED.customer_id, o.customer_id),
+            customer_email = COALESCE(EXCLUDED.customer_email, o.customer_email),
+            product_id = COALESCE(EXCLUDED.product_id, o.product_id),
+            variant_id = COALESCE(EXCLUDED.variant_id, o.variant_id),
+            product_name = COALESCE(EXCLUDED.product_name, o.product_name),
+            amount = COALESCE(EXCLUDED.amount, o.amount),
+            currency = COALESCE(EXCLUDED.currency, o.currency),
+            paid_at = COALESCE(EXCLUDED.paid_at, o.paid_at),
+            transaction_reference = COALESCE(EXCLUDED.transaction_reference, o.transaction_reference)
+        """, parameterTypes: [t, t, t, t, t, t, t, t, i8, t, ts, t])
+
+    /// A refund logged before its order (Paystack refunds name only the
+    /// transaction reference) is applied when the order arrives.
+    static let orderEarlierRefunds = PostgresPreparedStatement(name: "projector_order_earlier_refunds_v1", sql: """
+        UPDATE orders AS o SET status = 'refunded',
+            refunded_at = GREATEST(o.refunded_at, r.at), refunded_amount = GREATEST(o.refunded_amount, r.amount)
+        FROM (SELECT max(COALESCE(ordering_ts, received_at)) AS at, max((event->>'amount')::bigint) AS amount
+              FROM billing_events WHERE provider = $1 AND kind = 'refundProcessed' AND transaction_reference = $3) AS r
+        WHERE o.provider = $1 AND o.order_id = $2 AND r.at IS NOT NULL
+        """, parameterTypes: [t, t, t])
+
+    /// Refund naming the order (Lemon Squeezy `order_refunded`): terminal;
+    /// fills fields the order has not set; latest time and largest amount win.
+    static let orderRefunded = PostgresPreparedStatement(name: "projector_order_refunded_v1", sql: """
+        INSERT INTO orders AS o (provider, order_id, app_user_id, customer_id, customer_email, product_id, variant_id,
+            product_name, status, currency, refunded_at, refunded_amount, transaction_reference)
+        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'refunded', $9, $10, $11, $12)
+        ON CONFLICT (provider, order_id) DO UPDATE SET status = 'refunded',
+            app_user_id = COALESCE(o.app_user_id, EXCLUDED.app_user_id),
+            customer_id = COALESCE(o.customer_id, EXCLUDED.customer_id),
+            customer_email = COALESCE(o.customer_email, EXCLUDED.customer_email),
+            product_id = COALESCE(o.product_id, EXCLUDED.product_id),
+            variant_id = COALESCE(o.variant_id, EXCLUDED.variant_id),
+            product_name = COALESCE(o.product_name, EXCLUDED.product_name),
+            currency = COALESCE(o.currency, EXCLUDED.currency),
+            refunded_at = GREATEST(o.refunded_at, EXCLUDED.refunded_at),
+            refunded_amount = GREATEST(o.refunded_amount, EXCLUDED.refunded_amount),
+            transaction_reference = COALESCE(o.transaction_reference, EXCLUDED.transaction_reference)
+        """, parameterTypes: [t, t, t, t, t, t, t, t, t, ts, i8, t])
+
+    /// Refund naming only the transaction reference (Paystack `refund.processed`).
+    static let orderRefundedByReference = PostgresPreparedStatement(name: "projector_order_refunded_ref_v1", sql: """
+        UPDATE orders SET status = 'refunded', refunded_at = GREATEST(refunded_at, $3), refunded_amount = GREATEST(refunded_amount, $4)
+        WHERE provider = $1 AND transaction_reference = $2
+        """, parameterTypes: [t, t, ts, i8])
+
+    /// One row per provider payment or invoice; the newest (time, kind, status) wins.
+    static let payment = PostgresPreparedStatement(name: "projector_payment_v1", sql: """
+        INSERT INTO payments AS p (provider, payment_id, subscription_id, kind, status, amount, currency, occurred_at)
+        VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+        ON CONFLICT (provider, payment_id) DO UPDATE SET
+            subscription_id = COALESCE(EXCLUDED.subscription_id, p.subscription_id), kind = EXCLUDED.kind,
+            status = EXCLUDED.status, amount = COALESCE(EXCLUDED.amount, p.amount),
+            currency = COALESCE(EXCLUDED.currency, p.currency), occurred_at = EXCLUDED.occurred_at
+        WHERE (COALESCE(EXCLUDED.occurred_at, '-infinity'), EXCLUDED.kind, COALESCE(EXCLUDED.status, ''))
+            > (COALESCE(p.occurred_at, '-infinity'), p.kind, COALESCE(p.status, ''))
+        """, parameterTypes: [t, t, t, t, t, i8, t, ts])
+
+    /// Event kinds that complete a checkout naming them in custom data.
+    static let completingKinds = "('orderCreated', 'subscriptionCreated', 'paymentSucceeded')"
+    /// Event kinds that complete the app user's earlier checkouts when no checkout id came back.
+    static let completingKindsByUser = "('orderCreated', 'subscriptionCreated')"
+
+    /// A checkout as the checkout service published it; completed at the
+    /// earliest matching purchase already logged (events may come first).
+    static let checkout = PostgresPreparedStatement(name: "projector_checkout_v1", sql: """
+        INSERT INTO checkouts (checkout_id, provider, app_user_id, email, product_id, variant_id, provider_checkout_id,
+            url, created_at, expires_at, completed_at)
+        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, (
+            SELECT min(COALESCE(e.ordering_ts, e.received_at)) FROM billing_events AS e WHERE e.provider = $2 AND (
+                (e.checkout_id = $1 AND e.kind IN \(completingKinds))
+                OR (e.checkout_id IS NULL AND e.app_user_id = $3 AND e.kind IN \(completingKindsByUser)
+                    AND COALESCE(e.ordering_ts, e.received_at) >= $9))))
+        ON CONFLICT (checkout_id) DO NOTHING
+        """, parameterTypes: [t, t, t, t, t, t, t, t, ts, ts])
+
+    /// A purchase naming its checkout: completed at the earliest such time.
+    static let completeByID = PostgresPreparedStatement(name: "projector_complete_id_v1", sql: """
+        UPDATE checkouts SET completed_at = LEAST(completed_at, $3)
+        WHERE checkout_id = $2 AND provider = $1
+        """, parameterTypes: [t, t, ts])
+
+    /// A purchase without a checkout id: completes the app user's checkouts created before it.
+    static let completeByUser = PostgresPreparedStatement(name: "projector_complete_user_v1", sql: """
+        UPDATE checkouts SET completed_at = LEAST(completed_at, $3)
+        WHERE provider = $1 AND app_user_id = $2 AND created_at <= $3
+        """, parameterTypes: [t, t, ts])
+
+    /// Audit of commands; a repeated command id changes nothing.
+    static let command = PostgresPreparedStatement(name: "projector_command_v1", sql: """
+        INSERT INTO commands (command_id, kind, provider, subscription_id, app_user_id, requested_at)
+        VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (command_id) DO NOTHING
+        """, parameterTypes: [t, t, t, t, t, ts])
+
+    /// The fold's result replaces the row.
+    static let subscription = PostgresPreparedStatement(name: "projector_subscription_v1", sql: """
+        INSERT INTO subscriptions (provider, subscription_id, app_user_id, customer_id, customer_email, product_id,
+            variant_id, plan_name, status, renews_at, ends_at, trial_ends_at, cancel_at_period_end, email_token,
+            card_brand, card_last_four, customer_portal_url, update_payment_method_url, source_updated_at, last_event_key)
+        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)
+        ON CONFLICT (provider, subscription_id) DO UPDATE SET
+            app_user_id = EXCLUDED.app_user_id, customer_id = EXCLUDED.customer_id,
+            customer_email = EXCLUDED.customer_email, product_id = EXCLUDED.product_id,
+            variant_id = EXCLUDED.variant_id, plan_name = EXCLUDED.plan_name, status = EXCLUDED.status,
+            renews_at = EXCLUDED.renews_at, ends_at = EXCLUDED.ends_at, trial_ends_at = EXCLUDED.trial_ends_at,
+            cancel_at_period_end = EXCLUDED.cancel_at_period_end, email_token = EXCLUDED.email_token,
+            card_brand = EXCLUDED.card_brand, card_last_four = EXCLUDED.card_last_four,
+            customer_portal_url = EXCLUDED.customer_portal_url,
+            update_payment_method_url = EXCLUDED.update_payment_method_url,
+            source_updated_at = EXCLUDED.source_updated_at, last_event_key = EXCLUDED.last_event_key,
+            projected_at = now()
+        """, parameterTypes: [t, t, t, t, t, t, t, t, t, ts, ts, ts, .bool, t, t, t, t, t, ts, t])
+
+    static let all = [lock, event, appUser, customer, orderCreated, orderEarlierRefunds, orderRefunded,
+                      orderRefundedByReference, payment, checkout, completeByID, completeByUser, command]
+}

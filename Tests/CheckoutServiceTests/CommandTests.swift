@@ -1,0 +1,73 @@
+import CheckoutService
+import Foundation
+import HTTPServer
+import Models
+import Postgres
+import Testing
+
+/// Cancel and resume against sandbox subscriptions created by paying a checkout.
+@Suite struct CommandTests {
+    /// Creates a checkout through the service, pays it in the sandbox, and
+    /// inserts the projection row the projector would have written.
+    func paidSubscription(_ harness: Harness, provider: Provider, variant: String, user: String, email: String) async throws -> String {
+        let created = try await harness.createCheckout(token: Harness.token(sub: user, email: email), email: email, variant: variant)
+        #expect(created.status == .ok, "\(created.text)")
+        let url = try created.decode(CreateCheckoutResponse.self).checkoutUrl
+        let checkoutID = try #require(url.split(separator: "/").last.map { String($0.split(separator: "?")[0]) })
+        let paid = try await harness.control("/checkouts/\(provider.rawValue)/\(checkoutID)/pay", ["email": email])
+        let code = try #require(text(paid[provider == .lemonsqueezy ? "subscription_id" : "subscription_code"]), "\(paid)")
+        try await ProjectionRows.subscription(harness.pool, provider: provider.rawValue, id: code, appUserID: user, email: email,
+                                              status: "active", renewsAt: Date().addingTimeInterval(30 * 86_400))
+        return code
+    }
+
+    @Test(arguments: [(Provider.lemonsqueezy, "ls_2"), (.paystack, "ps_PLN_sbxpremmonth01")])
+    func ownerCancelsThenResumes(provider: Provider, variant: String) async throws {
+        try await Harness.with { harness in
+            let user = TestEnvironment.unique("owner")
+            let code = try await paidSubscription(harness, provider: provider, variant: variant, user: user, email: "owner@example.com")
+            let token = try Harness.token(sub: user, email: "owner@example.com")
+
+            let cancel = try await harness.request(.post, "/api/subscription/cancel", token: token, json: "{\"subscription_code\":\"\(code)\",\"email_token\":null}")
+            #expect(cancel.status == .ok, "\(cancel.text)")
+            let body = try cancel.json()
+            #expect(body["success"] as? Bool == true && body["subscription_code"] as? String == code)
+            #expect(["cancelled", "non-renewing"].contains(body["status"] as? String ?? ""))
+            #expect(body["cancel_at_period_end"] as? Bool == true && body["ends_at"] is String, "\(cancel.text)")
+
+            // The provider really cancelled it.
+            let fetched = try await harness.http.get(harness.sandboxURL + (provider == .lemonsqueezy ? "/lemonsqueezy/v1/subscriptions/\(code)" : "/paystack/subscription/\(code)"),
+                                                     headers: ["Authorization": "Bearer \(provider == .lemonsqueezy ? Harness.lsKey : Harness.psKey)"])
+            #expect(fetched.bodyString.contains(provider == .lemonsqueezy ? "\"cancelled\":true" : "non-renewing"), "\(fetched.bodyString.prefix(400))")
+
+            let command = try await findRecord(SubscriptionCommand.self, topic: Topics.commands) { command, _ in
+                command.subscriptionID == code && command.appUserID == user && command.kind == .cancelRequested
+            }
+            let (record, raw) = try #require(command, "cancel command for \(code) not found on \(Topics.commands)")
+            #expect(record.provider == provider)
+            #expect(raw.key.map { String(decoding: $0, as: UTF8.self) } == TopicKey.command(provider, subscriptionID: code))
+
+            let resume = try await harness.request(.post, "/api/subscription/resume", token: token, json: "{\"subscription_code\":\"\(code)\"}")
+            #expect(resume.status == .ok, "\(resume.text)")
+            #expect(try resume.json()["status"] as? String == "active")
+            #expect(harness.app.metrics.renderPrometheus().contains("checkout_subscription_commands_total{kind=\"cancel\",provider=\"\(provider.rawValue)\"} 1"))
+        }
+    }
+
+    @Test func anotherUsersSubscriptionIsNotFoundAndUntouched() async throws {
+        try await Harness.with { harness in
+            let owner = TestEnvironment.unique("victim")
+            let code = try await paidSubscription(harness, provider: .lemonsqueezy, variant: "ls_9", user: owner, email: "victim@example.com")
+            // Same email as the owner, different subject: the row names its app user, so the email does not matter.
+            let intruder = try Harness.token(sub: TestEnvironment.unique("intruder"), email: "victim@example.com")
+            let cancel = try await harness.request(.post, "/api/subscription/cancel", token: intruder, json: "{\"subscription_code\":\"\(code)\"}")
+            #expect(cancel.status == .notFound && cancel.text.contains("Subscription not found"))
+            let unknown = try await harness.request(.post, "/api/subscription/cancel", token: intruder, json: "{\"subscription_code\":\"31337\"}")
+            #expect(unknown.status == .notFound && unknown.text == cancel.text)
+            let fetched = try await harness.http.get(harness.sandboxURL + "/lemonsqueezy/v1/subscriptions/\(code)", headers: ["Authorization": "Bearer \(Harness.lsKey)"])
+            #expect(fetched.bodyString.contains("\"status\":\"active\""), "\(fetched.bodyString.prefix(400))")
+            let missing = try await harness.request(.post, "/api/subscription/cancel", token: intruder, json: "{\"subscription_code\":\"\"}")
+            #expect(missing.status == .badRequest)
+        }
+    }
+}

@@ -1,0 +1,82 @@
+import Foundation
+import HTTPClient
+import Postgres
+import Testing
+
+/// The product, end to end through the gateway with real processes: list,
+/// checkout, pay in the sandbox, status, cancel — once per provider.
+@Suite(.serialized, .liveStack()) struct EndToEndTests {
+    var stack: LiveStack { get throws { try LiveStack.required() } }
+
+    @Test(arguments: ["lemonsqueezy", "paystack"])
+    func purchaseThenCancel(provider: String) async throws {
+        let stack = try self.stack
+        let flow = try await PurchaseFlow.make(stack, provider: provider)
+        let (before, beforeRaw) = try await flow.status()
+        #expect(!before.active)
+        #expect(beforeRaw["pending_checkout"] is NSNull, "no checkout opened yet")
+
+        let product = try await flow.subscriptionProduct()
+        let url = try await flow.createCheckout(productID: product.productID, variantID: product.variantID)
+        // The checkout record reaches the projection through the broker, so wait for it.
+        _ = try await flow.waitUntil("the opened checkout shows as pending") { _, raw in raw["pending_checkout"] is [String: Any] }
+
+        try await flow.pay(checkoutURL: url)
+        let (active, raw) = try await flow.waitUntil("\(provider) subscription active") { seed, _ in seed.active }
+        let code = try #require(active.subscriptionCode)
+        #expect(active.planName?.isEmpty == false)
+        #expect(raw["provider"] as? String == provider)
+        #expect(raw["pending_checkout"] is NSNull, "the payment cleared the pending checkout")
+
+        let cancelled = try await flow.cancel(code: code, emailToken: active.emailToken)
+        #expect(cancelled.status == 200, "cancel answered \(cancelled.status): \(cancelled.bodyString)")
+        let (after, afterRaw) = try await flow.waitUntil("\(provider) cancellation projected") { _, raw in
+            raw["cancel_at_period_end"] as? Bool == true
+        }
+        // Both providers keep access until the paid period ends.
+        #expect(after.active)
+        #expect(afterRaw["status"] as? String == (provider == "lemonsqueezy" ? "cancelled" : "non-renewing"))
+    }
+
+    @Test func duplicatedAndShuffledWebhooksEndInTheSameRowsAsACleanRun() async throws {
+        let stack = try self.stack
+        let clean = try await PurchaseFlow.make(stack, provider: "lemonsqueezy")
+        _ = try await clean.buySubscription()
+
+        let faults = #"{"duplicate_next":20,"shuffle_next_batch":true}"#
+        #expect(try await stack.request(.post, stack.sandbox + "/_sandbox/faults", json: faults).status == 200)
+        let faulty = try await PurchaseFlow.make(stack, provider: "lemonsqueezy")
+        _ = try await faulty.buySubscription()
+        // Let the duplicates arrive and be applied before comparing.
+        try await Task.sleep(for: .seconds(2))
+
+        let rows = try await stack.withDatabase { pool in
+            try await (ProjectionSnapshot.of(appUserID: clean.subject, pool: pool),
+                       ProjectionSnapshot.of(appUserID: faulty.subject, pool: pool))
+        }
+        #expect(rows.0.subscriptions.count == 1)
+        #expect(rows.0 == rows.1, "clean \(rows.0) vs duplicated+shuffled \(rows.1)")
+    }
+
+    @Test func statusAndCancelRefuseMissingForgedAndForeignTokens() async throws {
+        let stack = try self.stack
+        let owner = try await PurchaseFlow.make(stack, provider: "lemonsqueezy")
+        let bought = try await owner.buySubscription()
+        let code = try #require(bought.subscriptionCode)
+
+        let noToken = try await stack.request(.get, stack.gateway + "/api/subscription/status")
+        #expect(noToken.status == 401)
+        let forged = try await stack.request(.get, stack.gateway + "/api/subscription/status",
+                                             token: ForgedToken.make(subject: owner.subject, email: owner.email))
+        #expect(forged.status == 401)
+        let cancelWithoutToken = try await stack.request(.post, stack.gateway + "/api/subscription/cancel",
+                                                         json: #"{"subscription_code":"\#(code)"}"#)
+        #expect(cancelWithoutToken.status == 401)
+
+        let intruder = try await PurchaseFlow.make(stack, provider: "lemonsqueezy")
+        let refused = try await intruder.cancel(code: code, emailToken: nil)
+        #expect([403, 404].contains(refused.status), "another user's cancel answered \(refused.status)")
+        let (stillActive, raw) = try await owner.status()
+        #expect(stillActive.active && raw["cancel_at_period_end"] as? Bool == false)
+    }
+}

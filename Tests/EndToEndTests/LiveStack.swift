@@ -1,0 +1,147 @@
+import Foundation
+import HTTPClient
+import Postgres
+import TestSupport
+import Testing
+
+/// The whole stack as real processes (PostgreSQL, Tansu, provider sandbox, the
+/// four services, the nginx gateway), started by `scripts/stack.sh` on free
+/// ports. Each suite starts its own, so suites never disturb one another.
+final class LiveStack: Sendable {
+    let state: String
+    let settings: [String: String]
+    let http = HTTPClient()
+
+    var gateway: String { settings["GATEWAY_URL"]! }
+    var sandbox: String { settings["SANDBOX_URL"]! }
+    var databaseURL: String { settings["DATABASE_URL"]! }
+    var jwtSecret: String { settings["AUTH_JWT_SECRET"]! }
+
+    private init(state: String, settings: [String: String]) {
+        self.state = state
+        self.settings = settings
+    }
+
+    /// Starts a stack; the built executables must exist (make test builds them first).
+    static func start(environment: [String: String] = [:]) async throws -> LiveStack {
+        let state = FileManager.default.temporaryDirectory.appendingPathComponent("e2e-\(UUID().uuidString.prefix(8))").path
+        var env = ["STACK_FREE_PORTS": "1", "SANDBOX_RETRY_TIME_SCALE": "0.002", "LOG_LEVEL": "info"]
+        env.merge(environment) { _, new in new }
+        do {
+            try await ScriptRunner.runScript("stack.sh", ["up", state], environment: env, outputFile: state + ".out")
+        } catch {
+            try? await ScriptRunner.runScript("stack.sh", ["down", state])
+            let output = (try? String(contentsOfFile: state + ".out", encoding: .utf8)) ?? ""
+            throw ScriptRunner.Failure(description: "stack did not start: \(error)\n\(output.suffix(3000))")
+        }
+        let text = try String(contentsOfFile: state + "/stack.env", encoding: .utf8)
+        var settings: [String: String] = [:]
+        for line in text.split(separator: "\n") where line.hasPrefix("export ") {
+            let pair = line.dropFirst("export ".count)
+            guard let equals = pair.firstIndex(of: "=") else { continue }
+            settings[String(pair[..<equals])] = String(pair[pair.index(after: equals)...]).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+        }
+        return LiveStack(state: state, settings: settings)
+    }
+
+    func stop() async {
+        try? await ScriptRunner.runScript("stack.sh", ["down", state])
+    }
+
+    /// Sends a signal to a process the stack started (e.g. SIGSTOP/SIGCONT to the broker).
+    func signal(_ signal: Int32, to pidFile: String) throws {
+        let text = try String(contentsOfFile: "\(state)/\(pidFile)", encoding: .utf8)
+        guard let pid = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            throw ScriptRunner.Failure(description: "no pid in \(pidFile)")
+        }
+        guard kill(pid, signal) == 0 else { throw ScriptRunner.Failure(description: "kill \(signal) \(pid) failed") }
+    }
+
+    // MARK: - HTTP
+
+    func request(_ method: HTTPMethod, _ url: String, token: String? = nil, json: String? = nil,
+                 headers extra: [(String, String)] = []) async throws -> HTTPClientResponse {
+        var headers = HTTPHeaders(extra)
+        if let token { headers.add(name: "Authorization", value: "Bearer \(token)") }
+        if json != nil { headers.add(name: "Content-Type", value: "application/json") }
+        var request = HTTPClientRequest(method: method, url: url, headers: headers, body: Array((json ?? "").utf8))
+        request.retryPolicy = RetryPolicy.none
+        request.timeout = .seconds(20)
+        return try await http.execute(request)
+    }
+
+    func decode<T: Decodable>(_ type: T.Type, _ response: HTTPClientResponse) throws -> T {
+        try JSONDecoder().decode(type, from: Data(response.body))
+    }
+
+    /// A token for an app user, minted by the operator CLI with the stack's secret.
+    func token(subject: String, email: String) async throws -> String {
+        let output = state + "/token-\(UUID().uuidString.prefix(6))"
+        try await ScriptRunner.run(binary("storefront"), ["dev-token", "--sub", subject, "--email", email],
+                                   environment: ["AUTH_JWT_SECRET": jwtSecret], outputFile: output)
+        return try String(contentsOfFile: output, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    func binary(_ name: String) throws -> String {
+        let scripts = try ScriptRunner.scriptsFolder()
+        return (ProcessInfo.processInfo.environment["STOREFRONT_BIN"] ?? URL(fileURLWithPath: scripts).deletingLastPathComponent().path + "/.build/debug") + "/" + name
+    }
+
+    // MARK: - Waiting
+
+    /// Polls `probe` until it returns a value or `timeout` passes.
+    func eventually<T>(timeout: Duration = .seconds(30), _ what: String,
+                       _ probe: () async throws -> T?) async throws -> T {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if let value = try await probe() { return value }
+            try await Task.sleep(for: .milliseconds(200))
+        }
+        throw ScriptRunner.Failure(description: "timed out waiting for \(what)")
+    }
+
+    // MARK: - Database
+
+    func withDatabase<T>(_ body: (PostgresPool) async throws -> T) async throws -> T {
+        let pool = PostgresPool(configuration: try PostgresConfiguration(url: databaseURL))
+        do {
+            let value = try await body(pool)
+            await pool.close()
+            return value
+        } catch {
+            await pool.close()
+            throw error
+        }
+    }
+}
+
+/// Starts one live stack around a whole suite and stops it afterwards, even
+/// when a test fails; tests read it from ``LiveStack/current``.
+struct LiveStackScope: SuiteTrait, TestScoping {
+    var environment: [String: String] = [:]
+
+    func provideScope(for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void) async throws {
+        let stack = try await LiveStack.start(environment: environment)
+        do {
+            try await LiveStack.$current.withValue(stack) { try await function() }
+        } catch {
+            await stack.stop()
+            throw error
+        }
+        await stack.stop()
+    }
+}
+
+extension Trait where Self == LiveStackScope {
+    /// The suite runs against its own live stack started with these extra settings.
+    static func liveStack(_ environment: [String: String] = [:]) -> Self { LiveStackScope(environment: environment) }
+}
+
+extension LiveStack {
+    @TaskLocal static var current: LiveStack?
+
+    /// The suite's stack; fails the test when the suite has no `.liveStack()` trait.
+    static func required() throws -> LiveStack {
+        try #require(current, "this suite needs the .liveStack() trait")
+    }
+}

@@ -1,0 +1,60 @@
+import Foundation
+
+/// Runs the project's shell scripts from tests (starting private servers,
+/// stopping a broker). Uses posix_spawn and waitpid on a dispatch thread:
+/// Foundation's `Process` on this platform was seen to leave the child
+/// unreaped inside the test process, so `waitUntilExit` never returned.
+public enum ScriptRunner {
+    public struct Failure: Error, CustomStringConvertible {
+        public let description: String
+        public init(description: String) { self.description = description }
+    }
+
+    /// The checkout's `scripts/` folder, from `STOREFRONT_SCRIPTS` (set by `make test`).
+    public static func scriptsFolder() throws -> String {
+        guard let path = ProcessInfo.processInfo.environment["STOREFRONT_SCRIPTS"], !path.isEmpty else {
+            throw Failure(description: "STOREFRONT_SCRIPTS is not set: set it to the checkout's scripts/ folder (make test does this)")
+        }
+        return path
+    }
+
+    /// Runs `scripts/<name>` with `arguments` and extra environment; throws unless it exits 0.
+    /// Standard output is discarded unless `outputFile` names a file to append it to.
+    public static func runScript(_ name: String, _ arguments: [String], environment: [String: String] = [:],
+                                 outputFile: String? = nil) async throws {
+        try await run(try scriptsFolder() + "/" + name, arguments, environment: environment, outputFile: outputFile)
+    }
+
+    public static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:],
+                           outputFile: String? = nil) async throws {
+        var merged = ProcessInfo.processInfo.environment
+        merged.merge(environment) { _, new in new }
+        let argv = [executable] + arguments
+        let envp = merged.map { "\($0.key)=\($0.value)" }
+        let status: Int32 = await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                var actions = posix_spawn_file_actions_t()
+                posix_spawn_file_actions_init(&actions)
+                defer { posix_spawn_file_actions_destroy(&actions) }
+                posix_spawn_file_actions_addopen(&actions, 1, outputFile ?? "/dev/null", O_WRONLY | O_CREAT | O_APPEND, 0o644)
+                var cArguments = argv.map { strdup($0) } + [nil]
+                var cEnvironment = envp.map { strdup($0) } + [nil]
+                defer {
+                    cArguments.forEach { free($0) }
+                    cEnvironment.forEach { free($0) }
+                }
+                var pid: pid_t = 0
+                guard posix_spawn(&pid, executable, &actions, nil, &cArguments, &cEnvironment) == 0 else {
+                    continuation.resume(returning: -1)
+                    return
+                }
+                var status: Int32 = 0
+                while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+                continuation.resume(returning: status)
+            }
+        }
+        guard status == 0 else {
+            throw Failure(description: "\(argv.joined(separator: " ")) failed (wait status \(status))")
+        }
+    }
+}

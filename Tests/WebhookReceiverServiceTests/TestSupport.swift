@@ -1,0 +1,245 @@
+import Crypto
+import Foundation
+import HTTPClient
+import HTTPServer
+import Kafka
+import MessagingSetup
+import Models
+import Providers
+import ServiceRuntime
+import Synchronization
+import Telemetry
+import Testing
+import WebhookReceiverService
+
+/// Secrets the tests sign with (never real ones).
+enum TestSecrets {
+    static let lemonSqueezyWebhook = "ls_receiver_test_webhook_secret_3b7"
+    static let paystackKey = "sk_test_receiver_secret_9e21"
+
+    static var lemonSqueezyVerifier: LemonSqueezyWebhookVerifier { LemonSqueezyWebhookVerifier(secret: Secret(lemonSqueezyWebhook)) }
+    static var paystackVerifier: PaystackWebhookVerifier { PaystackWebhookVerifier(secretKey: Secret(paystackKey)) }
+    static var bothVerifiers: [any WebhookVerifier] { [lemonSqueezyVerifier, paystackVerifier] }
+}
+
+/// The shared test broker; fails the test loudly when it is not set.
+func testBrokers(sourceLocation: SourceLocation = #_sourceLocation) throws -> [String] {
+    let value = ProcessInfo.processInfo.environment["KAFKA_BROKERS"] ?? ""
+    try #require(!value.isEmpty, "KAFKA_BROKERS is not set: start a broker (scripts/tansu.sh start DIR; . DIR/kafka.env) or run make test",
+                 sourceLocation: sourceLocation)
+    return value.split(separator: ",").map(String.init)
+}
+
+func messagingSettings(_ brokers: [String]) -> MessagingSettings {
+    MessagingSettings(client: KafkaClientConfiguration(bootstrapServers: brokers, clientID: "webhook-receiver-tests", logHandler: nil))
+}
+
+let quietLogger = Logger(service: "webhook-receiver-test", minimumLevel: .critical)
+
+func uniqueName(_ prefix: String) -> String { "\(prefix)-\(UUID().uuidString.prefix(8).lowercased())" }
+
+/// Webhook bodies from the fixtures, made unique per test by replacing the
+/// field the dedup key comes from; every other byte is kept.
+enum Bodies {
+    static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
+
+    static func fixture(_ name: String) throws -> String {
+        try String(contentsOf: directory.appendingPathComponent(name), encoding: .utf8)
+    }
+
+    /// A `subscription_created` delivery with a fresh `meta.webhook_id`.
+    static func lemonSqueezy() throws -> (body: [UInt8], webhookID: String) {
+        let text = try fixture("lemonsqueezy.webhook.subscription_created.synthetic.json")
+        let id = UUID().uuidString.lowercased()
+        let original = "7c1f3a52-9d0e-4b8a-a3f1-2e5d6c7b8a91"
+        try #require(text.contains(original))
+        return (Array(text.replacingOccurrences(of: original, with: id).utf8), id)
+    }
+
+    /// A `charge.success` delivery with a fresh `data.id`.
+    static func paystack() throws -> (body: [UInt8], chargeID: String) {
+        let text = try fixture("paystack.webhook.charge.success.json")
+        let id = String(UInt64.random(in: 1_000_000_000...9_999_999_999))
+        let original = "\"id\":302961,"
+        try #require(text.contains(original))
+        return (Array(text.replacingOccurrences(of: original, with: "\"id\":\(id),").utf8), id)
+    }
+}
+
+/// Signs like the providers do.
+enum Signer {
+    static func lemonSqueezy(_ body: [UInt8], secret: String = TestSecrets.lemonSqueezyWebhook) -> String {
+        Hex.encode(HMAC.sha256(key: Array(secret.utf8), message: body))
+    }
+
+    static func paystack(_ body: [UInt8], key: String = TestSecrets.paystackKey) -> String {
+        Hex.encode(HMAC.sha512(key: Array(key.utf8), message: body))
+    }
+
+    static func headers(_ provider: Provider, _ body: [UInt8]) -> [(String, String)] {
+        switch provider {
+        case .lemonsqueezy: [("Content-Type", "application/json"), ("X-Signature", lemonSqueezy(body))]
+        case .paystack: [("Content-Type", "application/json"), ("x-paystack-signature", paystack(body))]
+        }
+    }
+}
+
+/// Waits until `condition` holds, polling; false if it did not within `timeout`.
+func eventually(timeout: Duration = .seconds(10), _ condition: () async -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+        if await condition() { return true }
+        try? await Task.sleep(for: .milliseconds(20))
+    }
+    return await condition()
+}
+
+/// A receiver served on an ephemeral loopback port by its own service group.
+struct LiveReceiver {
+    let app: WebhookReceiverApplication
+    let group: ServiceGroup
+    let running: Task<Void, any Error>
+    let baseURL: String
+    let client = HTTPClient(configuration: HTTPClientConfiguration(timeout: .seconds(20), retryPolicy: .none))
+
+    static func start(
+        verifiers: [any WebhookVerifier] = TestSecrets.bothVerifiers, brokers: [String],
+        configuration: WebhookReceiverConfiguration = WebhookReceiverConfiguration()
+    ) async throws -> LiveReceiver {
+        let app = try makeApplication(verifiers: verifiers, brokers: brokers, configuration: configuration)
+        let group = ServiceGroup(services: app.services, configuration: .init(stopTimeout: .seconds(10), signals: []), logger: quietLogger)
+        let running = Task { try await group.run() }
+        guard await eventually(timeout: .seconds(10), { app.server.port != nil }), let port = app.server.port else {
+            group.triggerGracefulShutdown(reason: "did not bind")
+            throw SetupFailed(description: "the receiver did not bind a port")
+        }
+        return LiveReceiver(app: app, group: group, running: running, baseURL: "http://127.0.0.1:\(port)")
+    }
+
+    func post(_ provider: Provider, body: [UInt8], headers: [(String, String)]) async throws -> HTTPClientResponse {
+        try await client.post(baseURL + "/api/webhooks/\(provider.rawValue)", headers: HTTPHeaders(headers), body: body)
+    }
+
+    func signedPost(_ provider: Provider, body: [UInt8]) async throws -> HTTPClientResponse {
+        try await post(provider, body: body, headers: Signer.headers(provider, body))
+    }
+
+    func metricsText() async throws -> String {
+        try await client.get(baseURL + "/metrics").bodyString
+    }
+
+    func stop() async throws {
+        group.triggerGracefulShutdown(reason: "test finished")
+        try await running.value
+    }
+}
+
+struct SetupFailed: Error, CustomStringConvertible {
+    let description: String
+}
+
+/// The application with an ephemeral loopback HTTP configuration.
+func makeApplication(
+    verifiers: [any WebhookVerifier] = TestSecrets.bothVerifiers, brokers: [String],
+    configuration: WebhookReceiverConfiguration = WebhookReceiverConfiguration(), metrics: MetricsRegistry = MetricsRegistry()
+) throws -> WebhookReceiverApplication {
+    var http = HTTPServerConfiguration()
+    http.bindAddress = "127.0.0.1"
+    http.port = 0
+    return try buildWebhookReceiverApplication(
+        verifiers: verifiers, messaging: messagingSettings(brokers), configuration: configuration, http: http,
+        logger: quietLogger, metrics: metrics)
+}
+
+/// One `storefront.webhooks.v1` record, decoded.
+struct PublishedWebhook: Sendable {
+    let key: String
+    let envelope: WebhookEnvelope
+}
+
+/// Reads `storefront.webhooks.v1` from the beginning with a group of its own,
+/// keeping every record that decodes as an envelope (other suites publish to
+/// the same topic; tests look for the ids they made).
+final class TopicWatcher: Sendable {
+    /// The decoded records, shared with the reading task.
+    final class Store: Sendable {
+        let records = Mutex<[PublishedWebhook]>([])
+    }
+
+    private let consumer: KafkaConsumer
+    private let store = Store()
+    private let reader: Task<Void, Never>
+
+    init(brokers: [String]) async throws {
+        // The topics must exist before a consumer subscribes to them.
+        try await messagingSettings(brokers).ensureTopics()
+        let client = KafkaClientConfiguration(bootstrapServers: brokers, clientID: "webhook-receiver-tests")
+        let consumer = try KafkaConsumer(
+            topics: [Topics.webhooks],
+            configuration: KafkaConsumerConfiguration(client: client, groupID: uniqueName("receiver-tests"), maxBatchWait: .milliseconds(50)))
+        self.consumer = consumer
+        reader = Self.read(consumer, into: store)
+    }
+
+    private static func read(_ consumer: KafkaConsumer, into store: Store) -> Task<Void, Never> {
+        Task {
+            while !Task.isCancelled {
+                do {
+                    guard let batch = try await consumer.nextBatch(timeout: .milliseconds(200)) else { continue }
+                    let decoded = batch.records.compactMap { record -> PublishedWebhook? in
+                        guard let value = record.value, let key = record.key,
+                              let envelope = try? RecordCoding.decode(WebhookEnvelope.self, from: value) else { return nil }
+                        return PublishedWebhook(key: String(decoding: key, as: UTF8.self), envelope: envelope)
+                    }
+                    store.records.withLock { $0.append(contentsOf: decoded) }
+                } catch {
+                    if Task.isCancelled { return }
+                    try? await Task.sleep(for: .milliseconds(50))
+                }
+            }
+        }
+    }
+
+    /// Records with envelope id `id` seen so far.
+    func records(id: String) -> [PublishedWebhook] {
+        store.records.withLock { $0.filter { $0.envelope.id == id } }
+    }
+
+    /// Waits for a record with envelope `id` (and, when given, exactly these payload bytes).
+    func find(id: String, payload: [UInt8]? = nil, timeout: Duration = .seconds(30)) async -> PublishedWebhook? {
+        var found: PublishedWebhook?
+        _ = await eventually(timeout: timeout) {
+            found = records(id: id).first { payload == nil || $0.envelope.payload.bytes == payload }
+            return found != nil
+        }
+        return found
+    }
+
+    func close() async {
+        reader.cancel()
+        await reader.value
+        await consumer.close()
+    }
+}
+
+/// Runs a script and fails unless it exits 0. posix_spawn and waitpid on a
+/// dispatch queue: Foundation's `Process.waitUntilExit` has been seen to
+/// hang in the test process on this machine.
+func runScript(_ executable: String, _ arguments: String...) async throws {
+    let argv = [executable] + arguments
+    let status: Int32 = await withCheckedContinuation { continuation in
+        DispatchQueue.global().async {
+            var cArguments = argv.map { strdup($0) } + [nil]
+            defer { for argument in cArguments { free(argument) } }
+            var pid: pid_t = 0
+            guard posix_spawn(&pid, executable, nil, nil, &cArguments, environ) == 0 else {
+                continuation.resume(returning: -1)
+                return
+            }
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+            continuation.resume(returning: status)
+        }
+    }
+    try #require(status == 0, "\(argv.joined(separator: " ")) failed with wait status \(status)")
+}

@@ -1,0 +1,155 @@
+import Foundation
+import HTTPServer
+import Models
+import Providers
+import ServiceRuntime
+import Telemetry
+import Testing
+@testable import WebhookReceiverService
+
+/// Through the router, no socket (the broker is needed only where a request is published).
+@Suite("Webhook routes")
+struct WebhookRoutesTests {
+    static func request(_ provider: String, body: [UInt8], headers: [(String, String)], remoteAddress: String = "127.0.0.1") throws -> HTTPRequest {
+        try HTTPRequest(method: .post, target: "/api/webhooks/\(provider)", headers: HTTPHeaders(headers), body: body, remoteAddress: remoteAddress)
+    }
+
+    static func counter(_ metrics: MetricsRegistry, _ provider: Provider, _ result: WebhookResult) -> Int {
+        metrics.counter("webhooks_received_total", help: "", labels: ["provider": provider.rawValue, "result": result.rawValue]).current
+    }
+
+    @Test("bad, missing and cross-provider signatures are 401 with the contract's body")
+    func refusesUnsignedRequests() async throws {
+        let metrics = MetricsRegistry()
+        let app = try makeApplication(brokers: try testBrokers(), metrics: metrics)
+        defer { Task { await app.publisher.producer.shutdown(timeout: .zero) } }
+        let (lsBody, _) = try Bodies.lemonSqueezy()
+        let (psBody, _) = try Bodies.paystack()
+        let cases: [(String, [UInt8], [(String, String)])] = [
+            ("lemonsqueezy", lsBody, [("X-Signature", Signer.lemonSqueezy(lsBody, secret: "wrong-secret"))]),
+            ("lemonsqueezy", lsBody, []),
+            ("lemonsqueezy", lsBody, [("X-Signature", "")]),
+            ("lemonsqueezy", lsBody, [("x-paystack-signature", Signer.paystack(lsBody))]),
+            ("paystack", psBody, [("x-paystack-signature", Signer.paystack(psBody, key: "sk_test_other"))]),
+            ("paystack", psBody, []),
+            ("paystack", psBody, [("X-Signature", Signer.lemonSqueezy(psBody))]),
+            // A signature over other bytes: the body was changed in transit.
+            ("paystack", psBody + [0x20], [("x-paystack-signature", Signer.paystack(psBody))]),
+        ]
+        for (provider, body, headers) in cases {
+            let response = await app.respond(to: try Self.request(provider, body: body, headers: headers), logger: quietLogger)
+            #expect(response.status.code == 401, "\(provider) \(headers.map(\.0))")
+            #expect(String(decoding: response.body, as: UTF8.self) == #"{"success":false,"error":"Invalid signature"}"#)
+        }
+        #expect(Self.counter(metrics, .lemonsqueezy, .invalidSignature) == 4)
+        #expect(Self.counter(metrics, .paystack, .invalidSignature) == 4)
+        #expect(Self.counter(metrics, .paystack, .published) == 0)
+    }
+
+    @Test("a provider that is not enabled, or unknown, is 404")
+    func unknownProviders() async throws {
+        let app = try makeApplication(verifiers: [TestSecrets.lemonSqueezyVerifier], brokers: try testBrokers())
+        defer { Task { await app.publisher.producer.shutdown(timeout: .zero) } }
+        let (body, _) = try Bodies.paystack()
+        for provider in ["paystack", "stripe", "LEMONSQUEEZY"] {
+            let response = await app.respond(to: try Self.request(provider, body: body, headers: Signer.headers(.paystack, body)), logger: quietLogger)
+            #expect(response.status.code == 404, "\(provider)")
+            #expect(String(decoding: response.body, as: UTF8.self).hasPrefix(#"{"success":false,"error":"#))
+        }
+        let get = await app.respond(to: try HTTPRequest(method: .get, target: "/api/webhooks/lemonsqueezy"), logger: quietLogger)
+        #expect(get.status.code == 405)
+    }
+
+    @Test("a body over the limit is 413 and counted, even through the router")
+    func oversizeThroughTheRouter() async throws {
+        let metrics = MetricsRegistry()
+        let app = try makeApplication(brokers: try testBrokers(), configuration: WebhookReceiverConfiguration(maxBodyBytes: 2048), metrics: metrics)
+        defer { Task { await app.publisher.producer.shutdown(timeout: .zero) } }
+        let body = Array(repeating: UInt8(ascii: "a"), count: 2049)
+        let response = await app.respond(to: try Self.request("lemonsqueezy", body: body, headers: Signer.headers(.lemonsqueezy, body)), logger: quietLogger)
+        #expect(response.status.code == 413)
+        #expect(Self.counter(metrics, .lemonsqueezy, .tooLarge) == 1)
+    }
+
+    @Test("the Paystack allow-list uses the peer, or the last X-Forwarded-For hop only when trusted")
+    func allowListAndForwardedFor() async throws {
+        let brokers = try testBrokers()
+        let watcher = try await TopicWatcher(brokers: brokers)
+        let allowList = try IPAllowList(["52.31.139.75"])
+        let verifier = PaystackWebhookVerifier(secretKey: Secret(TestSecrets.paystackKey), allowList: allowList)
+        let untrusting = try makeApplication(verifiers: [verifier], brokers: brokers)
+        let trusting = try makeApplication(verifiers: [verifier], brokers: brokers,
+                                           configuration: WebhookReceiverConfiguration(trustForwardedFor: true))
+
+        let (body, _) = try Bodies.paystack()
+        let id = ProviderWebhooks.dedupKey(.paystack, body: body)
+        let forwarded = Signer.headers(.paystack, body) + [("X-Forwarded-For", "10.9.8.7, 52.31.139.75")]
+        let spoofed = Signer.headers(.paystack, body) + [("X-Forwarded-For", "52.31.139.75, 10.0.0.1")]
+
+        // Not trusted: the header is ignored and the peer (gateway) is not on the list.
+        let refused = await untrusting.respond(to: try Self.request("paystack", body: body, headers: forwarded, remoteAddress: "10.0.0.1"), logger: quietLogger)
+        #expect(refused.status.code == 401)
+        // Trusted, but the client put the allowed address first: only the last hop counts.
+        let spoof = await trusting.respond(to: try Self.request("paystack", body: body, headers: spoofed, remoteAddress: "10.0.0.1"), logger: quietLogger)
+        #expect(spoof.status.code == 401)
+        // Trusted, last hop allowed: accepted and published.
+        let accepted = await trusting.respond(to: try Self.request("paystack", body: body, headers: forwarded, remoteAddress: "10.0.0.1"), logger: quietLogger)
+        #expect(accepted.status.code == 200)
+        #expect(String(decoding: accepted.body, as: UTF8.self) == #"{"success":true}"#)
+        // Direct from an allowed peer, no header needed.
+        let direct = await untrusting.respond(to: try Self.request("paystack", body: body, headers: Signer.headers(.paystack, body), remoteAddress: "52.31.139.75"), logger: quietLogger)
+        #expect(direct.status.code == 200)
+
+        let found = await watcher.find(id: id, payload: body)
+        #expect(found != nil, "the accepted delivery should be on \(Topics.webhooks)")
+        await watcher.close()
+        await untrusting.publisher.producer.shutdown()
+        await trusting.publisher.producer.shutdown()
+    }
+
+    @Test("X-Forwarded-For parsing takes the last non-empty hop, bounded")
+    func forwardedHops() throws {
+        #expect(ClientAddress.lastForwardedHop(["1.1.1.1, 2.2.2.2"]) == "2.2.2.2")
+        #expect(ClientAddress.lastForwardedHop(["1.1.1.1", "3.3.3.3 ,"]) == "3.3.3.3")
+        #expect(ClientAddress.lastForwardedHop(["1.1.1.1", " , "]) == "1.1.1.1")
+        #expect(ClientAddress.lastForwardedHop([]) == nil)
+        #expect(ClientAddress.lastForwardedHop([String(repeating: "9", count: 65)]) == nil)
+        let request = try Self.request("paystack", body: [], headers: [("X-Forwarded-For", "5.5.5.5")], remoteAddress: "10.0.0.1")
+        #expect(ClientAddress.resolve(request, trustForwardedFor: false) == "10.0.0.1")
+        #expect(ClientAddress.resolve(request, trustForwardedFor: true) == "5.5.5.5")
+        let bare = try Self.request("paystack", body: [], headers: [], remoteAddress: "")
+        #expect(ClientAddress.resolve(bare, trustForwardedFor: true) == nil)
+    }
+
+    @Test("settings come from the environment with defaults and clear problems")
+    func configurationFromEnvironment() throws {
+        var defaults = ConfigReader(Environment([:]))
+        let standard = WebhookReceiverConfiguration.fromEnvironment(&defaults)
+        try defaults.finish()
+        #expect(standard.maxBodyBytes == 1 << 20 && standard.publishTimeout == .seconds(5) && !standard.trustForwardedFor)
+
+        var custom = ConfigReader(Environment(["WEBHOOK_MAX_BODY_BYTES": "65536", "WEBHOOK_PUBLISH_TIMEOUT": "1500ms",
+                                               "WEBHOOK_TRUST_FORWARDED_FOR": "true"]))
+        let read = WebhookReceiverConfiguration.fromEnvironment(&custom)
+        try custom.finish()
+        #expect(read.maxBodyBytes == 65536 && read.publishTimeout == .milliseconds(1500) && read.trustForwardedFor)
+
+        var bad = ConfigReader(Environment(["WEBHOOK_MAX_BODY_BYTES": "99999999", "WEBHOOK_PUBLISH_TIMEOUT": "10ms",
+                                            "WEBHOOK_TRUST_FORWARDED_FOR": "maybe"]))
+        _ = WebhookReceiverConfiguration.fromEnvironment(&bad)
+        let error = #expect(throws: ConfigurationError.self) { try bad.finish() }
+        #expect(Set(error?.variables ?? []) == ["WEBHOOK_MAX_BODY_BYTES", "WEBHOOK_PUBLISH_TIMEOUT", "WEBHOOK_TRUST_FORWARDED_FOR"])
+    }
+
+    @Test("set-up refuses no verifiers and duplicate providers")
+    func setupErrors() throws {
+        let brokers = try testBrokers()
+        #expect(throws: WebhookReceiverSetupError.self) { try makeApplication(verifiers: [], brokers: brokers) }
+        #expect(throws: WebhookReceiverSetupError.self) {
+            try makeApplication(verifiers: [TestSecrets.paystackVerifier, TestSecrets.paystackVerifier], brokers: brokers)
+        }
+        #expect(webhookProvider(inPath: "/api/webhooks/paystack") == .paystack)
+        #expect(webhookProvider(inPath: "/api/webhooks/paystack/") == .paystack)
+        #expect(webhookProvider(inPath: "/api/other/paystack") == nil)
+    }
+}
