@@ -1,42 +1,17 @@
 import Foundation
+import TestSupport
 
 struct ToolError: Error, CustomStringConvertible {
     let description: String
 }
 
-/// Runs an external command (openssl, python3) on a dispatch thread, so the
-/// blocking wait stays off the cooperative pool, and returns its stdout.
+/// Runs an external command (openssl, python3) found on PATH and returns its stdout.
 /// - Throws: ``ToolError`` naming the command when it cannot start or exits non-zero.
 func run(_ arguments: [String], input: [UInt8] = []) async throws -> [UInt8] {
-    try await withCheckedThrowingContinuation { continuation in
-        DispatchQueue.global().async {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = arguments
-            let stdin = Pipe()
-            let stdout = Pipe()
-            let stderr = Pipe()
-            process.standardInput = stdin
-            process.standardOutput = stdout
-            process.standardError = stderr
-            do {
-                try process.run()
-            } catch {
-                continuation.resume(throwing: ToolError(description: "cannot run \(arguments[0]): \(error)"))
-                return
-            }
-            stdin.fileHandleForWriting.write(Data(input))
-            try? stdin.fileHandleForWriting.close()
-            let output = stdout.fileHandleForReading.readDataToEndOfFile()
-            let errors = stderr.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            guard process.terminationStatus == 0 else {
-                let message = String(decoding: errors, as: UTF8.self)
-                continuation.resume(throwing: ToolError(description: "\(arguments.joined(separator: " ")) failed (is it installed?): \(message)"))
-                return
-            }
-            continuation.resume(returning: Array(output))
-        }
+    do {
+        return try await ChildProcess.run(arguments, input: input)
+    } catch {
+        throw ToolError(description: "\(error) (is \(arguments[0]) installed?)")
     }
 }
 

@@ -1,18 +1,17 @@
 import Foundation
+import TestSupport
 
 /// The Python test server (`test_server.py`, next to this file), started once
 /// per test process and shared by every test; each test uses its own keys.
 final class TestServer: Sendable {
     let port: Int
-    // Held only so the pipe stays open: the server exits when its stdin closes,
-    // that is when this test process ends.
-    private let process: Process
-    private let stdin: Pipe
+    // Held only so its stdin stays open: the server exits when its stdin
+    // closes, that is when this test process ends.
+    private let process: ChildProcess
 
-    private init(port: Int, process: Process, stdin: Pipe) {
+    private init(port: Int, process: ChildProcess) {
         self.port = port
         self.process = process
-        self.stdin = stdin
     }
 
     /// `http://127.0.0.1:<port><path>`.
@@ -20,23 +19,17 @@ final class TestServer: Sendable {
 
     static func start() async throws -> TestServer {
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("test_server.py")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script.path]
-        let stdin = Pipe()
-        let stdout = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = stdout
+        let process: ChildProcess
         do {
-            try process.run()
+            process = try ChildProcess.spawn(["python3", script.path])
         } catch {
             throw TestServerError("cannot start python3 \(script.path): \(error)")
         }
-        let line = await readLine(stdout.fileHandleForReading)
+        let line = await readLine(process.standardOutput)
         guard let port = Int(line.trimmingCharacters(in: .whitespacesAndNewlines)) else {
             throw TestServerError("test_server.py did not print its port (got \(line.debugDescription)); is python3 installed?")
         }
-        return TestServer(port: port, process: process, stdin: stdin)
+        return TestServer(port: port, process: process)
     }
 
     /// Reads up to the first newline on a dispatch thread: blocking reads stay off the cooperative pool.

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 import Telemetry
 @testable import ServiceRuntime
@@ -14,18 +15,16 @@ import Telemetry
     @Test func sigtermStopsTheGroupGracefullyInAChildProcess() async throws {
         let result = FileManager.default.temporaryDirectory.appendingPathComponent("signal-child-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: result) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
-        process.arguments = ["--testing-library", "swift-testing", "--filter", "ServiceGroupSignalTests/signalChild"]
+        let executable = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
         var environment = ProcessInfo.processInfo.environment
         environment[Self.resultVariable] = result.path
-        process.environment = environment
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-
-        let status = try await Self.run(process, timeout: .seconds(60))
-        let childOutput = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let child = try ChildProcess.spawn(
+            [executable, "--testing-library", "swift-testing", "--filter", "ServiceGroupSignalTests/signalChild"],
+            environment: environment, mergeStandardError: true)
+        try? child.standardInput.close()
+        async let output = ChildProcess.readAll(child.standardOutput)
+        let status = await Self.wait(for: child, timeout: .seconds(60))
+        let childOutput = String(decoding: await output, as: UTF8.self)
         try #require(status == .exited(0), "child output:\n\(childOutput.suffix(3000))")
         let recorded = try String(contentsOf: result, encoding: .utf8)
         #expect(recorded == "start a\nstart b\nstop b\nstop a\nreturned\n", "child output:\n\(childOutput.suffix(3000))")
@@ -55,21 +54,15 @@ import Telemetry
         case exited(Int32), signalled(Int32), timedOut
     }
 
-    /// Runs `process` to completion off the cooperative pool, killing it if
-    /// it outlives `timeout`.
-    static func run(_ process: Process, timeout: Duration) async throws -> Status {
-        let finished = AsyncStream<Void>.makeStream()
-        process.terminationHandler = { _ in finished.continuation.yield(); finished.continuation.finish() }
-        try process.run()
-        let outcome = await raceAgainstDeadline(timeout) { for await _ in finished.stream {} }
-        guard case .finished = outcome else {
-            process.terminate()
+    /// Waits for `child` off the cooperative pool, killing it if it outlives `timeout`.
+    static func wait(for child: ChildProcess, timeout: Duration) async -> Status {
+        let outcome = await raceAgainstDeadline(timeout) { await child.wait() }
+        guard case .finished(.success(let status)) = outcome else {
+            child.signal(SIGKILL)
+            _ = await child.wait()
             return .timedOut
         }
-        switch process.terminationReason {
-        case .exit: return .exited(process.terminationStatus)
-        case .uncaughtSignal: return .signalled(process.terminationStatus)
-        @unknown default: return .exited(process.terminationStatus)
-        }
+        if let code = ChildProcess.exitCode(status) { return .exited(code) }
+        return .signalled(status & 0x7f)
     }
 }

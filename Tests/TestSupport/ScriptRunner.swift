@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Runs the project's shell scripts from tests (starting private servers,
 /// stopping a broker). Uses posix_spawn and waitpid on a dispatch thread:
@@ -44,7 +45,8 @@ public enum ScriptRunner {
                     cEnvironment.forEach { free($0) }
                 }
                 var pid: pid_t = 0
-                guard posix_spawn(&pid, executable, &actions, nil, &cArguments, &cEnvironment) == 0 else {
+                let spawned = ChildProcess.spawnLock.withLock { _ in posix_spawn(&pid, executable, &actions, nil, &cArguments, &cEnvironment) }
+                guard spawned == 0 else {
                     continuation.resume(returning: -1)
                     return
                 }

@@ -221,25 +221,3 @@ final class TopicWatcher: Sendable {
         await consumer.close()
     }
 }
-
-/// Runs a script and fails unless it exits 0. posix_spawn and waitpid on a
-/// dispatch queue: Foundation's `Process.waitUntilExit` has been seen to
-/// hang in the test process on this machine.
-func runScript(_ executable: String, _ arguments: String...) async throws {
-    let argv = [executable] + arguments
-    let status: Int32 = await withCheckedContinuation { continuation in
-        DispatchQueue.global().async {
-            var cArguments = argv.map { strdup($0) } + [nil]
-            defer { for argument in cArguments { free(argument) } }
-            var pid: pid_t = 0
-            guard posix_spawn(&pid, executable, nil, nil, &cArguments, environ) == 0 else {
-                continuation.resume(returning: -1)
-                return
-            }
-            var status: Int32 = 0
-            while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
-            continuation.resume(returning: status)
-        }
-    }
-    try #require(status == 0, "\(argv.joined(separator: " ")) failed with wait status \(status)")
-}

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPClient
 import Models
+import TestSupport
 import Testing
 import WebhookReceiverService
 
@@ -13,11 +14,11 @@ struct WebhookBrokerDownTests {
             ProcessInfo.processInfo.environment["STOREFRONT_SCRIPTS"].flatMap { $0.isEmpty ? nil : $0 },
             "STOREFRONT_SCRIPTS is not set: run make test, or export STOREFRONT_SCRIPTS=<checkout>/scripts")
         let state = FileManager.default.temporaryDirectory.appendingPathComponent(uniqueName("receiver-tansu"))
-        try await runScript("\(scripts)/tansu.sh", "start", state.path)
+        try await ScriptRunner.run("\(scripts)/tansu.sh", ["start", state.path])
         // The test stops the broker itself; stopping again is harmless should it fail early.
         let outcome: Result<Void, any Error>
         do { outcome = .success(try await exercise(scripts: scripts, state: state)) } catch { outcome = .failure(error) }
-        try? await runScript("\(scripts)/tansu.sh", "stop", state.path)
+        try? await ScriptRunner.run("\(scripts)/tansu.sh", ["stop", state.path])
         try? FileManager.default.removeItem(at: state)
         try outcome.get()
     }
@@ -37,7 +38,7 @@ struct WebhookBrokerDownTests {
         #expect(try await receiver.signedPost(.lemonsqueezy, body: before).status == 200)
         #expect(await eventually { (try? await receiver.client.get(receiver.baseURL + "/readyz").status) == 200 })
 
-        try await runScript("\(scripts)/tansu.sh", "stop", state.path)
+        try await ScriptRunner.run("\(scripts)/tansu.sh", ["stop", state.path])
 
         let (after, _) = try Bodies.paystack()
         let clock = ContinuousClock()
