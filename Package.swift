@@ -88,9 +88,11 @@ let package = Package(
         .executableTarget(name: "http-bench-server", dependencies: ["HTTPServer"], path: "Tools/http-bench-server", swiftSettings: strict),
 
         // MARK: - Tests
-        .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strict),
+        .target(name: "TestSupport", dependencies: ["Postgres"], path: "Tests/TestSupport", swiftSettings: strict),
         tests("TelemetryTests", ["Telemetry"]),
         tests("PostgresTests", ["Postgres", "TestSupport"]),
+        tests("StorefrontCLITests", ["StorefrontCLI", "TestSupport", "Crypto", "Kafka", "Models", "Postgres", "Projection", "ServiceRuntime", "Telemetry"],
+              linker: vendoredLibraries),
         tests("EndToEndTests", ["TestSupport", "HTTPClient", "Postgres", "Crypto"]),
         tests("KafkaTests", ["Kafka", "TestSupport"], linker: vendoredLibraries),
         tests("HTTPClientTests", ["HTTPClient", "TestSupport"], exclude: ["test_server.py"]),
@@ -101,12 +103,12 @@ let package = Package(
         tests("ProjectionTests", ["Projection", "Models", "Postgres"]),
         tests("HTTPServerTests", ["HTTPServer", "Telemetry"]),
         tests("SandboxKitTests", ["SandboxKit"]),
-        tests("ProjectorServiceTests", ["ProjectorService", "Projection", "Providers", "Models", "Postgres", "Kafka", "MessagingSetup", "Crypto", "ServiceRuntime", "Telemetry"],
+        tests("ProjectorServiceTests", ["TestSupport", "ProjectorService", "Projection", "Providers", "Models", "Postgres", "Kafka", "MessagingSetup", "Crypto", "ServiceRuntime", "Telemetry"],
               exclude: ["Fixtures"], linker: vendoredLibraries),
         tests("CatalogServiceTests", ["CatalogService", "Models", "HTTPServer", "HTTPClient", "ServiceHTTP", "ServiceRuntime", "Telemetry"]),
         tests("WebhookReceiverServiceTests", ["TestSupport", "WebhookReceiverService", "Models", "Providers", "Crypto", "Kafka", "MessagingSetup", "HTTPServer", "HTTPClient",
                                               "SandboxServer", "SandboxKit", "ServiceRuntime", "Telemetry"], exclude: ["Fixtures"], linker: vendoredLibraries),
-        tests("CheckoutServiceTests", ["CheckoutService", "Models", "Providers", "Projection", "Postgres", "Kafka", "Crypto", "HTTPServer", "HTTPClient", "ServiceRuntime", "Telemetry", "SandboxServer", "SandboxKit"],
+        tests("CheckoutServiceTests", ["TestSupport", "CheckoutService", "Models", "Providers", "Projection", "Postgres", "Kafka", "Crypto", "HTTPServer", "HTTPClient", "ServiceRuntime", "Telemetry", "SandboxServer", "SandboxKit"],
               linker: vendoredLibraries),
     ],
     swiftLanguageModes: [.v6]

@@ -11,6 +11,7 @@ import Providers
 import SandboxKit
 import SandboxServer
 import Telemetry
+import TestSupport
 import Testing
 
 /// A required environment variable was missing; the test fails, never skips.
@@ -39,16 +40,8 @@ enum TestEnvironment {
 /// A fresh database per test with the projection schema and the checkout's own migrations.
 enum TestDatabase {
     static func create() async throws -> PostgresPool {
-        let server = try PostgresConfiguration(url: TestEnvironment.require("DATABASE_URL"))
-        let name = TestEnvironment.unique("test_checkout")
-        let admin = try await PostgresConnection.connect(server)
-        try await admin.execute(PostgresQuery(unsafeSQL: "CREATE DATABASE \(PostgresQuery.quoteIdentifier(name))"))
-        await admin.close()
-        var configuration = server
-        configuration.database = name
-        let pool = PostgresPool(configuration: configuration, options: PostgresPoolConfiguration(maximumConnections: 8))
-        let projection = ProjectionSchema.migrations.map { PostgresMigration(version: $0.version, name: $0.name, sql: $0.sql) }
-        try await PostgresMigrator(migrations: projection).migrate(pool: pool)
+        let pool = try await FreshDatabase.create(prefix: "test_checkout", maximumConnections: 8).pool
+        try await ProjectionSchema.migrate(pool: pool)
         let applied = try await CheckoutSchema.migrate(pool: pool)
         #expect(applied == [1])
         return pool

@@ -8,6 +8,7 @@ import ProjectorService
 import Providers
 import Synchronization
 import Telemetry
+import TestSupport
 import Testing
 
 /// Servers, fresh databases and record builders for the projector suites.
@@ -32,18 +33,9 @@ enum Support {
 
     /// Like ``freshDatabase(migrate:)``, also returning the new database's URL.
     static func freshDatabaseWithURL(migrate: Bool = true) async throws -> (pool: PostgresPool, url: String) {
-        let url = try environment("DATABASE_URL", hint: "start PostgreSQL with scripts/pg.sh start DIR; . DIR/pg.env")
-        let admin = PostgresPool(configuration: try PostgresConfiguration(url: url), options: .init(maximumConnections: 1))
-        let name = unique("test_projector")
-        try await admin.execute("CREATE DATABASE \(identifier: name)")
-        await admin.close()
-        var configuration = try PostgresConfiguration(url: url)
-        configuration.database = name
-        let pool = PostgresPool(configuration: configuration, options: .init(maximumConnections: 4))
+        let (pool, url) = try await FreshDatabase.create(prefix: "test_projector")
         if migrate { try await ProjectionSchema.migrate(pool: pool) }
-        var components = try #require(URLComponents(string: url), "DATABASE_URL is not a URL")
-        components.path = "/" + name
-        return (pool, try #require(components.string))
+        return (pool, url)
     }
 
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")

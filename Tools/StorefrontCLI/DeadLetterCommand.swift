@@ -10,9 +10,10 @@ import Telemetry
 /// `list` reads the whole dead-letter topic with a throwaway consumer group
 /// (nothing committed) and prints one line per record. `replay` publishes
 /// each dead letter's source record back to its source topic with its key,
-/// using the group `storefront-deadletter-replay` and committing after each
-/// batch, so a second replay only sends letters that arrived since. Replaying
-/// is safe: the projector deduplicates by the record's id.
+/// using the group `storefront-deadletter-replay` (or `--group G`) and
+/// committing after each batch, so a second replay only sends letters that
+/// arrived since. Replaying is safe: the projector deduplicates by the
+/// record's id. `--topic T` limits either command to letters from source topic T.
 public enum DeadLetterCommand {
     /// How long a read waits for more records before deciding the topic is drained.
     static let drainWait: Duration = .seconds(3)
@@ -23,19 +24,25 @@ public enum DeadLetterCommand {
         var reader = ConfigReader(environment)
         let messaging = MessagingSettings.fromEnvironment(&reader, service: "storefront-cli", logger: logger)
         try reader.finish()
+        let sourceTopic = arguments.options["topic"]
+        func selected(_ letter: DeadLetterRecord?) -> Bool { sourceTopic == nil || letter?.sourceTopic == sourceTopic }
         switch arguments.words.dropFirst().first {
         case "list":
             let letters = try await read(messaging, group: "storefront-deadletter-list-\(UUID().uuidString)", commit: false) { _ in }
+                .filter { selected($0.1) }
             for (record, letter) in letters { output(describe(record, letter)) }
             output("\(letters.count) dead letter(s)")
         case "replay":
             let producer = try KafkaProducer(configuration: KafkaProducerConfiguration(client: messaging.client))
-            let replayed = try await read(messaging, group: replayGroup, commit: true) { letter in
+            var replayed = 0
+            _ = try await read(messaging, group: arguments.options["group"] ?? replayGroup, commit: true) { letter in
+                guard selected(letter) else { return }
                 _ = try await producer.sendAndAwait(KafkaProducerMessage(
                     topic: letter.sourceTopic, key: letter.sourceKey.map { Array($0.utf8) }, value: letter.sourceValue.bytes))
+                replayed += 1
             }
             let undelivered = await producer.shutdown()
-            output("replayed \(replayed.count) dead letter(s)" + (undelivered.isEmpty ? "" : ", \(undelivered.count) not delivered"))
+            output("replayed \(replayed) dead letter(s)" + (undelivered.isEmpty ? "" : ", \(undelivered.count) not delivered"))
         default:
             throw CommandLineArguments.UsageError(description: "usage: storefront deadletter list|replay")
         }

@@ -15,13 +15,10 @@ public enum MigrateCommand {
             ? nil : MessagingSettings.fromEnvironment(&reader, service: "storefront-cli", logger: logger)
         try reader.finish()
 
-        let migrator = try PostgresMigrator(migrations: ProjectionSchema.migrations.map {
-            PostgresMigration(version: $0.version, name: $0.name, sql: $0.sql)
-        })
         let pool = PostgresPool(configuration: try PostgresConfiguration(url: url))
         let applied: [Int]
         do {
-            applied = try await migrator.migrate(pool: pool)
+            applied = try await ProjectionSchema.migrate(pool: pool)
         } catch {
             await pool.close()
             throw error

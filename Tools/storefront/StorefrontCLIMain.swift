@@ -13,8 +13,11 @@ struct StorefrontCLIMain {
                                                when KAFKA_BROKERS is set, create the topics
           dev-token --sub ID --email E [--ttl SECONDS]
                                                mint an HS256 app-user token with AUTH_JWT_SECRET
-          deadletter list                      print every record on storefront.deadletter.v1 (KAFKA_BROKERS)
-          deadletter replay                    publish dead letters not yet replayed back to their source topic
+          status EMAIL                         what the status endpoint shows for that customer, with every
+                                               subscription and order behind it (DATABASE_URL)
+          deadletter list [--topic T]          print every record on storefront.deadletter.v1 (KAFKA_BROKERS)
+          deadletter replay [--topic T] [--group G]
+                                               publish dead letters not yet replayed back to their source topic
           help                                 show this text
 
         Logs go to stderr as JSON (LOG_LEVEL); results go to stdout.
@@ -32,6 +35,8 @@ struct StorefrontCLIMain {
                 print(applied.isEmpty ? "schema is up to date" : "applied migrations: \(applied.map(String.init).joined(separator: ", "))")
             case "dev-token":
                 print(try DevTokenCommand.run(arguments, environment: environment))
+            case "status":
+                try await StatusCommand.run(arguments, environment: environment) { print($0) }
             case "deadletter":
                 try await DeadLetterCommand.run(arguments, environment: environment, logger: logger) { print($0) }
             case "help", nil:

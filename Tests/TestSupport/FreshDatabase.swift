@@ -1,0 +1,30 @@
+import Foundation
+import Postgres
+
+/// A new, empty database on the `DATABASE_URL` server for one suite or test,
+/// since suites run in parallel against the same server.
+public enum FreshDatabase {
+    public struct Missing: Error, CustomStringConvertible {
+        public let description = "DATABASE_URL is not set: start PostgreSQL with scripts/pg.sh start DIR; . DIR/pg.env (make test does this)"
+    }
+
+    /// Creates `<prefix>_<random>` and returns a pool on it and its URL.
+    public static func create(prefix: String, maximumConnections: Int = 4) async throws -> (pool: PostgresPool, url: String) {
+        guard let url = ProcessInfo.processInfo.environment["DATABASE_URL"], !url.isEmpty else { throw Missing() }
+        let name = "\(prefix)_\(UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(12).lowercased())"
+        let server = try PostgresConfiguration(url: url)
+        let admin = try await PostgresConnection.connect(server)
+        do {
+            try await admin.execute("CREATE DATABASE \(identifier: name)")
+        } catch {
+            await admin.close()
+            throw error
+        }
+        await admin.close()
+        var configuration = server
+        configuration.database = name
+        guard var components = URLComponents(string: url) else { throw Missing() }
+        components.path = "/" + name
+        return (PostgresPool(configuration: configuration, options: .init(maximumConnections: maximumConnections)), components.string ?? url)
+    }
+}
