@@ -46,7 +46,7 @@ Walk-through (copy and paste):
   # 2. open a checkout for a subscription variant (pick a variantId from step 1)
   VARIANT=\$(curl -s $GATEWAY_URL/api/products | python3 -c 'import json,sys; d=json.load(sys.stdin)["products"]["data"]; print([p for p in d if p["attributes"].get("interval")][0]["variantId"])')
   curl -s -X POST $GATEWAY_URL/api/create-checkout -H "Authorization: Bearer \$TOKEN" \\
-       -H 'Content-Type: application/json' -d "{\"customerEmail\":\"$user_email\",\"variantId\":\"\$VARIANT\"}"
+       -H 'Content-Type: application/json' -d "{\"customerEmail\":\"$user_email\",\"variantId\":\"\$VARIANT\"}"; echo
   # 3. pay: open checkoutUrl from step 2 in a browser and press Pay, or from the shell:
   URL=\$(curl -s -X POST $GATEWAY_URL/api/create-checkout -H "Authorization: Bearer \$TOKEN" \\
        -H 'Content-Type: application/json' -d "{\"customerEmail\":\"$user_email\",\"variantId\":\"\$VARIANT\"}" \\
@@ -59,9 +59,11 @@ Walk-through (copy and paste):
   # 6. cancel it (subscription_code from step 5), then look again
   CODE=\$(curl -s $GATEWAY_URL/api/subscription/status -H "Authorization: Bearer \$TOKEN" | python3 -c 'import json,sys; print(json.load(sys.stdin)["subscription_code"])')
   curl -s -X POST $GATEWAY_URL/api/subscription/cancel -H "Authorization: Bearer \$TOKEN" \\
-       -H 'Content-Type: application/json' -d "{\"subscription_code\":\"\$CODE\"}"
+       -H 'Content-Type: application/json' -d "{\"subscription_code\":\"\$CODE\"}"; echo
+  sleep 1   # the provider's webhook reaches the projection a moment later
   curl -s $GATEWAY_URL/api/subscription/status -H "Authorization: Bearer \$TOKEN" | python3 -m json.tool
 
 Press Ctrl-C to stop everything.
 MSG
-while true; do sleep 3600; done
+# `wait` (unlike a foreground sleep) lets the INT/TERM trap run at once.
+while true; do sleep 3600 & wait $!; done

@@ -24,12 +24,15 @@ port_for() { # name default
   if [ "${STACK_FREE_PORTS:-0}" = 1 ]; then "$root/scripts/free-port.sh"; else echo "$2"; fi
 }
 
+# A zombie (its parent gone, nobody reaping) still answers kill -0: count it as stopped.
+alive() { kill -0 "$1" 2>/dev/null && [ "$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null)" != Z ]; }
+
 stop_pid_file() { # file
   [ -f "$1" ] || return 0
   local pid; pid=$(cat "$1")
   kill -CONT "$pid" 2>/dev/null || true
   kill -TERM "$pid" 2>/dev/null || true
-  for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+  for _ in $(seq 1 100); do alive "$pid" || break; sleep 0.1; done
   kill -KILL "$pid" 2>/dev/null || true
   rm -f "$1"
 }

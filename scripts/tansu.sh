@@ -41,8 +41,11 @@ ENV
 stop)
   [ -f "$state/tansu.pid" ] || exit 0
   pid=$(cat "$state/tansu.pid")
+  kill -CONT "$pid" 2>/dev/null || true   # a frozen broker cannot act on TERM
   kill "$pid" 2>/dev/null || true
-  for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+  # A zombie (its parent gone, nobody reaping) still answers kill -0: count it as stopped.
+  alive() { kill -0 "$1" 2>/dev/null && [ "$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null)" != Z ]; }
+  for _ in $(seq 1 50); do alive "$pid" || break; sleep 0.1; done
   kill -9 "$pid" 2>/dev/null || true
   rm -f "$state/tansu.pid" "$state/kafka.env"
   ;;
