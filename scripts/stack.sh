@@ -14,6 +14,8 @@
 # (extra replicas take free ports; the gateway balances across receivers).
 # STOREFRONT_BIN names the folder with the built executables (default
 # .build/debug). The services log JSON to STATE_DIR/logs/<name>.log.
+# STACK_OWNER_PID: when that process ends, the stack stops itself (tests set
+# it to their own PID, so even a crashed test run leaves nothing behind).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cmd=${1:?usage: stack.sh up|down STATE_DIR}
@@ -39,6 +41,7 @@ stop_pid_file() { # file
 
 down() {
   [ -d "$state" ] || return 0
+  if [ -f "$state/watchdog.pid" ]; then kill "$(cat "$state/watchdog.pid")" 2>/dev/null || true; rm -f "$state/watchdog.pid"; fi
   for f in "$state"/pids/*.pid; do [ -e "$f" ] && stop_pid_file "$f"; done
   "$root/scripts/tansu.sh" stop "$state" || true
   "$root/scripts/pg.sh" stop "$state" || true
@@ -144,6 +147,15 @@ NGINX
   wait_ready checkout "http://127.0.0.1:$checkout_port/readyz"
   for p in "${receiver_ports[@]}"; do wait_ready webhook-receiver-1 "http://127.0.0.1:$p/readyz"; done
   wait_ready gateway "$gateway/healthz"
+
+  if [ -n "${STACK_OWNER_PID:-}" ]; then
+    (
+      while kill -0 "$STACK_OWNER_PID" 2>/dev/null; do sleep 1; done
+      rm -f "$state/watchdog.pid"
+      [ -f "$state/stack.env" ] && "$root/scripts/stack.sh" down "$state"
+    ) >/dev/null 2>&1 &
+    echo $! >"$state/watchdog.pid"
+  fi
 
   cat >"$state/stack.env" <<ENV
 export GATEWAY_URL=$gateway

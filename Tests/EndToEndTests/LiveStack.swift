@@ -25,7 +25,9 @@ final class LiveStack: Sendable {
     /// Starts a stack; the built executables must exist (make test builds them first).
     static func start(environment: [String: String] = [:]) async throws -> LiveStack {
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("e2e-\(UUID().uuidString.prefix(8))").path
-        var env = ["STACK_FREE_PORTS": "1", "SANDBOX_RETRY_TIME_SCALE": "0.002", "LOG_LEVEL": "info"]
+        // STACK_OWNER_PID: should this test process die, the stack stops itself.
+        var env = ["STACK_FREE_PORTS": "1", "SANDBOX_RETRY_TIME_SCALE": "0.002", "LOG_LEVEL": "info",
+                   "STACK_OWNER_PID": String(getpid())]
         env.merge(environment) { _, new in new }
         do {
             try await ScriptRunner.runScript("stack.sh", ["up", state], environment: env, outputFile: state + ".out")
