@@ -1,3 +1,4 @@
+@testable import SeedModels
 import CatalogService
 import Foundation
 import HTTPServer

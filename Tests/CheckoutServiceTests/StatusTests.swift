@@ -1,3 +1,4 @@
+@testable import SeedModels
 import CheckoutService
 import Foundation
 import HTTPServer

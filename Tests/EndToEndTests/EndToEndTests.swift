@@ -1,3 +1,4 @@
+@testable import SeedModels
 import Foundation
 import HTTPClient
 import Postgres

@@ -1,4 +1,5 @@
 import Kafka
+import ServiceRuntime
 import Models
 
 /// Why a webhook envelope was not stored.
@@ -56,6 +57,8 @@ public final class WebhookPublisher: Sendable {
     public func publish(key: String, value: [UInt8]) async throws(WebhookPublishError) -> KafkaDeliveryReport {
         let message = KafkaProducerMessage(topic: topic, key: key, value: value)
         let producer = producer
+        // sendAndAwait cannot withdraw an enqueued message and waits for librdkafka's
+        // verdict; the race answers the provider at the deadline instead.
         switch await raceAgainstDeadline(timeout, { try await producer.sendAndAwait(message) }) {
         case .finished(.success(let report)):
             return report

@@ -1,7 +1,7 @@
 import Synchronization
 
 /// How an operation raced against its deadline ended.
-enum DeadlineOutcome<Value: Sendable>: Sendable {
+public enum DeadlineOutcome<Value: Sendable>: Sendable {
     case finished(Result<Value, any Error>)
     case timedOut
     case cancelled
@@ -9,12 +9,13 @@ enum DeadlineOutcome<Value: Sendable>: Sendable {
 
 /// Runs `operation` in its own task and returns at its deadline even if the
 /// operation ignores cancellation: a structured task group would wait for
-/// the hung child, which is exactly what a health probe must not do.
+/// the hung child, which is exactly what a health probe must not do (nor a
+/// webhook answer waiting on a broker publish that cannot be withdrawn).
 ///
 /// On timeout (or when the caller is cancelled) the operation's task is
 /// cancelled and abandoned; `abandoned` is raised by one until it finishes,
 /// so callers can refuse to pile up more runs of something that hangs.
-func raceAgainstDeadline<Value: Sendable>(
+public func raceAgainstDeadline<Value: Sendable>(
     _ timeout: Duration,
     abandoned: AbandonedRuns? = nil,
     _ operation: @escaping @Sendable () async throws -> Value
@@ -47,11 +48,13 @@ func raceAgainstDeadline<Value: Sendable>(
 
 /// How many runs of an operation were abandoned at their deadline and
 /// have not finished yet.
-final class AbandonedRuns: Sendable {
+public final class AbandonedRuns: Sendable {
     let count = Atomic<Int>(0)
 
+    public init() {}
+
     /// Whether an abandoned run is still going.
-    var any: Bool { count.load(ordering: .relaxed) > 0 }
+    public var any: Bool { count.load(ordering: .relaxed) > 0 }
 }
 
 /// Keeps the first of several outcomes and hands it to one waiter.

@@ -2,7 +2,9 @@ import Foundation
 
 // Copies of the seed tutorials' iOS models, exactly as the tutorials define
 // them (only wrapped in an enum each, to keep their names apart from ours).
-// Storefront's responses must decode with these unchanged.
+// Storefront's responses must decode with these unchanged. One copy for every
+// test target: they import this module with `@testable`, so the structs stay
+// internal, word for word as in the tutorials.
 
 /// "In-App Purchases on iOS with Lemon Squeezy".
 enum SeedLemonSqueezy {
