@@ -73,7 +73,7 @@ struct CheckoutMain {
             "auth": auth.isDisabled ? "disabled" : "jwt",
         ])
         // The producer drains last: services stop in reverse order, HTTP first.
-        let services: [any Service] = [ProducerDrain(producer: producer, logger: logger)] + application.services
+        let services: [any Service] = [ProducerService(producer: producer, logger: logger)] + application.services
         do {
             try await ServiceGroup(services: services, logger: logger).run()
         } catch {

@@ -57,24 +57,3 @@ final class TopicSetupState: Sendable {
     let flag = Atomic<Bool>(false)
 }
 
-/// Owns the producer's lifetime in the group: idles while the service runs;
-/// when stopped (after the HTTP server, which stops first and finishes its
-/// in-flight webhooks) flushes what is still queued, then closes.
-public struct ProducerDrainService: Service {
-    public let name = "kafka-producer"
-    let producer: KafkaProducer
-    let flushTimeout: Duration
-    let logger: Logger
-
-    public func run() async throws {
-        while !Task.isCancelled {
-            try? await Task.sleep(for: .seconds(3600))
-        }
-        let undelivered = await producer.shutdown(timeout: flushTimeout)
-        let counters = producer.counters
-        logger.info("kafka producer closed", metadata: [
-            "kafka.delivered": String(counters.delivered), "kafka.failed": String(counters.failed),
-            "kafka.undelivered_at_close": String(undelivered.count),
-        ])
-    }
-}

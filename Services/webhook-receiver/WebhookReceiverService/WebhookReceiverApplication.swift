@@ -47,7 +47,7 @@ public struct WebhookReceiverApplication: Sendable {
     public let responder: RouterResponder
     /// The HTTP server (not started).
     public let server: HTTPServer
-    let producerService: ProducerDrainService
+    let producerService: ProducerService
 
     /// The services to run, in start order: topic set-up (in the background),
     /// the producer's owner, then HTTP. Stopped in reverse: HTTP drains its
@@ -135,7 +135,7 @@ public func buildWebhookReceiverApplication(
         publisher: publisher,
         topicSetup: TopicSetupService(ensure: { try await messaging.ensureTopics() }, logger: logger),
         health: health, metrics: metrics, responder: responder, server: server,
-        producerService: ProducerDrainService(producer: producer, flushTimeout: configuration.publishTimeout, logger: logger))
+        producerService: ProducerService(producer: producer, flushTimeout: configuration.publishTimeout, logger: logger))
 }
 
 /// The provider of a raw `/api/webhooks/<provider>` path, or nil.
