@@ -85,6 +85,8 @@ let package = Package(
                 path: "Tools/StorefrontCLI", swiftSettings: strict),
         .executableTarget(name: "storefront", dependencies: ["StorefrontCLI", "ServiceRuntime", "Telemetry"],
                           path: "Tools/storefront", swiftSettings: strict, linkerSettings: vendoredLibraries),
+        .executableTarget(name: "scale-demo", dependencies: ["Crypto", "HTTPClient", "Kafka", "Models", "Postgres"],
+                          path: "Tools/scale-demo", swiftSettings: strict, linkerSettings: vendoredLibraries),
         .executableTarget(name: "http-bench-server", dependencies: ["HTTPServer"], path: "Tools/http-bench-server", swiftSettings: strict),
 
         // MARK: - Tests
@@ -93,6 +95,7 @@ let package = Package(
         tests("PostgresTests", ["Postgres", "TestSupport"]),
         tests("EndToEndTests", ["TestSupport", "HTTPClient", "Postgres", "Crypto"]),
         tests("KafkaTests", ["Kafka", "TestSupport"], linker: vendoredLibraries),
+        tests("ScaleDemoTests", ["TestSupport"]),
         tests("HTTPClientTests", ["HTTPClient", "TestSupport"], exclude: ["test_server.py"]),
         tests("CryptoTests", ["Crypto", "TestSupport"]),
         tests("ModelsTests", ["Models"]),
