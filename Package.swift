@@ -85,6 +85,8 @@ let package = Package(
                 path: "Tools/StorefrontCLI", swiftSettings: strict),
         .executableTarget(name: "storefront", dependencies: ["StorefrontCLI", "ServiceRuntime", "Telemetry"],
                           path: "Tools/storefront", swiftSettings: strict, linkerSettings: vendoredLibraries),
+        .executableTarget(name: "scale-demo", dependencies: ["Crypto", "HTTPClient", "Kafka", "Models", "Postgres"],
+                          path: "Tools/scale-demo", swiftSettings: strict, linkerSettings: vendoredLibraries),
         .executableTarget(name: "http-bench-server", dependencies: ["HTTPServer"], path: "Tools/http-bench-server", swiftSettings: strict),
 
         // MARK: - Tests
@@ -96,6 +98,7 @@ let package = Package(
               linker: vendoredLibraries),
         tests("EndToEndTests", ["SeedModels", "TestSupport", "HTTPClient", "Postgres", "Crypto"]),
         tests("KafkaTests", ["Kafka", "TestSupport"], linker: vendoredLibraries),
+        tests("ScaleDemoTests", ["TestSupport"]),
         tests("HTTPClientTests", ["HTTPClient", "TestSupport"], exclude: ["test_server.py"]),
         tests("CryptoTests", ["Crypto", "TestSupport"]),
         tests("ModelsTests", ["SeedModels", "Models"]),

@@ -5,6 +5,11 @@
 #
 #   stack.sh up STATE_DIR     start everything; writes STATE_DIR/stack.env
 #   stack.sh down STATE_DIR   stop everything it started (safe to repeat)
+#   stack.sh add-projector STATE_DIR
+#                             start one more subscription-projector in a
+#                             running stack (same settings as the others, a
+#                             free port, the next free number); prints
+#                             "subscription-projector-N URL" (scale demo)
 #
 # Ports come from the environment (defaults are DESIGN.md's): GATEWAY_PORT
 # 8080, CATALOG_PORT 8081, CHECKOUT_PORT 8082, WEBHOOK_RECEIVER_PORT 8083,
@@ -18,8 +23,8 @@
 # it to their own PID, so even a crashed test run leaves nothing behind).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-cmd=${1:?usage: stack.sh up|down STATE_DIR}
-state=${2:?usage: stack.sh up|down STATE_DIR}
+cmd=${1:?usage: stack.sh up|down|add-projector STATE_DIR}
+state=${2:?usage: stack.sh up|down|add-projector STATE_DIR}
 bin=${STOREFRONT_BIN:-$root/.build/debug}
 
 port_for() { # name default
@@ -171,8 +176,23 @@ export STACK_STATE=$state
 ENV
 }
 
+add_projector() {
+  [ -f "$state/stack.env" ] || { echo "error: no running stack in $state (run: stack.sh up $state)" >&2; return 1; }
+  # shellcheck disable=SC1091
+  . "$state/pg.env"; . "$state/kafka.env"
+  export DATABASE_URL KAFKA_BROKERS LOG_LEVEL=${LOG_LEVEL:-info}
+  # Numbers are never reused (a killed projector keeps its log), so logs stay apart.
+  local n=1; while [ -e "$state/logs/subscription-projector-$n.log" ]; do n=$((n + 1)); done
+  local name="subscription-projector-$n" p; p=$("$root/scripts/free-port.sh")
+  KAFKA_CLIENT_ID=$name start_process "$name" "$p" "$bin/subscription-projector"
+  wait_ready "$name" "http://127.0.0.1:$p/readyz"
+  sed -i "s|^export PROJECTOR_URLS=\"|&http://127.0.0.1:$p |" "$state/stack.env"
+  echo "$name http://127.0.0.1:$p"
+}
+
 case "$cmd" in
   up) up ;;
   down) down ;;
-  *) echo "usage: stack.sh up|down STATE_DIR" >&2; exit 2 ;;
+  add-projector) add_projector ;;
+  *) echo "usage: stack.sh up|down|add-projector STATE_DIR" >&2; exit 2 ;;
 esac

@@ -1,0 +1,150 @@
+import Foundation
+import HTTPClient
+import Models
+import Postgres
+import Synchronization
+
+/// `scale-demo`: drives a running stack (see scripts/scale-demo.sh) with
+/// signed Lemon Squeezy webhooks through the gateway, kills a projector
+/// midway and adds another, then checks PostgreSQL against what was sent.
+/// Exits 0 only when every check passes.
+@main
+struct ScaleDemo {
+    static func main() async {
+        let options: ScaleDemoOptions
+        let stack: StackEnvironment
+        do {
+            options = try ScaleDemoOptions.parse(Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment)
+            stack = try StackEnvironment.load(stateDirectory: options.stateDirectory)
+        } catch {
+            FileHandle.standardError.write(Data("scale-demo: \(error)\n".utf8))
+            exit(2)
+        }
+        do {
+            exit(try await run(options, stack) ? 0 : 1)
+        } catch {
+            FileHandle.standardError.write(Data("scale-demo: \(error)\n".utf8))
+            exit(1)
+        }
+    }
+
+    static func say(_ line: String) {
+        FileHandle.standardOutput.write(Data("scale-demo: \(line)\n".utf8))
+    }
+
+    static func run(_ options: ScaleDemoOptions, _ stack: StackEnvironment) async throws -> Bool {
+        let runID = String(UUID().uuidString.lowercased().prefix(8))
+        let plan = WebhookPlan.make(
+            subscriptions: options.subscriptions, eventsPerSubscription: options.eventsPerSubscription,
+            runID: runID, start: Date().addingTimeInterval(-30 * 86_400))
+        let total = plan.webhooks.count
+        say("run \(runID): \(total) webhooks for \(options.subscriptions) subscriptions at \(Int(options.rate))/s, "
+            + "at most \(options.concurrency) in flight, via \(stack["GATEWAY_URL"] ?? "")")
+
+        let progress = SendProgress()
+        let group = stack["KAFKA_GROUP_ID"] ?? "subscription-projector"
+        let sampler = try await LagSampler.make(brokers: stack["KAFKA_BROKERS"] ?? "", group: group, topic: Topics.webhooks, progress: progress)
+        let sender = WebhookSender(gatewayURL: stack["GATEWAY_URL"] ?? "", secret: options.webhookSecret, rate: options.rate, concurrency: options.concurrency)
+        let failover = ProjectorFailover(stateDirectory: options.stateDirectory, stackScript: options.stackScript, victim: options.killProjector)
+        let events = FailoverEvents()
+        let clock = ContinuousClock()
+        let start = clock.now
+
+        let sampling = Task { await sampler.run(since: start, interval: options.sampleInterval) }
+        let midway = total / 2
+        let replacement = Mutex<Task<Void, Never>?>(nil)
+        await sender.send(plan.webhooks, progress: progress) { index in
+            guard options.killProjector > 0, index == midway else { return }
+            let task = Task {
+                do {
+                    let pid = try failover.kill()
+                    let at = (clock.now - start).secondsValue
+                    events.killed(at: at)
+                    say("SIGKILL subscription-projector-\(options.killProjector) (pid \(pid)) at \(String(format: "%.1f", at)) s; starting a replacement")
+                    let line = try await failover.startReplacement()
+                    let ready = (clock.now - start).secondsValue
+                    let name = String(line.split(separator: " ").first ?? "replacement projector")
+                    events.ready(name: name, at: ready)
+                    say("\(line) ready at \(String(format: "%.1f", ready)) s")
+                } catch {
+                    events.failed("\(error)")
+                }
+            }
+            replacement.withLock { $0 = task }
+        }
+        let sendSeconds = (clock.now - start).secondsValue
+        say("all \(total) webhooks handled after \(String(format: "%.1f", sendSeconds)) s (\(progress.acknowledged) acknowledged); waiting for the group to catch up")
+        await replacement.withLock { $0 }?.value
+
+        // Drain: the group's lag reaches 0, and PostgreSQL holds every acknowledged webhook.
+        let pool = PostgresPool(configuration: try PostgresConfiguration(url: stack["DATABASE_URL"] ?? ""))
+        let check = ProjectionCheck(pool: pool, plan: plan)
+        let deadline = clock.now + options.drainTimeout
+        var drainSeconds: Double?
+        while clock.now < deadline {
+            if let sample = await sampler.sample(since: start), sample.lag == 0,
+               try await check.appliedCount() >= progress.acknowledged {
+                drainSeconds = sample.time
+                break
+            }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        sampling.cancel()
+        await sampling.value
+        say(drainSeconds.map { "caught up after \(String(format: "%.1f", $0)) s; checking PostgreSQL" } ?? "not caught up within the drain timeout; checking anyway")
+
+        var problems: [String] = progress.failures.map { "webhook not acknowledged: \($0)" }
+        if progress.acknowledged != total { problems.append("\(total - progress.acknowledged) of \(total) webhooks were never acknowledged") }
+        problems += sampler.failures.prefix(3).map { "lag sample failed: \($0)" }
+        problems += events.failures
+        if drainSeconds == nil { problems.append("the group did not catch up within \(options.drainTimeout)") }
+        let result = try await check.run()
+        await pool.close()
+
+        var report = DemoReport(
+            total: total, subscriptions: options.subscriptions, progress: progress, samples: sampler.all,
+            sendSeconds: sendSeconds, drainSeconds: drainSeconds, killTime: nil, killedName: nil, replacement: nil,
+            rebalance: nil, duplicatesAbsorbed: nil, checks: result, problems: problems)
+        if let killTime = events.killTime {
+            report.killTime = killTime
+            report.killedName = "subscription-projector-\(options.killProjector)"
+            report.replacement = events.replacement
+            report.rebalance = RebalanceAnalysis.analyse(
+                samples: sampler.all, killTime: killTime, threshold: options.stallThreshold.secondsValue)
+            let current = (try? StackEnvironment.load(stateDirectory: options.stateDirectory)) ?? stack
+            report.duplicatesAbsorbed = await duplicateCount(projectorURLs: current.projectorURLs, client: sender.client)
+        }
+        FileHandle.standardOutput.write(Data((report.render() + "\n").utf8))
+        return report.passed
+    }
+
+    /// The sum of `projector_records_total{result="duplicate"}` over the projectors still running.
+    static func duplicateCount(projectorURLs: [String], client: HTTPClient) async -> Int? {
+        var total = 0
+        var answered = false
+        for url in projectorURLs {
+            guard let response = try? await client.get(url + "/metrics"), response.isSuccess else { continue }
+            answered = true
+            for line in response.bodyString.split(separator: "\n") where line.hasPrefix("projector_records_total{") && line.contains("result=\"duplicate\"") {
+                total += Int(Double(line.split(separator: " ").last ?? "") ?? 0)
+            }
+        }
+        return answered ? total : nil
+    }
+}
+
+/// When the failover happened, recorded from its task, read by the report.
+final class FailoverEvents: Sendable {
+    private struct State {
+        var killTime: Double?
+        var replacement: (name: String, readyAt: Double)?
+        var failures: [String] = []
+    }
+    private let state = Mutex(State())
+    var killTime: Double? { state.withLock { $0.killTime } }
+    var replacement: (name: String, readyAt: Double)? { state.withLock { $0.replacement } }
+    var failures: [String] { state.withLock { $0.failures } }
+    func killed(at time: Double) { state.withLock { $0.killTime = time } }
+    func ready(name: String, at time: Double) { state.withLock { $0.replacement = (name, time) } }
+    func failed(_ reason: String) { state.withLock { $0.failures.append("failover: \(reason)") } }
+}

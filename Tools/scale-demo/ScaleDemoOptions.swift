@@ -1,0 +1,79 @@
+import Foundation
+
+/// Command-line settings of the scale demo; every one has a default except
+/// the stack's state folder.
+struct ScaleDemoOptions: Sendable {
+    /// The folder `scripts/stack.sh up` wrote (`stack.env`, `pids/`, `logs/`).
+    var stateDirectory = ""
+    /// `scripts/stack.sh`, run as `stack.sh add-projector STATE_DIR` for the fourth projector.
+    var stackScript = ""
+    var subscriptions = 2_000
+    var eventsPerSubscription = 10
+    /// Webhooks started per second (a steady pace, not a burst).
+    var rate = 500.0
+    /// Requests in flight at most.
+    var concurrency = 64
+    /// The projector killed midway (`pids/subscription-projector-N.pid`); 0 skips the failover.
+    var killProjector = 2
+    /// How long to wait, after the last webhook, for the group to catch up.
+    var drainTimeout = Duration.seconds(120)
+    var sampleInterval = Duration.milliseconds(250)
+    /// A partition without commits for this long, while records wait, counts as stalled.
+    var stallThreshold = Duration.milliseconds(1500)
+    /// The Lemon Squeezy signing secret the stack's receivers verify with.
+    var webhookSecret = "ls_sandbox_webhook_secret"
+
+    static let usage = """
+        usage: scale-demo --state-dir DIR --stack-script PATH [--subscriptions N] [--events-per-subscription N]
+                          [--rate PER_SECOND] [--concurrency N] [--kill-projector N (0: none)]
+                          [--drain-timeout SECONDS] [--sample-interval SECONDS] [--stall-threshold SECONDS]
+        The webhook secret comes from LEMONSQUEEZY_WEBHOOK_SECRET (default: the sandbox's).
+        """
+
+    struct Invalid: Error, CustomStringConvertible { let description: String }
+
+    /// Parses `arguments` (without the program name).
+    /// - Throws: ``Invalid`` naming the bad argument.
+    static func parse(_ arguments: [String], environment: [String: String]) throws -> ScaleDemoOptions {
+        var options = ScaleDemoOptions()
+        if let secret = environment["LEMONSQUEEZY_WEBHOOK_SECRET"], !secret.isEmpty { options.webhookSecret = secret }
+        var rest = arguments[...]
+        while let flag = rest.popFirst() {
+            guard let value = rest.popFirst() else { throw Invalid(description: "\(flag) needs a value\n\(usage)") }
+            func int(_ range: ClosedRange<Int>) throws -> Int {
+                guard let number = Int(value), range.contains(number) else {
+                    throw Invalid(description: "\(flag) must be a whole number in \(range.lowerBound)...\(range.upperBound), got \(value)")
+                }
+                return number
+            }
+            func seconds(_ range: ClosedRange<Double>) throws -> Duration {
+                guard let number = Double(value), range.contains(number) else {
+                    throw Invalid(description: "\(flag) must be seconds in \(range.lowerBound)...\(range.upperBound), got \(value)")
+                }
+                return .milliseconds(Int64(number * 1000))
+            }
+            switch flag {
+            case "--state-dir": options.stateDirectory = value
+            case "--stack-script": options.stackScript = value
+            case "--subscriptions": options.subscriptions = try int(1...100_000)
+            case "--events-per-subscription": options.eventsPerSubscription = try int(1...100)
+            case "--rate":
+                guard let rate = Double(value), (1...20_000).contains(rate) else {
+                    throw Invalid(description: "--rate must be 1...20000 per second, got \(value)")
+                }
+                options.rate = rate
+            case "--concurrency": options.concurrency = try int(1...1_000)
+            case "--kill-projector": options.killProjector = try int(0...64)
+            case "--drain-timeout": options.drainTimeout = try seconds(1...3_600)
+            case "--sample-interval": options.sampleInterval = try seconds(0.05...10)
+            case "--stall-threshold": options.stallThreshold = try seconds(0.2...60)
+            default: throw Invalid(description: "unknown argument \(flag)\n\(usage)")
+            }
+        }
+        guard !options.stateDirectory.isEmpty else { throw Invalid(description: "--state-dir is required\n\(usage)") }
+        if options.killProjector > 0, options.stackScript.isEmpty {
+            throw Invalid(description: "--stack-script is required to start the replacement projector\n\(usage)")
+        }
+        return options
+    }
+}
