@@ -47,9 +47,12 @@ stop_pid_file() { # file
 down() {
   [ -d "$state" ] || return 0
   if [ -f "$state/watchdog.pid" ]; then kill "$(cat "$state/watchdog.pid")" 2>/dev/null || true; rm -f "$state/watchdog.pid"; fi
-  for f in "$state"/pids/*.pid; do [ -e "$f" ] && stop_pid_file "$f"; done
-  "$root/scripts/tansu.sh" stop "$state" || true
-  "$root/scripts/pg.sh" stop "$state" || true
+  # Every process drains on its own: stop them all at once, not one by one.
+  for f in "$state"/pids/*.pid; do [ -e "$f" ] && stop_pid_file "$f" & done
+  wait
+  "$root/scripts/tansu.sh" stop "$state" &
+  "$root/scripts/pg.sh" stop "$state" &
+  wait
 }
 
 wait_ready() { # name url
