@@ -24,8 +24,8 @@ enum OpenSSLSigner {
     }
 
     /// Lowercase hex HMAC of `body` under `key`; `digest` is `sha256` or `sha512`.
-    static func hmacHex(_ digest: String, key: String, body: [UInt8]) throws -> String {
-        let data = try ChildProcess.runSynchronously([try executable().path, "dgst", "-\(digest)", "-hmac", key, "-r"], input: body)
+    static func hmacHex(_ digest: String, key: String, body: [UInt8]) async throws -> String {
+        let data = try await ChildProcess.run([try executable().path, "dgst", "-\(digest)", "-hmac", key, "-r"], input: body)
         // `-r` prints "<hex> *stdin".
         guard let hex = String(decoding: data, as: UTF8.self).split(separator: " ").first.map(String.init), hex.count == (digest == "sha256" ? 64 : 128) else {
             throw Failure.failed("unexpected output")
@@ -36,8 +36,8 @@ enum OpenSSLSigner {
 
 /// Plain SHA-256 by the `openssl` tool, to check the dedup digest independently.
 enum OpenSSLDigest {
-    static func sha256Hex(_ body: [UInt8]) throws -> String {
-        let data = try ChildProcess.runSynchronously([try OpenSSLSigner.executable().path, "dgst", "-sha256", "-r"], input: body)
+    static func sha256Hex(_ body: [UInt8]) async throws -> String {
+        let data = try await ChildProcess.run([try OpenSSLSigner.executable().path, "dgst", "-sha256", "-r"], input: body)
         guard let hex = String(decoding: data, as: UTF8.self).split(separator: " ").first else {
             throw OpenSSLSigner.Failure.failed("sha256")
         }

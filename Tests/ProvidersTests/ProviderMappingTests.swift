@@ -150,11 +150,11 @@ import Models
         #expect(QueryString.encode([("filter[store_id]", "1"), ("filter[user_email]", "a+b@x.io")]) == "filter%5Bstore_id%5D=1&filter%5Buser_email%5D=a%2Bb%40x.io")
     }
 
-    @Test func dedupKeysUseCryptoSHA256() throws {
+    @Test func dedupKeysUseCryptoSHA256() async throws {
         let body = try Fixture.bytes("paystack.webhook.subscription.not_renew.json")
         let key = PaystackWebhook.dedupKey(body: body)
         #expect(key.hasPrefix("paystack:sha256:"))
-        let hex = try OpenSSLDigest.sha256Hex(body)
+        let hex = try await OpenSSLDigest.sha256Hex(body)
         #expect(key == "paystack:sha256:\(hex)")
         #expect(ProviderWebhooks.dedupKey(.paystack, body: body) == key)
         let order = try Fixture.bytes("lemonsqueezy.webhook.order_created.with_custom_data.json")

@@ -107,23 +107,6 @@ public final class ChildProcess: Sendable {
         return stdout
     }
 
-    /// ``run(_:input:)`` for synchronous callers, blocking the calling thread:
-    /// only for quick tools (openssl on a small body) whose input fits a pipe buffer.
-    public static func runSynchronously(_ arguments: [String], input: [UInt8] = []) throws -> [UInt8] {
-        precondition(input.count < 60_000, "input must fit a pipe buffer")
-        let child = try spawn(arguments)
-        try? child.standardInput.write(contentsOf: input)
-        try? child.standardInput.close()
-        let stdout = Array(child.standardOutput.readDataToEndOfFile())
-        let stderr = Array(child.standardError!.readDataToEndOfFile())
-        var status: Int32 = 0
-        while waitpid(child.pid, &status, 0) == -1 && errno == EINTR {}
-        guard exitCode(status) == 0 else {
-            throw ScriptRunner.Failure(description: "\(arguments.joined(separator: " ")) failed (wait status \(status)): \(String(decoding: stderr, as: UTF8.self))")
-        }
-        return stdout
-    }
-
     /// Reads until end of file on a dispatch thread.
     public static func readAll(_ handle: FileHandle) async -> [UInt8] {
         await withCheckedContinuation { continuation in
