@@ -2,7 +2,9 @@
 # Benchmarks the Swift HTTPServer against nginx serving the same 2 KB JSON
 # document, with the same wrk parameters, in one run. Prints requests/s for
 # each, the Swift/nginx ratio and the Swift server's RSS.
-# Usage: scripts/bench-http.sh   (env: THREADS=2 CONNECTIONS=64 DURATION=10s WARMUP=2s)
+# Usage: scripts/bench-http.sh   (env: THREADS=2 CONNECTIONS=64 DURATION=10s WARMUP=2s ROUNDS=3)
+# The two servers take turns, ROUNDS times, and the medians are compared:
+# on a shared 2-core machine one back-to-back pair varies by tens of percent.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -10,6 +12,7 @@ THREADS=${THREADS:-2}
 CONNECTIONS=${CONNECTIONS:-64}
 DURATION=${DURATION:-10s}
 WARMUP=${WARMUP:-2s}
+ROUNDS=${ROUNDS:-3}
 
 if ! command -v wrk >/dev/null 2>&1; then
     echo "==> installing wrk"
@@ -94,16 +97,23 @@ cmp <(curl -fsS "http://127.0.0.1:$NGINX_PORT/bench.json") "$WORK/www/bench.json
 run_wrk() {  # url duration -> prints requests/s
     wrk -t"$THREADS" -c"$CONNECTIONS" -d"$2" "$1" | tee -a "$WORK/wrk.log" | awk '/^Requests\/sec:/{print $2}'
 }
-echo "==> wrk -t$THREADS -c$CONNECTIONS -d$DURATION (after a $WARMUP warm-up), $(nproc) cores shared by client and server"
+median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+echo "==> wrk -t$THREADS -c$CONNECTIONS -d$DURATION (after a $WARMUP warm-up), $ROUNDS alternating rounds, $(nproc) cores shared by client and server"
 run_wrk "http://127.0.0.1:$SWIFT_PORT/bench.json" "$WARMUP" >/dev/null
-SWIFT_RPS=$(run_wrk "http://127.0.0.1:$SWIFT_PORT/bench.json" "$DURATION")
-SWIFT_RSS_KB=$(ps -o rss= -p "$SWIFT_PID" | tr -d ' ')
 run_wrk "http://127.0.0.1:$NGINX_PORT/bench.json" "$WARMUP" >/dev/null
-NGINX_RPS=$(run_wrk "http://127.0.0.1:$NGINX_PORT/bench.json" "$DURATION")
+: >"$WORK/swift.rps"; : >"$WORK/nginx.rps"
+for round in $(seq 1 "$ROUNDS"); do
+    s=$(run_wrk "http://127.0.0.1:$SWIFT_PORT/bench.json" "$DURATION"); echo "$s" >>"$WORK/swift.rps"
+    n=$(run_wrk "http://127.0.0.1:$NGINX_PORT/bench.json" "$DURATION"); echo "$n" >>"$WORK/nginx.rps"
+    printf '    round %d: swift %.0f req/s, nginx %.0f req/s\n' "$round" "$s" "$n"
+done
+SWIFT_RPS=$(median <"$WORK/swift.rps")
+NGINX_RPS=$(median <"$WORK/nginx.rps")
+SWIFT_RSS_KB=$(ps -o rss= -p "$SWIFT_PID" | tr -d ' ')
 ERRORS=$(grep -c "Non-2xx\|Socket errors" "$WORK/wrk.log" || true)
 
-printf 'swift  (HTTPServer/libmicrohttpd): %12.0f req/s\n' "$SWIFT_RPS"
-printf 'nginx  (static file)            : %12.0f req/s\n' "$NGINX_RPS"
+printf 'swift  (HTTPServer/libmicrohttpd): %12.0f req/s (median)\n' "$SWIFT_RPS"
+printf 'nginx  (static file)            : %12.0f req/s (median)\n' "$NGINX_RPS"
 awk -v s="$SWIFT_RPS" -v n="$NGINX_RPS" 'BEGIN { printf "ratio swift/nginx               : %12.2f\n", s / n }'
 printf 'swift server RSS after load     : %9.1f MB\n' "$(awk -v k="$SWIFT_RSS_KB" 'BEGIN { print k / 1024 }')"
 [ "$ERRORS" = "0" ] || { echo "wrk reported errors or non-2xx responses:"; grep "Non-2xx\|Socket errors" "$WORK/wrk.log"; }
