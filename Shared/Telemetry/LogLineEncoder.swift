@@ -5,23 +5,23 @@ import Foundation
 enum LogLineEncoder {
     static func encode(time: Date, level: LogLevel, message: String, service: String, metadata: [String: String]) -> String {
         var line = "{\"time\":"
-        appendQuoted(timestamp(time), to: &line)
+        JSONString.appendQuoted(timestamp(time), to: &line)
         line += ",\"level\":\"\(level.rawValue)\",\"message\":"
-        appendQuoted(message, to: &line)
+        JSONString.appendQuoted(message, to: &line)
         line += ",\"service\":"
-        appendQuoted(service, to: &line)
+        JSONString.appendQuoted(service, to: &line)
         var rest = metadata
         if let requestID = rest.removeValue(forKey: Logger.requestIDKey) {
             line += ",\"request_id\":"
-            appendQuoted(requestID, to: &line)
+            JSONString.appendQuoted(requestID, to: &line)
         }
         if !rest.isEmpty {
             line += ",\"metadata\":{"
             for (index, key) in rest.keys.sorted().enumerated() {
                 if index > 0 { line += "," }
-                appendQuoted(key, to: &line)
+                JSONString.appendQuoted(key, to: &line)
                 line += ":"
-                appendQuoted(rest[key]!, to: &line)
+                JSONString.appendQuoted(rest[key]!, to: &line)
             }
             line += "}"
         }
@@ -41,23 +41,5 @@ enum LogLineEncoder {
         }
         return "\(pad(parts.tm_year + 1900, 4))-\(pad(parts.tm_mon + 1, 2))-\(pad(parts.tm_mday, 2))T"
             + "\(pad(parts.tm_hour, 2)):\(pad(parts.tm_min, 2)):\(pad(parts.tm_sec, 2)).\(pad(Int32(millis), 3))Z"
-    }
-
-    static func appendQuoted(_ text: String, to line: inout String) {
-        line += "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": line += "\\\""
-            case "\\": line += "\\\\"
-            case "\n": line += "\\n"
-            case "\r": line += "\\r"
-            case "\t": line += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                line += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: line.unicodeScalars.append(scalar)
-            }
-        }
-        line += "\""
     }
 }

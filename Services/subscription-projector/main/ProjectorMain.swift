@@ -1,10 +1,7 @@
-import Foundation
 import HTTPServer
 import MessagingSetup
 import ProjectorService
-import ServiceHTTP
 import ServiceRuntime
-import Telemetry
 
 /// `subscription-projector`: the only writer of subscription state. Consumes
 /// webhooks, checkouts and commands, and projects them into PostgreSQL.
@@ -14,37 +11,19 @@ import Telemetry
 @main
 struct ProjectorMain {
     static func main() async {
-        var reader = ConfigReader(Environment())
-        let logger = Logger.bootstrap(service: "subscription-projector", reader: &reader)
-        let http = HTTPServerConfiguration.fromEnvironment(&reader, defaultPort: 8084)
-        let configuration = ProjectorConfiguration.fromEnvironment(&reader)
-        let messaging = MessagingSettings.fromEnvironment(&reader, service: "subscription-projector", logger: logger)
-        do {
-            try reader.finish()
-        } catch {
-            ServiceConfigurationFailure.exit(error, logger: logger)
-        }
-
-        let metrics = MetricsRegistry()
-        ProcessMetrics.register(into: metrics)
-        let application: ProjectorApplication
-        do {
-            application = try buildProjectorApplication(
-                configuration: configuration, messaging: messaging, http: http, logger: logger, metrics: metrics)
-        } catch {
-            ServiceConfigurationFailure.exit(error, logger: logger)
-        }
-        logger.info("subscription-projector starting", metadata: [
-            "http.port": String(http.port), "kafka.group": configuration.groupID,
-            "batch.size": String(configuration.batchSize), "migrate": String(configuration.migrate),
-        ])
-        do {
-            try await ServiceGroup(services: application.services, logger: logger).run()
-        } catch {
-            logger.critical("subscription-projector stopped: \(error)")
-            await application.pool.close()
-            exit(1)
-        }
-        await application.pool.close()
+        await ServiceLauncher.run("subscription-projector", read: { reader, logger in
+            (http: HTTPServerConfiguration.fromEnvironment(&reader, defaultPort: 8084),
+             configuration: ProjectorConfiguration.fromEnvironment(&reader),
+             messaging: MessagingSettings.fromEnvironment(&reader, service: "subscription-projector", logger: logger))
+        }, start: { settings, logger, metrics in
+            let application = try buildProjectorApplication(
+                configuration: settings.configuration, messaging: settings.messaging, http: settings.http, logger: logger, metrics: metrics)
+            logger.info("subscription-projector starting", metadata: [
+                "http.port": String(settings.http.port), "kafka.group": settings.configuration.groupID,
+                "batch.size": String(settings.configuration.batchSize), "migrate": String(settings.configuration.migrate),
+            ])
+            let pool = application.pool
+            return ServiceLaunch(services: application.services, afterStop: { await pool.close() })
+        })
     }
 }

@@ -1,12 +1,8 @@
-import Foundation
 import HTTPServer
-import Models
-import Providers
 import MessagingSetup
 import ProviderSetup
 import ServiceHTTP
 import ServiceRuntime
-import Telemetry
 import WebhookReceiverService
 
 /// `webhook-receiver`: verifies the payment providers' webhooks and stores
@@ -19,45 +15,27 @@ import WebhookReceiverService
 @main
 struct WebhookReceiverMain {
     static func main() async {
-        var reader = ConfigReader(Environment())
-        let logger = Logger.bootstrap(service: "webhook-receiver", reader: &reader)
-        let http = HTTPServerConfiguration.fromEnvironment(&reader, defaultPort: 8083)
-        let configuration = WebhookReceiverConfiguration.fromEnvironment(&reader)
-        let messaging = MessagingSettings.fromEnvironment(&reader, service: "webhook-receiver", logger: logger)
-        let providers = ProviderSetup.configuration(&reader)
-        do {
-            try reader.finish()
-        } catch {
-            ServiceConfigurationFailure.exit(error, logger: logger)
-        }
-
-        let metrics = MetricsRegistry()
-        ProcessMetrics.register(into: metrics)
-        let verifiers = providers.map(webhookVerifiers(for:)) ?? []
-        let application: WebhookReceiverApplication
-        do {
-            application = try buildWebhookReceiverApplication(
-                verifiers: verifiers, messaging: messaging, configuration: configuration, http: http,
+        await ServiceLauncher.run("webhook-receiver", read: { reader, logger in
+            (http: HTTPServerConfiguration.fromEnvironment(&reader, defaultPort: 8083),
+             configuration: WebhookReceiverConfiguration.fromEnvironment(&reader),
+             messaging: MessagingSettings.fromEnvironment(&reader, service: "webhook-receiver", logger: logger),
+             providers: ProviderSetup.configuration(&reader))
+        }, start: { settings, logger, metrics in
+            let verifiers = settings.providers.map(webhookVerifiers(for:)) ?? []
+            let configuration = settings.configuration
+            let application = try buildWebhookReceiverApplication(
+                verifiers: verifiers, messaging: settings.messaging, configuration: configuration, http: settings.http,
                 logger: logger, metrics: metrics)
-        } catch {
-            // A setup fault, not a crash: exit like any other configuration problem.
-            ServiceConfigurationFailure.exit(error, logger: logger)
-        }
-
-        logger.info("webhook-receiver starting", metadata: [
-            "http.port": String(http.port),
-            "webhook.providers": verifiers.map(\.provider.rawValue).joined(separator: ","),
-            "webhook.max_body_bytes": String(configuration.maxBodyBytes),
-            "webhook.publish_timeout_ms": String(configuration.publishTimeout.components.seconds * 1000
-                + configuration.publishTimeout.components.attoseconds / 1_000_000_000_000_000),
-            "webhook.trust_forwarded_for": String(configuration.trustForwardedFor),
-            "kafka.brokers": messaging.client.bootstrapServers.joined(separator: ","),
-        ])
-        do {
-            try await ServiceGroup(services: application.services, logger: logger).run()
-        } catch {
-            logger.critical("webhook-receiver stopped: \(error)")
-            exit(1)
-        }
+            logger.info("webhook-receiver starting", metadata: [
+                "http.port": String(settings.http.port),
+                "webhook.providers": verifiers.map(\.provider.rawValue).joined(separator: ","),
+                "webhook.max_body_bytes": String(configuration.maxBodyBytes),
+                "webhook.publish_timeout_ms": String(configuration.publishTimeout.components.seconds * 1000
+                    + configuration.publishTimeout.components.attoseconds / 1_000_000_000_000_000),
+                "webhook.trust_forwarded_for": String(configuration.trustForwardedFor),
+                "kafka.brokers": settings.messaging.client.bootstrapServers.joined(separator: ","),
+            ])
+            return ServiceLaunch(services: application.services)
+        })
     }
 }

@@ -1,3 +1,5 @@
+import Telemetry
+
 /// An error a handler throws to answer with a given status and a message
 /// that is safe to show to clients, rendered as `{"success":false,"error":"…"}`.
 ///
@@ -32,21 +34,9 @@ public struct HTTPError: Error, Sendable, Equatable, CustomStringConvertible {
 /// Renders the error envelope by hand: fixed key order, no encoder on the error path.
 enum ErrorBody {
     static func render(_ message: String) -> [UInt8] {
-        var text = "{\"success\":false,\"error\":\""
-        for scalar in message.unicodeScalars {
-            switch scalar {
-            case "\"": text += "\\\""
-            case "\\": text += "\\\\"
-            case "\n": text += "\\n"
-            case "\r": text += "\\r"
-            case "\t": text += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                text += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: text.unicodeScalars.append(scalar)
-            }
-        }
-        text += "\"}"
+        var text = "{\"success\":false,\"error\":"
+        JSONString.appendQuoted(message, to: &text)
+        text += "}"
         return Array(text.utf8)
     }
 }
