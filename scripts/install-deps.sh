@@ -10,7 +10,7 @@ vendor="$root/.vendor"   # git-ignored; everything downloaded lands here
 
 apt_packages=(
   pkg-config libpq-dev librdkafka-dev libcurl4-openssl-dev libmicrohttpd-dev
-  libssl-dev postgresql nginx-light openssl python3 unzip procps iproute2
+  libssl-dev postgresql nginx-light openssl python3 curl procps
 )
 
 missing=()
