@@ -46,8 +46,13 @@ final class LiveStack: Sendable {
         return LiveStack(state: state, settings: settings)
     }
 
+    /// Stops everything and deletes the stack's folder (its logs too, unless
+    /// `E2E_KEEP_STATE=1`, for looking into a failure).
     func stop() async {
         try? await ScriptRunner.runScript("stack.sh", ["down", state])
+        guard ProcessInfo.processInfo.environment["E2E_KEEP_STATE"] != "1" else { return }
+        try? FileManager.default.removeItem(atPath: state)
+        try? FileManager.default.removeItem(atPath: state + ".out")
     }
 
     /// Sends a signal to a process the stack started (e.g. SIGSTOP/SIGCONT to the broker).
