@@ -112,12 +112,24 @@ struct Harness {
     }
 
     /// Initializes and pays a Paystack plan transaction; returns (reference, subscription code).
-    func psSubscribe(plan: String = "PLN_sbxpremmonth01", metadata: JSONValue = "{\"user_id\":\"42\"}") async -> (String, String)? {
-        let r = await ps("POST", "/transaction/initialize", body: ["email": "payer@example.com", "amount": "1000", "plan": .string(plan), "metadata": metadata, "callback_url": "https://app.example/done"])
+    func psSubscribe(plan: String = "PLN_sbxpremmonth01", email: String = "payer@example.com", metadata: JSONValue = "{\"user_id\":\"42\"}") async -> (String, String)? {
+        let r = await ps("POST", "/transaction/initialize", body: ["email": .string(email), "amount": "1000", "plan": .string(plan), "metadata": metadata, "callback_url": "https://app.example/done"])
         guard let access = r.json?["data"]?["access_code"]?.stringValue else { return nil }
         let paid = await control("POST", "/checkouts/paystack/\(access)/pay")
         await app.settleDeliveries()
         guard let ref = paid.json?["reference"]?.stringValue, let code = paid.json?["subscription_code"]?.stringValue else { return nil }
         return (ref, code)
+    }
+
+    /// How many webhooks were delivered once everything queued so far settled.
+    func mark() async -> Int {
+        await app.settleDeliveries()
+        return transport.sent.count
+    }
+
+    /// The webhooks delivered since the first `count`, as parsed bodies.
+    func delivered(after count: Int) async -> [RecordingTransport.Sent] {
+        await app.settleDeliveries()
+        return Array(transport.sent.dropFirst(count))
     }
 }

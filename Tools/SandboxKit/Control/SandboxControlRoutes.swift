@@ -4,8 +4,11 @@ import Foundation
 ///
 /// - `POST /_sandbox/checkouts/{provider}/{id}/pay` `{"email"?, "name"?}`: pay without a browser.
 /// - `POST /_sandbox/{provider}/subscriptions/{id}/{action}`: `renew`, `payment_failed`, `recover`,
-///   `cancel`, `resume`, `pause` (`{"mode","resumes_at"}`), `unpause`, `expire`, `refund`
-///   (Paystack `{id}` is the subscription code or id; a concept the provider lacks answers 422).
+///   `cancel`, `resume`, `pause` (`{"mode","resumes_at"}`), `unpause`, `expire`, `refund`, and for
+///   Lemon Squeezy `unpaid` (a past_due one's last retry failed). Paystack `expire` is the final
+///   `subscription.disable` and takes `{"status": "cancelled"|"complete"}` (default: `cancelled`
+///   when non-renewing, else `complete`). Paystack `{id}` is the subscription code or id; a
+///   concept the provider lacks answers 422.
 /// - `POST /_sandbox/lemonsqueezy/orders/{id}/refund`, `POST /_sandbox/paystack/transactions/{reference}/refund`.
 /// - `GET /_sandbox/deliveries?provider=&event=`, `DELETE /_sandbox/deliveries`, `POST /_sandbox/deliveries/settle`.
 /// - `GET /_sandbox/faults`, `POST /_sandbox/faults` `{"duplicate_next","shuffle_next_batch","delay_ms","fail_next_attempts"}`.
@@ -20,7 +23,7 @@ struct SandboxControlRoutes {
         let body = request.body.count <= 64 * 1024 ? (JSONValue.parse(request.body) ?? [:]) : [:]
         if let c = r.match("POST", "checkouts/:provider/:id/pay") { return pay(c[0], c[1], body) }
         if let c = r.match("POST", "lemonsqueezy/subscriptions/:id/:action") { return lemonSqueezy(c[0], c[1], body) }
-        if let c = r.match("POST", "paystack/subscriptions/:code/:action") { return paystack(c[0], c[1]) }
+        if let c = r.match("POST", "paystack/subscriptions/:code/:action") { return paystack(c[0], c[1], body) }
         if let c = r.match("POST", "lemonsqueezy/orders/:id/refund") {
             return change { state, now throws(SandboxError) in
                 guard let id = Int(c[0]) else { throw .notFound("No order \(c[0]).") }
@@ -101,7 +104,9 @@ struct SandboxControlRoutes {
     private func lemonSqueezy(_ idText: String, _ actionText: String, _ body: JSONValue) -> HandlerResult {
         guard let action = LemonSqueezyLifecycle.Action(rawValue: actionText) else { return json(404, ["error": .string("unknown action \(actionText)")]) }
         guard let id = Int(idText) else { return json(404, ["error": .string("No subscription \(idText).")]) }
-        let resumesAt = body["resumes_at"]?.stringValue.flatMap(Formatting.parseISO)
+        let resumesAtText = body["resumes_at"]?.stringValue
+        let resumesAt = resumesAtText.flatMap(Formatting.parseISO)
+        if resumesAtText != nil, resumesAt == nil { return json(422, ["error": "resumes_at must be an ISO-8601 date"]) }
         let resources = checkout.ls
         let now = context.clock.now()
         do throws(SandboxError) {
@@ -113,13 +118,13 @@ struct SandboxControlRoutes {
         } catch { return errorResult(error) }
     }
 
-    private func paystack(_ code: String, _ actionText: String) -> HandlerResult {
+    private func paystack(_ code: String, _ actionText: String, _ body: JSONValue) -> HandlerResult {
         guard let action = PaystackLifecycle.Action(rawValue: actionText) else { return json(404, ["error": .string("unknown action \(actionText)")]) }
         let resources = checkout.ps
         let now = context.clock.now()
         do throws(SandboxError) {
             let (subscription, events) = try store.withState { (state) throws(SandboxError) -> (JSONValue, [OutgoingWebhook]) in
-                let events = try PaystackLifecycle(resources: resources, now: now).apply(action, subscriptionCode: code, state: &state)
+                let events = try PaystackLifecycle(resources: resources, now: now).apply(action, subscriptionCode: code, endStatus: body["status"]?.stringValue, state: &state)
                 let s = state.psSubscriptions.values.first { $0.code == code || String($0.id) == code }
                 return (s.map { resources.subscription($0, state: state) } ?? .null, events)
             }

@@ -69,6 +69,24 @@ enum Formatting {
         return prefix + "sbx" + String(repeating: "0", count: max(0, 12 - body.count)) + body
     }
 
+    /// A fresh random code: prefix + `length` lowercase alphanumerics, like
+    /// Paystack's `AUTH_…` codes. Random rather than counted so codes from a
+    /// restarted sandbox never collide with ones a receiver already stored.
+    static func randomCode(_ prefix: String, length: Int) -> String {
+        let alphabet = Array("abcdefghijklmnopqrstuvwxyz0123456789")
+        return prefix + String((0..<length).map { _ in alphabet.randomElement()! })
+    }
+
+    /// A token of `length` mixed-case alphanumerics that depends only on `text`
+    /// (FNV-1a seeding SplitMix64; an identifier, not a secret).
+    static func stableToken(_ text: String, length: Int) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in text.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        var generator = SeededGenerator(seed: hash)
+        let alphabet = Array("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
+        return String((0..<length).map { _ in alphabet[Int(generator.next() % UInt64(alphabet.count))] })
+    }
+
     /// HTML-escapes text for the checkout pages.
     static func html(_ text: String) -> String {
         var out = ""

@@ -17,7 +17,7 @@ struct LemonSqueezyLifecycle {
     }
 
     enum Action: String, Sendable, CaseIterable {
-        case renew, paymentFailed = "payment_failed", recover, cancel, resume, pause, unpause, expire, refund
+        case renew, paymentFailed = "payment_failed", unpaid, recover, cancel, resume, pause, unpause, expire, refund
     }
 
     /// Pays checkout `id`: creates the order and, for a subscription variant, the
@@ -129,6 +129,15 @@ struct LemonSqueezyLifecycle {
             s.status = "past_due"
             // renews_at of a past_due subscription is the next retry.
             s.renewsAt = Formatting.adding(.day, 3, to: now)
+            specific = [("subscription_payment_failed", resources.invoice(invoice))]
+        case .unpaid:
+            // The last of the dunning retries failed: the same invoice fails once more and the
+            // subscription stays `unpaid` (what follows is up to the store's dunning rules).
+            guard s.status == "past_due" else { throw .invalid("Only a past_due subscription becomes unpaid (status is \(s.status)); send payment_failed first.") }
+            guard let openID = s.invoiceIDs.last(where: { state.lsInvoices[$0]?.status == "pending" }), let invoice = state.lsInvoices[openID] else {
+                throw .invalid("Subscription \(id) has no unpaid invoice.")
+            }
+            s.status = "unpaid"
             specific = [("subscription_payment_failed", resources.invoice(invoice))]
         case .recover:
             guard s.status == "past_due" || s.status == "unpaid" else { throw .invalid("Only a past_due or unpaid subscription can recover (status is \(s.status)).") }

@@ -17,10 +17,16 @@ struct PaystackLifecycle {
     }
 
     enum Action: String, Sendable {
-        case renew, paymentFailed = "payment_failed", recover, cancel, resume, pause, unpause, expire, refund
+        case renew, paymentFailed = "payment_failed", unpaid, recover, cancel, resume, pause, unpause, expire, refund
     }
 
     /// Pays the transaction behind `accessCode` (or reference).
+    ///
+    /// The customer is the one with the payer's email (metadata plays no part,
+    /// as on Paystack), and the payment gets a fresh authorization; a plan's
+    /// subscription is created from that same authorization, so
+    /// `charge.success` and `subscription.create` carry the same
+    /// `authorization_code`.
     func purchase(accessCodeOrReference key: String, email override: String?, state: inout SandboxState) throws(SandboxError) -> Purchase {
         guard let reference = state.psAccessCodes[key] ?? (state.psTransactions[key] != nil ? key : nil), var t = state.psTransactions[reference] else {
             throw .notFound("No transaction for \(key).")
@@ -28,22 +34,19 @@ struct PaystackLifecycle {
         guard t.status == "abandoned" else { throw .conflict("Transaction \(reference) was already paid.") }
         let email = (override?.isEmpty == false ? override! : t.email).trimmingCharacters(in: .whitespaces)
         guard email.contains("@"), email.count <= 254 else { throw .invalid("Invalid Email Address Passed") }
-        var customer = customer(email: email, state: &state)
-        if customer.authorization == nil {
-            let n = state.next(.psAuthorization)
-            customer.authorization = PSAuthorization(code: Formatting.code("AUTH_", n), signature: Formatting.code("SIG_", n))
-            state.psCustomers[customer.id] = customer
-        }
+        let customer = customer(email: email, state: &state)
+        let authorization = PSAuthorization(issuedTo: customer.code)
         t.status = "success"
         t.paidAt = now
         t.customerID = customer.id
+        t.authorization = authorization
         var events: [OutgoingWebhook] = []
         var subscriptionCode: String?
         if let planID = t.planID, let plan = resources.catalog.plans.first(where: { $0.id == planID }) {
             let id = state.next(.psSubscription)
             let s = PSSubscription(
                 id: id, code: Formatting.code("SUB_", id), emailToken: Formatting.code("tok", id * 7919), status: "active",
-                amount: t.amount, planID: plan.id, customerID: customer.id, authorizationCode: customer.authorization!.code,
+                amount: t.amount, planID: plan.id, customerID: customer.id, authorization: authorization,
                 start: now, nextPaymentDate: PaystackResources.advance(now, interval: plan.interval), openInvoice: nil,
                 cancelledAt: nil, paymentsCount: 1, invoiceIDs: [], createdAt: now, updatedAt: now)
             state.psSubscriptions[id] = s
@@ -67,12 +70,16 @@ struct PaystackLifecycle {
     func customer(email: String, state: inout SandboxState) -> PSCustomer {
         if let existing = state.psCustomer(email: email) { return existing }
         let id = state.next(.psCustomer)
-        let c = PSCustomer(id: id, code: Formatting.code("CUS_", id), email: email, createdAt: now, updatedAt: now, authorization: nil)
+        let c = PSCustomer(id: id, code: Formatting.code("CUS_", id), email: email, createdAt: now, updatedAt: now)
         state.psCustomers[id] = c
         return c
     }
 
-    func apply(_ action: Action, subscriptionCode code: String, state: inout SandboxState) throws(SandboxError) -> [OutgoingWebhook] {
+    /// Applies `action` to the subscription with `code` (or id).
+    /// - Parameter endStatus: for `expire` only: `cancelled` or `complete`
+    ///   (`completed` accepted); nil picks `cancelled` for a non-renewing
+    ///   subscription and `complete` otherwise.
+    func apply(_ action: Action, subscriptionCode code: String, endStatus: String? = nil, state: inout SandboxState) throws(SandboxError) -> [OutgoingWebhook] {
         guard var s = state.psSubscriptions.values.first(where: { $0.code == code || String($0.id) == code }) else {
             throw .notFound("Subscription not found")
         }
@@ -82,6 +89,8 @@ struct PaystackLifecycle {
         switch action {
         case .pause, .unpause:
             throw .unsupported("Paystack has no pause for subscriptions; disable and enable it instead.")
+        case .unpaid:
+            throw .unsupported("Paystack has no unpaid status; a failed charge leaves the subscription in attention (payment_failed).")
         case .renew:
             guard s.status == "active" || s.status == "non-renewing" else { throw .invalid("Only an active subscription renews (status is \(s.status)).") }
             let due = s.nextPaymentDate ?? now
@@ -147,7 +156,12 @@ struct PaystackLifecycle {
         case .expire:
             guard !ended else { throw .invalid("Subscription \(s.code) has already ended (status is \(s.status)).") }
             // A cancelled (non-renewing) one ends as `cancelled`; one that ran its course as `complete`.
-            s.status = s.status == "non-renewing" ? "cancelled" : "completed"
+            switch endStatus {
+            case nil: s.status = s.status == "non-renewing" ? "cancelled" : "completed"
+            case "cancelled": s.status = "cancelled"
+            case "complete", "completed": s.status = "completed"
+            case let other?: throw .invalid("status must be cancelled or complete, not \(other).")
+            }
             s.cancelledAt = now
             s.openInvoice = nil
             s.updatedAt = now
@@ -183,6 +197,9 @@ struct PaystackLifecycle {
         return invoice
     }
 
+    /// A renewal charges the subscription's saved authorization (same code, as a
+    /// charge of an existing authorization does) and carries the plan and only
+    /// Paystack's own `invoice_action` metadata, never the checkout's.
     private func renewalCharge(_ s: PSSubscription, state: inout SandboxState) -> PSTransaction {
         let n = state.next(.psTransaction)
         let reference = "sbxrenew-" + String(n)
@@ -190,7 +207,7 @@ struct PaystackLifecycle {
         let t = PSTransaction(
             id: n, reference: reference, accessCode: "", amount: s.amount, currency: resources.catalog.plans.first { $0.id == s.planID }?.currency ?? "NGN",
             email: email, planID: s.planID, callbackURL: nil, metadata: ["invoice_action": "create"], status: "success",
-            createdAt: now, paidAt: now, customerID: s.customerID, subscriptionID: s.id)
+            createdAt: now, paidAt: now, customerID: s.customerID, subscriptionID: s.id, authorization: s.authorization)
         state.psTransactions[reference] = t
         return t
     }

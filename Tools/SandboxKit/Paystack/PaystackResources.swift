@@ -73,13 +73,20 @@ struct PaystackResources {
         ]
     }
 
+    /// The customer's saved authorizations: one per paid checkout, oldest first.
+    func authorizations(of c: PSCustomer, state: SandboxState) -> [PSAuthorization] {
+        var seen: Set<String> = []
+        return state.psTransactions.values.filter { $0.customerID == c.id }.sorted { $0.id < $1.id }
+            .compactMap(\.authorization).filter { seen.insert($0.code).inserted }
+    }
+
     func customerDetail(_ c: PSCustomer, state: SandboxState) -> JSONValue {
         let subscriptions = state.psSubscriptions.values.filter { $0.customerID == c.id }.sorted { $0.id < $1.id }
         let transactions = state.psTransactions.values.filter { $0.customerID == c.id && $0.status != "abandoned" }.sorted { $0.id < $1.id }
         return [
             "transactions": .array(transactions.map { ["id": .int($0.id), "reference": .string($0.reference), "amount": .int($0.amount), "status": .string($0.status), "currency": .string($0.currency)] }),
             "subscriptions": .array(subscriptions.map { ["id": .int($0.id), "subscription_code": .string($0.code), "status": .string($0.status), "amount": .int($0.amount)] }),
-            "authorizations": c.authorization.map { [authorization($0)] } ?? [],
+            "authorizations": .array(authorizations(of: c, state: state).map(authorization)),
             "first_name": .null, "last_name": .null, "email": .string(c.email), "phone": .null, "metadata": .null,
             "domain": "test", "customer_code": .string(c.code), "risk_action": "default", "id": .int(c.id),
             "integration": .int(catalog.integration), "createdAt": ts(c.createdAt), "updatedAt": ts(c.updatedAt),
@@ -112,7 +119,7 @@ struct PaystackResources {
             "log": .null,
             "fees": paid ? .int(min(200_000, t.amount * 15 / 1000)) : .null,
             "fees_split": .null,
-            "authorization": authorization(paid ? customer?.authorization : nil),
+            "authorization": authorization(paid ? t.authorization : nil),
             "customer": customer.map(self.customer) ?? ["id": .null, "email": .string(t.email)],
             "plan": plan.map(planSummary) ?? [:],
             "split": [:],
@@ -171,7 +178,7 @@ struct PaystackResources {
             "customer": customer.map(self.customer) ?? .null,
             "plan": plan.map { self.plan($0, subscriptions: []).setting("subscriptions", .null) } ?? .null,
             "integration": .int(catalog.integration),
-            "authorization": authorization(customer?.authorization),
+            "authorization": authorization(s.authorization),
             "domain": "test",
             "start": .int(Int(s.start.timeIntervalSince1970)),
             "status": .string(s.status),
@@ -201,7 +208,7 @@ struct PaystackResources {
             "customer": .int(s.customerID), "plan": .int(s.planID), "integration": .int(catalog.integration), "domain": "test",
             "start": .int(Int(s.start.timeIntervalSince1970)), "status": .string(s.status), "quantity": 1, "amount": .int(s.amount),
             "subscription_code": .string(s.code), "email_token": .string(s.emailToken),
-            "authorization": authorization(state.psCustomers[s.customerID]?.authorization), "easy_cron_id": .null,
+            "authorization": authorization(s.authorization), "easy_cron_id": .null,
             "cron_expression": .string(Self.cron(interval: plan?.interval ?? "monthly", start: s.start)),
             "next_payment_date": nextPayment(s), "open_invoice": JSONValue(s.openInvoice), "id": .int(s.id),
             "createdAt": ts(s.createdAt), "updatedAt": ts(s.updatedAt),

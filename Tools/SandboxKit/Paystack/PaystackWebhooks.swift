@@ -13,6 +13,7 @@ struct PaystackWebhooks {
     }
 
     /// The subscription object of `subscription.*` events; `.create` has no `email_token` (as documented).
+    /// Like Paystack's, it has no `metadata`: the checkout's metadata is on `charge.success` only.
     func subscriptionData(_ s: PSSubscription, state: SandboxState, includeToken: Bool) -> JSONValue {
         let r = resources
         let plan = r.catalog.plans.first { $0.id == s.planID }
@@ -30,7 +31,7 @@ struct PaystackWebhooks {
         add("open_invoice", JSONValue(s.openInvoice))
         if includeToken { add("integration", .int(r.catalog.integration)) } else { add("createdAt", r.ts(s.createdAt)) }
         add("plan", plan.map(r.planSummary) ?? [:])
-        add("authorization", r.authorization(customer?.authorization))
+        add("authorization", r.authorization(s.authorization))
         add("customer", customer.map(r.customer) ?? [:])
         if includeToken {
             add("invoices", [])
@@ -61,7 +62,7 @@ struct PaystackWebhooks {
             "paid": .bool(i.paid),
             "paid_at": r.ts(i.paidAt),
             "description": JSONValue(i.description),
-            "authorization": r.authorization(customer?.authorization),
+            "authorization": r.authorization(s.authorization),
             "subscription": [
                 "status": .string(s.status), "subscription_code": .string(s.code), "email_token": .string(s.emailToken),
                 "amount": .int(s.amount), "cron_expression": .string(PaystackResources.cron(interval: plan?.interval ?? "monthly", start: s.start)),

@@ -18,16 +18,34 @@ struct PSTransaction: Sendable {
     var paidAt: Date?
     var customerID: Int?
     var subscriptionID: Int?
+    /// Set when paid: a fresh one for a checkout, the subscription's for a renewal.
+    var authorization: PSAuthorization? = nil
 }
 
+/// A card authorization, always Paystack's test Visa card.
+///
+/// Paystack issues a new `authorization_code` for every transaction paid at
+/// checkout, even with the same card; `signature` is what stays the same for
+/// one card. So the code is random (a client that treats it as a card or
+/// customer key breaks here as it would live), and the signature is derived
+/// from the customer and the card.
 struct PSAuthorization: Sendable {
+    static let bin = "408408"
+    static let last4 = "4081"
+
     let code: String
     let signature: String
-    let bin = "408408"
-    let last4 = "4081"
+    var bin: String { Self.bin }
+    var last4: String { Self.last4 }
     let expMonth = "12"
     let expYear = "2030"
     let brand = "visa"
+
+    /// The authorization of one checkout payment by `customerCode`.
+    init(issuedTo customerCode: String) {
+        code = Formatting.randomCode("AUTH_", length: 10)
+        signature = "SIG_" + Formatting.stableToken("\(customerCode)|\(Self.bin)|\(Self.last4)", length: 20)
+    }
 }
 
 struct PSCustomer: Sendable {
@@ -36,7 +54,6 @@ struct PSCustomer: Sendable {
     let email: String
     let createdAt: Date
     var updatedAt: Date
-    var authorization: PSAuthorization?
 }
 
 struct PSSubscription: Sendable {
@@ -48,7 +65,9 @@ struct PSSubscription: Sendable {
     let amount: Int
     let planID: Int
     let customerID: Int
-    let authorizationCode: String
+    /// The authorization of the transaction that created it, which every
+    /// renewal charges and every subscription object and event shows.
+    let authorization: PSAuthorization
     let start: Date
     var nextPaymentDate: Date?
     var openInvoice: String?

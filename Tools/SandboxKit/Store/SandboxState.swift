@@ -5,7 +5,7 @@ import Synchronization
 struct SandboxState: Sendable {
     enum Counter: String, Sendable {
         case lsCheckout, lsOrder, lsOrderItem, lsSubscription, lsSubscriptionItem, lsInvoice, lsCustomer, lsWebhook
-        case psTransaction, psCustomer, psSubscription, psInvoice, psAuthorization, psAccessCode
+        case psTransaction, psCustomer, psSubscription, psInvoice, psAccessCode
     }
 
     private var counters: [Counter: Int] = [:]
