@@ -17,6 +17,10 @@
 # STACK_FREE_PORTS=1 picks free ports for all of them instead (tests).
 # WEBHOOK_RECEIVER_REPLICAS / PROJECTOR_REPLICAS start more than one of each
 # (extra replicas take free ports; the gateway balances across receivers).
+# The checkout accepts app tokens with iss AUTH_JWT_ISSUER (default
+# storefront-dev) and aud AUTH_JWT_AUDIENCE (default storefront-app), the
+# values `storefront dev-token` uses by default; it runs with
+# STOREFRONT_MODE=test. All three land in STATE_DIR/stack.env.
 # STOREFRONT_BIN names the folder with the built executables (default
 # .build/debug). The services log JSON to STATE_DIR/logs/<name>.log.
 # STACK_OWNER_PID: when that process ends, the stack stops itself (tests set
@@ -92,6 +96,9 @@ up() {
 
   local gateway="http://127.0.0.1:$gateway_port" sandbox="http://127.0.0.1:$sandbox_port"
   local jwt_secret; jwt_secret=$(openssl rand -hex 32)
+  # App tokens must carry this issuer and audience (`storefront dev-token`
+  # puts the same values in by default); override both from the environment.
+  local jwt_issuer=${AUTH_JWT_ISSUER:-storefront-dev} jwt_audience=${AUTH_JWT_AUDIENCE:-storefront-app}
   # Sandbox credentials: the sandbox accepts these keys and signs with them.
   export LEMONSQUEEZY_API_KEY=ls_test_sandbox_key LEMONSQUEEZY_STORE_ID=1
   export LEMONSQUEEZY_WEBHOOK_SECRET=ls_sandbox_webhook_secret PAYSTACK_SECRET_KEY=sk_test_sandbox_secret
@@ -116,7 +123,9 @@ up() {
   for p in "${projector_ports[@]}"; do wait_ready "subscription-projector-1" "http://127.0.0.1:$p/readyz"; done
 
   start_process catalog "$catalog_port" "$bin/catalog"
-  AUTH_JWT_SECRET=$jwt_secret CHECKOUT_REDIRECT_URL="$gateway/checkout/complete" \
+  # STOREFRONT_MODE=test: the sandbox's keys are test keys (sk_test_…).
+  AUTH_JWT_SECRET=$jwt_secret AUTH_JWT_ISSUER=$jwt_issuer AUTH_JWT_AUDIENCE=$jwt_audience STOREFRONT_MODE=test \
+    CHECKOUT_REDIRECT_URL="$gateway/checkout/complete" \
     start_process checkout "$checkout_port" "$bin/checkout"
   for i in $(seq 1 "$receivers"); do
     local p; if [ "$i" = 1 ]; then p=$(port_for receiver "${WEBHOOK_RECEIVER_PORT:-8083}"); else p=$("$root/scripts/free-port.sh"); fi
@@ -175,6 +184,9 @@ export PROJECTOR_URLS="$(printf 'http://127.0.0.1:%s ' "${projector_ports[@]}")"
 export DATABASE_URL=$DATABASE_URL
 export KAFKA_BROKERS=$KAFKA_BROKERS
 export AUTH_JWT_SECRET=$jwt_secret
+export AUTH_JWT_ISSUER=$jwt_issuer
+export AUTH_JWT_AUDIENCE=$jwt_audience
+export STOREFRONT_MODE=test
 export STACK_STATE=$state
 ENV
 }

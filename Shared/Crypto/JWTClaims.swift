@@ -6,6 +6,11 @@ public struct JWTClaims: Sendable, Equatable {
     public var subject: String?
     /// `email`, when the issuer includes it.
     public var email: String?
+    /// `email_verified` (OpenID Connect): true only when the claim is JSON
+    /// `true` or the string `"true"` (some identity providers, such as Amazon
+    /// Cognito, send it as a string). Absent, `false`, `null` or any other
+    /// value reads as false; the claim never makes a token malformed.
+    public var emailVerified: Bool
     /// `iss`: who issued the token.
     public var issuer: String?
     /// `aud`: the intended audiences (a single string becomes one element).
@@ -25,6 +30,7 @@ public struct JWTClaims: Sendable, Equatable {
         self.raw = raw
         subject = try Self.string(raw, "sub")
         email = try Self.string(raw, "email")
+        emailVerified = Self.flag(raw["email_verified"])
         issuer = try Self.string(raw, "iss")
         switch raw["aud"] {
         case nil, .null?:
@@ -52,6 +58,14 @@ public struct JWTClaims: Sendable, Equatable {
         case nil, .null?: return nil
         case .string(let value)?: return value
         default: throw .malformed("\(name) must be a string")
+        }
+    }
+
+    /// JSON `true` or the exact string `"true"`; anything else is false.
+    static func flag(_ value: JSONValue?) -> Bool {
+        switch value {
+        case .bool(true)?, .string("true")?: true
+        default: false
         }
     }
 

@@ -81,11 +81,13 @@ final class LiveStack: Sendable {
         try JSONDecoder().decode(type, from: Data(response.body))
     }
 
-    /// A token for an app user, minted by the operator CLI with the stack's secret.
-    func token(subject: String, email: String) async throws -> String {
+    /// A token for an app user, minted by the operator CLI with the stack's
+    /// secret, issuer and audience; `email` nil leaves the claim out.
+    func token(subject: String, email: String?, emailVerified: Bool = true) async throws -> String {
         let output = state + "/token-\(UUID().uuidString.prefix(6))"
-        try await ScriptRunner.run(binary("storefront"), ["dev-token", "--sub", subject, "--email", email],
-                                   environment: ["AUTH_JWT_SECRET": jwtSecret], outputFile: output)
+        var arguments = ["dev-token", "--sub", subject, "--iss", settings["AUTH_JWT_ISSUER"] ?? "", "--aud", settings["AUTH_JWT_AUDIENCE"] ?? ""]
+        if let email { arguments += ["--email", email, "--email-verified", emailVerified ? "true" : "false"] }
+        try await ScriptRunner.run(binary("storefront"), arguments, environment: ["AUTH_JWT_SECRET": jwtSecret], outputFile: output)
         return try String(contentsOfFile: output, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 

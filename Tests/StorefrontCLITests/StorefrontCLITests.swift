@@ -35,9 +35,16 @@ final class Output: Sendable {
         }
     }
 
+    @Test func withoutAnEmailTheTokenHasNoEmailClaim() throws {
+        let secret = String(repeating: "k", count: 32)
+        let token = try DevTokenCommand.run(try CommandLineArguments(["dev-token", "--sub", "u"]), environment: Environment(["AUTH_JWT_SECRET": secret]))
+        let claims = try JWTVerifier(key: try .hs256(secret: Array(secret.utf8))).verify(token)
+        #expect(claims.subject == "u" && claims.email == nil && claims.raw["email_verified"] == nil)
+    }
+
     @Test func namesWhatIsMissing() throws {
         #expect(throws: CommandLineArguments.UsageError.self) {
-            _ = try DevTokenCommand.run(try CommandLineArguments(["dev-token", "--sub", "u"]), environment: Environment(["AUTH_JWT_SECRET": "x"]))
+            _ = try DevTokenCommand.run(try CommandLineArguments(["dev-token", "--email", "a@b.co"]), environment: Environment(["AUTH_JWT_SECRET": "x"]))
         }
         let error = #expect(throws: ConfigurationError.self) {
             _ = try DevTokenCommand.run(try CommandLineArguments(["dev-token", "--sub", "u", "--email", "a@b.co"]), environment: Environment([:]))
@@ -70,7 +77,7 @@ final class Output: Sendable {
         let output = Output()
         try await StatusCommand.run(try CommandLineArguments(["status", "grace@example.com"]), environment: environment) { output($0) }
         #expect(output.text.contains("app user: user-7"))
-        #expect(output.text.contains("subscription lemonsqueezy:42 status=active active=true plan=Premium"))
+        #expect(output.text.contains("subscription lemonsqueezy:42 status=active active=true owner=user-7 plan=Premium"))
         #expect(output.text.contains("\"active\" : true"))
         await pool.close()
     }

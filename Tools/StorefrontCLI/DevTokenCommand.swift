@@ -2,29 +2,56 @@ import Crypto
 import Foundation
 import ServiceRuntime
 
-/// `storefront dev-token --sub ID --email E [--ttl SECONDS]`: mints an HS256
-/// app-user token with the configured `AUTH_JWT_SECRET` (or `_FILE`), with
-/// `AUTH_JWT_ISSUER` / `AUTH_JWT_AUDIENCE` when set, for local experiments.
+/// `storefront dev-token --sub ID [--email E] [--ttl SECONDS] [--iss ISSUER]
+/// [--aud AUDIENCE] [--email-verified [true|false]]`: mints an HS256 app-user
+/// token with the configured `AUTH_JWT_SECRET` (or `_FILE`), for local
+/// experiments. Without `--email` the token has no email claim (as from an
+/// identity provider that signs users in by phone).
+///
+/// `iss` is `--iss`, else `AUTH_JWT_ISSUER`, else ``defaultIssuer``; `aud` is
+/// `--aud`, else `AUTH_JWT_AUDIENCE`, else ``defaultAudience`` (the defaults
+/// are what `scripts/stack.sh` configures, so tokens work against `make run`
+/// and the end-to-end stacks). An empty `--iss=` / `--aud=` leaves the claim
+/// out. `--email-verified` adds `email_verified: true` (without it the claim
+/// is `false`, and the checkout does not use the email to link purchases).
 public enum DevTokenCommand {
+    /// The issuer local stacks accept (`scripts/stack.sh`).
+    public static let defaultIssuer = "storefront-dev"
+    /// The audience local stacks accept (`scripts/stack.sh`).
+    public static let defaultAudience = "storefront-app"
+
+    /// One line for the CLI's help.
+    public static let usage = "dev-token --sub ID [--email E] [--ttl SECONDS] [--iss ISSUER] [--aud AUDIENCE] [--email-verified]"
+
     public static func run(_ arguments: CommandLineArguments, environment: Environment, now: Date = Date()) throws -> String {
         let subject = try arguments.require("sub")
-        let email = try arguments.require("email")
+        let email = arguments.options["email"]
         guard let ttl = Int(arguments.options["ttl"] ?? "3600"), ttl > 0 else {
             throw CommandLineArguments.UsageError(description: "--ttl must be a positive number of seconds")
         }
+        let emailVerified: Bool
+        switch arguments.options["email-verified"]?.lowercased() {
+        case nil, "false", "0", "no": emailVerified = false
+        case "true", "1", "yes": emailVerified = true
+        default: throw CommandLineArguments.UsageError(description: "--email-verified takes no value, or true or false")
+        }
         var reader = ConfigReader(environment)
         let secret = reader.required.secret("AUTH_JWT_SECRET")
-        let issuer = reader.string("AUTH_JWT_ISSUER")
-        let audience = reader.string("AUTH_JWT_AUDIENCE")
+        let issuer = arguments.options["iss"] ?? reader.string("AUTH_JWT_ISSUER") ?? defaultIssuer
+        let audience = arguments.options["aud"] ?? reader.string("AUTH_JWT_AUDIENCE") ?? defaultAudience
         try reader.finish()
 
         var claims: [String: JSONValue] = [
-            "sub": .string(subject), "email": .string(email),
+            "sub": .string(subject),
             "iat": .int(Int(now.timeIntervalSince1970)),
             "exp": .int(Int(now.timeIntervalSince1970) + ttl),
         ]
-        if let issuer { claims["iss"] = .string(issuer) }
-        if let audience { claims["aud"] = .string(audience) }
+        if let email {
+            claims["email"] = .string(email)
+            claims["email_verified"] = .bool(emailVerified)
+        }
+        if !issuer.isEmpty { claims["iss"] = .string(issuer) }
+        if !audience.isEmpty { claims["aud"] = .string(audience) }
         return try JWTSigner(hs256Secret: Array(secret.reveal().utf8)).sign(claims)
     }
 }

@@ -11,8 +11,9 @@ struct StorefrontCLIMain {
 
           migrate                              apply the projection's migrations (DATABASE_URL) and,
                                                when KAFKA_BROKERS is set, create the topics
-          dev-token --sub ID --email E [--ttl SECONDS]
+          dev-token --sub ID [--email E] [--email-verified] [--iss I] [--aud A] [--ttl SECONDS]
                                                mint an HS256 app-user token with AUTH_JWT_SECRET
+                                               (iss/aud default to AUTH_JWT_ISSUER/AUDIENCE, else the local stack's)
           status EMAIL                         what the status endpoint shows for that customer, with every
                                                subscription and order behind it (DATABASE_URL)
           deadletter list [--topic T]          print every record on storefront.deadletter.v1 (KAFKA_BROKERS)

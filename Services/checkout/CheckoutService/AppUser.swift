@@ -4,18 +4,37 @@ import Foundation
 public struct AppUser: Sendable, Hashable {
     /// The JWT subject (app user id).
     public var id: String
-    /// The token's `email` claim, if it has one.
+    /// The token's `email` claim, if it has one. Not necessarily verified:
+    /// use ``verifiedEmail`` wherever the email links or finds rows.
     public var email: String?
+    /// Whether ``email`` is known to belong to the user: the token's
+    /// `email_verified` claim said so, or `AUTH_EMAILS_ARE_VERIFIED=true`
+    /// (an identity provider that only issues verified emails). Always false
+    /// with `AUTH_DISABLED` (the email is whatever the caller typed).
+    public var emailVerified: Bool
 
-    public init(id: String, email: String?) {
+    public init(id: String, email: String?, emailVerified: Bool = false) {
         self.id = id
         self.email = email
+        self.emailVerified = emailVerified
+    }
+
+    /// The normalized (trimmed, lower-cased) email, only when the token has
+    /// a non-empty email AND it is verified; otherwise nil. This is the only
+    /// email that may link purchases without an owner to this user (DESIGN.md
+    /// "Identity": the email fallback).
+    public var verifiedEmail: String? {
+        guard emailVerified, let email else { return nil }
+        let normalized = Self.normalize(email)
+        return normalized.isEmpty ? nil : normalized
     }
 
     /// Whether `other` is the user's email, ignoring case and surrounding
     /// whitespace. A token without an email claim has nothing to contradict,
-    /// so any address matches; it is then only a checkout pre-fill and is never
-    /// used to find rows.
+    /// so any address matches here; such an address is then only a checkout
+    /// pre-fill. Matching says nothing about verification, and a token
+    /// without email never matches anything *by email*: rows are found by
+    /// email only through ``verifiedEmail``, which is nil for it.
     public func emailMatches(_ other: String) -> Bool {
         guard let email else { return true }
         return Self.normalize(email) == Self.normalize(other)

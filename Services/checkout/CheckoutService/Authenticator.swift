@@ -6,7 +6,10 @@ import HTTPServer
 struct Authenticator: Sendable {
     let configuration: AuthConfiguration
 
-    /// The caller.
+    /// The caller. Its ``AppUser/emailVerified`` is true only for a token
+    /// with an email whose `email_verified` claim is true, or any token with
+    /// an email when the configuration says all emails are verified; never
+    /// with auth disabled.
     /// - Parameter fallbackEmail: with auth disabled, the email the request
     ///   names (body or query), which then is the app user id.
     /// - Throws: ``HTTPError`` 401 when the token is missing, malformed, forged,
@@ -17,8 +20,9 @@ struct Authenticator: Sendable {
             guard let email = fallbackEmail.map(AppUser.normalize), !email.isEmpty else {
                 throw HTTPError(.unauthorized, "Authentication is disabled: send an email to identify the user")
             }
-            return AppUser(id: email, email: email)
-        case .jwt(let verifier):
+            // Whatever the caller typed: never a verified email.
+            return AppUser(id: email, email: email, emailVerified: false)
+        case .jwt(let verifier, let emailsAreVerified):
             guard let header = request.headers["Authorization"] else {
                 throw Self.unauthorized("Missing bearer token")
             }
@@ -35,7 +39,9 @@ struct Authenticator: Sendable {
             guard let subject = claims.subject, !subject.isEmpty, subject.utf8.count <= 256 else {
                 throw Self.unauthorized("Token has no subject")
             }
-            return AppUser(id: subject, email: claims.email)
+            // Verified when the token says so, or when the identity provider
+            // only ever issues verified emails (AUTH_EMAILS_ARE_VERIFIED).
+            return AppUser(id: subject, email: claims.email, emailVerified: claims.email != nil && (claims.emailVerified || emailsAreVerified))
         }
     }
 
