@@ -54,7 +54,7 @@ let package = Package(
         library("HTTPServer", ["CMicroHTTPD", "HTTPTypes", "Telemetry"]),
         library("ServiceHTTP", ["HTTPServer", "ServiceRuntime", "Telemetry"]),
         library("ProviderSetup", ["Providers", "HTTPClient", "ServiceRuntime"]),
-        library("Projection", ["Models", "Postgres"]),
+        library("Projection", ["Models", "Postgres", "ServiceRuntime"]),
         library("MessagingSetup", ["Kafka", "Models", "ServiceRuntime", "Telemetry"], linker: vendoredLibraries),
 
         // MARK: - Services (logic in a library, a thin executable each)
@@ -72,7 +72,7 @@ let package = Package(
                           path: "Services/subscription-projector/main", swiftSettings: strict, linkerSettings: vendoredLibraries),
         .target(name: "CheckoutService", dependencies: ["Models", "Providers", "Projection", "Postgres", "Kafka", "Crypto", "HTTPServer", "ServiceHTTP", "ServiceRuntime", "Telemetry"],
                 path: "Services/checkout/CheckoutService", swiftSettings: strict, linkerSettings: vendoredLibraries),
-        .executableTarget(name: "checkout", dependencies: ["CheckoutService", "Providers", "ProviderSetup", "MessagingSetup", "Kafka", "Postgres", "HTTPClient", "Models", "HTTPServer", "ServiceHTTP", "ServiceRuntime", "Telemetry"],
+        .executableTarget(name: "checkout", dependencies: ["CheckoutService", "Projection", "Providers", "ProviderSetup", "MessagingSetup", "Kafka", "Postgres", "HTTPClient", "Models", "HTTPServer", "ServiceHTTP", "ServiceRuntime", "Telemetry"],
                           path: "Services/checkout/main", swiftSettings: strict, linkerSettings: vendoredLibraries),
 
         // MARK: - Tools
@@ -104,7 +104,7 @@ let package = Package(
         tests("ModelsTests", ["SeedModels", "Models"]),
         tests("ProvidersTests", ["Providers", "Models", "Crypto", "HTTPClient", "SandboxServer", "SandboxKit", "Telemetry", "TestSupport"], exclude: ["Fixtures"]),
         tests("ServiceRuntimeTests", ["ServiceRuntime", "Telemetry", "TestSupport"]),
-        tests("ProjectionTests", ["Projection", "Models", "Postgres"]),
+        tests("ProjectionTests", ["Projection", "Models", "Postgres", "ServiceRuntime"]),
         tests("HTTPServerTests", ["HTTPServer", "Telemetry"]),
         tests("SandboxKitTests", ["SandboxKit"]),
         tests("ProjectorServiceTests", ["TestSupport", "ProjectorService", "Projection", "Providers", "Models", "Postgres", "Kafka", "MessagingSetup", "Crypto", "ServiceRuntime", "Telemetry"],

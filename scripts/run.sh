@@ -25,7 +25,9 @@ echo "==> starting PostgreSQL, the broker, the provider sandbox, the services an
 # shellcheck disable=SC1091
 . "$state/stack.env"
 user_email=ada@example.com
-token=$(AUTH_JWT_SECRET=$AUTH_JWT_SECRET "$root/.build/debug/storefront" dev-token --sub app-user-1 --email "$user_email" --ttl 86400)
+# stack.env exported the stack's secret, issuer and audience; dev-token reads them.
+token=$("$root/.build/debug/storefront" dev-token --sub app-user-1 --email "$user_email" --email-verified \
+  --iss "$AUTH_JWT_ISSUER" --aud "$AUTH_JWT_AUDIENCE" --ttl 86400)
 
 cat <<MSG
 
@@ -35,7 +37,7 @@ Storefront is up.
   PostgreSQL:                  $DATABASE_URL
   broker:                      $KAFKA_BROKERS
   logs:                        $state/logs/
-  dev token (sub app-user-1, $user_email, valid 24 h):
+  dev token (sub app-user-1, $user_email (verified), iss $AUTH_JWT_ISSUER, aud $AUTH_JWT_AUDIENCE, valid 24 h):
     $token
 
 Walk-through (copy and paste):
@@ -54,8 +56,9 @@ Walk-through (copy and paste):
   curl -s -X POST "\${URL%%\?*}/pay" -o /dev/null -w '%{http_code}\n'
   # 4. the signed webhooks the sandbox delivered through the gateway
   curl -s $SANDBOX_URL/_sandbox/deliveries | python3 -m json.tool | head -40
-  # 5. subscription status (active within a second or two)
+  # 5. subscription status (active within a second or two), and the entitlements behind it
   curl -s $GATEWAY_URL/api/subscription/status -H "Authorization: Bearer \$TOKEN" | python3 -m json.tool
+  curl -s $GATEWAY_URL/api/entitlements -H "Authorization: Bearer \$TOKEN" | python3 -m json.tool
   # 6. cancel it (subscription_code from step 5), then look again
   CODE=\$(curl -s $GATEWAY_URL/api/subscription/status -H "Authorization: Bearer \$TOKEN" | python3 -c 'import json,sys; print(json.load(sys.stdin)["subscription_code"])')
   curl -s -X POST $GATEWAY_URL/api/subscription/cancel -H "Authorization: Bearer \$TOKEN" \\

@@ -72,6 +72,15 @@ public struct BillingEvent: Codable, Sendable, Hashable {
     public var updatePaymentMethodURL: String?
     /// Test-mode data (Lemon Squeezy `test_mode`, Paystack `domain == "test"`).
     public var testMode: Bool?
+    /// Paystack `authorization.authorization_code`: each successful charge
+    /// creates one, and the subscription created from that charge carries the
+    /// same code, which is how a subscription finds the checkout that paid for it.
+    public var authorizationCode: String?
+
+    // MARK: Pause (Lemon Squeezy)
+    /// `pause.mode`: `void` (no service while paused) or `free` (service continues).
+    public var pauseMode: String?
+    public var pauseResumesAt: Date?
 
     public init(kind: BillingEventKind, provider: Provider, providerEventName: String, entityKey: String) {
         self.kind = kind
@@ -88,6 +97,7 @@ public struct BillingEvent: Codable, Sendable, Hashable {
         case status, cancelled, amount, currency, createdAt, updatedAt, renewsAt, endsAt, trialEndsAt, nextPaymentDate
         case paidAt, orderingTimestamp, emailToken, cardBrand, cardLastFour
         case customerPortalURL = "customerPortalUrl", updatePaymentMethodURL = "updatePaymentMethodUrl", testMode
+        case authorizationCode, pauseMode, pauseResumesAt
     }
 
     public init(from decoder: any Decoder) throws {
@@ -126,6 +136,9 @@ public struct BillingEvent: Codable, Sendable, Hashable {
         customerPortalURL = try c.decodeIfPresent(String.self, forKey: .customerPortalURL)
         updatePaymentMethodURL = try c.decodeIfPresent(String.self, forKey: .updatePaymentMethodURL)
         testMode = try c.decodeIfPresent(Bool.self, forKey: .testMode)
+        authorizationCode = try c.decodeIfPresent(String.self, forKey: .authorizationCode)
+        pauseMode = try c.decodeIfPresent(String.self, forKey: .pauseMode)
+        pauseResumesAt = try c.decodeTimestamp(forKey: .pauseResumesAt)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -152,7 +165,7 @@ public struct BillingEvent: Codable, Sendable, Hashable {
         try c.encodeIfPresent(currency, forKey: .currency)
         for (date, key) in [(createdAt, CodingKeys.createdAt), (updatedAt, .updatedAt), (renewsAt, .renewsAt), (endsAt, .endsAt),
                             (trialEndsAt, .trialEndsAt), (nextPaymentDate, .nextPaymentDate), (paidAt, .paidAt),
-                            (orderingTimestamp, .orderingTimestamp)] {
+                            (orderingTimestamp, .orderingTimestamp), (pauseResumesAt, .pauseResumesAt)] {
             if let date { try c.encode(Timestamp.format(date), forKey: key) }
         }
         try c.encodeIfPresent(emailToken, forKey: .emailToken)
@@ -161,5 +174,7 @@ public struct BillingEvent: Codable, Sendable, Hashable {
         try c.encodeIfPresent(customerPortalURL, forKey: .customerPortalURL)
         try c.encodeIfPresent(updatePaymentMethodURL, forKey: .updatePaymentMethodURL)
         try c.encodeIfPresent(testMode, forKey: .testMode)
+        try c.encodeIfPresent(authorizationCode, forKey: .authorizationCode)
+        try c.encodeIfPresent(pauseMode, forKey: .pauseMode)
     }
 }

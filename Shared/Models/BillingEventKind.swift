@@ -32,6 +32,10 @@ public enum BillingEventKind: Sendable, Hashable, Codable, RawRepresentable, Cus
     case expiringCards
     case licenseKeyCreated
     case licenseKeyUpdated
+    /// Not a webhook: the provider's own object as Storefront fetched it
+    /// (after a cancel or resume it asked for). Authoritative as of its
+    /// ordering timestamp, the moment of the fetch.
+    case subscriptionObserved
     case unknown(String)
 
     static let known: [BillingEventKind] = [
@@ -40,6 +44,7 @@ public enum BillingEventKind: Sendable, Hashable, Codable, RawRepresentable, Cus
         .subscriptionDisabled, .paymentSucceeded, .paymentFailed, .paymentRecovered, .paymentRefunded, .invoiceCreated,
         .invoiceUpdated, .refundPending, .refundProcessing, .refundProcessed, .refundFailed, .refundNeedsAttention,
         .disputeCreated, .disputeReminder, .disputeResolved, .expiringCards, .licenseKeyCreated, .licenseKeyUpdated,
+        .subscriptionObserved,
     ]
 
     public init(rawValue: String) {
@@ -85,6 +90,7 @@ public enum BillingEventKind: Sendable, Hashable, Codable, RawRepresentable, Cus
         case .expiringCards: "expiringCards"
         case .licenseKeyCreated: "licenseKeyCreated"
         case .licenseKeyUpdated: "licenseKeyUpdated"
+        case .subscriptionObserved: "subscriptionObserved"
         }
     }
 

@@ -1,19 +1,26 @@
 import Foundation
 
 /// The value of a `storefront.commands.v1` record: something an app user asked
-/// to be done to a subscription, recorded after the provider accepted it.
+/// to be done to a purchase, recorded after it was done: a cancel or resume
+/// the provider accepted (with the provider's object as read right after), or
+/// an unowned purchase claimed through a verified email.
 /// Key: ``TopicKey/command(_:subscriptionID:)``.
 public struct SubscriptionCommand: Codable, Sendable, Hashable {
     /// What was requested. Unknown kinds from newer producers decode as `.other`.
     public enum Kind: Codable, Sendable, Hashable, RawRepresentable {
         case cancelRequested
         case resumeRequested
+        /// A purchase with no owner whose buyer email equals the caller's
+        /// verified email: the projector makes the caller its owner for good
+        /// (unless someone owns it by then).
+        case claimByEmail
         case other(String)
 
         public init(rawValue: String) {
             switch rawValue {
             case "cancel_requested": self = .cancelRequested
             case "resume_requested": self = .resumeRequested
+            case "claim_by_email": self = .claimByEmail
             default: self = .other(rawValue)
             }
         }
@@ -22,6 +29,7 @@ public struct SubscriptionCommand: Codable, Sendable, Hashable {
             switch self {
             case .cancelRequested: "cancel_requested"
             case .resumeRequested: "resume_requested"
+            case .claimByEmail: "claim_by_email"
             case .other(let name): name
             }
         }
@@ -37,13 +45,19 @@ public struct SubscriptionCommand: Codable, Sendable, Hashable {
     public var commandID: String
     public var kind: Kind
     public var provider: Provider
-    /// Provider subscription id (Lemon Squeezy id, Paystack `SUB_…` code).
+    /// The purchase's provider id: a subscription (Lemon Squeezy id, Paystack
+    /// `SUB_…` code), or an order when ``purchaseType`` is `.order`.
     public var subscriptionID: String
     public var appUserID: String
     public var requestedAt: Date
+    /// What ``subscriptionID`` names; only claims name orders.
+    public var purchaseType: PurchaseType = .subscription
+    /// The provider's subscription as read right after it accepted a cancel or resume.
+    public var observed: ObservedSubscription?
 
     enum CodingKeys: String, CodingKey {
         case commandID = "commandId", kind, provider, subscriptionID = "subscriptionId", appUserID = "appUserId", requestedAt
+        case purchaseType, observed
     }
 
     public init(commandID: String, kind: Kind, provider: Provider, subscriptionID: String, appUserID: String, requestedAt: Date) {
@@ -66,6 +80,8 @@ public struct SubscriptionCommand: Codable, Sendable, Hashable {
         subscriptionID = try c.decode(String.self, forKey: .subscriptionID)
         appUserID = try c.decode(String.self, forKey: .appUserID)
         requestedAt = try c.decodeRequiredTimestamp(forKey: .requestedAt)
+        purchaseType = try c.decodeIfPresent(PurchaseType.self, forKey: .purchaseType) ?? .subscription
+        observed = try c.decodeIfPresent(ObservedSubscription.self, forKey: .observed)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -76,5 +92,57 @@ public struct SubscriptionCommand: Codable, Sendable, Hashable {
         try c.encode(subscriptionID, forKey: .subscriptionID)
         try c.encode(appUserID, forKey: .appUserID)
         try c.encodeTimestamp(requestedAt, forKey: .requestedAt)
+        try c.encode(purchaseType, forKey: .purchaseType)
+        try c.encodeIfPresent(observed, forKey: .observed)
+    }
+}
+
+/// Which kind of purchase a row or record is about.
+public enum PurchaseType: String, Codable, Sendable, Hashable {
+    case subscription, order
+}
+
+/// A subscription as its provider answered when asked directly (not through
+/// a webhook): the provider's own status and dates at ``observedAt``.
+public struct ObservedSubscription: Codable, Sendable, Hashable {
+    /// The provider's raw status (`active`, `non-renewing`, `cancelled`, …).
+    public var status: String
+    public var renewsAt: Date?
+    public var endsAt: Date?
+    /// Lemon Squeezy `cancelled`; Paystack: no renewal will happen.
+    public var cancelled: Bool
+    public var emailToken: String?
+    /// When the answer was received: it reflects every provider change before then.
+    public var observedAt: Date
+
+    public init(status: String, renewsAt: Date?, endsAt: Date?, cancelled: Bool, emailToken: String?, observedAt: Date) {
+        self.status = status
+        self.renewsAt = renewsAt
+        self.endsAt = endsAt
+        self.cancelled = cancelled
+        self.emailToken = emailToken
+        self.observedAt = observedAt
+    }
+
+    enum CodingKeys: String, CodingKey { case status, renewsAt, endsAt, cancelled, emailToken, observedAt }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        status = try c.decode(String.self, forKey: .status)
+        renewsAt = try c.decodeTimestamp(forKey: .renewsAt)
+        endsAt = try c.decodeTimestamp(forKey: .endsAt)
+        cancelled = try c.decodeIfPresent(Bool.self, forKey: .cancelled) ?? false
+        emailToken = try c.decodeIfPresent(String.self, forKey: .emailToken)
+        observedAt = try c.decodeRequiredTimestamp(forKey: .observedAt)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(status, forKey: .status)
+        try c.encodeTimestamp(renewsAt, forKey: .renewsAt)
+        try c.encodeTimestamp(endsAt, forKey: .endsAt)
+        try c.encode(cancelled, forKey: .cancelled)
+        try c.encodeIfPresent(emailToken, forKey: .emailToken)
+        try c.encodeTimestamp(observedAt, forKey: .observedAt)
     }
 }

@@ -59,8 +59,8 @@ public struct SubscriptionStatusResponse: Codable, Sendable, Hashable {
     /// True when cancelled but still inside the paid period.
     public var cancelAtPeriodEnd: Bool
     public var customerPortalURL: String?
-    /// Entitlement names the user holds (e.g. product or plan ids); empty when none.
-    public var entitlements: [String]
+    /// The user's entitlements, as `GET /api/entitlements` answers them; empty when none.
+    public var entitlements: [EntitlementInfo]
     public var pendingCheckout: PendingCheckout?
 
     enum CodingKeys: String, CodingKey {
@@ -80,7 +80,7 @@ public struct SubscriptionStatusResponse: Codable, Sendable, Hashable {
         active: Bool, planName: String? = nil, nextBillingDate: Date? = nil, subscriptionCode: String? = nil,
         emailToken: String? = nil, status: String? = nil, provider: Provider? = nil, renewsAt: Date? = nil,
         endsAt: Date? = nil, cancelAtPeriodEnd: Bool = false, customerPortalURL: String? = nil,
-        entitlements: [String] = [], pendingCheckout: PendingCheckout? = nil
+        entitlements: [EntitlementInfo] = [], pendingCheckout: PendingCheckout? = nil
     ) {
         self.active = active
         self.planName = planName
@@ -113,7 +113,7 @@ public struct SubscriptionStatusResponse: Codable, Sendable, Hashable {
         endsAt = try c.decodeTimestamp(forKey: .endsAt)
         cancelAtPeriodEnd = try c.decodeIfPresent(Bool.self, forKey: .cancelAtPeriodEnd) ?? false
         customerPortalURL = try c.decodeIfPresent(String.self, forKey: .customerPortalURL)
-        entitlements = try c.decodeIfPresent([String].self, forKey: .entitlements) ?? []
+        entitlements = try c.decodeIfPresent([EntitlementInfo].self, forKey: .entitlements) ?? []
         pendingCheckout = try c.decodeIfPresent(PendingCheckout.self, forKey: .pendingCheckout)
     }
 

@@ -6,6 +6,7 @@ public enum ProjectionSchema {
     public static let migrations: [(version: Int, name: String, sql: String)] = [
         (1, "initial projection schema", initial),
         (2, "projector write-path columns", writePath),
+        (3, "purchase owners and entitlement columns", ownership),
     ]
 
     static let initial = """
@@ -163,5 +164,60 @@ public enum ProjectionSchema {
         ALTER TABLE orders ADD COLUMN transaction_reference text;
         ALTER TABLE orders ADD COLUMN refunded_amount bigint;
         CREATE INDEX orders_reference ON orders (provider, transaction_reference) WHERE transaction_reference IS NOT NULL;
+        """
+
+    /// Ownership that nothing overwrites, and what the access rules read.
+    /// Existing rows keep the owner the old rule had given them.
+    static let ownership = """
+        -- Who owns each purchase, for good: the first owner recorded wins and no
+        -- later event, customer record or email changes it. Also the audit trail
+        -- of how each owner was found.
+        CREATE TABLE purchase_owners (
+            provider       text NOT NULL,
+            purchase_type  text NOT NULL CHECK (purchase_type IN ('subscription', 'order')),
+            purchase_id    text NOT NULL,
+            app_user_id    text NOT NULL,
+            -- checkout: the purchase's own custom data / metadata named the user;
+            -- email: claimed through the user's verified email (no owner before).
+            source         text NOT NULL CHECK (source IN ('checkout', 'email')),
+            -- The dedup key of the event, or the id of the claim command.
+            evidence       text NOT NULL,
+            owned_at       timestamptz NOT NULL DEFAULT now(),
+            PRIMARY KEY (provider, purchase_type, purchase_id)
+        );
+        CREATE INDEX purchase_owners_app_user ON purchase_owners (app_user_id);
+        INSERT INTO purchase_owners (provider, purchase_type, purchase_id, app_user_id, source, evidence)
+            SELECT provider, 'subscription', subscription_id, app_user_id, 'checkout', 'migration 3'
+            FROM subscriptions WHERE app_user_id IS NOT NULL;
+        INSERT INTO purchase_owners (provider, purchase_type, purchase_id, app_user_id, source, evidence)
+            SELECT provider, 'order', order_id, app_user_id, 'checkout', 'migration 3'
+            FROM orders WHERE app_user_id IS NOT NULL;
+
+        -- Paystack: a subscription and the charge that created it share an authorization.
+        ALTER TABLE billing_events ADD COLUMN authorization_code text;
+        CREATE INDEX billing_events_authorization ON billing_events (provider, authorization_code)
+            WHERE authorization_code IS NOT NULL;
+        CREATE INDEX billing_events_order ON billing_events (provider, order_id) WHERE order_id IS NOT NULL;
+
+        ALTER TABLE subscriptions
+            ADD COLUMN pause_mode text,
+            ADD COLUMN pause_resumes_at timestamptz,
+            ADD COLUMN test_mode boolean,
+            ADD COLUMN order_id text,
+            ADD COLUMN authorization_code text,
+            ADD COLUMN original_purchase_at timestamptz,
+            ADD COLUMN latest_purchase_at timestamptz,
+            ADD COLUMN unsubscribe_detected_at timestamptz,
+            ADD COLUMN billing_issue_detected_at timestamptz,
+            ADD COLUMN refunded_at timestamptz,
+            ADD COLUMN first_seen_at timestamptz NOT NULL DEFAULT now();
+
+        -- An order that is a subscription's first payment is part of it.
+        ALTER TABLE orders
+            ADD COLUMN subscription_id text,
+            ADD COLUMN test_mode boolean,
+            ADD COLUMN first_seen_at timestamptz NOT NULL DEFAULT now();
+        UPDATE orders AS o SET subscription_id = e.subscription_id FROM billing_events AS e
+            WHERE e.provider = o.provider AND e.order_id = o.order_id AND e.subscription_id IS NOT NULL;
         """
 }

@@ -3,13 +3,17 @@ import Models
 
 /// Folds every stored event of one subscription into its state.
 ///
-/// Events are applied in a total order: the provider's timestamp, then the
-/// kind's precedence (a subscription is created before it is updated, and
-/// cancelled or expired after), then the dedup key. A later event overwrites
-/// the fields it carries and leaves the others. Because the projector re-folds
-/// from the deduplicated event log, a duplicate changes nothing, an old event
-/// arriving late is sorted before newer ones and cannot move the state back,
-/// and any delivery order of the same events gives the same row.
+/// Events are applied in a total order: the ordering timestamp (the
+/// provider's own, or for Paystack state changes and Storefront's own
+/// fetches, when Storefront received them), then the kind's precedence (a
+/// subscription is created before it is updated, and cancelled or expired
+/// after), then the dedup key. A later event overwrites the fields it carries
+/// and leaves the others. Because the projector re-folds from the
+/// deduplicated event log, a duplicate changes nothing, an old event arriving
+/// late is sorted before newer ones and cannot move the state back, and any
+/// delivery order of the same events gives the same row.
+///
+/// Ownership is not decided here: see ``SubscriptionState/appUserID``.
 public enum SubscriptionFold {
     /// One logged event with the key that deduplicated it.
     public struct LoggedEvent: Sendable {
@@ -36,8 +40,8 @@ public enum SubscriptionFold {
         case .orderCreated: 0
         case .subscriptionCreated: 1
         case .invoiceCreated, .invoiceUpdated, .paymentSucceeded, .paymentRecovered: 2
-        case .subscriptionUpdated, .subscriptionResumed, .subscriptionUnpaused: 3
-        case .paymentFailed, .subscriptionPaused: 4
+        case .subscriptionUpdated, .subscriptionResumed, .subscriptionUnpaused, .subscriptionObserved: 3
+        case .paymentFailed, .subscriptionPaused, .paymentRefunded: 4
         case .subscriptionNotRenewing, .subscriptionCancelled: 5
         case .subscriptionDisabled, .subscriptionExpired: 6
         default: 2
@@ -53,9 +57,14 @@ public enum SubscriptionFold {
         return a.dedupKey < b.dedupKey
     }
 
+    /// Kinds whose payload is the subscription itself (not a charge or invoice).
+    static let subscriptionObjectKinds: Set<BillingEventKind> = [
+        .subscriptionCreated, .subscriptionUpdated, .subscriptionCancelled, .subscriptionResumed, .subscriptionExpired,
+        .subscriptionPaused, .subscriptionUnpaused, .subscriptionNotRenewing, .subscriptionDisabled,
+    ]
+
     static func apply(_ logged: LoggedEvent, to state: inout SubscriptionState) {
         let event = logged.event
-        overwrite(&state.appUserID, event.appUserID)
         overwrite(&state.customerID, event.customerID)
         overwrite(&state.customerEmail, event.customerEmail)
         overwrite(&state.emailToken, event.emailToken)
@@ -63,13 +72,32 @@ public enum SubscriptionFold {
         overwrite(&state.cardLastFour, event.cardLastFour)
         overwrite(&state.customerPortalURL, event.customerPortalURL)
         overwrite(&state.updatePaymentMethodURL, event.updatePaymentMethodURL)
+        overwrite(&state.testMode, event.testMode)
         if let timestamp = event.orderingTimestamp { state.sourceUpdatedAt = max(state.sourceUpdatedAt ?? timestamp, timestamp) }
         state.lastEventKey = logged.dedupKey
-
-        switch event.provider {
-        case .lemonsqueezy: applyLemonSqueezy(event, to: &state)
-        case .paystack: applyPaystack(event, to: &state)
+        if subscriptionObjectKinds.contains(event.kind) {
+            overwrite(&state.authorizationCode, event.authorizationCode)
+            if let created = event.createdAt { state.originalPurchaseAt = min(state.originalPurchaseAt ?? created, created) }
         }
+
+        switch event.kind {
+        case .subscriptionObserved: applyObserved(event, to: &state)
+        default:
+            switch event.provider {
+            case .lemonsqueezy: applyLemonSqueezy(event, to: &state)
+            case .paystack: applyPaystack(event, to: &state)
+            }
+        }
+        trackLifecycle(event, in: &state)
+    }
+
+    /// The provider's object, fetched by Storefront: it says what the status is.
+    private static func applyObserved(_ event: BillingEvent, to state: inout SubscriptionState) {
+        overwrite(&state.status, event.status)
+        state.renewsAt = event.renewsAt ?? state.renewsAt
+        state.endsAt = event.endsAt
+        state.cancelAtPeriodEnd = event.cancelled ?? state.cancelAtPeriodEnd
+        if state.status != "paused" { state.pauseMode = nil; state.pauseResumesAt = nil }
     }
 
     /// Lemon Squeezy's subscription events carry the whole subscription
@@ -83,10 +111,14 @@ public enum SubscriptionFold {
             overwrite(&state.productID, event.productID)
             overwrite(&state.variantID, event.variantID)
             overwrite(&state.planName, event.planName)
+            overwrite(&state.orderID, event.orderID)
             state.renewsAt = event.renewsAt ?? state.renewsAt
             state.endsAt = event.endsAt
             state.trialEndsAt = event.trialEndsAt ?? state.trialEndsAt
             state.cancelAtPeriodEnd = event.cancelled ?? (event.status == "cancelled")
+            // The object is whole: no `pause` means not paused.
+            state.pauseMode = event.pauseMode
+            state.pauseResumesAt = event.pauseResumesAt
         default:
             break
         }
@@ -121,6 +153,39 @@ public enum SubscriptionFold {
             state.endsAt = nil
         default:
             break
+        }
+    }
+
+    /// Statuses in which no renewal charge will happen.
+    static let endedOrEnding: Set<String> = ["cancelled", "non-renewing", "expired", "complete", "completed"]
+    /// Statuses that mean a payment failed.
+    static let billingIssue: Set<String> = ["past_due", "unpaid", "attention"]
+
+    /// The RevenueCat-style dates: the newest payment, and when a cancellation
+    /// or a billing issue was first seen (cleared when it no longer holds).
+    private static func trackLifecycle(_ event: BillingEvent, in state: inout SubscriptionState) {
+        let at = event.orderingTimestamp ?? event.createdAt
+        switch event.kind {
+        case .paymentSucceeded, .paymentRecovered:
+            if let paid = event.paidAt ?? at { state.latestPurchaseAt = max(state.latestPurchaseAt ?? paid, paid) }
+            state.billingIssueDetectedAt = nil
+            state.refundedAt = nil
+        case .paymentFailed:
+            state.billingIssueDetectedAt = state.billingIssueDetectedAt ?? at
+        case .paymentRefunded:
+            state.refundedAt = at
+        default:
+            break
+        }
+        if state.cancelAtPeriodEnd || endedOrEnding.contains(state.status) {
+            state.unsubscribeDetectedAt = state.unsubscribeDetectedAt ?? at
+        } else if state.status != "unknown" {
+            state.unsubscribeDetectedAt = nil
+        }
+        if billingIssue.contains(state.status) {
+            state.billingIssueDetectedAt = state.billingIssueDetectedAt ?? at
+        } else if ["active", "on_trial"].contains(state.status), event.kind != .paymentFailed {
+            state.billingIssueDetectedAt = nil
         }
     }
 

@@ -4,10 +4,13 @@ import Models
 /// The projected state of one provider subscription: what the status
 /// endpoint reads. Built only by ``SubscriptionFold`` from the event log, so
 /// the same set of events always yields the same row, whatever the order in
-/// which they arrived.
+/// which they arrived. Whether it grants access is ``AccessRules``' call.
 public struct SubscriptionState: Sendable, Hashable, Codable {
     public var provider: Provider
     public var subscriptionID: String
+    /// The owner: the app user whose checkout produced the subscription (or
+    /// who claimed it by verified email). Never set by the fold: it comes
+    /// from `purchase_owners`, which nothing overwrites.
     public var appUserID: String?
     public var customerID: String?
     public var customerEmail: String?
@@ -29,32 +32,29 @@ public struct SubscriptionState: Sendable, Hashable, Codable {
     public var sourceUpdatedAt: Date?
     /// Dedup key of the newest event folded in (ties and audits).
     public var lastEventKey: String = ""
+    /// Lemon Squeezy `pause.mode` while paused (`void` or `free`).
+    public var pauseMode: String?
+    public var pauseResumesAt: Date?
+    /// Test-mode subscription; nil when no event said.
+    public var testMode: Bool?
+    /// Lemon Squeezy: the order of the first payment (a part of this
+    /// subscription, never a one-time purchase of its own).
+    public var orderID: String?
+    /// Paystack: the authorization of the charge that created the subscription.
+    public var authorizationCode: String?
+    /// When the subscription began (the provider's `created_at`).
+    public var originalPurchaseAt: Date?
+    /// The newest successful payment.
+    public var latestPurchaseAt: Date?
+    /// First seen no longer renewing (cleared by a resume).
+    public var unsubscribeDetectedAt: Date?
+    /// First seen with a failed payment (cleared once paid).
+    public var billingIssueDetectedAt: Date?
+    /// A payment of the subscription was refunded and nothing was paid since.
+    public var refundedAt: Date?
 
     public init(provider: Provider, subscriptionID: String) {
         self.provider = provider
         self.subscriptionID = subscriptionID
-    }
-
-    /// Whether the subscription grants access at `now`, as the provider means it:
-    /// Lemon Squeezy `on_trial`, `active`, `past_due`, and `cancelled` until
-    /// `ends_at`; Paystack `active`, `non-renewing` and `attention` until the
-    /// period ends.
-    public func isActive(at now: Date) -> Bool {
-        switch provider {
-        case .lemonsqueezy:
-            switch status {
-            case "on_trial", "active", "past_due": return true
-            case "cancelled": return (endsAt ?? .distantPast) > now
-            default: return false
-            }
-        case .paystack:
-            switch status {
-            case "active": return true
-            case "non-renewing", "attention":
-                guard let periodEnd = endsAt ?? renewsAt else { return true }
-                return periodEnd > now
-            default: return false
-            }
-        }
     }
 }

@@ -6,13 +6,15 @@ enum ProjectionRows {
     static func subscription(
         _ pool: PostgresPool, provider: String, id: String, appUserID: String?, customerID: String? = nil, email: String? = nil,
         product: String? = nil, variant: String? = nil, plan: String? = nil, status: String, renewsAt: Date? = nil, endsAt: Date? = nil,
-        cancelAtPeriodEnd: Bool = false, emailToken: String? = nil, portal: String? = nil, updatedAt: Date = Date()
+        cancelAtPeriodEnd: Bool = false, emailToken: String? = nil, portal: String? = nil, updatedAt: Date = Date(),
+        firstSeenAt: Date = Date().addingTimeInterval(-3600)
     ) async throws {
         try await pool.execute("""
             INSERT INTO subscriptions (provider, subscription_id, app_user_id, customer_id, customer_email, product_id, variant_id,
-                plan_name, status, renews_at, ends_at, cancel_at_period_end, email_token, customer_portal_url, source_updated_at, last_event_key)
+                plan_name, status, renews_at, ends_at, cancel_at_period_end, email_token, customer_portal_url, source_updated_at,
+                last_event_key, first_seen_at)
             VALUES (\(provider), \(id), \(appUserID), \(customerID), \(email), \(product), \(variant), \(plan), \(status), \(renewsAt),
-                \(endsAt), \(cancelAtPeriodEnd), \(emailToken), \(portal), \(updatedAt), \("test:" + id))
+                \(endsAt), \(cancelAtPeriodEnd), \(emailToken), \(portal), \(updatedAt), \("test:" + id), \(firstSeenAt))
             """)
     }
 
@@ -29,6 +31,18 @@ enum ProjectionRows {
             INSERT INTO checkouts (checkout_id, provider, app_user_id, email, variant_id, url, created_at, expires_at)
             VALUES (\(id), \(provider), \(appUserID), 'x@example.com', 'ls_2', \("https://pay.example.com/" + id), \(createdAt),
                     \(createdAt.addingTimeInterval(3600)))
+            """)
+    }
+
+    /// Gives a purchase its owner, as the projector does.
+    static func owner(_ pool: PostgresPool, provider: String, type: String = "subscription", id: String, appUserID: String) async throws {
+        try await pool.execute("""
+            INSERT INTO purchase_owners (provider, purchase_type, purchase_id, app_user_id, source, evidence)
+            VALUES (\(provider), \(type), \(id), \(appUserID), 'checkout', 'test')
+            """)
+        let table = type == "order" ? "orders" : "subscriptions", column = type == "order" ? "order_id" : "subscription_id"
+        try await pool.execute("""
+            UPDATE \(identifier: table) SET app_user_id = \(appUserID) WHERE provider = \(provider) AND \(identifier: column) = \(id)
             """)
     }
 

@@ -119,9 +119,11 @@ struct Harness {
 
     // MARK: - Tokens
 
-    static func token(sub: String, email: String?, expiresIn: TimeInterval = 600, secret: [UInt8] = jwtSecret) throws -> String {
+    static func token(sub: String, email: String?, emailVerified: Bool = false, expiresIn: TimeInterval = 600,
+                      secret: [UInt8] = jwtSecret) throws -> String {
         var claims: [String: Crypto.JSONValue] = ["sub": .string(sub), "exp": .int(Int(Date().timeIntervalSince1970 + expiresIn))]
         if let email { claims["email"] = .string(email) }
+        if emailVerified { claims["email_verified"] = .bool(true) }
         return try JWTSigner(hs256Secret: secret).sign(claims)
     }
 

@@ -11,11 +11,38 @@ struct PurchaseFlow {
     let email: String
     let token: String
 
-    static func make(_ stack: LiveStack, provider: String) async throws -> PurchaseFlow {
+    /// A new app user. `email` is what it types at checkout (its own by
+    /// default); `tokenHasEmail` false gives it a token without an email claim.
+    static func make(_ stack: LiveStack, provider: String, email: String? = nil, tokenHasEmail: Bool = true) async throws -> PurchaseFlow {
         let subject = "user-\(UUID().uuidString.prefix(8).lowercased())"
-        let email = "\(subject)@example.com"
+        let email = email ?? "\(subject)@example.com"
         return PurchaseFlow(stack: stack, provider: provider, subject: subject, email: email,
-                            token: try await stack.token(subject: subject, email: email))
+                            token: try await stack.token(subject: subject, email: tokenHasEmail ? email : nil))
+    }
+
+    /// `GET /api/entitlements`, as JSON objects.
+    func entitlements() async throws -> [[String: Any]] {
+        let response = try await stack.request(.get, stack.gateway + "/api/entitlements", token: token)
+        #expect(response.status == 200, "entitlements answered \(response.status): \(response.bodyString)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])
+        return try #require(object["entitlements"] as? [[String: Any]])
+    }
+
+    /// The active entitlements' identifiers.
+    func activeEntitlements() async throws -> [String] {
+        try await entitlements().filter { $0["is_active"] as? Bool == true }.compactMap { $0["identifier"] as? String }
+    }
+
+    func resume(code: String) async throws -> HTTPClientResponse {
+        try await stack.request(.post, stack.gateway + "/api/subscription/resume", token: token, json: #"{"subscription_code":"\#(code)"}"#)
+    }
+
+    /// Drives the sandbox's provider-side lifecycle (`/_sandbox/<provider>/subscriptions/<id>/<action>`)
+    /// and waits until its webhooks have gone out.
+    func sandbox(_ action: String, subscription code: String, json: String? = nil) async throws {
+        let response = try await stack.request(.post, stack.sandbox + "/_sandbox/\(provider)/subscriptions/\(code)/\(action)", json: json)
+        #expect(response.status == 200, "sandbox \(action) answered \(response.status): \(response.bodyString)")
+        _ = try await stack.request(.post, stack.sandbox + "/_sandbox/deliveries/settle")
     }
 
     /// A subscription variant of this flow's provider, from the product list

@@ -64,6 +64,15 @@ import Models
         #expect(event.renewsAt == date("2025-04-06T09:15:38Z"))
         #expect(event.orderingTimestamp == date("2025-04-03T09:20:11Z"))
         #expect(event.entityKey == "lemonsqueezy:sub_880123")
+        #expect(event.pauseMode == nil)
+    }
+
+    @Test func pausedCarriesItsModeAndResumeDate() throws {
+        var text = try String(decoding: Fixture.bytes("lemonsqueezy.webhook.subscription_updated.synthetic.json"), as: UTF8.self)
+        text = text.replacingOccurrences(of: #""pause": null"#, with: #""pause": {"mode": "free", "resumes_at": "2025-05-01T00:00:00.000000Z"}"#)
+        let event = try LemonSqueezyWebhook.normalize(body: Array(text.utf8))
+        #expect(event.pauseMode == "free")
+        #expect(event.pauseResumesAt == date("2025-05-01T00:00:00Z"))
     }
 
     @Test func subscriptionCancelledHasEndsAt() throws {

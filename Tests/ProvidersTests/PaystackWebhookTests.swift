@@ -60,6 +60,21 @@ import Models
         #expect(event.cardLastFour == "7357")
         #expect(event.createdAt == date("2016-10-01T10:59:59Z"))
         #expect(event.entityKey == "paystack:CUS_xnxdt6s1zg1f4nx")
+        #expect(event.authorizationCode == "AUTH_96xphygz", "the link to the charge that created it")
+    }
+
+    /// `subscription.*` and `invoice.*` carry the subscription's creation
+    /// time, not the change's: they are ordered by receipt; charges keep `paid_at`.
+    @Test func stateChangesAreOrderedByReceiptChargesByPaidAt() throws {
+        let received = try #require(date("2026-12-01T09:00:00Z"))
+        func normalized(_ fixture: String) throws -> BillingEvent {
+            try ProviderWebhooks.normalize(WebhookEnvelope(id: "x", provider: .paystack, eventName: "", receivedAt: received,
+                                                           payload: Fixture.bytes(fixture)))
+        }
+        #expect(try normalized("paystack.webhook.subscription.not_renew.json").orderingTimestamp == received)
+        #expect(try normalized("paystack.webhook.invoice.payment_failed.json").orderingTimestamp == received)
+        let charge = try normalized("paystack.webhook.charge.success.json")
+        #expect(charge.orderingTimestamp == date("2016-09-30T21:10:19Z") && charge.authorizationCode == "AUTH_f5rnfq9p")
     }
 
     @Test func invoiceUpdateIsTheSubscriptionUpdate() throws {

@@ -49,6 +49,8 @@ public struct CheckoutApplication: Sendable {
 ///   - publisher: where checkout and command records go.
 ///   - brokerCheck: the readiness check for the broker, if any.
 ///   - http: address, port and limits of the server.
+///   - entitlements: how purchases become entitlements (the default, for
+///     tests: each product its own entitlement, a test-mode deployment).
 ///   - logger: the root logger. With auth disabled a warning is logged here.
 ///   - metrics: registry for `checkout_*`, HTTP and anything the caller adds.
 ///   - now: the clock.
@@ -60,17 +62,16 @@ public func buildCheckoutApplication(
     publisher: any RecordPublisher,
     brokerCheck: (@Sendable () async throws -> Void)? = nil,
     http: HTTPServerConfiguration = HTTPServerConfiguration(),
+    entitlements: EntitlementResolver = EntitlementResolver(policy: AccessPolicy(testDeployment: true)),
     logger: Logger,
     metrics: MetricsRegistry = MetricsRegistry(),
     now: @escaping @Sendable () -> Date = { Date() }
 ) -> CheckoutApplication {
-    if auth.isDisabled {
-        logger.warning("AUTH_DISABLED=true: tokens are NOT checked and anyone can act as any email; use only for local experiments")
-    }
+    for warning in auth.startupWarnings { logger.warning(warning) }
     let checkoutMetrics = CheckoutMetrics(registry: metrics)
     let catalog = CheckoutCatalog(providers: providers.enabled.compactMap { providers[$0] })
     let idempotency = IdempotencyStore(pool: pool, ttl: configuration.idempotencyTTL, wait: configuration.idempotencyWait)
-    let reader = SubscriptionStatusReader(pool: pool)
+    let reader = SubscriptionStatusReader(pool: pool, resolver: entitlements)
 
     let health = HealthChecks()
     health.register("database") { _ = try await pool.query("SELECT 1") }
@@ -84,7 +85,7 @@ public func buildCheckoutApplication(
         creator: CheckoutCreator(catalog: catalog, registry: providers, idempotency: idempotency, publisher: publisher,
                                  configuration: configuration, metrics: checkoutMetrics, now: now),
         commander: SubscriptionCommander(reader: reader, registry: providers, publisher: publisher, metrics: checkoutMetrics, now: now),
-        reader: reader, maxBodyBytes: configuration.maxBodyBytes, now: now)
+        reader: reader, claimer: PurchaseClaimer(publisher: publisher, now: now), maxBodyBytes: configuration.maxBodyBytes, now: now)
     let router = Router()
     router.addOperationalRoutes(health: health, metrics: metrics)
     routes.mount(on: router)

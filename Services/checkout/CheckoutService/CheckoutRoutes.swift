@@ -2,6 +2,7 @@ import Foundation
 import HTTPServer
 import Models
 import Projection
+import Telemetry
 
 /// The app-facing endpoints: create-checkout, subscription status, cancel and resume.
 struct CheckoutRoutes: Sendable {
@@ -9,6 +10,7 @@ struct CheckoutRoutes: Sendable {
     let creator: CheckoutCreator
     let commander: SubscriptionCommander
     let reader: SubscriptionStatusReader
+    let claimer: PurchaseClaimer
     let maxBodyBytes: Int
     let now: @Sendable () -> Date
 
@@ -25,14 +27,15 @@ struct CheckoutRoutes: Sendable {
             if outcome.replayed { headers.add(name: "Idempotent-Replayed", value: "true") }
             return HTTPResponse(status: .ok, headers: headers, body: outcome.body)
         }
-        router.get("/api/subscription/status") { request, _ in
-            let email = request.query["email"]
-            let user = try authenticator.authenticate(request, fallbackEmail: email)
-            if let email, !email.isEmpty, !user.emailMatches(email) {
-                throw HTTPError(.forbidden, "email does not match the signed-in user")
-            }
-            let status = try await reader.status(for: ProjectionUser(appUserID: user.id, email: user.email), at: now())
-            var response = try HTTPResponse.json(status)
+        router.get("/api/subscription/status") { request, context in
+            let found = try await snapshot(request, logger: context.logger)
+            var response = try HTTPResponse.json(found.response)
+            response.headers.add(name: "Cache-Control", value: "no-store")
+            return response
+        }
+        router.get("/api/entitlements") { request, context in
+            let found = try await snapshot(request, logger: context.logger)
+            var response = try HTTPResponse.json(EntitlementsResponse(entitlements: found.entitlements))
             response.headers.add(name: "Cache-Control", value: "no-store")
             return response
         }
@@ -44,5 +47,19 @@ struct CheckoutRoutes: Sendable {
                 return try HTTPResponse.json(try await commander.perform(action, body, user: user, logger: context.logger))
             }
         }
+    }
+
+    /// What the projection holds for the caller; purchases found through the
+    /// caller's verified email are claimed for them on the way.
+    /// The `email` query parameter, when sent, must be the caller's own.
+    func snapshot(_ request: HTTPRequest, logger: Logger) async throws -> SubscriptionStatusSnapshot {
+        let email = request.query["email"]
+        let user = try authenticator.authenticate(request, fallbackEmail: email)
+        if let email, !email.isEmpty, !user.emailMatches(email) {
+            throw HTTPError(.forbidden, "email does not match the signed-in user")
+        }
+        let found = try await reader.snapshot(for: ProjectionUser(appUserID: user.id, verifiedEmail: user.verifiedEmail), at: now())
+        await claimer.claimUnowned(in: found, for: user, logger: logger)
+        return found
     }
 }

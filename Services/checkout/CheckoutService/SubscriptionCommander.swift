@@ -30,7 +30,8 @@ struct SubscriptionCommander: Sendable {
             throw HTTPError(.badRequest, "subscription_code or email_token is too long")
         }
         // Someone else's subscription is answered exactly like a missing one.
-        guard let owned = try await reader.ownedSubscription(code: code, for: ProjectionUser(appUserID: user.id, email: user.email)) else {
+        guard let owned = try await reader.ownedSubscription(
+            code: code, for: ProjectionUser(appUserID: user.id, verifiedEmail: user.verifiedEmail), at: now()) else {
             throw HTTPError(.notFound, "Subscription not found")
         }
         guard let client = registry[owned.provider] else {
@@ -50,9 +51,14 @@ struct SubscriptionCommander: Sendable {
             logger.warning("provider refused \(action.rawValue)", metadata: ["provider": owned.provider.rawValue, "error": error.description])
             throw error.httpError
         }
-        let command = SubscriptionCommand(
+        var command = SubscriptionCommand(
             commandID: UUID().uuidString.lowercased(), kind: action.kind, provider: owned.provider,
             subscriptionID: owned.subscriptionID, appUserID: user.id, requestedAt: now())
+        // What the provider says now is what the status must show, even when
+        // no webhook follows (Paystack sends none for `/subscription/enable`).
+        command.observed = ObservedSubscription(
+            status: result.status, renewsAt: result.renewsAt ?? result.nextPaymentDate, endsAt: result.endsAt,
+            cancelled: result.cancelled, emailToken: result.emailToken, observedAt: now())
         do {
             try await publisher.publish(command, topic: Topics.commands, key: command.key)
         } catch {

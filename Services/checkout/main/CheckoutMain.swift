@@ -6,6 +6,7 @@ import MessagingSetup
 import Models
 import Postgres
 import ProviderSetup
+import Projection
 import Providers
 import ServiceHTTP
 import ServiceRuntime
@@ -14,8 +15,9 @@ import ServiceRuntime
 /// cancel and resume for the apps. Configuration comes from the environment:
 /// `PORT` (default 8082) and the other HTTP settings, `DATABASE_URL`,
 /// `KAFKA_BROKERS`, the providers' settings, `AUTH_JWT_SECRET` /
-/// `AUTH_JWT_PUBLIC_KEY_FILE` (+ `AUTH_JWT_ISSUER`, `AUTH_JWT_AUDIENCE`,
-/// `AUTH_JWT_LEEWAY`) or `AUTH_DISABLED=true`, `CHECKOUT_CATALOG_REFRESH`,
+/// `AUTH_JWT_PUBLIC_KEY_FILE` (+ `AUTH_JWT_ISSUER` and/or `AUTH_JWT_AUDIENCE`,
+/// or `AUTH_JWT_ALLOW_ANY_ISSUER_AND_AUDIENCE=true`; `AUTH_JWT_LEEWAY`,
+/// `AUTH_EMAILS_ARE_VERIFIED`) or `AUTH_DISABLED=true`, `CHECKOUT_CATALOG_REFRESH`,
 /// `CHECKOUT_REDIRECT_URL`, `CHECKOUT_EXPIRY`, `CHECKOUT_MAX_BODY_BYTES`, `LOG_LEVEL`.
 @main
 struct CheckoutMain {
@@ -28,13 +30,17 @@ struct CheckoutMain {
             } catch {
                 if !databaseURL.isEmpty { reader.report("DATABASE_URL", "not a valid postgres:// URL") }
             }
+            let providers = ProviderSetup.configuration(&reader)
+            // After the providers, so a bad Paystack key is reported once.
+            let mode = DeploymentMode.fromEnvironment(&reader, paystackSecretKey: providers?.paystack?.secretKey.value)
             return (http: HTTPServerConfiguration.fromEnvironment(&reader, defaultPort: 8082),
                     configuration: CheckoutConfiguration.fromEnvironment(&reader),
                     auth: AuthConfiguration.fromEnvironment(&reader),
                     messaging: MessagingSettings.fromEnvironment(&reader, service: "checkout", logger: logger),
                     database: database,
                     maxConnections: reader.int("DATABASE_MAX_CONNECTIONS", default: 10, in: 1...200),
-                    providers: ProviderSetup.configuration(&reader))
+                    providers: providers, mode: mode,
+                    entitlements: EntitlementResolver.fromEnvironment(&reader, testDeployment: !mode.isLive))
         }, start: { settings, logger, metrics in
             // Both are nil only when the reader reported why (and the launcher exited).
             guard let database = settings.database, let providers = settings.providers else {
@@ -50,12 +56,14 @@ struct CheckoutMain {
                 providers: ProviderRegistry(configuration: providers, httpClient: HTTPClient()),
                 pool: pool, publisher: KafkaRecordPublisher(producer: producer),
                 brokerCheck: { _ = try await admin.partitionCount(topic: Topics.checkouts, timeout: .seconds(2)) },
-                http: settings.http, logger: logger, metrics: metrics)
+                http: settings.http, entitlements: settings.entitlements, logger: logger, metrics: metrics)
 
             logger.info("checkout starting", metadata: [
                 "http.port": String(settings.http.port),
                 "checkout.providers": application.catalog.providers.map(\.provider.rawValue).joined(separator: ","),
                 "auth": settings.auth.isDisabled ? "disabled" : "jwt",
+                "mode": settings.mode.rawValue,
+                "entitlements": settings.entitlements.configuration == nil ? "one per product" : "ENTITLEMENTS_FILE",
             ])
             // The producer drains last: services stop in reverse order, HTTP first.
             return ServiceLaunch(services: [ProducerService(producer: producer, logger: logger)] + application.services,

@@ -14,6 +14,11 @@ public struct ProjectedOrder: Sendable, Hashable {
     public var status: String
     public var paidAt: Date?
     public var refundedAt: Date?
+    /// Set when the order is a subscription's first payment (Lemon Squeezy
+    /// sends `order_created` for it too): it is part of that subscription.
+    public var subscriptionID: String?
+    /// Test-mode order; nil when the provider did not say.
+    public var testMode: Bool?
 
     public init(provider: Provider, orderID: String, status: String) {
         self.provider = provider

@@ -13,25 +13,31 @@ public struct SubscriptionStatusReader: Sendable {
     public static let rowLimit = 100
     /// How long after opening a checkout it still counts as pending.
     public static let pendingWindow: TimeInterval = 3600
+    /// How long an unowned purchase waits before a verified email may claim it.
+    public static let claimDelay: TimeInterval = 120
 
     public let pool: PostgresPool
+    /// How purchases become entitlements in this deployment.
+    public let resolver: EntitlementResolver
 
-    public init(pool: PostgresPool) {
+    public init(pool: PostgresPool, resolver: EntitlementResolver) {
         self.pool = pool
+        self.resolver = resolver
     }
 
     /// The user's subscriptions, orders and pending checkout at `now`.
     /// - Throws: ``PostgresError`` when the database cannot be read.
     public func snapshot(for user: ProjectionUser, at now: Date = Date()) async throws -> SubscriptionStatusSnapshot {
         try await pool.withConnection { connection in
-            let subscriptions = try await connection.query(Self.subscriptionsQuery(user, code: nil)).compactMap(Self.subscription)
-            let orders = try await connection.query(Self.ordersQuery(user)).compactMap(Self.order)
+            let subscriptions = try await connection.query(Self.subscriptionsQuery(user, code: nil, now: now)).compactMap(Self.subscription)
+            let orders = try await connection.query(Self.ordersQuery(user, now: now)).compactMap(Self.order)
             let latest = try await connection.query(Self.latestCheckoutQuery(user, since: now.addingTimeInterval(-Self.pendingWindow)))
                 .compactMap(Self.checkout).first
             let pending = latest.flatMap { checkout in
                 Self.isPending(checkout, now: now, subscriptions: subscriptions, orders: orders) ? checkout : nil
             }
-            return SubscriptionStatusSnapshot(now: now, subscriptions: subscriptions, orders: orders, pendingCheckout: pending)
+            return SubscriptionStatusSnapshot(now: now, subscriptions: subscriptions, orders: orders, pendingCheckout: pending,
+                                              resolver: resolver)
         }
     }
 
@@ -43,8 +49,8 @@ public struct SubscriptionStatusReader: Sendable {
     /// The subscription with this provider id (Lemon Squeezy id, Paystack `SUB_…`)
     /// if it belongs to `user`; nil when it does not exist or is someone else's.
     /// When both providers have one with that id and the user's, the most recently updated wins.
-    public func ownedSubscription(code: String, for user: ProjectionUser) async throws -> SubscriptionState? {
-        try await pool.query(Self.subscriptionsQuery(user, code: code)).compactMap(Self.subscription).first
+    public func ownedSubscription(code: String, for user: ProjectionUser, at now: Date = Date()) async throws -> SubscriptionState? {
+        try await pool.query(Self.subscriptionsQuery(user, code: code, now: now)).compactMap(Self.subscription).first
     }
 
     /// A checkout is pending until it expires, is marked completed, or a
@@ -60,35 +66,31 @@ public struct SubscriptionStatusReader: Sendable {
     // MARK: - SQL
 
     /// `owned` CTE: the keys of `table` rows that belong to `user`, by the
-    /// precedence ``ProjectionUser`` documents. Three indexed branches joined by
+    /// rules ``ProjectionUser`` documents. Two indexed branches joined by
     /// UNION rather than one OR, so each can use its index.
     static func ownedCTE(table: String, idColumn: String) -> String {
         """
         owned AS (
             SELECT t.provider, t.\(idColumn) FROM \(table) t, me WHERE t.app_user_id = me.id
             UNION
-            SELECT t.provider, t.\(idColumn) FROM \(table) t
-                JOIN provider_customers pc ON pc.provider = t.provider AND pc.customer_id = t.customer_id, me
-                WHERE t.app_user_id IS NULL AND pc.app_user_id = me.id
-            UNION
             SELECT t.provider, t.\(idColumn) FROM \(table) t, me
                 WHERE t.app_user_id IS NULL AND me.email IS NOT NULL AND lower(t.customer_email) = me.email
-                  AND NOT EXISTS (
-                      SELECT 1 FROM provider_customers pc
-                      WHERE pc.provider = t.provider AND pc.customer_id = t.customer_id
-                        AND pc.app_user_id IS NOT NULL AND pc.app_user_id <> me.id)
+                  AND t.first_seen_at <= me.claimable_before
         )
         """
     }
 
-    static func subscriptionsQuery(_ user: ProjectionUser, code: String?) -> PostgresQuery {
+    static func subscriptionsQuery(_ user: ProjectionUser, code: String?, now: Date) -> PostgresQuery {
         """
-        WITH me AS (SELECT \(user.appUserID)::text AS id, lower(\(user.email)::text) AS email),
+        WITH me AS (SELECT \(user.appUserID)::text AS id, lower(\(user.verifiedEmail)::text) AS email,
+                           \(now.addingTimeInterval(-claimDelay))::timestamptz AS claimable_before),
         \(unescaped: ownedCTE(table: "subscriptions", idColumn: "subscription_id"))
         SELECT s.provider, s.subscription_id, s.app_user_id, s.customer_id, s.customer_email, s.product_id,
                s.variant_id, s.plan_name, s.status, s.renews_at, s.ends_at, s.trial_ends_at, s.cancel_at_period_end,
                s.email_token, s.card_brand, s.card_last_four, s.customer_portal_url, s.update_payment_method_url,
-               s.source_updated_at, s.last_event_key
+               s.source_updated_at, s.last_event_key, s.pause_mode, s.pause_resumes_at, s.test_mode, s.order_id,
+               s.original_purchase_at, s.latest_purchase_at, s.unsubscribe_detected_at, s.billing_issue_detected_at,
+               s.refunded_at
         FROM subscriptions s JOIN owned o ON o.provider = s.provider AND o.subscription_id = s.subscription_id
         WHERE \(code)::text IS NULL OR s.subscription_id = \(code)::text
         ORDER BY COALESCE(s.source_updated_at, s.projected_at) DESC, s.projected_at DESC, s.provider, s.subscription_id
@@ -96,12 +98,13 @@ public struct SubscriptionStatusReader: Sendable {
         """
     }
 
-    static func ordersQuery(_ user: ProjectionUser) -> PostgresQuery {
+    static func ordersQuery(_ user: ProjectionUser, now: Date) -> PostgresQuery {
         """
-        WITH me AS (SELECT \(user.appUserID)::text AS id, lower(\(user.email)::text) AS email),
+        WITH me AS (SELECT \(user.appUserID)::text AS id, lower(\(user.verifiedEmail)::text) AS email,
+                           \(now.addingTimeInterval(-claimDelay))::timestamptz AS claimable_before),
         \(unescaped: ownedCTE(table: "orders", idColumn: "order_id"))
         SELECT r.provider, r.order_id, r.app_user_id, r.customer_email, r.product_id, r.variant_id, r.product_name,
-               r.status, r.paid_at, r.refunded_at
+               r.status, r.paid_at, r.refunded_at, r.subscription_id, r.test_mode
         FROM orders r JOIN owned o ON o.provider = r.provider AND o.order_id = r.order_id
         ORDER BY r.paid_at DESC NULLS LAST, r.provider, r.order_id
         LIMIT \(rowLimit)
@@ -142,6 +145,15 @@ public struct SubscriptionStatusReader: Sendable {
         state.updatePaymentMethodURL = try row.decode(column: "update_payment_method_url")
         state.sourceUpdatedAt = try row.decode(column: "source_updated_at")
         state.lastEventKey = try row.decode(column: "last_event_key")
+        state.pauseMode = try row.decode(column: "pause_mode")
+        state.pauseResumesAt = try row.decode(column: "pause_resumes_at")
+        state.testMode = try row.decode(column: "test_mode")
+        state.orderID = try row.decode(column: "order_id")
+        state.originalPurchaseAt = try row.decode(column: "original_purchase_at")
+        state.latestPurchaseAt = try row.decode(column: "latest_purchase_at")
+        state.unsubscribeDetectedAt = try row.decode(column: "unsubscribe_detected_at")
+        state.billingIssueDetectedAt = try row.decode(column: "billing_issue_detected_at")
+        state.refundedAt = try row.decode(column: "refunded_at")
         return state
     }
 
@@ -155,6 +167,8 @@ public struct SubscriptionStatusReader: Sendable {
         order.productName = try row.decode(column: "product_name")
         order.paidAt = try row.decode(column: "paid_at")
         order.refundedAt = try row.decode(column: "refunded_at")
+        order.subscriptionID = try row.decode(column: "subscription_id")
+        order.testMode = try row.decode(column: "test_mode")
         return order
     }
 

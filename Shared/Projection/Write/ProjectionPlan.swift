@@ -40,27 +40,25 @@ struct ProjectionPlan {
                 lockKeys.insert(record.key)
                 add(record)
             case .command(let command):
-                counted.append((items.count, .record))
-                items.append(PostgresBatchItem(ProjectionStatements.command, [
-                    command.commandID, command.kind.rawValue, command.provider.rawValue, command.subscriptionID,
-                    command.appUserID, command.requestedAt,
-                ]))
+                lockKeys.insert(command.key)
+                try add(command)
             }
         }
         items[0] = PostgresBatchItem(ProjectionStatements.lock, [try Self.jsonArray(lockKeys.sorted())])
     }
 
-    private mutating func add(_ delivery: WebhookDelivery) throws {
+    /// - Parameter isCounted: false for a command's observation, which the command's own row counts.
+    private mutating func add(_ delivery: WebhookDelivery, isCounted: Bool = true) throws {
         let e = delivery.event
         let provider = e.provider.rawValue
         let at = e.orderingTimestamp ?? delivery.receivedAt
         let eventJSON = String(decoding: try RecordCoding.encode(e), as: UTF8.self)
-        counted.append((items.count, .event))
+        if isCounted { counted.append((items.count, .event)) }
         items.append(PostgresBatchItem(ProjectionStatements.event, [
             delivery.dedupKey, provider, e.providerEventName, e.kind.rawValue, e.entityKey, e.subscriptionID, e.orderID,
             e.customerID, e.appUserID, e.orderingTimestamp, delivery.receivedAt, delivery.sourcePartition,
             delivery.sourceOffset, PostgresJSON(text: eventJSON), delivery.payload, e.productID.flatMap { e.provider == .paystack ? $0 : nil },
-            e.checkoutID, e.transactionReference,
+            e.checkoutID, e.transactionReference, e.authorizationCode,
         ]))
         // Unknown kinds are logged (kept for audit and replay) and change nothing else.
         if e.kind.isUnknown { return }
@@ -72,8 +70,12 @@ struct ProjectionPlan {
         if let customerID = e.customerID {
             items.append(PostgresBatchItem(ProjectionStatements.customer, [provider, customerID, e.appUserID, e.customerEmail, linkAt]))
         }
+        addOwnership(delivery)
         if let subscriptionID = e.subscriptionID {
             subscriptionKeys.insert(Pair(provider, subscriptionID))
+            if e.provider == .lemonsqueezy, let orderID = e.orderID {
+                items.append(PostgresBatchItem(ProjectionStatements.orderOfSubscription, [provider, orderID, subscriptionID]))
+            }
         } else if e.provider == .paystack, e.kind == .paymentSucceeded || e.kind == .paymentRecovered,
                   let customer = e.customerID, let plan = e.productID {
             renewalLinks.insert(Pair(customer, plan))
@@ -83,8 +85,8 @@ struct ProjectionPlan {
         case .orderCreated:
             if let orderID = e.orderID {
                 items.append(PostgresBatchItem(ProjectionStatements.orderCreated, [
-                    provider, orderID, e.appUserID, e.customerID, e.customerEmail, e.productID, e.variantID, e.planName,
-                    e.amount, e.currency, e.paidAt ?? e.createdAt ?? at, e.transactionReference,
+                    provider, orderID, e.customerID, e.customerEmail, e.productID, e.variantID, e.planName,
+                    e.amount, e.currency, e.paidAt ?? e.createdAt ?? at, e.transactionReference, e.testMode,
                 ]))
                 if let reference = e.transactionReference {
                     items.append(PostgresBatchItem(ProjectionStatements.orderEarlierRefunds, [provider, orderID, reference]))
@@ -93,7 +95,7 @@ struct ProjectionPlan {
         case .orderRefunded:
             if let orderID = e.orderID {
                 items.append(PostgresBatchItem(ProjectionStatements.orderRefunded, [
-                    provider, orderID, e.appUserID, e.customerID, e.customerEmail, e.productID, e.variantID, e.planName,
+                    provider, orderID, e.customerID, e.customerEmail, e.productID, e.variantID, e.planName,
                     e.currency, at, e.amount, e.transactionReference,
                 ]))
             }
@@ -122,6 +124,69 @@ struct ProjectionPlan {
         default:
             break
         }
+    }
+
+    /// Records who owns what the delivery is about, when its own custom data
+    /// or metadata names the app user (Lemon Squeezy: every event of the
+    /// purchase; Paystack: the charge). A Paystack subscription has no
+    /// metadata of its own and is linked to the charge that created it
+    /// through their shared authorization. Customers and emails never decide.
+    private mutating func addOwnership(_ delivery: WebhookDelivery) {
+        let e = delivery.event
+        let provider = e.provider.rawValue
+        let at = e.orderingTimestamp ?? delivery.receivedAt
+        if let appUserID = e.appUserID {
+            if e.provider == .lemonsqueezy, let subscriptionID = e.subscriptionID {
+                items.append(PostgresBatchItem(ProjectionStatements.owner, [
+                    provider, PurchaseType.subscription.rawValue, subscriptionID, appUserID, "checkout", delivery.dedupKey]))
+            }
+            if e.kind == .orderCreated || e.kind == .orderRefunded, let orderID = e.orderID {
+                items.append(PostgresBatchItem(ProjectionStatements.owner, [
+                    provider, PurchaseType.order.rawValue, orderID, appUserID, "checkout", delivery.dedupKey]))
+            }
+            if e.provider == .paystack, e.kind == .paymentSucceeded, let code = e.authorizationCode, let customer = e.customerID {
+                items.append(PostgresBatchItem(ProjectionStatements.ownerOfChargedSubscriptions, [appUserID, delivery.dedupKey, code, customer, at]))
+            }
+        }
+        if e.provider == .paystack, SubscriptionFold.subscriptionObjectKinds.contains(e.kind),
+           let subscriptionID = e.subscriptionID, let code = e.authorizationCode, let customer = e.customerID {
+            items.append(PostgresBatchItem(ProjectionStatements.ownerFromCharge, [subscriptionID, code, customer, at]))
+        }
+    }
+
+    /// A command is audited; a provider-confirmed cancel or resume also
+    /// enters the log as what the provider answered (a
+    /// ``BillingEventKind/subscriptionObserved`` event, so the fold orders it
+    /// with the webhooks), and a claim records the owner it names.
+    private mutating func add(_ command: SubscriptionCommand) throws {
+        counted.append((items.count, .record))
+        items.append(PostgresBatchItem(ProjectionStatements.command, [
+            command.commandID, command.kind.rawValue, command.provider.rawValue, command.subscriptionID,
+            command.appUserID, command.requestedAt,
+        ]))
+        let provider = command.provider.rawValue
+        if command.kind == .claimByEmail {
+            items.append(PostgresBatchItem(ProjectionStatements.owner, [
+                provider, command.purchaseType.rawValue, command.subscriptionID, command.appUserID, "email", "command:\(command.commandID)"]))
+            let apply = command.purchaseType == .order ? ProjectionStatements.claimedOrder : ProjectionStatements.claimedSubscription
+            items.append(PostgresBatchItem(apply, [provider, command.subscriptionID]))
+            return
+        }
+        guard let observed = command.observed else { return }
+        var event = BillingEvent(kind: .subscriptionObserved, provider: command.provider,
+                                 providerEventName: "storefront.\(command.kind.rawValue)", entityKey: command.key)
+        event.subscriptionID = command.subscriptionID
+        event.status = observed.status
+        event.renewsAt = observed.renewsAt
+        event.endsAt = observed.endsAt
+        event.cancelled = observed.cancelled
+        event.emailToken = observed.emailToken
+        event.orderingTimestamp = observed.observedAt
+        // Not from the webhook topic: partition and offset -1; the command's
+        // own record is the payload (and the `commands` row).
+        try add(WebhookDelivery(dedupKey: "command:\(command.commandID)", event: event, receivedAt: observed.observedAt,
+                                payload: try RecordCoding.encode(command), sourcePartition: -1, sourceOffset: -1),
+                isCounted: false)
     }
 
     private mutating func add(_ record: CheckoutCreatedRecord) {

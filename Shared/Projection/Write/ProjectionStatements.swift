@@ -15,13 +15,60 @@ enum ProjectionStatements {
         """, parameterTypes: [t])
 
     /// The append-only log; a repeated dedup key changes nothing (0 rows).
-    static let event = PostgresPreparedStatement(name: "projector_event_v1", sql: """
+    static let event = PostgresPreparedStatement(name: "projector_event_v2", sql: """
         INSERT INTO billing_events (dedup_key, provider, event_name, kind, entity_key, subscription_id, order_id,
             customer_id, app_user_id, ordering_ts, received_at, source_partition, source_offset, event, payload,
-            plan_code, checkout_id, transaction_reference)
-        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)
+            plan_code, checkout_id, transaction_reference, authorization_code)
+        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)
         ON CONFLICT (dedup_key) DO NOTHING
-        """, parameterTypes: [t, t, t, t, t, t, t, t, t, ts, ts, .int4, i8, .jsonb, .bytea, t, t, t])
+        """, parameterTypes: [t, t, t, t, t, t, t, t, t, ts, ts, .int4, i8, .jsonb, .bytea, t, t, t, t])
+
+    // MARK: - Ownership (first owner wins; nothing overwrites it)
+
+    /// A purchase whose own custom data / metadata names the app user.
+    static let owner = PostgresPreparedStatement(name: "projector_owner_v1", sql: """
+        INSERT INTO purchase_owners (provider, purchase_type, purchase_id, app_user_id, source, evidence)
+        VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING
+        """, parameterTypes: [t, t, t, t, t, t])
+
+    /// How far apart a Paystack charge and the subscription it created may be.
+    static let chargeWindowSeconds = 86_400
+
+    /// A Paystack subscription takes the owner of the charge that created it:
+    /// same customer, same authorization, the one nearest in time.
+    static let ownerFromCharge = PostgresPreparedStatement(name: "projector_owner_from_charge_v1", sql: """
+        INSERT INTO purchase_owners (provider, purchase_type, purchase_id, app_user_id, source, evidence)
+        SELECT 'paystack', 'subscription', $1, e.app_user_id, 'checkout', e.dedup_key FROM billing_events AS e
+        WHERE e.provider = 'paystack' AND e.authorization_code = $2 AND e.customer_id = $3 AND e.app_user_id IS NOT NULL
+            AND e.subscription_id IS NULL AND e.kind = 'paymentSucceeded'
+            AND abs(extract(epoch FROM COALESCE(e.ordering_ts, e.received_at) - $4)) < \(chargeWindowSeconds)
+        ORDER BY abs(extract(epoch FROM COALESCE(e.ordering_ts, e.received_at) - $4)), e.dedup_key
+        LIMIT 1
+        ON CONFLICT DO NOTHING
+        """, parameterTypes: [t, t, t, ts])
+
+    /// The same link from the charge's side, when the subscription came first.
+    static let ownerOfChargedSubscriptions = PostgresPreparedStatement(name: "projector_owner_charged_v1", sql: """
+        INSERT INTO purchase_owners (provider, purchase_type, purchase_id, app_user_id, source, evidence)
+        SELECT DISTINCT 'paystack', 'subscription', e.subscription_id, $1::text, 'checkout', $2::text FROM billing_events AS e
+        WHERE e.provider = 'paystack' AND e.authorization_code = $3 AND e.customer_id = $4 AND e.subscription_id IS NOT NULL
+            AND abs(extract(epoch FROM COALESCE(e.ordering_ts, e.received_at) - $5)) < \(chargeWindowSeconds)
+        ON CONFLICT DO NOTHING
+        """, parameterTypes: [t, t, t, t, ts])
+
+    /// A claim through a verified email gives an unowned subscription its owner.
+    static let claimedSubscription = PostgresPreparedStatement(name: "projector_claimed_subscription_v1", sql: """
+        UPDATE subscriptions AS s SET app_user_id = po.app_user_id FROM purchase_owners AS po
+        WHERE po.provider = s.provider AND po.purchase_type = 'subscription' AND po.purchase_id = s.subscription_id
+            AND s.provider = $1 AND s.subscription_id = $2 AND s.app_user_id IS NULL
+        """, parameterTypes: [t, t])
+
+    /// A claim through a verified email gives an unowned order its owner.
+    static let claimedOrder = PostgresPreparedStatement(name: "projector_claimed_order_v1", sql: """
+        UPDATE orders AS o SET app_user_id = po.app_user_id FROM purchase_owners AS po
+        WHERE po.provider = o.provider AND po.purchase_type = 'order' AND po.purchase_id = o.order_id
+            AND o.provider = $1 AND o.order_id = $2 AND o.app_user_id IS NULL
+        """, parameterTypes: [t, t])
 
     /// Email: the newest non-null value by (provider timestamp, value) wins.
     static let appUser = PostgresPreparedStatement(name: "projector_app_user_v1", sql: """
@@ -52,13 +99,16 @@ enum ProjectionStatements {
         """, parameterTypes: [t, t, t, t, ts])
 
     /// Order created: its own fields win over what a refund filled in; the
-    /// status never leaves `refunded`.
-    static let orderCreated = PostgresPreparedStatement(name: "projector_order_created_v1", sql: """
+    /// status never leaves `refunded`. The owner comes from `purchase_owners`;
+    /// a subscription naming this order makes it that subscription's.
+    static let orderCreated = PostgresPreparedStatement(name: "projector_order_created_v2", sql: """
         INSERT INTO orders AS o (provider, order_id, app_user_id, customer_id, customer_email, product_id, variant_id,
-            product_name, status, amount, currency, paid_at, transaction_reference)
-        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'paid', $9, $10, $11, $12)
+            product_name, status, amount, currency, paid_at, transaction_reference, test_mode, subscription_id)
+        VALUES ($1, $2, \(ownerOf("order", provider: "$1", id: "$2")), $3, $4, $5, $6, $7, 'paid', $8, $9, $10, $11, $12,
+            (SELECT min(e.subscription_id) FROM billing_events AS e
+             WHERE e.provider = $1 AND e.order_id = $2 AND e.subscription_id IS NOT NULL))
         ON CONFLICT (provider, order_id) DO UPDATE SET
-            app_user_id = COALESCE(EXCLUDED.app_user_id, o.app_user_id),
+            app_user_id = COALESCE(o.app_user_id, EXCLUDED.app_user_id),
             customer_id = COALESCE(EXCLUDED.customer_id, o.customer_id),
             customer_email = COALESCE(EXCLUDED.customer_email, o.customer_email),
             product_id = COALESCE(EXCLUDED.product_id, o.product_id),
@@ -67,8 +117,20 @@ enum ProjectionStatements {
             amount = COALESCE(EXCLUDED.amount, o.amount),
             currency = COALESCE(EXCLUDED.currency, o.currency),
             paid_at = COALESCE(EXCLUDED.paid_at, o.paid_at),
-            transaction_reference = COALESCE(EXCLUDED.transaction_reference, o.transaction_reference)
-        """, parameterTypes: [t, t, t, t, t, t, t, t, i8, t, ts, t])
+            transaction_reference = COALESCE(EXCLUDED.transaction_reference, o.transaction_reference),
+            test_mode = COALESCE(EXCLUDED.test_mode, o.test_mode),
+            subscription_id = COALESCE(o.subscription_id, EXCLUDED.subscription_id)
+        """, parameterTypes: [t, t, t, t, t, t, t, i8, t, ts, t, .bool])
+
+    /// A Lemon Squeezy subscription names the order of its first payment.
+    static let orderOfSubscription = PostgresPreparedStatement(name: "projector_order_of_subscription_v1", sql: """
+        UPDATE orders SET subscription_id = $3 WHERE provider = $1 AND order_id = $2 AND subscription_id IS NULL
+        """, parameterTypes: [t, t, t])
+
+    /// The owner of a purchase as a sub-select over `purchase_owners`.
+    static func ownerOf(_ type: String, provider: String, id: String) -> String {
+        "(SELECT po.app_user_id FROM purchase_owners AS po WHERE po.provider = \(provider) AND po.purchase_type = '\(type)' AND po.purchase_id = \(id))"
+    }
 
     /// A refund logged before its order (Paystack refunds name only the
     /// transaction reference) is applied when the order arrives.
@@ -82,10 +144,10 @@ enum ProjectionStatements {
 
     /// Refund naming the order (Lemon Squeezy `order_refunded`): terminal;
     /// fills fields the order has not set; latest time and largest amount win.
-    static let orderRefunded = PostgresPreparedStatement(name: "projector_order_refunded_v1", sql: """
+    static let orderRefunded = PostgresPreparedStatement(name: "projector_order_refunded_v2", sql: """
         INSERT INTO orders AS o (provider, order_id, app_user_id, customer_id, customer_email, product_id, variant_id,
             product_name, status, currency, refunded_at, refunded_amount, transaction_reference)
-        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'refunded', $9, $10, $11, $12)
+        VALUES ($1, $2, \(ownerOf("order", provider: "$1", id: "$2")), $3, $4, $5, $6, $7, 'refunded', $8, $9, $10, $11)
         ON CONFLICT (provider, order_id) DO UPDATE SET status = 'refunded',
             app_user_id = COALESCE(o.app_user_id, EXCLUDED.app_user_id),
             customer_id = COALESCE(o.customer_id, EXCLUDED.customer_id),
@@ -97,7 +159,7 @@ enum ProjectionStatements {
             refunded_at = GREATEST(o.refunded_at, EXCLUDED.refunded_at),
             refunded_amount = GREATEST(o.refunded_amount, EXCLUDED.refunded_amount),
             transaction_reference = COALESCE(o.transaction_reference, EXCLUDED.transaction_reference)
-        """, parameterTypes: [t, t, t, t, t, t, t, t, t, ts, i8, t])
+        """, parameterTypes: [t, t, t, t, t, t, t, t, ts, i8, t])
 
     /// Refund naming only the transaction reference (Paystack `refund.processed`).
     static let orderRefundedByReference = PostgresPreparedStatement(name: "projector_order_refunded_ref_v1", sql: """
@@ -153,12 +215,15 @@ enum ProjectionStatements {
         VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (command_id) DO NOTHING
         """, parameterTypes: [t, t, t, t, t, ts])
 
-    /// The fold's result replaces the row.
-    static let subscription = PostgresPreparedStatement(name: "projector_subscription_v1", sql: """
+    /// The fold's result replaces the row; the owner comes from `purchase_owners`.
+    static let subscription = PostgresPreparedStatement(name: "projector_subscription_v2", sql: """
         INSERT INTO subscriptions (provider, subscription_id, app_user_id, customer_id, customer_email, product_id,
             variant_id, plan_name, status, renews_at, ends_at, trial_ends_at, cancel_at_period_end, email_token,
-            card_brand, card_last_four, customer_portal_url, update_payment_method_url, source_updated_at, last_event_key)
-        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)
+            card_brand, card_last_four, customer_portal_url, update_payment_method_url, source_updated_at, last_event_key,
+            pause_mode, pause_resumes_at, test_mode, order_id, authorization_code, original_purchase_at,
+            latest_purchase_at, unsubscribe_detected_at, billing_issue_detected_at, refunded_at)
+        VALUES ($1, $2, \(ownerOf("subscription", provider: "$1", id: "$2")), $3, $4, $5, $6, $7, $8, $9, $10, $11, $12,
+            $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29)
         ON CONFLICT (provider, subscription_id) DO UPDATE SET
             app_user_id = EXCLUDED.app_user_id, customer_id = EXCLUDED.customer_id,
             customer_email = EXCLUDED.customer_email, product_id = EXCLUDED.product_id,
@@ -169,9 +234,15 @@ enum ProjectionStatements {
             customer_portal_url = EXCLUDED.customer_portal_url,
             update_payment_method_url = EXCLUDED.update_payment_method_url,
             source_updated_at = EXCLUDED.source_updated_at, last_event_key = EXCLUDED.last_event_key,
+            pause_mode = EXCLUDED.pause_mode, pause_resumes_at = EXCLUDED.pause_resumes_at,
+            test_mode = EXCLUDED.test_mode, order_id = EXCLUDED.order_id,
+            authorization_code = EXCLUDED.authorization_code, original_purchase_at = EXCLUDED.original_purchase_at,
+            latest_purchase_at = EXCLUDED.latest_purchase_at, unsubscribe_detected_at = EXCLUDED.unsubscribe_detected_at,
+            billing_issue_detected_at = EXCLUDED.billing_issue_detected_at, refunded_at = EXCLUDED.refunded_at,
             projected_at = now()
-        """, parameterTypes: [t, t, t, t, t, t, t, t, t, ts, ts, ts, .bool, t, t, t, t, t, ts, t])
+        """, parameterTypes: [t, t, t, t, t, t, t, t, ts, ts, ts, .bool, t, t, t, t, t, ts, t, t, ts, .bool, t, t, ts, ts, ts, ts, ts])
 
-    static let all = [lock, event, appUser, customer, orderCreated, orderEarlierRefunds, orderRefunded,
+    static let all = [lock, event, owner, ownerFromCharge, ownerOfChargedSubscriptions, claimedSubscription, claimedOrder,
+                      appUser, customer, orderCreated, orderOfSubscription, orderEarlierRefunds, orderRefunded,
                       orderRefundedByReference, payment, checkout, completeByID, completeByUser, command]
 }

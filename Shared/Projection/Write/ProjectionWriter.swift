@@ -88,9 +88,11 @@ public struct ProjectionWriter: Sendable {
 
     static func subscriptionItem(_ s: SubscriptionState) -> PostgresBatchItem {
         PostgresBatchItem(ProjectionStatements.subscription, [
-            s.provider.rawValue, s.subscriptionID, s.appUserID, s.customerID, s.customerEmail, s.productID, s.variantID,
+            s.provider.rawValue, s.subscriptionID, s.customerID, s.customerEmail, s.productID, s.variantID,
             s.planName, s.status, s.renewsAt, s.endsAt, s.trialEndsAt, s.cancelAtPeriodEnd, s.emailToken, s.cardBrand,
             s.cardLastFour, s.customerPortalURL, s.updatePaymentMethodURL, s.sourceUpdatedAt, s.lastEventKey,
+            s.pauseMode, s.pauseResumesAt, s.testMode, s.orderID, s.authorizationCode, s.originalPurchaseAt,
+            s.latestPurchaseAt, s.unsubscribeDetectedAt, s.billingIssueDetectedAt, s.refundedAt,
         ])
     }
 }

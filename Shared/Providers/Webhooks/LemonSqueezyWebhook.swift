@@ -90,6 +90,8 @@ public enum LemonSqueezyWebhook {
             event.nextPaymentDate = event.renewsAt
             event.customerPortalURL = attributes["urls", "customer_portal"]?.string
             event.updatePaymentMethodURL = attributes["urls", "update_payment_method"]?.string
+            event.pauseMode = attributes["pause", "mode"]?.string
+            event.pauseResumesAt = attributes["pause", "resumes_at"]?.date
         case "subscription-invoices":
             event.invoiceID = id
             event.subscriptionID = attributes["subscription_id"]?.string

@@ -1,3 +1,4 @@
+import Foundation
 import Models
 
 /// Normalises Paystack webhook bodies (`{"event":"…","data":{…}}`) into
@@ -78,6 +79,7 @@ public enum PaystackWebhook {
         event.emailToken = data["email_token"]?.string
         event.subscriptionID = data["subscription_code"]?.string
         readCard(data["authorization"], into: &event)
+        event.authorizationCode = data["authorization", "authorization_code"]?.string
 
         if name.hasPrefix("charge.dispute.") {
             let transaction = data["transaction"]
@@ -112,6 +114,18 @@ public enum PaystackWebhook {
         event.orderingTimestamp = event.updatedAt ?? event.paidAt ?? event.createdAt
         event.entityKey = entityKey(for: event)
         return event
+    }
+
+    /// Paystack's `subscription.*` and `invoice.*` bodies carry the
+    /// subscription's creation time, not the time of the change, so every
+    /// state change of one subscription would tie. For those (when no
+    /// `updated_at` is sent) the change is ordered by when Storefront received
+    /// it, which is also what a provider fetch (``BillingEventKind/subscriptionObserved``)
+    /// is ordered by. Charges keep `paid_at`, the provider's own time.
+    public static func orderByReceipt(_ event: inout BillingEvent, receivedAt: Date) {
+        guard event.updatedAt == nil, event.providerEventName.hasPrefix("subscription.") || event.providerEventName.hasPrefix("invoice.")
+        else { return }
+        event.orderingTimestamp = receivedAt
     }
 
     static func readCard(_ authorization: JSONValue?, into event: inout BillingEvent) {

@@ -13,9 +13,12 @@ public enum ProviderWebhooks {
         }
     }
 
-    /// Normalises the payload of an envelope.
+    /// Normalises the payload of an envelope; Paystack state changes are
+    /// ordered by the envelope's `receivedAt` (see ``PaystackWebhook/orderByReceipt(_:receivedAt:)``).
     public static func normalize(_ envelope: WebhookEnvelope) throws(WebhookPayloadError) -> BillingEvent {
-        try normalize(envelope.provider, body: envelope.payload.bytes)
+        var event = try normalize(envelope.provider, body: envelope.payload.bytes)
+        if envelope.provider == .paystack { PaystackWebhook.orderByReceipt(&event, receivedAt: envelope.receivedAt) }
+        return event
     }
 
     /// The provider's event name, or nil when unreadable.

@@ -1,0 +1,36 @@
+import Foundation
+import Models
+import Projection
+import Telemetry
+
+/// Makes the email fallback permanent: a purchase nobody owned, found for the
+/// caller through their verified email, is claimed for them with a
+/// ``SubscriptionCommand/Kind/claimByEmail`` command. The projector records
+/// the owner (only if there still is none), so the first verified match
+/// keeps it for good and the claim stays in the audit trail.
+struct PurchaseClaimer: Sendable {
+    let publisher: any RecordPublisher
+    let now: @Sendable () -> Date
+
+    /// Claims every unowned purchase in `snapshot` for `user`. A failure is
+    /// logged, not thrown: the read it rides on is still right, and the next
+    /// read claims again.
+    func claimUnowned(in snapshot: SubscriptionStatusSnapshot, for user: AppUser, logger: Logger) async {
+        let unowned = snapshot.subscriptions.filter { $0.appUserID == nil }.map { ($0.provider, $0.subscriptionID, PurchaseType.subscription) }
+            + snapshot.orders.filter { $0.appUserID == nil }.map { ($0.provider, $0.orderID, PurchaseType.order) }
+        for (provider, purchaseID, type) in unowned {
+            var command = SubscriptionCommand(
+                commandID: UUID().uuidString.lowercased(), kind: .claimByEmail, provider: provider,
+                subscriptionID: purchaseID, appUserID: user.id, requestedAt: now())
+            command.purchaseType = type
+            do {
+                try await publisher.publish(command, topic: Topics.commands, key: command.key)
+                logger.info("unowned purchase claimed by verified email", metadata: [
+                    "provider": provider.rawValue, "purchase.type": type.rawValue, "purchase.id": purchaseID, "command.id": command.commandID,
+                ])
+            } catch {
+                logger.warning("claim not published; the next read retries", metadata: ["error": String(describing: error)])
+            }
+        }
+    }
+}

@@ -1,0 +1,31 @@
+import Foundation
+
+/// The deployment's choices in the access rules: how long the statuses in
+/// which a provider is still trying to collect keep access, and whether this
+/// deployment sells in test or live mode.
+public struct AccessPolicy: Sendable, Hashable {
+    /// Lemon Squeezy `unpaid` (every retry failed): access for this long after
+    /// the billing issue was first seen (`ENTITLEMENT_UNPAID_GRACE`, default none).
+    public var unpaidGrace: TimeInterval
+    /// Paystack `attention` (the last charge failed; retried on the next
+    /// payment date): access for this long after the failure was first seen
+    /// (`ENTITLEMENT_ATTENTION_GRACE`, default none).
+    public var attentionGrace: TimeInterval
+    /// True when the deployment uses the providers' test mode: only test-mode
+    /// purchases grant; false (live): only live ones do.
+    public var testDeployment: Bool
+
+    public init(unpaidGrace: TimeInterval = 0, attentionGrace: TimeInterval = 0, testDeployment: Bool) {
+        self.unpaidGrace = unpaidGrace
+        self.attentionGrace = attentionGrace
+        self.testDeployment = testDeployment
+    }
+
+    /// Whether a purchase in this mode may grant here. An unknown mode is the
+    /// deployment's own: the webhook was verified with this deployment's key
+    /// (Paystack signs with the secret key of the mode), and Lemon Squeezy
+    /// always says.
+    public func grants(testMode: Bool?) -> Bool {
+        (testMode ?? testDeployment) == testDeployment
+    }
+}

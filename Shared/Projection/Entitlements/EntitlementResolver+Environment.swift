@@ -1,0 +1,30 @@
+import Foundation
+import ServiceRuntime
+
+extension EntitlementResolver {
+    /// Reads `ENTITLEMENTS_FILE` (optional path of the JSON file
+    /// ``EntitlementsConfiguration`` describes; every problem in it is
+    /// reported), `ENTITLEMENT_UNPAID_GRACE` and `ENTITLEMENT_ATTENTION_GRACE`
+    /// (durations, default 0: no access once the provider gave up or the
+    /// charge failed).
+    /// - Parameter testDeployment: whether the deployment sells in test mode (`STOREFRONT_MODE`).
+    public static func fromEnvironment(_ reader: inout ConfigReader, testDeployment: Bool) -> EntitlementResolver {
+        var resolver = EntitlementResolver(policy: AccessPolicy(
+            unpaidGrace: seconds(reader.duration("ENTITLEMENT_UNPAID_GRACE", default: .zero)),
+            attentionGrace: seconds(reader.duration("ENTITLEMENT_ATTENTION_GRACE", default: .zero)),
+            testDeployment: testDeployment))
+        if let path = reader.string("ENTITLEMENTS_FILE") {
+            do {
+                resolver.configuration = try EntitlementsConfiguration.load(path: path)
+            } catch {
+                for problem in error.problems { reader.report("ENTITLEMENTS_FILE", problem) }
+            }
+        }
+        return resolver
+    }
+
+    private static func seconds(_ duration: Duration) -> TimeInterval {
+        let (seconds, attoseconds) = duration.components
+        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
+    }
+}
