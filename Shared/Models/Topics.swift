@@ -6,11 +6,13 @@ public enum Topics {
     public static let checkouts = "storefront.checkouts.v1"
     /// Subscription commands (``SubscriptionCommand``), key `<provider>:<subscription id>`.
     public static let commands = "storefront.commands.v1"
+    /// Provider snapshots (``ProviderSnapshot``) from the reconciler, keyed as the webhooks.
+    public static let snapshots = "storefront.snapshots.v1"
     /// Dead letters (``DeadLetterRecord``), key as the source record's.
     public static let deadLetter = "storefront.deadletter.v1"
 
     /// Every topic, e.g. for start-up checks and test setup.
-    public static let all = [webhooks, checkouts, commands, deadLetter]
+    public static let all = [webhooks, checkouts, commands, snapshots, deadLetter]
 }
 
 /// Record keys: `<provider>:<entity id>`, so all records about one entity go

@@ -7,6 +7,7 @@ public enum ProjectionSchema {
         (1, "initial projection schema", initial),
         (2, "projector write-path columns", writePath),
         (3, "purchase owners and entitlement columns", ownership),
+        (4, "when the signed portal links were issued", portalLinks),
     ]
 
     static let initial = """
@@ -219,5 +220,11 @@ public enum ProjectionSchema {
             ADD COLUMN first_seen_at timestamptz NOT NULL DEFAULT now();
         UPDATE orders AS o SET subscription_id = e.subscription_id FROM billing_events AS e
             WHERE e.provider = o.provider AND e.order_id = o.order_id AND e.subscription_id IS NOT NULL;
+        """
+
+    /// Lemon Squeezy's portal links expire 24 hours after the object carrying
+    /// them was fetched; the status answer needs their age.
+    static let portalLinks = """
+        ALTER TABLE subscriptions ADD COLUMN portal_urls_seen_at timestamptz;
         """
 }

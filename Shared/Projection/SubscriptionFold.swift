@@ -60,7 +60,7 @@ public enum SubscriptionFold {
     /// Kinds whose payload is the subscription itself (not a charge or invoice).
     static let subscriptionObjectKinds: Set<BillingEventKind> = [
         .subscriptionCreated, .subscriptionUpdated, .subscriptionCancelled, .subscriptionResumed, .subscriptionExpired,
-        .subscriptionPaused, .subscriptionUnpaused, .subscriptionNotRenewing, .subscriptionDisabled,
+        .subscriptionPaused, .subscriptionUnpaused, .subscriptionNotRenewing, .subscriptionDisabled, .subscriptionObserved,
     ]
 
     static func apply(_ logged: LoggedEvent, to state: inout SubscriptionState) {
@@ -70,8 +70,11 @@ public enum SubscriptionFold {
         overwrite(&state.emailToken, event.emailToken)
         overwrite(&state.cardBrand, event.cardBrand)
         overwrite(&state.cardLastFour, event.cardLastFour)
-        overwrite(&state.customerPortalURL, event.customerPortalURL)
-        overwrite(&state.updatePaymentMethodURL, event.updatePaymentMethodURL)
+        if event.customerPortalURL != nil || event.updatePaymentMethodURL != nil {
+            overwrite(&state.customerPortalURL, event.customerPortalURL)
+            overwrite(&state.updatePaymentMethodURL, event.updatePaymentMethodURL)
+            state.portalURLsSeenAt = event.orderingTimestamp
+        }
         overwrite(&state.testMode, event.testMode)
         if let timestamp = event.orderingTimestamp { state.sourceUpdatedAt = max(state.sourceUpdatedAt ?? timestamp, timestamp) }
         state.lastEventKey = logged.dedupKey
@@ -80,33 +83,21 @@ public enum SubscriptionFold {
             if let created = event.createdAt { state.originalPurchaseAt = min(state.originalPurchaseAt ?? created, created) }
         }
 
-        switch event.kind {
-        case .subscriptionObserved: applyObserved(event, to: &state)
-        default:
-            switch event.provider {
-            case .lemonsqueezy: applyLemonSqueezy(event, to: &state)
-            case .paystack: applyPaystack(event, to: &state)
-            }
+        switch event.provider {
+        case .lemonsqueezy: applyLemonSqueezy(event, to: &state)
+        case .paystack: applyPaystack(event, to: &state)
         }
         trackLifecycle(event, in: &state)
-    }
-
-    /// The provider's object, fetched by Storefront: it says what the status is.
-    private static func applyObserved(_ event: BillingEvent, to state: inout SubscriptionState) {
-        overwrite(&state.status, event.status)
-        state.renewsAt = event.renewsAt ?? state.renewsAt
-        state.endsAt = event.endsAt
-        state.cancelAtPeriodEnd = event.cancelled ?? state.cancelAtPeriodEnd
-        if state.status != "paused" { state.pauseMode = nil; state.pauseResumesAt = nil }
     }
 
     /// Lemon Squeezy's subscription events carry the whole subscription
     /// object; its payment events carry an invoice, whose status is not the
     /// subscription's and must not overwrite it.
+    /// A provider fetch (``BillingEventKind/subscriptionObserved``) is the same object.
     private static func applyLemonSqueezy(_ event: BillingEvent, to state: inout SubscriptionState) {
         switch event.kind {
         case .subscriptionCreated, .subscriptionUpdated, .subscriptionCancelled, .subscriptionResumed,
-             .subscriptionExpired, .subscriptionPaused, .subscriptionUnpaused:
+             .subscriptionExpired, .subscriptionPaused, .subscriptionUnpaused, .subscriptionObserved:
             overwrite(&state.status, event.status)
             overwrite(&state.productID, event.productID)
             overwrite(&state.variantID, event.variantID)
@@ -127,7 +118,9 @@ public enum SubscriptionFold {
     /// Paystack sends the state change as the event itself: `subscription.create`
     /// (active), `subscription.not_renew` (non-renewing until the period ends),
     /// `subscription.disable` (complete or cancelled), `invoice.payment_failed`
-    /// (attention), and a renewal `charge.success` that clears attention.
+    /// (attention), and a renewal `charge.success` that clears attention. A
+    /// provider fetch (``BillingEventKind/subscriptionObserved``) says the
+    /// status itself, and nothing else can: Paystack's own word.
     private static func applyPaystack(_ event: BillingEvent, to state: inout SubscriptionState) {
         overwrite(&state.productID, event.productID)
         overwrite(&state.variantID, event.variantID)
@@ -151,6 +144,15 @@ public enum SubscriptionFold {
             state.status = "active"
             state.cancelAtPeriodEnd = false
             state.endsAt = nil
+        case .subscriptionObserved:
+            overwrite(&state.status, event.status)
+            state.cancelAtPeriodEnd = event.cancelled ?? (state.status == "non-renewing")
+            switch state.status {
+            case "non-renewing": state.endsAt = event.endsAt ?? event.nextPaymentDate ?? state.renewsAt
+            case "cancelled", "complete", "completed": state.endsAt = event.endsAt ?? state.endsAt ?? event.orderingTimestamp
+            default: state.endsAt = nil
+            }
+            if let renews = event.renewsAt { state.renewsAt = renews }
         default:
             break
         }

@@ -26,8 +26,12 @@ public struct SubscriptionState: Sendable, Hashable, Codable {
     public var emailToken: String?
     public var cardBrand: String?
     public var cardLastFour: String?
+    /// Lemon Squeezy's pre-signed portal and payment-method links: valid for
+    /// 24 hours from ``portalURLsSeenAt`` (the provider's time of the object
+    /// that carried them), so the status answer drops them when older.
     public var customerPortalURL: String?
     public var updatePaymentMethodURL: String?
+    public var portalURLsSeenAt: Date?
     /// Provider timestamp of the newest event folded in.
     public var sourceUpdatedAt: Date?
     /// Dedup key of the newest event folded in (ties and audits).

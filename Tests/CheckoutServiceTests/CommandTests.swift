@@ -55,6 +55,24 @@ import Testing
         }
     }
 
+    @Test(arguments: [(Provider.lemonsqueezy, "ls_2"), (.paystack, "ps_PLN_sbxpremmonth01")])
+    func thePortalLinkIsFetchedFreshForTheOwnerOnly(provider: Provider, variant: String) async throws {
+        try await Harness.with { harness in
+            let user = TestEnvironment.unique("portal")
+            let code = try await paidSubscription(harness, provider: provider, variant: variant, user: user, email: "portal@example.com")
+            let link = try await harness.request(.get, "/api/subscription/portal?subscription_code=\(code)",
+                                                 token: Harness.token(sub: user, email: "portal@example.com"))
+            #expect(link.status == .ok, "\(link.text)")
+            let body = try link.json()
+            #expect((body["url"] as? String)?.hasPrefix("http") == true && body["subscription_code"] as? String == code)
+            let stranger = try await harness.request(.get, "/api/subscription/portal?subscription_code=\(code)",
+                                                     token: Harness.token(sub: TestEnvironment.unique("stranger"), email: nil))
+            #expect(stranger.status == .notFound)
+            let missing = try await harness.request(.get, "/api/subscription/portal", token: Harness.token(sub: user, email: nil))
+            #expect(missing.status == .badRequest)
+        }
+    }
+
     @Test func anotherUsersSubscriptionIsNotFoundAndUntouched() async throws {
         try await Harness.with { harness in
             let owner = TestEnvironment.unique("victim")

@@ -7,14 +7,15 @@ enum ProjectionRows {
         _ pool: PostgresPool, provider: String, id: String, appUserID: String?, customerID: String? = nil, email: String? = nil,
         product: String? = nil, variant: String? = nil, plan: String? = nil, status: String, renewsAt: Date? = nil, endsAt: Date? = nil,
         cancelAtPeriodEnd: Bool = false, emailToken: String? = nil, portal: String? = nil, updatedAt: Date = Date(),
-        firstSeenAt: Date = Date().addingTimeInterval(-3600)
+        firstSeenAt: Date = Date().addingTimeInterval(-3600), portalSeenAt: Date? = nil
     ) async throws {
         try await pool.execute("""
             INSERT INTO subscriptions (provider, subscription_id, app_user_id, customer_id, customer_email, product_id, variant_id,
                 plan_name, status, renews_at, ends_at, cancel_at_period_end, email_token, customer_portal_url, source_updated_at,
-                last_event_key, first_seen_at)
+                last_event_key, first_seen_at, portal_urls_seen_at)
             VALUES (\(provider), \(id), \(appUserID), \(customerID), \(email), \(product), \(variant), \(plan), \(status), \(renewsAt),
-                \(endsAt), \(cancelAtPeriodEnd), \(emailToken), \(portal), \(updatedAt), \("test:" + id), \(firstSeenAt))
+                \(endsAt), \(cancelAtPeriodEnd), \(emailToken), \(portal), \(updatedAt), \("test:" + id), \(firstSeenAt),
+                \(portal == nil ? nil : portalSeenAt ?? updatedAt))
             """)
     }
 

@@ -46,6 +46,16 @@ import Testing
         }
     }
 
+    @Test func anExpiredPortalLinkIsNeverHandedOut() async throws {
+        try await Harness.with { harness in
+            try await ProjectionRows.subscription(harness.pool, provider: "lemonsqueezy", id: "1101", appUserID: "u-portal", product: "2",
+                                                  plan: "Premium", status: "active", renewsAt: Date().addingTimeInterval(20 * day),
+                                                  portal: "https://portal.example.com/old", portalSeenAt: Date().addingTimeInterval(-25 * 3600))
+            let (_, full, raw) = try await status(harness, user: "u-portal", email: nil)
+            #expect(full.status == "active" && raw["customer_portal_url"] is NSNull, "a link signed over 24 h ago has expired")
+        }
+    }
+
     @Test func cancelledButNotEndedAndExpired() async throws {
         try await Harness.with { harness in
             let ends = Date().addingTimeInterval(5 * day)

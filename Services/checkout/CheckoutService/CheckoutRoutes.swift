@@ -4,7 +4,8 @@ import Models
 import Projection
 import Telemetry
 
-/// The app-facing endpoints: create-checkout, subscription status, cancel and resume.
+/// The app-facing endpoints: create-checkout, entitlements, subscription
+/// status, cancel, resume and a fresh portal link.
 struct CheckoutRoutes: Sendable {
     let authenticator: Authenticator
     let creator: CheckoutCreator
@@ -30,6 +31,12 @@ struct CheckoutRoutes: Sendable {
         router.get("/api/subscription/status") { request, context in
             let found = try await snapshot(request, logger: context.logger)
             var response = try HTTPResponse.json(found.response)
+            response.headers.add(name: "Cache-Control", value: "no-store")
+            return response
+        }
+        router.get("/api/subscription/portal") { request, context in
+            let user = try authenticator.authenticate(request, fallbackEmail: request.query["email"])
+            var response = try HTTPResponse.json(try await commander.portalLink(code: request.query["subscription_code"], user: user, logger: context.logger))
             response.headers.add(name: "Cache-Control", value: "no-store")
             return response
         }

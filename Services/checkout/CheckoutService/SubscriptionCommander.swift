@@ -73,4 +73,38 @@ struct SubscriptionCommander: Sendable {
         return SubscriptionCommandResponse(
             message: message, subscription: result, knownPeriodEnd: owned.endsAt ?? owned.renewsAt, now: now())
     }
+
+    /// A fresh customer-portal link for the owner's subscription, fetched from
+    /// the provider now (Lemon Squeezy's signed portal URL, Paystack's manage
+    /// page): never a stored copy that may have expired.
+    func portalLink(code rawCode: String?, user: AppUser, logger: Logger) async throws -> PortalLinkResponse {
+        let code = (rawCode ?? "").trimmingCharacters(in: .whitespaces)
+        guard !code.isEmpty else { throw HTTPError(.badRequest, "subscription_code is required") }
+        guard code.utf8.count <= Self.maximumFieldLength else { throw HTTPError(.badRequest, "subscription_code is too long") }
+        guard let owned = try await reader.ownedSubscription(
+            code: code, for: ProjectionUser(appUserID: user.id, verifiedEmail: user.verifiedEmail), at: now()) else {
+            throw HTTPError(.notFound, "Subscription not found")
+        }
+        guard let client = registry[owned.provider] else {
+            throw HTTPError(.serviceUnavailable, "Payment provider \(owned.provider.rawValue) is not enabled", headers: ["Retry-After": "60"])
+        }
+        do {
+            let url = try await client.managementURL(subscriptionID: owned.subscriptionID)
+            return PortalLinkResponse(url: url, provider: owned.provider, subscriptionCode: owned.subscriptionID)
+        } catch {
+            metrics.providerErrors(owned.provider, kind: error.kind.rawValue).increment()
+            logger.warning("provider refused a portal link", metadata: ["provider": owned.provider.rawValue, "error": error.description])
+            throw error.httpError
+        }
+    }
+}
+
+/// `GET /api/subscription/portal`: where the customer manages the subscription.
+struct PortalLinkResponse: Encodable, Sendable {
+    var success = true
+    var url: String
+    var provider: Provider
+    var subscriptionCode: String
+
+    enum CodingKeys: String, CodingKey { case success, url, provider, subscriptionCode = "subscription_code" }
 }

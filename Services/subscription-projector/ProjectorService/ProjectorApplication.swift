@@ -63,7 +63,7 @@ public func buildProjectorApplication(
     let admin: KafkaAdmin
     do {
         consumer = try KafkaConsumer(
-            topics: [Topics.webhooks, Topics.checkouts, Topics.commands],
+            topics: [Topics.webhooks, Topics.checkouts, Topics.commands, Topics.snapshots],
             configuration: KafkaConsumerConfiguration(
                 client: messaging.client, groupID: configuration.groupID,
                 maxBatchSize: configuration.batchSize, maxBatchWait: configuration.batchWait))

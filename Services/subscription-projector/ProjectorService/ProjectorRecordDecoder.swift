@@ -13,8 +13,9 @@ public enum ProjectorRecordDecoder {
         case deadLetter(reason: String)
     }
 
-    /// Decodes by topic: webhook envelopes are normalised with the provider's
-    /// parser; checkouts and commands are decoded as published.
+    /// Decodes by topic: webhook envelopes and reconciler snapshots are
+    /// normalised with the provider's parsers; checkouts and commands are
+    /// decoded as published.
     public static func decode(_ record: KafkaConsumerRecord) -> Decoded {
         guard let value = record.value else { return .deadLetter(reason: "record has no value") }
         switch record.topic {
@@ -33,6 +34,23 @@ public enum ProjectorRecordDecoder {
                     sourcePartition: record.partition, sourceOffset: record.offset)))
             } catch {
                 return .deadLetter(reason: "webhook payload not understood (\(envelope.provider.rawValue)): \(error.description)")
+            }
+        case Topics.snapshots:
+            let snapshot: ProviderSnapshot
+            do {
+                snapshot = try RecordCoding.decode(ProviderSnapshot.self, from: value)
+            } catch {
+                return .deadLetter(reason: "undecodable snapshot record: \(describe(error))")
+            }
+            guard !snapshot.snapshotID.isEmpty else { return .deadLetter(reason: "snapshot has an empty id") }
+            do {
+                // A snapshot is logged like a delivery: the provider's body is its payload.
+                let event = try ProviderSnapshots.normalize(snapshot)
+                return .input(.webhook(WebhookDelivery(
+                    dedupKey: "snapshot:\(snapshot.snapshotID)", event: event, receivedAt: snapshot.fetchFinishedAt,
+                    payload: snapshot.body.bytes, sourcePartition: record.partition, sourceOffset: record.offset)))
+            } catch {
+                return .deadLetter(reason: "snapshot body not understood (\(snapshot.provider.rawValue) \(snapshot.entity.rawValue)): \(error.description)")
             }
         case Topics.checkouts:
             do {

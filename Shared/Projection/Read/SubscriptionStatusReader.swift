@@ -90,7 +90,7 @@ public struct SubscriptionStatusReader: Sendable {
                s.email_token, s.card_brand, s.card_last_four, s.customer_portal_url, s.update_payment_method_url,
                s.source_updated_at, s.last_event_key, s.pause_mode, s.pause_resumes_at, s.test_mode, s.order_id,
                s.original_purchase_at, s.latest_purchase_at, s.unsubscribe_detected_at, s.billing_issue_detected_at,
-               s.refunded_at
+               s.refunded_at, s.portal_urls_seen_at
         FROM subscriptions s JOIN owned o ON o.provider = s.provider AND o.subscription_id = s.subscription_id
         WHERE \(code)::text IS NULL OR s.subscription_id = \(code)::text
         ORDER BY COALESCE(s.source_updated_at, s.projected_at) DESC, s.projected_at DESC, s.provider, s.subscription_id
@@ -154,6 +154,7 @@ public struct SubscriptionStatusReader: Sendable {
         state.unsubscribeDetectedAt = try row.decode(column: "unsubscribe_detected_at")
         state.billingIssueDetectedAt = try row.decode(column: "billing_issue_detected_at")
         state.refundedAt = try row.decode(column: "refunded_at")
+        state.portalURLsSeenAt = try row.decode(column: "portal_urls_seen_at")
         return state
     }
 

@@ -62,10 +62,21 @@ public struct SubscriptionStatusSnapshot: Sendable, Hashable {
         response.renewsAt = subscription.renewsAt
         response.endsAt = subscription.endsAt
         response.cancelAtPeriodEnd = subscription.cancelAtPeriodEnd
-        response.customerPortalURL = subscription.customerPortalURL
+        response.customerPortalURL = Self.isFresh(subscription.portalURLsSeenAt, at: now) ? subscription.customerPortalURL : nil
         // A charge is coming only while the subscription renews: not after a
         // cancellation (Lemon Squeezy `cancelled`, Paystack `non-renewing`).
         response.nextBillingDate = access.willRenew ? subscription.renewsAt : nil
         return response
+    }
+
+    /// How long a signed portal link is handed out after the object carrying
+    /// it (Lemon Squeezy signs them for 24 hours; an hour is kept in hand).
+    public static let portalLinkLifetime: TimeInterval = 23 * 3600
+
+    /// A link issued at `seenAt` is still valid for a while at `now`. Older
+    /// (or of unknown age): `GET /api/subscription/portal` fetches a fresh one.
+    static func isFresh(_ seenAt: Date?, at now: Date) -> Bool {
+        guard let seenAt else { return false }
+        return now.timeIntervalSince(seenAt) < portalLinkLifetime
     }
 }

@@ -23,6 +23,9 @@ struct ProjectionPlan {
         init(_ first: String, _ second: String) { self.first = first; self.second = second }
     }
 
+    /// Event names of reconciler snapshots (`ProviderSnapshots` in Providers).
+    static let snapshotEventPrefix = "storefront.snapshot."
+
     /// Floor for events without a provider timestamp (they lose every tie on time).
     static let epoch = Date(timeIntervalSince1970: 0)
 
@@ -130,7 +133,9 @@ struct ProjectionPlan {
     /// or metadata names the app user (Lemon Squeezy: every event of the
     /// purchase; Paystack: the charge). A Paystack subscription has no
     /// metadata of its own and is linked to the charge that created it
-    /// through their shared authorization. Customers and emails never decide.
+    /// through their shared authorization. A Lemon Squeezy purchase seen only
+    /// through a provider fetch is matched to the checkout that opened it.
+    /// Customers and emails alone never decide.
     private mutating func addOwnership(_ delivery: WebhookDelivery) {
         let e = delivery.event
         let provider = e.provider.rawValue
@@ -146,6 +151,14 @@ struct ProjectionPlan {
             }
             if e.provider == .paystack, e.kind == .paymentSucceeded, let code = e.authorizationCode, let customer = e.customerID {
                 items.append(PostgresBatchItem(ProjectionStatements.ownerOfChargedSubscriptions, [appUserID, delivery.dedupKey, code, customer, at]))
+            }
+        }
+        if e.provider == .lemonsqueezy, e.appUserID == nil, e.providerEventName.hasPrefix(Self.snapshotEventPrefix),
+           let variant = e.variantID.flatMap({ CatalogID(provider: .lemonsqueezy, rawID: $0) }), let email = e.customerEmail, let created = e.createdAt {
+            let purchase: (PurchaseType, String)? = e.kind == .subscriptionObserved ? e.subscriptionID.map { (.subscription, $0) }
+                : e.kind == .orderCreated ? e.orderID.map { (.order, $0) } : nil
+            if let (type, id) = purchase {
+                items.append(PostgresBatchItem(ProjectionStatements.ownerFromCheckout, [type.rawValue, id, variant.description, email, created]))
             }
         }
         if e.provider == .paystack, SubscriptionFold.subscriptionObjectKinds.contains(e.kind),

@@ -56,6 +56,20 @@ enum ProjectionStatements {
         ON CONFLICT DO NOTHING
         """, parameterTypes: [t, t, t, t, ts])
 
+    /// A Lemon Squeezy purchase known only from a provider fetch (its
+    /// webhooks, which carry the custom data, never came) takes the owner of
+    /// the checkout that produced it: same variant, the email typed at that
+    /// checkout, created while the checkout was open; the latest such checkout.
+    static let ownerFromCheckout = PostgresPreparedStatement(name: "projector_owner_from_checkout_v1", sql: """
+        INSERT INTO purchase_owners (provider, purchase_type, purchase_id, app_user_id, source, evidence)
+        SELECT 'lemonsqueezy', $1, $2, c.app_user_id, 'checkout', 'checkout:' || c.checkout_id FROM checkouts AS c
+        WHERE c.provider = 'lemonsqueezy' AND c.variant_id = $3 AND lower(c.email) = lower($4)
+            AND c.created_at <= $5 AND $5 <= COALESCE(c.expires_at, c.created_at + interval '1 day')
+        ORDER BY c.created_at DESC, c.checkout_id
+        LIMIT 1
+        ON CONFLICT DO NOTHING
+        """, parameterTypes: [t, t, t, t, ts])
+
     /// A claim through a verified email gives an unowned subscription its owner.
     static let claimedSubscription = PostgresPreparedStatement(name: "projector_claimed_subscription_v1", sql: """
         UPDATE subscriptions AS s SET app_user_id = po.app_user_id FROM purchase_owners AS po
@@ -216,14 +230,14 @@ enum ProjectionStatements {
         """, parameterTypes: [t, t, t, t, t, ts])
 
     /// The fold's result replaces the row; the owner comes from `purchase_owners`.
-    static let subscription = PostgresPreparedStatement(name: "projector_subscription_v2", sql: """
+    static let subscription = PostgresPreparedStatement(name: "projector_subscription_v3", sql: """
         INSERT INTO subscriptions (provider, subscription_id, app_user_id, customer_id, customer_email, product_id,
             variant_id, plan_name, status, renews_at, ends_at, trial_ends_at, cancel_at_period_end, email_token,
             card_brand, card_last_four, customer_portal_url, update_payment_method_url, source_updated_at, last_event_key,
             pause_mode, pause_resumes_at, test_mode, order_id, authorization_code, original_purchase_at,
-            latest_purchase_at, unsubscribe_detected_at, billing_issue_detected_at, refunded_at)
+            latest_purchase_at, unsubscribe_detected_at, billing_issue_detected_at, refunded_at, portal_urls_seen_at)
         VALUES ($1, $2, \(ownerOf("subscription", provider: "$1", id: "$2")), $3, $4, $5, $6, $7, $8, $9, $10, $11, $12,
-            $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29)
+            $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30)
         ON CONFLICT (provider, subscription_id) DO UPDATE SET
             app_user_id = EXCLUDED.app_user_id, customer_id = EXCLUDED.customer_id,
             customer_email = EXCLUDED.customer_email, product_id = EXCLUDED.product_id,
@@ -239,10 +253,10 @@ enum ProjectionStatements {
             authorization_code = EXCLUDED.authorization_code, original_purchase_at = EXCLUDED.original_purchase_at,
             latest_purchase_at = EXCLUDED.latest_purchase_at, unsubscribe_detected_at = EXCLUDED.unsubscribe_detected_at,
             billing_issue_detected_at = EXCLUDED.billing_issue_detected_at, refunded_at = EXCLUDED.refunded_at,
-            projected_at = now()
-        """, parameterTypes: [t, t, t, t, t, t, t, t, ts, ts, ts, .bool, t, t, t, t, t, ts, t, t, ts, .bool, t, t, ts, ts, ts, ts, ts])
+            portal_urls_seen_at = EXCLUDED.portal_urls_seen_at, projected_at = now()
+        """, parameterTypes: [t, t, t, t, t, t, t, t, ts, ts, ts, .bool, t, t, t, t, t, ts, t, t, ts, .bool, t, t, ts, ts, ts, ts, ts, ts])
 
-    static let all = [lock, event, owner, ownerFromCharge, ownerOfChargedSubscriptions, claimedSubscription, claimedOrder,
+    static let all = [lock, event, owner, ownerFromCharge, ownerOfChargedSubscriptions, ownerFromCheckout, claimedSubscription, claimedOrder,
                       appUser, customer, orderCreated, orderOfSubscription, orderEarlierRefunds, orderRefunded,
                       orderRefundedByReference, payment, checkout, completeByID, completeByUser, command]
 }

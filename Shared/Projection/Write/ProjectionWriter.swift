@@ -92,7 +92,7 @@ public struct ProjectionWriter: Sendable {
             s.planName, s.status, s.renewsAt, s.endsAt, s.trialEndsAt, s.cancelAtPeriodEnd, s.emailToken, s.cardBrand,
             s.cardLastFour, s.customerPortalURL, s.updatePaymentMethodURL, s.sourceUpdatedAt, s.lastEventKey,
             s.pauseMode, s.pauseResumesAt, s.testMode, s.orderID, s.authorizationCode, s.originalPurchaseAt,
-            s.latestPurchaseAt, s.unsubscribeDetectedAt, s.billingIssueDetectedAt, s.refundedAt,
+            s.latestPurchaseAt, s.unsubscribeDetectedAt, s.billingIssueDetectedAt, s.refundedAt, s.portalURLsSeenAt,
         ])
     }
 }

@@ -43,14 +43,27 @@ public enum LemonSqueezyWebhook {
         guard root.object != nil else { throw .unexpectedShape("top level is not an object") }
         guard let meta = root["meta"], meta.object != nil else { throw .missingField("meta") }
         guard let name = meta["event_name"]?.string else { throw .missingField("meta.event_name") }
-        let data = root["data"]
+        return try normalize(name: name, kind: kind(forEventName: name), meta: meta, data: root["data"])
+    }
+
+    /// Normalises an API document (`GET /v1/subscriptions/{id}`, `GET /v1/orders/{id}`:
+    /// `{"data": <resource>}`, the same resource a webhook carries, without
+    /// `meta`) as an event of `kind` named `name`.
+    /// - Throws: ``WebhookPayloadError`` for invalid JSON or a document without an object `data`.
+    public static func normalize(document: [UInt8], name: String, kind: BillingEventKind) throws(WebhookPayloadError) -> BillingEvent {
+        let root = try JSONValue.parse(document)
+        guard let data = root["data"], data.object != nil else { throw .missingField("data") }
+        return try normalize(name: name, kind: kind, meta: .object([:]), data: data)
+    }
+
+    static func normalize(name: String, kind: BillingEventKind, meta: JSONValue, data: JSONValue?) throws(WebhookPayloadError) -> BillingEvent {
         if let data, !data.isNull, data.object == nil { throw .unexpectedShape("data is not an object") }
 
         let type = data?["type"]?.string ?? ""
         let id = data?["id"]?.string
         let attributes = data?["attributes"] ?? .object([:])
 
-        var event = BillingEvent(kind: kind(forEventName: name), provider: .lemonsqueezy, providerEventName: name, entityKey: "")
+        var event = BillingEvent(kind: kind, provider: .lemonsqueezy, providerEventName: name, entityKey: "")
         event.customData = CustomData.flatten(meta["custom_data"])
         event.appUserID = CustomData.appUserID(in: event.customData)
         event.checkoutID = event.customData[CustomDataKeys.checkoutID]

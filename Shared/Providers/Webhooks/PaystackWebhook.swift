@@ -46,7 +46,23 @@ public enum PaystackWebhook {
         let root = try JSONValue.parse(body)
         guard root.object != nil else { throw .unexpectedShape("top level is not an object") }
         guard let name = root["event"]?.string else { throw .missingField("event") }
-        var data = root["data"] ?? .null
+        return try normalize(name: name, kind: nil, data: root["data"] ?? .null)
+    }
+
+    /// Normalises an API envelope (`GET /subscription/{code}`,
+    /// `GET /transaction/verify/{reference}`: `{"status":true,"data":{…}}`, the
+    /// same object a webhook carries) as an event named `name`. `kind` nil
+    /// reads it as the webhook of that name would be read (a transaction as
+    /// `charge.success`: `.orderCreated`, or `.paymentSucceeded` with a plan).
+    /// - Throws: ``WebhookPayloadError`` for invalid JSON or an envelope without an object `data`.
+    public static func normalize(envelope: [UInt8], name: String, kind: BillingEventKind?) throws(WebhookPayloadError) -> BillingEvent {
+        let root = try JSONValue.parse(envelope)
+        guard let data = root["data"], data.object != nil else { throw .missingField("data") }
+        return try normalize(name: name, kind: kind, data: data)
+    }
+
+    static func normalize(name: String, kind fixedKind: BillingEventKind?, data: JSONValue) throws(WebhookPayloadError) -> BillingEvent {
+        var data = data
         // subscription.expiring_cards sends an array of notices; read the
         // first (the kind tells the projector to look at the raw payload for the rest).
         if let items = data.array { data = items.first ?? .null }
@@ -55,7 +71,7 @@ public enum PaystackWebhook {
         let plan = data["plan"]?.nonEmptyObject.map(JSONValue.object) ?? data["subscription", "plan"]?.nonEmptyObject.map(JSONValue.object)
         let planCode = plan?["plan_code"]?.string
         var event = BillingEvent(
-            kind: kind(forEventName: name, hasPlan: name == "charge.success" && planCode != nil),
+            kind: fixedKind ?? kind(forEventName: name, hasPlan: name == "charge.success" && planCode != nil),
             provider: .paystack, providerEventName: name, entityKey: "")
 
         event.customData = CustomData.flatten(data["metadata"])

@@ -1,0 +1,117 @@
+import Foundation
+import Kafka
+import Models
+import Postgres
+import Projection
+import ProjectorService
+import Providers
+import Testing
+
+/// Reconciler snapshots through the projector's real write path: the
+/// provider's word at fetch time, refined by webhooks received later, owners
+/// recovered when no webhook ever came, in any arrival order.
+@Suite struct SnapshotApplyTests {
+    static let t0 = OwnershipTests.t0
+
+    /// A snapshot record wrapping `data` the way the single-object endpoint answers.
+    static func snapshot(_ provider: Provider, _ entity: ProviderSnapshot.Entity, id: String, data: String?, fetchedAt offset: TimeInterval,
+                         customer: String? = nil) throws -> KafkaConsumerRecord {
+        let body = data.map { provider == .lemonsqueezy ? #"{"data":\#($0)}"# : #"{"status":true,"message":"ok","data":\#($0)}"# }
+        let snapshot = ProviderSnapshot(
+            snapshotID: UUID().uuidString.lowercased(), provider: provider, entity: entity, entityID: id, outcome: data == nil ? .notFound : .found,
+            body: Array((body ?? "").utf8), fetchStartedAt: t0.addingTimeInterval(offset), fetchFinishedAt: t0.addingTimeInterval(offset + 0.3),
+            trigger: "sweep:test")
+        return Support.record(Topics.snapshots, key: TopicKey.snapshot(provider, entity: entity, entityID: id, customerID: customer),
+                              value: try RecordCoding.encode(snapshot))
+    }
+
+    /// The `data` of a webhook body, as the API returns the same object.
+    static func data(of body: [UInt8]) throws -> String {
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(body)) as? [String: Any])
+        return String(decoding: try JSONSerialization.data(withJSONObject: try #require(object["data"])), as: UTF8.self)
+    }
+
+    static func row(_ pool: PostgresPool, _ id: String) async throws -> (status: String, owner: String?) {
+        let rows = try await pool.query("SELECT status, app_user_id FROM subscriptions WHERE subscription_id = \(id)")
+        let first = try #require(rows.first)
+        let (status, owner) = try first.decode((String, String?).self)
+        return (status, owner)
+    }
+
+    @Test(arguments: [[0, 1], [1, 0]])
+    func aPaystackPurchaseWhoseWebhooksNeverCameIsRecoveredFromSnapshots(order: [Int]) async throws {
+        let pool = try await Support.freshDatabase()
+        defer { Task { await pool.close() } }
+        let customer = "CUS_lost1", email = "lost@example.com", plan = "PLN_premium1"
+        let charge = OwnershipTests.paystackCharge(user: "user-lost", customer: customer, email: email, plan: plan, authorization: "AUTH_l1", id: 3001, at: 0)
+        let subscription = OwnershipTests.paystackSubscription("subscription.create", code: "SUB_lost", customer: customer, email: email, plan: plan,
+                                                               authorization: "AUTH_l1", status: "active")
+        let records = [try Self.snapshot(.paystack, .transaction, id: "ref-3001", data: try Self.data(of: charge), fetchedAt: 100, customer: customer),
+                       try Self.snapshot(.paystack, .subscription, id: "SUB_lost", data: try Self.data(of: subscription), fetchedAt: 101, customer: customer)]
+        let projector = Support.projector(pool)
+        for index in order { _ = try await projector.apply([records[index]]) }
+        let (status, owner) = try await Self.row(pool, "SUB_lost")
+        #expect(status == "active" && owner == "user-lost")
+    }
+
+    @Test func aLemonSqueezyPurchaseSeenOnlyThroughTheApiTakesTheOwnerOfItsCheckout() async throws {
+        let pool = try await Support.freshDatabase()
+        defer { Task { await pool.close() } }
+        let projector = Support.projector(pool)
+        let checkout = CheckoutCreatedRecord(
+            checkoutID: "chk-lost", provider: .lemonsqueezy, appUserID: "user-ls-lost", email: "Ada@Example.com",
+            variantID: CatalogID(provider: .lemonsqueezy, rawID: "472301")!, productID: nil, providerCheckoutID: "lsc-9",
+            url: "https://example.test/c", createdAt: Timestamp.parse("2025-03-03T09:10:00Z")!, expiresAt: Timestamp.parse("2025-03-03T10:10:00Z"))
+        // Another user's older checkout for the same variant and email does not match: it closed before.
+        let older = CheckoutCreatedRecord(
+            checkoutID: "chk-old", provider: .lemonsqueezy, appUserID: "user-other", email: "ada@example.com",
+            variantID: CatalogID(provider: .lemonsqueezy, rawID: "472301")!, productID: nil, providerCheckoutID: "lsc-8",
+            url: "https://example.test/c", createdAt: Timestamp.parse("2025-03-01T09:10:00Z")!, expiresAt: Timestamp.parse("2025-03-01T10:10:00Z"))
+        for record in [checkout, older] {
+            _ = try await projector.apply([Support.record(Topics.checkouts, key: record.key, value: try RecordCoding.encode(record))])
+        }
+        let webhook = try Support.body("lemonsqueezy.webhook.subscription_created.synthetic.json")
+        _ = try await projector.apply([try Self.snapshot(.lemonsqueezy, .subscription, id: "880123", data: try Self.data(of: webhook), fetchedAt: 0)])
+        let (status, owner) = try await Self.row(pool, "880123")
+        #expect(status == "active" && owner == "user-ls-lost")
+        let evidence = try await pool.query("SELECT evidence FROM purchase_owners WHERE purchase_id = '880123'")
+        let evidences: [String] = try evidence.map { try $0.decode(String.self) }
+        #expect(evidences == ["checkout:chk-lost"])
+    }
+
+    /// A snapshot at T and webhooks received before and after it: every
+    /// arrival order gives the same rows (the fold orders by receipt and fetch time).
+    @Test func aSnapshotAndLateWebhooksInAnyOrderGiveTheSameRows() async throws {
+        let customer = "CUS_mix1", email = "mix@example.com", plan = "PLN_premium1"
+        func subscription(_ event: String, status: String) -> [UInt8] {
+            OwnershipTests.paystackSubscription(event, code: "SUB_mix", customer: customer, email: email, plan: plan, authorization: "AUTH_m1", status: status)
+        }
+        let records = [
+            try OwnershipTests.record(.paystack, subscription("subscription.create", status: "active"), receivedAt: 1),
+            try Self.snapshot(.paystack, .subscription, id: "SUB_mix", data: try Self.data(of: subscription("x", status: "attention")),
+                              fetchedAt: 5, customer: customer),
+            try OwnershipTests.record(.paystack, subscription("subscription.not_renew", status: "non-renewing"), receivedAt: 10),
+        ]
+        var dumps: [[String: [String]]] = []
+        for order in [[0, 1, 2], [2, 1, 0], [1, 2, 0], [2, 0, 1]] {
+            let pool = try await Support.freshDatabase()
+            let projector = Support.projector(pool)
+            for index in order { _ = try await projector.apply([records[index]]) }
+            #expect(try await Self.row(pool, "SUB_mix").status == "non-renewing", "order \(order)")
+            dumps.append(try await Support.dump(pool))
+            await pool.close()
+        }
+        for dump in dumps.dropFirst() {
+            for table in ["subscriptions", "purchase_owners", "orders"] { #expect(dump[table] == dumps[0][table], "table \(table)") }
+        }
+    }
+
+    @Test func aSnapshotOfAnObjectTheProviderNoLongerHasIsKeptNotApplied() async throws {
+        let pool = try await Support.freshDatabase()
+        defer { Task { await pool.close() } }
+        let outcome = try await Support.projector(pool).apply([try Self.snapshot(.lemonsqueezy, .subscription, id: "404404", data: nil, fetchedAt: 0)])
+        #expect(outcome.applied == 1 && outcome.deadLettered == 0)
+        #expect(try await Support.count(pool, "SELECT count(*) FROM billing_events WHERE kind = 'unknown:storefront.snapshot.subscription.not_found'") == 1)
+        #expect(try await Support.count(pool, "SELECT count(*) FROM subscriptions") == 0)
+    }
+}
