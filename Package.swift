@@ -88,6 +88,8 @@ let package = Package(
         .executableTarget(name: "scale-demo", dependencies: ["Crypto", "HTTPClient", "Kafka", "Models", "Postgres"],
                           path: "Tools/scale-demo", swiftSettings: strict, linkerSettings: vendoredLibraries),
         .executableTarget(name: "http-bench-server", dependencies: ["HTTPServer"], path: "Tools/http-bench-server", swiftSettings: strict),
+        .executableTarget(name: "webhook-cpu-bench", dependencies: ["Crypto", "Models", "Providers"], path: "Tools/webhook-cpu-bench",
+                          swiftSettings: strict, linkerSettings: vendoredLibraries),
 
         // MARK: - Tests
         .target(name: "TestSupport", dependencies: ["Postgres"], path: "Tests/TestSupport", swiftSettings: strict),

@@ -53,3 +53,26 @@ public struct WebhookEnvelope: Codable, Sendable, Hashable {
         try c.encode(Self.payloadEncoding, forKey: .payloadEncoding)
     }
 }
+
+extension WebhookEnvelope {
+    /// The record bytes, exactly as ``RecordCoding/encode(_:)`` writes them
+    /// (sorted keys, slashes unescaped), written by hand: this runs once per
+    /// webhook on the receiver's hot path, where `JSONEncoder` showed in the profile.
+    public func encodedRecord() -> [UInt8] {
+        var out: [UInt8] = []
+        let base64 = Data(payload.bytes).base64EncodedString()
+        out.reserveCapacity(base64.utf8.count + id.utf8.count + eventName.utf8.count + 140)
+        out.append(contentsOf: #"{"eventName":"#.utf8)
+        JSONText.appendQuoted(eventName, to: &out)
+        out.append(contentsOf: #","id":"#.utf8)
+        JSONText.appendQuoted(id, to: &out)
+        out.append(contentsOf: #","payload":""#.utf8)
+        out.append(contentsOf: base64.utf8)
+        out.append(contentsOf: #"","payloadEncoding":"base64","provider":"#.utf8)
+        JSONText.appendQuoted(provider.rawValue, to: &out)
+        out.append(contentsOf: #","receivedAt":"#.utf8)
+        JSONText.appendQuoted(Timestamp.format(receivedAt), to: &out)
+        out.append(UInt8(ascii: "}"))
+        return out
+    }
+}

@@ -5,6 +5,18 @@ import Testing
 @Suite struct TopicRecordTests {
     let now = Date(timeIntervalSince1970: 1_764_500_000.123)
 
+    /// The receiver's hand-written envelope is the encoder's, byte for byte.
+    @Test(arguments: ["lemonsqueezy:abc", "paystack:sha256:0f", "we\"ird\\/id\u{1}\n\t€😀", ""])
+    func handWrittenEnvelopeMatchesTheEncoder(id: String) throws {
+        let payload = Array(#"{"a":"\/x"}"#.utf8) + [0x00, 0xFF]
+        for received in [now, Date(timeIntervalSince1970: 1_800_000_000.123_456)] {
+            let envelope = WebhookEnvelope(id: id, provider: .paystack, eventName: "charge.success \u{7f}\"", receivedAt: received, payload: payload)
+            #expect(envelope.encodedRecord() == (try RecordCoding.encode(envelope)))
+            let decoded = try RecordCoding.decode(WebhookEnvelope.self, from: envelope.encodedRecord())
+            #expect(decoded.id == id && decoded.payload == envelope.payload && decoded.eventName == envelope.eventName)
+        }
+    }
+
     @Test func envelopeKeepsPayloadBytesExactly() throws {
         // Escapes that a JSON re-serialisation would change.
         let payload = Array(#"{"meta":{"event_name":"order_created"},"x":"https:\/\/a\/b \u20ac","n":1.0}"#.utf8) + [0x0A]
@@ -50,7 +62,7 @@ import Testing
     }
 
     @Test func topicKeysAndNames() {
-        #expect(Topics.all == ["storefront.webhooks.v1", "storefront.checkouts.v1", "storefront.commands.v1", "storefront.deadletter.v1"])
+        #expect(Topics.all == ["storefront.webhooks.v1", "storefront.checkouts.v1", "storefront.commands.v1", "storefront.snapshots.v1", "storefront.deadletter.v1"])
         #expect(TopicKey.make(.paystack, "SUB_1") == "paystack:SUB_1")
         let parsed = TopicKey.parse("lemonsqueezy:sub_9:x")
         #expect(parsed?.provider == .lemonsqueezy && parsed?.entityID == "sub_9:x")

@@ -57,24 +57,17 @@ public struct WebhookRoutes: Sendable {
             throw HTTPError(.unauthorized, "Invalid signature")
         }
 
-        let envelope = ProviderWebhooks.envelope(provider, body: request.body, receivedAt: now())
-        let key = ProviderWebhooks.topicKey(provider, body: request.body)
+        // One parse of the body gives the dedup key, event name and topic key.
+        let read = ProviderWebhooks.read(provider, body: request.body, receivedAt: now())
+        let envelope = read.envelope, key = read.topicKey
         let described = logger.with("webhook.dedup_key", String(envelope.id.prefix(160)))
             .with("webhook.event", String(envelope.eventName.prefix(100)))
             .with("kafka.key", String(key.prefix(220)))
-        let unparsed = key == TopicKey.make(provider, "unparsed")
-        if unparsed {
+        if !read.isUnderstood {
             metrics.countUnparsed(provider)
             described.warning("webhook body not understood; publishing it for the projector to dead-letter")
         }
-        let value: [UInt8]
-        do {
-            value = try RecordCoding.encode(envelope)
-        } catch {
-            // Strings, a date and base64 bytes always encode; never expected.
-            described.error("webhook envelope could not be encoded", metadata: ["error": String(describing: error)])
-            throw HTTPError(.internalServerError, "Internal server error")
-        }
+        let value = envelope.encodedRecord()
 
         let clock = ContinuousClock()
         let started = clock.now

@@ -17,25 +17,14 @@ public enum JSONValue: Sendable, Hashable, Decodable {
     /// Largest body accepted (webhooks are a few KB; this bounds memory per request).
     public static let maximumBodySize = 1 << 20
 
-    /// Parses `bytes`; throws ``WebhookPayloadError`` for oversize or invalid JSON.
+    /// Parses `bytes` with ``JSONReader`` (one pass, no `Codable`); throws
+    /// ``WebhookPayloadError`` for oversize or invalid JSON.
     public static func parse(_ bytes: [UInt8]) throws(WebhookPayloadError) -> JSONValue {
         guard bytes.count <= maximumBodySize else { throw .tooLarge(bytes: bytes.count) }
-        do {
-            return try JSONDecoder().decode(JSONValue.self, from: Data(bytes))
-        } catch let error as DecodingError {
-            throw .malformedJSON(Self.summary(of: error))
-        } catch {
-            throw .malformedJSON("unreadable")
-        }
+        return try JSONReader.parse(bytes)
     }
 
-    static func summary(of error: DecodingError) -> String {
-        switch error {
-        case .dataCorrupted(let context): context.debugDescription.prefix(200).description
-        default: "invalid document"
-        }
-    }
-
+    /// For `Codable` models that embed arbitrary JSON (provider API answers).
     public init(from decoder: any Decoder) throws {
         if var array = try? decoder.unkeyedContainer() {
             var values: [JSONValue] = []

@@ -39,7 +39,11 @@ public enum LemonSqueezyWebhook {
     /// - Throws: ``WebhookPayloadError`` for invalid JSON or a body without `meta.event_name`.
     ///   Unknown event names are not errors.
     public static func normalize(body: [UInt8]) throws(WebhookPayloadError) -> BillingEvent {
-        let root = try JSONValue.parse(body)
+        try normalize(root: try JSONValue.parse(body))
+    }
+
+    /// Normalises an already parsed body.
+    static func normalize(root: JSONValue) throws(WebhookPayloadError) -> BillingEvent {
         guard root.object != nil else { throw .unexpectedShape("top level is not an object") }
         guard let meta = root["meta"], meta.object != nil else { throw .missingField("meta") }
         guard let name = meta["event_name"]?.string else { throw .missingField("meta.event_name") }
@@ -143,7 +147,12 @@ public enum LemonSqueezyWebhook {
     /// `lemonsqueezy:sha256:<hex of the raw body>`, using `sha256Hex`
     /// (supplied by the Crypto module).
     public static func dedupKey(body: [UInt8], sha256Hex: ([UInt8]) -> String) -> String {
-        if let webhookID = (try? JSONValue.parse(body))?["meta", "webhook_id"]?.string, isUsableUUID(webhookID) {
+        dedupKey(root: try? JSONValue.parse(body), body: body, sha256Hex: sha256Hex)
+    }
+
+    /// ``dedupKey(body:sha256Hex:)`` with the body already parsed (nil: not JSON).
+    static func dedupKey(root: JSONValue?, body: [UInt8], sha256Hex: ([UInt8]) -> String) -> String {
+        if let webhookID = root?["meta", "webhook_id"]?.string, isUsableUUID(webhookID) {
             return "lemonsqueezy:\(webhookID.lowercased())"
         }
         return "lemonsqueezy:sha256:\(sha256Hex(body))"

@@ -43,7 +43,11 @@ public enum PaystackWebhook {
     /// object, a JSON string, `""`, `0` or `null`; all are accepted.
     /// - Throws: ``WebhookPayloadError`` for invalid JSON or a body without `event`.
     public static func normalize(body: [UInt8]) throws(WebhookPayloadError) -> BillingEvent {
-        let root = try JSONValue.parse(body)
+        try normalize(root: try JSONValue.parse(body))
+    }
+
+    /// Normalises an already parsed body.
+    static func normalize(root: JSONValue) throws(WebhookPayloadError) -> BillingEvent {
         guard root.object != nil else { throw .unexpectedShape("top level is not an object") }
         guard let name = root["event"]?.string else { throw .missingField("event") }
         return try normalize(name: name, kind: nil, data: root["data"] ?? .null)
@@ -172,7 +176,12 @@ public enum PaystackWebhook {
     /// updates, a subscription cancelled twice), so they use
     /// `paystack:sha256:<hex of the raw body>` via `sha256Hex` (Crypto module).
     public static func dedupKey(body: [UInt8], sha256Hex: ([UInt8]) -> String) -> String {
-        if let root = try? JSONValue.parse(body), root["event"]?.string == "charge.success", let id = root["data", "id"]?.string {
+        dedupKey(root: try? JSONValue.parse(body), body: body, sha256Hex: sha256Hex)
+    }
+
+    /// ``dedupKey(body:sha256Hex:)`` with the body already parsed (nil: not JSON).
+    static func dedupKey(root: JSONValue?, body: [UInt8], sha256Hex: ([UInt8]) -> String) -> String {
+        if let root, root["event"]?.string == "charge.success", let id = root["data", "id"]?.string {
             return "paystack:charge.success:\(id)"
         }
         return "paystack:sha256:\(sha256Hex(body))"

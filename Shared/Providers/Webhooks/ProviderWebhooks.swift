@@ -48,8 +48,39 @@ public enum ProviderWebhooks {
     public static func envelope(
         _ provider: Provider, body: [UInt8], receivedAt: Date, sha256Hex: ([UInt8]) -> String
     ) -> WebhookEnvelope {
-        WebhookEnvelope(
-            id: dedupKey(provider, body: body, sha256Hex: sha256Hex), provider: provider,
-            eventName: eventName(provider, body: body) ?? "", receivedAt: receivedAt, payload: body)
+        read(provider, body: body, receivedAt: receivedAt, sha256Hex: sha256Hex).envelope
     }
+
+    /// Everything the receiver needs from one verified delivery, from ONE
+    /// parse of the body: the envelope (dedup key, event name), the topic
+    /// key, and whether the body was understood.
+    public static func read(
+        _ provider: Provider, body: [UInt8], receivedAt: Date, sha256Hex: ([UInt8]) -> String
+    ) -> WebhookRead {
+        let root = try? JSONValue.parse(body)
+        let event: BillingEvent? = root.flatMap { root in
+            switch provider {
+            case .lemonsqueezy: try? LemonSqueezyWebhook.normalize(root: root)
+            case .paystack: try? PaystackWebhook.normalize(root: root)
+            }
+        }
+        let dedupKey = switch provider {
+        case .lemonsqueezy: LemonSqueezyWebhook.dedupKey(root: root, body: body, sha256Hex: sha256Hex)
+        case .paystack: PaystackWebhook.dedupKey(root: root, body: body, sha256Hex: sha256Hex)
+        }
+        // The event name as sent, even when the rest of the body is not understood.
+        let eventName = event?.providerEventName ?? (provider == .lemonsqueezy ? root?["meta", "event_name"] : root?["event"])?.string ?? ""
+        return WebhookRead(
+            envelope: WebhookEnvelope(id: dedupKey, provider: provider, eventName: eventName, receivedAt: receivedAt, payload: body),
+            topicKey: event?.entityKey ?? TopicKey.make(provider, "unparsed"), isUnderstood: event != nil)
+    }
+}
+
+/// What ``ProviderWebhooks/read(_:body:receivedAt:sha256Hex:)`` found in a delivery.
+public struct WebhookRead: Sendable {
+    public var envelope: WebhookEnvelope
+    /// The `storefront.webhooks.v1` key (`<provider>:unparsed` when not understood).
+    public var topicKey: String
+    /// False when the body did not normalise: it is still published, for the projector to dead-letter.
+    public var isUnderstood: Bool
 }

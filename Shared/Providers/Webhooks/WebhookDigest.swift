@@ -31,6 +31,11 @@ extension ProviderWebhooks {
         dedupKey(provider, body: body, sha256Hex: WebhookDigest.sha256Hex)
     }
 
+    /// ``read(_:body:receivedAt:sha256Hex:)`` with Crypto's SHA-256.
+    public static func read(_ provider: Provider, body: [UInt8], receivedAt: Date) -> WebhookRead {
+        read(provider, body: body, receivedAt: receivedAt, sha256Hex: WebhookDigest.sha256Hex)
+    }
+
     /// ``envelope(_:body:receivedAt:sha256Hex:)`` with Crypto's SHA-256.
     public static func envelope(_ provider: Provider, body: [UInt8], receivedAt: Date) -> WebhookEnvelope {
         envelope(provider, body: body, receivedAt: receivedAt, sha256Hex: WebhookDigest.sha256Hex)

@@ -1,0 +1,56 @@
+import Foundation
+import Models
+import Testing
+@testable import Providers
+
+/// The byte-level reader against the JSON grammar and Foundation's reading of the same text.
+@Suite struct JSONReaderTests {
+    @Test func readsEveryKindOfValue() throws {
+        let value = try JSONValue.parse(Array(#" {"a":[1,-2,3.5,1e3,-0,true,false,null],"b":{"c":"x\/y\u20ac\ud83d\ude00\n\"q\""},"d":"","big":123456789012345678901} "#.utf8))
+        #expect(value["a"] == .array([.integer(1), .integer(-2), .double(3.5), .double(1000), .integer(0), .bool(true), .bool(false), .null]))
+        #expect(value["b", "c"]?.string == "x/y€😀\n\"q\"")
+        #expect(value["d"] == .string(""))
+        #expect(value["big"] == .double(1.2345678901234568e20), "integers beyond Int64 are doubles")
+    }
+
+    @Test func agreesWithFoundationOnTheFixtures() throws {
+        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
+        for name in try FileManager.default.contentsOfDirectory(atPath: folder.path) where name.hasSuffix(".json") {
+            let bytes = Array(try Data(contentsOf: folder.appendingPathComponent(name)))
+            let ours = try JSONValue.parse(bytes)
+            let foundation = try JSONDecoder().decode(JSONValue.self, from: Data(bytes))
+            #expect(ours == foundation, "\(name)")
+        }
+    }
+
+    @Test(arguments: ["", " ", "{", "[1,]", "{\"a\":}", "{\"a\" 1}", "01", "1.", "-", ".5", "1e", "tru", "nul", "\"abc", "\"a\u{01}b\"",
+                      "\"\\x\"", "\"\\u12\"", "\"\\ud800\"", "\"\\udc00\"", "{} {}", "[1 2]", "{1:2}", "'a'", "NaN"])
+    func refusesWhatIsNotJSON(text: String) {
+        #expect(throws: WebhookPayloadError.self) { try JSONValue.parse(Array(text.utf8)) }
+    }
+
+    @Test func refusesInvalidUTF8AndDeepNesting() {
+        #expect(throws: WebhookPayloadError.self) { try JSONValue.parse([0x22, 0xFF, 0xFE, 0x22]) }
+        let deep = String(repeating: "[", count: JSONReader.maximumDepth + 1) + String(repeating: "]", count: JSONReader.maximumDepth + 1)
+        #expect(throws: WebhookPayloadError.self) { try JSONValue.parse(Array(deep.utf8)) }
+        let fine = String(repeating: "[", count: JSONReader.maximumDepth) + String(repeating: "]", count: JSONReader.maximumDepth)
+        #expect(throws: Never.self) { try JSONValue.parse(Array(fine.utf8)) }
+    }
+
+    /// One parse gives what the three separate reads gave.
+    @Test func oneReadMatchesTheSeparateReads() throws {
+        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
+        let received = Date(timeIntervalSince1970: 1_800_000_000)
+        for name in try FileManager.default.contentsOfDirectory(atPath: folder.path) where name.contains(".webhook.") {
+            let provider: Provider = name.hasPrefix("paystack") ? .paystack : .lemonsqueezy
+            let body = Array(try Data(contentsOf: folder.appendingPathComponent(name)))
+            let read = ProviderWebhooks.read(provider, body: body, receivedAt: received)
+            #expect(read.topicKey == ProviderWebhooks.topicKey(provider, body: body), "\(name)")
+            #expect(read.envelope.id == ProviderWebhooks.dedupKey(provider, body: body), "\(name)")
+            #expect(read.envelope.eventName == ProviderWebhooks.eventName(provider, body: body) ?? "", "\(name)")
+            #expect(read.isUnderstood)
+        }
+        let junk = ProviderWebhooks.read(.paystack, body: Array("not json".utf8), receivedAt: received)
+        #expect(!junk.isUnderstood && junk.topicKey == "paystack:unparsed" && junk.envelope.eventName.isEmpty)
+    }
+}
