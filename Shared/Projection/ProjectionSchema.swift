@@ -8,6 +8,7 @@ public enum ProjectionSchema {
         (2, "projector write-path columns", writePath),
         (3, "purchase owners and entitlement columns", ownership),
         (4, "when the signed portal links were issued", portalLinks),
+        (5, "the fold position of each subscription", foldPosition),
     ]
 
     static let initial = """
@@ -226,5 +227,13 @@ public enum ProjectionSchema {
     /// them was fetched; the status answer needs their age.
     static let portalLinks = """
         ALTER TABLE subscriptions ADD COLUMN portal_urls_seen_at timestamptz;
+        """
+
+    /// Where each subscription's fold stands (the last event applied: time,
+    /// precedence, key), so an event arriving in order is applied to the row
+    /// without re-reading the log. NULL (rows from before): the next event
+    /// re-folds from the log.
+    static let foldPosition = """
+        ALTER TABLE subscriptions ADD COLUMN last_event_at timestamptz, ADD COLUMN last_event_rank integer;
         """
 }

@@ -48,13 +48,33 @@ public enum SubscriptionFold {
         }
     }
 
-    static func precedes(_ a: LoggedEvent, _ b: LoggedEvent) -> Bool {
-        let ta = a.event.orderingTimestamp ?? .distantPast
-        let tb = b.event.orderingTimestamp ?? .distantPast
-        if ta != tb { return ta < tb }
-        let pa = precedence(a.event.kind), pb = precedence(b.event.kind)
-        if pa != pb { return pa < pb }
-        return a.dedupKey < b.dedupKey
+    /// Where an event stands in the total order: time, then precedence, then key.
+    public struct Position: Comparable, Sendable, Hashable, Codable {
+        public var at: Date
+        public var rank: Int
+        public var key: String
+
+        public static func < (a: Self, b: Self) -> Bool { (a.at, a.rank, a.key) < (b.at, b.rank, b.key) }
+    }
+
+    static func position(_ logged: LoggedEvent) -> Position {
+        Position(at: logged.event.orderingTimestamp ?? .distantPast, rank: precedence(logged.event.kind), key: logged.dedupKey)
+    }
+
+    static func precedes(_ a: LoggedEvent, _ b: LoggedEvent) -> Bool { position(a) < position(b) }
+
+    /// Applies `events` to a state folded earlier, when every one of them
+    /// comes after the last event that state applied: the same result as
+    /// folding the whole log again, without reading it. Nil when an event
+    /// belongs before (arrived out of order) or the state's position is
+    /// unknown: then fold the log.
+    public static func extend(_ state: SubscriptionState, with events: [LoggedEvent]) -> SubscriptionState? {
+        let known = events.filter { !$0.event.kind.isUnknown }.sorted(by: precedes)
+        guard let first = known.first else { return state }
+        guard let applied = state.foldPosition, applied < position(first) else { return nil }
+        var state = state
+        for logged in known { apply(logged, to: &state) }
+        return state
     }
 
     /// Kinds whose payload is the subscription itself (not a charge or invoice).
@@ -78,6 +98,7 @@ public enum SubscriptionFold {
         overwrite(&state.testMode, event.testMode)
         if let timestamp = event.orderingTimestamp { state.sourceUpdatedAt = max(state.sourceUpdatedAt ?? timestamp, timestamp) }
         state.lastEventKey = logged.dedupKey
+        state.foldPosition = position(logged)
         if subscriptionObjectKinds.contains(event.kind) {
             overwrite(&state.authorizationCode, event.authorizationCode)
             if let created = event.createdAt { state.originalPurchaseAt = min(state.originalPurchaseAt ?? created, created) }

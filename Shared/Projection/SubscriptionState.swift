@@ -36,6 +36,9 @@ public struct SubscriptionState: Sendable, Hashable, Codable {
     public var sourceUpdatedAt: Date?
     /// Dedup key of the newest event folded in (ties and audits).
     public var lastEventKey: String = ""
+    /// Where the last event applied stands in the fold's order; an event
+    /// after it can be applied without re-reading the log.
+    public var foldPosition: SubscriptionFold.Position?
     /// Lemon Squeezy `pause.mode` while paused (`void` or `free`).
     public var pauseMode: String?
     public var pauseResumesAt: Date?

@@ -165,6 +165,25 @@ import Testing
         #expect(entitlements(beforeExpiry, at: 100).first?.isActive == true, "cancelled but inside its paid period")
     }
 
+    /// Extending a folded state with later events is folding the whole log;
+    /// an earlier event is refused so the caller folds the log instead.
+    @Test func extendingInOrderEqualsRefoldingAndRefusesOutOfOrder() {
+        let events = Self.purchaseThenCancel
+        for split in 0...events.count {
+            let head = SubscriptionFold.fold(provider: .lemonsqueezy, subscriptionID: "1", events: Array(events[..<split]))
+            let tail = Array(events[split...])
+            let whole = SubscriptionFold.fold(provider: .lemonsqueezy, subscriptionID: "1", events: events)
+            if split == 0 {
+                #expect(SubscriptionFold.extend(head, with: tail) == nil, "a state that applied nothing has no position")
+            } else {
+                #expect(SubscriptionFold.extend(head, with: tail) == whole, "split at \(split)")
+            }
+        }
+        let later = SubscriptionFold.fold(provider: .lemonsqueezy, subscriptionID: "1", events: [events[2]])
+        #expect(SubscriptionFold.extend(later, with: [events[0]]) == nil)
+        #expect(SubscriptionFold.extend(later, with: []) == later)
+    }
+
     static func permutations(_ items: [Int]) -> [[Int]] {
         guard items.count > 1 else { return [items] }
         return items.indices.flatMap { i in

@@ -85,12 +85,7 @@ public struct SubscriptionStatusReader: Sendable {
         WITH me AS (SELECT \(user.appUserID)::text AS id, lower(\(user.verifiedEmail)::text) AS email,
                            \(now.addingTimeInterval(-claimDelay))::timestamptz AS claimable_before),
         \(unescaped: ownedCTE(table: "subscriptions", idColumn: "subscription_id"))
-        SELECT s.provider, s.subscription_id, s.app_user_id, s.customer_id, s.customer_email, s.product_id,
-               s.variant_id, s.plan_name, s.status, s.renews_at, s.ends_at, s.trial_ends_at, s.cancel_at_period_end,
-               s.email_token, s.card_brand, s.card_last_four, s.customer_portal_url, s.update_payment_method_url,
-               s.source_updated_at, s.last_event_key, s.pause_mode, s.pause_resumes_at, s.test_mode, s.order_id,
-               s.original_purchase_at, s.latest_purchase_at, s.unsubscribe_detected_at, s.billing_issue_detected_at,
-               s.refunded_at, s.portal_urls_seen_at
+        SELECT \(unescaped: subscriptionColumns)
         FROM subscriptions s JOIN owned o ON o.provider = s.provider AND o.subscription_id = s.subscription_id
         WHERE \(code)::text IS NULL OR s.subscription_id = \(code)::text
         ORDER BY COALESCE(s.source_updated_at, s.projected_at) DESC, s.projected_at DESC, s.provider, s.subscription_id
@@ -122,6 +117,16 @@ public struct SubscriptionStatusReader: Sendable {
     }
 
     // MARK: - Row decoding
+
+    /// Every column ``subscription(_:)`` reads, of `subscriptions s`.
+    static let subscriptionColumns = """
+        s.provider, s.subscription_id, s.app_user_id, s.customer_id, s.customer_email, s.product_id,
+        s.variant_id, s.plan_name, s.status, s.renews_at, s.ends_at, s.trial_ends_at, s.cancel_at_period_end,
+        s.email_token, s.card_brand, s.card_last_four, s.customer_portal_url, s.update_payment_method_url,
+        s.source_updated_at, s.last_event_key, s.pause_mode, s.pause_resumes_at, s.test_mode, s.order_id,
+        s.authorization_code, s.original_purchase_at, s.latest_purchase_at, s.unsubscribe_detected_at,
+        s.billing_issue_detected_at, s.refunded_at, s.portal_urls_seen_at, s.last_event_at, s.last_event_rank
+        """
 
     /// Rows naming a provider this build does not know are skipped, not fatal.
     static func subscription(_ row: PostgresRow) throws -> SubscriptionState? {
@@ -155,6 +160,11 @@ public struct SubscriptionStatusReader: Sendable {
         state.billingIssueDetectedAt = try row.decode(column: "billing_issue_detected_at")
         state.refundedAt = try row.decode(column: "refunded_at")
         state.portalURLsSeenAt = try row.decode(column: "portal_urls_seen_at")
+        state.authorizationCode = try row.decode(column: "authorization_code")
+        if let rank: Int32 = try row.decode(column: "last_event_rank") {
+            let at: Date? = try row.decode(column: "last_event_at")
+            state.foldPosition = SubscriptionFold.Position(at: at ?? .distantPast, rank: Int(rank), key: state.lastEventKey)
+        }
         return state
     }
 

@@ -16,6 +16,10 @@ struct ProjectionPlan {
     private(set) var subscriptionKeys = Set<Pair>()
     /// Paystack renewals without a subscription code: (customer code, plan code).
     private(set) var renewalLinks = Set<Pair>()
+    /// Understood events naming a subscription, with the index of their log
+    /// insert (whose count says whether the event is new): what an
+    /// incremental fold applies.
+    private(set) var subscriptionEvents: [(item: Int, key: Pair, logged: SubscriptionFold.LoggedEvent)] = []
 
     struct Pair: Hashable {
         var first: String
@@ -56,7 +60,8 @@ struct ProjectionPlan {
         let provider = e.provider.rawValue
         let at = e.orderingTimestamp ?? delivery.receivedAt
         let eventJSON = String(decoding: try RecordCoding.encode(e), as: UTF8.self)
-        if isCounted { counted.append((items.count, .event)) }
+        let eventItem = items.count
+        if isCounted { counted.append((eventItem, .event)) }
         items.append(PostgresBatchItem(ProjectionStatements.event, [
             delivery.dedupKey, provider, e.providerEventName, e.kind.rawValue, e.entityKey, e.subscriptionID, e.orderID,
             e.customerID, e.appUserID, e.orderingTimestamp, delivery.receivedAt, delivery.sourcePartition,
@@ -76,6 +81,7 @@ struct ProjectionPlan {
         addOwnership(delivery)
         if let subscriptionID = e.subscriptionID {
             subscriptionKeys.insert(Pair(provider, subscriptionID))
+            subscriptionEvents.append((eventItem, Pair(provider, subscriptionID), .init(dedupKey: delivery.dedupKey, event: e)))
             if e.provider == .lemonsqueezy, let orderID = e.orderID {
                 items.append(PostgresBatchItem(ProjectionStatements.orderOfSubscription, [provider, orderID, subscriptionID]))
             }

@@ -230,14 +230,15 @@ enum ProjectionStatements {
         """, parameterTypes: [t, t, t, t, t, ts])
 
     /// The fold's result replaces the row; the owner comes from `purchase_owners`.
-    static let subscription = PostgresPreparedStatement(name: "projector_subscription_v3", sql: """
+    static let subscription = PostgresPreparedStatement(name: "projector_subscription_v4", sql: """
         INSERT INTO subscriptions (provider, subscription_id, app_user_id, customer_id, customer_email, product_id,
             variant_id, plan_name, status, renews_at, ends_at, trial_ends_at, cancel_at_period_end, email_token,
             card_brand, card_last_four, customer_portal_url, update_payment_method_url, source_updated_at, last_event_key,
             pause_mode, pause_resumes_at, test_mode, order_id, authorization_code, original_purchase_at,
-            latest_purchase_at, unsubscribe_detected_at, billing_issue_detected_at, refunded_at, portal_urls_seen_at)
+            latest_purchase_at, unsubscribe_detected_at, billing_issue_detected_at, refunded_at, portal_urls_seen_at,
+            last_event_at, last_event_rank)
         VALUES ($1, $2, \(ownerOf("subscription", provider: "$1", id: "$2")), $3, $4, $5, $6, $7, $8, $9, $10, $11, $12,
-            $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30)
+            $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32)
         ON CONFLICT (provider, subscription_id) DO UPDATE SET
             app_user_id = EXCLUDED.app_user_id, customer_id = EXCLUDED.customer_id,
             customer_email = EXCLUDED.customer_email, product_id = EXCLUDED.product_id,
@@ -253,8 +254,10 @@ enum ProjectionStatements {
             authorization_code = EXCLUDED.authorization_code, original_purchase_at = EXCLUDED.original_purchase_at,
             latest_purchase_at = EXCLUDED.latest_purchase_at, unsubscribe_detected_at = EXCLUDED.unsubscribe_detected_at,
             billing_issue_detected_at = EXCLUDED.billing_issue_detected_at, refunded_at = EXCLUDED.refunded_at,
-            portal_urls_seen_at = EXCLUDED.portal_urls_seen_at, projected_at = now()
-        """, parameterTypes: [t, t, t, t, t, t, t, t, ts, ts, ts, .bool, t, t, t, t, t, ts, t, t, ts, .bool, t, t, ts, ts, ts, ts, ts, ts])
+            portal_urls_seen_at = EXCLUDED.portal_urls_seen_at, last_event_at = EXCLUDED.last_event_at,
+            last_event_rank = EXCLUDED.last_event_rank, projected_at = now()
+        """, parameterTypes: [t, t, t, t, t, t, t, t, ts, ts, ts, .bool, t, t, t, t, t, ts, t, t, ts, .bool, t, t, ts, ts, ts, ts, ts, ts,
+                              ts, .int4])
 
     static let all = [lock, event, owner, ownerFromCharge, ownerOfChargedSubscriptions, ownerFromCheckout, claimedSubscription, claimedOrder,
                       appUser, customer, orderCreated, orderOfSubscription, orderEarlierRefunds, orderRefunded,

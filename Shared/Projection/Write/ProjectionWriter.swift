@@ -6,8 +6,11 @@ import Postgres
 /// in one PostgreSQL transaction.
 ///
 /// Round trips per batch, whatever its size: BEGIN, one pipeline of every
-/// insert and upsert, one query for the events of the affected
-/// subscriptions, one pipeline of subscription upserts, COMMIT. Every
+/// insert and upsert, one query for the current rows of the affected
+/// subscriptions (extended in place with events that arrive in order), one
+/// query for the events of those that must be folded from the log (events
+/// out of order, new subscriptions, Paystack renewals), one pipeline of
+/// subscription upserts, COMMIT. Every
 /// statement is idempotent and order-independent, so a redelivered or
 /// reordered batch converges to the same rows (see ``ProjectionStatements``
 /// and ``SubscriptionFold``).
@@ -37,7 +40,7 @@ public struct ProjectionWriter: Sendable {
                 }
                 result.duplicateEvents += plan.repeatedInBatch
                 guard !plan.subscriptionKeys.isEmpty || !plan.renewalLinks.isEmpty else { return result }
-                let states = try await refold(plan, on: connection)
+                let states = try await fold(plan, counts: counts, on: connection)
                 if !states.isEmpty {
                     _ = try await connection.pipeline(statements: [ProjectionStatements.subscription],
                                                       batch: states.map(Self.subscriptionItem))
@@ -48,10 +51,57 @@ public struct ProjectionWriter: Sendable {
         }
     }
 
-    /// Reads every logged event of the affected subscriptions (one query) and folds each.
-    func refold(_ plan: ProjectionPlan, on connection: PostgresConnection) async throws -> [SubscriptionState] {
-        let keys = try ProjectionPlan.jsonArray(plan.subscriptionKeys.map { [$0.first, $0.second] }.sorted { $0.lexicographicallyPrecedes($1) })
-        let links = try ProjectionPlan.jsonArray(plan.renewalLinks.map { [$0.first, $0.second] }.sorted { $0.lexicographicallyPrecedes($1) })
+    /// The new state of every subscription the batch touched. In the common
+    /// case (its new events all come after what its row already applied) the
+    /// row is extended with them (``SubscriptionFold/extend(_:with:)``); an
+    /// event out of order, a subscription without a row, and Paystack
+    /// renewals linked by customer and plan are folded from the whole log.
+    /// Duplicates change nothing, so a subscription that got only
+    /// duplicates is not written again.
+    func fold(_ plan: ProjectionPlan, counts: [Int], on connection: PostgresConnection) async throws -> [SubscriptionState] {
+        var fresh: [ProjectionPlan.Pair: [SubscriptionFold.LoggedEvent]] = [:]
+        for (item, key, logged) in plan.subscriptionEvents where counts[item] > 0 { fresh[key, default: []].append(logged) }
+        var states: [SubscriptionKey: SubscriptionState] = [:]
+        var fromLog = Set<ProjectionPlan.Pair>()
+        let current = try await rows(Array(fresh.keys), on: connection)
+        for (key, events) in fresh {
+            if let row = current[key], let extended = SubscriptionFold.extend(row, with: events) {
+                states[SubscriptionKey(provider: key.first, subscriptionID: key.second)] = extended
+            } else {
+                fromLog.insert(key)
+            }
+        }
+        if !fromLog.isEmpty || !plan.renewalLinks.isEmpty {
+            // A fold of the whole log wins over an extension of the same subscription.
+            for state in try await refold(keys: fromLog, links: plan.renewalLinks, on: connection) {
+                states[SubscriptionKey(provider: state.provider.rawValue, subscriptionID: state.subscriptionID)] = state
+            }
+        }
+        return states.keys.sorted().compactMap { states[$0] }
+    }
+
+    /// The current rows of `keys` (one query).
+    func rows(_ keys: [ProjectionPlan.Pair], on connection: PostgresConnection) async throws -> [ProjectionPlan.Pair: SubscriptionState] {
+        guard !keys.isEmpty else { return [:] }
+        let list = try ProjectionPlan.jsonArray(keys.map { [$0.first, $0.second] })
+        let found = try await connection.query("""
+            SELECT \(unescaped: SubscriptionStatusReader.subscriptionColumns)
+            FROM subscriptions s JOIN jsonb_array_elements(\(list)::jsonb) AS k ON s.provider = k->>0 AND s.subscription_id = k->>1
+            """)
+        var result: [ProjectionPlan.Pair: SubscriptionState] = [:]
+        for row in found {
+            guard let state = try SubscriptionStatusReader.subscription(row) else { continue }
+            result[ProjectionPlan.Pair(state.provider.rawValue, state.subscriptionID)] = state
+        }
+        return result
+    }
+
+    /// Reads every logged event of `keys` and of the subscriptions `links`
+    /// reach (one query) and folds each.
+    func refold(keys subscriptionKeys: Set<ProjectionPlan.Pair>, links renewalLinks: Set<ProjectionPlan.Pair>,
+                on connection: PostgresConnection) async throws -> [SubscriptionState] {
+        let keys = try ProjectionPlan.jsonArray(subscriptionKeys.map { [$0.first, $0.second] }.sorted { $0.lexicographicallyPrecedes($1) })
+        let links = try ProjectionPlan.jsonArray(renewalLinks.map { [$0.first, $0.second] }.sorted { $0.lexicographicallyPrecedes($1) })
         let rows = try await connection.query("""
             WITH keys AS (SELECT k->>0 AS provider, k->>1 AS subscription_id FROM jsonb_array_elements(\(keys)::jsonb) AS k),
                  links AS (SELECT k->>0 AS customer_id, k->>1 AS plan_code FROM jsonb_array_elements(\(links)::jsonb) AS k),
@@ -93,6 +143,8 @@ public struct ProjectionWriter: Sendable {
             s.cardLastFour, s.customerPortalURL, s.updatePaymentMethodURL, s.sourceUpdatedAt, s.lastEventKey,
             s.pauseMode, s.pauseResumesAt, s.testMode, s.orderID, s.authorizationCode, s.originalPurchaseAt,
             s.latestPurchaseAt, s.unsubscribeDetectedAt, s.billingIssueDetectedAt, s.refundedAt, s.portalURLsSeenAt,
+            // distantPast (no provider time) is stored as NULL.
+            s.foldPosition.flatMap { $0.at == .distantPast ? nil : $0.at }, s.foldPosition.map { Int32($0.rank) },
         ])
     }
 }
