@@ -100,6 +100,8 @@ up() {
   # puts the same values in by default); override both from the environment.
   local jwt_issuer=${AUTH_JWT_ISSUER:-storefront-dev} jwt_audience=${AUTH_JWT_AUDIENCE:-storefront-app}
   # Sandbox credentials: the sandbox accepts these keys and signs with them.
+  # Behind the gateway every request comes from one address; the gateway caps per address.
+  export HTTP_MAX_CONNECTIONS_PER_IP=0
   export LEMONSQUEEZY_API_KEY=ls_test_sandbox_key LEMONSQUEEZY_STORE_ID=1
   export LEMONSQUEEZY_WEBHOOK_SECRET=ls_sandbox_webhook_secret PAYSTACK_SECRET_KEY=sk_test_sandbox_secret
   export LEMONSQUEEZY_API_BASE_URL="$sandbox/lemonsqueezy" PAYSTACK_API_BASE_URL="$sandbox/paystack"
@@ -139,6 +141,7 @@ up() {
       -e "s|\${CHECKOUT_UPSTREAM}|127.0.0.1:$checkout_port|" \
       -e "s|server \${WEBHOOK_RECEIVER_UPSTREAM};|$receiver_upstream|" \
       -e "s|\${GATEWAY_LISTEN}|127.0.0.1:$gateway_port|" \
+      -e "s|\${GATEWAY_APP_RATE}|${GATEWAY_APP_RATE:-50r/s}|" \
       "$root/deploy/nginx/gateway.conf.template" >"$state/nginx/gateway.conf"
   cat >"$state/nginx/nginx.conf" <<NGINX
 worker_processes 2;

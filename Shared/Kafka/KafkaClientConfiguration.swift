@@ -13,9 +13,16 @@ public struct KafkaClientConfiguration: Sendable {
     /// Receives librdkafka's log lines on librdkafka's threads; `nil` drops them all.
     /// Default ``standardErrorLogHandler``: warnings and worse, one line each on stderr.
     public var logHandler: KafkaLogHandler?
+    /// Largest record this client produces or accepts (`message.max.bytes`).
+    /// Default 4 MiB: a 1 MiB webhook body grows to about 1.4 MiB as a
+    /// base64 envelope, and to about 1.9 MiB when that envelope is dead-lettered.
+    public var maxMessageBytes: Int
     /// Raw librdkafka properties applied last, so they override everything this
     /// module sets. The escape hatch for settings without a typed property. Default empty.
     public var extraProperties: [String: String]
+
+    /// The default of ``maxMessageBytes``.
+    public static let defaultMaxMessageBytes = 4 << 20
 
     /// Creates a client configuration.
     /// - Parameters:
@@ -27,11 +34,13 @@ public struct KafkaClientConfiguration: Sendable {
         bootstrapServers: [String],
         clientID: String = "storefront",
         logHandler: KafkaLogHandler? = KafkaClientConfiguration.standardErrorLogHandler,
+        maxMessageBytes: Int = KafkaClientConfiguration.defaultMaxMessageBytes,
         extraProperties: [String: String] = [:]
     ) {
         self.bootstrapServers = bootstrapServers
         self.clientID = clientID
         self.logHandler = logHandler
+        self.maxMessageBytes = maxMessageBytes
         self.extraProperties = extraProperties
     }
 
@@ -50,6 +59,9 @@ public struct KafkaClientConfiguration: Sendable {
         [
             "bootstrap.servers": bootstrapServers.joined(separator: ","),
             "client.id": clientID,
+            "message.max.bytes": String(maxMessageBytes),
+            // librdkafka wants room for a whole record plus protocol overhead in one response.
+            "receive.message.max.bytes": String(max(maxMessageBytes * 2 + 512, 100_000_000)),
         ]
     }
 }

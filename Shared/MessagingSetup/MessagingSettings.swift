@@ -6,22 +6,33 @@ import Telemetry
 /// The broker settings every Storefront service shares, read from the
 /// environment: `KAFKA_BROKERS` (required, comma-separated `host:port`),
 /// `KAFKA_CLIENT_ID` (default: the service name), `KAFKA_TOPIC_PARTITIONS`
-/// (default 6, so the projector can scale to six members) and
-/// `KAFKA_REPLICATION_FACTOR` (default 1; 3 with three brokers).
+/// (default 6, so the projector can scale to six members),
+/// `KAFKA_REPLICATION_FACTOR` (default 1; 3 with three brokers),
+/// `KAFKA_TOPIC_RETENTION` (default 30 days: webhooks and dead letters stay
+/// replayable that long) and `KAFKA_MAX_MESSAGE_BYTES` (default 4 MiB: the
+/// largest webhook envelope, dead-lettered, fits).
 public struct MessagingSettings: Sendable {
     public var client: KafkaClientConfiguration
     public var topicPartitions: Int
     public var replicationFactor: Int
+    /// How long the broker keeps records (`retention.ms` of every topic).
+    public var retention: Duration
 
-    public init(client: KafkaClientConfiguration, topicPartitions: Int = 6, replicationFactor: Int = 1) {
+    public init(client: KafkaClientConfiguration, topicPartitions: Int = 6, replicationFactor: Int = 1,
+                retention: Duration = MessagingSettings.defaultRetention) {
         self.client = client
         self.topicPartitions = topicPartitions
         self.replicationFactor = replicationFactor
+        self.retention = retention
     }
+
+    public static let defaultRetention = Duration.seconds(30 * 86_400)
 
     public static func fromEnvironment(_ reader: inout ConfigReader, service: String, logger: Logger) -> MessagingSettings {
         let brokers = reader.required.list("KAFKA_BROKERS")
         var client = KafkaClientConfiguration(bootstrapServers: brokers, clientID: reader.string("KAFKA_CLIENT_ID", default: service))
+        client.maxMessageBytes = reader.int("KAFKA_MAX_MESSAGE_BYTES", default: KafkaClientConfiguration.defaultMaxMessageBytes,
+                                            in: (1 << 20)...(64 << 20))
         client.logHandler = { level, message in
             // librdkafka's own lines join the service's JSON log; debug chatter stays out.
             guard level >= .warning else { return }
@@ -30,15 +41,22 @@ public struct MessagingSettings: Sendable {
         return MessagingSettings(
             client: client,
             topicPartitions: reader.int("KAFKA_TOPIC_PARTITIONS", default: 6, in: 1...1024),
-            replicationFactor: reader.int("KAFKA_REPLICATION_FACTOR", default: 1, in: 1...16))
+            replicationFactor: reader.int("KAFKA_REPLICATION_FACTOR", default: 1, in: 1...16),
+            retention: reader.duration("KAFKA_TOPIC_RETENTION", default: defaultRetention))
     }
 
     /// Storefront's topics as DESIGN.md lists them. Every topic is an event
-    /// log (delete policy, long retention), so nothing is compacted away.
+    /// log (delete policy, nothing compacted away) kept for ``retention``,
+    /// taking records as large as the clients send. Set when a topic is
+    /// created; an existing topic keeps its settings (change them with the
+    /// broker's tools).
     public var topicSpecifications: [KafkaTopicSpecification] {
-        Topics.all.map {
+        let (seconds, attoseconds) = retention.components
+        let retentionMilliseconds = seconds * 1000 + attoseconds / 1_000_000_000_000_000
+        return Topics.all.map {
             KafkaTopicSpecification(name: $0, partitions: Int32(topicPartitions), replicationFactor: Int16(replicationFactor),
-                                    config: ["cleanup.policy": "delete"])
+                                    config: ["cleanup.policy": "delete", "retention.ms": String(retentionMilliseconds),
+                                             "max.message.bytes": String(client.maxMessageBytes)])
         }
     }
 

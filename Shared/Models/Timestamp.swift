@@ -67,8 +67,15 @@ public enum Timestamp {
         guard index == bytes.count else { return nil }
         let days = daysFromCivil(year: year, month: month, day: day)
         let seconds = days * 86_400 + hour * 3600 + minute * 60 + second - offsetSeconds
+        // Only instants ``format(_:)`` can write back (UTC years 0000-9999):
+        // `0000-01-01T00:00:00+01:00` is in year -1, which no record could carry.
+        guard (earliestSeconds...latestSeconds).contains(seconds) else { return nil }
         return Date(timeIntervalSince1970: Double(seconds) + fraction)
     }
+
+    /// 0000-01-01T00:00:00Z and 9999-12-31T23:59:59Z, in Unix seconds.
+    static let earliestSeconds = daysFromCivil(year: 0, month: 1, day: 1) * 86_400
+    static let latestSeconds = daysFromCivil(year: 9999, month: 12, day: 31) * 86_400 + 86_399
 
     /// Formats as UTC with millisecond precision: `2024-06-19T14:08:13.000Z`.
     public static func format(_ date: Date) -> String {

@@ -71,7 +71,8 @@ import Testing
         #expect(abs(date.timeIntervalSince1970 - seconds) < 0.000_5)
     }
 
-    @Test(arguments: ["", "2024-06-19", "2024-13-01T00:00:00Z", "2024-06-19T14:08:13.Z", "2024-06-19T14:08:13Zjunk", "yesterday"])
+    @Test(arguments: ["", "2024-06-19", "2024-13-01T00:00:00Z", "2024-06-19T14:08:13.Z", "2024-06-19T14:08:13Zjunk", "yesterday",
+                      "0000-01-01T00:00:00+01:00", "9999-12-31T23:59:59-01:00"])
     func rejects(text: String) { #expect(Timestamp.parse(text) == nil) }
 
     @Test func formatsAsUTCMilliseconds() throws {
@@ -79,6 +80,14 @@ import Testing
         #expect(Timestamp.format(Date(timeIntervalSince1970: -1)) == "1969-12-31T23:59:59.000Z")
         let now = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 * 1000).rounded(.down) / 1000)
         #expect(Timestamp.parse(Timestamp.format(now)) == now)
+    }
+
+    /// Every instant parse accepts, format writes back (the projector logs
+    /// events and reads them again; a year -1 once made that impossible).
+    @Test(arguments: ["0000-01-01T00:00:00Z", "0000-01-01T05:00:00+04:00", "9999-12-31T23:59:59Z", "9999-12-31T22:00:00-01:00"])
+    func extremesRoundTrip(text: String) throws {
+        let date = try #require(Timestamp.parse(text))
+        #expect(Timestamp.parse(Timestamp.format(date)) == date)
     }
 }
 

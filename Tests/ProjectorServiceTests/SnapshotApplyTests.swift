@@ -115,3 +115,34 @@ import Testing
         #expect(try await Support.count(pool, "SELECT count(*) FROM subscriptions") == 0)
     }
 }
+
+/// Records no retry can cure are dead-lettered with their reason and never block the partition.
+@Suite struct PoisonRecordTests {
+    @Test func anIdTooLongForAnIndexIsDeadLetteredAndTheRestApplied() async throws {
+        let pool = try await Support.freshDatabase()
+        defer { Task { await pool.close() } }
+        let sink = RecordingSink()
+        let projector = Support.projector(pool, sink: sink)
+        // Random text does not compress under PostgreSQL's ~2.7 KB btree row limit.
+        let longID = (0..<120).map { _ in UUID().uuidString }.joined()
+        let poisoned = try Support.webhookRecord(.lemonsqueezy, Support.body("lemonsqueezy.webhook.subscription_created.synthetic.json",
+                                                                            replacing: ["\"880123\"": "\"\(longID)\""]), offset: 3)
+        let fine = try Support.webhookRecord(.lemonsqueezy, Support.body("lemonsqueezy.webhook.order_created.with_custom_data.json"), offset: 4)
+        let outcome = try await projector.apply([poisoned, fine])
+        #expect(outcome.applied == 1 && outcome.deadLettered == 1)
+        #expect(sink.received.map(\.sourceOffset) == [3])
+        #expect(sink.received.first?.reason.contains("54000") == true, "\(sink.received.first?.reason ?? "")")
+    }
+
+    @Test func aTimestampNoRecordCouldCarryIsNoTimestamp() async throws {
+        let pool = try await Support.freshDatabase()
+        defer { Task { await pool.close() } }
+        let body = try Support.body("lemonsqueezy.webhook.subscription_created.synthetic.json",
+                                    replacing: ["\"renews_at\": \"": "\"renews_at\": \"0000-01-01T00:00:00+01:00\", \"old_renews_at\": \""])
+        let outcome = try await Support.projector(pool).apply([try Support.webhookRecord(.lemonsqueezy, body)])
+        #expect(outcome.applied == 1 && outcome.deadLettered == 0)
+        // Logged and read back (an event after it re-folds from the log).
+        let later = try Support.webhookRecord(.lemonsqueezy, Support.body("lemonsqueezy.webhook.subscription_updated.synthetic.json"))
+        #expect(try await Support.projector(pool).apply([later]).deadLettered == 0)
+    }
+}

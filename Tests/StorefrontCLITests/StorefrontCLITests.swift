@@ -129,4 +129,31 @@ final class Output: Sendable {
         #expect(batch.records.first?.key == Array("lemonsqueezy:sub_1".utf8))
         await consumer.close()
     }
+
+    /// Replaying one topic's letters must not mark the others as replayed.
+    @Test func aReplayLimitedToOneTopicLeavesTheOthersToReplayLater() async throws {
+        let brokers = try #require(ProcessInfo.processInfo.environment["KAFKA_BROKERS"], "KAFKA_BROKERS is not set (make test starts a broker)")
+        let environment = Environment(["KAFKA_BROKERS": brokers])
+        let client = KafkaClientConfiguration(bootstrapServers: brokers.split(separator: ",").map(String.init), logHandler: nil)
+        let first = "cli-first-\(UUID().uuidString.prefix(8).lowercased())", second = "cli-second-\(UUID().uuidString.prefix(8).lowercased())"
+        try await KafkaAdmin(configuration: client).createTopics([
+            KafkaTopicSpecification(name: first, partitions: 1), KafkaTopicSpecification(name: second, partitions: 1),
+            KafkaTopicSpecification(name: Topics.deadLetter, partitions: 6),
+        ])
+        let producer = try KafkaProducer(configuration: KafkaProducerConfiguration(client: client))
+        for topic in [first, second] {
+            let letter = DeadLetterRecord(sourceTopic: topic, sourcePartition: 0, sourceOffset: 1, sourceKey: "k", sourceValue: Array("x".utf8),
+                                          reason: "test", consumer: "cli-tests", failedAt: Date())
+            // One key, so both letters share a partition and one batch.
+            _ = try await producer.sendAndAwait(KafkaProducerMessage(topic: Topics.deadLetter, key: "same-key", value: try RecordCoding.encode(letter)))
+        }
+        _ = await producer.shutdown()
+        let group = "cli-replay-\(UUID().uuidString.prefix(8))"
+        for topic in [first, second] {
+            let replayed = Output()
+            try await DeadLetterCommand.run(try CommandLineArguments(["deadletter", "replay", "--topic", topic, "--group", group]),
+                                            environment: environment, logger: logger) { replayed($0) }
+            #expect(replayed.text.contains("replayed 1 dead letter(s)"), "\(topic): \(replayed.text)")
+        }
+    }
 }

@@ -103,6 +103,23 @@ struct WebhookLiveTests {
         try await receiver.stop()
     }
 
+    @Test("a verified body just under the 1 MiB limit reaches the topic (its base64 envelope is about 1.4 MB)")
+    func theLargestAcceptedBodyIsStored() async throws {
+        let brokers = try testBrokers()
+        let watcher = try await TopicWatcher(brokers: brokers)
+        let receiver = try await LiveReceiver.start(brokers: brokers)
+        let padding = String(repeating: "x", count: WebhookReceiverConfiguration().maxBodyBytes - 200)
+        let body = Array(#"{"event":"charge.dispute.remind","data":{"id":\#(Int.random(in: 1...999_999_999)),"note":"\#(padding)"}}"#.utf8)
+        #expect(body.count < WebhookReceiverConfiguration().maxBodyBytes)
+        let response = try await receiver.signedPost(.paystack, body: body)
+        #expect(response.status == 200, "\(response.bodyString)")
+        let id = "paystack:sha256:\(WebhookDigest.sha256Hex(body))"
+        let record = try #require(await watcher.find(id: id), "the large envelope is not on the topic")
+        #expect(record.envelope.payload.bytes == body)
+        await watcher.close()
+        try await receiver.stop()
+    }
+
     @Test("a verified body that cannot be parsed is published under <provider>:unparsed and answered 200")
     func unparsedBodiesAreKept() async throws {
         let brokers = try testBrokers()

@@ -13,7 +13,10 @@ import Telemetry
 /// using the group `storefront-deadletter-replay` (or `--group G`) and
 /// committing after each batch, so a second replay only sends letters that
 /// arrived since. Replaying is safe: the projector deduplicates by the
-/// record's id. `--topic T` limits either command to letters from source topic T.
+/// record's id. `--topic T` limits either command to letters from source
+/// topic T; a limited replay keeps its progress in a group of its own
+/// (`<group>.<T>`), because committing past the letters it skipped would hide
+/// them from every later replay.
 public enum DeadLetterCommand {
     /// How long a read waits for more records before deciding the topic is drained.
     static let drainWait: Duration = .seconds(3)
@@ -35,7 +38,8 @@ public enum DeadLetterCommand {
         case "replay":
             let producer = try KafkaProducer(configuration: KafkaProducerConfiguration(client: messaging.client))
             var replayed = 0
-            _ = try await read(messaging, group: arguments.options["group"] ?? replayGroup, commit: true) { letter in
+            let group = replayGroup(arguments.options["group"] ?? replayGroup, sourceTopic: sourceTopic)
+            _ = try await read(messaging, group: group, commit: true) { letter in
                 guard selected(letter) else { return }
                 _ = try await producer.sendAndAwait(KafkaProducerMessage(
                     topic: letter.sourceTopic, key: letter.sourceKey.map { Array($0.utf8) }, value: letter.sourceValue.bytes))
@@ -46,6 +50,11 @@ public enum DeadLetterCommand {
         default:
             throw CommandLineArguments.UsageError(description: "usage: storefront deadletter list|replay")
         }
+    }
+
+    /// The consumer group a replay commits in: one per source-topic filter.
+    static func replayGroup(_ base: String, sourceTopic: String?) -> String {
+        sourceTopic.map { "\(base).\($0)" } ?? base
     }
 
     /// Reads until no record arrives for ``drainWait``; `handle` runs per

@@ -94,8 +94,18 @@ public func buildCheckoutApplication(
         catalog: catalog,
         refresher: CheckoutCatalogRefresher(catalog: catalog, configuration: configuration, metrics: checkoutMetrics, logger: logger),
         health: health, metrics: metrics, responder: responder,
-        server: HTTPServer(responder: responder, configuration: http, logger: logger, metrics: metrics),
+        server: HTTPServer(responder: responder, configuration: CheckoutApplication.bounded(http, by: configuration), logger: logger, metrics: metrics),
         sweeper: IdempotencySweeper(store: idempotency, logger: logger))
+}
+
+extension CheckoutApplication {
+    /// Every app-facing body is small: the server refuses larger ones (413)
+    /// before reading them, so nothing large is read before the token is checked.
+    static func bounded(_ http: HTTPServerConfiguration, by configuration: CheckoutConfiguration) -> HTTPServerConfiguration {
+        var http = http
+        http.maxBodyBytes = min(http.maxBodyBytes, configuration.maxBodyBytes)
+        return http
+    }
 }
 
 /// The readiness failure before every provider's catalog was loaded once.

@@ -17,7 +17,7 @@ public struct CheckoutConfiguration: Sendable {
     /// How long an idempotency key is remembered (24 h).
     public var idempotencyTTL: Duration
     /// How long a request waits for a concurrent request with the same key
-    /// to finish before answering 409 (`CHECKOUT_IDEMPOTENCY_WAIT`, default 10 s).
+    /// to finish before answering 409 (`CHECKOUT_IDEMPOTENCY_WAIT`, default 10 s, at most 30 s).
     public var idempotencyWait: Duration
 
     public init(
@@ -57,7 +57,12 @@ public struct CheckoutConfiguration: Sendable {
             configuration.checkoutExpiry = expiry
         }
         configuration.maxBodyBytes = reader.int("CHECKOUT_MAX_BODY_BYTES", default: configuration.maxBodyBytes, in: 256...(1 << 20))
-        configuration.idempotencyWait = reader.duration("CHECKOUT_IDEMPOTENCY_WAIT", default: configuration.idempotencyWait)
+        let wait = reader.duration("CHECKOUT_IDEMPOTENCY_WAIT", default: configuration.idempotencyWait)
+        if wait > .seconds(30) {
+            reader.report("CHECKOUT_IDEMPOTENCY_WAIT", "must be at most 30s (a waiting request holds its connection to the app)")
+        } else {
+            configuration.idempotencyWait = wait
+        }
         return configuration
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Postgres
+import Synchronization
 
 /// Idempotency records for `POST /api/create-checkout`, in PostgreSQL, keyed
 /// by (app user id, `Idempotency-Key`).
@@ -26,10 +27,21 @@ struct IdempotencyStore: Sendable {
     let wait: Duration
     /// A pending row older than this is a crashed request; it may be taken over.
     let staleAfter: Duration = .seconds(120)
+    /// First pause between looks at a pending row; doubles up to ``maximumPollInterval``.
     let pollInterval: Duration = .milliseconds(50)
+    let maximumPollInterval: Duration = .milliseconds(800)
+    /// Requests of one user that may wait on pending keys at once in this
+    /// process; more are answered "in progress" at once, so one user's
+    /// parallel retries cannot hold the database pool.
+    static let maximumWaitersPerUser = 4
+    /// Waiting requests per user.
+    let waiters = WaiterCounts()
 
     func begin(user: String, key: String, requestHash: String, checkoutID: String) async throws -> Claim {
         let deadline = ContinuousClock.now + wait
+        var pause = pollInterval
+        var isWaiting = false
+        defer { if isWaiting { waiters.leave(user) } }
         while true {
             let inserted = try await pool.query("""
                 INSERT INTO checkout_idempotency_keys (app_user_id, idempotency_key, request_hash, state, checkout_id)
@@ -61,7 +73,12 @@ struct IdempotencyStore: Sendable {
             guard hash == requestHash else { return .mismatch }
             if state == "completed", let response { return .replay(response) }
             guard ContinuousClock.now < deadline else { return .inProgress }
-            try await Task.sleep(for: pollInterval)
+            if !isWaiting {
+                guard waiters.enter(user, limit: Self.maximumWaitersPerUser) else { return .inProgress }
+                isWaiting = true
+            }
+            try await Task.sleep(for: pause)
+            pause = min(pause * 2, maximumPollInterval)
         }
     }
 
@@ -87,5 +104,27 @@ struct IdempotencyStore: Sendable {
         try await pool.execute("""
             DELETE FROM checkout_idempotency_keys WHERE created_at < now() - make_interval(secs => \(ttl.timeInterval))
             """)
+    }
+}
+
+/// How many requests of each user are waiting on a pending idempotency key.
+final class WaiterCounts: Sendable {
+    private let counts = Mutex<[String: Int]>([:])
+
+    /// Counts the user in unless `limit` of theirs already wait.
+    func enter(_ user: String, limit: Int) -> Bool {
+        counts.withLock { counts in
+            let current = counts[user, default: 0]
+            guard current < limit else { return false }
+            counts[user] = current + 1
+            return true
+        }
+    }
+
+    func leave(_ user: String) {
+        counts.withLock { counts in
+            let remaining = counts[user, default: 1] - 1
+            counts[user] = remaining > 0 ? remaining : nil
+        }
     }
 }

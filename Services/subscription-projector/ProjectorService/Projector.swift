@@ -78,9 +78,9 @@ public struct Projector: Sendable {
         -> (ProjectionWriteResult, [DeadLetterRecord]) {
         do {
             return (try await writer.write(inputs.map(\.input)), [])
-        } catch let error as PostgresError where Self.rejectsData(error) {
+        } catch where Self.rejectsRecord(error) {
             if inputs.count == 1, let only = inputs.first {
-                return (ProjectionWriteResult(), [letter(only.record, reason: "database rejected the record: \(error.kind) \(error.sqlState ?? "") \(error.message ?? "")")])
+                return (ProjectionWriteResult(), [letter(only.record, reason: Self.reason(error))])
             }
             let middle = inputs.startIndex + inputs.count / 2
             let (first, firstLetters) = try await write(inputs[inputs.startIndex..<middle])
@@ -95,12 +95,33 @@ public struct Projector: Sendable {
         }
     }
 
-    /// Data exceptions (22xxx), integrity violations (23xxx) and binds the
-    /// client refuses (NUL bytes) are about the record, not the database.
-    static func rejectsData(_ error: PostgresError) -> Bool {
-        if error.kind == .invalidBind { return true }
-        guard error.kind == .server, let state = error.sqlState else { return false }
-        return state.hasPrefix("22") || state.hasPrefix("23")
+    /// Errors that are about the records, so retrying the batch can never
+    /// cure them: data exceptions (22xxx), integrity violations (23xxx),
+    /// program limits such as an index row too large (54xxx), binds the
+    /// client refuses (NUL bytes), and an event that cannot be encoded for the
+    /// log or decoded back from it (e.g. a timestamp whose year cannot be
+    /// written). The batch is halved until the record is alone, and it is
+    /// dead-lettered with the reason.
+    static func rejectsRecord(_ error: any Error) -> Bool {
+        switch error {
+        case let error as PostgresError:
+            if error.kind == .invalidBind { return true }
+            guard error.kind == .server, let state = error.sqlState else { return false }
+            return state.hasPrefix("22") || state.hasPrefix("23") || state.hasPrefix("54")
+        case is DecodingError, is EncodingError:
+            return true
+        default:
+            return false
+        }
+    }
+
+    static func reason(_ error: any Error) -> String {
+        switch error {
+        case let error as PostgresError:
+            "database rejected the record: \(error.kind) \(error.sqlState ?? "") \(error.message ?? "")"
+        default:
+            "the record's event cannot be logged and read back: \(ProjectorRecordDecoder.describe(error))"
+        }
     }
 
     func letter(_ record: KafkaConsumerRecord, reason: String) -> DeadLetterRecord {
