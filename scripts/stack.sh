@@ -142,6 +142,7 @@ up() {
       -e "s|server \${WEBHOOK_RECEIVER_UPSTREAM};|$receiver_upstream|" \
       -e "s|\${GATEWAY_LISTEN}|127.0.0.1:$gateway_port|" \
       -e "s|\${GATEWAY_APP_RATE}|${GATEWAY_APP_RATE:-50r/s}|" \
+      -e "s|\${OPENAPI_FILE}|$root/deploy/api/openapi.json|" \
       "$root/deploy/nginx/gateway.conf.template" >"$state/nginx/gateway.conf"
   cat >"$state/nginx/nginx.conf" <<NGINX
 worker_processes 2;
