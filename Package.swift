@@ -31,8 +31,13 @@ func tests(_ name: String, _ dependencies: [Target.Dependency], exclude: [String
 
 let package = Package(
     name: "Storefront",
-    platforms: [.macOS(.v15)],
-    products: [],
+    // iOS: for apps that add StorefrontKit (the server targets never build there).
+    platforms: [.macOS(.v15), .iOS(.v16)],
+    products: [
+        // The one product for apps. Its target closure (StorefrontKit alone)
+        // has no unsafeFlags, so SwiftPM accepts it as a remote dependency.
+        .library(name: "StorefrontKit", targets: ["StorefrontKit"]),
+    ],
     targets: [
         // MARK: - C libraries (one importer each)
         system("CLibPQ", pkgConfig: "libpq", apt: "libpq-dev"),
@@ -56,6 +61,9 @@ let package = Package(
         library("ProviderSetup", ["Providers", "HTTPClient", "ServiceRuntime"]),
         library("Projection", ["Models", "Postgres", "ServiceRuntime"]),
         library("MessagingSetup", ["Kafka", "Models", "ServiceRuntime", "Telemetry"], linker: vendoredLibraries),
+
+        // MARK: - App client (Foundation only; no unsafeFlags: apps depend on it remotely)
+        .target(name: "StorefrontKit", path: "Shared/StorefrontKit", swiftSettings: strict),
 
         // MARK: - Services (logic in a library, a thin executable each)
         .target(name: "CatalogService", dependencies: ["Models", "HTTPServer", "ServiceHTTP", "ServiceRuntime", "Telemetry"],
@@ -92,7 +100,7 @@ let package = Package(
                           swiftSettings: strict, linkerSettings: vendoredLibraries),
 
         // MARK: - Tests
-        .target(name: "TestSupport", dependencies: ["Postgres"], path: "Tests/TestSupport", swiftSettings: strict),
+        .target(name: "TestSupport", dependencies: ["Postgres", "HTTPClient"], path: "Tests/TestSupport", swiftSettings: strict),
         .target(name: "SeedModels", path: "Tests/SeedModels", swiftSettings: strict),
         tests("TelemetryTests", ["Telemetry"]),
         tests("PostgresTests", ["Postgres", "TestSupport"]),
@@ -114,6 +122,10 @@ let package = Package(
         tests("CatalogServiceTests", ["SeedModels", "CatalogService", "Models", "HTTPServer", "HTTPClient", "ServiceHTTP", "ServiceRuntime", "Telemetry"]),
         tests("WebhookReceiverServiceTests", ["TestSupport", "WebhookReceiverService", "Models", "Providers", "Crypto", "Kafka", "MessagingSetup", "HTTPServer", "HTTPClient",
                                               "SandboxServer", "SandboxKit", "ServiceRuntime", "Telemetry"], exclude: ["Fixtures"], linker: vendoredLibraries),
+        // The kit's own tests, plus the server's completion page (CheckoutService; a test
+        // target's linker flags never reach the StorefrontKit product).
+        tests("StorefrontKitTests", ["StorefrontKit", "TestSupport", "HTTPClient", "CheckoutService", "HTTPServer", "ServiceRuntime"],
+              linker: vendoredLibraries),
         tests("CheckoutServiceTests", ["SeedModels", "TestSupport", "CheckoutService", "Models", "Providers", "Projection", "Postgres", "Kafka", "Crypto", "HTTPServer", "HTTPClient", "ServiceRuntime", "Telemetry", "SandboxServer", "SandboxKit"],
               linker: vendoredLibraries),
     ],

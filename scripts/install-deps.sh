@@ -8,9 +8,13 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 vendor="$root/.vendor"   # git-ignored; everything downloaded lands here
 
+# chromium and chromium-driver: StorefrontKit's browser test drives Debian's
+# headless Chromium through chromedriver's WebDriver API (nothing downloads
+# browsers or drivers at test time).
 apt_packages=(
   pkg-config libpq-dev librdkafka-dev libcurl4-openssl-dev libmicrohttpd-dev
   libssl-dev postgresql nginx-light openssl python3 curl procps
+  chromium chromium-driver
 )
 
 missing=()

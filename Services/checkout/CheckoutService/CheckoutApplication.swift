@@ -89,6 +89,7 @@ public func buildCheckoutApplication(
     let router = Router()
     router.addOperationalRoutes(health: health, metrics: metrics)
     routes.mount(on: router)
+    CheckoutCompletionPage(appReturnURL: configuration.appReturnURL).mount(on: router)
     let responder = router.buildResponder()
     return CheckoutApplication(
         catalog: catalog,

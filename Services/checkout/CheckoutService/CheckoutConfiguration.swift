@@ -10,6 +10,11 @@ public struct CheckoutConfiguration: Sendable {
     public var catalogRetryDelay: Duration
     /// Where the provider sends the buyer after paying (`CHECKOUT_REDIRECT_URL`, optional).
     public var redirectURL: String?
+    /// The app's own link (deep link such as `myapp://purchase-complete`, or
+    /// a universal link) that the `/checkout/complete` page offers to return
+    /// to the app with (`CHECKOUT_APP_RETURN_URL`, optional: without it the
+    /// page only says to go back to the app).
+    public var appReturnURL: String?
     /// How long a hosted checkout stays valid (`CHECKOUT_EXPIRY`, default 1 h).
     public var checkoutExpiry: Duration
     /// Largest JSON body accepted by the app-facing POST routes (`CHECKOUT_MAX_BODY_BYTES`, default 16 KiB).
@@ -48,6 +53,16 @@ public struct CheckoutConfiguration: Sendable {
                 configuration.redirectURL = redirect
             } else {
                 reader.report("CHECKOUT_REDIRECT_URL", "must be an absolute URL (https://… or an app deep link) of at most 2048 bytes")
+            }
+        }
+        if let link = reader.string("CHECKOUT_APP_RETURN_URL") {
+            // It becomes a link on a page: no script or data URLs, no spaces.
+            if let url = URL(string: link), let scheme = url.scheme?.lowercased(),
+               !["javascript", "data", "vbscript", "file", "blob"].contains(scheme),
+               link.utf8.count <= 2048, link.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) {
+                configuration.appReturnURL = link
+            } else {
+                reader.report("CHECKOUT_APP_RETURN_URL", "must be an absolute URL (the app's deep link such as myapp://purchase-complete, or https://…) of at most 2048 bytes")
             }
         }
         let expiry = reader.duration("CHECKOUT_EXPIRY", default: configuration.checkoutExpiry)

@@ -1,0 +1,661 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The app's connection to a Storefront backend: list products, open a
+/// hosted checkout, learn when the purchase arrived, and read, observe,
+/// cancel and resume what the user is entitled to.
+///
+/// ```swift
+/// let storefront = StorefrontClient(baseURL: URL(string: "https://shop.example.com")!) {
+///     try await auth.currentIDToken()          // the app user's JWT
+/// }
+/// let products = try await storefront.products()
+/// let checkout = try await storefront.createCheckout(for: products[0])
+/// openURL(checkout.url)                         // the provider's hosted page
+/// if case .purchased = try await storefront.awaitPurchase(checkoutID: checkout.checkoutID) { unlock() }
+/// ```
+///
+/// Every call throws ``StorefrontError``. The client is an actor: share one
+/// instance across the app. Caches: products (`ETag`, in memory and
+/// optionally on disk), entitlements and status (``Options/entitlementsLifetime``).
+/// They belong to the token's subject: when a token for another user arrives,
+/// the user's caches are dropped (or call ``reset()`` on sign-out).
+public actor StorefrontClient {
+    /// Returns the signed-in app user's token (a JWT the backend accepts),
+    /// refreshed by the app as needed. Called before every authenticated
+    /// request, and once more after a 401.
+    public typealias TokenProvider = @Sendable () async throws -> String
+
+    /// The gateway's root URL (the one that serves `/api/…`).
+    public nonisolated let baseURL: URL
+    /// How this client caches, retries and recognises return links.
+    public nonisolated let options: Options
+
+    private let session: URLSession
+    private let tokenProvider: TokenProvider
+    private let diskCache: ProductDiskCache?
+
+    private var productsEntry: ProductsEntry?
+    private var diskCacheLoaded = false
+    private var entitlementsEntry: Fresh<[EntitlementInfo]>?
+    private var statusEntry: Fresh<SubscriptionStatus>?
+    /// The token subject the user caches belong to.
+    private var owner: String?
+    /// Bumped whenever the user caches are dropped, so an answer for the
+    /// previous user that arrives late is not stored.
+    private var userGeneration = 0
+    private var published: [EntitlementInfo]?
+    private var observers: [UUID: AsyncStream<[EntitlementInfo]>.Continuation] = [:]
+    private var checkouts: [String: OpenCheckout] = [:]
+    private var sleepers: [UUID: CheckedContinuation<Void, Never>] = [:]
+    private var pausing: Set<UUID> = []
+    private var earlyWakes: Set<UUID> = []
+
+    /// Creates a client.
+    ///
+    /// - Parameters:
+    ///   - baseURL: the gateway's root, e.g. `https://shop.example.com`.
+    ///   - session: the `URLSession` to use; by default an ephemeral one without
+    ///     `URLCache` (the client does its own caching).
+    ///   - options: caching, retries and return links.
+    ///   - tokenProvider: returns the app user's JWT.
+    public init(baseURL: URL, session: URLSession? = nil, options: Options = Options(),
+                tokenProvider: @escaping TokenProvider) {
+        self.baseURL = baseURL
+        self.options = options
+        self.session = session ?? Self.makeSession(timeout: options.requestTimeout)
+        self.tokenProvider = tokenProvider
+        diskCache = options.cacheDirectory.map { ProductDiskCache(directory: $0, baseURL: baseURL) }
+    }
+
+    deinit {
+        for observer in observers.values { observer.finish() }
+        for sleeper in sleepers.values { sleeper.resume() }
+    }
+
+    // MARK: - Products
+
+    /// The products for sale (`GET /api/products`; no token needed).
+    ///
+    /// The list is kept with its `ETag`, in memory and in
+    /// ``Options/cacheDirectory`` when set; asking again sends
+    /// `If-None-Match`, and an unchanged list comes back as a bodiless 304.
+    /// - Parameter cachePolicy: ``CachePolicy/reload`` (default) revalidates
+    ///   with the server; ``CachePolicy/returnCacheIfFresh`` answers from the
+    ///   cache while it is younger than ``Options/productsLifetime``.
+    public func products(cachePolicy: CachePolicy = .reload) async throws(StorefrontError) -> [Product] {
+        loadDiskCacheOnce()
+        if cachePolicy == .returnCacheIfFresh, let entry = productsEntry,
+           Date().timeIntervalSince(entry.savedAt) < options.productsLifetime.timeInterval {
+            return entry.products
+        }
+        var headers: [String: String] = [:]
+        if let etag = productsEntry?.etag { headers["If-None-Match"] = etag }
+        let reply = try await send("GET", "api/products", headers: headers, authenticated: false)
+        if reply.response.statusCode == 304 {
+            guard var entry = productsEntry else {
+                throw .invalidResponse(message: "The server answered 304 Not Modified but no product list is cached")
+            }
+            entry.savedAt = Date()
+            productsEntry = entry
+            return entry.products
+        }
+        let list = try Self.decode(ProductListBody.self, reply.data, what: "product list").products.data
+        let entry = ProductsEntry(etag: reply.response.value(forHTTPHeaderField: "ETag"), savedAt: Date(), body: reply.data, products: list)
+        productsEntry = entry
+        diskCache?.save(entry)
+        return list
+    }
+
+    // MARK: - Checkout
+
+    /// Opens a hosted checkout for a variant (`POST /api/create-checkout`).
+    ///
+    /// Each call is one attempt with its own `Idempotency-Key`; when the
+    /// network fails or the server reports that attempt still in progress
+    /// (409), the same request is sent again with the same key (up to
+    /// ``Options/checkoutAttempts`` times), so the server creates at most
+    /// one checkout per call.
+    /// - Parameters:
+    ///   - variantID: ``Product/variantID``.
+    ///   - email: pre-fills the provider's form; must be the signed-in user's
+    ///     when given (the purchase belongs to the token's user either way).
+    /// - Returns: the URL to open and the id ``awaitPurchase(checkoutID:timeout:)`` takes.
+    public func createCheckout(variantID: String, email: String? = nil) async throws(StorefrontError) -> CheckoutSession {
+        try await openCheckout(variantID: variantID, productID: nil, email: email)
+    }
+
+    /// Opens a hosted checkout for `product` (its variant, naming the product too).
+    /// See ``createCheckout(variantID:email:)``.
+    public func createCheckout(for product: Product, email: String? = nil) async throws(StorefrontError) -> CheckoutSession {
+        try await openCheckout(variantID: product.variantID, productID: product.id, email: email)
+    }
+
+    private func openCheckout(variantID: String, productID: String?, email: String?) async throws(StorefrontError) -> CheckoutSession {
+        let key = UUID().uuidString.lowercased()
+        let email = email.flatMap { $0.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty ? nil : $0 }
+        let body = try Self.encode(CheckoutRequestBody(variantId: variantID, productId: productID, customerEmail: email))
+        // What the user had before this checkout, to tell its purchase apart later.
+        async let baseline = baselineEntitlements()
+        var attempt = 1
+        while true {
+            do throws(StorefrontError) {
+                let reply = try await send("POST", "api/create-checkout", body: body, headers: ["Idempotency-Key": key])
+                let answer = try Self.decode(CheckoutBody.self, reply.data, what: "checkout")
+                guard let url = URL(string: answer.checkoutUrl), url.scheme != nil else {
+                    throw StorefrontError.invalidResponse(message: "The checkout URL is not a URL: \(answer.checkoutUrl.prefix(80))")
+                }
+                let checkout = CheckoutSession(
+                    url: url, checkoutID: answer.checkoutId ?? key, provider: answer.provider, expiresAt: answer.expiresAt,
+                    createdAt: Self.serverDate(reply.response) ?? Date(), idempotencyKey: key)
+                let before = await baseline
+                if reply.generation == userGeneration {
+                    checkouts[checkout.checkoutID] = OpenCheckout(session: checkout, baseline: before)
+                    statusEntry = nil  // it now lists a pending checkout
+                }
+                return checkout
+            } catch {
+                guard attempt < options.checkoutAttempts, Self.worthRepeating(error) else {
+                    _ = await baseline
+                    throw error
+                }
+                attempt += 1
+                do {
+                    try await Task.sleep(for: .milliseconds(500 * attempt))
+                } catch {
+                    _ = await baseline
+                    throw .cancelled
+                }
+            }
+        }
+    }
+
+    /// The same request with the same key is safe to send again after these.
+    private static func worthRepeating(_ error: StorefrontError) -> Bool {
+        switch error {
+        case .network: true
+        case .server(let status, _): status == 409
+        default: false
+        }
+    }
+
+    /// The user's entitlements before a checkout: the fresh cache, else the server's; nil when unknown.
+    private func baselineEntitlements() async -> [EntitlementInfo]? {
+        try? await entitlements(cachePolicy: .returnCacheIfFresh)
+    }
+
+    // MARK: - Waiting for the purchase
+
+    /// Waits until the purchase made through a checkout shows up, polling
+    /// `GET /api/subscription/status` with backoff (``Options/pollInitialDelay``
+    /// doubling up to ``Options/pollMaximumDelay``). Call it when the web view
+    /// closes; ``handleRedirect(_:)`` cuts the current pause short.
+    ///
+    /// The purchase counts as arrived when the server no longer lists the
+    /// checkout as pending and an entitlement became active (or renewed) since
+    /// it was opened. Network failures and provider outages while polling are
+    /// retried until the timeout; other errors (e.g. ``StorefrontError/unauthorized(message:)``) are thrown.
+    /// - Parameters:
+    ///   - checkoutID: ``CheckoutSession/checkoutID``. For a checkout this
+    ///     client did not open, a change from the first answer counts.
+    ///   - timeout: how long to wait (default 5 minutes).
+    /// - Returns: ``PurchaseOutcome/purchased(_:)`` with the new entitlements,
+    ///   ``PurchaseOutcome/expired`` when the checkout expired unpaid, or
+    ///   ``PurchaseOutcome/timedOut``.
+    public func awaitPurchase(checkoutID: String, timeout: Duration = .seconds(300)) async throws(StorefrontError) -> PurchaseOutcome {
+        let deadline = ContinuousClock.now + timeout
+        let known = checkouts[checkoutID]
+        var baseline = known?.baseline
+        var openedAt = known?.session.createdAt
+        var expiresAt = known?.session.expiresAt
+        var sawPending = false
+        var firstLook = true
+        var delay = options.pollInitialDelay
+        while true {
+            if Task.isCancelled { throw .cancelled }
+            do {
+                let status = try await status(cachePolicy: .reload)
+                if let pending = status.pendingCheckout, pending.checkoutID == checkoutID {
+                    sawPending = true
+                    openedAt = pending.createdAt
+                    expiresAt = pending.expiresAt ?? expiresAt
+                } else {
+                    if baseline == nil, openedAt == nil, firstLook {
+                        baseline = status.entitlements  // an unknown checkout: judge by change from now on
+                    } else if let granted = Self.granted(status.entitlements, since: baseline, openedAt: openedAt,
+                                                         clearedPending: sawPending && status.pendingCheckout == nil) {
+                        checkouts[checkoutID] = nil
+                        return .purchased(granted)
+                    }
+                    if let expiresAt, Date() >= expiresAt {
+                        checkouts[checkoutID] = nil
+                        return .expired
+                    }
+                }
+                firstLook = false
+            } catch {
+                switch error {
+                case .network, .providerUnavailable: break  // keep trying until the deadline
+                default: throw error
+                }
+            }
+            let left = deadline - ContinuousClock.now
+            guard left > .zero else { return .timedOut }
+            await pause(min(delay, left))
+            delay = min(delay * 2, options.pollMaximumDelay)
+        }
+    }
+
+    /// Waits for the purchase of `checkout`; see ``awaitPurchase(checkoutID:timeout:)``.
+    public func awaitPurchase(_ checkout: CheckoutSession, timeout: Duration = .seconds(300)) async throws(StorefrontError) -> PurchaseOutcome {
+        try await awaitPurchase(checkoutID: checkout.checkoutID, timeout: timeout)
+    }
+
+    /// The active entitlements a checkout's payment explains, or nil when none yet.
+    static func granted(_ entitlements: [EntitlementInfo], since baseline: [EntitlementInfo]?, openedAt: Date?,
+                        clearedPending: Bool) -> [EntitlementInfo]? {
+        let active = entitlements.filter(\.isActive)
+        guard !active.isEmpty else { return nil }
+        var found: [EntitlementInfo] = []
+        if let baseline {
+            for entitlement in active {
+                let before = baseline.first { $0.identifier == entitlement.identifier }
+                let renewed = (entitlement.latestPurchaseAt ?? .distantPast) > (before?.latestPurchaseAt ?? .distantPast)
+                if before?.isActive != true || renewed || before?.productID != entitlement.productID { found.append(entitlement) }
+            }
+        } else if let openedAt {
+            // The server's clock: allow for the Date header's whole seconds.
+            found = active.filter { ($0.latestPurchaseAt ?? .distantPast) >= openedAt.addingTimeInterval(-1) }
+        }
+        if found.isEmpty, clearedPending {
+            // The server saw a payment after the checkout (it stopped being
+            // pending before expiring), though no entitlement changed shape.
+            found = active
+        }
+        return found.isEmpty ? nil : found
+    }
+
+    // MARK: - Entitlements and status
+
+    /// What the user may use (`GET /api/entitlements`), active entitlements first.
+    /// - Parameter cachePolicy: ``CachePolicy/returnCacheIfFresh`` (default)
+    ///   answers from the cache while younger than ``Options/entitlementsLifetime``;
+    ///   ``CachePolicy/reload`` asks the server.
+    public func entitlements(cachePolicy: CachePolicy = .returnCacheIfFresh) async throws(StorefrontError) -> [EntitlementInfo] {
+        if cachePolicy == .returnCacheIfFresh {
+            _ = try await currentToken()  // another user's token drops the cache first
+            if let entry = entitlementsEntry, entry.isFresh(options.entitlementsLifetime) { return entry.value }
+        }
+        let reply = try await send("GET", "api/entitlements")
+        let list = try Self.decode(EntitlementsBody.self, reply.data, what: "entitlements").entitlements
+        store(entitlements: list, generation: reply.generation)
+        return list
+    }
+
+    /// Whether the entitlement `identifier` (e.g. `premium`) is active; reads ``entitlements(cachePolicy:)``.
+    public func isEntitled(to identifier: String, cachePolicy: CachePolicy = .returnCacheIfFresh) async throws(StorefrontError) -> Bool {
+        try await entitlements(cachePolicy: cachePolicy).isActive(identifier)
+    }
+
+    /// The user's subscription, entitlements and pending checkout
+    /// (`GET /api/subscription/status`); cached like ``entitlements(cachePolicy:)``,
+    /// whose cache it refreshes too.
+    public func status(cachePolicy: CachePolicy = .returnCacheIfFresh) async throws(StorefrontError) -> SubscriptionStatus {
+        if cachePolicy == .returnCacheIfFresh {
+            _ = try await currentToken()
+            if let entry = statusEntry, entry.isFresh(options.entitlementsLifetime) { return entry.value }
+        }
+        let reply = try await send("GET", "api/subscription/status")
+        let status = try Self.decode(SubscriptionStatus.self, reply.data, what: "subscription status")
+        if reply.generation == userGeneration { statusEntry = Fresh(status) }
+        store(entitlements: status.entitlements, generation: reply.generation)
+        return status
+    }
+
+    /// Every entitlement list that differs from the previous one, starting
+    /// with the current list when one is known. Lists arrive from any call
+    /// that reads them (``entitlements(cachePolicy:)``, ``status(cachePolicy:)``,
+    /// ``awaitPurchase(checkoutID:timeout:)``, ``handleRedirect(_:)``); the
+    /// stream does not poll on its own. A slow reader sees the newest list.
+    /// The stream ends when the task iterating it is cancelled.
+    public func entitlementUpdates() -> AsyncStream<[EntitlementInfo]> {
+        let (stream, continuation) = AsyncStream.makeStream(of: [EntitlementInfo].self, bufferingPolicy: .bufferingNewest(1))
+        let id = UUID()
+        observers[id] = continuation
+        continuation.onTermination = { [weak self] _ in
+            Task { await self?.removeObserver(id) }
+        }
+        if let published { continuation.yield(published) }
+        return stream
+    }
+
+    private func removeObserver(_ id: UUID) { observers[id] = nil }
+
+    private func store(entitlements list: [EntitlementInfo], generation: Int) {
+        guard generation == userGeneration else { return }
+        entitlementsEntry = Fresh(list)
+        publish(list)
+    }
+
+    private func publish(_ list: [EntitlementInfo]) {
+        guard published != list else { return }
+        published = list
+        for observer in observers.values { observer.yield(list) }
+    }
+
+    // MARK: - Cancel and resume
+
+    /// Cancels a subscription at the end of its paid period
+    /// (`POST /api/subscription/cancel`); access stays until then.
+    /// - Parameter subscriptionCode: which one; nil takes ``SubscriptionStatus/subscriptionCode``
+    ///   from ``status(cachePolicy:)``.
+    /// - Throws: ``StorefrontError/notFound(message:)`` when there is none.
+    @discardableResult
+    public func cancel(subscriptionCode: String? = nil) async throws(StorefrontError) -> SubscriptionChange {
+        try await command("cancel", subscriptionCode)
+    }
+
+    /// Undoes a cancellation while the paid period lasts (`POST /api/subscription/resume`).
+    /// - Parameter subscriptionCode: which one; nil takes the status's.
+    @discardableResult
+    public func resume(subscriptionCode: String? = nil) async throws(StorefrontError) -> SubscriptionChange {
+        try await command("resume", subscriptionCode)
+    }
+
+    private func command(_ action: String, _ code: String?) async throws(StorefrontError) -> SubscriptionChange {
+        var code = code
+        var emailToken: String?
+        if code == nil {
+            let status = try await status()
+            code = status.subscriptionCode
+            emailToken = status.emailToken
+        } else if let cached = statusEntry?.value, cached.subscriptionCode == code {
+            emailToken = cached.emailToken
+        }
+        guard let code, !code.isEmpty else { throw .notFound(message: "There is no subscription to \(action)") }
+        let body = try Self.encode(SubscriptionCommandBody(subscriptionCode: code, emailToken: emailToken))
+        let reply = try await send("POST", "api/subscription/\(action)", body: body)
+        let change = try Self.decode(SubscriptionChange.self, reply.data, what: action)
+        invalidateUserReads()
+        // The projection takes a moment to show the change; then tell observers.
+        Task { [weak self] in
+            try? await Task.sleep(for: .seconds(1))
+            _ = try? await self?.entitlements(cachePolicy: .reload)
+        }
+        return change
+    }
+
+    // MARK: - Returning from the checkout
+
+    /// Recognises the link the buyer returns to the app with (one of
+    /// ``Options/returnURLs``, or the gateway's `/checkout/complete` page)
+    /// and, if it is one, refreshes entitlements and wakes a running
+    /// ``awaitPurchase(checkoutID:timeout:)`` at once. Call it from the app's
+    /// URL handler (SwiftUI: `.onOpenURL { storefront.handleRedirect($0) }`).
+    /// - Returns: whether `url` was a checkout return link (false: handle it yourself).
+    @discardableResult
+    public nonisolated func handleRedirect(_ url: URL) -> Bool {
+        guard isReturnURL(url) else { return false }
+        Task { await self.checkoutReturned() }
+        return true
+    }
+
+    /// Whether `url` is a checkout return link (see ``handleRedirect(_:)``); nothing else happens.
+    public nonisolated func isReturnURL(_ url: URL) -> Bool {
+        let completionPage = URL(string: Self.join(baseURL, "checkout/complete"))
+        return (options.returnURLs + [completionPage].compactMap { $0 }).contains { Self.matches(url, $0) }
+    }
+
+    static func matches(_ url: URL, _ pattern: URL) -> Bool {
+        guard url.scheme?.lowercased() == pattern.scheme?.lowercased(),
+              url.host?.lowercased() == pattern.host?.lowercased(), url.port == pattern.port else { return false }
+        let prefix = pattern.path.hasSuffix("/") ? String(pattern.path.dropLast()) : pattern.path
+        let path = url.path
+        return prefix.isEmpty || path == prefix || path.hasPrefix(prefix + "/")
+    }
+
+    private func checkoutReturned() async {
+        invalidateUserReads()
+        wakeAll()
+        _ = try? await entitlements(cachePolicy: .reload)
+    }
+
+    // MARK: - Users
+
+    /// Forgets everything about the signed-in user (entitlements, status,
+    /// open checkouts) and reports an empty entitlement list to observers.
+    /// Call it on sign-out. Products stay cached.
+    public func reset() {
+        dropUserCaches()
+        owner = nil
+        publish([])
+    }
+
+    private func dropUserCaches() {
+        entitlementsEntry = nil
+        statusEntry = nil
+        checkouts = [:]
+        userGeneration += 1
+    }
+
+    private func invalidateUserReads() {
+        entitlementsEntry = nil
+        statusEntry = nil
+    }
+
+    // MARK: - Pauses that a return link can cut short
+
+    private func pause(_ duration: Duration) async {
+        let id = UUID()
+        pausing.insert(id)
+        let timer = Task { [weak self] in
+            do { try await Task.sleep(for: duration) } catch { return }
+            await self?.wake(id)
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                if earlyWakes.remove(id) != nil {
+                    continuation.resume()
+                } else {
+                    sleepers[id] = continuation
+                }
+            }
+        } onCancel: {
+            Task { [weak self] in await self?.wake(id) }
+        }
+        timer.cancel()
+        pausing.remove(id)
+        earlyWakes.remove(id)
+    }
+
+    private func wake(_ id: UUID) {
+        if let sleeper = sleepers.removeValue(forKey: id) {
+            sleeper.resume()
+        } else if pausing.contains(id) {
+            earlyWakes.insert(id)
+        }
+    }
+
+    private func wakeAll() {
+        let all = sleepers
+        sleepers = [:]
+        for sleeper in all.values { sleeper.resume() }
+    }
+
+    // MARK: - HTTP
+
+    /// One answer, with the user generation it was asked under.
+    struct Reply: Sendable {
+        var data: Data
+        var response: HTTPURLResponse
+        var generation: Int
+    }
+
+    /// Sends a request; 2xx and 304 come back, other statuses are thrown as ``StorefrontError``.
+    private func send(_ method: String, _ path: String, body: Data? = nil, headers: [String: String] = [:],
+                      authenticated: Bool = true) async throws(StorefrontError) -> Reply {
+        var token: String?
+        if authenticated { token = try await currentToken() }
+        let generation = userGeneration
+        var (data, response) = try await transfer(method, path, body: body, headers: headers, token: token)
+        if response.statusCode == 401, let used = token {
+            // The token may have expired in between; retry once if the app has a newer one.
+            let fresh = try await currentToken()
+            if fresh != used {
+                (data, response) = try await transfer(method, path, body: body, headers: headers, token: fresh)
+            }
+        }
+        guard (200..<300).contains(response.statusCode) || response.statusCode == 304 else {
+            throw StorefrontError.from(status: response.statusCode, body: data, retryAfter: response.value(forHTTPHeaderField: "Retry-After"))
+        }
+        return Reply(data: data, response: response, generation: generation)
+    }
+
+    /// The app's token; a token for another subject drops the previous user's caches.
+    private func currentToken() async throws(StorefrontError) -> String {
+        let token: String
+        do {
+            token = try await tokenProvider()
+        } catch is CancellationError {
+            throw .cancelled
+        } catch {
+            throw .unauthorized(message: "No token for the signed-in user: \(error.localizedDescription)")
+        }
+        let subject = TokenSubject.of(token) ?? token
+        if subject != owner {
+            if owner != nil { dropUserCaches() }
+            owner = subject
+        }
+        return token
+    }
+
+    private func transfer(_ method: String, _ path: String, body: Data?, headers: [String: String],
+                          token: String?) async throws(StorefrontError) -> (Data, HTTPURLResponse) {
+        guard let url = URL(string: Self.join(baseURL, path)) else { throw .invalidResponse(message: "Bad URL for \(path)") }
+        var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: options.requestTimeout.timeInterval)
+        request.httpMethod = method
+        request.setValue("application/json", forHTTPHeaderField: "Accept")
+        request.setValue("StorefrontKit/1", forHTTPHeaderField: "User-Agent")
+        if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
+        if let body {
+            request.httpBody = body
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        }
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        let data: Data
+        let response: URLResponse
+        do {
+            (data, response) = try await session.data(for: request)
+        } catch {
+            throw Self.transportError(error, url: url)
+        }
+        guard let http = response as? HTTPURLResponse else { throw .invalidResponse(message: "Not an HTTP answer from \(url.host ?? "the server")") }
+        return (data, http)
+    }
+
+    static func transportError(_ error: any Error, url: URL) -> StorefrontError {
+        if error is CancellationError { return .cancelled }
+        if let error = error as? URLError {
+            if error.code == .cancelled { return .cancelled }
+            return .network(message: "Could not reach \(url.host ?? "the server") (\(Self.describe(error.code)))")
+        }
+        return .network(message: "Could not reach \(url.host ?? "the server"): \(error.localizedDescription)")
+    }
+
+    static func describe(_ code: URLError.Code) -> String {
+        switch code {
+        case .notConnectedToInternet: "offline"
+        case .timedOut: "timed out"
+        case .cannotConnectToHost: "connection refused"
+        case .cannotFindHost, .dnsLookupFailed: "unknown host"
+        case .networkConnectionLost: "connection lost"
+        case .secureConnectionFailed, .serverCertificateUntrusted, .serverCertificateHasBadDate, .serverCertificateNotYetValid:
+            "TLS failed"
+        default: "URL error \(code.rawValue)"
+        }
+    }
+
+    static func join(_ base: URL, _ path: String) -> String {
+        var root = base.absoluteString
+        while root.hasSuffix("/") { root.removeLast() }
+        return root + "/" + path
+    }
+
+    static func makeSession(timeout: Duration) -> URLSession {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.urlCache = nil
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        configuration.timeoutIntervalForRequest = timeout.timeInterval
+        return URLSession(configuration: configuration)
+    }
+
+    static func decode<T: Decodable>(_ type: T.Type, _ data: Data, what: String) throws(StorefrontError) -> T {
+        do {
+            return try JSONDecoder().decode(T.self, from: data)
+        } catch let error as DecodingError {
+            throw .invalidResponse(message: "The \(what) answer could not be read: \(summary(error))")
+        } catch {
+            throw .invalidResponse(message: "The \(what) answer could not be read: \(error.localizedDescription)")
+        }
+    }
+
+    static func summary(_ error: DecodingError) -> String {
+        func path(_ context: DecodingError.Context) -> String {
+            let text = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
+            return text.isEmpty ? "the top level" : text
+        }
+        switch error {
+        case .keyNotFound(let key, let context): return "missing \(key.stringValue) at \(path(context))"
+        case .valueNotFound(_, let context): return "null at \(path(context))"
+        case .typeMismatch(_, let context): return "wrong type at \(path(context))"
+        case .dataCorrupted(let context): return "\(context.debugDescription) at \(path(context))"
+        @unknown default: return "\(error)"
+        }
+    }
+
+    static func encode<T: Encodable>(_ value: T) throws(StorefrontError) -> Data {
+        do { return try JSONEncoder().encode(value) } catch {
+            throw .invalidResponse(message: "Could not encode the request: \(error.localizedDescription)")
+        }
+    }
+
+    /// The answer's `Date` header (RFC 7231), i.e. the server's clock.
+    static func serverDate(_ response: HTTPURLResponse) -> Date? {
+        guard let text = response.value(forHTTPHeaderField: "Date") else { return nil }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
+        return formatter.date(from: text)
+    }
+}
+
+/// A cached value and when it was stored.
+struct Fresh<Value: Sendable>: Sendable {
+    var value: Value
+    var storedAt: ContinuousClock.Instant
+
+    init(_ value: Value) {
+        self.value = value
+        storedAt = .now
+    }
+
+    func isFresh(_ lifetime: Duration) -> Bool { ContinuousClock.now - storedAt < lifetime }
+}
+
+/// A checkout this client opened, with what the user had before it.
+struct OpenCheckout: Sendable {
+    var session: CheckoutSession
+    var baseline: [EntitlementInfo]?
+}
+
+extension StorefrontClient {
+    /// Reads the product list from disk the first time it is needed.
+    fileprivate func loadDiskCacheOnce() {
+        guard !diskCacheLoaded else { return }
+        diskCacheLoaded = true
+        if productsEntry == nil, let entry = diskCache?.load() { productsEntry = entry }
+    }
+}
