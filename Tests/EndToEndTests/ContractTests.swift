@@ -72,6 +72,7 @@ import Testing
         expectContract(contract, "post", "/api/subscription/cancel",
                        try await stack.request(.post, g + "/api/subscription/cancel", token: flow.token, json: #"{"subscription_code":"\#(code)"}"#))
         expectContract(contract, "get", "/api/openapi.json", served)
+        expectContract(contract, "get", "/checkout/complete", try await stack.request(.get, g + "/checkout/complete?reference=abc"))
     }
 }
 
