@@ -73,6 +73,14 @@ import Testing
                        try await stack.request(.post, g + "/api/subscription/cancel", token: flow.token, json: #"{"subscription_code":"\#(code)"}"#))
         expectContract(contract, "get", "/api/openapi.json", served)
         expectContract(contract, "get", "/checkout/complete", try await stack.request(.get, g + "/checkout/complete?reference=abc"))
+
+        // What the gateway itself refuses is in the API's error shape, never nginx's HTML.
+        let huge = try await stack.request(.get, g + "/api/products", headers: [("X-Padding", String(repeating: "p", count: 40_000))])
+        #expect(huge.status == 400 && huge.bodyString == #"{"success":false,"error":"Malformed request"}"#, "\(huge.status) \(huge.bodyString.prefix(200))")
+        let body = String(repeating: "x", count: 2 << 20)
+        let tooLarge = try await stack.request(.post, g + "/api/webhooks/lemonsqueezy", json: body)
+        #expect(tooLarge.status == 413 && tooLarge.headers["Content-Type"]?.hasPrefix("application/json") == true, "\(tooLarge.status)")
+        expectContract(contract, "post", "/api/webhooks/{provider}", tooLarge)
     }
 }
 
