@@ -83,13 +83,18 @@ let package = Package(
         .executableTarget(name: "checkout", dependencies: ["CheckoutService", "Projection", "Providers", "ProviderSetup", "MessagingSetup", "Kafka", "Postgres", "HTTPClient", "Models", "HTTPServer", "ServiceHTTP", "ServiceRuntime", "Telemetry"],
                           path: "Services/checkout/main", swiftSettings: strict, linkerSettings: vendoredLibraries),
 
+        .target(name: "ReconcilerService", dependencies: ["Models", "Providers", "ProviderSetup", "HTTPClient", "Postgres", "Kafka", "MessagingSetup", "HTTPServer", "ServiceHTTP", "ServiceRuntime", "Telemetry"],
+                path: "Services/reconciler/ReconcilerService", swiftSettings: strict, linkerSettings: vendoredLibraries),
+        .executableTarget(name: "reconciler", dependencies: ["ReconcilerService", "MessagingSetup", "HTTPServer", "ServiceHTTP", "ServiceRuntime", "Telemetry"],
+                          path: "Services/reconciler/main", swiftSettings: strict, linkerSettings: vendoredLibraries),
+
         // MARK: - Tools
         .target(name: "SandboxKit", dependencies: [], path: "Tools/SandboxKit", swiftSettings: strict),
         .target(name: "SandboxServer", dependencies: ["SandboxKit", "HTTPServer", "HTTPClient", "Crypto", "ServiceHTTP", "ServiceRuntime", "Telemetry"],
                 path: "Tools/SandboxServer", swiftSettings: strict),
         .executableTarget(name: "provider-sandbox", dependencies: ["SandboxServer", "ServiceHTTP", "ServiceRuntime", "Telemetry"],
                           path: "Tools/provider-sandbox", swiftSettings: strict),
-        .target(name: "StorefrontCLI", dependencies: ["Crypto", "Kafka", "MessagingSetup", "Models", "Postgres", "Projection", "ServiceRuntime", "Telemetry"],
+        .target(name: "StorefrontCLI", dependencies: ["Crypto", "HTTPClient", "Kafka", "MessagingSetup", "Models", "Postgres", "Projection", "ReconcilerService", "ServiceRuntime", "Telemetry"],
                 path: "Tools/StorefrontCLI", swiftSettings: strict),
         .executableTarget(name: "storefront", dependencies: ["StorefrontCLI", "ServiceRuntime", "Telemetry"],
                           path: "Tools/storefront", swiftSettings: strict, linkerSettings: vendoredLibraries),
@@ -125,6 +130,8 @@ let package = Package(
         // The kit's own tests, plus the server's completion page (CheckoutService; a test
         // target's linker flags never reach the StorefrontKit product).
         tests("StorefrontKitTests", ["StorefrontKit", "TestSupport", "HTTPClient", "CheckoutService", "HTTPServer", "ServiceRuntime"],
+              linker: vendoredLibraries),
+        tests("ReconcilerServiceTests", ["ReconcilerService", "Models", "Providers", "Kafka", "HTTPClient", "SandboxServer", "SandboxKit", "ServiceRuntime", "Telemetry"],
               linker: vendoredLibraries),
         tests("CheckoutServiceTests", ["SeedModels", "TestSupport", "CheckoutService", "Models", "Providers", "Projection", "Postgres", "Kafka", "Crypto", "HTTPServer", "HTTPClient", "ServiceRuntime", "Telemetry", "SandboxServer", "SandboxKit"],
               linker: vendoredLibraries),

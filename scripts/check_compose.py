@@ -77,7 +77,7 @@ from pathlib import Path
 ONE_SHOT_JOBS = {"migrate"}
 
 #: The Storefront services: scalable, probed on /readyz, never publishing a port.
-SERVICE_BINARIES = {"catalog", "checkout", "webhook-receiver", "subscription-projector"}
+SERVICE_BINARIES = {"catalog", "checkout", "webhook-receiver", "subscription-projector", "reconciler"}
 
 #: Services allowed to publish host ports: name -> only on loopback?
 PUBLISHERS = {"gateway": False, "provider-sandbox": True}
@@ -97,6 +97,8 @@ PENDING_EXECUTABLES: set[str] = set()
 COMMAND_SCOPES = {
     ("storefront", "migrate"): {
         "Tools/StorefrontCLI": {"MigrateCommand.swift", "CommandLineArguments.swift"},
+        # `storefront reconcile` reaches the reconciler's library; migrate reads none of it.
+        "Services/reconciler/ReconcilerService": set(),
     },
 }
 

@@ -34,6 +34,7 @@ cat <<MSG
 Storefront is up.
   gateway (the URL apps use):  $GATEWAY_URL
   provider sandbox:            $SANDBOX_URL  (checkout pages, /_sandbox/deliveries)
+  reconciler:                  ${RECONCILER_URLS%% *}/metrics  (snapshots, sweeps every 30 s)
   PostgreSQL:                  $DATABASE_URL
   broker:                      $KAFKA_BROKERS
   logs:                        $state/logs/

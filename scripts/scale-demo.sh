@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# `make scale-demo`: the whole stack as plain processes with 2 webhook
-# receivers behind the gateway and 3 projectors in one consumer group; 20,000
+# `make scale-demo`: the whole stack as plain processes (the reconciler
+# included) with 2 webhook receivers behind the gateway and 3 projectors in
+# one consumer group; 20,000
 # signed Lemon Squeezy webhooks for 2,000 subscriptions through the gateway
 # at a steady rate; one projector SIGKILLed midway and a fourth started; then
 # PostgreSQL is checked against what was sent. Prints throughput, consumer
@@ -18,7 +19,7 @@ bin=${STOREFRONT_BIN:-$root/.build/debug}
 export STOREFRONT_BIN=$bin
 
 need_build=0
-for exe in scale-demo subscription-projector webhook-receiver catalog checkout provider-sandbox; do
+for exe in scale-demo subscription-projector webhook-receiver catalog checkout reconciler provider-sandbox; do
   [ -x "$bin/$exe" ] || need_build=1
 done
 if [ "$need_build" = 1 ]; then

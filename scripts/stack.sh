@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Starts and stops the whole Storefront stack as plain processes: PostgreSQL,
-# the Tansu broker, the provider sandbox, the four services and the nginx
+# the Tansu broker, the provider sandbox, the five services and the nginx
 # gateway. Used by `make run`, the end-to-end tests and the scale demo.
 #
 #   stack.sh up STATE_DIR     start everything; writes STATE_DIR/stack.env
@@ -13,10 +13,16 @@
 #
 # Ports come from the environment (defaults are DESIGN.md's): GATEWAY_PORT
 # 8080, CATALOG_PORT 8081, CHECKOUT_PORT 8082, WEBHOOK_RECEIVER_PORT 8083,
-# PROJECTOR_PORT 8084, SANDBOX_PORT 8090, PG_PORT 55432, KAFKA_PORT 19092.
-# STACK_FREE_PORTS=1 picks free ports for all of them instead (tests).
-# WEBHOOK_RECEIVER_REPLICAS / PROJECTOR_REPLICAS start more than one of each
-# (extra replicas take free ports; the gateway balances across receivers).
+# PROJECTOR_PORT 8084, RECONCILER_PORT 8085, SANDBOX_PORT 8090, PG_PORT
+# 55432, KAFKA_PORT 19092. STACK_FREE_PORTS=1 picks free ports for all of
+# them instead (tests).
+# WEBHOOK_RECEIVER_REPLICAS / PROJECTOR_REPLICAS / RECONCILER_REPLICAS start
+# more than one of each (extra replicas take free ports; the gateway balances
+# across receivers; RECONCILER_REPLICAS=0 starts none).
+# The reconciler sweeps the sandbox often, for tests and demos:
+# RECONCILER_SWEEP_INTERVAL (default 30s), RECONCILER_SWEEP_INITIAL_DELAY
+# (5s), RECONCILER_COMMAND_DELAY (1s); any other RECONCILER_* setting in the
+# environment reaches it as well.
 # The checkout accepts app tokens with iss AUTH_JWT_ISSUER (default
 # storefront-dev) and aud AUTH_JWT_AUDIENCE (default storefront-app), the
 # values `storefront dev-token` uses by default; it runs with
@@ -124,6 +130,17 @@ up() {
   done
   for p in "${projector_ports[@]}"; do wait_ready "subscription-projector-1" "http://127.0.0.1:$p/readyz"; done
 
+  # The reconciler reads the sandbox as the other services do, and the
+  # projection (read only) for its drift figures.
+  local reconciler_ports=()
+  for i in $(seq 1 "${RECONCILER_REPLICAS:-1}"); do
+    local p; if [ "$i" = 1 ]; then p=$(port_for reconciler "${RECONCILER_PORT:-8085}"); else p=$("$root/scripts/free-port.sh"); fi
+    reconciler_ports+=("$p")
+    RECONCILER_SWEEP_INTERVAL=${RECONCILER_SWEEP_INTERVAL:-30s} RECONCILER_SWEEP_INITIAL_DELAY=${RECONCILER_SWEEP_INITIAL_DELAY:-5s} \
+      RECONCILER_COMMAND_DELAY=${RECONCILER_COMMAND_DELAY:-1s} KAFKA_CLIENT_ID="reconciler-$i" \
+      start_process "reconciler-$i" "$p" "$bin/reconciler"
+  done
+
   start_process catalog "$catalog_port" "$bin/catalog"
   # STOREFRONT_MODE=test: the sandbox's keys are test keys (sk_test_…).
   AUTH_JWT_SECRET=$jwt_secret AUTH_JWT_ISSUER=$jwt_issuer AUTH_JWT_AUDIENCE=$jwt_audience STOREFRONT_MODE=test \
@@ -167,6 +184,7 @@ NGINX
   wait_ready catalog "http://127.0.0.1:$catalog_port/readyz"
   wait_ready checkout "http://127.0.0.1:$checkout_port/readyz"
   for p in "${receiver_ports[@]}"; do wait_ready webhook-receiver-1 "http://127.0.0.1:$p/readyz"; done
+  for p in "${reconciler_ports[@]}"; do wait_ready reconciler-1 "http://127.0.0.1:$p/readyz"; done
   wait_ready gateway "$gateway/healthz"
 
   if [ -n "${STACK_OWNER_PID:-}" ]; then
@@ -185,6 +203,7 @@ export CATALOG_URL=http://127.0.0.1:$catalog_port
 export CHECKOUT_URL=http://127.0.0.1:$checkout_port
 export WEBHOOK_RECEIVER_URLS="$(printf 'http://127.0.0.1:%s ' "${receiver_ports[@]}")"
 export PROJECTOR_URLS="$(printf 'http://127.0.0.1:%s ' "${projector_ports[@]}")"
+export RECONCILER_URLS="$([ ${#reconciler_ports[@]} -gt 0 ] && printf 'http://127.0.0.1:%s ' "${reconciler_ports[@]}")"
 export DATABASE_URL=$DATABASE_URL
 export KAFKA_BROKERS=$KAFKA_BROKERS
 export AUTH_JWT_SECRET=$jwt_secret

@@ -14,6 +14,7 @@ public final class SandboxApp: Sendable {
     private let paystack: PaystackAPI
     private let checkout: HostedCheckoutRoutes
     private let control: SandboxControlRoutes
+    private let gate = APIGate()
 
     /// - Parameters:
     ///   - configuration: keys, webhook URLs, public URL, rate limit, retry scaling.
@@ -29,7 +30,7 @@ public final class SandboxApp: Sendable {
         lemonSqueezy = LemonSqueezyAPI(context: context, store: store, rateLimiter: limiter)
         paystack = PaystackAPI(context: context, store: store, rateLimiter: limiter)
         checkout = HostedCheckoutRoutes(context: context, store: store)
-        control = SandboxControlRoutes(context: context, store: store, dispatcher: dispatcher, checkout: checkout)
+        control = SandboxControlRoutes(context: context, store: store, dispatcher: dispatcher, checkout: checkout, gate: gate)
     }
 
     /// Answers one request; never throws (errors are responses in the provider's format).
@@ -37,9 +38,17 @@ public final class SandboxApp: Sendable {
         let path = request.path
         let result: HandlerResult
         if let rest = Self.strip("/lemonsqueezy/v1", from: path) {
-            result = lemonSqueezy.handle(request, path: rest)
+            if let refusal = gate.admit(.lemonSqueezy, method: request.method, path: rest, now: context.clock.now()) {
+                result = HandlerResult(LemonSqueezyErrors.rateLimited(retryAfter: refusal.retryAfter, limit: refusal.limit))
+            } else {
+                result = lemonSqueezy.handle(request, path: rest)
+            }
         } else if let rest = Self.strip("/paystack", from: path) {
-            result = paystack.handle(request, path: rest)
+            if let refusal = gate.admit(.paystack, method: request.method, path: rest, now: context.clock.now()) {
+                result = HandlerResult(PaystackErrors.rateLimited(retryAfter: refusal.retryAfter))
+            } else {
+                result = paystack.handle(request, path: rest)
+            }
         } else if path.hasPrefix("/checkout/") || path.hasPrefix("/manage/") {
             result = checkout.handle(request)
         } else if let rest = Self.strip("/_sandbox", from: path) {
@@ -62,20 +71,26 @@ public final class SandboxApp: Sendable {
     /// Replaces the delivery faults (see ``DeliveryFaults``).
     public func setFaults(_ faults: DeliveryFaults) async { await dispatcher.setFaults(faults) }
 
+    /// Replaces the API faults (see ``APIFaults``).
+    public func setAPIFaults(_ faults: APIFaults) { gate.setFaults(faults) }
+
     /// Encodes and signs a webhook as its provider does.
     private func prepare(_ event: OutgoingWebhook) -> PreparedDelivery {
         let settings = context.configuration
+        let subjects = store.read { DeliverySubjects.of(event, state: $0) }
         switch event.provider {
         case .lemonSqueezy:
             let body = JSONWriter.encode(event.payload, dialect: .php)
             let signature = context.signer.hmacSHA256Hex(Array(settings.lemonSqueezy.webhookSecret.utf8), body)
             return PreparedDelivery(id: 0, provider: .lemonSqueezy, eventName: event.eventName, url: settings.lemonSqueezy.webhookURL,
-                                    headers: [("Content-Type", "application/json"), ("X-Event-Name", event.eventName), ("X-Signature", signature)], body: body)
+                                    headers: [("Content-Type", "application/json"), ("X-Event-Name", event.eventName), ("X-Signature", signature)],
+                                    body: body, subjects: subjects)
         case .paystack:
             let body = JSONWriter.encode(event.payload, dialect: .node)
             let signature = context.signer.hmacSHA512Hex(Array(settings.paystack.secretKey.utf8), body)
             return PreparedDelivery(id: 0, provider: .paystack, eventName: event.eventName, url: settings.paystack.webhookURL,
-                                    headers: [("Content-Type", "application/json"), ("x-paystack-signature", signature)], body: body)
+                                    headers: [("Content-Type", "application/json"), ("x-paystack-signature", signature)],
+                                    body: body, subjects: subjects)
         }
     }
 

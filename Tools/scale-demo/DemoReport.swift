@@ -15,6 +15,8 @@ struct DemoReport {
     var duplicatesAbsorbed: Int?
     var checks: ProjectionCheck.Result?
     var problems: [String]
+    /// What the reconciler did meanwhile (its metrics), when the stack runs one.
+    var reconciler: [String] = []
 
     func render() -> String {
         var out: [String] = []
@@ -55,6 +57,12 @@ struct DemoReport {
             if let duplicatesAbsorbed {
                 out.append("redeliveries:       \(duplicatesAbsorbed) records re-read after the failover and absorbed as duplicates (projector metrics)")
             }
+        }
+        if !reconciler.isEmpty {
+            out.append("")
+            out.append("reconciler (the demo's subscriptions exist only in its webhooks, so the sandbox answers 404:")
+            out.append("not-found snapshots, which the projector counts and never applies):")
+            out.append(contentsOf: reconciler.map { "  " + $0 })
         }
         out.append("")
         out.append("checks against PostgreSQL:")

@@ -114,8 +114,39 @@ struct ScaleDemo {
             let current = (try? StackEnvironment.load(stateDirectory: options.stateDirectory)) ?? stack
             report.duplicatesAbsorbed = await duplicateCount(projectorURLs: current.projectorURLs, client: sender.client)
         }
+        if let url = stack.reconcilerURLs.first {
+            let (lines, ready) = await reconcilerSummary(url: url, client: sender.client)
+            report.reconciler = lines
+            if !ready { report.problems.append("the reconciler was not ready at the end (see its /readyz)") }
+        }
         FileHandle.standardOutput.write(Data((report.render() + "\n").utf8))
         return report.passed
+    }
+
+    /// The reconciler's view of the run, from its metrics, and whether its `/readyz` answers 200.
+    static func reconcilerSummary(url: String, client: HTTPClient) async -> (lines: [String], ready: Bool) {
+        let ready = (try? await client.get(url + "/readyz"))?.status == 200
+        guard let response = try? await client.get(url + "/metrics"), response.isSuccess else { return (["metrics not available"], ready) }
+        var values: [String: Double] = [:]
+        for line in response.bodyString.split(separator: "\n") where line.hasPrefix("reconciler_") {
+            let parts = line.split(separator: " ")
+            guard parts.count == 2, let value = Double(parts[1]) else { continue }
+            values[String(parts[0])] = value
+        }
+        func value(_ series: String) -> Int { Int(values[series] ?? 0) }
+        let ls = #"provider="lemonsqueezy""#
+        return ([
+            "records consumed:   \(value(#"reconciler_records_total{result="queued",topic="storefront.webhooks.v1"}"#)) webhooks",
+            "fetches:            \(value("reconciler_fetches_total{outcome=\"found\",\(ls)}")) found, "
+                + "\(value("reconciler_fetches_total{outcome=\"not_found\",\(ls)}")) not found, "
+                + "\(value("reconciler_fetches_total{outcome=\"retry\",\(ls)}")) parked for a retry; "
+                + "\(value("reconciler_provider_requests_total{\(ls)}")) provider requests, \(value("reconciler_provider_rate_limited_total{\(ls)}")) answered 429",
+            "snapshots:          \(value("reconciler_snapshots_published_total{\(ls),trigger=\"webhook\"}")) published for webhooks, "
+                + "\(value("reconciler_snapshots_published_total{\(ls),trigger=\"sweep\"}")) by sweeps",
+            "still pending:      \(value(#"reconciler_pending_objects{state="waiting"}"#)) waiting, \(value(#"reconciler_pending_objects{state="parked"}"#)) parked; "
+                + "oldest unreconciled webhook \(value("reconciler_oldest_unreconciled_webhook_seconds")) s old (the provider budget paces fetches)",
+            "readiness:          \(ready ? "ready" : "NOT ready")",
+        ], ready)
     }
 
     /// The sum of `projector_records_total{result="duplicate"}` over the projectors still running.

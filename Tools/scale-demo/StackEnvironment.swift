@@ -36,4 +36,9 @@ struct StackEnvironment: Sendable {
     var projectorURLs: [String] {
         (self["PROJECTOR_URLS"] ?? "").split(separator: " ").map(String.init)
     }
+
+    /// The reconcilers' base URLs (health and metrics); empty when the stack runs none.
+    var reconcilerURLs: [String] {
+        (self["RECONCILER_URLS"] ?? "").split(separator: " ").map(String.init)
+    }
 }

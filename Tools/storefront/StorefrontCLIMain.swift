@@ -19,6 +19,10 @@ struct StorefrontCLIMain {
           deadletter list [--topic T]          print every record on storefront.deadletter.v1 (KAFKA_BROKERS)
           deadletter replay [--topic T] [--group G]
                                                publish dead letters not yet replayed back to their source topic
+          reconcile [--provider P] [--since DATE]
+                                               one reconciliation sweep now: page through the providers' lists,
+                                               publish a snapshot of every object changed since DATE (default:
+                                               all) and print what changed, with drift against DATABASE_URL if set
           help                                 show this text
 
         Logs go to stderr as JSON (LOG_LEVEL); results go to stdout.
@@ -40,6 +44,11 @@ struct StorefrontCLIMain {
                 try await StatusCommand.run(arguments, environment: environment) { print($0) }
             case "deadletter":
                 try await DeadLetterCommand.run(arguments, environment: environment, logger: logger) { print($0) }
+            case "reconcile":
+                // Unbuffered: progress lines must show while the sweep runs.
+                try await ReconcileCommand.run(arguments, environment: environment, logger: logger) { line in
+                    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+                }
             case "help", nil:
                 print(usage)
             case let other?:

@@ -33,7 +33,7 @@ struct IdempotencyStore: Sendable {
     /// Requests of one user that may wait on pending keys at once in this
     /// process; more are answered "in progress" at once, so one user's
     /// parallel retries cannot hold the database pool.
-    static let maximumWaitersPerUser = 4
+    static let maximumWaitersPerUser = 16
     /// Waiting requests per user.
     let waiters = WaiterCounts()
 

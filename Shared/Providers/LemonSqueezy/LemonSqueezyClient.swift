@@ -23,9 +23,10 @@ public struct LemonSqueezyClient: PaymentProvider, CustomStringConvertible {
     ///   - httpClient: shared process-wide client.
     ///   - pageSize: `page[size]` of list calls (1…100).
     ///   - retryPolicy: backoff for retried calls; 429 and every 5xx are retryable.
+    ///   - budget: paces every request, retries included (nil: requests go out at once).
     public init(
         configuration: LemonSqueezyConfiguration, httpClient: HTTPClient, pageSize: Int = 50, maximumPages: Int = 200,
-        retryPolicy: RetryPolicy = ProviderRetry.defaultPolicy
+        retryPolicy: RetryPolicy = ProviderRetry.defaultPolicy, budget: (any ProviderRequestBudget)? = nil
     ) {
         self.configuration = configuration
         self.pageSize = min(max(pageSize, 1), 100)
@@ -33,7 +34,8 @@ public struct LemonSqueezyClient: PaymentProvider, CustomStringConvertible {
         transport = ProviderTransport(
             provider: .lemonsqueezy, client: httpClient, baseURL: configuration.apiBaseURL,
             headers: HTTPHeaders([("Accept", "application/vnd.api+json"), ("Content-Type", "application/vnd.api+json")]),
-            bearer: configuration.apiKey, retryPolicy: retryPolicy, secrets: [configuration.apiKey, configuration.webhookSecret])
+            bearer: configuration.apiKey, retryPolicy: retryPolicy, secrets: [configuration.apiKey, configuration.webhookSecret],
+            budget: budget)
     }
 
     /// Names the endpoint, never the key.
@@ -117,6 +119,56 @@ public struct LemonSqueezyClient: PaymentProvider, CustomStringConvertible {
             throw transport.failure(operation, .notFound, message: "subscription has no customer portal URL")
         }
         return url
+    }
+
+    // MARK: - Raw documents and pages (reconciliation)
+
+    /// `GET /v1/subscriptions/{id}`: the JSON:API document byte for byte.
+    /// - Throws: ``ProviderError`` (`.notFound` when the store has no such subscription).
+    public func subscriptionDocument(id: String) async throws(ProviderError) -> ProviderDocument {
+        try await resourceDocument("subscriptionDocument", type: "subscriptions", id: id)
+    }
+
+    /// `GET /v1/orders/{id}`: the JSON:API document byte for byte.
+    /// - Throws: ``ProviderError`` (`.notFound` when the store has no such order).
+    public func orderDocument(id: String) async throws(ProviderError) -> ProviderDocument {
+        try await resourceDocument("orderDocument", type: "orders", id: id)
+    }
+
+    /// Page `number` of `GET /v1/subscriptions?filter[store_id]=…` (newest first),
+    /// ``pageSize`` items, each item's bytes as the page holds them.
+    public func subscriptionsPage(_ number: Int) async throws(ProviderError) -> ProviderPage {
+        try await page("subscriptionsPage", "/v1/subscriptions", number: number)
+    }
+
+    /// Page `number` of `GET /v1/orders?filter[store_id]=…` (newest first).
+    public func ordersPage(_ number: Int) async throws(ProviderError) -> ProviderPage {
+        try await page("ordersPage", "/v1/orders", number: number)
+    }
+
+    private func resourceDocument(_ operation: String, type: String, id: String) async throws(ProviderError) -> ProviderDocument {
+        guard ProviderIDs.isNumeric(id) else { throw transport.failure(operation, .validation, message: "\(type) id must be numeric") }
+        let document = try await transport.sendDocument(operation, .get, "/v1/\(type)/\(id)", retry: .idempotent)
+        guard document.json["data", "type"]?.string == type, document.json["data", "id"]?.string == id else {
+            throw transport.failure(operation, .decoding, message: "response is not the \(type) resource asked for")
+        }
+        return document
+    }
+
+    /// One page; the URL is built here, never taken from `links`, as in `forEachPage`.
+    private func page(_ operation: String, _ path: String, number: Int) async throws(ProviderError) -> ProviderPage {
+        let number = max(1, number)
+        let query = [("filter[store_id]", configuration.storeID), ("page[number]", String(number)), ("page[size]", String(pageSize))]
+        let document = try await transport.sendDocument(operation, .get, path, query: query, retry: .idempotent)
+        guard let data = document.json["data"]?.array, let raw = JSONSlices.arrayElements(ofTopLevelKey: "data", in: document.body),
+              raw.count == data.count else {
+            throw transport.failure(operation, .decoding, message: "list response lacks a data array")
+        }
+        let lastPage = document.json["meta", "page", "lastPage"]?.int64
+        let hasMore = lastPage.map { Int64(number) < $0 } ?? (document.json["links", "next"]?.string != nil)
+        return ProviderPage(
+            number: number, items: zip(raw, data).map { ProviderPage.Item(raw: $0, json: $1) }, hasMore: hasMore && !data.isEmpty,
+            total: document.json["meta", "page", "total"]?.int64.map { Int($0) }, pageCount: lastPage.map { Int($0) })
     }
 
     // MARK: - Helpers

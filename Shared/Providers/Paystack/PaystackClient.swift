@@ -24,9 +24,14 @@ public struct PaystackClient: PaymentProvider, CustomStringConvertible {
     public let maximumPages: Int
     let transport: ProviderTransport
 
+    /// - Parameters:
+    ///   - httpClient: shared process-wide client.
+    ///   - pageSize: `perPage` of list calls (1…100).
+    ///   - retryPolicy: backoff for retried calls; 429 and every 5xx are retryable.
+    ///   - budget: paces every request, retries included (nil: requests go out at once).
     public init(
         configuration: PaystackConfiguration, httpClient: HTTPClient, pageSize: Int = 50, maximumPages: Int = 200,
-        retryPolicy: RetryPolicy = ProviderRetry.defaultPolicy
+        retryPolicy: RetryPolicy = ProviderRetry.defaultPolicy, budget: (any ProviderRequestBudget)? = nil
     ) {
         self.configuration = configuration
         self.pageSize = min(max(pageSize, 1), 100)
@@ -34,8 +39,11 @@ public struct PaystackClient: PaymentProvider, CustomStringConvertible {
         transport = ProviderTransport(
             provider: .paystack, client: httpClient, baseURL: configuration.apiBaseURL,
             headers: HTTPHeaders([("Accept", "application/json"), ("Content-Type", "application/json")]),
-            bearer: configuration.secretKey, retryPolicy: retryPolicy, secrets: [configuration.secretKey])
+            bearer: configuration.secretKey, retryPolicy: retryPolicy, secrets: [configuration.secretKey], budget: budget)
     }
+
+    /// Whether the key is a live-mode key (`sk_live_…`); Paystack's rate limits differ by mode.
+    public var isLiveMode: Bool { configuration.secretKey.value.hasPrefix("sk_live_") }
 
     /// Names the endpoint, never the key.
     public var description: String { "PaystackClient(\(configuration.apiBaseURL))" }
@@ -154,6 +162,72 @@ public struct PaystackClient: PaymentProvider, CustomStringConvertible {
         let document = try await transport.send(operation, .get, "/subscription/\(subscriptionID)/manage/link", retry: .idempotent)
         guard let link = document["data", "link"]?.string else { throw transport.failure(operation, .decoding, message: "response lacks data.link") }
         return link
+    }
+
+    // MARK: - Raw documents and pages (reconciliation)
+
+    /// `GET /subscription/{code}`: the `{status, message, data}` envelope byte for byte.
+    /// - Throws: ``ProviderError`` (`.notFound` when Paystack has no such subscription).
+    public func subscriptionDocument(code: String) async throws(ProviderError) -> ProviderDocument {
+        let operation = "subscriptionDocument"
+        try checkCode(code, operation)
+        let document = try await transport.sendDocument(operation, .get, "/subscription/\(code)", retry: .idempotent)
+        guard document.json["data", "subscription_code"]?.string != nil else {
+            throw transport.failure(operation, .decoding, message: "response is not a subscription")
+        }
+        return document
+    }
+
+    /// `GET /transaction/verify/{reference}`: the envelope byte for byte.
+    /// Paystack answers an unknown reference with 400 "Transaction reference
+    /// not found" (`code: transaction_not_found`); that is `.notFound` here.
+    /// - Throws: ``ProviderError``.
+    public func transactionDocument(reference: String) async throws(ProviderError) -> ProviderDocument {
+        let operation = "transactionDocument"
+        guard ProviderIDs.isSafe(reference) || Self.isValidReference(reference) else {
+            throw transport.failure(operation, .validation, message: "transaction reference has unexpected characters")
+        }
+        let document: ProviderDocument
+        do {
+            document = try await transport.sendDocument(
+                operation, .get, "/transaction/verify/\(QueryString.percentEncode(reference))", retry: .idempotent)
+        } catch where error.kind == .validation && Self.isUnknownReference(error) {
+            throw ProviderError(provider: .paystack, operation: operation, kind: .notFound, status: error.status,
+                                message: error.message, code: error.code)
+        }
+        guard document.json["data", "reference"]?.string != nil else {
+            throw transport.failure(operation, .decoding, message: "response is not a transaction")
+        }
+        return document
+    }
+
+    /// Page `number` of `GET /subscription` (newest first), ``pageSize`` items.
+    public func subscriptionsPage(_ number: Int) async throws(ProviderError) -> ProviderPage {
+        try await page("subscriptionsPage", "/subscription", number: number)
+    }
+
+    /// Page `number` of `GET /transaction` (newest first), ``pageSize`` items.
+    public func transactionsPage(_ number: Int) async throws(ProviderError) -> ProviderPage {
+        try await page("transactionsPage", "/transaction", number: number)
+    }
+
+    static func isUnknownReference(_ error: ProviderError) -> Bool {
+        error.code == "transaction_not_found" || error.message.lowercased().contains("reference not found")
+    }
+
+    private func page(_ operation: String, _ path: String, number: Int) async throws(ProviderError) -> ProviderPage {
+        let number = max(1, number)
+        let document = try await transport.sendDocument(
+            operation, .get, path, query: [("perPage", String(pageSize)), ("page", String(number))], retry: .idempotent)
+        guard let data = document.json["data"]?.array, let raw = JSONSlices.arrayElements(ofTopLevelKey: "data", in: document.body),
+              raw.count == data.count else {
+            throw transport.failure(operation, .decoding, message: "list response lacks a data array")
+        }
+        let pageCount = document.json["meta", "pageCount"]?.int64
+        let hasMore = pageCount.map { Int64(number) < $0 } ?? (data.count >= pageSize)
+        return ProviderPage(
+            number: number, items: zip(raw, data).map { ProviderPage.Item(raw: $0, json: $1) }, hasMore: hasMore && !data.isEmpty,
+            total: document.json["meta", "total"]?.int64.map { Int($0) }, pageCount: pageCount.map { Int($0) })
     }
 
     // MARK: - Helpers

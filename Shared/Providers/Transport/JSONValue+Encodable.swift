@@ -51,10 +51,11 @@ extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, Ex
 }
 
 extension JSONValue {
-    /// Reads an API response body (bounded by the HTTP client's body limit, not
-    /// the webhook limit: list pages may be larger than a webhook).
+    /// Reads an API response body with ``JSONReader`` (bounded by the HTTP
+    /// client's body limit, not the webhook limit: list pages may be larger
+    /// than a webhook). An empty body is `null`.
     static func decodeResponse(_ bytes: [UInt8]) -> JSONValue? {
         if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) { return .null }
-        return try? JSONDecoder().decode(JSONValue.self, from: Data(bytes))
+        return try? JSONReader.parse(bytes)
     }
 }

@@ -30,6 +30,8 @@ struct ProviderTransport: Sendable, CustomStringConvertible {
     let retryPolicy: RetryPolicy
     /// Credentials scrubbed from any provider message we keep.
     let secrets: [Secret]
+    /// Paces every attempt (retries included) when set; nil sends at once.
+    var budget: (any ProviderRequestBudget)? = nil
 
     /// Never the headers or secrets.
     var description: String { "ProviderTransport(\(provider.rawValue), \(baseURL))" }
@@ -39,6 +41,14 @@ struct ProviderTransport: Sendable, CustomStringConvertible {
         _ operation: String, _ method: HTTPMethod, _ path: String, query: [(String, String)] = [],
         body: JSONValue? = nil, retry: Retry
     ) async throws(ProviderError) -> JSONValue {
+        try await sendDocument(operation, method, path, query: query, body: body, retry: retry).json
+    }
+
+    /// Sends the call and returns the body of a 2xx answer byte for byte, and parsed.
+    func sendDocument(
+        _ operation: String, _ method: HTTPMethod, _ path: String, query: [(String, String)] = [],
+        body: JSONValue? = nil, retry: Retry
+    ) async throws(ProviderError) -> ProviderDocument {
         var url = baseURL + path
         if !query.isEmpty { url += "?" + QueryString.encode(query) }
         var allHeaders = headers
@@ -47,11 +57,18 @@ struct ProviderTransport: Sendable, CustomStringConvertible {
         if let body { request.body = body.encodedBytes() }
 
         let response: HTTPClientResponse
-        switch retry {
-        case .idempotent: response = try await execute(operation, request)
-        case .unprocessedOnly: response = try await executeUnprocessedOnly(operation, request)
+        switch (retry, budget) {
+        case (.idempotent, nil):
+            response = try await execute(operation, request)
+        case (.idempotent, let budget?):
+            // Attempt by attempt, so the budget paces retries too.
+            response = try await executeStepwise(operation, request, budget: budget,
+                                                 retryStatus: { retryPolicy.retryableStatuses.contains($0) }, retryError: \.isRetryable)
+        case (.unprocessedOnly, let budget):
+            response = try await executeStepwise(operation, request, budget: budget,
+                                                 retryStatus: { $0 == 429 }, retryError: { $0 == .connectionRefused || $0 == .dns })
         }
-        return try interpret(operation, response)
+        return ProviderDocument(body: response.body, json: try interpret(operation, response))
     }
 
     private func execute(_ operation: String, _ request: HTTPClientRequest) async throws(ProviderError) -> HTTPClientResponse {
@@ -64,22 +81,34 @@ struct ProviderTransport: Sendable, CustomStringConvertible {
         }
     }
 
-    /// One attempt at a time, repeated only after a 429 or a connection that never opened.
-    private func executeUnprocessedOnly(_ operation: String, _ request: HTTPClientRequest) async throws(ProviderError) -> HTTPClientResponse {
+    /// One attempt at a time, each after the budget (if any) allows it,
+    /// repeated while `retryStatus` / `retryError` say so and attempts are
+    /// left, after the provider's `Retry-After` or the policy's jittered
+    /// backoff. For `.unprocessedOnly` calls these are a 429 and a connection
+    /// that never opened. A 429 also holds the budget for the delay it asks.
+    private func executeStepwise(
+        _ operation: String, _ request: HTTPClientRequest, budget: (any ProviderRequestBudget)?,
+        retryStatus: (Int) -> Bool, retryError: (HTTPClientError) -> Bool
+    ) async throws(ProviderError) -> HTTPClientResponse {
+        var single = request
+        single.retryPolicy = RetryPolicy.none
         var attempt = 1
         while true {
             let delay: Duration
             do {
-                let response = try await client.execute(request)
-                guard response.status == 429, attempt < retryPolicy.maxAttempts else { return response }
-                if let header = response.headers["Retry-After"], let wanted = RetryPolicy.parseRetryAfter(header) {
+                try await budget?.acquire()
+                let response = try await client.execute(single)
+                let wanted = response.status == 429 ? response.headers["Retry-After"].flatMap { RetryPolicy.parseRetryAfter($0) } : nil
+                if response.status == 429 { budget?.backOff(for: wanted ?? retryPolicy.backoff(beforeRetry: attempt)) }
+                guard retryStatus(response.status), attempt < retryPolicy.maxAttempts else { return response }
+                if let wanted {
                     guard wanted <= retryPolicy.maxRetryAfter else { return response }
                     delay = wanted
                 } else {
                     delay = retryPolicy.backoff(beforeRetry: attempt)
                 }
             } catch let error as HTTPClientError {
-                guard attempt < retryPolicy.maxAttempts, error == .connectionRefused || error == .dns else {
+                guard attempt < retryPolicy.maxAttempts, retryError(error) else {
                     throw failure(operation, .unavailable, message: "no answer: \(error.description)")
                 }
                 delay = retryPolicy.backoff(beforeRetry: attempt)

@@ -11,12 +11,20 @@ import Foundation
 ///   concept the provider lacks answers 422.
 /// - `POST /_sandbox/lemonsqueezy/orders/{id}/refund`, `POST /_sandbox/paystack/transactions/{reference}/refund`.
 /// - `GET /_sandbox/deliveries?provider=&event=`, `DELETE /_sandbox/deliveries`, `POST /_sandbox/deliveries/settle`.
-/// - `GET /_sandbox/faults`, `POST /_sandbox/faults` `{"duplicate_next","shuffle_next_batch","delay_ms","fail_next_attempts"}`.
+/// - `GET /_sandbox/faults`, `POST /_sandbox/faults` `{"duplicate_next","shuffle_next_batch","delay_ms","fail_next_attempts",
+///   "drop_subscriptions":["lemonsqueezy:5","paystack:SUB_…"],"drop_checkouts":["lemonsqueezy:<checkout id>","paystack:<access code>"],
+///   "api_429_next","api_429_provider","api_retry_after_seconds","api_rate_limit":{"limit","window_seconds"}}`
+///   (replaces every fault; see ``DeliveryFaults`` and ``APIFaults``).
+/// - `GET /_sandbox/api-requests` (API requests counted per provider and route), `DELETE` to reset.
+/// - `POST /_sandbox/{provider}/seed` `{"subscriptions": N, "webhooks": false}`: N paid subscriptions
+///   (Lemon Squeezy variant 2 unless `"variant"`; Paystack plan `PLN_sbxpremmonth01` unless `"plan"`),
+///   each bought by its own customer, without webhooks unless `"webhooks": true`.
 struct SandboxControlRoutes {
     let context: SandboxContext
     let store: SandboxStore
     let dispatcher: WebhookDispatcher
     let checkout: HostedCheckoutRoutes
+    let gate: APIGate
 
     func handle(_ request: SandboxRequest, path: String) async -> HandlerResult {
         let r = Route(method: request.method, path: path)
@@ -49,20 +57,105 @@ struct SandboxControlRoutes {
             await dispatcher.settle()
             return json(200, ["settled": true])
         }
-        if r.match("GET", "faults") != nil { return json(200, await dispatcher.faults.json) }
+        if r.match("GET", "faults") != nil { return json(200, .object(await dispatcher.faults.jsonFields + gate.faults.json)) }
         if r.match("POST", "faults") != nil {
             var faults = DeliveryFaults()
             faults.duplicateNext = max(0, min(1000, body["duplicate_next"]?.intValue ?? 0))
             faults.shuffleNextBatch = body["shuffle_next_batch"]?.boolValue ?? false
             faults.delayMilliseconds = max(0, min(60_000, body["delay_ms"]?.intValue ?? 0))
             faults.failNextAttempts = max(0, min(1000, body["fail_next_attempts"]?.intValue ?? 0))
+            guard let subscriptions = Self.names(body["drop_subscriptions"]), let checkouts = Self.names(body["drop_checkouts"]) else {
+                return json(400, ["error": "drop_subscriptions and drop_checkouts are arrays of \"<provider>:<id>\" strings"])
+            }
+            faults.dropSubscriptions = subscriptions
+            faults.dropCheckouts = checkouts
+            var api = APIFaults()
+            api.rateLimitNext = max(0, min(100_000, body["api_429_next"]?.intValue ?? 0))
+            if let name = body["api_429_provider"]?.stringValue {
+                guard let provider = SandboxProvider(rawValue: name) else { return json(400, ["error": "api_429_provider must be lemonsqueezy or paystack"]) }
+                api.rateLimitProvider = provider
+            }
+            api.retryAfterSeconds = max(0, min(3600, body["api_retry_after_seconds"]?.intValue ?? 1))
+            if let limit = body["api_rate_limit"], !limit.isNull {
+                guard let count = limit["limit"]?.intValue, count > 0 else { return json(400, ["error": "api_rate_limit needs a positive limit"]) }
+                api.rateLimit = RateLimitSettings(limit: count, windowSeconds: limit["window_seconds"]?.intValue ?? 60)
+            }
             await dispatcher.setFaults(faults)
-            return json(200, faults.json)
+            gate.setFaults(api)
+            return json(200, .object(faults.jsonFields + api.json))
         }
+        if r.match("GET", "api-requests") != nil { return json(200, gate.statistics) }
+        if r.match("DELETE", "api-requests") != nil {
+            gate.resetStatistics()
+            return json(200, ["cleared": true])
+        }
+        if let c = r.match("POST", ":provider/seed") { return seed(c[0], body) }
         return json(404, ["error": .string("no control endpoint \(request.method) \(request.path)")])
     }
 
     private func json(_ status: Int, _ value: JSONValue) -> HandlerResult { HandlerResult(.json(status, value)) }
+
+    /// `["lemonsqueezy:5", …]` → a set; nil when it is neither absent nor an array of `provider:id` strings.
+    static func names(_ value: JSONValue?) -> Set<String>? {
+        guard let value, !value.isNull else { return [] }
+        guard let items = value.arrayValue else { return nil }
+        var names: Set<String> = []
+        for item in items {
+            guard let text = item.stringValue, let colon = text.firstIndex(of: ":"),
+                  SandboxProvider(rawValue: String(text[..<colon])) != nil, text.index(after: colon) < text.endIndex else { return nil }
+            names.insert(text)
+        }
+        return names
+    }
+
+    /// Many paid subscriptions at once (load and reconciliation tests), through
+    /// the same purchase code as a paid checkout.
+    private func seed(_ providerName: String, _ body: JSONValue) -> HandlerResult {
+        guard let provider = SandboxProvider(rawValue: providerName) else { return json(404, ["error": .string("Unknown provider \(providerName).")]) }
+        guard let count = body["subscriptions"]?.intValue, (1...100_000).contains(count) else {
+            return json(422, ["error": "subscriptions must be 1...100000"])
+        }
+        let withWebhooks = body["webhooks"]?.boolValue ?? false
+        let now = context.clock.now()
+        do throws(SandboxError) {
+            let (ids, events): ([String], [OutgoingWebhook]) = try store.withState { (state) throws(SandboxError) in
+                var ids: [String] = []
+                var events: [OutgoingWebhook] = []
+                for _ in 0..<count {
+                    switch provider {
+                    case .lemonSqueezy:
+                        let variant = body["variant"]?.intValue ?? 2
+                        guard let (_, v) = checkout.ls.catalog.variant(id: variant), v.isSubscription else { throw .invalid("Variant \(variant) is not a subscription.") }
+                        let n = state.next(.lsCheckout)
+                        let id = Formatting.uuid(1, n)
+                        state.lsCheckouts[id] = LSCheckout(
+                            id: id, storeID: checkout.ls.catalog.store.id, variantID: variant, customPrice: nil, productOptions: [:], checkoutOptions: [:],
+                            email: "seed-\(n)@example.com", name: "Seed \(n)", custom: nil, expiresAt: nil, testMode: true, createdAt: now, paidOrderID: nil)
+                        let purchase = try LemonSqueezyLifecycle(resources: checkout.ls, now: now).purchase(checkoutID: id, email: nil, name: nil, state: &state)
+                        ids.append(purchase.subscriptionID.map(String.init) ?? "")
+                        if withWebhooks { events += purchase.events }
+                    case .paystack:
+                        let code = body["plan"]?.stringValue ?? "PLN_sbxpremmonth01"
+                        guard let plan = checkout.ps.catalog.plan(idOrCode: code) else { throw .notFound("Plan not found") }
+                        let n = state.next(.psTransaction)
+                        let access = Formatting.code("", state.next(.psAccessCode))
+                        let t = PSTransaction(
+                            id: n, reference: "sbxseed-\(n)", accessCode: access, amount: plan.amount, currency: plan.currency, email: "seed-\(n)@example.com",
+                            planID: plan.id, callbackURL: nil, metadata: "", status: "abandoned", createdAt: now, paidAt: nil, customerID: nil, subscriptionID: nil)
+                        state.psTransactions[t.reference] = t
+                        state.psAccessCodes[access] = t.reference
+                        let purchase = try PaystackLifecycle(resources: checkout.ps, now: now).purchase(accessCodeOrReference: t.reference, email: nil, state: &state)
+                        ids.append(purchase.subscriptionCode ?? "")
+                        if withWebhooks { events += purchase.events }
+                    }
+                }
+                return (ids, events)
+            }
+            return HandlerResult(.json(200, [
+                "created": .int(ids.count), "first": JSONValue(ids.first), "last": JSONValue(ids.last), "webhooks": .int(events.count),
+            ]), events: events)
+        } catch { return errorResult(error) }
+    }
 
     private func errorResult(_ error: SandboxError) -> HandlerResult {
         let status = switch error.kind { case .notFound: 404; case .conflict: 409; case .invalid, .unsupported: 422 }

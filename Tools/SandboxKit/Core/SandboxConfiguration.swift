@@ -71,7 +71,7 @@ public struct PaystackSettings: Sendable {
     }
 }
 
-public struct RateLimitSettings: Sendable {
+public struct RateLimitSettings: Sendable, Equatable {
     public var limit: Int
     public var windowSeconds: Int
     public init(limit: Int, windowSeconds: Int) {

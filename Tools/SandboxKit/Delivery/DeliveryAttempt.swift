@@ -9,6 +9,8 @@ public struct DeliveryAttempt: Sendable {
         case retrying
         /// It failed and the schedule is exhausted (or there is nowhere to send it).
         case failed
+        /// A drop fault swallowed it: nothing was sent, nothing will be retried.
+        case dropped
     }
 
     public let deliveryID: Int

@@ -12,23 +12,45 @@ public struct DeliveryFaults: Sendable, Equatable {
     public var delayMilliseconds: Int = 0
     /// The next N attempts fail without being sent.
     public var failNextAttempts: Int = 0
+    /// Every delivery about these subscriptions is dropped, until the faults
+    /// are replaced: `lemonsqueezy:<subscription id>`, `paystack:<SUB_ code>`.
+    /// Nothing is sent and nothing is retried (as when a provider gave up),
+    /// so only a reconciliation can learn what happened.
+    public var dropSubscriptions: Set<String> = []
+    /// As ``dropSubscriptions``, for whatever the checkout produces (its order
+    /// or transaction, its subscription and everything that follows), named
+    /// before it is paid: `lemonsqueezy:<checkout id>`, `paystack:<access code or reference>`.
+    public var dropCheckouts: Set<String> = []
 
-    public init(duplicateNext: Int = 0, shuffleNextBatch: Bool = false, delayMilliseconds: Int = 0, failNextAttempts: Int = 0) {
+    public init(duplicateNext: Int = 0, shuffleNextBatch: Bool = false, delayMilliseconds: Int = 0, failNextAttempts: Int = 0,
+                dropSubscriptions: Set<String> = [], dropCheckouts: Set<String> = []) {
         self.duplicateNext = duplicateNext
         self.shuffleNextBatch = shuffleNextBatch
         self.delayMilliseconds = delayMilliseconds
         self.failNextAttempts = failNextAttempts
+        self.dropSubscriptions = dropSubscriptions
+        self.dropCheckouts = dropCheckouts
     }
 
-    var json: JSONValue {
+    /// Whether a delivery about `subjects` (see ``DeliverySubjects``) is dropped.
+    func drops(_ subjects: DeliverySubjects) -> Bool {
+        !dropSubscriptions.isDisjoint(with: subjects.subscriptions) || !dropCheckouts.isDisjoint(with: subjects.checkouts)
+    }
+
+    var jsonFields: [JSONField] {
         [
-            "duplicate_next": .int(duplicateNext),
-            "shuffle_next_batch": .bool(shuffleNextBatch),
-            "delay_ms": .int(delayMilliseconds),
-            "fail_next_attempts": .int(failNextAttempts),
+            JSONField(key: "duplicate_next", value: .int(duplicateNext)),
+            JSONField(key: "shuffle_next_batch", value: .bool(shuffleNextBatch)),
+            JSONField(key: "delay_ms", value: .int(delayMilliseconds)),
+            JSONField(key: "fail_next_attempts", value: .int(failNextAttempts)),
+            JSONField(key: "drop_subscriptions", value: .array(dropSubscriptions.sorted().map(JSONValue.string))),
+            JSONField(key: "drop_checkouts", value: .array(dropCheckouts.sorted().map(JSONValue.string))),
         ]
     }
+
+    var json: JSONValue { .object(jsonFields) }
 }
+
 
 /// A small deterministic generator (SplitMix64) so a shuffle is repeatable for a seed.
 struct SeededGenerator: RandomNumberGenerator {

@@ -21,4 +21,6 @@ struct PreparedDelivery: Sendable {
     let body: [UInt8]
     /// Set on the copy the duplicate fault adds.
     var duplicateOf: Int?
+    /// The subscriptions and checkouts it is about (drop faults).
+    var subjects = DeliverySubjects()
 }

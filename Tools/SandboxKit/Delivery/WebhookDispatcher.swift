@@ -100,6 +100,14 @@ actor WebhookDispatcher {
         var status: Int?
         var failure: String?
         var simulated = false
+        if faults.drops(item.subjects) {
+            record(DeliveryAttempt(
+                deliveryID: item.id, provider: item.provider, eventName: item.eventName, url: item.url, attempt: number,
+                sentAt: sentAt, status: nil, error: "dropped by fault (drop_subscriptions/drop_checkouts); nothing was sent",
+                simulated: true, outcome: .dropped, headers: item.headers, body: item.body, duplicateOf: item.duplicateOf))
+            finishOne()
+            return
+        }
         if item.url == nil {
             failure = "no webhook URL configured for \(item.provider.rawValue)"
         } else if faults.failNextAttempts > 0 {

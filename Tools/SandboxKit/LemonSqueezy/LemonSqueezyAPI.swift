@@ -15,11 +15,7 @@ struct LemonSqueezyAPI {
         if let limiter = rateLimiter {
             switch limiter.check(key: "lemonsqueezy", now: context.clock.now()) {
             case .limited(let retryAfter):
-                var response = LemonSqueezyErrors.response(429, "Too Many Attempts.")
-                response.headers.add("Retry-After", String(retryAfter))
-                response.headers.add("X-Ratelimit-Limit", String(limiter.settings.limit))
-                response.headers.add("X-Ratelimit-Remaining", "0")
-                return HandlerResult(response)
+                return HandlerResult(LemonSqueezyErrors.rateLimited(retryAfter: retryAfter, limit: limiter.settings.limit))
             case .allowed(let remaining):
                 rateHeaders = [("X-Ratelimit-Limit", String(limiter.settings.limit)), ("X-Ratelimit-Remaining", String(remaining))]
             }

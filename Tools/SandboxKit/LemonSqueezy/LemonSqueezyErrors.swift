@@ -25,6 +25,16 @@ enum LemonSqueezyErrors {
     }
 
     static func unauthorized() -> SandboxResponse { response(401, "Unauthenticated.") }
+
+    /// 429 with `Retry-After` (the references found no documented header; Laravel,
+    /// which Lemon Squeezy runs on, sends it) and the documented `X-Ratelimit-*` headers.
+    static func rateLimited(retryAfter: Int, limit: Int?) -> SandboxResponse {
+        var response = response(429, "Too Many Attempts.")
+        response.headers.add("Retry-After", String(retryAfter))
+        if let limit { response.headers.add("X-Ratelimit-Limit", String(limit)) }
+        response.headers.add("X-Ratelimit-Remaining", "0")
+        return response
+    }
     static func notFound(_ detail: String = "The requested resource could not be found.") -> SandboxResponse { response(404, detail) }
 
     static func from(_ error: SandboxError) -> SandboxResponse {

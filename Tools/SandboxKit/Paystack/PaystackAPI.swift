@@ -23,6 +23,7 @@ struct PaystackAPI {
             if let c = r.match("GET", "plan/:id") { return HandlerResult(try getPlan(c[0])) }
             if r.match("POST", "transaction/initialize") != nil { return HandlerResult(initialize(request)) }
             if let c = r.match("GET", "transaction/verify/:reference") { return HandlerResult(verify(c[0])) }
+            if r.match("GET", "transaction") != nil { return HandlerResult(listTransactions(request)) }
             if r.match("GET", "subscription") != nil { return HandlerResult(listSubscriptions(request)) }
             if r.match("POST", "subscription/disable") != nil { return try toggle(request, enable: false) }
             if r.match("POST", "subscription/enable") != nil { return try toggle(request, enable: true) }

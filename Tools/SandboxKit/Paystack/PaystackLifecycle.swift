@@ -71,7 +71,7 @@ struct PaystackLifecycle {
         if let existing = state.psCustomer(email: email) { return existing }
         let id = state.next(.psCustomer)
         let c = PSCustomer(id: id, code: Formatting.code("CUS_", id), email: email, createdAt: now, updatedAt: now)
-        state.psCustomers[id] = c
+        state.addPSCustomer(c)
         return c
     }
 

@@ -1,4 +1,4 @@
-/// `POST /transaction/initialize` and `GET /transaction/verify/{reference}`.
+/// `POST /transaction/initialize`, `GET /transaction/verify/{reference}` and `GET /transaction`.
 extension PaystackAPI {
     func initialize(_ request: SandboxRequest) -> SandboxResponse {
         guard let body = jsonBody(request) else { return PaystackErrors.response(400, "Invalid JSON body") }
@@ -58,5 +58,27 @@ extension PaystackAPI {
             return PaystackErrors.response(400, "Transaction reference not found", nextStep: "Ensure that you're passing the reference of a transaction that exists on this integration", type: "validation_error", code: "transaction_not_found")
         }
         return resources.ok("Verification successful", data: data)
+    }
+
+    /// `GET /transaction`: newest first, `perPage` (default 50) and `page`; filters
+    /// `status`, `customer` (numeric id), `from`/`to` (creation time, ISO 8601),
+    /// `amount`. `meta` adds `total_volume` (the sum of successful amounts on the
+    /// whole list) to the usual `{total, skipped, perPage, page, pageCount}`.
+    func listTransactions(_ request: SandboxRequest) -> SandboxResponse {
+        let from = request.queryValue("from").flatMap(Formatting.parseISO)
+        let to = request.queryValue("to").flatMap(Formatting.parseISO)
+        let (items, window, volume): ([JSONValue], PageWindow, Int) = store.read { state in
+            var transactions = state.psTransactions.values.sorted { $0.id > $1.id }
+            if let status = request.queryValue("status") { transactions = transactions.filter { $0.status == status } }
+            if let customer = request.queryValue("customer") { transactions = transactions.filter { $0.customerID.map(String.init) == customer } }
+            if let amount = request.queryValue("amount").flatMap({ Int($0) }) { transactions = transactions.filter { $0.amount == amount } }
+            if let from { transactions = transactions.filter { $0.createdAt >= from } }
+            if let to { transactions = transactions.filter { $0.createdAt <= to } }
+            let page = self.window(request, total: transactions.count)
+            let volume = transactions.filter { $0.status == "success" }.reduce(0) { $0 + $1.amount }
+            return (page.slice(transactions).map { resources.transaction($0, state: state) }, page, volume)
+        }
+        let meta = resources.listMeta(window).setting("total_volume", .int(volume))
+        return resources.ok("Transactions retrieved", data: .array(items), meta: meta)
     }
 }

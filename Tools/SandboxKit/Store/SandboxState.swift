@@ -20,7 +20,10 @@ struct SandboxState: Sendable {
     var psTransactions: [String: PSTransaction] = [:]
     /// Transaction reference by access code (the hosted page's id).
     var psAccessCodes: [String: String] = [:]
-    var psCustomers: [Int: PSCustomer] = [:]
+    /// Add customers with ``addPSCustomer(_:)``, which keeps the email index.
+    private(set) var psCustomers: [Int: PSCustomer] = [:]
+    /// Paystack keys customers by email; the index keeps lookups constant-time (seeding thousands).
+    private var psCustomerIDs: [String: Int] = [:]
     var psSubscriptions: [Int: PSSubscription] = [:]
     var psInvoices: [Int: PSInvoice] = [:]
 
@@ -31,8 +34,13 @@ struct SandboxState: Sendable {
         return value
     }
 
+    mutating func addPSCustomer(_ customer: PSCustomer) {
+        psCustomers[customer.id] = customer
+        if psCustomerIDs[customer.email.lowercased()] == nil { psCustomerIDs[customer.email.lowercased()] = customer.id }
+    }
+
     func psCustomer(email: String) -> PSCustomer? {
-        psCustomers.values.first { $0.email.lowercased() == email.lowercased() }
+        psCustomerIDs[email.lowercased()].flatMap { psCustomers[$0] }
     }
 }
 

@@ -1,0 +1,121 @@
+import Foundation
+import HTTPClient
+import HTTPServer
+import Kafka
+import MessagingSetup
+import Models
+import Postgres
+import ServiceHTTP
+import ServiceRuntime
+import Telemetry
+
+/// The reconciler, assembled: provider clients with their budgets, the
+/// consumer loop, the scheduled sweep, health and metrics over HTTP.
+public struct ReconcilerApplication: Sendable {
+    public let reconciler: Reconciler
+    public let consumerService: ReconcilerConsumerService
+    public let sweepService: SweepService
+    /// Readiness: `kafka` (metadata of the webhooks topic), `startup` (topics
+    /// ensured), and `provider:<name>` per enabled provider (down while its
+    /// latest call failed: an outage, a rate limit, a rejected key).
+    public let health: HealthChecks
+    public let providerHealth: ProviderHealth
+    public let metrics: MetricsRegistry
+    public let responder: RouterResponder
+    public let server: HTTPServer
+    let producerService: ProducerService
+    let pool: PostgresPool?
+
+    /// HTTP first (probes answer during start-up), the producer, the consumer,
+    /// then the sweep. Stopped in reverse: the sweep ends, the consumer drains
+    /// and commits, the producer flushes, HTTP goes last.
+    public var services: [any Service] {
+        [HTTPServerService(name: "http", server: server), producerService, consumerService, sweepService]
+    }
+
+    /// Answers `request` as the server would (no socket).
+    public func respond(to request: HTTPRequest, logger: Logger) async -> HTTPResponse {
+        await responder.respond(to: request, logger: logger).response
+    }
+
+    /// Releases the projection pool (after the services stopped).
+    public func close() async {
+        await pool?.close()
+    }
+}
+
+/// Why the application cannot be built.
+public struct ReconcilerSetupError: Error, CustomStringConvertible {
+    public var description: String
+}
+
+/// Builds the reconciler.
+/// - Parameters:
+///   - configuration: group, coalescing, retries, sweep schedule, optional projection database.
+///   - providers: the enabled providers and their request budgets.
+///   - messaging: broker settings; topics are created at start-up.
+///   - http: health and metrics server settings (default port 8085 in the executable).
+/// - Throws: ``ReconcilerSetupError`` for an unusable DATABASE_URL or Kafka settings.
+public func buildReconcilerApplication(
+    configuration: ReconcilerConfiguration,
+    providers: ReconcilerProviderSettings,
+    messaging: MessagingSettings,
+    http: HTTPServerConfiguration = HTTPServerConfiguration(),
+    logger: Logger,
+    metrics: MetricsRegistry = MetricsRegistry()
+) throws -> ReconcilerApplication {
+    var pool: PostgresPool?
+    if let url = configuration.databaseURL {
+        do {
+            pool = PostgresPool(configuration: try PostgresConfiguration(url: url), options: PostgresPoolConfiguration(maximumConnections: 2))
+        } catch {
+            throw ReconcilerSetupError(description: "DATABASE_URL is not usable: \(error)")
+        }
+    }
+    let consumer: KafkaConsumer
+    let producer: KafkaProducer
+    let admin: KafkaAdmin
+    do {
+        consumer = try KafkaConsumer(
+            topics: [Topics.webhooks, Topics.commands],
+            configuration: KafkaConsumerConfiguration(client: messaging.client, groupID: configuration.groupID, maxBatchSize: configuration.batchSize))
+        producer = try KafkaProducer(configuration: KafkaProducerConfiguration(client: messaging.client))
+        admin = try KafkaAdmin(configuration: messaging.client)
+    } catch {
+        throw ReconcilerSetupError(description: "Kafka client setup failed: \(error)")
+    }
+
+    let reconcilerMetrics = ReconcilerMetrics(registry: metrics)
+    let providerHealth = ProviderHealth()
+    let source = providers.makeSource(httpClient: HTTPClient(), metrics: reconcilerMetrics)
+    let publisher = KafkaSnapshotPublisher(producer: producer)
+    let tracker = BatchTracker()
+    let reconciler = Reconciler(
+        source: source, publisher: publisher, metrics: reconcilerMetrics, health: providerHealth, configuration: configuration,
+        logger: logger, settle: { tracker.settle($0) })
+    let consumerService = ReconcilerConsumerService(
+        consumer: consumer, reconciler: reconciler, tracker: tracker, configuration: configuration, messaging: messaging,
+        metrics: reconcilerMetrics, logger: logger)
+    let sweeper = Sweeper(source: source, publisher: publisher, statuses: pool.map(PostgresProjectionStatusReader.init(pool:)),
+                          health: providerHealth, logger: logger)
+    let sweepService = SweepService(
+        sweeper: sweeper, providers: source.providers, configuration: configuration, metrics: reconcilerMetrics, logger: logger,
+        isLeader: { consumerService.isSweepLeader })
+
+    let health = HealthChecks()
+    health.register("kafka") { _ = try await admin.partitionCount(topic: Topics.webhooks, timeout: .seconds(2)) }
+    health.register("startup") {
+        guard consumerService.isStarted else { throw ReconcilerSetupError(description: "topics not ensured yet") }
+    }
+    for provider in source.providers {
+        health.register("provider:\(provider.rawValue)") { try providerHealth.check(provider) }
+    }
+    let router = Router()
+    router.addOperationalRoutes(health: health, metrics: metrics)
+    let responder = router.buildResponder()
+    return ReconcilerApplication(
+        reconciler: reconciler, consumerService: consumerService, sweepService: sweepService, health: health,
+        providerHealth: providerHealth, metrics: metrics, responder: responder,
+        server: HTTPServer(responder: responder, configuration: http, logger: logger, metrics: metrics),
+        producerService: ProducerService(producer: producer, logger: logger), pool: pool)
+}

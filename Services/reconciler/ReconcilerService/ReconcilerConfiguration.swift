@@ -1,0 +1,117 @@
+import Foundation
+import Postgres
+import ServiceRuntime
+
+/// The reconciler's own settings, from the environment (provider settings come
+/// from ``ReconcilerProviderSettings``, broker settings from `MessagingSettings`).
+public struct ReconcilerConfiguration: Sendable {
+    /// `KAFKA_GROUP_ID` (default `reconciler`): the consumer group of every replica.
+    public var groupID: String
+    /// `RECONCILER_COALESCE_WINDOW` (default 1 s): records about one object that
+    /// arrive within this window of the first are answered by one fetch.
+    public var coalesceWindow: Duration
+    /// `RECONCILER_COMMAND_DELAY` (default 5 s): after a cancel or resume
+    /// command, the fetch waits this long after the request so the provider
+    /// has applied it.
+    public var commandDelay: Duration
+    /// `RECONCILER_FETCH_CONCURRENCY` (default 4): fetches in flight at once (all providers).
+    public var fetchConcurrency: Int
+    /// `RECONCILER_RETRY_INITIAL_DELAY` (1 s) and `RECONCILER_RETRY_MAX_DELAY` (5 min):
+    /// the jittered backoff of a fetch that failed (outage, rate limit) before it is tried again.
+    public var retryInitialDelay: Duration
+    public var retryMaxDelay: Duration
+    /// `RECONCILER_MAX_PENDING` (default 100 000): objects waiting for a fetch
+    /// (coalescing or retrying); further ones are dropped and counted (the next sweep covers them).
+    public var maxPending: Int
+    /// `RECONCILER_MAX_COMMIT_DELAY` (default 60 s, at most 4 min): a record
+    /// whose fetch has not started after this long (the provider budget is
+    /// behind) no longer holds its offset; the fetch stays queued in memory.
+    /// Keeps the consumer polling well within librdkafka's 5-minute
+    /// `max.poll.interval.ms`, after which the group would expel it.
+    public var maxCommitDelay: Duration
+    /// `RECONCILER_BATCH_SIZE` (default 500): records per consumed batch.
+    public var batchSize: Int
+    /// `RECONCILER_MAX_UNCOMMITTED_BATCHES` (default 64): batches consumed but
+    /// not yet committed before consumption pauses.
+    public var maxUncommittedBatches: Int
+    /// `RECONCILER_SHUTDOWN_GRACE` (default 5 s, at most 8 s: the service group
+    /// gives each service 10 s to stop): how long a stopping reconciler
+    /// finishes consumed records before it leaves the group (the rest is re-read).
+    public var shutdownGrace: Duration
+    /// `RECONCILER_SWEEP_INTERVAL` (default 1 h; `0` turns scheduled sweeps off).
+    public var sweepInterval: Duration
+    /// `RECONCILER_SWEEP_INITIAL_DELAY` (default 60 s, at most the interval):
+    /// the first sweep after start-up (a full one: nothing is known yet).
+    public var sweepInitialDelay: Duration
+    /// `RECONCILER_SWEEP_OVERLAP` (default 5 min): a sweep publishes what the
+    /// provider changed since the previous sweep started minus this margin
+    /// (clock skew, changes made while the previous one paged).
+    public var sweepOverlap: Duration
+    /// `DATABASE_URL` (optional): the projection, read only, to count drift
+    /// (listed subscriptions whose status differs from their row). Unset: no drift figures.
+    public var databaseURL: String?
+
+    public init(
+        groupID: String = "reconciler", coalesceWindow: Duration = .seconds(1), commandDelay: Duration = .seconds(5),
+        fetchConcurrency: Int = 4, retryInitialDelay: Duration = .seconds(1), retryMaxDelay: Duration = .seconds(300),
+        maxPending: Int = 100_000, maxCommitDelay: Duration = .seconds(60), batchSize: Int = 500, maxUncommittedBatches: Int = 64,
+        shutdownGrace: Duration = .seconds(5),
+        sweepInterval: Duration = .seconds(3600), sweepInitialDelay: Duration = .seconds(60), sweepOverlap: Duration = .seconds(300),
+        databaseURL: String? = nil
+    ) {
+        self.groupID = groupID
+        self.coalesceWindow = coalesceWindow
+        self.commandDelay = commandDelay
+        self.fetchConcurrency = fetchConcurrency
+        self.retryInitialDelay = retryInitialDelay
+        self.retryMaxDelay = retryMaxDelay
+        self.maxPending = maxPending
+        self.maxCommitDelay = maxCommitDelay
+        self.batchSize = batchSize
+        self.maxUncommittedBatches = maxUncommittedBatches
+        self.shutdownGrace = shutdownGrace
+        self.sweepInterval = sweepInterval
+        self.sweepInitialDelay = sweepInitialDelay
+        self.sweepOverlap = sweepOverlap
+        self.databaseURL = databaseURL
+    }
+
+    /// Reads the settings; problems are collected in `reader`.
+    public static func fromEnvironment(_ reader: inout ConfigReader) -> ReconcilerConfiguration {
+        var configuration = ReconcilerConfiguration()
+        configuration.groupID = reader.string("KAFKA_GROUP_ID", default: configuration.groupID)
+        configuration.coalesceWindow = reader.duration("RECONCILER_COALESCE_WINDOW", default: configuration.coalesceWindow)
+        configuration.commandDelay = reader.duration("RECONCILER_COMMAND_DELAY", default: configuration.commandDelay)
+        configuration.fetchConcurrency = reader.int("RECONCILER_FETCH_CONCURRENCY", default: configuration.fetchConcurrency, in: 1...64)
+        configuration.retryInitialDelay = reader.duration("RECONCILER_RETRY_INITIAL_DELAY", default: configuration.retryInitialDelay)
+        configuration.retryMaxDelay = reader.duration("RECONCILER_RETRY_MAX_DELAY", default: configuration.retryMaxDelay)
+        if configuration.retryMaxDelay < configuration.retryInitialDelay {
+            reader.report("RECONCILER_RETRY_MAX_DELAY", "must not be shorter than RECONCILER_RETRY_INITIAL_DELAY")
+        }
+        configuration.maxPending = reader.int("RECONCILER_MAX_PENDING", default: configuration.maxPending, in: 100...10_000_000)
+        configuration.maxCommitDelay = reader.duration("RECONCILER_MAX_COMMIT_DELAY", default: configuration.maxCommitDelay)
+        if configuration.maxCommitDelay > .seconds(240) {
+            reader.report("RECONCILER_MAX_COMMIT_DELAY", "must be at most 4 min (the consumer must poll within librdkafka's 5-minute max.poll.interval.ms)")
+        }
+        configuration.batchSize = reader.int("RECONCILER_BATCH_SIZE", default: configuration.batchSize, in: 1...10_000)
+        configuration.maxUncommittedBatches = reader.int("RECONCILER_MAX_UNCOMMITTED_BATCHES", default: configuration.maxUncommittedBatches, in: 1...10_000)
+        configuration.shutdownGrace = reader.duration("RECONCILER_SHUTDOWN_GRACE", default: configuration.shutdownGrace)
+        if configuration.shutdownGrace > .seconds(8) {
+            reader.report("RECONCILER_SHUTDOWN_GRACE", "must be at most 8 s (each service gets 10 s to stop, leaving the group included)")
+        }
+        configuration.sweepInterval = reader.duration("RECONCILER_SWEEP_INTERVAL", default: configuration.sweepInterval)
+        if configuration.sweepInterval != .zero, configuration.sweepInterval < .seconds(1) {
+            reader.report("RECONCILER_SWEEP_INTERVAL", "must be 0 (no scheduled sweeps) or at least 1 s")
+        }
+        configuration.sweepInitialDelay = reader.duration("RECONCILER_SWEEP_INITIAL_DELAY", default: configuration.sweepInitialDelay)
+        configuration.sweepOverlap = reader.duration("RECONCILER_SWEEP_OVERLAP", default: configuration.sweepOverlap)
+        configuration.databaseURL = reader.string("DATABASE_URL")
+        if let url = configuration.databaseURL, (try? PostgresConfiguration(url: url)) == nil {
+            reader.report("DATABASE_URL", "not a valid postgres:// URL")
+        }
+        return configuration
+    }
+
+    /// The delay before the first scheduled sweep: the initial delay, at most one interval.
+    var firstSweepDelay: Duration { min(sweepInitialDelay, sweepInterval) }
+}

@@ -1,0 +1,33 @@
+import Foundation
+import Kafka
+import Models
+
+/// Where snapshots go.
+public protocol SnapshotPublisher: Sendable {
+    /// Publishes every snapshot; returns only once the broker has acknowledged all of them.
+    /// - Throws: when any was not acknowledged (the caller publishes them again).
+    func publish(_ snapshots: [KeyedSnapshot]) async throws
+}
+
+/// Produces snapshots to `storefront.snapshots.v1` and waits for each acknowledgement.
+public struct KafkaSnapshotPublisher: SnapshotPublisher {
+    public let producer: KafkaProducer
+    public let topic: String
+
+    public init(producer: KafkaProducer, topic: String = Topics.snapshots) {
+        self.producer = producer
+        self.topic = topic
+    }
+
+    public func publish(_ snapshots: [KeyedSnapshot]) async throws {
+        let topic = topic
+        let messages = try snapshots.map { KafkaProducerMessage(topic: topic, key: $0.key, value: try RecordCoding.encode($0.snapshot)) }
+        // In parallel: one broker round trip for the lot rather than one each.
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for message in messages {
+                group.addTask { _ = try await producer.sendAndAwait(message) }
+            }
+            try await group.waitForAll()
+        }
+    }
+}

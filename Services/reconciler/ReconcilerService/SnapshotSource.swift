@@ -1,0 +1,92 @@
+import Foundation
+import HTTPClient
+import Models
+import Providers
+
+/// A provider list the sweep pages through.
+public enum SweepList: String, Sendable, CaseIterable {
+    /// Lemon Squeezy `GET /v1/subscriptions?filter[store_id]=`, Paystack `GET /subscription`.
+    case subscriptions
+    /// Lemon Squeezy `GET /v1/orders?filter[store_id]=`.
+    case orders
+    /// Paystack `GET /transaction`.
+    case transactions
+
+    /// What one item is.
+    public var entity: ProviderSnapshot.Entity {
+        switch self {
+        case .subscriptions: .subscription
+        case .orders: .order
+        case .transactions: .transaction
+        }
+    }
+
+    /// The lists a provider has, in sweep order.
+    public static func lists(of provider: Provider) -> [SweepList] {
+        switch provider {
+        case .lemonsqueezy: [.subscriptions, .orders]
+        case .paystack: [.subscriptions, .transactions]
+        }
+    }
+}
+
+/// Where the reconciler reads the providers' objects: the real clients, or a fake in tests.
+public protocol SnapshotSource: Sendable {
+    /// The providers this source can reach.
+    var providers: [Provider] { get }
+
+    /// The single-object endpoint's answer for `target`, byte for byte.
+    /// - Throws: ``Providers/ProviderError`` (`.notFound` when the provider has no such object).
+    func fetch(_ target: EntityRef) async throws(ProviderError) -> ProviderDocument
+
+    /// Page `number` (1-based) of `list` of `provider`.
+    /// - Throws: ``Providers/ProviderError``.
+    func page(_ provider: Provider, _ list: SweepList, number: Int) async throws(ProviderError) -> ProviderPage
+}
+
+/// The Lemon Squeezy and Paystack clients as a ``SnapshotSource``.
+public struct ProviderClients: SnapshotSource {
+    public let lemonSqueezy: LemonSqueezyClient?
+    public let paystack: PaystackClient?
+
+    public init(lemonSqueezy: LemonSqueezyClient?, paystack: PaystackClient?) {
+        self.lemonSqueezy = lemonSqueezy
+        self.paystack = paystack
+    }
+
+    public var providers: [Provider] {
+        Provider.allCases.filter { $0 == .lemonsqueezy ? lemonSqueezy != nil : paystack != nil }
+    }
+
+    public func fetch(_ target: EntityRef) async throws(ProviderError) -> ProviderDocument {
+        switch (target.provider, target.entity) {
+        case (.lemonsqueezy, .subscription): try await ls(target.provider).subscriptionDocument(id: target.id)
+        case (.lemonsqueezy, .order): try await ls(target.provider).orderDocument(id: target.id)
+        case (.paystack, .subscription): try await ps(target.provider).subscriptionDocument(code: target.id)
+        case (.paystack, .transaction): try await ps(target.provider).transactionDocument(reference: target.id)
+        case (let provider, let entity):
+            throw ProviderError(provider: provider, operation: "fetch", kind: .validation, message: "\(provider.rawValue) has no \(entity.rawValue) endpoint")
+        }
+    }
+
+    public func page(_ provider: Provider, _ list: SweepList, number: Int) async throws(ProviderError) -> ProviderPage {
+        switch (provider, list) {
+        case (.lemonsqueezy, .subscriptions): try await ls(provider).subscriptionsPage(number)
+        case (.lemonsqueezy, .orders): try await ls(provider).ordersPage(number)
+        case (.paystack, .subscriptions): try await ps(provider).subscriptionsPage(number)
+        case (.paystack, .transactions): try await ps(provider).transactionsPage(number)
+        case (_, let list):
+            throw ProviderError(provider: provider, operation: "page", kind: .validation, message: "\(provider.rawValue) has no \(list.rawValue) list")
+        }
+    }
+
+    private func ls(_ provider: Provider) throws(ProviderError) -> LemonSqueezyClient {
+        guard let lemonSqueezy else { throw ProviderError(provider: provider, operation: "fetch", kind: .validation, message: "provider is not enabled") }
+        return lemonSqueezy
+    }
+
+    private func ps(_ provider: Provider) throws(ProviderError) -> PaystackClient {
+        guard let paystack else { throw ProviderError(provider: provider, operation: "fetch", kind: .validation, message: "provider is not enabled") }
+        return paystack
+    }
+}
