@@ -96,7 +96,7 @@ final class ManualClock: Sendable {
 }
 
 /// Waits until `condition` holds, polling; false if it did not within `timeout`.
-func eventually(timeout: Duration = .seconds(10), _ condition: () async -> Bool) async -> Bool {
+func eventually(timeout: Duration = .seconds(60), _ condition: () async -> Bool) async -> Bool {
     let deadline = ContinuousClock.now + timeout
     while ContinuousClock.now < deadline {
         if await condition() { return true }

@@ -47,7 +47,7 @@ final class RawConnection {
     private var buffer: [UInt8] = []
 
     /// Connects to 127.0.0.1:`port`; reads give up after `timeout`.
-    init(port: UInt16, timeout: Duration = .seconds(10)) throws {
+    init(port: UInt16, timeout: Duration = .seconds(30)) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw RawClientError.io(errno) }
         var seconds = timeval(tv_sec: Int(timeout.components.seconds), tv_usec: Int(timeout.components.attoseconds / 1_000_000_000_000))

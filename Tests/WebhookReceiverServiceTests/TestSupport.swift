@@ -109,7 +109,7 @@ struct LiveReceiver {
         let app = try makeApplication(verifiers: verifiers, brokers: brokers, configuration: configuration)
         let group = ServiceGroup(services: app.services, configuration: .init(stopTimeout: .seconds(10), signals: []), logger: quietLogger)
         let running = Task { try await group.run() }
-        guard await eventually(timeout: .seconds(10), { app.server.port != nil }), let port = app.server.port else {
+        guard await eventually(timeout: .seconds(60), { app.server.port != nil }), let port = app.server.port else {
             group.triggerGracefulShutdown(reason: "did not bind")
             throw SetupFailed(description: "the receiver did not bind a port")
         }
