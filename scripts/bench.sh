@@ -33,6 +33,10 @@
 #   3. catalog    GET /api/products from catalog, and through the gateway, vs nginx
 #                 serving the catalog's own answer as a file.
 #   4. memory     VmHWM of every service, from /proc, after its load.
+#   Beside each figure: CPU time per request / event of each process involved
+#   (utime + stime from /proc, wrk's from this shell's `times`) and what the
+#   rest of the machine used meanwhile (/proc/stat), so a figure taken on a
+#   shared machine says how much of it was someone else's.
 #
 # Settings (environment, defaults in brackets):
 #   BENCH_ROUNDS [3]  BENCH_DURATION [10s]  BENCH_WARMUP [2s]  BENCH_THREADS [2]  BENCH_CONNECTIONS [64]
