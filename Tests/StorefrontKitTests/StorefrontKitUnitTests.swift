@@ -365,9 +365,14 @@ import Testing
         let checkout = try await client.createCheckout(variantID: "ls_11")
         #expect(try await client.awaitPurchase(checkout, timeout: .seconds(60)) == .expired)
 
+        // The timeout cuts a poll pause short: with 60 s pauses, a client that
+        // slept its whole pause would take a minute (the bound leaves room for a loaded machine).
+        var slow = StubServer.fastOptions(returnURLs: [])
+        slow.pollInitialDelay = .seconds(60)
+        slow.pollMaximumDelay = .seconds(60)
         let start = ContinuousClock.now
-        #expect(try await client.awaitPurchase(checkoutID: "someone-elses", timeout: .milliseconds(300)) == .timedOut)
-        #expect(ContinuousClock.now - start < .seconds(3))
+        #expect(try await stub.client(options: slow).awaitPurchase(checkoutID: "someone-elses", timeout: .milliseconds(300)) == .timedOut)
+        #expect(ContinuousClock.now - start < .seconds(30))
     }
 
     @Test func pollingSurvivesOutagesButNotABadToken() async throws {
