@@ -41,11 +41,6 @@ public struct SubscriptionStatusReader: Sendable {
         }
     }
 
-    /// The status answer for the user at `now`.
-    public func status(for user: ProjectionUser, at now: Date = Date()) async throws -> SubscriptionStatusResponse {
-        try await snapshot(for: user, at: now).response
-    }
-
     /// The subscription with this provider id (Lemon Squeezy id, Paystack `SUB_…`)
     /// if it belongs to `user`; nil when it does not exist or is someone else's.
     /// When both providers have one with that id and the user's, the most recently updated wins.
