@@ -66,7 +66,15 @@ down() {
 }
 
 wait_ready() { # name url
+  # The process must stay alive while it gets ready: one that exits (its port
+  # taken, say) fails the start at once, never a stranger on its port answering.
+  local pid=""; [ -f "$state/pids/$1.pid" ] && pid=$(cat "$state/pids/$1.pid")
   for _ in $(seq 1 600); do
+    if [ -n "$pid" ] && ! alive "$pid"; then
+      echo "error: $1 exited while starting; last log lines:" >&2
+      tail -n 20 "$state/logs/$1.log" >&2 || true
+      return 1
+    fi
     if curl -fsS -o /dev/null "$2" 2>/dev/null; then return 0; fi
     sleep 0.1
   done
@@ -128,7 +136,7 @@ up() {
     projector_ports+=("$p")
     KAFKA_CLIENT_ID="subscription-projector-$i" start_process "subscription-projector-$i" "$p" "$bin/subscription-projector"
   done
-  for p in "${projector_ports[@]}"; do wait_ready "subscription-projector-1" "http://127.0.0.1:$p/readyz"; done
+  for i in "${!projector_ports[@]}"; do wait_ready "subscription-projector-$((i + 1))" "http://127.0.0.1:${projector_ports[$i]}/readyz"; done
 
   # The reconciler reads the sandbox as the other services do, and the
   # projection (read only) for its drift figures.
@@ -183,8 +191,8 @@ NGINX
 
   wait_ready catalog "http://127.0.0.1:$catalog_port/readyz"
   wait_ready checkout "http://127.0.0.1:$checkout_port/readyz"
-  for p in "${receiver_ports[@]}"; do wait_ready webhook-receiver-1 "http://127.0.0.1:$p/readyz"; done
-  for p in "${reconciler_ports[@]}"; do wait_ready reconciler-1 "http://127.0.0.1:$p/readyz"; done
+  for i in "${!receiver_ports[@]}"; do wait_ready "webhook-receiver-$((i + 1))" "http://127.0.0.1:${receiver_ports[$i]}/readyz"; done
+  for i in "${!reconciler_ports[@]}"; do wait_ready "reconciler-$((i + 1))" "http://127.0.0.1:${reconciler_ports[$i]}/readyz"; done
   wait_ready gateway "$gateway/healthz"
 
   if [ -n "${STACK_OWNER_PID:-}" ]; then
