@@ -47,7 +47,7 @@ let package = Package(
         system("CCrypto", pkgConfig: "libcrypto", apt: "libssl-dev"),
 
         // MARK: - Shared libraries
-        library("Telemetry"),
+        library("Telemetry", ["Models"]),
         library("Postgres", ["CLibPQ"]),
         library("Kafka", ["CRdKafka"], linker: vendoredLibraries),
         library("HTTPTypes"),
@@ -56,7 +56,7 @@ let package = Package(
         library("Models"),
         library("Providers", ["Models", "HTTPClient", "Crypto"]),
         library("ServiceRuntime", ["Telemetry"]),
-        library("HTTPServer", ["CMicroHTTPD", "HTTPTypes", "Telemetry"]),
+        library("HTTPServer", ["CMicroHTTPD", "HTTPTypes", "Models", "Telemetry"]),
         library("ServiceHTTP", ["HTTPServer", "ServiceRuntime", "Telemetry"]),
         library("ProviderSetup", ["Providers", "HTTPClient", "ServiceRuntime"]),
         library("Projection", ["Models", "Postgres", "ServiceRuntime"]),

@@ -39,7 +39,7 @@ public struct Logger: Sendable {
     public func log(_ level: LogLevel, _ message: @autoclosure () -> String, metadata extra: [String: String] = [:]) {
         guard isEnabled(level) else { return }
         var merged = metadata
-        merged.merge(extra) { _, new in new }
+        if !extra.isEmpty { merged.merge(extra) { _, new in new } }
         sink.write(line: LogLineEncoder.encode(time: Date(), level: level, message: message(), service: service, metadata: merged))
     }
 

@@ -111,3 +111,16 @@ import Testing
         #expect(BillingInterval(lemonSqueezyInterval: nil, count: nil) == nil)
     }
 }
+
+@Suite struct JSONTextTests {
+    /// The hand-written writer must produce exactly JSONEncoder's bytes
+    /// (`.withoutEscapingSlashes`), escapes and non-ASCII included.
+    @Test(arguments: ["", "plain", "a\"b\\c/d", "\u{08}\u{0C}\n\r\t\u{01}\u{1F}", "ünïcødé 😀 \u{7F}", "end\\"])
+    func matchesJSONEncoder(text: String) throws {
+        var written: [UInt8] = []
+        JSONText.appendQuoted(text, to: &written)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .withoutEscapingSlashes
+        #expect(String(decoding: written, as: UTF8.self) == String(decoding: try encoder.encode(text), as: UTF8.self))
+    }
+}

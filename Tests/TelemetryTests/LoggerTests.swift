@@ -44,4 +44,21 @@ import Testing
         let object = try #require(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
         #expect(object["message"] as? String == "bell\u{07}tab\t")
     }
+
+    @Test func timestampsAreRFC3339UTCWithMilliseconds() {
+        var bytes: [UInt8] = []
+        LogLineEncoder.appendTimestamp(Date(timeIntervalSince1970: 1_796_125_814.368), to: &bytes)
+        #expect(String(decoding: bytes, as: UTF8.self) == "2026-12-01T11:50:14.368Z")
+        bytes = []
+        LogLineEncoder.appendTimestamp(Date(timeIntervalSince1970: 0.0009), to: &bytes)
+        #expect(String(decoding: bytes, as: UTF8.self) == "1970-01-01T00:00:00.000Z")
+    }
+
+    @Test func metadataIsSortedAndNonASCIITextSurvives() throws {
+        let sink = CapturingLogSink()
+        Logger(service: "s", sink: sink).with("b", #"ünïcødé \ "q" 😀"#).info("m", metadata: ["a": "1", Logger.requestIDKey: "r"])
+        let line = try #require(sink.lines.first)
+        #expect(line.hasSuffix(#","request_id":"r","metadata":{"a":"1","b":"ünïcødé \\ \"q\" 😀"}}"#), "\(line)")
+    }
 }
+

@@ -1,5 +1,4 @@
 import Kafka
-import ServiceRuntime
 import Models
 
 /// Why a webhook envelope was not stored.
@@ -8,14 +7,11 @@ public enum WebhookPublishError: Error, Sendable, CustomStringConvertible {
     case timedOut(Duration)
     /// The producer reported a failure (enqueue refused, delivery failed).
     case failed(String)
-    /// The request was cancelled (server shutting down or handler deadline).
-    case cancelled
 
     public var description: String {
         switch self {
         case .timedOut(let timeout): "broker did not acknowledge within \(timeout)"
         case .failed(let reason): "publish failed: \(reason)"
-        case .cancelled: "publish abandoned: request cancelled"
         }
     }
 }
@@ -23,14 +19,16 @@ public enum WebhookPublishError: Error, Sendable, CustomStringConvertible {
 /// Writes envelopes to `storefront.webhooks.v1` and waits, at most
 /// ``timeout``, for the broker's acknowledgement.
 ///
-/// The producer's `message.timeout.ms` is set to the same ``timeout`` (see
-/// ``producerConfiguration(client:timeout:)``), so a message we stopped
-/// waiting for is failed by librdkafka shortly afterwards (its timeout scan
-/// runs about once a second) instead of minutes later. In that short window a
-/// message can still reach the broker after its webhook was answered 503; the
-/// provider then retries and the same delivery is published twice. That is
-/// harmless: both records carry the same envelope `id` (the dedup key), and
-/// the projector applies each envelope id once.
+/// The wait is librdkafka's own: the producer's `message.timeout.ms` is set
+/// to ``timeout`` (see ``producerConfiguration(client:timeout:)``), and a
+/// message not acknowledged by then is reported failed. Its timeout scan runs
+/// about once a second, so a 503 can come up to a second after ``timeout``.
+/// No timer of our own races the send: that cost a task pair and a timer per
+/// webhook, for a bound librdkafka already keeps. A message whose report says
+/// "timed out" may still have reached the broker; the provider then retries
+/// and the same delivery is published twice. That is harmless: both records
+/// carry the same envelope `id` (the dedup key), and the projector applies
+/// each envelope id once.
 public final class WebhookPublisher: Sendable {
     public let producer: KafkaProducer
     public let timeout: Duration
@@ -55,19 +53,12 @@ public final class WebhookPublisher: Sendable {
     /// Publishes `value` under `key` and returns once the broker has it.
     /// - Throws: ``WebhookPublishError``.
     public func publish(key: String, value: [UInt8]) async throws(WebhookPublishError) -> KafkaDeliveryReport {
-        let message = KafkaProducerMessage(topic: topic, key: key, value: value)
-        let producer = producer
-        // sendAndAwait cannot withdraw an enqueued message and waits for librdkafka's
-        // verdict; the race answers the provider at the deadline instead.
-        switch await raceAgainstDeadline(timeout, { try await producer.sendAndAwait(message) }) {
-        case .finished(.success(let report)):
-            return report
-        case .finished(.failure(let error)):
-            throw .failed(String(describing: error))
-        case .timedOut:
+        do {
+            return try await producer.sendAndAwait(KafkaProducerMessage(topic: topic, key: key, value: value))
+        } catch let error as KafkaError where error.code == .messageTimedOut {
             throw .timedOut(timeout)
-        case .cancelled:
-            throw .cancelled
+        } catch {
+            throw .failed(String(describing: error))
         }
     }
 }

@@ -60,12 +60,15 @@ public struct WebhookRoutes: Sendable {
         // One parse of the body gives the dedup key, event name and topic key.
         let read = ProviderWebhooks.read(provider, body: request.body, receivedAt: now())
         let envelope = read.envelope, key = read.topicKey
-        let described = logger.with("webhook.dedup_key", String(envelope.id.prefix(160)))
-            .with("webhook.event", String(envelope.eventName.prefix(100)))
-            .with("kafka.key", String(key.prefix(220)))
+        // Built once, for whichever line this delivery ends with.
+        var described = [
+            "webhook.dedup_key": String(envelope.id.prefix(160)),
+            "webhook.event": String(envelope.eventName.prefix(100)),
+            "kafka.key": String(key.prefix(220)),
+        ]
         if !read.isUnderstood {
             metrics.countUnparsed(provider)
-            described.warning("webhook body not understood; publishing it for the projector to dead-letter")
+            logger.warning("webhook body not understood; publishing it for the projector to dead-letter", metadata: described)
         }
         let value = envelope.encodedRecord()
 
@@ -75,14 +78,17 @@ public struct WebhookRoutes: Sendable {
             let report = try await publisher.publish(key: key, value: value)
             metrics.observePublish(provider, seconds: Self.seconds(clock.now - started))
             metrics.count(provider, .published)
-            described.info("webhook published", metadata: [
-                "kafka.partition": String(report.partition), "kafka.offset": String(report.offset),
-            ])
+            if logger.isEnabled(.info) {
+                described["kafka.partition"] = String(report.partition)
+                described["kafka.offset"] = String(report.offset)
+                logger.info("webhook published", metadata: described)
+            }
             return HTTPResponse(status: .ok, headers: ["Content-Type": "application/json"], body: Self.accepted)
         } catch {
             metrics.observePublish(provider, seconds: Self.seconds(clock.now - started))
             metrics.count(provider, .publishFailed)
-            described.error("webhook not stored; answering 503 so the provider retries", metadata: ["error": error.description])
+            described["error"] = error.description
+            logger.error("webhook not stored; answering 503 so the provider retries", metadata: described)
             throw HTTPError(.serviceUnavailable, "Webhook could not be stored, retry later",
                             headers: ["Retry-After": String(configuration.retryAfterSeconds)])
         }

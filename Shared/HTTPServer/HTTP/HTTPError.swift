@@ -1,3 +1,4 @@
+import Models
 import Telemetry
 
 /// An error a handler throws to answer with a given status and a message
@@ -34,9 +35,9 @@ public struct HTTPError: Error, Sendable, Equatable, CustomStringConvertible {
 /// Renders the error envelope by hand: fixed key order, no encoder on the error path.
 enum ErrorBody {
     static func render(_ message: String) -> [UInt8] {
-        var text = "{\"success\":false,\"error\":"
-        JSONString.appendQuoted(message, to: &text)
-        text += "}"
-        return Array(text.utf8)
+        var body = Array(#"{"success":false,"error":"#.utf8)
+        JSONText.appendQuoted(message, to: &body)
+        body.append(UInt8(ascii: "}"))
+        return body
     }
 }
