@@ -9,26 +9,38 @@
 /// otherwise: integers that fit in `Int64` are ``JSONValue/integer(_:)``,
 /// every other number ``JSONValue/double(_:)``; a repeated object key keeps
 /// its last value.
+///
+/// It reads through an `UnsafeBufferPointer` that lives only for the parse
+/// (no bounds checks or reference counting per byte), and makes ASCII
+/// strings without a UTF-8 validation pass: a profile of the receiver showed
+/// both.
 struct JSONReader {
     /// Deepest nesting of arrays and objects accepted (bounds the recursion).
     static let maximumDepth = 256
 
-    private let bytes: [UInt8]
+    private let bytes: UnsafeBufferPointer<UInt8>
     private var index = 0
     private var depth = 0
 
     /// Parses one JSON document.
     /// - Throws: ``WebhookPayloadError/malformedJSON(_:)`` naming the byte offset.
     static func parse(_ bytes: [UInt8]) throws(WebhookPayloadError) -> JSONValue {
-        var reader = JSONReader(bytes: bytes)
-        reader.skipWhitespace()
-        let value = try reader.value()
-        reader.skipWhitespace()
-        guard reader.index == bytes.count else { throw reader.failure("unexpected text after the document") }
-        return value
+        let parsed = bytes.withUnsafeBufferPointer { buffer -> Result<JSONValue, WebhookPayloadError> in
+            var reader = JSONReader(bytes: buffer)
+            do throws(WebhookPayloadError) {
+                reader.skipWhitespace()
+                let value = try reader.value()
+                reader.skipWhitespace()
+                guard reader.index == buffer.count else { throw reader.failure("unexpected text after the document") }
+                return .success(value)
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try parsed.get()
     }
 
-    private init(bytes: [UInt8]) {
+    private init(bytes: UnsafeBufferPointer<UInt8>) {
         self.bytes = bytes
     }
 
@@ -58,6 +70,8 @@ struct JSONReader {
             depth -= 1
             return .object(members)
         }
+        // Room for a typical provider object up front: growing a dictionary rehashes every key.
+        members.reserveCapacity(16)
         while true {
             skipWhitespace()
             guard peek(UInt8(ascii: "\"")) else { throw failure("expected a member name") }
@@ -138,7 +152,7 @@ struct JSONReader {
             guard index < bytes.count, isDigit(bytes[index]) else { throw failure("expected a digit in the exponent") }
             while index < bytes.count, isDigit(bytes[index]) { index += 1 }
         }
-        let text = String(decoding: bytes[start..<index], as: UTF8.self)
+        let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
         if isInteger, let value = Int64(text) { return .integer(value) }
         guard let value = Double(text), value.isFinite else { throw failure("number out of range") }
         return .double(value)
@@ -155,29 +169,32 @@ struct JSONReader {
         index += 1
         var runStart = index
         var escaped: [UInt8]? = nil
+        var isASCII = true
         while index < bytes.count {
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
-                let text: String?
-                if var buffer = escaped {
-                    buffer.append(contentsOf: bytes[runStart..<index])
-                    text = String(validating: buffer, as: UTF8.self)
-                } else {
-                    text = String(validating: bytes[runStart..<index], as: UTF8.self)
-                }
-                guard let text else { throw failure("invalid UTF-8 in a string") }
+                let run = UnsafeBufferPointer(rebasing: bytes[runStart..<index])
                 index += 1
+                if var buffer = escaped {
+                    buffer.append(contentsOf: run)
+                    guard let text = String(validating: buffer, as: UTF8.self) else { throw failure("invalid UTF-8 in a string") }
+                    return text
+                }
+                // ASCII is valid UTF-8 as it is; only other bytes need the check.
+                if isASCII { return String(decoding: run, as: UTF8.self) }
+                guard let text = String(validating: run, as: UTF8.self) else { throw failure("invalid UTF-8 in a string") }
                 return text
             }
             if byte < 0x20 { throw failure("control character in a string") }
             if byte == UInt8(ascii: "\\") {
                 var buffer = escaped ?? []
-                buffer.append(contentsOf: bytes[runStart..<index])
+                buffer.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
                 try unescape(into: &buffer)
                 escaped = buffer
                 runStart = index
                 continue
             }
+            if byte >= 0x80 { isASCII = false }
             index += 1
         }
         throw failure("unterminated string")
