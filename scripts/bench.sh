@@ -6,7 +6,7 @@
 #
 # It builds in release mode, starts its own stack (scripts/stack.sh with
 # STACK_FREE_PORTS=1 and the release binaries: PostgreSQL, Tansu, sandbox,
-# the four services, the nginx gateway), plus, for figures that must not
+# the five services, the nginx gateway), plus, for figures that must not
 # share a broker, receivers and projectors of its own on fresh Tansu brokers,
 # and a private nginx for the static baselines. Everything is stopped and
 # deleted at the end, also on failure or Ctrl-C.
@@ -52,7 +52,8 @@
 #   RECONCILER_REPLICAS and the other scripts/stack.sh settings pass through to the stack
 #   BENCH_PHASES ["catalog receiver distinct steady catchup"]: a subset runs only those
 #   BENCH_LOG_LEVEL [info, the services' production default]
-#   BENCH_PERF=1: also `perf record -g` the receiver during its last round (report in the state folder; keeps it)
+#   BENCH_PERF=1: also `perf record -g` the receiver during its last round, and the projector
+#                 during the first BENCH_DURATION of its last catch-up round (reports in the state folder; keeps it)
 #   BENCH_KEEP_STATE=1: keep the state folder (logs, wrk output) and print its path
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -475,6 +476,11 @@ if phase catchup; then
     PORT=$port HOST=127.0.0.1 LOG_LEVEL=$LOG_LEVEL DATABASE_URL=$(db_url "$db") KAFKA_BROKERS=$BACKLOG_BROKERS \
       KAFKA_GROUP_ID=$group KAFKA_CLIENT_ID=projector-catchup-$round start_bg "projector-catchup-$round" "$BIN/subscription-projector"
     ppid=$(pid_of "projector-catchup-$round") kpid=$(cat "$W/broker-backlog/tansu.pid")
+    if [ "${BENCH_PERF:-0}" = 1 ] && [ "$round" = "$CATCHUP_ROUNDS" ] && command -v perf >/dev/null; then
+      perf record -g -o "$W/projector.perf.data" -p "$ppid" -- sleep "$DURATION_S" >"$W/logs/perf-projector.log" 2>&1 &
+      KEEP=1
+      say "    perf profile of the projector (first $DURATION_S s of round $round): perf report -g -i $W/projector.perf.data"
+    fi
     p0=$(cpu_ticks "$ppid"); g0=$(cpu_ticks $(pg_family)); q0=$(cpu_ticks "$kpid"); m0=$(machine_ticks); c0=$(date +%s.%N)
     c=$("$TOOL" catchup-wait --brokers "$BACKLOG_BROKERS" --group "$group" --expect "$BACKLOG" --database-url "$(db_url "$db")" \
           --started-at "$started" --timeout "$CATCHUP_TIMEOUT")

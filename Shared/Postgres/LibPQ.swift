@@ -17,14 +17,25 @@ enum LibPQ {
     /// Rejects text that C strings cannot carry: PostgreSQL text cannot hold NUL
     /// either, and silently truncating would store something else.
     static func checkNoNUL(_ binds: [PostgresBind], sql: String) throws {
-        if sql.utf8.contains(0) {
+        if containsNUL(sql) {
             throw PostgresError(.invalidBind, message: "SQL text contains a NUL character")
         }
-        for (index, bind) in binds.enumerated() where bind.text?.utf8.contains(0) == true {
+        for (index, bind) in binds.enumerated() where bind.text.map(containsNUL) == true {
             throw PostgresError(.invalidBind, message: "parameter $\(index + 1) contains a NUL character")
         }
         if binds.count > PostgresQuery.maximumBinds {
             throw PostgresError(.invalidBind, message: "too many parameters (\(binds.count))")
+        }
+    }
+
+    /// Whether `text` has a NUL byte, by `memchr` over its UTF-8 storage: the
+    /// generic `utf8.contains(0)` cost the projector a tenth of its CPU on
+    /// bytea and jsonb parameters of a few KB.
+    static func containsNUL(_ text: String) -> Bool {
+        var text = text
+        return text.withUTF8 { bytes in
+            guard let base = bytes.baseAddress else { return false }
+            return memchr(base, 0, bytes.count) != nil
         }
     }
 

@@ -22,9 +22,9 @@ public enum ProjectorRecordDecoder {
         case Topics.webhooks:
             let envelope: WebhookEnvelope
             do {
-                envelope = try RecordCoding.decode(WebhookEnvelope.self, from: value)
+                envelope = try WebhookEnvelope.decodeRecord(value)
             } catch {
-                return .deadLetter(reason: "undecodable webhook envelope: \(describe(error))")
+                return .deadLetter(reason: "undecodable webhook envelope: \(error.description)")
             }
             guard !envelope.id.isEmpty else { return .deadLetter(reason: "webhook envelope has an empty id") }
             do {
