@@ -78,3 +78,40 @@ import Testing
         #expect(Set(BillingEventKind.known.map(\.rawValue)).count == BillingEventKind.known.count)
     }
 }
+
+@Suite struct BillingEventRecordTests {
+    /// Every field set, with text that needs escaping, so the hand-written
+    /// encoder must match JSONEncoder key for key and byte for byte.
+    static func everyField() -> BillingEvent {
+        var e = BillingEvent(kind: .subscriptionUpdated, provider: .lemonsqueezy, providerEventName: "subscription_updated",
+                             entityKey: "lemonsqueezy:sub_1")
+        let at = Date(timeIntervalSince1970: 1_796_125_814.5)
+        e.customerID = "c\"1"; e.appUserID = "user/1"; e.checkoutID = "co_1"; e.customerEmail = "ü@example.com"
+        e.customData = ["z": "last", "Z": "upper", "storefront_user_id": "u\n1", "a": ""]
+        e.subscriptionID = "1"; e.orderID = "2"; e.invoiceID = "3"; e.transactionReference = "ref"; e.productID = "4"
+        e.variantID = "5"; e.planName = "Pro \\ monthly"; e.status = "active"; e.cancelled = false; e.amount = -999
+        e.currency = "USD"; e.createdAt = at; e.updatedAt = at.addingTimeInterval(1); e.renewsAt = at.addingTimeInterval(2)
+        e.endsAt = at.addingTimeInterval(3); e.trialEndsAt = at.addingTimeInterval(4); e.nextPaymentDate = at.addingTimeInterval(5)
+        e.paidAt = at.addingTimeInterval(6); e.orderingTimestamp = at.addingTimeInterval(7); e.emailToken = "tok"
+        e.cardBrand = "visa"; e.cardLastFour = "4242"; e.customerPortalURL = "https://x/portal?a=1&b=2"
+        e.updatePaymentMethodURL = "https://x/update"; e.testMode = true; e.authorizationCode = "AUTH_1"; e.pauseMode = "free"
+        e.pauseResumesAt = at.addingTimeInterval(8)
+        return e
+    }
+
+    @Test func theTestEventReallySetsEveryField() {
+        for child in Mirror(reflecting: Self.everyField()).children {
+            let value = Mirror(reflecting: child.value)
+            #expect(!(value.displayStyle == .optional && value.children.isEmpty), "\(child.label ?? "?") is nil")
+        }
+    }
+
+    @Test func handWrittenBytesAreRecordCodingsBytes() throws {
+        var sparse = BillingEvent(kind: .orderCreated, provider: .paystack, providerEventName: "charge.success", entityKey: "paystack:order_1")
+        sparse.amount = 500
+        for event in [Self.everyField(), sparse] {
+            #expect(String(decoding: event.encodedRecord(), as: UTF8.self) == String(decoding: try RecordCoding.encode(event), as: UTF8.self))
+            #expect(try RecordCoding.decode(BillingEvent.self, from: event.encodedRecord()) == event)
+        }
+    }
+}

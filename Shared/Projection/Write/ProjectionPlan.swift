@@ -59,7 +59,7 @@ struct ProjectionPlan {
         let e = delivery.event
         let provider = e.provider.rawValue
         let at = e.orderingTimestamp ?? delivery.receivedAt
-        let eventJSON = String(decoding: try RecordCoding.encode(e), as: UTF8.self)
+        let eventJSON = String(decoding: e.encodedRecord(), as: UTF8.self)
         let eventItem = items.count
         if isCounted { counted.append((eventItem, .event)) }
         items.append(PostgresBatchItem(ProjectionStatements.event, [
