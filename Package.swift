@@ -106,6 +106,15 @@ let package = Package(
                           path: "Tools/storefront-bench", swiftSettings: strict, linkerSettings: vendoredLibraries),
         .executableTarget(name: "webhook-cpu-bench", dependencies: ["Crypto", "Models", "Providers"], path: "Tools/webhook-cpu-bench",
                           swiftSettings: strict, linkerSettings: vendoredLibraries),
+        // libFuzzer targets (`make fuzz`, scripts/fuzz.sh builds them with -sanitize=fuzzer,address
+        // in .build/fuzz). Each has an ordinary @main (FuzzEntry): with libFuzzer linked it runs
+        // libFuzzer's driver, in the normal build it replays input files, so they build everywhere.
+        .target(name: "FuzzSupport", dependencies: ["Crypto", "Models", "Providers"], path: "Tools/fuzz/FuzzSupport", swiftSettings: strict),
+        .executableTarget(name: "fuzz-lemonsqueezy-webhook", dependencies: ["FuzzSupport", "Models"], path: "Tools/fuzz/fuzz-lemonsqueezy-webhook",
+                          swiftSettings: strict),
+        .executableTarget(name: "fuzz-paystack-webhook", dependencies: ["FuzzSupport", "Models"], path: "Tools/fuzz/fuzz-paystack-webhook",
+                          swiftSettings: strict),
+        .executableTarget(name: "fuzz-jwt", dependencies: ["FuzzSupport"], path: "Tools/fuzz/fuzz-jwt", swiftSettings: strict),
 
         // MARK: - Tests
         .target(name: "TestSupport", dependencies: ["Postgres", "HTTPClient"], path: "Tests/TestSupport", swiftSettings: strict),

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `make test`: install what is missing, build once, start a throwaway
 # PostgreSQL and Tansu on free ports, run every test, stop both servers,
-# also when tests fail or the run is interrupted.
+# also when tests fail or the run is interrupted; then a bounded API fuzz run.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -34,3 +34,13 @@ export STOREFRONT_SCRIPTS="$root/scripts"
 
 echo "==> running tests (DATABASE_URL=$DATABASE_URL KAFKA_BROKERS=$KAFKA_BROKERS)"
 swift test --skip-build "$@"
+
+# Last, alone on the machine: the API fuzzed through a stack of its own
+# (scripts/fuzz-api.sh: schemathesis from deploy/api/openapi.json, a fixed
+# seed and a few examples per operation, the gateway's raw probes, nothing
+# published from a forged webhook; `make fuzz` runs it longer). Skipped when
+# arguments select tests, or with FUZZ_API=0.
+if [ $# -eq 0 ] && [ "${FUZZ_API:-1}" != 0 ]; then
+  echo "==> fuzzing the API (bounded; make fuzz runs it longer)"
+  FUZZ_API_EXAMPLES=${FUZZ_API_EXAMPLES:-10} "$root/scripts/fuzz-api.sh"
+fi

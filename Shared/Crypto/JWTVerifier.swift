@@ -108,6 +108,36 @@ public struct JWTVerifier: Sendable {
         guard let value = try? JSONDecoder().decode(JSONValue.self, from: Data(bytes)), case .object(let object) = value else {
             throw .malformed("\(name) is not a JSON object")
         }
+        // RFC 7515 §4 and RFC 7519 §4: header parameter and claim names are unique.
+        // The decoder keeps one of two members with the same name (the first), another
+        // reader may keep the other (`{"alg":"HS256","alg":"…"}`): refuse such tokens.
+        guard memberCount(bytes) == object.count else { throw .malformed("\(name) has duplicate member names") }
         return object
+    }
+
+    /// The number of members of the top-level object in `bytes` (valid JSON, an
+    /// object): commas outside strings and nested values, plus one when not empty.
+    static func memberCount(_ bytes: [UInt8]) -> Int {
+        var depth = 0, commas = 0, inString = false, escaped = false, empty = true
+        for byte in bytes {
+            if inString {
+                if escaped {
+                    escaped = false
+                } else if byte == UInt8(ascii: "\\") {
+                    escaped = true
+                } else if byte == UInt8(ascii: "\"") {
+                    inString = false
+                }
+                continue
+            }
+            switch byte {
+            case UInt8(ascii: "\""): inString = true; if depth == 1 { empty = false }
+            case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1
+            case UInt8(ascii: "}"), UInt8(ascii: "]"): depth -= 1
+            case UInt8(ascii: ","): if depth == 1 { commas += 1 }
+            default: break
+            }
+        }
+        return empty ? 0 : commas + 1
     }
 }

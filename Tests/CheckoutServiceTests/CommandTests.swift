@@ -73,6 +73,45 @@ import Testing
         }
     }
 
+    /// Found by `make fuzz`: resuming an active Paystack subscription (Paystack
+    /// 400 "already active") or cancelling a cancelled one (404 "not found or
+    /// already inactive") was answered 502, which apps take for a provider
+    /// outage and retry; the document promises 409 for a refused change.
+    @Test func aChangeTheProviderRefusesInTheSubscriptionsStateIsAConflict() async throws {
+        try await Harness.with { harness in
+            let user = TestEnvironment.unique("conflict")
+            let code = try await paidSubscription(harness, provider: .paystack, variant: "ps_PLN_sbxpremmonth01", user: user, email: "conflict@example.com")
+            let token = try Harness.token(sub: user, email: "conflict@example.com")
+            let body = "{\"subscription_code\":\"\(code)\"}"
+            let resumeActive = try await harness.request(.post, "/api/subscription/resume", token: token, json: body)
+            #expect(resumeActive.status == .conflict, "\(resumeActive.text)")
+            #expect(resumeActive.text == #"{"success":false,"error":"Payment provider paystack refused to resume the subscription in its current state"}"#)
+            let cancel = try await harness.request(.post, "/api/subscription/cancel", token: token, json: body)
+            #expect(cancel.status == .ok, "\(cancel.text)")
+            let cancelAgain = try await harness.request(.post, "/api/subscription/cancel", token: token, json: body)
+            #expect(cancelAgain.status == .conflict, "\(cancelAgain.text)")
+        }
+    }
+
+    /// Found by `make fuzz`: a NUL byte in the portal's `subscription_code`
+    /// reached PostgreSQL, which refused the query, and the caller got 500.
+    @Test func subscriptionCodesOutsidePrintableASCIIAreBadRequests() async throws {
+        try await Harness.with { harness in
+            let token = try Harness.token(sub: TestEnvironment.unique("nul"), email: "nul@example.com")
+            for query in ["%C3%99%C3%BB%F3%B7%AA%B4%00", "abc%00", "%C3%A9t%C3%A9", "a%0Ab"] {
+                let portal = try await harness.request(.get, "/api/subscription/portal?subscription_code=\(query)", token: token)
+                #expect(portal.status == .badRequest, "\(query): \(portal.status) \(portal.text)")
+            }
+            for code in [#"abc\u0000"#, #"\u00e9t\u00e9"#, #"a\nb"#] {
+                for action in ["cancel", "resume"] {
+                    let answer = try await harness.request(.post, "/api/subscription/\(action)", token: token, json: "{\"subscription_code\":\"\(code)\"}")
+                    #expect(answer.status == .badRequest, "\(action) \(code): \(answer.status) \(answer.text)")
+                    #expect(answer.text == #"{"success":false,"error":"subscription_code must be printable ASCII"}"#)
+                }
+            }
+        }
+    }
+
     @Test func anotherUsersSubscriptionIsNotFoundAndUntouched() async throws {
         try await Harness.with { harness in
             let owner = TestEnvironment.unique("victim")

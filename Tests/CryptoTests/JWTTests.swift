@@ -175,3 +175,34 @@ struct JWTTests {
         #expect(throws: JWTError.self) { try JWTVerificationKey.rs256(publicKeyPEM: small) }
     }
 }
+
+/// Found by `make fuzz` (fuzz-jwt): a header with two `alg` members verified,
+/// the verifier reading one and other JSON readers the other (RFC 7515 §4 and
+/// RFC 7519 §4 require names to be unique or the last one to win).
+@Suite("JWT duplicate member names")
+struct JWTDuplicateMemberTests {
+    static let secret = Array("dev-secret-\(String(repeating: "x", count: 32))".utf8)
+    static let now = Date(timeIntervalSince1970: 1_700_000_000)
+
+    func signed(header: String, payload: String) -> String {
+        let input = Base64URL.encode(Array(header.utf8)) + "." + Base64URL.encode(Array(payload.utf8))
+        return input + "." + Base64URL.encode(HMAC.sha256(key: Self.secret, message: Array(input.utf8)))
+    }
+
+    @Test func duplicateHeaderOrClaimNamesAreRefused() throws {
+        let verifier = JWTVerifier(key: try .hs256(secret: Self.secret), now: { Self.now })
+        let claims = #"{"sub":"alice","exp":1800000000}"#
+        #expect(throws: Never.self) { try verifier.verify(signed(header: #"{"alg":"HS256"}"#, payload: claims)) }
+        for header in [#"{"alg": "HS256", "alg": "HST"}"#, #"{"alg":"HS256","\u0061lg":"none"}"#, #"{"alg":"HS256","typ":"JWT","typ":"x"}"#] {
+            #expect(throws: JWTError.malformed("header has duplicate member names"), "\(header)") {
+                try verifier.verify(signed(header: header, payload: claims))
+            }
+        }
+        #expect(throws: JWTError.malformed("payload has duplicate member names")) {
+            try verifier.verify(signed(header: #"{"alg":"HS256"}"#, payload: #"{"sub":"alice","sub":"bob","exp":1800000000}"#))
+        }
+        // Nested objects and strings with commas, braces and escaped quotes are not members.
+        let nested = #"{"sub":"a,b}\",c","exp":1800000000,"x":{"sub":"y","z":[1,2,{"q":","}]}}"#
+        #expect(try verifier.verify(signed(header: #"{"alg":"HS256"}"#, payload: nested)).subject == #"a,b}",c"#)
+    }
+}

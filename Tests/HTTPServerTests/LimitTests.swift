@@ -82,6 +82,26 @@ import Testing
         }
     }
 
+    /// Found by `make fuzz`'s raw probes: the gateway forwards header blocks of up to
+    /// four 16 KB lines, and the old 32 KiB pool answered a 45 KB one with
+    /// libmicrohttpd's HTML 431, which went through the gateway to the client.
+    @Test func theDefaultPoolHoldsEveryHeaderBlockTheGatewayForwards() async throws {
+        try await withServer(routes: { router in
+            router.get("/h") { request, _ in ["bytes": request.headers.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count }] }
+        }) { harness in
+            let port = harness.port
+            let line = String(repeating: "v", count: 16_000)
+            let response = try await offPool {
+                let connection = try RawConnection(port: port)
+                try connection.send("GET /h HTTP/1.1\r\nHost: x\r\nX-A: \(line)\r\nX-B: \(line)\r\nX-C: \(line)\r\nX-D: \(line)\r\n"
+                                    + "X-Forwarded-For: 127.0.0.1\r\nX-Request-Id: 0123456789abcdef0123456789abcdef\r\n\r\n")
+                return try connection.readResponse()
+            }
+            #expect(response.status == 200, "\(response.status) \(response.text.prefix(120))")
+            #expect(response.text.hasPrefix(#"{"bytes":64"#), "\(response.text)")
+        }
+    }
+
     @Test func slowClientIsCutOffAfterConnectionTimeout() async throws {
         try await withServer(configure: { $0.connectionTimeoutSeconds = 1 }, routes: { router in
             router.get("/") { _, _ in "root" }

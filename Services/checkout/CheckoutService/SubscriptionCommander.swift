@@ -29,6 +29,7 @@ struct SubscriptionCommander: Sendable {
         guard code.utf8.count <= Self.maximumFieldLength, (body.emailToken?.utf8.count ?? 0) <= Self.maximumFieldLength else {
             throw HTTPError(.badRequest, "subscription_code or email_token is too long")
         }
+        try Self.checkCharacters(code)
         // Someone else's subscription is answered exactly like a missing one.
         guard let owned = try await reader.ownedSubscription(
             code: code, for: ProjectionUser(appUserID: user.id, verifiedEmail: user.verifiedEmail), at: now()) else {
@@ -49,7 +50,7 @@ struct SubscriptionCommander: Sendable {
         } catch {
             metrics.providerErrors(owned.provider, kind: error.kind.rawValue).increment()
             logger.warning("provider refused \(action.rawValue)", metadata: ["provider": owned.provider.rawValue, "error": error.description])
-            throw error.httpError
+            throw Self.refusal(error, action)
         }
         var command = SubscriptionCommand(
             commandID: UUID().uuidString.lowercased(), kind: action.kind, provider: owned.provider,
@@ -74,6 +75,32 @@ struct SubscriptionCommander: Sendable {
             message: message, subscription: result, knownPeriodEnd: owned.endsAt ?? owned.renewsAt, now: now())
     }
 
+    /// Subscription codes are printable ASCII (Lemon Squeezy's numeric ids,
+    /// Paystack's `SUB_…`), as the document says. Anything else is refused
+    /// before it reaches the database: a NUL byte made PostgreSQL refuse the
+    /// query, answered 500 (found by `make fuzz`, deploy/api/FUZZING.md).
+    static func checkCharacters(_ code: String) throws(HTTPError) {
+        guard code.utf8.allSatisfy({ $0 >= 0x21 && $0 <= 0x7E }) else {
+            throw HTTPError(.badRequest, "subscription_code must be printable ASCII")
+        }
+    }
+
+    /// The answer when the provider refuses a cancel or resume. Refusing the
+    /// change itself (400/409/422, or Paystack's 404 "not found or already
+    /// inactive" for a subscription the projection says the caller owns: a
+    /// cancelled one cancelled again, an active one resumed) is a conflict with
+    /// the subscription's state, 409, the app's to resolve; a 502 would tell
+    /// apps the provider failed and to retry (StorefrontKit reports it as
+    /// `providerUnavailable`). Found by `make fuzz` (deploy/api/FUZZING.md).
+    static func refusal(_ error: ProviderError, _ action: Action) -> HTTPError {
+        switch error.kind {
+        case .validation, .notFound:
+            HTTPError(.conflict, "Payment provider \(error.provider.rawValue) refused to \(action.rawValue) the subscription in its current state")
+        default:
+            error.httpError
+        }
+    }
+
     /// A fresh customer-portal link for the owner's subscription, fetched from
     /// the provider now (Lemon Squeezy's signed portal URL, Paystack's manage
     /// page): never a stored copy that may have expired.
@@ -81,6 +108,7 @@ struct SubscriptionCommander: Sendable {
         let code = (rawCode ?? "").trimmingCharacters(in: .whitespaces)
         guard !code.isEmpty else { throw HTTPError(.badRequest, "subscription_code is required") }
         guard code.utf8.count <= Self.maximumFieldLength else { throw HTTPError(.badRequest, "subscription_code is too long") }
+        try Self.checkCharacters(code)
         guard let owned = try await reader.ownedSubscription(
             code: code, for: ProjectionUser(appUserID: user.id, verifiedEmail: user.verifiedEmail), at: now()) else {
             throw HTTPError(.notFound, "Subscription not found")

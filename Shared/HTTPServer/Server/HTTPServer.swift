@@ -15,7 +15,10 @@ import Telemetry
 /// 0.9.75 answers `431 Request Header Fields Too Large` with a short HTML body and
 /// closes the connection; the handler never runs, so such requests are not in the
 /// access log or metrics. Malformed request lines are likewise answered by
-/// libmicrohttpd with `400 Bad Request`.
+/// libmicrohttpd with `400 Bad Request` and HTML. Those bodies are compiled into
+/// the library and cannot be replaced, so the gateway (`deploy/nginx`) refuses such
+/// requests first, in the API's JSON error shape, and the default pool is larger
+/// than any header block the gateway forwards (`make fuzz`'s raw probes check both).
 public final class HTTPServer: Sendable {
     /// The daemon pointer. `@unchecked Sendable`: libmicrohttpd's daemon calls used
     /// here (info, quiesce, stop) are made once each, in order, by this class.

@@ -19,8 +19,14 @@ public struct HTTPServerConfiguration: Sendable {
     public var maxBodyBytes: Int = 1 << 20
     /// Memory pool of one connection (`MHD_OPTION_CONNECTION_MEMORY_LIMIT`). It holds the
     /// request line, all header fields and the read buffer, so it bounds the header size:
-    /// a larger header block is refused by libmicrohttpd itself (see ``HTTPServer``).
-    public var connectionMemoryLimit: Int = 32 * 1024
+    /// a larger header block is refused by libmicrohttpd itself, with its own HTML 431
+    /// (see ``HTTPServer``). The default, 96 KiB, holds every header block the gateway
+    /// forwards (nginx refuses more than four 16 KB header buffers itself, in the API's
+    /// JSON error shape), so behind the gateway that HTML never reaches a client; a
+    /// header block of about 95 KB (less 50 bytes per line) is the most it takes. The
+    /// pool is mapped lazily, but libmicrohttpd clears it between keep-alive requests,
+    /// which costs about 40 µs per MiB.
+    public var connectionMemoryLimit: Int = 96 * 1024
     /// How long an async handler may run before the client gets 504 and its task is cancelled.
     /// Needed because libmicrohttpd never times out a suspended connection.
     public var handlerTimeout: Duration = .seconds(30)

@@ -1,0 +1,145 @@
+#!/usr/bin/env bash
+# Fuzzes the API as apps and providers reach it: schemathesis generates
+# requests from deploy/api/openapi.json (valid and invalid ones, boundary
+# values, undeclared methods, missing or broken auth, chains of calls) and
+# sends them to a live stack's gateway, started here on free ports
+# (scripts/stack.sh) and stopped afterwards, also on failure or Ctrl-C.
+#
+# It fails when any answer is a 5xx, or does not conform to the document
+# (status code, content type, headers, schema), or when a schema-valid
+# request is refused / an invalid one accepted; when a forged webhook reached
+# the webhooks topic (the receivers' `webhooks_received_total{result="published"}`
+# may grow only by what the sandbox itself signed and delivered meanwhile: the
+# fuzzer's cancel and resume calls make it send real webhooks), or when none
+# of the fuzzer's webhooks was refused as unsigned (it never reached a receiver);
+# and when one of the raw probes of scripts/fuzz_api.py (what an HTTP client
+# library cannot send: oversized header blocks, malformed request lines,
+# TRACE) is answered with anything but the API's JSON error.
+#
+# Before fuzzing it buys one subscription per provider for the fuzz user, so
+# cancel, resume and the portal reach the providers with codes that exist.
+# Exceptions to schemathesis' checks, each with its reason:
+# scripts/schemathesis.toml. What the runs found and how each was fixed:
+# deploy/api/FUZZING.md.
+#
+# `make test` runs it bounded (scripts/test.sh, FUZZ_API_EXAMPLES=10);
+# `make fuzz` runs it longer. Settings (defaults):
+#   FUZZ_API_EXAMPLES   test cases per operation and phase (25)
+#   FUZZ_API_SEED       hypothesis seed; the same seed replays the same run (20261201)
+#   FUZZ_API_MAX_TIME   seconds for the whole schemathesis run (unset: until
+#                       the examples are used up); with it, fuzzing repeats until spent
+#   FUZZ_API_PHASES     examples,coverage,fuzzing,stateful
+#   FUZZ_API_WORKERS    concurrent schemathesis workers (1)
+#   FUZZ_API_REPORT     a folder to copy schemathesis' JSON and JUnit reports to
+#   FUZZ_KEEP_STATE=1   keep the stack's folder (logs, reports) under /tmp
+# schemathesis lives in a venv under .vendor/fuzz, installed from the pinned,
+# hash-checked scripts/requirements-fuzz.txt (idempotent: about a second when
+# it is in place). The services must be built (swift build).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+requirements="$root/scripts/requirements-fuzz.txt"
+venv="$root/.vendor/fuzz"
+stamp="$venv/.requirements.sha256"
+examples=${FUZZ_API_EXAMPLES:-25}
+seed=${FUZZ_API_SEED:-20261201}
+phases=${FUZZ_API_PHASES:-examples,coverage,fuzzing,stateful}
+workers=${FUZZ_API_WORKERS:-1}
+started=$(date +%s)
+
+want=$(sha256sum "$requirements" | cut -d' ' -f1)
+if [ ! -x "$venv/bin/schemathesis" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+  echo "==> installing the API fuzzer (schemathesis, pinned and hash-checked) into .vendor/fuzz"
+  if ! python3 -c 'import ensurepip, venv' 2>/dev/null; then
+    # Debian ships venv's pip bootstrap separately.
+    if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null; then
+      DEBIAN_FRONTEND=noninteractive apt-get update -qq
+      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends python3-venv >/dev/null
+    else
+      echo "error: python3 cannot create virtual environments; install python3-venv" >&2
+      exit 1
+    fi
+  fi
+  rm -rf "$venv"
+  python3 -m venv "$venv"
+  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-input \
+    --require-hashes --only-binary=:all: -r "$requirements"
+  echo "$want" >"$stamp"
+fi
+
+for binary in storefront catalog checkout webhook-receiver subscription-projector reconciler provider-sandbox; do
+  [ -x "${STOREFRONT_BIN:-$root/.build/debug}/$binary" ] || { echo "error: $binary is not built (run: swift build)" >&2; exit 1; }
+done
+
+state=$(mktemp -d /tmp/storefront-fuzz-api.XXXXXX)
+cleanup() {
+  "$root/scripts/stack.sh" down "$state" >/dev/null 2>&1 || true
+  if [ "${FUZZ_KEEP_STATE:-0}" = 1 ]; then echo "==> kept $state"; else rm -rf "$state"; fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+echo "==> fuzz-api: starting a stack on free ports"
+# The gateway's per-address rate limit would answer most of the fuzzer's
+# requests 429 (documented, but it tests nothing): lift it for this stack.
+# No reconciler: it only talks to the sandbox and the broker, never to the API.
+if ! STACK_FREE_PORTS=1 STACK_OWNER_PID=$$ GATEWAY_APP_RATE=100000r/s RECONCILER_REPLICAS=0 LOG_LEVEL=warning \
+  "$root/scripts/stack.sh" up "$state" >"$state/stack.out" 2>&1; then
+  cat "$state/stack.out" >&2
+  echo "error: the stack did not start (logs: $state/logs; FUZZ_KEEP_STATE=1 keeps them)" >&2
+  exit 1
+fi
+# shellcheck disable=SC1091
+. "$state/stack.env"
+token=$(AUTH_JWT_SECRET=$AUTH_JWT_SECRET "${STOREFRONT_BIN:-$root/.build/debug}/storefront" dev-token --sub fuzz-user \
+  --iss "$AUTH_JWT_ISSUER" --aud "$AUTH_JWT_AUDIENCE" --email fuzz@example.com --email-verified true --ttl 86400)
+python="$venv/bin/python"
+helper="$root/scripts/fuzz_api.py"
+# Real subscriptions for the token's user (one per provider), so cancel,
+# resume and the portal also reach the provider with codes that exist: the
+# fuzzer draws subscription_code from them half the time.
+"$python" "$helper" seed --gateway "$GATEWAY_URL" --token "$token" >"$state/subscriptions" || true
+cp "$root/scripts/schemathesis.toml" "$state/schemathesis.toml"
+if [ -s "$state/subscriptions" ]; then
+  echo "==> fuzz-api: seeded subscription(s) $(tr '\n' ' ' <"$state/subscriptions")"
+  {
+    echo; echo '# Added by scripts/fuzz-api.sh: the subscriptions it bought for the fuzz user.'
+    echo '[dictionaries.subscriptions]'
+    printf 'values = [%s]\n' "$(sed 's/.*/"&"/' "$state/subscriptions" | paste -sd, -)"
+    echo '[parameters]'
+    echo '"query.subscription_code" = { dictionary = "subscriptions", probability = 0.5 }'
+    echo '"body.subscription_code" = { dictionary = "subscriptions", probability = 0.5 }'
+  } >>"$state/schemathesis.toml"
+fi
+"$python" "$helper" metrics --sandbox "$SANDBOX_URL" $WEBHOOK_RECEIVER_URLS >"$state/metrics.before"
+
+echo "==> fuzz-api: schemathesis, $examples example(s) per operation, seed $seed, phases $phases (ready after $(( $(date +%s) - started )) s)"
+extra=()
+[ -n "${FUZZ_API_MAX_TIME:-}" ] && extra+=(--max-time "$FUZZ_API_MAX_TIME")
+# Run from the state folder: schemathesis and hypothesis write their caches
+# into the working directory.
+status=0
+(
+  cd "$state"
+  "$venv/bin/schemathesis" --config-file "$state/schemathesis.toml" run "$GATEWAY_URL/api/openapi.json" --url "$GATEWAY_URL" \
+    --header "Authorization: Bearer $token" \
+    --checks all \
+    --max-examples "$examples" --seed "$seed" --phases "$phases" --workers "$workers" \
+    --generation-database none --request-timeout 30 --no-color \
+    --report json,junit --report-json-path "$state/report/report.json" --report-junit-path "$state/report/junit.xml" \
+    "${extra[@]}"
+) || status=$?
+
+echo "==> fuzz-api: webhook publication and raw probes"
+"$python" "$helper" metrics --sandbox "$SANDBOX_URL" $WEBHOOK_RECEIVER_URLS >"$state/metrics.after"
+"$python" "$helper" check --gateway "$GATEWAY_URL" --before "$state/metrics.before" --after "$state/metrics.after" \
+  --report "$state/report/report.json" --schemathesis-status "$status" || status=1
+
+if [ -n "${FUZZ_API_REPORT:-}" ]; then mkdir -p "$FUZZ_API_REPORT"; cp -r "$state/report/." "$FUZZ_API_REPORT/"; fi
+if [ "$status" -ne 0 ]; then
+  echo "error: the API fuzz run failed (seed $seed; FUZZ_KEEP_STATE=1 keeps the stack's logs and reports)" >&2
+  for log in "$state"/logs/*.log; do
+    if grep -q '"level":"error"\|fatal\|panic' "$log" 2>/dev/null; then echo "--- $(basename "$log") (errors)"; grep '"level":"error"\|fatal\|panic' "$log" | tail -n 5; fi
+  done >&2
+fi
+echo "==> fuzz-api: done in $(( $(date +%s) - started )) s"
+exit "$status"

@@ -1,0 +1,292 @@
+"""Helpers of scripts/fuzz-api.sh (run with the fuzz venv's Python, standard library only).
+
+  fuzz_api.py metrics URL...      prints the webhook receivers' summed
+                                  webhooks_received_total per result as JSON
+  fuzz_api.py seed --gateway URL --token T
+                                  buys one subscription per provider for the token's
+                                  user (checkout, then the sandbox's pay button) and
+                                  prints each subscription_code once the projection
+                                  shows it, so the fuzzer reaches cancel, resume and
+                                  the portal with codes that exist
+  fuzz_api.py check --gateway URL --before F --after F --report R --schemathesis-status N
+                                  compares the counters (nothing published,
+                                  something refused as unsigned), sends the raw
+                                  probes to the gateway, reads schemathesis' JSON
+                                  report and prints one summary line
+"""
+import argparse
+import json
+import re
+import socket
+import sys
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+
+SERIES = re.compile(r'^webhooks_received_total\{(?P<labels>[^}]*)\}\s+(?P<value>[0-9.eE+-]+)$')
+
+
+def call(method, url, token=None, body=None, timeout=20):
+    headers = {"Content-Type": "application/json"} if body is not None else {}
+    if token:
+        headers["Authorization"] = f"Bearer {token}"
+    data = json.dumps(body).encode() if body is not None else None
+    request = urllib.request.Request(url, data=data, method=method, headers=headers)
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            return response.status, response.read()
+    except urllib.error.HTTPError as error:
+        return error.code, error.read()
+
+
+def metrics(urls, sandbox=None):
+    totals = {}
+    if sandbox:
+        # What the sandbox itself signed and delivered (acknowledged): the only
+        # webhooks that may be published. Settle first: nothing is in flight.
+        call("POST", sandbox.rstrip("/") + "/_sandbox/deliveries/settle", timeout=60)
+        status, body = call("GET", sandbox.rstrip("/") + "/_sandbox/deliveries", timeout=30)
+        attempts = json.loads(body)["deliveries"] if status == 200 else []
+        totals["sandbox_delivered"] = sum(1 for a in attempts if a.get("status") == 200 and not a.get("simulated"))
+    for url in urls:
+        with urllib.request.urlopen(url.rstrip("/") + "/metrics", timeout=10) as response:
+            text = response.read().decode()
+        for line in text.splitlines():
+            match = SERIES.match(line.strip())
+            if not match:
+                continue
+            labels = dict(re.findall(r'(\w+)="([^"]*)"', match["labels"]))
+            key = labels.get("result", "?")
+            totals[key] = totals.get(key, 0) + float(match["value"])
+    print(json.dumps(totals, sort_keys=True))
+
+
+def raw_request(host, port, data, timeout=10.0):
+    """Sends `data` as is and reads the answer (until close or Content-Length)."""
+    with socket.create_connection((host, port), timeout=timeout) as sock:
+        try:
+            sock.sendall(data)
+        except OSError:
+            pass  # the server may refuse before reading everything; its answer still counts
+        chunks, head, length = [], None, None
+        while True:
+            try:
+                chunk = sock.recv(65536)
+            except (socket.timeout, ConnectionResetError):
+                break
+            if not chunk:
+                break
+            chunks.append(chunk)
+            blob = b"".join(chunks)
+            if head is None and b"\r\n\r\n" in blob:
+                head = blob.split(b"\r\n\r\n", 1)[0]
+                found = re.search(rb"(?im)^content-length:\s*(\d+)", head)
+                length = int(found.group(1)) if found else None
+            if head is not None and length is not None and len(blob) >= len(head) + 4 + length:
+                break
+    blob = b"".join(chunks)
+    if not blob:
+        return None, {}, b""
+    head, _, body = blob.partition(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    parts = lines[0].split(" ", 2)
+    status = int(parts[1]) if len(parts) > 1 and parts[1].isdigit() else None
+    headers = {}
+    for line in lines[1:]:
+        name, _, value = line.partition(":")
+        headers[name.strip().lower()] = value.strip()
+    if length is not None:
+        body = body[:length]
+    return status, headers, body
+
+
+def json_error(status, headers, body):
+    """None when the answer is the API's JSON error, else what is wrong with it."""
+    if status is None:
+        return "no answer"
+    if status < 400:
+        return f"status {status}, expected an error"
+    if not headers.get("content-type", "").startswith("application/json"):
+        return f"status {status} with Content-Type {headers.get('content-type')!r}: {body[:120]!r}"
+    try:
+        value = json.loads(body)
+    except ValueError:
+        return f"status {status}: body is not JSON: {body[:120]!r}"
+    if not (isinstance(value, dict) and value.get("success") is False and isinstance(value.get("error"), str)):
+        return f"status {status}: body is not {{\"success\":false,\"error\":\"…\"}}: {body[:120]!r}"
+    return None
+
+
+def probes(gateway):
+    """What schemathesis (through an HTTP client library) cannot send, each with its expected status."""
+    url = urllib.parse.urlsplit(gateway)
+    host, port = url.hostname, url.port
+    h = f"Host: {host}:{port}\r\n"
+    pad = "p" * 15000
+    cases = [
+        # A header block nginx forwards (each line fits its 16 KB buffers) that once
+        # overflowed libmicrohttpd's 32 KB connection pool: its HTML 431 came through.
+        ("header block of 45 KB in 3 lines", 200,
+         f"GET /api/products HTTP/1.1\r\n{h}X-A: {pad}\r\nX-B: {pad}\r\nX-C: {pad}\r\nConnection: close\r\n\r\n"),
+        ("the same with a JSON body to a webhook", 401,
+         f"POST /api/webhooks/lemonsqueezy HTTP/1.1\r\n{h}X-A: {pad}\r\nX-B: {pad}\r\nX-C: {pad}\r\n"
+         "Content-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}"),
+        ("one header line of 40 KB", 400,
+         f"GET /api/products HTTP/1.1\r\n{h}X-Padding: {'p' * 40000}\r\nConnection: close\r\n\r\n"),
+        ("header block of 75 KB in 5 lines", 400,
+         f"GET /api/products HTTP/1.1\r\n{h}" + "".join(f"X-{i}: {pad}\r\n" for i in range(5)) + "Connection: close\r\n\r\n"),
+        ("request target of 20 KB", 414,
+         f"GET /api/products/{'a' * 20000} HTTP/1.1\r\n{h}Connection: close\r\n\r\n"),
+        ("a header line without a colon", 400,
+         f"GET /api/products HTTP/1.1\r\n{h}This is not a header\r\nConnection: close\r\n\r\n"),
+        ("a malformed request line", 400, "GET\r\n\r\n"),
+        ("binary garbage", 400, "\x00\x01\x02\x03 \xff\xfe\r\n\r\n"),
+        ("HTTP/1.1 without Host", 400, "GET /api/products HTTP/1.1\r\nConnection: close\r\n\r\n"),
+        ("an unknown HTTP version", 505, f"GET /api/products HTTP/3.7\r\n{h}Connection: close\r\n\r\n"),
+        ("TRACE", 405, f"TRACE /api/products HTTP/1.1\r\n{h}Connection: close\r\n\r\n"),
+        ("TRACE to a webhook", 405, f"TRACE /api/webhooks/paystack HTTP/1.1\r\n{h}Connection: close\r\n\r\n"),
+        ("a body on the openapi document's POST", 405,
+         f"POST /api/openapi.json HTTP/1.1\r\n{h}Content-Length: 2\r\nConnection: close\r\n\r\n{{}}"),
+        ("a broken chunked body", 400,
+         f"POST /api/webhooks/paystack HTTP/1.1\r\n{h}Transfer-Encoding: chunked\r\nContent-Type: application/json\r\n"
+         "Connection: close\r\n\r\nzz\r\n{}\r\n0\r\n\r\n"),
+        ("Content-Length and chunked together", 400,
+         f"POST /api/webhooks/paystack HTTP/1.1\r\n{h}Content-Length: 2\r\nTransfer-Encoding: chunked\r\n"
+         "Connection: close\r\n\r\n2\r\n{}\r\n0\r\n\r\n"),
+        ("a negative Content-Length", 400,
+         f"POST /api/webhooks/paystack HTTP/1.1\r\n{h}Content-Length: -1\r\nConnection: close\r\n\r\n"),
+        ("a body over the 1 MiB limit", 413,
+         f"POST /api/webhooks/paystack HTTP/1.1\r\n{h}Content-Length: 2000000\r\nConnection: close\r\n\r\n"),
+    ]
+    failures = []
+    for name, expected, text in cases:
+        status, headers, body = raw_request(host, port, text.encode("latin-1"))
+        if expected < 400:
+            problem = None
+            if status != expected:
+                problem = f"status {status}, expected {expected}: {body[:160]!r}"
+            elif not headers.get("content-type", "").startswith("application/json"):
+                problem = f"Content-Type {headers.get('content-type')!r}"
+        else:
+            problem = json_error(status, headers, body)
+            if problem is None and status != expected:
+                problem = f"status {status}, expected {expected}"
+            if problem is None and status == 405 and not headers.get("allow"):
+                problem = "405 without an Allow header"
+        print(f"  {'ok  ' if problem is None else 'FAIL'} {name}: {problem or status}")
+        if problem:
+            failures.append(f"{name}: {problem}")
+    return len(cases), failures
+
+
+def seed(gateway, token):
+    status, body = call("GET", gateway + "/api/products")
+    if status != 200:
+        print(f"warning: GET /api/products answered {status}; no subscriptions seeded", file=sys.stderr)
+        return
+    products = json.loads(body)["products"]["data"]
+    wanted = {}
+    for product in products:
+        attributes = product.get("attributes", {})
+        if attributes.get("interval") and attributes.get("provider") not in wanted:
+            wanted[attributes.get("provider")] = product
+    found = {}
+    for provider, product in sorted(wanted.items()):
+        status, body = call("POST", gateway + "/api/create-checkout", token,
+                            {"variantId": product["variantId"], "productId": product["id"]})
+        if status != 200:
+            print(f"warning: {provider} checkout answered {status}: {body[:200]!r}", file=sys.stderr)
+            continue
+        page = json.loads(body)["checkoutUrl"].split("?", 1)[0]
+        request = urllib.request.Request(page + "/pay", data=b"", method="POST",
+                                         headers={"Content-Type": "application/x-www-form-urlencoded"})
+        try:
+            urllib.request.urlopen(request, timeout=20).read()
+        except urllib.error.HTTPError as error:
+            if error.code not in (200, 303):
+                print(f"warning: paying the {provider} checkout answered {error.code}", file=sys.stderr)
+                continue
+        # The status answer names one subscription: wait until it is this one.
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline and provider not in found:
+            code, body = call("GET", gateway + "/api/subscription/status", token)
+            answer = json.loads(body) if code == 200 else {}
+            if answer.get("provider") == provider and answer.get("subscription_code"):
+                found[provider] = answer["subscription_code"]
+            else:
+                time.sleep(0.3)
+    if len(found) < len(wanted):
+        print(f"warning: subscriptions seeded for {sorted(found)} of {sorted(wanted)}", file=sys.stderr)
+    for code in found.values():
+        print(code)
+
+
+def check(args):
+    before = json.load(open(args.before))
+    after = json.load(open(args.after))
+    failures = []
+    moved = {k: after.get(k, 0) - before.get(k, 0) for k in set(before) | set(after)}
+    published, refused = moved.get("published", 0), moved.get("invalid_signature", 0)
+    delivered = moved.get("sandbox_delivered", 0)
+    print(f"  webhooks during the run: {json.dumps({k: int(v) for k, v in sorted(moved.items())})}")
+    # The fuzzer's cancel and resume calls make the sandbox send real, signed
+    # webhooks; everything else that was published would be a forged one.
+    if published > delivered:
+        failures.append(f"{int(published - delivered)} webhook(s) were published that the sandbox never signed "
+                        f"({int(published)} published, {int(delivered)} delivered by the sandbox)")
+    if refused <= 0 and args.schemathesis_status != "skipped":
+        failures.append("no fuzzed webhook was refused as unsigned: the fuzzer never reached a receiver")
+
+    count, probe_failures = probes(args.gateway)
+    failures += probe_failures
+
+    generated = with_failures = 0
+    try:
+        report = json.load(open(args.report))
+        cases = report.get("test_cases", {})
+        generated, with_failures = cases.get("generated", 0), cases.get("with_failures", 0) + cases.get("errored", 0)
+        for failure in report.get("failures", []):
+            print(f"  schemathesis {failure.get('code')} {failure.get('title')}: {', '.join(failure.get('operations', []))}")
+    except (OSError, ValueError) as error:
+        failures.append(f"no schemathesis report ({error})")
+    if str(args.schemathesis_status) != "0" and with_failures == 0:
+        failures.append(f"schemathesis exited {args.schemathesis_status}")
+        with_failures = 1
+
+    for failure in failures:
+        print(f"  FAIL {failure}")
+    # One plain closing line: schemathesis' test cases, the probes and the two webhook checks.
+    total = generated + count + 2
+    failed = min(total, with_failures + len(failures))
+    print(f"fuzz-api: {total - failed} passed, {failed} failed")
+    return 0 if failed == 0 else 1
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    sub = parser.add_subparsers(dest="command", required=True)
+    m = sub.add_parser("metrics")
+    m.add_argument("--sandbox")
+    m.add_argument("urls", nargs="+")
+    s = sub.add_parser("seed")
+    s.add_argument("--gateway", required=True)
+    s.add_argument("--token", required=True)
+    c = sub.add_parser("check")
+    c.add_argument("--gateway", required=True)
+    c.add_argument("--before", required=True)
+    c.add_argument("--after", required=True)
+    c.add_argument("--report", required=True)
+    c.add_argument("--schemathesis-status", default="0")
+    args = parser.parse_args()
+    if args.command == "metrics":
+        metrics(args.urls, args.sandbox)
+        return 0
+    if args.command == "seed":
+        seed(args.gateway, args.token)
+        return 0
+    return check(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
