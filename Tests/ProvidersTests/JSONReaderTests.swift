@@ -53,4 +53,20 @@ import Testing
         let junk = ProviderWebhooks.read(.paystack, body: Array("not json".utf8), receivedAt: received)
         #expect(!junk.isUnderstood && junk.topicKey == "paystack:unparsed" && junk.envelope.eventName.isEmpty)
     }
+
+    /// A repeated key keeps its last value for lookups, iteration, count and
+    /// equality, as Foundation reads the same text; member order never matters.
+    @Test func aRepeatedKeyKeepsItsLastValue() throws {
+        let text = #"{"a":1,"b":2,"a":3}"#
+        let value = try JSONValue.parse(Array(text.utf8))
+        let object = try #require(value.object)
+        #expect(object["a"] == .integer(3) && object.count == 2)
+        #expect(object.map(\.key) == ["b", "a"])
+        #expect(value == ["b": 2, "a": 3])
+        let foundation = try #require(JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Int])
+        #expect(foundation["a"] == 3)
+        var edited = object
+        edited["a"] = nil
+        #expect(edited["a"] == nil && edited.count == 1)
+    }
 }

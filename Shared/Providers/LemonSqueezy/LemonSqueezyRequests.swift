@@ -5,9 +5,9 @@ import Models
 enum LemonSqueezyRequests {
     /// The JSON:API document of `POST /v1/checkouts`.
     static func checkout(_ request: CheckoutRequest, storeID: String, testMode: Bool) -> JSONValue {
-        var checkoutData: [String: JSONValue] = ["custom": .object(request.customData.mapValues(JSONValue.string))]
+        var checkoutData: JSONObject = ["custom": .object(JSONObject(request.customData.mapValues(JSONValue.string)))]
         if let email = request.email { checkoutData["email"] = .string(email.value) }
-        var attributes: [String: JSONValue] = ["checkout_data": .object(checkoutData)]
+        var attributes: JSONObject = ["checkout_data": .object(checkoutData)]
         if let redirect = request.redirectURL { attributes["product_options"] = ["redirect_url": .string(redirect)] }
         if let expires = request.expiresAt { attributes["expires_at"] = .string(Timestamp.format(expires)) }
         if testMode { attributes["test_mode"] = true }

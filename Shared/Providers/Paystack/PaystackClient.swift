@@ -84,9 +84,9 @@ public struct PaystackClient: PaymentProvider, CustomStringConvertible {
         }
         guard let amount, amount > 0 else { throw transport.failure(operation, .validation, message: "no amount for plan") }
 
-        var body: [String: JSONValue] = [
+        var body: JSONObject = [
             "email": .string(email.value), "amount": .integer(amount), "plan": .string(request.variantID), "reference": .string(reference),
-            "metadata": .object(request.customData.mapValues(JSONValue.string)),
+            "metadata": .object(JSONObject(request.customData.mapValues(JSONValue.string))),
         ]
         if let callback = request.redirectURL { body["callback_url"] = .string(callback) }
         let document = try await transport.send(operation, .post, "/transaction/initialize", body: .object(body), retry: .unprocessedOnly)

@@ -45,7 +45,9 @@ extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, Ex
     public init(integerLiteral value: Int64) { self = .integer(value) }
     public init(booleanLiteral value: Bool) { self = .bool(value) }
     public init(dictionaryLiteral elements: (String, JSONValue)...) {
-        self = .object(Dictionary(elements, uniquingKeysWith: { _, last in last }))
+        var object = JSONObject()
+        for (key, value) in elements { object[key] = value }
+        self = .object(object)
     }
     public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
 }

@@ -8,7 +8,7 @@
 /// Strict where it matters (the grammar, UTF-8, nesting depth) and plain
 /// otherwise: integers that fit in `Int64` are ``JSONValue/integer(_:)``,
 /// every other number ``JSONValue/double(_:)``; a repeated object key keeps
-/// its last value.
+/// its last value (see ``JSONObject``).
 ///
 /// It reads through an `UnsafeBufferPointer` that lives only for the parse
 /// (no bounds checks or reference counting per byte), and makes ASCII
@@ -63,15 +63,14 @@ struct JSONReader {
     private mutating func object() throws(WebhookPayloadError) -> JSONValue {
         try enter()
         index += 1
-        var members: [String: JSONValue] = [:]
+        var members = JSONObject()
         skipWhitespace()
         if peek(UInt8(ascii: "}")) {
             index += 1
             depth -= 1
             return .object(members)
         }
-        // Room for a typical provider object up front: growing a dictionary rehashes every key.
-        members.reserveCapacity(16)
+        members.reserveCapacity(8)
         while true {
             skipWhitespace()
             guard peek(UInt8(ascii: "\"")) else { throw failure("expected a member name") }
@@ -80,7 +79,7 @@ struct JSONReader {
             guard peek(UInt8(ascii: ":")) else { throw failure("expected ':'") }
             index += 1
             skipWhitespace()
-            members[key] = try value()
+            members.append(key, try value())
             skipWhitespace()
             if peek(UInt8(ascii: ",")) { index += 1; continue }
             guard peek(UInt8(ascii: "}")) else { throw failure("expected ',' or '}'") }

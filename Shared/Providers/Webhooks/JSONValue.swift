@@ -12,7 +12,7 @@ public enum JSONValue: Sendable, Hashable, Decodable {
     case double(Double)
     case string(String)
     case array([JSONValue])
-    case object([String: JSONValue])
+    case object(JSONObject)
 
     /// Largest body accepted (webhooks are a few KB; this bounds memory per request).
     public static let maximumBodySize = 1 << 20
@@ -33,7 +33,7 @@ public enum JSONValue: Sendable, Hashable, Decodable {
             return
         }
         if let object = try? decoder.container(keyedBy: AnyKey.self) {
-            var values: [String: JSONValue] = [:]
+            var values = JSONObject()
             for key in object.allKeys { values[key.stringValue] = try object.decode(JSONValue.self, forKey: key) }
             self = .object(values)
             return
@@ -74,7 +74,7 @@ public enum JSONValue: Sendable, Hashable, Decodable {
         return current
     }
 
-    public var object: [String: JSONValue]? {
+    public var object: JSONObject? {
         if case .object(let members) = self { return members }
         return nil
     }
@@ -127,7 +127,7 @@ public enum JSONValue: Sendable, Hashable, Decodable {
     }
 
     /// An object with at least one member (Paystack sends `{}` for "none").
-    public var nonEmptyObject: [String: JSONValue]? {
+    public var nonEmptyObject: JSONObject? {
         guard let members = object, !members.isEmpty else { return nil }
         return members
     }
