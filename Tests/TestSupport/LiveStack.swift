@@ -4,7 +4,7 @@ import Postgres
 import Testing
 
 /// The whole stack as real processes (PostgreSQL, Tansu, provider sandbox, the
-/// four services, the nginx gateway), started by `scripts/stack.sh` on free
+/// five services, the nginx gateway), started by `scripts/stack.sh` on free
 /// ports. Each suite starts its own, so suites never disturb one another.
 /// Shared by the end-to-end suites and StorefrontKit's live tests.
 public final class LiveStack: Sendable {

@@ -3,11 +3,11 @@ import Telemetry
 
 /// The projector's Prometheus series.
 ///
-/// Lag: the Kafka module does not expose high watermarks, so true lag cannot
-/// be computed here. Exposed instead, per partition: the offset after the
-/// last record consumed and the last offset committed
-/// (`projector_consumed_offset`, `projector_committed_offset`); lag is the
-/// broker's high watermark minus the committed offset.
+/// Lag: exposed per partition as the offset after the last record consumed
+/// and the last offset committed (`projector_consumed_offset`,
+/// `projector_committed_offset`); lag is the broker's high watermark minus
+/// the committed offset, which `KafkaConsumerGroupLagReader` (the scale demo,
+/// `make bench`) reads from the broker without joining the group.
 public struct ProjectorMetrics: Sendable {
     /// `projector_records_total{result="applied"}`: records written for the first time.
     public let applied: Counter

@@ -4,7 +4,8 @@ import ProjectorService
 import ServiceRuntime
 
 /// `subscription-projector`: the only writer of subscription state. Consumes
-/// webhooks, checkouts and commands, and projects them into PostgreSQL.
+/// webhooks, checkouts, commands and the reconciler's snapshots, and projects
+/// them into PostgreSQL.
 /// Environment: `DATABASE_URL`, `KAFKA_BROKERS` (required), `KAFKA_GROUP_ID`,
 /// `PROJECTOR_BATCH_SIZE`, `PROJECTOR_BATCH_WAIT`, `PROJECTOR_MIGRATE`,
 /// `PROJECTOR_DB_CONNECTIONS`, `PORT` (default 8084; health and metrics only), `LOG_LEVEL`.
