@@ -3,7 +3,8 @@
 # owners and modes the containers can read. Never overwrites an existing
 # file (delete one to rotate it; see deploy/README.md).
 #
-#   deploy/make-secrets.sh          PostgreSQL password, pgpass, JWT secret
+#   deploy/make-secrets.sh          PostgreSQL passwords and passfiles (the
+#                                   schema owner's and one per service), JWT secret
 #   deploy/make-secrets.sh --demo   also provider keys for the sandbox demo
 #
 # Run as root (or with sudo): the files the Storefront containers read are
@@ -13,11 +14,14 @@ set -euo pipefail
 dir=$(cd "$(dirname "$0")" && pwd)/secrets
 uid=10001
 umask 077
-mkdir -p "$dir/providers"
-# The folder guards the files on the host; providers/ itself is bind-mounted
-# and the container user must be able to enter it.
+# One folder per provider secret, each mounted only into the services that use it.
+provider_folders="lemonsqueezy-api lemonsqueezy-webhook paystack"
+for folder in $provider_folders; do mkdir -p "$dir/providers/$folder"; done
+# The folder guards the files on the host; the provider folders are
+# bind-mounted and the container user must be able to enter them.
 chmod 0700 "$dir"
 chmod 0755 "$dir/providers"
+for folder in $provider_folders; do chmod 0755 "$dir/providers/$folder"; done
 
 new() { # file mode owner value
   local file=$1 mode=$2 owner=$3 value=$4
@@ -37,11 +41,15 @@ fi
 # inside the 0700 folder.
 new "$dir/postgres_password" 0444 0:0 "$password"
 new "$dir/pgpass" 0400 "$uid:$uid" "postgres:5432:storefront:storefront:$password"
+# Each service's login user (the db-users job sets these passwords).
+for user in checkout subscription_projector reconciler; do
+  new "$dir/pgpass_$user" 0400 "$uid:$uid" "postgres:5432:storefront:$user:$(openssl rand -hex 24)"
+done
 new "$dir/auth_jwt_secret" 0400 "$uid:$uid" "$(openssl rand -hex 32)"
 
 if [ "${1:-}" = "--demo" ]; then
   # Any values work: the sandbox and the services read the same files.
-  new "$dir/providers/lemonsqueezy_api_key" 0400 "$uid:$uid" "ls_demo_$(openssl rand -hex 16)"
-  new "$dir/providers/lemonsqueezy_webhook_secret" 0400 "$uid:$uid" "$(openssl rand -hex 24)"
-  new "$dir/providers/paystack_secret_key" 0400 "$uid:$uid" "sk_test_$(openssl rand -hex 20)"
+  new "$dir/providers/lemonsqueezy-api/lemonsqueezy_api_key" 0400 "$uid:$uid" "ls_demo_$(openssl rand -hex 16)"
+  new "$dir/providers/lemonsqueezy-webhook/lemonsqueezy_webhook_secret" 0400 "$uid:$uid" "$(openssl rand -hex 24)"
+  new "$dir/providers/paystack/paystack_secret_key" 0400 "$uid:$uid" "sk_test_$(openssl rand -hex 20)"
 fi

@@ -59,5 +59,10 @@ fi
 
 echo "==> docker-compose.yml: Storefront's rules"
 "$python" "$root/scripts/check_compose.py" --root "$root" --compose "$compose"
+# The broker's TLS/SASL override: the schema on its own, the rules merged over the file.
+override="$root/deploy/kafka-sasl-ssl.yml"
+echo "==> deploy/kafka-sasl-ssl.yml: Compose Specification schema, then Storefront's rules merged over docker-compose.yml"
+"$venv/bin/check-jsonschema" --builtin-schema vendor.compose-spec "$override"
+"$python" "$root/scripts/check_compose.py" --root "$root" --compose "$compose" --override "$override"
 # Then prove the rules bite: the self-test breaks copies of this (passing) file.
 "$python" "$root/scripts/check_compose.py" --root "$root" --compose "$compose" --self-test

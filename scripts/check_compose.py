@@ -8,6 +8,7 @@ ruamel.yaml parses the file (anchors and `<<` merges resolved).
     check_compose.py [--root DIR] [--compose FILE]   check; exit 1 on any broken rule
     check_compose.py --self-test                     prove each rule catches a broken copy
     check_compose.py --explain                       print what each binary reads
+    check_compose.py --override FILE                 check docker-compose.yml with FILE merged over it
 
 Rules (each message starts with the rule's tag):
   [healthcheck]  every service has a healthcheck, except the one-shot jobs in
@@ -30,6 +31,17 @@ Rules (each message starts with the rule's tag):
   [files]        bind-mounted host paths (the nginx template...) exist.
   [topics]       the topic partition count allows >= 6 projector replicas.
   [image]        every binary a service runs is built by the Dockerfile.
+  [secret-scope] each service receives only the secrets it uses: a provider
+                 secret (variable, NAME_FILE, or its folder under
+                 deploy/secrets/providers/) only where the binary reads it,
+                 which for the shared provider setup means the `uses:` of its
+                 ProviderSetup.configuration calls (.api: the API keys,
+                 .webhooks: the webhook secrets; Paystack's key is both); a
+                 compose secret only where one of the service's settings names
+                 its /run/secrets/ path (or SECRET_READERS says who reads it).
+  [db-user]      services connect to PostgreSQL as their own login user, never
+                 as the schema owner (only ONE_SHOT_JOBS may), no two share a
+                 user, and each user's passfile is its own (pgpass_<user>).
 
 What a binary reads is taken from the SOURCE, not from a hand-kept list:
 Package.swift gives each executable target's path and dependencies; the
@@ -74,7 +86,7 @@ from pathlib import Path
 # --- project facts -------------------------------------------------------------
 
 #: Services that run once and exit (exempt from healthchecks, must not restart).
-ONE_SHOT_JOBS = {"migrate"}
+ONE_SHOT_JOBS = {"migrate", "db-users"}
 
 #: The Storefront services: scalable, probed on /readyz, never publishing a port.
 SERVICE_BINARIES = {"catalog", "checkout", "webhook-receiver", "subscription-projector", "reconciler"}
@@ -97,10 +109,40 @@ PENDING_EXECUTABLES: set[str] = set()
 COMMAND_SCOPES = {
     ("storefront", "migrate"): {
         "Tools/StorefrontCLI": {"MigrateCommand.swift", "CommandLineArguments.swift"},
+        # migrate applies the checkout's own migrations too; it reads none of its settings.
+        "Services/checkout/CheckoutService": {"CheckoutSchema.swift"},
         # `storefront reconcile` reaches the reconciler's library; migrate reads none of it.
         "Services/reconciler/ReconcilerService": set(),
     },
 }
+
+#: Provider secrets by the ProviderUses member (Shared/Providers) that reads them.
+PROVIDER_USE_SECRETS = {
+    "api": {"LEMONSQUEEZY_API_KEY", "PAYSTACK_SECRET_KEY"},
+    "webhooks": {"LEMONSQUEEZY_WEBHOOK_SECRET", "PAYSTACK_SECRET_KEY"},
+}
+PROVIDER_SECRETS = set().union(*PROVIDER_USE_SECRETS.values())
+#: The folder under deploy/secrets/providers/ that holds each provider secret's file.
+PROVIDER_SECRET_FOLDERS = {
+    "lemonsqueezy-api": "LEMONSQUEEZY_API_KEY",
+    "lemonsqueezy-webhook": "LEMONSQUEEZY_WEBHOOK_SECRET",
+    "paystack": "PAYSTACK_SECRET_KEY",
+}
+PROVIDER_SECRETS_ROOT = "deploy/secrets/providers"
+#: The broker's TLS/SASL override (checked merged over docker-compose.yml).
+KAFKA_OVERRIDE = "deploy/kafka-sasl-ssl.yml"
+#: Bind-mounted folders that a script creates (deploy/make-kafka-secrets.sh), exempt from [files].
+GENERATED_PATHS = ("deploy/secrets/kafka",)
+#: Targets whose reads of provider secrets serve ProviderSetup.configuration(uses:)
+#: on a binary's behalf; they do not by themselves mean that the binary uses them.
+PROVIDER_SETUP_PATHS = ("Shared/Providers/", "Shared/ProviderSetup/")
+#: Compose secrets a service reads without naming them in a setting: service -> secrets.
+SECRET_READERS = {
+    # deploy/postgres/db-users.sh reads each service's passfile for its password.
+    "db-users": {"pgpass_checkout", "pgpass_subscription_projector", "pgpass_reconciler"},
+}
+#: The PostgreSQL user that owns the schema (POSTGRES_USER); only ONE_SHOT_JOBS connect as it.
+SCHEMA_OWNER = "storefront"
 
 #: Minimum partitions per topic: one per projector replica we promise to run.
 MINIMUM_PARTITIONS = 6
@@ -111,6 +153,15 @@ SECRET_SHAPES = [
     re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----"),
     re.compile(r"\beyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\."),  # a JWT
 ]
+#: Variables named like secrets that hold something else: name -> the only values allowed.
+#: (The apache/kafka image takes its keystore and the files holding its passwords by name,
+#: from /etc/kafka/secrets/; the passwords themselves stay in those files.)
+SECRET_LOOKALIKES = {
+    "KAFKA_SSL_KEYSTORE_TYPE": re.compile(r"PKCS12|JKS|PEM"),
+    "KAFKA_SSL_KEYSTORE_FILENAME": re.compile(r"[A-Za-z0-9._-]+"),
+    "KAFKA_SSL_KEYSTORE_CREDENTIALS": re.compile(r"[A-Za-z0-9._-]+"),
+    "KAFKA_SSL_KEY_CREDENTIALS": re.compile(r"[A-Za-z0-9._-]+"),
+}
 URL_WITH_PASSWORD = re.compile(r"[a-z][a-z0-9+.-]*://[^/\s:@]*:[^/\s@]+@", re.IGNORECASE)
 INTERPOLATION = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-?+])([^}]*))?\}|\$([A-Za-z_][A-Za-z0-9_]*)")
 
@@ -273,6 +324,60 @@ def binary_reads(root: Path, binary: str, command: str | None) -> tuple[Reads, l
     return reads, scanned
 
 
+USES_ARGUMENT = re.compile(r"\buses\s*:\s*(\[[^\]]*\]|\.\s*[A-Za-z]+)")
+
+
+def provider_uses(arguments: str) -> set[str] | None:
+    """The ProviderUses members of one ProviderSetup.configuration(...) call; None when it names none."""
+    match = USES_ARGUMENT.search(arguments)
+    if not match:
+        return None
+    names = set(re.findall(r"\.\s*([A-Za-z]+)", match.group(1)))
+    return set(PROVIDER_USE_SECRETS) if "all" in names else names
+
+
+@functools.lru_cache(maxsize=None)
+def provider_secrets_used(root: Path, binary: str, command: str | None) -> tuple[frozenset[str], tuple[str, ...]]:
+    """The provider secrets `binary` uses, and how that was found (for messages)."""
+    targets = parse_package(root)
+    scopes = COMMAND_SCOPES.get((binary, command or ""), {})
+    used: set[str] = set()
+    found: list[str] = []
+    for target in dependency_closure(targets, binary):
+        if target.path is None:
+            continue
+        allowed = scopes.get(target.path)
+        for file in sorted((root / target.path).rglob("*.swift")):
+            if allowed is not None and file.name not in allowed:
+                continue
+            where = str(file.relative_to(root))
+            for arguments in _calls(strip_comments(file.read_text(errors="replace")), "ProviderSetup.configuration("):
+                uses = provider_uses(arguments)
+                if uses is None or not uses <= set(PROVIDER_USE_SECRETS):
+                    raise SystemExit(f"check-compose: {where}: ProviderSetup.configuration must name its uses "
+                                     f"(uses: .api / .webhooks), got ({arguments.strip()})")
+                found.append(f"{where} uses: {', '.join(sorted(uses))}")
+                for use in uses:
+                    used |= PROVIDER_USE_SECRETS[use]
+    # Secrets the binary reads itself (the sandbox, checkout's deployment mode).
+    reads, _ = binary_reads(root, binary, command)
+    for name in PROVIDER_SECRETS:
+        direct = [where for where in reads.optional.get(name, set()) | reads.required.get(name, set())
+                  if not where.startswith(PROVIDER_SETUP_PATHS)]
+        if direct:
+            used.add(name)
+            found.append(f"{sorted(direct)[0]} reads {name}")
+    return frozenset(used), tuple(found)
+
+
+def database_user(url: object) -> tuple[str | None, str | None]:
+    """The user and the passfile of a postgresql:// URL (None when absent)."""
+    text = default_value(url)
+    match = re.match(r"postgres(?:ql)?://([^@/:?]+)@", text)
+    passfile = re.search(r"[?&]passfile=([^&]+)", text)
+    return (match.group(1) if match else None), (passfile.group(1) if passfile else None)
+
+
 # --- compose values ------------------------------------------------------------------
 
 def environment_of(service: dict) -> dict[str, object]:
@@ -380,6 +485,7 @@ def check(compose: dict, root: Path, compose_dir: Path, explain: bool = False) -
         if pending in targets:
             report.note(f"note: {pending} now has an executable target; remove it from PENDING_EXECUTABLES")
 
+    database_users: dict[str, list[str]] = {}
     for name, service in services.items():
         service = service or {}
         command = command_of(service)
@@ -425,7 +531,11 @@ def check(compose: dict, root: Path, compose_dir: Path, explain: bool = False) -
                 if shown and not shown.startswith("/"):
                     report.error("secrets", name, f"{variable} must name a file path, not a value")
                 continue
-            if SECRET_NAME.search(variable) and not only_interpolation(value):
+            lookalike = SECRET_LOOKALIKES.get(variable)
+            if lookalike is not None:
+                if not lookalike.fullmatch(str(value)):
+                    report.error("secrets", name, f"{variable} must be a name ({lookalike.pattern}), not {value!r}")
+            elif SECRET_NAME.search(variable) and not only_interpolation(value):
                 report.error("secrets", name, f"{variable} holds a literal; use ${{{variable}:-}} or a secret file ({variable}_FILE)")
             if value is not None and URL_WITH_PASSWORD.search(str(value)):
                 report.error("secrets", name, f"{variable} carries a password in a URL; use a passfile or a secret file")
@@ -436,8 +546,32 @@ def check(compose: dict, root: Path, compose_dir: Path, explain: bool = False) -
             kind = volume.get("type", "bind") if isinstance(volume, dict) else "bind"
             if kind == "bind" and source and (source.startswith(".") or source.startswith("/")):
                 host = (compose_dir / default_value(source)).resolve()
-                if not host.exists():
+                generated = any(default_value(source).lstrip("./").startswith(path) for path in GENERATED_PATHS)
+                if not host.exists() and not generated:
                     report.error("files", name, f"bind-mounted {source} does not exist")
+
+        # [secret-scope]: compose secrets only where a setting names them.
+        readers = SECRET_READERS.get(name, set())
+        for entry in service.get("secrets") or []:
+            secret_name = entry.get("source") if isinstance(entry, dict) else str(entry)
+            target = (entry.get("target") if isinstance(entry, dict) else None) or secret_name
+            path = target if str(target).startswith("/") else f"/run/secrets/{target}"
+            if secret_name in readers:
+                continue
+            if not any(path in str(value) for value in env.values()):
+                report.error("secret-scope", name, f"receives the secret {secret_name}, but none of its settings names {path}; "
+                                                   f"remove it (each service gets only the secrets it uses)")
+
+        # [db-user]
+        if "DATABASE_URL" in env:
+            user, passfile = database_user(env["DATABASE_URL"])
+            if user == SCHEMA_OWNER and name not in ONE_SHOT_JOBS:
+                report.error("db-user", name, f"connects as the schema owner {SCHEMA_OWNER}; give it its own login user "
+                                              f"(deploy/postgres/db-users.sh, README \"Database roles\")")
+            elif user and name not in ONE_SHOT_JOBS:
+                database_users.setdefault(user, []).append(name)
+                if passfile and passfile != f"/run/secrets/pgpass_{user}":
+                    report.error("db-user", name, f"connects as {user} with the passfile {passfile}; use /run/secrets/pgpass_{user}")
 
         # [env-required] / [env-unknown]
         if name == GATEWAY_SERVICE:
@@ -487,6 +621,31 @@ def check(compose: dict, root: Path, compose_dir: Path, explain: bool = False) -
                 continue
             report.error("env-unknown", name, f"{variable} is never read by {binary} (typo?)")
 
+        # [secret-scope]: provider secrets only where the binary uses them.
+        used, how = provider_secrets_used(root, binary, subcommand)
+        if explain:
+            print(f"  provider secrets: {', '.join(sorted(used)) or '-'} ({'; '.join(how) or 'no provider setup'})")
+        basis = "; ".join(how) or "it sets up no provider"
+        for variable in sorted(env):
+            base = variable[:-len("_FILE")] if variable.endswith("_FILE") else variable
+            if base in PROVIDER_SECRETS and base not in used:
+                report.error("secret-scope", name, f"{variable}: {binary} never uses {base} ({basis}); remove it")
+        for volume in service.get("volumes") or []:
+            source = volume.get("source") if isinstance(volume, dict) else str(volume).split(":")[0]
+            source = default_value(source or "").lstrip("./").rstrip("/")
+            if not source.startswith(PROVIDER_SECRETS_ROOT):
+                continue
+            folder = source[len(PROVIDER_SECRETS_ROOT):].strip("/")
+            mounted = set(PROVIDER_SECRET_FOLDERS.values()) if not folder else {PROVIDER_SECRET_FOLDERS.get(folder.split("/")[0], "?")}
+            for secret in sorted(mounted - used):
+                what = f"the secret of {PROVIDER_SECRETS_ROOT}/{folder}" if folder else f"all of {PROVIDER_SECRETS_ROOT}"
+                report.error("secret-scope", name, f"mounts {what}, which holds {secret}; {binary} never uses it ({basis})"
+                             if secret != "?" else f"mounts {source}, which is not one of {sorted(PROVIDER_SECRET_FOLDERS)}")
+
+    for user, users in sorted(database_users.items()):
+        if len(users) > 1:
+            report.error("db-user", ", ".join(users), f"share the PostgreSQL user {user}; give each service its own")
+
     # [topics]
     for name, service in services.items():
         env = environment_of(service or {})
@@ -510,11 +669,37 @@ def scan_text_for_secrets(text: str, report: Report) -> None:
             report.error("secrets", f"line {line}", "looks like a secret literal")
 
 
-def run(compose_path: Path, root: Path, explain: bool = False) -> Report:
+def merge(base: object, override: object, key: str = "") -> object:
+    """An override file over a compose file, as `docker compose -f base -f override` merges them:
+    mappings merge key by key, sequences add up (secrets, volumes), a healthcheck's test or a command is replaced."""
+    if isinstance(base, dict) and isinstance(override, dict):
+        merged = dict(base)
+        for name, value in override.items():
+            merged[name] = merge(base[name], value, name) if name in base else value
+        return merged
+    if isinstance(base, list) and isinstance(override, list) and key not in ("test", "command", "entrypoint"):
+        return base + [item for item in override if item not in base]
+    return override
+
+
+def run(compose_path: Path, root: Path, explain: bool = False, override: Path | None = None) -> Report:
     compose = load_compose(compose_path)
+    if override is not None:
+        compose = merge(compose, load_compose_fragment(override))
     report = check(compose, root, compose_path.parent, explain)
     scan_text_for_secrets(compose_path.read_text(), report)
+    if override is not None:
+        scan_text_for_secrets(override.read_text(), report)
     return report
+
+
+def load_compose_fragment(path: Path) -> dict:
+    from ruamel.yaml import YAML
+    with path.open() as handle:
+        data = YAML(typ="safe", pure=True).load(handle)
+    if not isinstance(data, dict):
+        raise SystemExit(f"check-compose: {path} is not a compose file")
+    return data
 
 
 # --- self-test ----------------------------------------------------------------------
@@ -541,6 +726,9 @@ def self_test(compose_path: Path, root: Path) -> int:
         failures.append(f"scanner: expected required NEEDED, optional PORT/PLAIN/URL; got {reads}")
     if not can_be_empty("${X:-}") or can_be_empty("${X:-v}") or can_be_empty("${X:?set X}") or can_be_empty("kafka:9092"):
         failures.append("interpolation: can_be_empty is wrong")
+    if (provider_uses("&reader, uses: .api") != {"api"} or provider_uses("&r, uses: [.api, .webhooks], requireOne: false") != {"api", "webhooks"}
+            or provider_uses("&reader, uses: .all") != {"api", "webhooks"} or provider_uses("&reader") is not None):
+        failures.append("scanner: provider_uses reads a ProviderSetup.configuration call wrongly")
 
     base = load_compose(compose_path)
     clean = check(copy.deepcopy(base), root, compose_path.parent)
@@ -567,6 +755,23 @@ def self_test(compose_path: Path, root: Path) -> int:
             0, "./deploy/nginx/missing.conf.template:/etc/nginx/templates/default.conf.template:ro")),
         ("env-required", lambda d: service_env(d, "gateway").pop("CATALOG_UPSTREAM")),
         ("topics", lambda d: service_env(d, "migrate").__setitem__("KAFKA_TOPIC_PARTITIONS", "${KAFKA_TOPIC_PARTITIONS:-3}")),
+        # Each service gets only its secrets: the catalog never a webhook secret, the receiver never an API key...
+        ("secret-scope", lambda d: service_env(d, "catalog").__setitem__("LEMONSQUEEZY_WEBHOOK_SECRET", "${LEMONSQUEEZY_WEBHOOK_SECRET:-}")),
+        ("secret-scope", lambda d: service_env(d, "webhook-receiver").__setitem__("LEMONSQUEEZY_API_KEY_FILE", "${LEMONSQUEEZY_API_KEY_FILE:-}")),
+        ("secret-scope", lambda d: service_env(d, "subscription-projector").__setitem__("PAYSTACK_SECRET_KEY", "${PAYSTACK_SECRET_KEY:-}")),
+        # ... nor their files: one folder, or all of them at once ...
+        ("secret-scope", lambda d: d["services"]["catalog"]["volumes"].append(
+            {"type": "bind", "source": "./deploy/secrets/providers/lemonsqueezy-webhook", "target": "/run/secrets/w", "read_only": True})),
+        ("secret-scope", lambda d: d["services"]["reconciler"]["volumes"].append("./deploy/secrets/providers:/run/secrets/providers:ro")),
+        # ... nor another service's compose secrets.
+        ("secret-scope", lambda d: d["services"]["checkout"]["secrets"].append("pgpass_reconciler")),
+        ("secret-scope", lambda d: d["services"]["subscription-projector"]["secrets"].append("auth_jwt_secret")),
+        # Services connect as their own database users.
+        ("db-user", lambda d: service_env(d, "checkout").__setitem__(
+            "DATABASE_URL", "postgresql://storefront@postgres:5432/storefront?passfile=/run/secrets/pgpass")),
+        ("db-user", lambda d: service_env(d, "reconciler").__setitem__("DATABASE_URL", service_env(d, "checkout")["DATABASE_URL"])),
+        ("db-user", lambda d: service_env(d, "reconciler").__setitem__(
+            "DATABASE_URL", "postgresql://reconciler@postgres:5432/storefront?passfile=/run/secrets/pgpass_checkout")),
     ]
     with tempfile.TemporaryDirectory(prefix="check-compose-") as scratch:
         for number, (rule, mutate) in enumerate(mutations):
@@ -582,10 +787,22 @@ def self_test(compose_path: Path, root: Path) -> int:
             report = run(path, root)
             if not any(error.startswith(f"[{rule}]") for error in report.errors):
                 failures.append(f"a copy broken for [{rule}] passed: {report.errors or 'no errors'}")
+        # The broker's TLS/SASL override, merged: clean, and a client given another's password is caught.
+        override = root / KAFKA_OVERRIDE
+        if override.exists():
+            clean_override = run(compose_path, root, override=override)
+            if clean_override.errors:
+                failures.append(f"{KAFKA_OVERRIDE} merged over the file must pass:\n    " + "\n    ".join(clean_override.errors))
+            broken = load_compose_fragment(override)
+            broken["services"]["checkout"]["secrets"].append("kafka_password_reconciler")
+            path = Path(scratch) / "override-secret-scope.yml"
+            _dump(broken, path)
+            if not any(error.startswith("[secret-scope]") for error in run(compose_path, root, override=path).errors):
+                failures.append(f"a copy of {KAFKA_OVERRIDE} giving checkout the reconciler's broker password passed")
     if failures:
         print("check-compose self-test FAILED:", *failures, sep="\n  ", file=sys.stderr)
         return 1
-    print(f"check-compose self-test: {len(mutations)} broken copies each rejected, scanner and interpolation ok")
+    print(f"check-compose self-test: {len(mutations)} broken copies each rejected (and one of {KAFKA_OVERRIDE}), scanner and interpolation ok")
     return 0
 
 
@@ -595,12 +812,14 @@ def main() -> int:
     parser.add_argument("--compose", type=Path)
     parser.add_argument("--self-test", action="store_true")
     parser.add_argument("--explain", action="store_true")
+    parser.add_argument("--override", type=Path, help="a compose file merged over --compose before checking")
     options = parser.parse_args()
     root = options.root.resolve()
     compose_path = (options.compose or root / "docker-compose.yml").resolve()
     if options.self_test:
         return self_test(compose_path, root)
-    report = run(compose_path, root, explain=options.explain)
+    override = options.override.resolve() if options.override else None
+    report = run(compose_path, root, explain=options.explain, override=override)
     for note in report.notes:
         print(f"check-compose: {note}")
     if report.errors:
@@ -608,7 +827,8 @@ def main() -> int:
         for error in report.errors:
             print(f"  {error}", file=sys.stderr)
         return 1
-    print(f"check-compose: {compose_path.name} follows Storefront's rules ({len(compose_path.read_text().splitlines())} lines, "
+    with_override = f" with {override.name} merged over it" if override else ""
+    print(f"check-compose: {compose_path.name}{with_override} follows Storefront's rules ({len(compose_path.read_text().splitlines())} lines, "
           f"{len(load_compose(compose_path)['services'])} services)")
     return 0
 

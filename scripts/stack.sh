@@ -10,8 +10,16 @@
 #                             running stack (same settings as the others, a
 #                             free port, the next free number); prints
 #                             "subscription-projector-N URL" (scale demo)
+#   stack.sh restart-receiver STATE_DIR [N]
+#                             SIGTERM webhook-receiver-N (default 1), wait
+#                             for it to drain and exit (SIGKILL after 30 s),
+#                             start it again on the same port with the same
+#                             settings, and return once it is ready (chaos)
+#   stack.sh restart-postgres STATE_DIR
+#                             stop and start the same PostgreSQL cluster on
+#                             the same port, data kept (chaos)
 #
-# Ports come from the environment (defaults are DESIGN.md's): GATEWAY_PORT
+# Ports come from the environment (defaults: docs/architecture.md, "Processes"): GATEWAY_PORT
 # 8080, CATALOG_PORT 8081, CHECKOUT_PORT 8082, WEBHOOK_RECEIVER_PORT 8083,
 # PROJECTOR_PORT 8084, RECONCILER_PORT 8085, SANDBOX_PORT 8090, PG_PORT
 # 55432, KAFKA_PORT 19092. STACK_FREE_PORTS=1 picks free ports for all of
@@ -27,14 +35,24 @@
 # storefront-dev) and aud AUTH_JWT_AUDIENCE (default storefront-app), the
 # values `storefront dev-token` uses by default; it runs with
 # STOREFRONT_MODE=test. All three land in STATE_DIR/stack.env.
+# Least privilege, as in docker-compose.yml: `storefront migrate` applies the
+# schema as the cluster's superuser (it also creates the services' group
+# roles), then each service connects as its own login user
+# (subscription_projector, checkout, reconciler: members of
+# storefront_projector, storefront_checkout, storefront_reconciler), and each gets only the provider secrets it uses
+# (catalog, checkout and the reconciler the API keys, the receivers the
+# webhook secrets; Paystack signs webhooks with its API key, so both get
+# that). stack.env keeps the superuser's DATABASE_URL (tests read and seed
+# with it) and adds each service's URL.
 # STOREFRONT_BIN names the folder with the built executables (default
 # .build/debug). The services log JSON to STATE_DIR/logs/<name>.log.
 # STACK_OWNER_PID: when that process ends, the stack stops itself (tests set
 # it to their own PID, so even a crashed test run leaves nothing behind).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-cmd=${1:?usage: stack.sh up|down|add-projector STATE_DIR}
-state=${2:?usage: stack.sh up|down|add-projector STATE_DIR}
+usage="usage: stack.sh up|down|add-projector|restart-receiver|restart-postgres STATE_DIR"
+cmd=${1:?$usage}
+state=${2:?$usage}
 bin=${STOREFRONT_BIN:-$root/.build/debug}
 
 port_for() { # name default
@@ -94,6 +112,52 @@ start_process() { # name port command... (env comes from the caller)
   echo $! >"$state/pids/$name.pid"
 }
 
+# The sandbox's credentials: it accepts these keys and signs with them.
+sandbox_ls_api_key=ls_test_sandbox_key
+sandbox_ls_webhook_secret=ls_sandbox_webhook_secret
+sandbox_ps_secret_key=sk_test_sandbox_secret
+# Each service is started with only the secrets it uses: none is exported,
+# whatever the caller's environment or a sourced pg.env / stack.env holds.
+secret_variables=(DATABASE_URL PROJECTOR_DATABASE_URL CHECKOUT_DATABASE_URL RECONCILER_DATABASE_URL AUTH_JWT_SECRET
+  LEMONSQUEEZY_API_KEY LEMONSQUEEZY_WEBHOOK_SECRET PAYSTACK_SECRET_KEY
+  AUTH_JWT_SECRET_FILE LEMONSQUEEZY_API_KEY_FILE LEMONSQUEEZY_WEBHOOK_SECRET_FILE PAYSTACK_SECRET_KEY_FILE)
+unexport_secrets() { export -n "${secret_variables[@]}"; }
+with_api_keys() { LEMONSQUEEZY_API_KEY=$sandbox_ls_api_key PAYSTACK_SECRET_KEY=$sandbox_ps_secret_key "$@"; }
+with_webhook_secrets() { LEMONSQUEEZY_WEBHOOK_SECRET=$sandbox_ls_webhook_secret PAYSTACK_SECRET_KEY=$sandbox_ps_secret_key "$@"; }
+
+# The login user of each service that uses PostgreSQL, and its group role.
+db_users=(subscription_projector:storefront_projector checkout:storefront_checkout reconciler:storefront_reconciler)
+database_url_for() { # login user (needs PG_PORT from pg.env)
+  echo "postgresql://$1@127.0.0.1:$PG_PORT/postgres?application_name=$1"
+}
+
+# The schema and roles (as the superuser), then one login user per service
+# (pg.sh's cluster trusts loopback, so they need no password).
+migrate_and_create_users() {
+  DATABASE_URL=$DATABASE_URL KAFKA_BROKERS=$KAFKA_BROKERS LOG_LEVEL=warning \
+    "$bin/storefront" migrate >>"$state/logs/migrate.log" 2>&1 \
+    || { echo "error: storefront migrate failed; log:" >&2; cat "$state/logs/migrate.log" >&2; return 1; }
+  local psql; psql=$(ls /usr/lib/postgresql/*/bin/psql 2>/dev/null | tail -n 1); psql=${psql:-psql}
+  local sql="" pair
+  for pair in "${db_users[@]}"; do sql+="CREATE ROLE ${pair%%:*} LOGIN IN ROLE ${pair##*:}; "; done
+  "$psql" -X -q -v ON_ERROR_STOP=1 -d "$DATABASE_URL" -c "$sql" >>"$state/logs/migrate.log" 2>&1 \
+    || { echo "error: creating the services' database users failed; log:" >&2; cat "$state/logs/migrate.log" >&2; return 1; }
+}
+
+start_projector() { # name port
+  DATABASE_URL=$(database_url_for subscription_projector) KAFKA_CLIENT_ID=$1 start_process "$1" "$2" "$bin/subscription-projector"
+}
+
+start_receiver() { # number port (in a subshell: restart-receiver has sourced stack.env)
+  ( unexport_secrets
+    WEBHOOK_TRUST_FORWARDED_FOR=true with_webhook_secrets start_process "webhook-receiver-$1" "$2" "$bin/webhook-receiver" )
+}
+
+millis() { echo $(( $(date +%s%N) / 1000000 )); }
+elapsed() { # since-millis -> seconds with one decimal
+  local ms=$(( $(millis) - $1 )); printf '%d.%d' $(( ms / 1000 )) $(( ms % 1000 / 100 ))
+}
+
 up() {
   mkdir -p "$state/logs" "$state/pids" "$state/nginx"
   local gateway_port catalog_port checkout_port sandbox_port
@@ -107,34 +171,41 @@ up() {
   "$root/scripts/tansu.sh" start "$state" "$(port_for kafka "${KAFKA_PORT:-19092}")"
   # shellcheck disable=SC1091
   . "$state/pg.env"; . "$state/kafka.env"
+  unexport_secrets
 
   local gateway="http://127.0.0.1:$gateway_port" sandbox="http://127.0.0.1:$sandbox_port"
   local jwt_secret; jwt_secret=$(openssl rand -hex 32)
   # App tokens must carry this issuer and audience (`storefront dev-token`
   # puts the same values in by default); override both from the environment.
   local jwt_issuer=${AUTH_JWT_ISSUER:-storefront-dev} jwt_audience=${AUTH_JWT_AUDIENCE:-storefront-app}
-  # Sandbox credentials: the sandbox accepts these keys and signs with them.
   # Behind the gateway every request comes from one address; the gateway caps per address.
   export HTTP_MAX_CONNECTIONS_PER_IP=0
-  export LEMONSQUEEZY_API_KEY=ls_test_sandbox_key LEMONSQUEEZY_STORE_ID=1
-  export LEMONSQUEEZY_WEBHOOK_SECRET=ls_sandbox_webhook_secret PAYSTACK_SECRET_KEY=sk_test_sandbox_secret
+  # The providers' settings that are not secrets (the secrets: with_api_keys,
+  # with_webhook_secrets); DATABASE_URL per service (database_url_for).
+  export LEMONSQUEEZY_STORE_ID=1
   export LEMONSQUEEZY_API_BASE_URL="$sandbox/lemonsqueezy" PAYSTACK_API_BASE_URL="$sandbox/paystack"
   export LEMONSQUEEZY_TEST_MODE=true
-  export DATABASE_URL KAFKA_BROKERS LOG_LEVEL=${LOG_LEVEL:-info}
+  export KAFKA_BROKERS LOG_LEVEL=${LOG_LEVEL:-info}
+  # What a service restarted later (restart-receiver) must get again: the
+  # settings above and whatever service settings the caller exported.
+  export -p | grep -E '^declare -x (HTTP_|WEBHOOK_|KAFKA_|LEMONSQUEEZY_|PAYSTACK_|DATABASE_URL=|LOG_LEVEL=)' \
+    | sed 's/^declare -x /export /' >"$state/services.env"
 
   SANDBOX_PORT=$sandbox_port SANDBOX_PUBLIC_URL=$sandbox \
     LEMONSQUEEZY_WEBHOOK_URL="$gateway/api/webhooks/lemonsqueezy" PAYSTACK_WEBHOOK_URL="$gateway/api/webhooks/paystack" \
     SANDBOX_RETRY_TIME_SCALE=${SANDBOX_RETRY_TIME_SCALE:-0.01} \
+    LEMONSQUEEZY_WEBHOOK_SECRET=$sandbox_ls_webhook_secret with_api_keys \
     start_process provider-sandbox "$sandbox_port" "$bin/provider-sandbox"
   wait_ready provider-sandbox "$sandbox/healthz"
 
-  # The projector migrates the schema at start-up; start it first so the
-  # others find their tables.
+  # The schema and the roles first, as the superuser; the projector (which
+  # checks at start-up that the schema is current) before the others.
+  migrate_and_create_users
   local projector_ports=() receiver_ports=()
   for i in $(seq 1 "$projectors"); do
     local p; if [ "$i" = 1 ]; then p=$(port_for projector "${PROJECTOR_PORT:-8084}"); else p=$("$root/scripts/free-port.sh"); fi
     projector_ports+=("$p")
-    KAFKA_CLIENT_ID="subscription-projector-$i" start_process "subscription-projector-$i" "$p" "$bin/subscription-projector"
+    start_projector "subscription-projector-$i" "$p"
   done
   for i in "${!projector_ports[@]}"; do wait_ready "subscription-projector-$((i + 1))" "http://127.0.0.1:${projector_ports[$i]}/readyz"; done
 
@@ -146,18 +217,19 @@ up() {
     reconciler_ports+=("$p")
     RECONCILER_SWEEP_INTERVAL=${RECONCILER_SWEEP_INTERVAL:-30s} RECONCILER_SWEEP_INITIAL_DELAY=${RECONCILER_SWEEP_INITIAL_DELAY:-5s} \
       RECONCILER_COMMAND_DELAY=${RECONCILER_COMMAND_DELAY:-1s} KAFKA_CLIENT_ID="reconciler-$i" \
+      DATABASE_URL=$(database_url_for reconciler) with_api_keys \
       start_process "reconciler-$i" "$p" "$bin/reconciler"
   done
 
-  start_process catalog "$catalog_port" "$bin/catalog"
+  with_api_keys start_process catalog "$catalog_port" "$bin/catalog"
   # STOREFRONT_MODE=test: the sandbox's keys are test keys (sk_test_…).
   AUTH_JWT_SECRET=$jwt_secret AUTH_JWT_ISSUER=$jwt_issuer AUTH_JWT_AUDIENCE=$jwt_audience STOREFRONT_MODE=test \
-    CHECKOUT_REDIRECT_URL="$gateway/checkout/complete" \
-    start_process checkout "$checkout_port" "$bin/checkout"
+    CHECKOUT_REDIRECT_URL="$gateway/checkout/complete" DATABASE_URL=$(database_url_for checkout) \
+    with_api_keys start_process checkout "$checkout_port" "$bin/checkout"
   for i in $(seq 1 "$receivers"); do
     local p; if [ "$i" = 1 ]; then p=$(port_for receiver "${WEBHOOK_RECEIVER_PORT:-8083}"); else p=$("$root/scripts/free-port.sh"); fi
     receiver_ports+=("$p")
-    WEBHOOK_TRUST_FORWARDED_FOR=true start_process "webhook-receiver-$i" "$p" "$bin/webhook-receiver"
+    start_receiver "$i" "$p"
   done
 
   # nginx gateway from the template shared with docker compose.
@@ -213,6 +285,9 @@ export WEBHOOK_RECEIVER_URLS="$(printf 'http://127.0.0.1:%s ' "${receiver_ports[
 export PROJECTOR_URLS="$(printf 'http://127.0.0.1:%s ' "${projector_ports[@]}")"
 export RECONCILER_URLS="$([ ${#reconciler_ports[@]} -gt 0 ] && printf 'http://127.0.0.1:%s ' "${reconciler_ports[@]}")"
 export DATABASE_URL=$DATABASE_URL
+export PROJECTOR_DATABASE_URL=$(database_url_for subscription_projector)
+export CHECKOUT_DATABASE_URL=$(database_url_for checkout)
+export RECONCILER_DATABASE_URL=$(database_url_for reconciler)
 export KAFKA_BROKERS=$KAFKA_BROKERS
 export AUTH_JWT_SECRET=$jwt_secret
 export AUTH_JWT_ISSUER=$jwt_issuer
@@ -226,19 +301,60 @@ add_projector() {
   [ -f "$state/stack.env" ] || { echo "error: no running stack in $state (run: stack.sh up $state)" >&2; return 1; }
   # shellcheck disable=SC1091
   . "$state/pg.env"; . "$state/kafka.env"
-  export DATABASE_URL KAFKA_BROKERS LOG_LEVEL=${LOG_LEVEL:-info}
+  unexport_secrets
+  export KAFKA_BROKERS LOG_LEVEL=${LOG_LEVEL:-info}
   # Numbers are never reused (a killed projector keeps its log), so logs stay apart.
   local n=1; while [ -e "$state/logs/subscription-projector-$n.log" ]; do n=$((n + 1)); done
   local name="subscription-projector-$n" p; p=$("$root/scripts/free-port.sh")
-  KAFKA_CLIENT_ID=$name start_process "$name" "$p" "$bin/subscription-projector"
+  start_projector "$name" "$p"
   wait_ready "$name" "http://127.0.0.1:$p/readyz"
   sed -i "s|^export PROJECTOR_URLS=\"|&http://127.0.0.1:$p |" "$state/stack.env"
   echo "$name http://127.0.0.1:$p"
+}
+
+restart_receiver() { # number
+  local n=${1:-1}
+  local name="webhook-receiver-$n"
+  [ -f "$state/stack.env" ] && [ -f "$state/services.env" ] \
+    || { echo "error: no running stack in $state (run: stack.sh up $state)" >&2; return 1; }
+  # shellcheck disable=SC1091
+  . "$state/stack.env"
+  local urls url
+  read -r -a urls <<<"$WEBHOOK_RECEIVER_URLS"
+  url=${urls[$((n - 1))]:-}
+  [ "$n" -ge 1 ] && [ -n "$url" ] || { echo "error: the stack in $state has no $name" >&2; return 1; }
+  # shellcheck disable=SC1091
+  . "$state/services.env"
+  local began; began=$(millis)
+  if [ -f "$state/pids/$name.pid" ]; then
+    local pid; pid=$(cat "$state/pids/$name.pid")
+    kill -TERM "$pid" 2>/dev/null || true
+    for _ in $(seq 1 300); do alive "$pid" || break; sleep 0.1; done
+    if alive "$pid"; then
+      echo "$name did not exit within 30 s of SIGTERM; SIGKILL" >&2
+      kill -KILL "$pid" 2>/dev/null || true
+      for _ in $(seq 1 50); do alive "$pid" || break; sleep 0.1; done
+    fi
+    rm -f "$state/pids/$name.pid"
+  fi
+  echo "$name stopped after $(elapsed "$began") s"
+  start_receiver "$n" "${url##*:}"
+  wait_ready "$name" "$url/readyz"
+  echo "$name $url ready after $(elapsed "$began") s"
+}
+
+restart_postgres() {
+  [ -f "$state/pg.env" ] || { echo "error: no PostgreSQL in $state" >&2; return 1; }
+  local began; began=$(millis)
+  "$root/scripts/pg.sh" restart "$state"
+  echo "postgres restarted in $(elapsed "$began") s"
 }
 
 case "$cmd" in
   up) up ;;
   down) down ;;
   add-projector) add_projector ;;
-  *) echo "usage: stack.sh up|down|add-projector STATE_DIR" >&2; exit 2 ;;
+  restart-receiver) restart_receiver "${3:-1}" ;;
+  restart-postgres) restart_postgres ;;
+  *) echo "$usage" >&2; exit 2 ;;
 esac

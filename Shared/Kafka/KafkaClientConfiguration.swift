@@ -17,6 +17,8 @@ public struct KafkaClientConfiguration: Sendable {
     /// Default 4 MiB: a 1 MiB webhook body grows to about 1.4 MiB as a
     /// base64 envelope, and to about 1.9 MiB when that envelope is dead-lettered.
     public var maxMessageBytes: Int
+    /// TLS and SASL (`security.protocol`, `sasl.*`, `ssl.*`). Default ``KafkaSecurity/plaintext``.
+    public var security: KafkaSecurity
     /// Raw librdkafka properties applied last, so they override everything this
     /// module sets. The escape hatch for settings without a typed property. Default empty.
     public var extraProperties: [String: String]
@@ -29,18 +31,21 @@ public struct KafkaClientConfiguration: Sendable {
     ///   - bootstrapServers: `host:port` of one or more brokers.
     ///   - clientID: the `client.id` reported to the broker.
     ///   - logHandler: where librdkafka's log lines go; `nil` drops them.
+    ///   - security: TLS and SASL settings.
     ///   - extraProperties: raw librdkafka properties that override the rest.
     public init(
         bootstrapServers: [String],
         clientID: String = "storefront",
         logHandler: KafkaLogHandler? = KafkaClientConfiguration.standardErrorLogHandler,
         maxMessageBytes: Int = KafkaClientConfiguration.defaultMaxMessageBytes,
+        security: KafkaSecurity = .plaintext,
         extraProperties: [String: String] = [:]
     ) {
         self.bootstrapServers = bootstrapServers
         self.clientID = clientID
         self.logHandler = logHandler
         self.maxMessageBytes = maxMessageBytes
+        self.security = security
         self.extraProperties = extraProperties
     }
 
@@ -54,7 +59,7 @@ public struct KafkaClientConfiguration: Sendable {
         _ = bytes.withUnsafeMutableBytes { write(2, $0.baseAddress, $0.count) }
     }
 
-    /// The librdkafka properties shared by every client kind.
+    /// The librdkafka properties shared by every client kind, security included.
     var properties: [String: String] {
         [
             "bootstrap.servers": bootstrapServers.joined(separator: ","),
@@ -62,7 +67,7 @@ public struct KafkaClientConfiguration: Sendable {
             "message.max.bytes": String(maxMessageBytes),
             // librdkafka wants room for a whole record plus protocol overhead in one response.
             "receive.message.max.bytes": String(max(maxMessageBytes * 2 + 512, 100_000_000)),
-        ]
+        ].merging(security.properties) { _, security in security }
     }
 }
 

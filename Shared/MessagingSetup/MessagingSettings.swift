@@ -10,7 +10,8 @@ import Telemetry
 /// `KAFKA_REPLICATION_FACTOR` (default 1; 3 with three brokers),
 /// `KAFKA_TOPIC_RETENTION` (default 30 days: webhooks and dead letters stay
 /// replayable that long) and `KAFKA_MAX_MESSAGE_BYTES` (default 4 MiB: the
-/// largest webhook envelope, dead-lettered, fits).
+/// largest webhook envelope, dead-lettered, fits), and TLS and SASL to the
+/// brokers (``KafkaSecuritySettings``: `KAFKA_SECURITY_PROTOCOL`, `KAFKA_SASL_*`, `KAFKA_SSL_*`).
 public struct MessagingSettings: Sendable {
     public var client: KafkaClientConfiguration
     public var topicPartitions: Int
@@ -33,6 +34,7 @@ public struct MessagingSettings: Sendable {
         var client = KafkaClientConfiguration(bootstrapServers: brokers, clientID: reader.string("KAFKA_CLIENT_ID", default: service))
         client.maxMessageBytes = reader.int("KAFKA_MAX_MESSAGE_BYTES", default: KafkaClientConfiguration.defaultMaxMessageBytes,
                                             in: (1 << 20)...(64 << 20))
+        client.security = KafkaSecuritySettings.fromEnvironment(&reader, logger: logger)
         client.logHandler = { level, message in
             // librdkafka's own lines join the service's JSON log; debug chatter stays out.
             guard level >= .warning else { return }
@@ -45,7 +47,7 @@ public struct MessagingSettings: Sendable {
             retention: reader.duration("KAFKA_TOPIC_RETENTION", default: defaultRetention))
     }
 
-    /// Storefront's topics as DESIGN.md lists them. Every topic is an event
+    /// Storefront's topics as docs/architecture.md ("Kafka topics") lists them. Every topic is an event
     /// log (delete policy, nothing compacted away) kept for ``retention``,
     /// taking records as large as the clients send. Set when a topic is
     /// created; an existing topic keeps its settings (change them with the

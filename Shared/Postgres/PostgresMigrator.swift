@@ -6,6 +6,12 @@
 /// `pg_advisory_lock` on one connection, so the others wait and then find the
 /// migrations applied. Editing an applied migration is an error (its MD5
 /// checksum no longer matches).
+///
+/// A run that finds every migration recorded (with its checksum) returns
+/// before taking the lock or running any DDL, so a service whose database
+/// role may only read the bookkeeping table starts against an up-to-date
+/// schema; with a migration pending, such a role fails with a `.migration`
+/// error naming the fix (apply migrations as the schema owner).
 public struct PostgresMigrator: Sendable {
     /// The migrations, sorted by version.
     public let migrations: [PostgresMigration]
@@ -46,6 +52,7 @@ public struct PostgresMigrator: Sendable {
     ///   applied one changed; other ``PostgresError``s from the server.
     @discardableResult
     public func migrate(connection: PostgresConnection) async throws -> [Int] {
+        if try await isUpToDate(connection) { return [] }
         let key = lockKey
         try await connection.execute("SELECT pg_advisory_lock(\(key))")
         do {
@@ -59,14 +66,30 @@ public struct PostgresMigrator: Sendable {
         }
     }
 
+    /// Whether every migration is recorded with an unchanged checksum, found
+    /// without DDL or the lock. False when the bookkeeping table is missing,
+    /// this role cannot read it, or anything differs: the locked path then
+    /// applies what is pending or reports the problem.
+    func isUpToDate(_ connection: PostgresConnection) async throws -> Bool {
+        let readable = try await connection.query("""
+            SELECT COALESCE(has_table_privilege(to_regclass(\(PostgresQuery.quoteIdentifier(tableName))), 'SELECT'), false)
+            """)[0].decode(Bool.self)
+        guard readable else { return false }
+        var recorded: [Int: String] = [:]
+        for row in try await connection.query("SELECT version, checksum FROM \(identifier: tableName)") {
+            let (version, checksum) = try row.decode((Int, String).self)
+            recorded[version] = checksum
+        }
+        for migration in migrations {
+            guard let existing = recorded[migration.version] else { return false }
+            let checksum = try await connection.query("SELECT md5(\(migration.sql))")[0].decode(String.self)
+            guard existing == checksum else { return false }
+        }
+        return true
+    }
+
     private func applyPending(_ connection: PostgresConnection) async throws -> [Int] {
-        try await connection.execute("""
-            CREATE TABLE IF NOT EXISTS \(identifier: tableName) (
-                version bigint PRIMARY KEY,
-                name text NOT NULL,
-                checksum text NOT NULL,
-                applied_at timestamptz NOT NULL DEFAULT now())
-            """)
+        try await createLedgerIfMissing(connection)
         var recorded: [Int: String] = [:]
         for row in try await connection.query("SELECT version, checksum FROM \(identifier: tableName)") {
             let (version, checksum) = try row.decode((Int, String).self)
@@ -93,12 +116,42 @@ public struct PostgresMigrator: Sendable {
                 var wrapped = error
                 wrapped.kind = .migration
                 wrapped.message = "migration \(migration.version) (\(migration.name)) failed: \(error.message ?? "")"
+                if error.sqlState == Self.insufficientPrivilege {
+                    wrapped.message! += "; apply migrations as the schema owner (storefront migrate)"
+                }
                 throw wrapped
             }
             applied.append(migration.version)
         }
         return applied
     }
+
+    /// Created only when missing: `CREATE TABLE IF NOT EXISTS` still needs
+    /// the right to create, and a pending migration explains itself better.
+    private func createLedgerIfMissing(_ connection: PostgresConnection) async throws {
+        let exists = try await connection.query("""
+            SELECT to_regclass(\(PostgresQuery.quoteIdentifier(tableName))) IS NOT NULL
+            """)[0].decode(Bool.self)
+        guard !exists else { return }
+        do {
+            try await connection.execute("""
+                CREATE TABLE IF NOT EXISTS \(identifier: tableName) (
+                    version bigint PRIMARY KEY,
+                    name text NOT NULL,
+                    checksum text NOT NULL,
+                    applied_at timestamptz NOT NULL DEFAULT now())
+                """)
+        } catch let error as PostgresError where error.kind == .server && error.sqlState == Self.insufficientPrivilege {
+            var wrapped = error
+            wrapped.kind = .migration
+            wrapped.message = "migrations are pending and this role may not apply them (\(error.message ?? "permission denied")); "
+                + "apply them as the schema owner (storefront migrate)"
+            throw wrapped
+        }
+    }
+
+    /// SQLSTATE 42501, `insufficient_privilege`.
+    static let insufficientPrivilege = "42501"
 
     /// A 64-bit FNV-1a hash of the table name, so migrators of different
     /// tables do not block each other.

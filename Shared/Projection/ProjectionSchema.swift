@@ -9,7 +9,24 @@ public enum ProjectionSchema {
         (3, "purchase owners and entitlement columns", ownership),
         (4, "when the signed portal links were issued", portalLinks),
         (5, "the fold position of each subscription", foldPosition),
+        (6, "a database role per service", serviceRoles),
     ]
+
+    /// The NOLOGIN group roles of the services, created by migration 6 and
+    /// granted by it (and by every later migration that adds a table)
+    /// exactly what each service does with each table.
+    public enum ServiceRoles {
+        /// The subscription-projector: the only writer of the projection.
+        public static let projector = "storefront_projector"
+        /// checkout: reads the projection; owns its idempotency keys (``CheckoutSchema``).
+        public static let checkout = "storefront_checkout"
+        /// reconciler (and `storefront reconcile`): reads subscription statuses, for drift.
+        public static let reconciler = "storefront_reconciler"
+        /// Operators (`storefront status`, ad-hoc queries): reads every projection table.
+        public static let readOnly = "storefront_readonly"
+        /// All of them, in the order migrations create them.
+        public static let all = [checkout, projector, readOnly, reconciler]
+    }
 
     static let initial = """
         -- App users as the apps' identity provider names them (token subject).
@@ -235,5 +252,53 @@ public enum ProjectionSchema {
     /// re-folds from the log.
     static let foldPosition = """
         ALTER TABLE subscriptions ADD COLUMN last_event_at timestamptz, ADD COLUMN last_event_rank integer;
+        """
+
+    /// One NOLOGIN group role per service with only what it does; the
+    /// deployment grants each to its service's login user (README, "Database
+    /// roles"). Roles belong to the whole cluster, so migrations of several
+    /// databases at once may race to create one: a role created meanwhile is
+    /// taken as it is (same names, same order everywhere, so no two
+    /// migrations wait on each other). The migrating user needs CREATEROLE
+    /// (or the roles must exist). PostgreSQL 15 and later grant nobody
+    /// CREATE on schema public, so none of these roles can add tables.
+    static let serviceRoles = """
+        DO $roles$
+        DECLARE
+            role_name text;
+        BEGIN
+            FOREACH role_name IN ARRAY ARRAY['storefront_checkout', 'storefront_projector', 'storefront_readonly', 'storefront_reconciler'] LOOP
+                IF NOT EXISTS (SELECT FROM pg_catalog.pg_roles WHERE rolname = role_name) THEN
+                    BEGIN
+                        EXECUTE format('CREATE ROLE %I NOLOGIN', role_name);
+                    EXCEPTION WHEN duplicate_object OR unique_violation THEN
+                        NULL; -- created meanwhile by the migration of another database
+                    END;
+                END IF;
+            END LOOP;
+        END
+        $roles$;
+
+        -- The projector writes the projection: upserts, never DELETE or TRUNCATE.
+        -- billing_events, purchase_owners and commands are append-only.
+        GRANT SELECT, INSERT, UPDATE ON app_users, provider_customers, subscriptions, orders, payments, checkouts
+            TO storefront_projector;
+        GRANT SELECT, INSERT ON billing_events, purchase_owners TO storefront_projector;
+        -- commands is an audit log it never reads: INSERT, and SELECT on the one
+        -- column its ON CONFLICT (command_id) needs.
+        GRANT INSERT, SELECT (command_id) ON commands TO storefront_projector;
+        -- Read at start-up to see that the schema is current (PROJECTOR_MIGRATE).
+        GRANT SELECT ON schema_migrations TO storefront_projector;
+
+        -- checkout answers status and entitlements from these three; it writes
+        -- only its own tables (CheckoutSchema) and publishes everything else.
+        GRANT SELECT ON subscriptions, orders, checkouts TO storefront_checkout;
+
+        -- The reconciler compares each listed subscription's status (drift).
+        GRANT SELECT (provider, subscription_id, status) ON subscriptions TO storefront_reconciler;
+
+        -- Operators: storefront status, ad-hoc reads.
+        GRANT SELECT ON app_users, provider_customers, billing_events, subscriptions, orders, payments, checkouts,
+            commands, purchase_owners, schema_migrations TO storefront_readonly;
         """
 }

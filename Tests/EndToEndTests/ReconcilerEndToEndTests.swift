@@ -148,13 +148,14 @@ struct ReconcilerEndToEndTests {
         try await faults(stack, "{}")
     }
 
-    /// The provider settings `scripts/stack.sh` gives the services.
+    /// The settings `scripts/stack.sh` gives the reconciler: the API keys
+    /// only (no webhook secret) and its own read-only database user.
     func sandboxSettings(_ stack: LiveStack) -> [String: String] {
         [
-            "LEMONSQUEEZY_API_KEY": "ls_test_sandbox_key", "LEMONSQUEEZY_STORE_ID": "1", "LEMONSQUEEZY_WEBHOOK_SECRET": "ls_sandbox_webhook_secret",
+            "LEMONSQUEEZY_API_KEY": "ls_test_sandbox_key", "LEMONSQUEEZY_STORE_ID": "1",
             "PAYSTACK_SECRET_KEY": "sk_test_sandbox_secret", "LEMONSQUEEZY_API_BASE_URL": stack.sandbox + "/lemonsqueezy",
             "PAYSTACK_API_BASE_URL": stack.sandbox + "/paystack", "KAFKA_BROKERS": stack.settings["KAFKA_BROKERS"] ?? "",
-            "DATABASE_URL": stack.databaseURL, "LOG_LEVEL": "error",
+            "DATABASE_URL": stack.settings["RECONCILER_DATABASE_URL"] ?? "", "LOG_LEVEL": "error",
         ]
     }
 

@@ -80,6 +80,47 @@ import Testing
         try await connection.execute("DROP TABLE \(unescaped: table), \(identifier: ledger)")
     }
 
+    /// A service whose role may only read the ledger (no DDL) starts against
+    /// an up-to-date schema, and is told what to do when a migration is pending.
+    @Test func aRoleWithoutDDLRightsPassesAnUpToDateSchemaAndNamesTheFixOtherwise() async throws {
+        let admin = try await TestDatabase.connect()
+        let prefix = TestDatabase.uniqueName("mig")
+        let ledger = prefix + "_ledger", role = prefix + "_service"
+        let list = migrations(prefix)
+        #expect(try await PostgresMigrator(migrations: list, tableName: ledger).migrate(connection: admin) == [1, 2, 10])
+        try await admin.execute("CREATE ROLE \(identifier: role) LOGIN")
+        try await admin.execute("GRANT SELECT ON \(identifier: ledger) TO \(identifier: role)")
+        var configuration = try TestDatabase.configuration()
+        configuration.user = role
+        let service = try await PostgresConnection.connect(configuration)
+
+        #expect(try await PostgresMigrator(migrations: list, tableName: ledger).migrate(connection: service).isEmpty)
+        // No ledger it can read (another table name): the locked path runs, and DDL is refused.
+        let unreadable = await expectPostgresError {
+            try await PostgresMigrator(migrations: list, tableName: ledger + "_other").migrate(connection: service)
+        }
+        #expect(unreadable?.kind == .migration && unreadable?.sqlState == "42501")
+        #expect(unreadable?.message?.contains("schema owner") == true, "\(String(describing: unreadable?.message))")
+        // A pending migration: refused, naming the migration and the fix; nothing recorded.
+        let pending = list + [PostgresMigration(version: 11, name: "more", sql: "CREATE TABLE \(PostgresQuery.quoteIdentifier(prefix + "_more")) (id int);")]
+        let refused = await expectPostgresError {
+            try await PostgresMigrator(migrations: pending, tableName: ledger).migrate(connection: service)
+        }
+        #expect(refused?.kind == .migration && refused?.sqlState == "42501")
+        #expect(refused?.message?.contains("migration 11 (more) failed") == true && refused?.message?.contains("schema owner") == true,
+                "\(String(describing: refused?.message))")
+        await service.close()
+        #expect(try await admin.query("SELECT max(version) FROM \(identifier: ledger)")[0].decode(Int.self) == 10)
+        // A changed migration is no longer up to date for the fast path either: the locked path reports it.
+        var edited = list
+        edited[0].sql += "\n-- edited"
+        #expect(try await PostgresMigrator(migrations: edited, tableName: ledger).isUpToDate(admin) == false)
+
+        try await admin.execute("DROP TABLE \(identifier: prefix + "_items"), \(identifier: ledger)")
+        try await admin.execute("DROP ROLE \(identifier: role)")
+        await admin.close()
+    }
+
     @Test func loadsFilesSortedByNumericPrefix() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(TestDatabase.uniqueName("migdir"))
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

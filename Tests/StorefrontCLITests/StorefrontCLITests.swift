@@ -1,3 +1,4 @@
+import CheckoutService
 import Crypto
 import Foundation
 import Kafka
@@ -65,7 +66,10 @@ final class Output: Sendable {
     @Test func migrateAppliesOnceAndStatusShowsTheCustomer() async throws {
         let (pool, url) = try await FreshDatabase.create(prefix: "test_cli")
         let environment = Environment(["DATABASE_URL": url])
-        #expect(try await MigrateCommand.run(environment: environment, logger: logger) == ProjectionSchema.migrations.map(\.version))
+        let applied = try await MigrateCommand.run(environment: environment, logger: logger)
+        #expect(applied.projection == ProjectionSchema.migrations.map(\.version))
+        #expect(applied.checkout == CheckoutSchema.migrations.map(\.version))
+        #expect(applied.summary == "projection 1, 2, 3, 4, 5, 6; checkout 1, 2")
         #expect(try await MigrateCommand.run(environment: environment, logger: logger).isEmpty)
 
         let renews = Date().addingTimeInterval(86_400 * 20)

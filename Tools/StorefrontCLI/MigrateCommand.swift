@@ -1,14 +1,33 @@
+import CheckoutService
 import MessagingSetup
 import Postgres
 import Projection
 import ServiceRuntime
 import Telemetry
 
-/// `storefront migrate`: applies the projection's migrations to
-/// `DATABASE_URL` (once each, under an advisory lock, so it is safe beside
-/// starting projectors) and, when `KAFKA_BROKERS` is set, creates the topics.
+/// `storefront migrate`: applies the projection's migrations and the
+/// checkout's own (``CheckoutSchema``) to `DATABASE_URL` (once each, under an
+/// advisory lock, so it is safe beside starting services) and, when
+/// `KAFKA_BROKERS` is set, creates the topics. Connect as the schema owner:
+/// the migrations also create the services' group roles (the user needs
+/// CREATEROLE) and grant them their tables, which the services' own login
+/// users cannot do.
 public enum MigrateCommand {
-    public static func run(environment: Environment, logger: Logger) async throws -> [Int] {
+    /// The versions this run applied, per schema.
+    public struct Applied: Sendable, Equatable {
+        public var projection: [Int]
+        public var checkout: [Int]
+
+        public var isEmpty: Bool { projection.isEmpty && checkout.isEmpty }
+
+        /// `projection 1, 2; checkout 1`, leaving out a schema with nothing applied.
+        public var summary: String {
+            [("projection", projection), ("checkout", checkout)].filter { !$0.1.isEmpty }
+                .map { "\($0.0) \($0.1.map(String.init).joined(separator: ", "))" }.joined(separator: "; ")
+        }
+    }
+
+    public static func run(environment: Environment, logger: Logger) async throws -> Applied {
         var reader = ConfigReader(environment)
         let url = reader.required.string("DATABASE_URL")
         let messaging = reader.environment["KAFKA_BROKERS"] == nil
@@ -16,9 +35,10 @@ public enum MigrateCommand {
         try reader.finish()
 
         let pool = PostgresPool(configuration: try PostgresConfiguration(url: url))
-        let applied: [Int]
+        let applied: Applied
         do {
-            applied = try await ProjectionSchema.migrate(pool: pool)
+            let projection = try await ProjectionSchema.migrate(pool: pool)
+            applied = Applied(projection: projection, checkout: try await CheckoutSchema.migrate(pool: pool))
         } catch {
             await pool.close()
             throw error

@@ -9,8 +9,10 @@ struct StorefrontCLIMain {
     static let usage = """
         usage: storefront <command> [options]
 
-          migrate                              apply the projection's migrations (DATABASE_URL) and,
-                                               when KAFKA_BROKERS is set, create the topics
+          migrate                              apply the projection's and the checkout's migrations, which
+                                               also create and grant the services' database roles
+                                               (DATABASE_URL, as the schema owner) and, when KAFKA_BROKERS
+                                               is set, create the topics
           dev-token --sub ID [--email E] [--email-verified] [--iss I] [--aud A] [--ttl SECONDS]
                                                mint an HS256 app-user token with AUTH_JWT_SECRET
                                                (iss/aud default to AUTH_JWT_ISSUER/AUDIENCE, else the local stack's)
@@ -37,7 +39,7 @@ struct StorefrontCLIMain {
             switch arguments.words.first {
             case "migrate":
                 let applied = try await MigrateCommand.run(environment: environment, logger: logger)
-                print(applied.isEmpty ? "schema is up to date" : "applied migrations: \(applied.map(String.init).joined(separator: ", "))")
+                print(applied.isEmpty ? "schema is up to date" : "applied migrations: \(applied.summary)")
             case "dev-token":
                 print(try DevTokenCommand.run(arguments, environment: environment))
             case "status":

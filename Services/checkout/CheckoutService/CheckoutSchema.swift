@@ -25,9 +25,32 @@ public enum CheckoutSchema {
             );
             CREATE INDEX checkout_idempotency_keys_created ON checkout_idempotency_keys (created_at);
             """),
+        PostgresMigration(version: 2, name: "the checkout's database role", sql: """
+            -- The checkout's group role (also created by the projection's migration 6,
+            -- whichever runs first; roles belong to the cluster, so another database's
+            -- migration may create it meanwhile). It keeps its idempotency keys:
+            -- claims, answers, and the sweep of old ones.
+            DO $roles$
+            BEGIN
+                IF NOT EXISTS (SELECT FROM pg_catalog.pg_roles WHERE rolname = 'storefront_checkout') THEN
+                    BEGIN
+                        CREATE ROLE storefront_checkout NOLOGIN;
+                    EXCEPTION WHEN duplicate_object OR unique_violation THEN
+                        NULL; -- created meanwhile by the migration of another database
+                    END;
+                END IF;
+            END
+            $roles$;
+            GRANT SELECT, INSERT, UPDATE, DELETE ON checkout_idempotency_keys TO storefront_checkout;
+            -- Read at start-up to see that these migrations are applied.
+            GRANT SELECT ON checkout_schema_migrations TO storefront_checkout;
+            """),
     ]
 
-    /// Applies pending checkout migrations (safe to run from several processes at once).
+    /// Applies pending checkout migrations (safe to run from several processes
+    /// at once). With every migration applied it runs no DDL, so the
+    /// checkout's own role (`storefront_checkout`, no DDL rights) may call it
+    /// at start-up; `storefront migrate` applies them as the schema owner.
     /// - Returns: the versions applied now.
     @discardableResult
     public static func migrate(pool: PostgresPool) async throws -> [Int] {

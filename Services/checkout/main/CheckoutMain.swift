@@ -30,7 +30,7 @@ struct CheckoutMain {
             } catch {
                 if !databaseURL.isEmpty { reader.report("DATABASE_URL", "not a valid postgres:// URL") }
             }
-            let providers = ProviderSetup.configuration(&reader)
+            let providers = ProviderSetup.configuration(&reader, uses: .api)
             // After the providers, so a bad Paystack key is reported once.
             let mode = DeploymentMode.fromEnvironment(&reader, paystackSecretKey: providers?.paystack?.secretKey.value)
             return (http: HTTPServerConfiguration.fromEnvironment(&reader, defaultPort: 8082),

@@ -65,7 +65,9 @@ public struct WebhookReceiverApplication: Sendable {
 /// The verifiers for the enabled providers, in ``Provider/allCases`` order.
 public func webhookVerifiers(for configuration: ProvidersConfiguration) -> [any WebhookVerifier] {
     var verifiers: [any WebhookVerifier] = []
-    if let lemonSqueezy = configuration.lemonSqueezy { verifiers.append(LemonSqueezyWebhookVerifier(configuration: lemonSqueezy)) }
+    if let lemonSqueezy = configuration.lemonSqueezy, let verifier = LemonSqueezyWebhookVerifier(configuration: lemonSqueezy) {
+        verifiers.append(verifier)
+    }
     if let paystack = configuration.paystack { verifiers.append(PaystackWebhookVerifier(configuration: paystack)) }
     return verifiers
 }

@@ -10,8 +10,10 @@ import WebhookReceiverService
 /// comes from the environment: `PORT` (default 8083) and the other HTTP
 /// settings, `WEBHOOK_MAX_BODY_BYTES` (default 1 MiB), `WEBHOOK_PUBLISH_TIMEOUT`
 /// (default 5 s), `WEBHOOK_TRUST_FORWARDED_FOR` (default false), `KAFKA_BROKERS`
-/// and the other broker settings, `LOG_LEVEL`, and the providers' settings
-/// (the same variables as the other services; secrets may come from `*_FILE`).
+/// and the other broker settings, `LOG_LEVEL`, and the providers' webhook
+/// settings only: `LEMONSQUEEZY_WEBHOOK_SECRET`, `PAYSTACK_SECRET_KEY` (Paystack
+/// signs with it), `PAYSTACK_WEBHOOK_IP_ALLOWLIST`; secrets may come from
+/// `*_FILE`. It never reads the Lemon Squeezy API key or store id.
 @main
 struct WebhookReceiverMain {
     static func main() async {
@@ -19,7 +21,7 @@ struct WebhookReceiverMain {
             (http: HTTPServerConfiguration.fromEnvironment(&reader, defaultPort: 8083),
              configuration: WebhookReceiverConfiguration.fromEnvironment(&reader),
              messaging: MessagingSettings.fromEnvironment(&reader, service: "webhook-receiver", logger: logger),
-             providers: ProviderSetup.configuration(&reader))
+             providers: ProviderSetup.configuration(&reader, uses: .webhooks))
         }, start: { settings, logger, metrics in
             let verifiers = settings.providers.map(webhookVerifiers(for:)) ?? []
             let configuration = settings.configuration

@@ -12,13 +12,15 @@ public struct ProviderRegistry: Sendable {
         self.verifiers = Dictionary(verifiers.map { ($0.provider, $0) }, uniquingKeysWith: { _, last in last })
     }
 
-    /// Clients and verifiers for every provider enabled in `configuration`.
+    /// Clients and verifiers for every provider enabled in `configuration`:
+    /// a client where it has API credentials, a verifier where it has a
+    /// webhook secret (``ProviderUses``).
     public init(configuration: ProvidersConfiguration, httpClient: HTTPClient) {
         var providers: [any PaymentProvider] = []
         var verifiers: [any WebhookVerifier] = []
         if let ls = configuration.lemonSqueezy {
-            providers.append(LemonSqueezyClient(configuration: ls, httpClient: httpClient))
-            verifiers.append(LemonSqueezyWebhookVerifier(configuration: ls))
+            if ls.hasAPICredentials { providers.append(LemonSqueezyClient(configuration: ls, httpClient: httpClient)) }
+            if let verifier = LemonSqueezyWebhookVerifier(configuration: ls) { verifiers.append(verifier) }
         }
         if let ps = configuration.paystack {
             providers.append(PaystackClient(configuration: ps, httpClient: httpClient))

@@ -34,12 +34,17 @@ public struct LemonSqueezyClient: PaymentProvider, CustomStringConvertible {
         transport = ProviderTransport(
             provider: .lemonsqueezy, client: httpClient, baseURL: configuration.apiBaseURL,
             headers: HTTPHeaders([("Accept", "application/vnd.api+json"), ("Content-Type", "application/vnd.api+json")]),
-            bearer: configuration.apiKey, retryPolicy: retryPolicy, secrets: [configuration.apiKey, configuration.webhookSecret],
+            bearer: configuration.apiKey ?? Secret(""), retryPolicy: retryPolicy,
+            secrets: [configuration.apiKey, configuration.webhookSecret].compactMap { $0 },
             budget: budget)
     }
 
     /// Names the endpoint, never the key.
-    public var description: String { "LemonSqueezyClient(\(configuration.apiBaseURL), store \(configuration.storeID))" }
+    public var description: String { "LemonSqueezyClient(\(configuration.apiBaseURL), store \(storeID))" }
+
+    /// `filter[store_id]` of list calls; a configuration without API
+    /// credentials (``LemonSqueezyConfiguration/hasAPICredentials``) builds no client.
+    var storeID: String { configuration.storeID ?? "" }
 
     // MARK: - Catalog
 
@@ -49,7 +54,7 @@ public struct LemonSqueezyClient: PaymentProvider, CustomStringConvertible {
         let operation = "catalog"
         var products: [JSONValue] = []
         var included: [JSONValue] = []
-        try await forEachPage(operation, "/v1/products", filters: [("filter[store_id]", configuration.storeID), ("include", "variants")]) { page in
+        try await forEachPage(operation, "/v1/products", filters: [("filter[store_id]", storeID), ("include", "variants")]) { page in
             products += page["data"]?.array ?? []
             included += page["included"]?.array ?? []
         }
@@ -65,7 +70,7 @@ public struct LemonSqueezyClient: PaymentProvider, CustomStringConvertible {
         guard ProviderIDs.isNumeric(request.variantID) else {
             throw transport.failure(operation, .validation, message: "variant id must be numeric")
         }
-        let body = LemonSqueezyRequests.checkout(request, storeID: configuration.storeID, testMode: configuration.testMode)
+        let body = LemonSqueezyRequests.checkout(request, storeID: storeID, testMode: configuration.testMode)
         let document = try await transport.send(operation, .post, "/v1/checkouts", body: body, retry: .unprocessedOnly)
         guard let id = document["data", "id"]?.string, let url = document["data", "attributes", "url"]?.string else {
             throw transport.failure(operation, .decoding, message: "checkout response lacks data.id or data.attributes.url")
@@ -87,7 +92,7 @@ public struct LemonSqueezyClient: PaymentProvider, CustomStringConvertible {
     public func subscriptions(customerEmail: EmailAddress) async throws(ProviderError) -> [ProviderSubscription] {
         let operation = "subscriptions"
         var resources: [JSONValue] = []
-        try await forEachPage(operation, "/v1/subscriptions", filters: [("filter[store_id]", configuration.storeID), ("filter[user_email]", customerEmail.value)]) { page in
+        try await forEachPage(operation, "/v1/subscriptions", filters: [("filter[store_id]", storeID), ("filter[user_email]", customerEmail.value)]) { page in
             resources += page["data"]?.array ?? []
         }
         return resources.compactMap(LemonSqueezySubscriptionMapper.subscription)
@@ -158,7 +163,7 @@ public struct LemonSqueezyClient: PaymentProvider, CustomStringConvertible {
     /// One page; the URL is built here, never taken from `links`, as in `forEachPage`.
     private func page(_ operation: String, _ path: String, number: Int) async throws(ProviderError) -> ProviderPage {
         let number = max(1, number)
-        let query = [("filter[store_id]", configuration.storeID), ("page[number]", String(number)), ("page[size]", String(pageSize))]
+        let query = [("filter[store_id]", storeID), ("page[number]", String(number)), ("page[size]", String(pageSize))]
         let document = try await transport.sendDocument(operation, .get, path, query: query, retry: .idempotent)
         guard let data = document.json["data"]?.array, let raw = JSONSlices.arrayElements(ofTopLevelKey: "data", in: document.body),
               raw.count == data.count else {

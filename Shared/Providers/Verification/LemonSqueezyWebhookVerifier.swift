@@ -12,8 +12,11 @@ public struct LemonSqueezyWebhookVerifier: WebhookVerifier {
         self.secret = secret
     }
 
-    public init(configuration: LemonSqueezyConfiguration) {
-        self.init(secret: configuration.webhookSecret)
+    /// Nil when the configuration has no webhook secret (a service that
+    /// verifies no webhooks never reads one).
+    public init?(configuration: LemonSqueezyConfiguration) {
+        guard let secret = configuration.webhookSecret else { return nil }
+        self.init(secret: secret)
     }
 
     public func verify(header: (String) -> String?, body: [UInt8], remoteAddress: String?) throws(WebhookVerificationError) {

@@ -1,0 +1,37 @@
+/// What a service does with the payment providers, and so which of their
+/// credentials it reads: each service asks only for its own uses, so it
+/// neither needs nor reads the others' secrets (the catalog never sees a
+/// webhook signing secret, the receiver never an API key it does not sign with).
+public struct ProviderUses: OptionSet, Sendable, Hashable {
+    public let rawValue: Int
+
+    public init(rawValue: Int) {
+        self.rawValue = rawValue
+    }
+
+    /// Calls the providers' APIs: Lemon Squeezy `LEMONSQUEEZY_API_KEY` and
+    /// `LEMONSQUEEZY_STORE_ID` (with `LEMONSQUEEZY_API_BASE_URL`,
+    /// `LEMONSQUEEZY_TEST_MODE`, `LEMONSQUEEZY_STORE_CURRENCY`); Paystack
+    /// `PAYSTACK_SECRET_KEY` (with `PAYSTACK_API_BASE_URL`).
+    public static let api = ProviderUses(rawValue: 1 << 0)
+    /// Verifies the providers' webhooks: Lemon Squeezy
+    /// `LEMONSQUEEZY_WEBHOOK_SECRET`; Paystack `PAYSTACK_SECRET_KEY` (Paystack
+    /// signs webhooks with the API's secret key) with `PAYSTACK_WEBHOOK_IP_ALLOWLIST`.
+    public static let webhooks = ProviderUses(rawValue: 1 << 1)
+    /// Both (tests, tools).
+    public static let all: ProviderUses = [.api, .webhooks]
+
+    /// The secret variables these uses read (each may instead come from `<NAME>_FILE`).
+    public var secretVariables: [String] {
+        var names: [String] = []
+        if contains(.api) { names.append("LEMONSQUEEZY_API_KEY") }
+        if contains(.webhooks) { names.append("LEMONSQUEEZY_WEBHOOK_SECRET") }
+        if !isEmpty { names.append("PAYSTACK_SECRET_KEY") }
+        return names
+    }
+
+    /// The provider secret variables these uses never read.
+    public var unusedSecretVariables: [String] {
+        ProviderUses.all.secretVariables.filter { !secretVariables.contains($0) }
+    }
+}
