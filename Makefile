@@ -1,6 +1,6 @@
 # Storefront's commands. `make run` and `make test` work on a fresh Debian
 # bookworm machine as root: each installs what is missing first.
-.PHONY: install build run test check-compose bench bench-http scale-demo fuzz clean
+.PHONY: install build run test check-compose bench bench-http scale-demo chaos fuzz clean
 
 install:        ## Debian packages and the pinned wheels (librdkafka >= 2.2, Tansu)
 	@./scripts/install-deps.sh
@@ -28,6 +28,10 @@ bench-http:     ## Swift HTTP server vs nginx serving the same 2 KB JSON
 scale-demo:     ## 20,000 webhooks through 2 receivers and 3 projectors, one projector killed midway; checks PostgreSQL
 	@./scripts/install-deps.sh
 	@./scripts/scale-demo.sh
+
+chaos:          ## fault suite: 50,000 webhooks while the broker is frozen twice (30 s), a projector SIGKILLed, PostgreSQL and a receiver restarted; 0 lost, 0 twice; settings: scripts/chaos.sh
+	@./scripts/install-deps.sh
+	@./scripts/chaos.sh
 
 fuzz:           ## fuzz longer: the API through a live stack (schemathesis, FUZZ_API_EXAMPLES=500), then each libFuzzer target for FUZZ_SECONDS (60); settings: scripts/fuzz-api.sh, scripts/fuzz.sh
 	@./scripts/install-deps.sh

@@ -46,7 +46,8 @@ ENV
 restart)
   # shellcheck disable=SC1091
   . "$state/pg.env"
-  as_postgres "$bin/pg_ctl" -D "$PGDATA" -w -t 30 -m fast restart >/dev/null
+  # -l: the restarted server logs where the first one did (without it, nowhere).
+  as_postgres "$bin/pg_ctl" -D "$PGDATA" -l "$PG_ROOT/server.log" -w -t 30 -m fast restart >/dev/null
   ;;
 stop)
   [ -f "$state/pg.env" ] || exit 0

@@ -13,7 +13,11 @@
 #   SCALE_DEMO_KILL_PROJECTOR [2; 0 = no failover]  SCALE_DEMO_DRAIN_TIMEOUT [120 s]
 #   SCALE_DEMO_KEEP_STATE=1 keeps the stack's logs (the folder is printed).
 # STOREFRONT_BIN names the built executables (default .build/debug; built if missing).
+# `scale-demo.sh chaos` is `make chaos` (settings: the header of scripts/chaos.sh);
+# both start the same stack and drive it with the same tool.
 set -euo pipefail
+mode=${1:-scale}
+case "$mode" in scale | chaos) ;; *) echo "usage: scale-demo.sh [scale|chaos]" >&2; exit 2 ;; esac
 root=$(cd "$(dirname "$0")/.." && pwd)
 bin=${STOREFRONT_BIN:-$root/.build/debug}
 export STOREFRONT_BIN=$bin
@@ -27,17 +31,19 @@ if [ "$need_build" = 1 ]; then
   (cd "$root" && swift build)
 fi
 
-state=$(mktemp -d /tmp/storefront-scale.XXXXXX)
+if [ "$mode" = chaos ]; then keep=${CHAOS_KEEP_STATE:-0}; else keep=${SCALE_DEMO_KEEP_STATE:-0}; fi
+state=$(mktemp -d "/tmp/storefront-$mode.XXXXXX")
 cleanup() {
   "$root/scripts/stack.sh" down "$state" >/dev/null 2>&1 || true
-  if [ "${SCALE_DEMO_KEEP_STATE:-0}" = 1 ]; then echo "==> stack logs kept in $state/logs"; else rm -rf "$state"; fi
+  if [ "$keep" = 1 ]; then echo "==> stack logs kept in $state/logs"; else rm -rf "$state"; fi
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 echo "==> starting the stack: 2 webhook receivers, 3 projectors ($state)"
 started=$(date +%s)
-if ! STACK_FREE_PORTS=1 WEBHOOK_RECEIVER_REPLICAS=2 PROJECTOR_REPLICAS=3 LOG_LEVEL=${LOG_LEVEL:-warning} \
+# STACK_OWNER_PID: should this script be killed outright, the stack stops itself.
+if ! STACK_OWNER_PID=$$ STACK_FREE_PORTS=1 WEBHOOK_RECEIVER_REPLICAS=2 PROJECTOR_REPLICAS=3 LOG_LEVEL=${LOG_LEVEL:-warning} \
     "$root/scripts/stack.sh" up "$state" >"$state/stack-up.out" 2>&1; then
   cat "$state/stack-up.out" >&2
   exit 1
@@ -46,10 +52,26 @@ echo "==> stack up after $(( $(date +%s) - started )) s"
 
 # shellcheck disable=SC1091
 . "$state/stack.env"
-"$bin/scale-demo" --state-dir "$state" --stack-script "$root/scripts/stack.sh" \
-  --subscriptions "${SCALE_DEMO_SUBSCRIPTIONS:-2000}" \
-  --events-per-subscription "${SCALE_DEMO_EVENTS_PER_SUBSCRIPTION:-10}" \
-  --rate "${SCALE_DEMO_RATE:-500}" \
-  --concurrency "${SCALE_DEMO_CONCURRENCY:-64}" \
-  --kill-projector "${SCALE_DEMO_KILL_PROJECTOR:-2}" \
-  --drain-timeout "${SCALE_DEMO_DRAIN_TIMEOUT:-120}"
+if [ "$mode" = chaos ]; then
+  args=(--mode chaos
+    --subscriptions "${CHAOS_SUBSCRIPTIONS:-5000}"
+    --events-per-subscription "${CHAOS_EVENTS_PER_SUBSCRIPTION:-10}"
+    --rate "${CHAOS_RATE:-500}"
+    --concurrency "${CHAOS_CONCURRENCY:-64}"
+    --faults "${CHAOS_FAULTS:-freeze@0.1,kill@0.3,postgres@0.45,receiver@0.6,freeze@0.75}"
+    --freeze-seconds "${CHAOS_FREEZE_SECONDS:-30}"
+    --kill-projector "${CHAOS_KILL_PROJECTOR:-2}"
+    --restart-receiver "${CHAOS_RESTART_RECEIVER:-1}"
+    --retry-deadline "${CHAOS_RETRY_DEADLINE:-300}"
+    --recovery-timeout "${CHAOS_RECOVERY_TIMEOUT:-180}"
+    --settle-seconds "${CHAOS_SETTLE_SECONDS:-3}"
+    --drain-timeout "${CHAOS_DRAIN_TIMEOUT:-300}")
+else
+  args=(--subscriptions "${SCALE_DEMO_SUBSCRIPTIONS:-2000}"
+    --events-per-subscription "${SCALE_DEMO_EVENTS_PER_SUBSCRIPTION:-10}"
+    --rate "${SCALE_DEMO_RATE:-500}"
+    --concurrency "${SCALE_DEMO_CONCURRENCY:-64}"
+    --kill-projector "${SCALE_DEMO_KILL_PROJECTOR:-2}"
+    --drain-timeout "${SCALE_DEMO_DRAIN_TIMEOUT:-120}")
+fi
+"$bin/scale-demo" --state-dir "$state" --stack-script "$root/scripts/stack.sh" "${args[@]}"

@@ -5,6 +5,12 @@ struct ProjectionCheck: Sendable {
     struct Result: Sendable {
         /// One line per check: whether it passed and what was found.
         var lines: [(passed: Bool, text: String)] = []
+        /// Webhooks sent but not in `billing_events`.
+        var missing = 0
+        /// Webhook ids stored more than once (in `billing_events`, or as extra `payments` rows).
+        var duplicated = 0
+        /// Subscriptions absent or not in the state of their last event.
+        var notFinal = 0
         var passed: Bool { lines.allSatisfy(\.passed) }
         mutating func check(_ passed: Bool, _ text: String) { lines.append((passed, text)) }
     }
@@ -74,6 +80,11 @@ struct ProjectionCheck: Sendable {
             if row.user != expected.appUserID { wrongUser += 1 }
             if row.last != expected.lastEventKey { notLatest += 1 }
         }
+        result.missing = missing.count
+        result.duplicated = repeated + max(0, Int(payments - distinctPayments))
+        result.notFinal = absent + plan.expected.filter { expected in
+            stored[expected.subscriptionID].map { $0.status != expected.status || $0.last != expected.lastEventKey } ?? false
+        }.count
         let mix = finalStatuses.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
         result.check(absent == 0 && stored.count == plan.expected.count,
                      "subscriptions: \(stored.count) rows for \(plan.expected.count) subscriptions, \(absent) missing")

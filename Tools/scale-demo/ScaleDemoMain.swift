@@ -7,6 +7,8 @@ import Synchronization
 /// `scale-demo`: drives a running stack (see scripts/scale-demo.sh) with
 /// signed Lemon Squeezy webhooks through the gateway, kills a projector
 /// midway and adds another, then checks PostgreSQL against what was sent.
+/// `--mode chaos` (`make chaos`, scripts/chaos.sh) sends the same plan the
+/// same way through a sequence of faults instead (``ChaosRun``).
 /// Exits 0 only when every check passes.
 @main
 struct ScaleDemo {
@@ -28,29 +30,24 @@ struct ScaleDemo {
         }
     }
 
-    static func say(_ line: String) {
-        FileHandle.standardOutput.write(Data("scale-demo: \(line)\n".utf8))
-    }
+    static func say(_ line: String) { DemoSession.say(line) }
 
     static func run(_ options: ScaleDemoOptions, _ stack: StackEnvironment) async throws -> Bool {
-        let runID = String(UUID().uuidString.lowercased().prefix(8))
-        let plan = WebhookPlan.make(
-            subscriptions: options.subscriptions, eventsPerSubscription: options.eventsPerSubscription,
-            runID: runID, start: Date().addingTimeInterval(-30 * 86_400))
-        let total = plan.webhooks.count
-        say("run \(runID): \(total) webhooks for \(options.subscriptions) subscriptions at \(Int(options.rate))/s, "
-            + "at most \(options.concurrency) in flight, via \(stack["GATEWAY_URL"] ?? "")")
+        let session = try await DemoSession.make(options, stack)
+        switch options.mode {
+        case .scale: return try await runScale(session)
+        case .chaos: return try await ChaosRun(session: session).run()
+        }
+    }
 
-        let progress = SendProgress()
-        let group = stack["KAFKA_GROUP_ID"] ?? "subscription-projector"
-        let sampler = try await LagSampler.make(brokers: stack["KAFKA_BROKERS"] ?? "", group: group, topic: Topics.webhooks, progress: progress)
-        let sender = WebhookSender(gatewayURL: stack["GATEWAY_URL"] ?? "", secret: options.webhookSecret, rate: options.rate, concurrency: options.concurrency)
+    /// `make scale-demo`: steady traffic, one projector killed midway and a replacement started.
+    static func runScale(_ session: DemoSession) async throws -> Bool {
+        let options = session.options, stack = session.stack, plan = session.plan, progress = session.progress
+        let sampler = session.sampler, sender = session.sender, total = session.total
         let failover = ProjectorFailover(stateDirectory: options.stateDirectory, stackScript: options.stackScript, victim: options.killProjector)
         let events = FailoverEvents()
-        let clock = ContinuousClock()
-        let start = clock.now
 
-        let sampling = Task { await sampler.run(since: start, interval: options.sampleInterval) }
+        let sampling = session.startSampling()
         let midway = total / 2
         let replacement = Mutex<Task<Void, Never>?>(nil)
         await sender.send(plan.webhooks, progress: progress) { index in
@@ -58,11 +55,11 @@ struct ScaleDemo {
             let task = Task {
                 do {
                     let pid = try failover.kill()
-                    let at = (clock.now - start).secondsValue
+                    let at = session.now()
                     events.killed(at: at)
                     say("SIGKILL subscription-projector-\(options.killProjector) (pid \(pid)) at \(String(format: "%.1f", at)) s; starting a replacement")
                     let line = try await failover.startReplacement()
-                    let ready = (clock.now - start).secondsValue
+                    let ready = session.now()
                     let name = String(line.split(separator: " ").first ?? "replacement projector")
                     events.ready(name: name, at: ready)
                     say("\(line) ready at \(String(format: "%.1f", ready)) s")
@@ -72,29 +69,19 @@ struct ScaleDemo {
             }
             replacement.withLock { $0 = task }
         }
-        let sendSeconds = (clock.now - start).secondsValue
+        let sendSeconds = session.now()
         say("all \(total) webhooks handled after \(String(format: "%.1f", sendSeconds)) s (\(progress.acknowledged) acknowledged); waiting for the group to catch up")
         await replacement.withLock { $0 }?.value
 
         // Drain: the group's lag reaches 0, and PostgreSQL holds every acknowledged webhook.
         let pool = PostgresPool(configuration: try PostgresConfiguration(url: stack["DATABASE_URL"] ?? ""))
         let check = ProjectionCheck(pool: pool, plan: plan)
-        let deadline = clock.now + options.drainTimeout
-        var drainSeconds: Double?
-        while clock.now < deadline {
-            if let sample = await sampler.sample(since: start), sample.lag == 0,
-               try await check.appliedCount() >= progress.acknowledged {
-                drainSeconds = sample.time
-                break
-            }
-            try await Task.sleep(for: .milliseconds(100))
-        }
+        let drainSeconds = await session.drain(check, timeout: options.drainTimeout)
         sampling.cancel()
         await sampling.value
         say(drainSeconds.map { "caught up after \(String(format: "%.1f", $0)) s; checking PostgreSQL" } ?? "not caught up within the drain timeout; checking anyway")
 
-        var problems: [String] = progress.failures.map { "webhook not acknowledged: \($0)" }
-        if progress.acknowledged != total { problems.append("\(total - progress.acknowledged) of \(total) webhooks were never acknowledged") }
+        var problems = session.sendingProblems()
         problems += sampler.failures.prefix(3).map { "lag sample failed: \($0)" }
         problems += events.failures
         if drainSeconds == nil { problems.append("the group did not catch up within \(options.drainTimeout)") }
@@ -112,7 +99,7 @@ struct ScaleDemo {
             report.rebalance = RebalanceAnalysis.analyse(
                 samples: sampler.all, killTime: killTime, threshold: options.stallThreshold.secondsValue)
             let current = (try? StackEnvironment.load(stateDirectory: options.stateDirectory)) ?? stack
-            report.duplicatesAbsorbed = await duplicateCount(projectorURLs: current.projectorURLs, client: sender.client)
+            report.duplicatesAbsorbed = await DemoSession.duplicateCount(projectorURLs: current.projectorURLs, client: sender.client)
         }
         if let url = stack.reconcilerURLs.first {
             let (lines, ready) = await reconcilerSummary(url: url, client: sender.client)
@@ -147,20 +134,6 @@ struct ScaleDemo {
                 + "oldest unreconciled webhook \(value("reconciler_oldest_unreconciled_webhook_seconds")) s old (the provider budget paces fetches)",
             "readiness:          \(ready ? "ready" : "NOT ready")",
         ], ready)
-    }
-
-    /// The sum of `projector_records_total{result="duplicate"}` over the projectors still running.
-    static func duplicateCount(projectorURLs: [String], client: HTTPClient) async -> Int? {
-        var total = 0
-        var answered = false
-        for url in projectorURLs {
-            guard let response = try? await client.get(url + "/metrics"), response.isSuccess else { continue }
-            answered = true
-            for line in response.bodyString.split(separator: "\n") where line.hasPrefix("projector_records_total{") && line.contains("result=\"duplicate\"") {
-                total += Int(Double(line.split(separator: " ").last ?? "") ?? 0)
-            }
-        }
-        return answered ? total : nil
     }
 }
 

@@ -1,11 +1,20 @@
 import Foundation
 
-/// Command-line settings of the scale demo; every one has a default except
-/// the stack's state folder.
+/// Command-line settings of the scale demo and the chaos run; every one has
+/// a default except the stack's state folder.
 struct ScaleDemoOptions: Sendable {
+    enum Mode: String, Sendable {
+        /// `make scale-demo`: steady traffic, one projector killed midway.
+        case scale
+        /// `make chaos`: traffic through a sequence of faults (``faults``).
+        case chaos
+    }
+
+    var mode = Mode.scale
     /// The folder `scripts/stack.sh up` wrote (`stack.env`, `pids/`, `logs/`).
     var stateDirectory = ""
-    /// `scripts/stack.sh`, run as `stack.sh add-projector STATE_DIR` for the fourth projector.
+    /// `scripts/stack.sh`: `add-projector` for the replacement projector,
+    /// `restart-postgres` and `restart-receiver` for the chaos faults.
     var stackScript = ""
     var subscriptions = 2_000
     var eventsPerSubscription = 10
@@ -22,11 +31,33 @@ struct ScaleDemoOptions: Sendable {
     var stallThreshold = Duration.milliseconds(1500)
     /// The Lemon Squeezy signing secret the stack's receivers verify with.
     var webhookSecret = "ls_sandbox_webhook_secret"
+    /// How long one webhook is retried at most, from its first attempt.
+    var retryDeadline = Duration.seconds(300)
+
+    // Chaos only.
+    /// The faults in the order they happen, each once the sender reached its share of the plan.
+    var faults: [ChaosFault] = ChaosFault.defaults
+    /// How long each `freeze` fault holds the broker stopped.
+    var freezeSeconds = Duration.seconds(30)
+    /// The receiver the `receiver` fault restarts (`pids/webhook-receiver-N.pid`).
+    var restartReceiver = 1
+    /// Longest wait, after a fault ended, for the stack to recover before the next fault.
+    var recoveryTimeout = Duration.seconds(180)
+    /// How long the lag must stay low, with the group committing, to count as recovered.
+    var settle = Duration.seconds(3)
 
     static let usage = """
-        usage: scale-demo --state-dir DIR --stack-script PATH [--subscriptions N] [--events-per-subscription N]
-                          [--rate PER_SECOND] [--concurrency N] [--kill-projector N (0: none)]
-                          [--drain-timeout SECONDS] [--sample-interval SECONDS] [--stall-threshold SECONDS]
+        usage: scale-demo --state-dir DIR --stack-script PATH [--mode scale|chaos] [--subscriptions N]
+                          [--events-per-subscription N] [--rate PER_SECOND] [--concurrency N]
+                          [--kill-projector N (0: none)] [--drain-timeout SECONDS] [--retry-deadline SECONDS]
+                          [--sample-interval SECONDS] [--stall-threshold SECONDS]
+               chaos only: [--faults KIND@FRACTION,...] [--freeze-seconds SECONDS] [--restart-receiver N]
+                          [--recovery-timeout SECONDS] [--settle-seconds SECONDS]
+        Fault kinds: freeze (SIGSTOP the broker for --freeze-seconds, then SIGCONT), kill (SIGKILL
+        projector --kill-projector and start a replacement), postgres (restart the cluster),
+        receiver (SIGTERM receiver --restart-receiver and start it again on its port). Each starts
+        once that fraction of the webhooks was started and the previous fault recovered; default
+        \(ChaosFault.describe(ChaosFault.defaults)).
         The webhook secret comes from LEMONSQUEEZY_WEBHOOK_SECRET (default: the sandbox's).
         """
 
@@ -67,12 +98,25 @@ struct ScaleDemoOptions: Sendable {
             case "--drain-timeout": options.drainTimeout = try seconds(1...3_600)
             case "--sample-interval": options.sampleInterval = try seconds(0.05...10)
             case "--stall-threshold": options.stallThreshold = try seconds(0.2...60)
+            case "--retry-deadline": options.retryDeadline = try seconds(1...3_600)
+            case "--mode":
+                guard let mode = Mode(rawValue: value) else { throw Invalid(description: "--mode must be scale or chaos, got \(value)") }
+                options.mode = mode
+            case "--faults":
+                do { options.faults = try ChaosFault.parse(value) } catch { throw Invalid(description: "--faults: \(error)") }
+            case "--freeze-seconds": options.freezeSeconds = try seconds(0.1...600)
+            case "--restart-receiver": options.restartReceiver = try int(1...64)
+            case "--recovery-timeout": options.recoveryTimeout = try seconds(1...3_600)
+            case "--settle-seconds": options.settle = try seconds(0...60)
             default: throw Invalid(description: "unknown argument \(flag)\n\(usage)")
             }
         }
         guard !options.stateDirectory.isEmpty else { throw Invalid(description: "--state-dir is required\n\(usage)") }
-        if options.killProjector > 0, options.stackScript.isEmpty {
-            throw Invalid(description: "--stack-script is required to start the replacement projector\n\(usage)")
+        if options.killProjector > 0 || options.mode == .chaos, options.stackScript.isEmpty {
+            throw Invalid(description: "--stack-script is required to start the replacement projector and for chaos faults\n\(usage)")
+        }
+        if options.mode == .chaos, options.killProjector == 0, options.faults.contains(where: { $0.kind == .kill }) {
+            throw Invalid(description: "--faults has a kill but --kill-projector is 0")
         }
         return options
     }
