@@ -8,7 +8,7 @@ import Foundation
 /// The checkout's root, so binaries can find the vendored librdkafka >= 2.2
 /// (`scripts/install-deps.sh` puts it in `.vendor/lib`) without the user
 /// setting `LD_LIBRARY_PATH`. Debian bookworm's librdkafka 2.0.2 cannot talk
-/// to Tansu; see DESIGN.md. Where that folder does not exist (the container
+/// to Tansu; see docs/architecture.md, "C libraries". Where that folder does not exist (the container
 /// image, whose system librdkafka is new enough) the run path is harmless.
 let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().path
 let vendoredLibraries: [LinkerSetting] = [

@@ -1,7 +1,7 @@
 import Foundation
 
 /// The value of a `storefront.snapshots.v1` record: the provider's own view
-/// of one object, fetched by the reconciler (DESIGN.md, "Topics"). Key: as the
+/// of one object, fetched by the reconciler (docs/architecture.md, "Kafka topics"). Key: as the
 /// webhooks' (``TopicKey/snapshot(_:entity:entityID:customerID:)``), so a
 /// snapshot and the webhooks of the same entity stay on one partition.
 ///

@@ -1,4 +1,4 @@
-/// Kafka topic names (see DESIGN.md, "Topics").
+/// Kafka topic names (see docs/architecture.md, "Kafka topics").
 public enum Topics {
     /// Webhook envelopes (``WebhookEnvelope``), key `<provider>:<entity id>`.
     public static let webhooks = "storefront.webhooks.v1"

@@ -21,8 +21,8 @@ public struct AppUser: Sendable, Hashable {
 
     /// The normalized (trimmed, lower-cased) email, only when the token has
     /// a non-empty email AND it is verified; otherwise nil. This is the only
-    /// email that may link purchases without an owner to this user (DESIGN.md
-    /// "Identity": the email fallback).
+    /// email that may link purchases without an owner to this user (docs/architecture.md,
+    /// "Identity and ownership": the email fallback).
     public var verifiedEmail: String? {
         guard emailVerified, let email else { return nil }
         let normalized = Self.normalize(email)
