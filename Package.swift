@@ -100,7 +100,7 @@ let package = Package(
                           path: "Tools/storefront", swiftSettings: strict, linkerSettings: vendoredLibraries),
         .executableTarget(name: "scale-demo", dependencies: ["Crypto", "HTTPClient", "Kafka", "Models", "Postgres"],
                           path: "Tools/scale-demo", swiftSettings: strict, linkerSettings: vendoredLibraries),
-        .executableTarget(name: "http-bench-server", dependencies: ["HTTPServer"], path: "Tools/http-bench-server", swiftSettings: strict),
+        .executableTarget(name: "http-bench-server", dependencies: ["HTTPServer", "Telemetry"], path: "Tools/http-bench-server", swiftSettings: strict),
         // `make bench`'s helpers: delivery plans, an open/closed-loop webhook sender, the projector's backlog, topic counts.
         .executableTarget(name: "storefront-bench", dependencies: ["Crypto", "Kafka", "Models", "Postgres", "Providers"],
                           path: "Tools/storefront-bench", swiftSettings: strict, linkerSettings: vendoredLibraries),

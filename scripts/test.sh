@@ -12,7 +12,9 @@ cd "$root"
 "$root/scripts/check-compose.sh"
 
 echo "==> building (debug, with tests)"
-swift build --build-tests
+# The import check fails the build when a target imports a module it does not
+# declare in Package.swift (it would build only by accident of build order).
+swift build --build-tests --explicit-target-dependency-import-check error
 
 state=$(mktemp -d /tmp/storefront-test.XXXXXX)
 cleanup() {
