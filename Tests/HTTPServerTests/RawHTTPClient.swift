@@ -42,7 +42,9 @@ enum RawClientError: Error {
 
 /// A blocking socket to the server under test. Use it only inside ``offPool(_:)``:
 /// the server's handlers run on Swift's cooperative pool, which a blocked test must not hold.
-final class RawConnection {
+/// `@unchecked Sendable`: a test may hand one connection from one `offPool` call to the
+/// next, each awaited before the next starts, so one thread at a time uses it.
+final class RawConnection: @unchecked Sendable {
     let fd: Int32
     private var buffer: [UInt8] = []
 

@@ -81,4 +81,80 @@ final class HitCounter: Sendable {
             try await waitUntil { cancelled.current == 1 }
         }
     }
+
+    /// A request that reaches a kept-alive connection after the grace period
+    /// (while shutdown waits for a half-sent upload) used to be suspended and
+    /// never answered: libmicrohttpd was stopped with its connection still
+    /// suspended, and the handler finishing later resumed a freed connection.
+    /// Now it is answered 503 at once, and the late handler touches nothing.
+    @Test func aRequestArrivingAfterTheGracePeriodIsAnswered503AndItsLateHandlerIsHarmless() async throws {
+        var configuration = HTTPServerConfiguration()
+        configuration.shutdownGracePeriod = .milliseconds(200)
+        let gate = Gate(), started = HitCounter(), finished = HitCounter()
+        let router = Router()
+        router.get("/quick") { _, _ in "ok" }
+        router.get("/hold") { _, _ in
+            started.increment()
+            await gate.wait()  // ignores cancellation, as a handler stuck in a C call would
+            finished.increment()
+            return "late"
+        }
+        let server = HTTPServer(responder: router.buildResponder(), configuration: configuration,
+                                logger: .init(service: "drain-test", sink: CapturingLogSink()))
+        let port = try server.start()
+        let kept = try await offPool { try RawConnection(port: port, timeout: .seconds(10)) }
+        let first = try await offPool { () -> Int in
+            try kept.send("GET /quick HTTP/1.1\r\nHost: t\r\n\r\n")
+            return try kept.readResponse().status
+        }
+        #expect(first == 200)
+        // Half an upload keeps a request active, so shutdown waits past its grace period.
+        let upload = try await offPool { () -> RawConnection in
+            let connection = try RawConnection(port: port, timeout: .seconds(10))
+            try connection.send("POST /quick HTTP/1.1\r\nHost: t\r\nContent-Length: 100\r\n\r\n0123456789")
+            return connection
+        }
+        try await waitUntil { server.activeRequests == 1 }
+
+        async let stopping: Void = server.shutdown()
+        try await waitUntil { server.port == nil }
+        try await Task.sleep(for: .milliseconds(600))  // past the grace period: in-flight requests were answered
+        let late = try await offPool { () -> Int in
+            try kept.send("GET /hold HTTP/1.1\r\nHost: t\r\n\r\n")
+            return (try? kept.readResponse().status) ?? -1
+        }
+        await stopping
+        #expect(late == 503)
+        #expect(started.current == 0, "the handler did not run after the grace period")
+        gate.open()
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(finished.current == started.current)
+        #expect(server.liveRequestStates == 0)
+        _ = upload
+    }
 }
+
+/// Lets handlers wait, without reacting to cancellation, until opened.
+final class Gate: Sendable {
+    private let state = Mutex<(open: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+
+    func wait() async {
+        await withCheckedContinuation { continuation in
+            let resumeNow = state.withLock { state -> Bool in
+                if state.open { return true }
+                state.waiters.append(continuation)
+                return false
+            }
+            if resumeNow { continuation.resume() }
+        }
+    }
+
+    func open() {
+        for waiter in state.withLock({ state -> [CheckedContinuation<Void, Never>] in
+            state.open = true
+            defer { state.waiters.removeAll() }
+            return state.waiters
+        }) { waiter.resume() }
+    }
+}
+

@@ -136,18 +136,23 @@ public final class HTTPServer: Sendable {
         while core.activeRequests.load(ordering: .relaxed) > 0, ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(10))
         }
+        // From here on no request is suspended any more (see ServerCore.refusing).
+        core.refusing.store(true, ordering: .releasing)
         let leftover = core.suspended.count
         if leftover > 0 {
             core.logger.warning("shutdown grace period over; answering in-flight requests with 503",
                                 metadata: ["http.in_flight": String(leftover)])
-            core.abandonSuspended()
         }
-        // Stopping with suspended connections is undefined in libmicrohttpd: wait
-        // (briefly) until every resumed request has been answered.
+        // libmicrohttpd aborts the process when stopped with a suspended connection:
+        // wait (briefly) until every request has been answered, answering again any
+        // that was dispatched just before `refusing` was seen.
         let hardDeadline = ContinuousClock.now + .seconds(2)
-        while core.suspended.count > 0 || core.activeRequests.load(ordering: .relaxed) > 0, ContinuousClock.now < hardDeadline {
+        repeat {
+            core.abandonSuspended()
+            guard core.suspended.count > 0 || core.activeRequests.load(ordering: .relaxed) > 0 else { break }
             try? await Task.sleep(for: .milliseconds(5))
-        }
+        } while ContinuousClock.now < hardDeadline
+        core.abandonSuspended()
         sweeper.cancel()
         // MHD_stop_daemon joins libmicrohttpd's threads: keep it off the cooperative pool.
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in

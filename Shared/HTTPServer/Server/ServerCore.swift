@@ -14,6 +14,12 @@ final class ServerCore: Sendable {
     let activeRequests = Atomic<Int>(0)
     /// Set when shutdown starts: responses then carry `Connection: close`.
     let draining = Atomic<Bool>(false)
+    /// Set when the shutdown grace period is over: a request that completes
+    /// its headers on a kept-alive connection after that is answered 503 at
+    /// once, never suspended (libmicrohttpd must not be stopped with a
+    /// suspended connection, and a handler finishing later would resume a
+    /// freed one).
+    let refusing = Atomic<Bool>(false)
     let liveStates = LiveCount()
 
     init(responder: RouterResponder, configuration: HTTPServerConfiguration, logger: Logger, metrics: MetricsRegistry?) {
@@ -149,15 +155,20 @@ final class ServerCore: Sendable {
         state.body = []  // the request owns the bytes now; no second copy stays behind
         let resolution = responder.resolve(method: request.method, path: request.path)
         state.route = resolution.route
+        if refusing.load(ordering: .acquiring) {
+            state.phase = .answered
+            return queue(state, Self.shuttingDown)
+        }
         let context = RequestContext(parameters: resolution.parameters, route: resolution.route,
                                      logger: logger.with(Logger.requestIDKey, request.requestID), requestID: request.requestID)
         let handler = resolution.handler
         state.phase = .suspended
         state.dispatched = true
         metrics?.handlerStarted()
-        suspended.insert(state, deadline: .now + configuration.handlerTimeout)
-        // Suspend before the task exists, so its resume can never come first.
+        // Suspend before the task exists, so its resume can never come first, and
+        // before the sweeper or a shutdown can find the request and resume it.
         MHD_suspend_connection(state.connection)
+        suspended.insert(state, deadline: .now + configuration.handlerTimeout)
         let suspended = self.suspended
         let task = Task {
             let response = await RouterResponder.run(handler, request, context)
@@ -237,10 +248,12 @@ final class ServerCore: Sendable {
         }
     }
 
+    static let shuttingDown = HTTPError(.serviceUnavailable, "Server is shutting down").response
+
     /// Answers every suspended request with 503 (end of the shutdown grace period).
     func abandonSuspended() {
         for state in suspended.takeAll() {
-            if state.complete(with: HTTPError(.serviceUnavailable, "Server is shutting down").response) {
+            if state.complete(with: Self.shuttingDown) {
                 state.finish.withLock { $0.task }?.cancel()
             }
         }
