@@ -124,16 +124,17 @@ public actor StorefrontClient {
     ///     when given (the purchase belongs to the token's user either way).
     /// - Returns: the URL to open and the id ``awaitPurchase(checkoutID:timeout:)`` takes.
     public func createCheckout(variantID: String, email: String? = nil) async throws(StorefrontError) -> CheckoutSession {
-        try await openCheckout(variantID: variantID, productID: nil, email: email)
+        try await openCheckout(variantID: variantID, productID: nil, expectsSubscription: false, email: email)
     }
 
     /// Opens a hosted checkout for `product` (its variant, naming the product too).
     /// See ``createCheckout(variantID:email:)``.
     public func createCheckout(for product: Product, email: String? = nil) async throws(StorefrontError) -> CheckoutSession {
-        try await openCheckout(variantID: product.variantID, productID: product.id, email: email)
+        try await openCheckout(variantID: product.variantID, productID: product.id, expectsSubscription: product.isSubscription, email: email)
     }
 
-    private func openCheckout(variantID: String, productID: String?, email: String?) async throws(StorefrontError) -> CheckoutSession {
+    private func openCheckout(variantID: String, productID: String?, expectsSubscription: Bool,
+                              email: String?) async throws(StorefrontError) -> CheckoutSession {
         let key = UUID().uuidString.lowercased()
         let email = email.flatMap { $0.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty ? nil : $0 }
         let body = try Self.encode(CheckoutRequestBody(variantId: variantID, productId: productID, customerEmail: email))
@@ -152,7 +153,7 @@ public actor StorefrontClient {
                     createdAt: Self.serverDate(reply.response) ?? Date(), idempotencyKey: key)
                 let before = await baseline
                 if reply.generation == userGeneration {
-                    checkouts[checkout.checkoutID] = OpenCheckout(session: checkout, baseline: before)
+                    checkouts[checkout.checkoutID] = OpenCheckout(session: checkout, baseline: before, expectsSubscription: expectsSubscription)
                     statusEntry = nil  // it now lists a pending checkout
                 }
                 return checkout
@@ -195,7 +196,9 @@ public actor StorefrontClient {
     ///
     /// The purchase counts as arrived when the server no longer lists the
     /// checkout as pending and an entitlement became active (or renewed) since
-    /// it was opened. Network failures and provider outages while polling are
+    /// it was opened; for a checkout opened with ``createCheckout(for:email:)``
+    /// for a subscription product, an entitlement the subscription grants.
+    /// Network failures and provider outages while polling are
     /// retried until the timeout; other errors (e.g. ``StorefrontError/unauthorized(message:)``) are thrown.
     /// - Parameters:
     ///   - checkoutID: ``CheckoutSession/checkoutID``. For a checkout this
@@ -225,7 +228,8 @@ public actor StorefrontClient {
                     if baseline == nil, openedAt == nil, firstLook {
                         baseline = status.entitlements  // an unknown checkout: judge by change from now on
                     } else if let granted = Self.granted(status.entitlements, since: baseline, openedAt: openedAt,
-                                                         clearedPending: sawPending && status.pendingCheckout == nil) {
+                                                         clearedPending: sawPending && status.pendingCheckout == nil)
+                                .flatMap({ Self.ofKind($0, subscription: known?.expectsSubscription == true) }) {
                         checkouts[checkoutID] = nil
                         return .purchased(granted)
                     }
@@ -251,6 +255,18 @@ public actor StorefrontClient {
     /// Waits for the purchase of `checkout`; see ``awaitPurchase(checkoutID:timeout:)``.
     public func awaitPurchase(_ checkout: CheckoutSession, timeout: Duration = .seconds(300)) async throws(StorefrontError) -> PurchaseOutcome {
         try await awaitPurchase(checkoutID: checkout.checkoutID, timeout: timeout)
+    }
+
+    /// `granted` as the purchase of a subscription product: only what a
+    /// subscription grants, nil while none does. A Lemon Squeezy subscription's
+    /// `order_created` may be projected a moment before its
+    /// `subscription_created`, and in that moment the order alone grants like
+    /// a one-time purchase; waiting for the subscription answers with what
+    /// the app will keep seeing.
+    static func ofKind(_ granted: [EntitlementInfo], subscription: Bool) -> [EntitlementInfo]? {
+        guard subscription else { return granted }
+        let fromSubscription = granted.filter { $0.source == .subscription }
+        return fromSubscription.isEmpty ? nil : fromSubscription
     }
 
     /// The active entitlements a checkout's payment explains, or nil when none yet.
@@ -649,6 +665,9 @@ struct Fresh<Value: Sendable>: Sendable {
 struct OpenCheckout: Sendable {
     var session: CheckoutSession
     var baseline: [EntitlementInfo]?
+    /// Opened for a subscription product (``StorefrontClient/awaitPurchase(checkoutID:timeout:)``
+    /// then waits for what the subscription grants).
+    var expectsSubscription = false
 }
 
 extension StorefrontClient {

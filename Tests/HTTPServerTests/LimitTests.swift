@@ -109,14 +109,15 @@ import Testing
             let port = harness.port
             let started = ContinuousClock.now
             let bytes = try await offPool {
-                let connection = try RawConnection(port: port, timeout: .seconds(10))
+                let connection = try RawConnection(port: port, timeout: .seconds(90))
                 try connection.send("GET / HTTP/1.1\r\nHost: x\r\n")  // half a request, then silence
                 return try connection.readUntilClosed()  // throws timedOut if never closed
             }
             let waited = ContinuousClock.now - started
             #expect(bytes.isEmpty)
             #expect(waited >= .milliseconds(900), "closed before the 1 s idle timeout")
-            #expect(waited < .seconds(10))
+            // A bound, not a timing: a loaded CI machine once took 10.6 s to close it.
+            #expect(waited < .seconds(60))
             // The aborted request's state was freed (no leak per timed-out client).
             try await waitUntil { harness.server.liveRequestStates == 0 }
         }
