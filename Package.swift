@@ -132,7 +132,7 @@ let package = Package(
         tests("ProvidersTests", ["Providers", "ProviderSetup", "ServiceRuntime", "Models", "Crypto", "HTTPClient", "SandboxServer", "SandboxKit", "Telemetry", "TestSupport"], exclude: ["Fixtures"]),
         tests("ServiceRuntimeTests", ["ServiceRuntime", "Telemetry", "TestSupport"]),
         tests("ProjectionTests", ["Projection", "Models", "Postgres", "ServiceRuntime"]),
-        tests("HTTPServerTests", ["HTTPServer", "Telemetry"]),
+        tests("HTTPServerTests", ["HTTPServer", "Telemetry", "TestSupport"]),
         tests("SandboxKitTests", ["SandboxKit"]),
         tests("ProjectorServiceTests", ["TestSupport", "ProjectorService", "Projection", "Providers", "Models", "Postgres", "Kafka", "MessagingSetup", "Crypto", "ServiceRuntime", "Telemetry"],
               exclude: ["Fixtures"], linker: vendoredLibraries),

@@ -15,27 +15,8 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 compose=${1:-$root/docker-compose.yml}
 requirements="$root/scripts/requirements-compose-check.txt"
 venv="$root/.vendor/compose-check"
-stamp="$venv/.requirements.sha256"
 
-want=$(sha256sum "$requirements" | cut -d' ' -f1)
-if [ ! -x "$venv/bin/check-jsonschema" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
-  echo "==> installing the compose checker (check-jsonschema, pinned and hash-checked) into .vendor/compose-check"
-  if ! python3 -c 'import ensurepip, venv' 2>/dev/null; then
-    # Debian ships venv's pip bootstrap separately.
-    if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null; then
-      DEBIAN_FRONTEND=noninteractive apt-get update -qq
-      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends python3-venv >/dev/null
-    else
-      echo "error: python3 cannot create virtual environments; install python3-venv" >&2
-      exit 1
-    fi
-  fi
-  rm -rf "$venv"
-  python3 -m venv "$venv"
-  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-input \
-    --require-hashes --only-binary=:all: -r "$requirements"
-  echo "$want" >"$stamp"
-fi
+"$root/scripts/pinned-venv.sh" "$venv" "$requirements" check-jsonschema "the compose checker (check-jsonschema)"
 python="$venv/bin/python"
 
 scratch=$(mktemp -d /tmp/check-compose.XXXXXX)

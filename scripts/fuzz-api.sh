@@ -39,32 +39,13 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 requirements="$root/scripts/requirements-fuzz.txt"
 venv="$root/.vendor/fuzz"
-stamp="$venv/.requirements.sha256"
 examples=${FUZZ_API_EXAMPLES:-25}
 seed=${FUZZ_API_SEED:-20261201}
 phases=${FUZZ_API_PHASES:-examples,coverage,fuzzing,stateful}
 workers=${FUZZ_API_WORKERS:-1}
 started=$(date +%s)
 
-want=$(sha256sum "$requirements" | cut -d' ' -f1)
-if [ ! -x "$venv/bin/schemathesis" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
-  echo "==> installing the API fuzzer (schemathesis, pinned and hash-checked) into .vendor/fuzz"
-  if ! python3 -c 'import ensurepip, venv' 2>/dev/null; then
-    # Debian ships venv's pip bootstrap separately.
-    if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null; then
-      DEBIAN_FRONTEND=noninteractive apt-get update -qq
-      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends python3-venv >/dev/null
-    else
-      echo "error: python3 cannot create virtual environments; install python3-venv" >&2
-      exit 1
-    fi
-  fi
-  rm -rf "$venv"
-  python3 -m venv "$venv"
-  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-input \
-    --require-hashes --only-binary=:all: -r "$requirements"
-  echo "$want" >"$stamp"
-fi
+"$root/scripts/pinned-venv.sh" "$venv" "$requirements" schemathesis "the API fuzzer (schemathesis)"
 
 for binary in storefront catalog checkout webhook-receiver subscription-projector reconciler provider-sandbox; do
   [ -x "${STOREFRONT_BIN:-$root/.build/debug}/$binary" ] || { echo "error: $binary is not built (run: swift build)" >&2; exit 1; }

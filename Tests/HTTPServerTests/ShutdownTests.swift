@@ -3,6 +3,7 @@ import Foundation
 import Synchronization
 import Telemetry
 import Testing
+import TestSupport
 
 final class HitCounter: Sendable {
     private let value = Atomic<Int>(0)
@@ -133,28 +134,3 @@ final class HitCounter: Sendable {
         _ = upload
     }
 }
-
-/// Lets handlers wait, without reacting to cancellation, until opened.
-final class Gate: Sendable {
-    private let state = Mutex<(open: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
-
-    func wait() async {
-        await withCheckedContinuation { continuation in
-            let resumeNow = state.withLock { state -> Bool in
-                if state.open { return true }
-                state.waiters.append(continuation)
-                return false
-            }
-            if resumeNow { continuation.resume() }
-        }
-    }
-
-    func open() {
-        for waiter in state.withLock({ state -> [CheckedContinuation<Void, Never>] in
-            state.open = true
-            defer { state.waiters.removeAll() }
-            return state.waiters
-        }) { waiter.resume() }
-    }
-}
-

@@ -1,33 +1,8 @@
 import Foundation
 import Synchronization
 import Testing
+import TestSupport
 @testable import ServiceRuntime
-
-/// A latch a test opens by hand; waiting on it ignores cancellation, like a
-/// dependency call stuck in a C library.
-final class Gate: Sendable {
-    private let state = Mutex<(open: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
-
-    func wait() async {
-        await withCheckedContinuation { continuation in
-            let proceed = state.withLock { state -> Bool in
-                if state.open { return true }
-                state.waiters.append(continuation)
-                return false
-            }
-            if proceed { continuation.resume() }
-        }
-    }
-
-    func open() {
-        let waiters = state.withLock { state in
-            state.open = true
-            defer { state.waiters = [] }
-            return state.waiters
-        }
-        for waiter in waiters { waiter.resume() }
-    }
-}
 
 struct DependencyDown: Error, CustomStringConvertible {
     var description: String { "connect to postgres://app:hunter2@db:5432/app failed\nsecond line" }

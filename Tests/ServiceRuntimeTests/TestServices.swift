@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+import TestSupport
 @testable import ServiceRuntime
 
 /// Records lifecycle events from several tasks, in order.
