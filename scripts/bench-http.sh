@@ -62,30 +62,7 @@ SWIFT_PORT=$(awk '/^PORT /{print $2}' "$WORK/swift.out")
 # nginx with a private config: loopback, free port, static file, no access log.
 NGINX_PORT=$(./scripts/free-port.sh)
 mkdir -p "$WORK/nginx/logs" "$WORK/nginx/tmp"
-cat >"$WORK/nginx/nginx.conf" <<CONF
-daemon off;
-user root;
-worker_processes 2;
-pid $WORK/nginx/nginx.pid;
-error_log $WORK/nginx/logs/error.log warn;
-events { worker_connections 4096; }
-http {
-    access_log off;
-    sendfile on;
-    tcp_nopush on;
-    keepalive_requests 1000000;
-    client_body_temp_path $WORK/nginx/tmp/body;
-    proxy_temp_path $WORK/nginx/tmp/proxy;
-    fastcgi_temp_path $WORK/nginx/tmp/fastcgi;
-    uwsgi_temp_path $WORK/nginx/tmp/uwsgi;
-    scgi_temp_path $WORK/nginx/tmp/scgi;
-    server {
-        listen 127.0.0.1:$NGINX_PORT;
-        root $WORK/www;
-        location / { default_type application/json; }
-    }
-}
-CONF
+"./scripts/static-nginx-conf.sh" "$WORK/nginx" "$NGINX_PORT" "$WORK/www" "$WORK/nginx/logs/error.log" >"$WORK/nginx/nginx.conf"
 "$NGINX" -p "$WORK/nginx" -c "$WORK/nginx/nginx.conf" >"$WORK/nginx/stdout" 2>&1 &
 NGINX_PID=$!
 for _ in $(seq 1 100); do curl -fsS "http://127.0.0.1:$NGINX_PORT/bench.json" -o /dev/null 2>/dev/null && break; sleep 0.05; done

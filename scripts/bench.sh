@@ -277,30 +277,7 @@ STACK_SERVICES=$(cd "$W/stack/pids" && ls -- *.pid | sed 's/\.pid$//' | tr '\n' 
 
 NGINX_PORT=$("$root/scripts/free-port.sh")
 mkdir -p "$W/nginx/tmp"
-cat >"$W/nginx/nginx.conf" <<CONF
-daemon off;
-user root;
-worker_processes 2;
-pid $W/nginx/nginx.pid;
-error_log $W/logs/static-nginx.log warn;
-events { worker_connections 4096; }
-http {
-    access_log off;
-    sendfile on;
-    tcp_nopush on;
-    keepalive_requests 1000000;
-    client_body_temp_path $W/nginx/tmp/body;
-    proxy_temp_path $W/nginx/tmp/proxy;
-    fastcgi_temp_path $W/nginx/tmp/fastcgi;
-    uwsgi_temp_path $W/nginx/tmp/uwsgi;
-    scgi_temp_path $W/nginx/tmp/scgi;
-    server {
-        listen 127.0.0.1:$NGINX_PORT;
-        root $W/www;
-        location / { default_type application/json; }
-    }
-}
-CONF
+"$root/scripts/static-nginx-conf.sh" "$W/nginx" "$NGINX_PORT" "$W/www" "$W/logs/static-nginx.log" >"$W/nginx/nginx.conf"
 echo '{}' >"$W/www/ping.json"
 start_bg static-nginx "$NGINX" -p "$W/nginx" -c "$W/nginx/nginx.conf"
 wait_http "http://127.0.0.1:$NGINX_PORT/ping.json" "the static nginx"
