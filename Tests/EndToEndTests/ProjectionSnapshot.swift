@@ -12,7 +12,9 @@ struct ProjectionSnapshot: Equatable, CustomStringConvertible {
         var cardBrand: String?
         var cardLastFour: String?
         var hasRenewalDate: Bool
-        var loggedEvents: Int
+        /// The provider's own deliveries in the log; the reconciler's snapshots and
+        /// the commands' observations (`storefront.…`) vary with timing by design.
+        var loggedWebhooks: Int
     }
 
     struct Order: Equatable {
@@ -32,7 +34,8 @@ struct ProjectionSnapshot: Equatable, CustomStringConvertible {
         let subscriptionRows = try await pool.query("""
             SELECT s.status, s.plan_name, s.product_id, s.variant_id, s.cancel_at_period_end, s.card_brand,
                    s.card_last_four, s.renews_at IS NOT NULL,
-                   (SELECT count(*) FROM billing_events e WHERE e.provider = s.provider AND e.subscription_id = s.subscription_id)
+                   (SELECT count(*) FROM billing_events e WHERE e.provider = s.provider AND e.subscription_id = s.subscription_id
+                    AND e.event_name NOT LIKE 'storefront.%')
             FROM subscriptions s WHERE s.app_user_id = \(appUserID) ORDER BY s.product_id, s.variant_id
             """)
         let orderRows = try await pool.query("""
@@ -44,7 +47,7 @@ struct ProjectionSnapshot: Equatable, CustomStringConvertible {
                 let (status, plan, product, variant, cancel, brand, lastFour, renews, events) =
                     try row.decode((String, String?, String?, String?, Bool, String?, String?, Bool, Int).self)
                 return Subscription(status: status, planName: plan, productID: product, variantID: variant, cancelAtPeriodEnd: cancel,
-                                    cardBrand: brand, cardLastFour: lastFour, hasRenewalDate: renews, loggedEvents: events)
+                                    cardBrand: brand, cardLastFour: lastFour, hasRenewalDate: renews, loggedWebhooks: events)
             },
             orders: try orderRows.map { row in
                 let (status, product, variant, amount, currency) = try row.decode((String, String?, String?, Int64?, String?).self)
