@@ -28,7 +28,7 @@ public final class KafkaConsumer: Sendable {
         guard !topics.isEmpty else {
             throw KafkaError(.invalidArgument, reason: "a consumer needs at least one topic")
         }
-        let state = RDKafkaConsumerState(logHandler: configuration.client.logHandler)
+        let state = RDKafkaConsumerState(logHandler: configuration.client.logHandler, offsetGapRecheck: configuration.offsetGapRecheck)
         let client = try RDKafkaClient(
             kind: .consumer, properties: configuration.properties, context: state, callbacks: [.rebalance, .errors])
         try client.subscribe(topics)

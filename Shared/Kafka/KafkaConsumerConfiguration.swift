@@ -34,6 +34,14 @@ public struct KafkaConsumerConfiguration: Sendable {
     /// handed out when full, or after this wait if it holds at least one
     /// record. Default 100 milliseconds.
     public var maxBatchWait: Duration
+    /// How long a gap in a partition's offsets is read again before it is
+    /// accepted and logged; `nil` hands records out as fetched. Default 2
+    /// seconds. Offsets of the topics Storefront consumes are contiguous
+    /// (no compaction, no transactions), so a gap means records the broker
+    /// acknowledged but did not show yet (Tansu 0.6 does this under
+    /// concurrent producers; see `OffsetGapTracker`). Set `nil` for
+    /// compacted or transactional topics, whose gaps are real.
+    public var offsetGapRecheck: Duration?
 
     /// Creates a consumer configuration with the documented defaults.
     public init(
@@ -43,7 +51,8 @@ public struct KafkaConsumerConfiguration: Sendable {
         heartbeatInterval: Duration = .milliseconds(1000),
         autoOffsetReset: KafkaAutoOffsetReset = .earliest,
         maxBatchSize: Int = 100,
-        maxBatchWait: Duration = .milliseconds(100)
+        maxBatchWait: Duration = .milliseconds(100),
+        offsetGapRecheck: Duration? = .seconds(2)
     ) {
         self.client = client
         self.groupID = groupID
@@ -52,6 +61,7 @@ public struct KafkaConsumerConfiguration: Sendable {
         self.autoOffsetReset = autoOffsetReset
         self.maxBatchSize = maxBatchSize
         self.maxBatchWait = maxBatchWait
+        self.offsetGapRecheck = offsetGapRecheck
     }
 
     /// Checks the values librdkafka cannot check for us.
@@ -61,6 +71,9 @@ public struct KafkaConsumerConfiguration: Sendable {
         }
         guard maxBatchWait >= .zero else {
             throw KafkaError(.invalidArgument, reason: "maxBatchWait must not be negative")
+        }
+        if let offsetGapRecheck, offsetGapRecheck <= .zero {
+            throw KafkaError(.invalidArgument, reason: "offsetGapRecheck must be positive (or nil to hand out records as fetched)")
         }
         guard !groupID.isEmpty else {
             throw KafkaError(.invalidArgument, reason: "groupID must not be empty")

@@ -47,6 +47,7 @@ final class RDKafkaConsumerLoop: @unchecked Sendable {
     private let wake = DispatchSemaphore(value: 0)
     private let maxBatchSize: Int
     private let maxBatchWait: Duration
+    private let autoOffsetReset: KafkaAutoOffsetReset
     private let clock = ContinuousClock()
 
     init(client: RDKafkaClient, state: RDKafkaConsumerState, configuration: KafkaConsumerConfiguration) {
@@ -55,6 +56,7 @@ final class RDKafkaConsumerLoop: @unchecked Sendable {
         consumerQueue = rd_kafka_queue_get_consumer(client.handle)
         maxBatchSize = configuration.maxBatchSize
         maxBatchWait = configuration.maxBatchWait
+        autoOffsetReset = configuration.autoOffsetReset
         consumerID = Self.consumerIDs.wrappingAdd(1, ordering: .relaxed).oldValue
     }
 
@@ -156,6 +158,7 @@ final class RDKafkaConsumerLoop: @unchecked Sendable {
 
             if state.buffer.count < maxBatchSize {
                 poll(timeoutMilliseconds: pollTimeout(for: demands.first))
+                rewindOpenGaps()
             } else {
                 // Full and nobody asking: stop fetching until someone does.
                 _ = wake.wait(timeout: .now() + .milliseconds(100))
@@ -221,7 +224,76 @@ final class RDKafkaConsumerLoop: @unchecked Sendable {
         }
         let record = message.consumerRecord
         // librdkafka drops fetched records of unassigned partitions; this is a belt to its braces.
-        return state.owned[record.topicPartition] == nil ? nil : record
+        guard state.owned[record.topicPartition] != nil else { return nil }
+        return continuesOffsets(record) ? record : nil
+    }
+
+    // MARK: - Offset gaps (consumer thread; see OffsetGapTracker)
+
+    /// Whether `record` may be handed out: it continues its partition's
+    /// offsets, or a gap before it was re-read for long enough.
+    private func continuesOffsets(_ record: KafkaConsumerRecord) -> Bool {
+        guard state.gaps != nil else { return true }
+        let partition = record.topicPartition
+        if state.gaps?.needsStart(partition) == true, let start = startingOffset(partition) {
+            state.gaps?.start(partition, at: start)
+        }
+        switch state.gaps?.verdict(partition, offset: record.offset, now: clock.now) ?? .accept {
+        case .accept:
+            return true
+        case .drop:
+            return false
+        case .rewind(let offset):
+            state.logHandler?(.info, "\(partition): offset \(record.offset) arrived before \(offset); reading again from \(offset)")
+            rewind(partition, to: offset)
+            return false
+        case .acceptGap(let missing):
+            state.logHandler?(.warning, "\(partition): offsets \(missing.lowerBound)..<\(missing.upperBound) never arrived; going on from \(record.offset)")
+            return true
+        case .acceptRestart(let from):
+            state.logHandler?(.warning, "\(partition): offsets went back from \(from) to \(record.offset); reading on from there")
+            return true
+        }
+    }
+
+    /// Rewinds the gaps that have not filled since their last rewind.
+    private func rewindOpenGaps() {
+        guard let due = state.gaps?.dueRewinds(now: clock.now) else { return }
+        for (partition, offset) in due where state.owned[partition] != nil {
+            rewind(partition, to: offset)
+        }
+    }
+
+    /// Where a newly assigned partition's reading starts: the group's
+    /// committed offset, else (reset to earliest) the partition's first
+    /// offset; `nil` when unknown. Blocking, once per partition and assignment.
+    private func startingOffset(_ partition: KafkaTopicPartition) -> Int64? {
+        guard let list = rd_kafka_topic_partition_list_new(1) else { return nil }
+        defer { rd_kafka_topic_partition_list_destroy(list) }
+        rd_kafka_topic_partition_list_add(list, partition.topic, partition.partition)
+        let error = rd_kafka_committed(client.handle, list, 5000)
+        guard error == RD_KAFKA_RESP_ERR_NO_ERROR, list.pointee.elems[0].err == RD_KAFKA_RESP_ERR_NO_ERROR else {
+            state.logHandler?(.info, "\(partition): committed offset unknown (\(rdKafkaErrorText(error))); gaps are checked from the first record")
+            return nil
+        }
+        let committed = list.pointee.elems[0].offset
+        if committed >= 0 { return committed }
+        guard autoOffsetReset == .earliest else { return nil }
+        var low: Int64 = 0, high: Int64 = 0
+        let watermarks = rd_kafka_query_watermark_offsets(client.handle, partition.topic, partition.partition, &low, &high, 5000)
+        return watermarks == RD_KAFKA_RESP_ERR_NO_ERROR ? low : nil
+    }
+
+    /// Moves the partition's fetch position back to `offset`, waiting until
+    /// librdkafka has purged what it fetched from the old position.
+    private func rewind(_ partition: KafkaTopicPartition, to offset: Int64) {
+        guard let list = rd_kafka_topic_partition_list_new(1) else { return }
+        defer { rd_kafka_topic_partition_list_destroy(list) }
+        rd_kafka_topic_partition_list_add(list, partition.topic, partition.partition)?.pointee.offset = offset
+        if let error = rd_kafka_seek_partitions(client.handle, list, 1000) {
+            state.logHandler?(.warning, "\(partition): rewind to \(offset) failed: \(String(cString: rd_kafka_error_string(error)))")
+            rd_kafka_error_destroy(error)
+        }
     }
 
     private func takeBatch() -> KafkaConsumerBatch {

@@ -19,6 +19,13 @@ final class RDKafkaConsumerState: RDKafkaCallbackContext, @unchecked Sendable {
     var committed: [KafkaTopicPartition: Int64] = [:]
     /// A copy of the assignment for other threads.
     let publishedAssignment = Mutex<Set<KafkaTopicPartition>>([])
+    /// Offset continuity per owned partition; `nil` when gaps are not rechecked.
+    var gaps: OffsetGapTracker?
+
+    init(logHandler: KafkaLogHandler?, offsetGapRecheck: Duration?) {
+        gaps = offsetGapRecheck.map { OffsetGapTracker(window: $0) }
+        super.init(logHandler: logHandler)
+    }
 
     // MARK: - Rebalance (consumer thread)
 
@@ -34,6 +41,7 @@ final class RDKafkaConsumerState: RDKafkaCallbackContext, @unchecked Sendable {
                 owned[partition] = nextEpoch
                 nextEpoch += 1
             }
+            gaps?.forget(changed)
             logHandler?(.info, "assigned \(changed.map(\.description).sorted().joined(separator: ", "))")
             if cooperative {
                 report(rd_kafka_incremental_assign(handle, partitions), doing: "incremental assign")
@@ -66,6 +74,7 @@ final class RDKafkaConsumerState: RDKafkaCallbackContext, @unchecked Sendable {
             owned.removeValue(forKey: partition)
             committed.removeValue(forKey: partition)
         }
+        gaps?.forget(revoked)
         buffer.removeAll { revoked.contains($0.topicPartition) }
         logHandler?(.info, "\(lost ? "lost" : "revoked") \(partitions.map(\.description).sorted().joined(separator: ", "))")
     }
