@@ -14,6 +14,8 @@ struct DemoReport {
     var rebalance: RebalanceAnalysis?
     var duplicatesAbsorbed: Int?
     var checks: ProjectionCheck.Result?
+    /// Where the missing webhooks are, when some are (``TopicAudit``).
+    var audit: [String] = []
     var problems: [String]
     /// What the reconciler did meanwhile (its metrics), when the stack runs one.
     var reconciler: [String] = []
@@ -70,6 +72,7 @@ struct DemoReport {
             for line in checks.lines { out.append("  [\(line.passed ? "ok" : "FAIL")] \(line.text)") }
         }
         for problem in problems { out.append("  [FAIL] \(problem)") }
+        out.append(contentsOf: audit.map { "  " + $0 })
         out.append(passed ? "RESULT: PASS" : "RESULT: FAIL")
         return out.joined(separator: "\n")
     }

@@ -7,6 +7,8 @@ struct ProjectionCheck: Sendable {
         var lines: [(passed: Bool, text: String)] = []
         /// Webhooks sent but not in `billing_events`.
         var missing = 0
+        /// Their dedup keys.
+        var missingKeys = Set<String>()
         /// Webhook ids stored more than once (in `billing_events`, or as extra `payments` rows).
         var duplicated = 0
         /// Subscriptions absent or not in the state of their last event.
@@ -81,6 +83,7 @@ struct ProjectionCheck: Sendable {
             if row.last != expected.lastEventKey { notLatest += 1 }
         }
         result.missing = missing.count
+        result.missingKeys = missing
         result.duplicated = repeated + max(0, Int(payments - distinctPayments))
         result.notFinal = absent + plan.expected.filter { expected in
             stored[expected.subscriptionID].map { $0.status != expected.status || $0.last != expected.lastEventKey } ?? false

@@ -101,6 +101,14 @@ struct ScaleDemo {
             let current = (try? StackEnvironment.load(stateDirectory: options.stateDirectory)) ?? stack
             report.duplicatesAbsorbed = await DemoSession.duplicateCount(projectorURLs: current.projectorURLs, client: sender.client)
         }
+        if !result.missingKeys.isEmpty {
+            let audit = TopicAudit(brokers: (stack["KAFKA_BROKERS"] ?? "").split(separator: ",").map(String.init), topic: Topics.webhooks)
+            do {
+                report.audit = try await audit.locate(missing: result.missingKeys, runPrefix: WebhookPlan.dedupKey(webhookID: plan.runID)).lines
+            } catch {
+                report.audit = ["topic audit failed: \(error)"]
+            }
+        }
         if let url = stack.reconcilerURLs.first {
             let (lines, ready) = await reconcilerSummary(url: url, client: sender.client)
             report.reconciler = lines
