@@ -15,7 +15,11 @@ let vendoredLibraries: [LinkerSetting] = [
     .unsafeFlags(["-Xlinker", "-rpath", "-Xlinker", "\(packageRoot)/.vendor/lib"])
 ]
 
-let strict: [SwiftSetting] = [.treatAllWarnings(as: .error)]
+let strict: [SwiftSetting] = [
+    .treatAllWarnings(as: .error),
+    // `any` spelled out; a file sees only the members of modules it imports itself.
+    .enableUpcomingFeature("ExistentialAny"), .enableUpcomingFeature("MemberImportVisibility"),
+]
 
 func system(_ name: String, pkgConfig: String, apt: String) -> Target {
     .systemLibrary(name: name, path: "Shared/\(name)", pkgConfig: pkgConfig, providers: [.apt([apt])])

@@ -1,4 +1,4 @@
-import CCrypto
+internal import CCrypto
 
 /// Compares two byte strings in time that depends only on their lengths, never
 /// on where they first differ (OpenSSL `CRYPTO_memcmp`). Use it for MACs,

@@ -1,4 +1,4 @@
-import CCrypto
+internal import CCrypto
 
 /// A SHA-2 hash function, as used by HMAC and signatures.
 public enum DigestAlgorithm: String, Sendable, CaseIterable {

@@ -1,4 +1,4 @@
-import CCrypto
+internal import CCrypto
 
 /// Owns an OpenSSL `EVP_PKEY` loaded from PEM.
 ///

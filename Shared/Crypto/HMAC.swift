@@ -1,4 +1,4 @@
-import CCrypto
+internal import CCrypto
 
 /// HMAC (RFC 2104) over SHA-256 or SHA-512, computed by OpenSSL.
 public enum HMAC {

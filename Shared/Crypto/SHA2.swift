@@ -1,4 +1,4 @@
-import CCrypto
+internal import CCrypto
 
 /// SHA-256 (FIPS 180-4).
 public enum SHA256 {

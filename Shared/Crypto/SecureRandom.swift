@@ -1,4 +1,4 @@
-import CCrypto
+internal import CCrypto
 
 /// Cryptographically secure random bytes from OpenSSL's CSPRNG.
 public enum SecureRandom {

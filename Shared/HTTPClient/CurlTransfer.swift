@@ -1,5 +1,5 @@
+internal import CCurl
 import Foundation
-import CCurl
 
 /// One request in flight: an easy handle plus the buffers libcurl reads from and
 /// writes into. Created, driven and freed on the engine thread only, so its

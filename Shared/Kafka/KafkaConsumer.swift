@@ -1,3 +1,5 @@
+import Synchronization
+
 /// A Kafka consumer in a consumer group, handing out records in batches and
 /// committing offsets only when told to.
 ///

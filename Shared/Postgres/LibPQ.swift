@@ -1,4 +1,4 @@
-import CLibPQ
+internal import CLibPQ
 import Foundation
 
 // Small helpers around libpq's C API; internal to the module, used only on a

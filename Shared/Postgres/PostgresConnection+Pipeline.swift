@@ -1,4 +1,4 @@
-import CLibPQ
+internal import CLibPQ
 
 extension PostgresConnection {
     /// Most items accepted in one batch; bounds the memory libpq buffers.

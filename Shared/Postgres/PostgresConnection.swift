@@ -1,4 +1,4 @@
-import CLibPQ
+internal import CLibPQ
 import Dispatch
 import Foundation
 import Synchronization

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Formatting rules of the Prometheus text exposition format.
 enum PrometheusText {
     static func labelText(_ pairs: [(String, String)]) -> String {

@@ -1,8 +1,9 @@
-@testable import SeedModels
 import CatalogService
 import Foundation
 import HTTPClient
+import HTTPServer
 import Models
+@testable import SeedModels
 import ServiceRuntime
 import Testing
 

@@ -1,9 +1,12 @@
-@testable import SeedModels
 import CheckoutService
 import Foundation
+import HTTPClient
 import HTTPServer
+import Kafka
 import Models
 import Postgres
+@testable import SeedModels
+import Telemetry
 import Testing
 
 /// Cancel and resume against sandbox subscriptions created by paying a checkout.

@@ -1,10 +1,13 @@
-@testable import SeedModels
 import CheckoutService
 import Foundation
 import HTTPServer
+import Kafka
 import Models
 import Postgres
 import SandboxKit
+import SandboxServer
+@testable import SeedModels
+import Telemetry
 import Testing
 
 /// `POST /api/create-checkout` against the provider sandbox, PostgreSQL and the broker.

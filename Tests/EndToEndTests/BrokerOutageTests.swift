@@ -1,5 +1,7 @@
-@testable import SeedModels
 import Foundation
+import HTTPClient
+import HTTPTypes
+@testable import SeedModels
 import Testing
 
 /// The broker stops while the sandbox delivers a purchase's webhooks: the

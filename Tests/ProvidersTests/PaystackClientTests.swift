@@ -1,9 +1,10 @@
 import Foundation
-import Testing
 import HTTPClient
 import Models
 import Providers
 import SandboxKit
+import SandboxServer
+import Testing
 
 /// ``PaystackClient`` against the provider sandbox served on a real port.
 @Suite struct PaystackClientTests {

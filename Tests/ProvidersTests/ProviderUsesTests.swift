@@ -1,3 +1,4 @@
+import HTTPClient
 import Models
 import ProviderSetup
 import Providers

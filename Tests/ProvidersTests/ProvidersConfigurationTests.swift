@@ -1,6 +1,7 @@
-import Testing
+import HTTPClient
 import Models
 import Providers
+import Testing
 
 @Suite struct ProvidersConfigurationTests {
     static let ls = ["LEMONSQUEEZY_API_KEY": "ls-key-SECRET-1", "LEMONSQUEEZY_STORE_ID": "12345", "LEMONSQUEEZY_WEBHOOK_SECRET": "ls-whsec-SECRET-2"]

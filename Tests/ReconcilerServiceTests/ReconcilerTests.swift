@@ -2,6 +2,7 @@ import Foundation
 import Models
 import Providers
 @testable import ReconcilerService
+import Telemetry
 import Testing
 
 /// The reconciler over a fake provider and a fake publisher: no server.

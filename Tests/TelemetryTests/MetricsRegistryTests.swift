@@ -1,5 +1,6 @@
-import Testing
+import Foundation
 @testable import Telemetry
+import Testing
 
 @Suite struct MetricsRegistryTests {
     @Test func sameNameAndLabelsReturnTheSameSeries() {

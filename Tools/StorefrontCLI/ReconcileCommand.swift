@@ -4,6 +4,7 @@ import Kafka
 import MessagingSetup
 import Models
 import Postgres
+import Providers
 import ReconcilerService
 import ServiceRuntime
 import Synchronization

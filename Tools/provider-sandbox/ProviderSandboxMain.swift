@@ -1,6 +1,8 @@
+import SandboxKit
 import SandboxServer
 import ServiceHTTP
 import ServiceRuntime
+import Telemetry
 
 /// `provider-sandbox`: a local emulator of the Lemon Squeezy and Paystack APIs
 /// and webhooks. Configuration comes from the environment; see the README.

@@ -1,7 +1,10 @@
 import CatalogService
 import HTTPClient
 import HTTPServer
+import Models
+import ServiceHTTP
 import ServiceRuntime
+import Telemetry
 
 /// `catalog`: serves the product list apps show, from memory, refreshed from
 /// the payment providers in the background. Configuration comes from the

@@ -1,4 +1,5 @@
 import Models
+import Providers
 import ServiceRuntime
 import Telemetry
 

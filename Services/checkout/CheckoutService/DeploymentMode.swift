@@ -1,3 +1,4 @@
+import Foundation
 import ServiceRuntime
 
 /// Whether this deployment takes real money (`live`) or only test payments

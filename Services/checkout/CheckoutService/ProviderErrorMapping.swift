@@ -1,4 +1,5 @@
 import HTTPServer
+import Models
 import Providers
 
 extension ProviderError {

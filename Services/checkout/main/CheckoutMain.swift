@@ -5,11 +5,12 @@ import Kafka
 import MessagingSetup
 import Models
 import Postgres
-import ProviderSetup
 import Projection
+import ProviderSetup
 import Providers
 import ServiceHTTP
 import ServiceRuntime
+import Telemetry
 
 /// `checkout`: creates hosted checkouts and answers subscription status,
 /// cancel and resume for the apps. Configuration comes from the environment:

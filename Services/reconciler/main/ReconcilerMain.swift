@@ -1,8 +1,12 @@
+import Foundation
 import HTTPServer
 import MessagingSetup
+import Models
+import Providers
 import ReconcilerService
 import ServiceHTTP
 import ServiceRuntime
+import Telemetry
 
 /// `reconciler`: fetches the provider's own view of every subscription,
 /// order and transaction a webhook or command touches, sweeps the

@@ -1,7 +1,10 @@
 import HTTPServer
 import MessagingSetup
+import Postgres
 import ProjectorService
+import ServiceHTTP
 import ServiceRuntime
+import Telemetry
 
 /// `subscription-projector`: the only writer of subscription state. Consumes
 /// webhooks, checkouts, commands and the reconciler's snapshots, and projects

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServer
+import Kafka
 import Models
 import Providers
 import Telemetry

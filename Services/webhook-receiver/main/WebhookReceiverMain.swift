@@ -1,8 +1,12 @@
 import HTTPServer
+import Kafka
 import MessagingSetup
+import Models
 import ProviderSetup
+import Providers
 import ServiceHTTP
 import ServiceRuntime
+import Telemetry
 import WebhookReceiverService
 
 /// `webhook-receiver`: verifies the payment providers' webhooks and stores

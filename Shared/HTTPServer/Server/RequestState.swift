@@ -1,4 +1,4 @@
-import CMicroHTTPD
+internal import CMicroHTTPD
 import Synchronization
 
 /// Everything the server keeps about one request between libmicrohttpd's calls

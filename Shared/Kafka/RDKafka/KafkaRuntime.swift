@@ -1,4 +1,4 @@
-import CRdKafka
+internal import CRdKafka
 
 /// Facts about the librdkafka loaded at run time.
 public enum KafkaRuntime {

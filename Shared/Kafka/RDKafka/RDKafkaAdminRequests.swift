@@ -1,4 +1,4 @@
-import CRdKafka
+internal import CRdKafka
 
 /// Blocking admin requests on an `rd_kafka_t`. Callers run these on a
 /// dedicated queue, never on Swift's cooperative pool.

@@ -1,4 +1,4 @@
-import CRdKafka
+internal import CRdKafka
 
 /// The object librdkafka's callbacks reach through the handle's opaque
 /// pointer. Subclasses override the hooks their client kind needs.

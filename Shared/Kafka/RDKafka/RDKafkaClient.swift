@@ -1,4 +1,4 @@
-import CRdKafka
+internal import CRdKafka
 
 /// Owns one `rd_kafka_t` and the callback context its opaque pointer names;
 /// frees both in `deinit`, handle first so no callback can outlive its context.

@@ -1,4 +1,4 @@
-import CRdKafka
+internal import CRdKafka
 import Synchronization
 
 /// A consumer's assignment, buffered records and commit bookkeeping.

@@ -1,4 +1,4 @@
-import CRdKafka
+internal import CRdKafka
 
 extension RDKafkaClient {
     /// Watermarks of each partition and the committed offsets of this

@@ -1,4 +1,4 @@
-import CRdKafka
+internal import CRdKafka
 import Synchronization
 
 /// Delivery-report bookkeeping for one producer: which `sendAndAwait` calls

@@ -1,4 +1,4 @@
-import CRdKafka
+internal import CRdKafka
 
 /// One librdkafka producer handle with its callback context and poll thread.
 ///

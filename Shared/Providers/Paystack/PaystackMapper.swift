@@ -1,3 +1,4 @@
+import Foundation
 import Models
 
 /// Reads Paystack plans and subscriptions.

@@ -1,3 +1,5 @@
+import Foundation
+
 /// `POST /transaction/initialize`, `GET /transaction/verify/{reference}` and `GET /transaction`.
 extension PaystackAPI {
     func initialize(_ request: SandboxRequest) -> SandboxResponse {
