@@ -22,7 +22,8 @@ struct CatalogLiveTests {
         #expect(await eventually { app.server.port != nil }, "the server should bind")
         let port = try #require(app.server.port)
         let base = "http://127.0.0.1:\(port)"
-        let client = HTTPClient(configuration: HTTPClientConfiguration(timeout: .seconds(5), retryPolicy: .none))
+        // Generous: the suite's first seconds share two cores with every other suite's start.
+        let client = HTTPClient(configuration: HTTPClientConfiguration(timeout: .seconds(30), retryPolicy: .none))
 
         // The first load is held: alive, not ready, 503 for products.
         #expect(try await client.get(base + "/healthz").status == 200)

@@ -11,14 +11,14 @@ import Testing
         let brokers = try KafkaTestSupport.brokers()
         let topic = KafkaTestSupport.uniqueName("concurrent")
         try await KafkaTestSupport.createTopic(topic, partitions: 1, brokers: brokers)
-        let producers = 8, perProducer = 5000
+        let producers = 8, perProducer = 1500
 
         let log = LogLines()
         var configuration = KafkaTestSupport.consumerConfiguration(brokers, group: KafkaTestSupport.uniqueName("g"), maxBatchSize: 500)
         configuration.client.logHandler = { level, message in log.append("\(level): \(message)") }
         let consumer = try KafkaConsumer(topics: [topic], configuration: configuration)
         let reading = Task {
-            try await KafkaTestSupport.consume(consumer, timeout: .seconds(60), until: { $0.count >= producers * perProducer }) { batch in
+            try await KafkaTestSupport.consume(consumer, timeout: .seconds(180), until: { $0.count >= producers * perProducer }) { batch in
                 try await consumer.commit(batch)
             }
         }
