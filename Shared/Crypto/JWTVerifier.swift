@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 
 /// Verifies compact-serialized JWS tokens (JWTs) signed with HS256 or RS256.
@@ -89,7 +90,7 @@ public struct JWTVerifier: Sendable {
 
     private func checkTimes(_ claims: JWTClaims) throws(JWTError) {
         let current = now()
-        let skew = Double(leeway.components.seconds) + Double(leeway.components.attoseconds) / 1e18
+        let skew = leeway.inSeconds
         if let expiresAt = claims.expiresAt {
             // RFC 7519 §4.1.4: valid only while the current time is before `exp`.
             guard current < expiresAt.addingTimeInterval(skew) else { throw .expired }

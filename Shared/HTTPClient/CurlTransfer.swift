@@ -1,3 +1,4 @@
+import Basics
 internal import CCurl
 import Foundation
 
@@ -220,7 +221,7 @@ final class CurlTransfer {
     }
 
     private static func milliseconds(_ duration: Duration) -> Int {
-        max(1, Int(RetryPolicy.seconds(duration) * 1000))
+        max(1, Int(duration.inSeconds * 1000))
     }
 
     /// RFC 9110 `tchar`: the bytes allowed in a method or header name.

@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 
 /// When and how long to wait before repeating a failed request.
@@ -52,15 +53,10 @@ public struct RetryPolicy: Sendable, Equatable {
     /// The jittered backoff before retry number `retry` (1 for the first retry).
     public func backoff(beforeRetry retry: Int) -> Duration {
         let exponent = min(max(retry - 1, 0), 30)
-        let base = Self.seconds(baseDelay) * Double(1 << exponent)
-        let cap = min(Self.seconds(maxDelay), base)
+        let base = baseDelay.inSeconds * Double(1 << exponent)
+        let cap = min(maxDelay.inSeconds, base)
         guard cap > 0 else { return .zero }
         return .milliseconds(Int64((Double.random(in: 0...cap) * 1000).rounded()))
-    }
-
-    static func seconds(_ duration: Duration) -> Double {
-        let parts = duration.components
-        return Double(parts.seconds) + Double(parts.attoseconds) / 1e18
     }
 }
 

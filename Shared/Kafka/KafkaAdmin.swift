@@ -1,3 +1,4 @@
+import Basics
 import Dispatch
 
 /// Topic administration: idempotent topic creation for start-up, and

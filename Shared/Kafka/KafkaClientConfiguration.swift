@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import Basics
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
@@ -68,13 +69,5 @@ public struct KafkaClientConfiguration: Sendable {
             // librdkafka wants room for a whole record plus protocol overhead in one response.
             "receive.message.max.bytes": String(max(maxMessageBytes * 2 + 512, 100_000_000)),
         ].merging(security.properties) { _, security in security }
-    }
-}
-
-extension Duration {
-    /// Whole milliseconds, rounded down, for librdkafka's `*.ms` properties.
-    var wholeMilliseconds: Int64 {
-        let (seconds, attoseconds) = components
-        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
     }
 }

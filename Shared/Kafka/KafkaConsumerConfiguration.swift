@@ -1,3 +1,5 @@
+import Basics
+
 /// Settings for a ``KafkaConsumer``. Offsets are only ever committed
 /// explicitly (``KafkaConsumer/commit(_:)``): `enable.auto.commit` and
 /// `enable.auto.offset.store` are off, so a record counts as processed only

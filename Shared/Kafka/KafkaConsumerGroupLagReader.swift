@@ -1,3 +1,4 @@
+import Basics
 import Dispatch
 
 /// Reads another consumer group's committed offsets and the topic's

@@ -1,3 +1,5 @@
+import Basics
+
 /// Settings for a ``KafkaProducer``. The producer is always idempotent
 /// (`enable.idempotence=true`, `acks=all`): a retried send never duplicates
 /// or reorders records within a partition.

@@ -1,3 +1,4 @@
+import Basics
 import Kafka
 import Models
 import ServiceRuntime
@@ -53,8 +54,7 @@ public struct MessagingSettings: Sendable {
     /// created; an existing topic keeps its settings (change them with the
     /// broker's tools).
     public var topicSpecifications: [KafkaTopicSpecification] {
-        let (seconds, attoseconds) = retention.components
-        let retentionMilliseconds = seconds * 1000 + attoseconds / 1_000_000_000_000_000
+        let retentionMilliseconds = retention.wholeMilliseconds
         return Topics.all.map {
             KafkaTopicSpecification(name: $0, partitions: Int32(topicPartitions), replicationFactor: Int16(replicationFactor),
                                     config: ["cleanup.policy": "delete", "retention.ms": String(retentionMilliseconds),

@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 import HTTPClient
 import Models
@@ -212,13 +213,13 @@ final class CountingPublisher: SnapshotPublisher, Sendable {
             #expect(reports.allSatisfy { $0.failure == nil && $0.listed == count })
             #expect(requests == 4 * pages, "one request per page of 100")
             #expect(publisher.count == 4 * count)
-            let ratio = swept.timeInterval / max(raw.timeInterval, 0.001)
+            let ratio = swept.inSeconds / max(raw.inSeconds, 0.001)
             // With the default budgets (300/min Lemon Squeezy, 100/min Paystack test keys) the pages
             // alone take this long, whatever the sandbox's speed.
             let budgeted = Double(2 * pages - 15) / (Double(300 - 15) / 60) + Double(2 * pages - 5) / (Double(100 - 5) / 60)
             print(String(format: "reconciler sweep bench: %d subscriptions per provider (%d objects), %d provider requests "
                 + "(%.2f per 100 objects); sweep %.2f s, bare page requests %.2f s (ratio %.2f); at the default budgets ≥ %.0f s",
-                count, 4 * count, requests, Double(requests) * 100 / Double(4 * count), swept.timeInterval, raw.timeInterval, ratio, budgeted))
+                count, 4 * count, requests, Double(requests) * 100 / Double(4 * count), swept.inSeconds, raw.inSeconds, ratio, budgeted))
             #expect(ratio < 10, "the sweep's own work stays small next to the requests: \(ratio)")
         }
     }

@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 import HTTPClient
 import Kafka
@@ -89,9 +90,8 @@ public enum ReconcileCommand {
 
         let requests = providers.reduce(0) { $0 + metrics.requests($1).current }
         let limited = providers.reduce(0) { $0 + metrics.rateLimited($1).current }
-        let seconds = (clock.now - start).components
         output(String(format: "done in %.1f s: %d provider requests (%d answered 429), %d objects listed, %d snapshots published, %d drift",
-                      Double(seconds.seconds) + Double(seconds.attoseconds) / 1e18, requests, limited,
+                      (clock.now - start).inSeconds, requests, limited,
                       reports.reduce(0) { $0 + $1.listed }, reports.reduce(0) { $0 + $1.published }, reports.reduce(0) { $0 + $1.drift.count }))
         let failures = reports.compactMap { report in report.failure.map { "\(report.provider.rawValue) \(report.list.rawValue): \($0)" } }
         if !undelivered.isEmpty { output("warning: \(undelivered.count) snapshots were not delivered at shutdown") }

@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 import HTTPClient
 import Models
@@ -44,7 +45,7 @@ struct DemoSession: Sendable {
     }
 
     /// Seconds since ``start``.
-    func now() -> Double { (ContinuousClock.now - start).secondsValue }
+    func now() -> Double { (ContinuousClock.now - start).inSeconds }
 
     /// Samples the group's lag until the task is cancelled.
     func startSampling() -> Task<Void, Never> {

@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 import Kafka
 import Synchronization
@@ -77,14 +78,14 @@ final class LagSampler: Sendable {
     func sample(since start: ContinuousClock.Instant) async -> LagSample? {
         // Read the count first: records acknowledged after the offsets were read would overstate the lag.
         let acknowledged = progress.acknowledged
-        let began = (ContinuousClock.now - start).secondsValue
+        let began = (ContinuousClock.now - start).inSeconds
         do {
             let lag = try await reader.lag(topic: topic, timeout: .seconds(2))
             var committed: [Int32: Int64] = [:]
             for partition in lag.partitions { committed[partition.partition] = partition.committedOffset }
             let sum = lag.partitions.reduce(Int64(0)) { $0 + ($1.committedOffset ?? 0) }
             var sample = LagSample(
-                time: (ContinuousClock.now - start).secondsValue, acknowledged: acknowledged,
+                time: (ContinuousClock.now - start).inSeconds, acknowledged: acknowledged,
                 committed: committed, committedDuringRun: sum - baseline)
             for partition in lag.partitions where partition.committedOffset != nil { sample.waiting[partition.partition] = partition.lag }
             samples.withLock { $0.append(sample) }
@@ -95,9 +96,4 @@ final class LagSampler: Sendable {
             return nil
         }
     }
-}
-
-extension Duration {
-    /// Seconds as a Double.
-    var secondsValue: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
 }

@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 import HTTPClient
 import Models
@@ -97,7 +98,7 @@ struct ScaleDemo {
             report.killedName = "subscription-projector-\(options.killProjector)"
             report.replacement = events.replacement
             report.rebalance = RebalanceAnalysis.analyse(
-                samples: sampler.all, killTime: killTime, threshold: options.stallThreshold.secondsValue)
+                samples: sampler.all, killTime: killTime, threshold: options.stallThreshold.inSeconds)
             let current = (try? StackEnvironment.load(stateDirectory: options.stateDirectory)) ?? stack
             report.duplicatesAbsorbed = await DemoSession.duplicateCount(projectorURLs: current.projectorURLs, client: sender.client)
         }

@@ -1,3 +1,4 @@
+import Basics
 import Crypto
 import Foundation
 import HTTPClient
@@ -61,7 +62,7 @@ final class SendProgress: Sendable {
     var failureCount: Int { counts.withLock { $0.failureCount } }
 
     /// Seconds since ``origin``.
-    func now() -> Double { (ContinuousClock.now - origin).secondsValue }
+    func now() -> Double { (ContinuousClock.now - origin).inSeconds }
 
     func acknowledge() { counts.withLock { $0.acknowledged += 1 } }
     func retried(status: Int?) { counts.withLock { if status == 503 { $0.retries503 += 1 } else { $0.retriesOther += 1 } } }
@@ -193,7 +194,7 @@ struct WebhookSender: Sendable {
                 if response.isSuccess {
                     progress.record(.success)
                     progress.acknowledge()
-                    progress.delivered(attempts: attempt, seconds: (clock.now - first).secondsValue)
+                    progress.delivered(attempts: attempt, seconds: (clock.now - first).inSeconds)
                     return
                 }
                 progress.record(.status(response.status))

@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 import Kafka
 import Models
@@ -7,10 +8,6 @@ import Synchronization
 
 private func clientConfiguration(_ brokers: String, _ clientID: String) -> KafkaClientConfiguration {
     KafkaClientConfiguration(bootstrapServers: brokers.split(separator: ",").map(String.init), clientID: clientID)
-}
-
-private func seconds(_ duration: Duration) -> Double {
-    Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
 }
 
 /// `backlog`: produces `count` envelopes into `storefront.webhooks.v1`
@@ -52,7 +49,7 @@ enum BacklogCommand {
             bytes.wrappingAdd(produced, ordering: .relaxed)
         }
         let undelivered = await producer.shutdown(timeout: .seconds(300))
-        let elapsed = seconds(clock.now - started)
+        let elapsed = (clock.now - started).inSeconds
         let counters = producer.counters
         let failed = failures.withLock { $0 }
         if !failed.isEmpty || !undelivered.isEmpty || counters.delivered != count {
@@ -105,7 +102,7 @@ enum TopicCountCommand {
             let now = clock.now
             if let last {
                 if records >= expect, now - last > .milliseconds(1000) { break }
-                if seconds(now - last) > idleSeconds { break }
+                if (now - last).inSeconds > idleSeconds { break }
             } else if now - started > .seconds(30) {
                 break
             }

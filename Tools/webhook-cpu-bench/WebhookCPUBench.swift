@@ -1,3 +1,4 @@
+import Basics
 import Crypto
 import Foundation
 import Models
@@ -47,7 +48,7 @@ struct WebhookCPUBench {
             let start = clock.now
             for _ in 0..<iterations { sink &+= try work() }
             let elapsed = clock.now - start
-            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+            let seconds = elapsed.inSeconds
             results.append((name, seconds / Double(iterations) * 1e6))
             if sink == 42 { print("") }
         }

@@ -1,3 +1,5 @@
+import Basics
+
 /// Monotonic seconds for the catalog's age, injectable so tests can move
 /// time forward without sleeping.
 public struct CatalogClock: Sendable {
@@ -12,14 +14,6 @@ public struct CatalogClock: Sendable {
     /// host cannot make the catalog look younger or older than it is).
     public static let continuous: CatalogClock = {
         let origin = ContinuousClock.now
-        return CatalogClock { (ContinuousClock.now - origin).seconds }
+        return CatalogClock { (ContinuousClock.now - origin).inSeconds }
     }()
-}
-
-extension Duration {
-    /// The duration in (fractional) seconds.
-    var seconds: Double {
-        let parts = components
-        return Double(parts.seconds) + Double(parts.attoseconds) / 1e18
-    }
 }

@@ -1,3 +1,4 @@
+import Basics
 import Models
 import ServiceRuntime
 import Telemetry
@@ -36,7 +37,7 @@ public struct CatalogRefresher: Service {
                 if !outcome.ok {
                     logger.notice("catalog refresh incomplete; retrying", metadata: [
                         "failed.providers": outcome.failures.map(\.provider.rawValue).joined(separator: ","),
-                        "retry.in_seconds": String(delay.seconds), "catalog.loaded": String(outcome.isLoaded),
+                        "retry.in_seconds": String(delay.inSeconds), "catalog.loaded": String(outcome.isLoaded),
                     ])
                 }
                 try await Task.sleep(for: delay)

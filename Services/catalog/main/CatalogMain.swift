@@ -1,3 +1,4 @@
+import Basics
 import CatalogService
 import HTTPClient
 import HTTPServer
@@ -24,7 +25,7 @@ struct CatalogMain {
             logger.info("catalog starting", metadata: [
                 "http.port": String(settings.http.port),
                 "catalog.providers": settings.sources.map(\.provider.rawValue).joined(separator: ","),
-                "catalog.refresh_interval_seconds": String(Double(settings.configuration.refreshInterval.components.seconds)),
+                "catalog.refresh_interval_seconds": String(settings.configuration.refreshInterval.inSeconds),
             ])
             return ServiceLaunch(services: application.services)
         })

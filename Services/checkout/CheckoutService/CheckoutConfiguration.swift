@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 import ServiceRuntime
 
@@ -79,13 +80,5 @@ public struct CheckoutConfiguration: Sendable {
             configuration.idempotencyWait = wait
         }
         return configuration
-    }
-}
-
-extension Duration {
-    /// The duration in seconds as a `TimeInterval`.
-    var timeInterval: TimeInterval {
-        let (seconds, attoseconds) = components
-        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
     }
 }

@@ -1,3 +1,4 @@
+import Basics
 import Crypto
 import Foundation
 import HTTPServer
@@ -85,7 +86,7 @@ struct CheckoutCreator: Sendable {
         let createdAt = now()
         let request = CheckoutRequest(
             variantID: variant.rawID, email: email, appUserID: user.id, checkoutID: checkoutID,
-            redirectURL: configuration.redirectURL, expiresAt: createdAt.addingTimeInterval(configuration.checkoutExpiry.timeInterval),
+            redirectURL: configuration.redirectURL, expiresAt: createdAt.addingTimeInterval(configuration.checkoutExpiry.inSeconds),
             // Paystack needs an amount even though the plan sets it; the cached item saves a lookup.
             amount: variant.provider == .paystack ? item.price : nil)
         let checkout: ProviderCheckout

@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 import Postgres
 import Synchronization
@@ -53,8 +54,8 @@ struct IdempotencyStore: Sendable {
 
             let rows = try await pool.query("""
                 SELECT request_hash, state, response,
-                       created_at < now() - make_interval(secs => \(ttl.timeInterval)) AS expired,
-                       state = 'pending' AND created_at < now() - make_interval(secs => \(staleAfter.timeInterval)) AS stale
+                       created_at < now() - make_interval(secs => \(ttl.inSeconds)) AS expired,
+                       state = 'pending' AND created_at < now() - make_interval(secs => \(staleAfter.inSeconds)) AS stale
                 FROM checkout_idempotency_keys
                 WHERE app_user_id = \(user) AND idempotency_key = \(key)
                 """)
@@ -65,8 +66,8 @@ struct IdempotencyStore: Sendable {
                 try await pool.execute("""
                     DELETE FROM checkout_idempotency_keys
                     WHERE app_user_id = \(user) AND idempotency_key = \(key) AND request_hash = \(hash) AND state = \(state)
-                      AND (created_at < now() - make_interval(secs => \(ttl.timeInterval))
-                           OR (state = 'pending' AND created_at < now() - make_interval(secs => \(staleAfter.timeInterval))))
+                      AND (created_at < now() - make_interval(secs => \(ttl.inSeconds))
+                           OR (state = 'pending' AND created_at < now() - make_interval(secs => \(staleAfter.inSeconds))))
                     """)
                 continue
             }
@@ -102,7 +103,7 @@ struct IdempotencyStore: Sendable {
     @discardableResult
     func sweep() async throws -> Int {
         try await pool.execute("""
-            DELETE FROM checkout_idempotency_keys WHERE created_at < now() - make_interval(secs => \(ttl.timeInterval))
+            DELETE FROM checkout_idempotency_keys WHERE created_at < now() - make_interval(secs => \(ttl.inSeconds))
             """)
     }
 }

@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 import Kafka
 import Models
@@ -31,7 +32,7 @@ public enum ReconcileRecordDecoder {
             case .cancelRequested, .resumeRequested:
                 guard command.purchaseType == .subscription, !command.subscriptionID.isEmpty else { return .ignored("command names no subscription") }
                 let trigger = ReconcileTrigger.command(
-                    command.commandID, requestedAt: command.requestedAt, notBefore: command.requestedAt.addingTimeInterval(commandDelay.timeInterval))
+                    command.commandID, requestedAt: command.requestedAt, notBefore: command.requestedAt.addingTimeInterval(commandDelay.inSeconds))
                 return .requests([ReconcileRequest(target: EntityRef(command.provider, .subscription, command.subscriptionID), trigger: trigger)])
             case .claimByEmail, .other:
                 return .ignored("\(command.kind.rawValue) changes no provider object")
@@ -61,12 +62,5 @@ public enum ReconcileRecordDecoder {
             if let reference = event.transactionReference, !reference.isEmpty { targets.append(EntityRef(.paystack, .transaction, reference)) }
         }
         return targets.map { ReconcileRequest(target: $0, trigger: trigger, customerID: event.customerID) }
-    }
-}
-
-extension Duration {
-    /// Seconds as a `TimeInterval`.
-    var timeInterval: TimeInterval {
-        Double(components.seconds) + Double(components.attoseconds) / 1e18
     }
 }

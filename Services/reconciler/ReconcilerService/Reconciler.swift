@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 import HTTPClient
 import Models
@@ -40,7 +41,7 @@ public final class Reconciler: Sendable {
         self.configuration = configuration
         self.logger = logger
         self.settle = settle
-        queue = Mutex(ReconcileQueue(coalesceWindow: configuration.coalesceWindow.timeInterval, maxPending: configuration.maxPending))
+        queue = Mutex(ReconcileQueue(coalesceWindow: configuration.coalesceWindow.inSeconds, maxPending: configuration.maxPending))
         // The same jittered backoff the HTTP client uses, on the reconciler's scale.
         retryPolicy = RetryPolicy(baseDelay: configuration.retryInitialDelay, maxDelay: configuration.retryMaxDelay)
         metrics.registry.onCollect { [weak self] in
@@ -102,7 +103,7 @@ public final class Reconciler: Sendable {
             let now = Date()
             if now.timeIntervalSince(lastRelease) >= 1 {
                 lastRelease = now
-                let hold = configuration.maxCommitDelay.timeInterval
+                let hold = configuration.maxCommitDelay.inSeconds
                 let released = queue.withLock { $0.releaseHeld(now: now, maximumHold: hold) }
                 if !released.isEmpty {
                     metrics.releasedEarly("overdue").increment(by: released.count)
@@ -196,9 +197,9 @@ public final class Reconciler: Sendable {
         if let wanted = error.retryAfter { delay = max(delay, wanted) }
         logger.warning("fetch failed; parked for a retry", metadata: [
             "target": target.description, "error": error.description, "attempt": String(entry.attempts + 1),
-            "retry.in_seconds": String(format: "%.1f", delay.timeInterval),
+            "retry.in_seconds": String(format: "%.1f", delay.inSeconds),
         ])
-        let released = queue.withLock { $0.failed(target, retryAt: Date().addingTimeInterval(delay.timeInterval)) }
+        let released = queue.withLock { $0.failed(target, retryAt: Date().addingTimeInterval(delay.inSeconds)) }
         if !released.isEmpty {
             metrics.releasedEarly("parked").increment(by: released.count)
             settle(released)

@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 import Kafka
 import MessagingSetup
@@ -107,7 +108,7 @@ public final class ReconcilerConsumerService: Service, Sendable {
                 startedUp.store(true, ordering: .releasing)
                 return true
             } catch {
-                logger.warning("topics not ensured yet; retrying", metadata: ["error": "\(error)", "retry.in_seconds": "\(delay.timeInterval)"])
+                logger.warning("topics not ensured yet; retrying", metadata: ["error": "\(error)", "retry.in_seconds": "\(delay.inSeconds)"])
                 await tracker.progress.wait(upTo: delay)
                 delay = min(delay * 2, .seconds(5))
             }

@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 import Models
 import ServiceRuntime
@@ -69,7 +70,7 @@ public final class SweepService: Service, Sendable {
             for provider in providers {
                 group.addTask {
                     let started = Date()
-                    let since = self.watermarks.withLock { $0[provider] }.map { $0.addingTimeInterval(-self.configuration.sweepOverlap.timeInterval) }
+                    let since = self.watermarks.withLock { $0[provider] }.map { $0.addingTimeInterval(-self.configuration.sweepOverlap.inSeconds) }
                     let reports = await self.sweeper.sweep(provider, since: since, trigger: .sweep, sweepID: sweepID)
                     self.record(provider, reports, started: started, since: since, sweepID: sweepID)
                     return reports

@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 import HTTPClient
 import Models
@@ -120,7 +121,7 @@ public struct Sweeper: Sendable {
         let clock = ContinuousClock()
         let start = clock.now
         await sweep(into: &report, since: since, label: label, progress: progress)
-        report.seconds = (clock.now - start).timeInterval
+        report.seconds = (clock.now - start).inSeconds
         return report
     }
 
@@ -199,7 +200,7 @@ public struct Sweeper: Sendable {
                 if let wanted = error.retryAfter { delay = max(delay, wanted) }
                 logger.warning("sweep page failed; asking again", metadata: [
                     "provider": provider.rawValue, "list": list.rawValue, "page": String(number), "error": error.description,
-                    "retry.in_seconds": String(format: "%.1f", delay.timeInterval),
+                    "retry.in_seconds": String(format: "%.1f", delay.inSeconds),
                 ])
                 try await Task.sleep(for: delay)
                 attempt += 1

@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 import HTTPServer
 import MessagingSetup
@@ -35,7 +36,7 @@ struct ReconcilerMain {
             logger.info("reconciler starting", metadata: [
                 "http.port": String(settings.http.port), "kafka.group": configuration.groupID,
                 "reconciler.providers": providers.providers.enabledProviders.map(\.rawValue).joined(separator: ","),
-                "reconciler.sweep_interval_seconds": String(format: "%.0f", Double(configuration.sweepInterval.components.seconds)),
+                "reconciler.sweep_interval_seconds": String(format: "%.0f", configuration.sweepInterval.inSeconds),
                 "reconciler.budget.lemonsqueezy_per_minute": String(providers.lemonSqueezyRequestsPerMinute),
                 "reconciler.budget.paystack_per_minute": String(providers.paystackRequestsPerMinute),
                 "reconciler.drift": configuration.databaseURL == nil ? "off (no DATABASE_URL)" : "on",

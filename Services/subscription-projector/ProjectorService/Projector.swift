@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 import Kafka
 import Models
@@ -67,7 +68,7 @@ public struct Projector: Sendable {
         metrics.duplicates.increment(by: outcome.duplicates)
         metrics.deadLettered.increment(by: outcome.deadLettered)
         metrics.subscriptionsProjected.increment(by: outcome.subscriptionsProjected)
-        metrics.batchLatency.observe((ContinuousClock.now - started).seconds)
+        metrics.batchLatency.observe((ContinuousClock.now - started).inSeconds)
         return outcome
     }
 
@@ -129,12 +130,5 @@ public struct Projector: Sendable {
             sourceTopic: record.topic, sourcePartition: record.partition, sourceOffset: record.offset,
             sourceKey: record.key.map { String(decoding: $0, as: UTF8.self) }, sourceValue: record.value ?? [],
             reason: reason, consumer: consumerName, failedAt: Date())
-    }
-}
-
-extension Duration {
-    /// Seconds as a Double, for histograms.
-    var seconds: Double {
-        Double(components.seconds) + Double(components.attoseconds) / 1e18
     }
 }

@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 import Kafka
 import MessagingSetup
@@ -85,7 +86,7 @@ public final class ProjectorConsumerService: Service, Sendable {
                 startedUp.store(true, ordering: .releasing)
                 return true
             } catch {
-                logger.warning("start-up failed; retrying", metadata: ["error": "\(error)", "retry.in_seconds": "\(delay.seconds)"])
+                logger.warning("start-up failed; retrying", metadata: ["error": "\(error)", "retry.in_seconds": "\(delay.inSeconds)"])
                 try? await Task.sleep(for: delay)
                 delay = min(delay * 2, .seconds(5))
             }

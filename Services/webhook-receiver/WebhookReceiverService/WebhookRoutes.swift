@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 import HTTPServer
 import Kafka
@@ -77,7 +78,7 @@ public struct WebhookRoutes: Sendable {
         let started = clock.now
         do throws(WebhookPublishError) {
             let report = try await publisher.publish(key: key, value: value)
-            metrics.observePublish(provider, seconds: Self.seconds(clock.now - started))
+            metrics.observePublish(provider, seconds: (clock.now - started).inSeconds)
             metrics.count(provider, .published)
             if logger.isEnabled(.info) {
                 described["kafka.partition"] = String(report.partition)
@@ -86,7 +87,7 @@ public struct WebhookRoutes: Sendable {
             }
             return HTTPResponse(status: .ok, headers: ["Content-Type": "application/json"], body: Self.accepted)
         } catch {
-            metrics.observePublish(provider, seconds: Self.seconds(clock.now - started))
+            metrics.observePublish(provider, seconds: (clock.now - started).inSeconds)
             metrics.count(provider, .publishFailed)
             described["error"] = error.description
             logger.error("webhook not stored; answering 503 so the provider retries", metadata: described)
@@ -97,9 +98,5 @@ public struct WebhookRoutes: Sendable {
 
     static func tooLarge(_ limit: Int) -> HTTPError {
         HTTPError(.contentTooLarge, "Request body exceeds \(limit) bytes")
-    }
-
-    static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 }

@@ -1,3 +1,4 @@
+import Basics
 import HTTPServer
 import Kafka
 import MessagingSetup
@@ -36,8 +37,7 @@ struct WebhookReceiverMain {
                 "http.port": String(settings.http.port),
                 "webhook.providers": verifiers.map(\.provider.rawValue).joined(separator: ","),
                 "webhook.max_body_bytes": String(configuration.maxBodyBytes),
-                "webhook.publish_timeout_ms": String(configuration.publishTimeout.components.seconds * 1000
-                    + configuration.publishTimeout.components.attoseconds / 1_000_000_000_000_000),
+                "webhook.publish_timeout_ms": String(configuration.publishTimeout.wholeMilliseconds),
                 "webhook.trust_forwarded_for": String(configuration.trustForwardedFor),
                 "kafka.brokers": settings.messaging.client.bootstrapServers.joined(separator: ","),
             ])

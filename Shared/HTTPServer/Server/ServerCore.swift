@@ -1,3 +1,4 @@
+import Basics
 internal import CMicroHTTPD
 import Synchronization
 import Telemetry
@@ -200,7 +201,7 @@ final class ServerCore: Sendable {
 
     private func record(_ state: RequestState, status: Int, bytes: Int) {
         let elapsed = ContinuousClock.now - state.started
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let seconds = elapsed.inSeconds
         metrics?.record(method: state.method, route: state.route, status: status, seconds: seconds)
         if logger.isEnabled(.info) {
             logger.info("request", metadata: [

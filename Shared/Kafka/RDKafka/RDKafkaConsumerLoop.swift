@@ -1,3 +1,4 @@
+import Basics
 internal import CRdKafka
 import Dispatch
 import Foundation

@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 import ServiceRuntime
 
@@ -10,8 +11,8 @@ extension EntitlementResolver {
     /// - Parameter testDeployment: whether the deployment sells in test mode (`STOREFRONT_MODE`).
     public static func fromEnvironment(_ reader: inout ConfigReader, testDeployment: Bool) -> EntitlementResolver {
         var resolver = EntitlementResolver(policy: AccessPolicy(
-            unpaidGrace: seconds(reader.duration("ENTITLEMENT_UNPAID_GRACE", default: .zero)),
-            attentionGrace: seconds(reader.duration("ENTITLEMENT_ATTENTION_GRACE", default: .zero)),
+            unpaidGrace: reader.duration("ENTITLEMENT_UNPAID_GRACE", default: .zero).inSeconds,
+            attentionGrace: reader.duration("ENTITLEMENT_ATTENTION_GRACE", default: .zero).inSeconds,
             testDeployment: testDeployment))
         if let path = reader.string("ENTITLEMENTS_FILE") {
             do {
@@ -21,10 +22,5 @@ extension EntitlementResolver {
             }
         }
         return resolver
-    }
-
-    private static func seconds(_ duration: Duration) -> TimeInterval {
-        let (seconds, attoseconds) = duration.components
-        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
     }
 }

@@ -1,3 +1,4 @@
+import Basics
 import Synchronization
 
 /// Paces a client's calls to one provider so they stay within its rate limit.
@@ -106,8 +107,7 @@ struct TokenBucket: Sendable {
     private mutating func refill(at now: ContinuousClock.Instant) {
         guard now > updated else { return }
         let elapsed = now - updated
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        tokens = min(capacity, tokens + seconds * ratePerSecond)
+        tokens = min(capacity, tokens + elapsed.inSeconds * ratePerSecond)
         updated = now
     }
 }

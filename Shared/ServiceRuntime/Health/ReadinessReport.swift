@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 
 /// The result of running every readiness check once.
@@ -31,8 +32,7 @@ public struct ReadinessReport: Sendable, Equatable, Encodable {
             try container.encode(name, forKey: .name)
             try container.encode(ok, forKey: .ok)
             try container.encodeIfPresent(error, forKey: .error)
-            let components = duration.components
-            try container.encode(Double(components.seconds) + Double(components.attoseconds) / 1e18, forKey: .durationSeconds)
+            try container.encode(duration.inSeconds, forKey: .durationSeconds)
         }
     }
 

@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 import Synchronization
 
@@ -110,7 +111,7 @@ final class ChaosDirector: Sendable {
         self.log = log
         actions = ChaosActions(stateDirectory: options.stateDirectory, stackScript: options.stackScript)
         failover = ProjectorFailover(stateDirectory: options.stateDirectory, stackScript: options.stackScript, victim: options.killProjector)
-        rule = RecoveryRule(settle: options.settle.secondsValue, maxLag: max(Int64(options.rate), 50))
+        rule = RecoveryRule(settle: options.settle.inSeconds, maxLag: max(Int64(options.rate), 50))
         thresholds = options.faults.map { $0.threshold(total: session.total) }
     }
 
@@ -156,7 +157,7 @@ final class ChaosDirector: Sendable {
         let options = session.options
         switch record.fault.kind {
         case .freeze:
-            let seconds = options.freezeSeconds.secondsValue
+            let seconds = options.freezeSeconds.inSeconds
             record.title = "broker frozen \(String(format: "%g", seconds)) s"
             let pid = try actions.brokerPID()
             try actions.send(SIGSTOP, to: pid, name: "tansu")

@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 
 /// When each of this run's events was received and applied, read back from
@@ -47,7 +48,7 @@ struct ChaosReport {
         var out: [String] = ["", "== Storefront chaos run =="]
         out.append("plan:               \(total) signed Lemon Squeezy webhooks for \(options.subscriptions) subscriptions through the gateway, "
             + "\(Int(options.rate))/s, at most \(options.concurrency) in flight; faults \(ChaosFault.describe(options.faults)), "
-            + "freezes of \(String(format: "%g", options.freezeSeconds.secondsValue)) s")
+            + "freezes of \(String(format: "%g", options.freezeSeconds.inSeconds)) s")
         out.append("")
         out.append(contentsOf: delivery())
         out.append("")
@@ -87,7 +88,7 @@ struct ChaosReport {
             "answers:            \(ok) × 2xx, \(unavailable) × 503, other non-2xx: \(otherText), \(progress.transportErrors) without an answer",
             "retries:            \(progress.retries503 + progress.retriesOther) (\(progress.retries503) after 503, \(progress.retriesOther) after other answers or none) "
                 + "for \(progress.retriedWebhooks) webhooks; at most \(progress.mostAttempts) attempts, slowest delivery \(fmt(progress.slowestDelivery)) s "
-                + "(retry deadline \(Int(options.retryDeadline.secondsValue)) s)",
+                + "(retry deadline \(Int(options.retryDeadline.inSeconds)) s)",
             "sending:            \(fmt(sendSeconds)) s for all \(total) webhooks",
         ]
         if let drainSeconds {
@@ -119,19 +120,19 @@ struct ChaosReport {
         if let gap = longestGap(from: fault.start, to: min(windowEnd, sendSeconds)) {
             lines.append("     longest time without any 2xx: \(fmt(gap)) s")
         }
-        let window = samples.filter { $0.time >= fault.start - options.stallThreshold.secondsValue && $0.time < windowEnd }
+        let window = samples.filter { $0.time >= fault.start - options.stallThreshold.inSeconds && $0.time < windowEnd }
         if let peak = window.map(\.lag).max() { lines.append("     consumer lag peak: \(peak)") }
-        let stalls = RebalanceAnalysis.analyse(samples: window, killTime: fault.start, threshold: options.stallThreshold.secondsValue)
+        let stalls = RebalanceAnalysis.analyse(samples: window, killTime: fault.start, threshold: options.stallThreshold.inSeconds)
         if let last = stalls.stalls.map(\.to).max() {
             let worst = stalls.stalls.map(\.length).max() ?? 0
             let partitions = Set(stalls.stalls.map(\.partition)).count
             lines.append("     commits stalled on \(partitions) partition(s), up to \(fmt(worst)) s; every partition committing again "
                 + "\(fmt(last - fault.end)) s after the fault ended")
         } else {
-            lines.append("     no partition stopped committing for \(fmt(options.stallThreshold.secondsValue)) s or more")
+            lines.append("     no partition stopped committing for \(fmt(options.stallThreshold.inSeconds)) s or more")
         }
         let threshold = delayedAfter
-        let settled = min(nextStart, (fault.recoveredAt ?? fault.end) + options.settle.secondsValue + 1)
+        let settled = min(nextStart, (fault.recoveredAt ?? fault.end) + options.settle.inSeconds + 1)
         let touched = applied.filter { $0.applied >= fault.start && $0.applied < settled }
         let delayed = touched.filter { $0.latency > threshold }
         if let worst = delayed.map(\.latency).max(), let last = delayed.map(\.applied).max() {
