@@ -142,14 +142,14 @@ let package = Package(
         tests("SandboxKitTests", ["SandboxKit"]),
         tests("ProjectorServiceTests", ["TestSupport", "ProjectorService", "Projection", "Providers", "Models", "Postgres", "Kafka", "MessagingSetup", "Crypto", "ServiceRuntime", "Telemetry"],
               exclude: ["Fixtures"], linker: vendoredLibraries),
-        tests("CatalogServiceTests", ["SeedModels", "CatalogService", "Models", "HTTPServer", "HTTPClient", "ServiceHTTP", "ServiceRuntime", "Telemetry"]),
+        tests("CatalogServiceTests", ["SeedModels", "TestSupport", "CatalogService", "Models", "HTTPServer", "HTTPClient", "ServiceHTTP", "ServiceRuntime", "Telemetry"]),
         tests("WebhookReceiverServiceTests", ["TestSupport", "WebhookReceiverService", "Models", "Providers", "Crypto", "Kafka", "MessagingSetup", "HTTPServer", "HTTPClient",
                                               "SandboxServer", "SandboxKit", "ServiceRuntime", "Telemetry"], exclude: ["Fixtures"], linker: vendoredLibraries),
         // The kit's own tests, plus the server's completion page (CheckoutService; a test
         // target's linker flags never reach the StorefrontKit product).
         tests("StorefrontKitTests", ["StorefrontKit", "TestSupport", "HTTPClient", "CheckoutService", "HTTPServer", "ServiceRuntime"],
               linker: vendoredLibraries),
-        tests("ReconcilerServiceTests", ["Basics", "ReconcilerService", "Models", "Providers", "Kafka", "HTTPClient", "SandboxServer", "SandboxKit", "ServiceRuntime", "Telemetry"],
+        tests("ReconcilerServiceTests", ["Basics", "TestSupport", "ReconcilerService", "Models", "Providers", "Kafka", "HTTPClient", "SandboxServer", "SandboxKit", "ServiceRuntime", "Telemetry"],
               linker: vendoredLibraries),
         tests("CheckoutServiceTests", ["SeedModels", "TestSupport", "CheckoutService", "Models", "Providers", "Projection", "Postgres", "Kafka", "Crypto", "HTTPServer", "HTTPClient", "ServiceRuntime", "Telemetry", "SandboxServer", "SandboxKit"],
               linker: vendoredLibraries),

@@ -5,6 +5,7 @@ import HTTPServer
 import Models
 @testable import SeedModels
 import ServiceRuntime
+import TestSupport
 import Testing
 
 @Suite("Catalog over a real socket")

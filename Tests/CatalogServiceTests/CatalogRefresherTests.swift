@@ -3,6 +3,7 @@ import Foundation
 import HTTPServer
 import Models
 import ServiceRuntime
+import TestSupport
 import Testing
 
 @Suite("Catalog refresher service and configuration")

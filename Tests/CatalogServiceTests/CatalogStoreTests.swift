@@ -1,9 +1,10 @@
-@testable import SeedModels
 import CatalogService
 import Foundation
 import HTTPServer
 import Models
+@testable import SeedModels
 import Telemetry
+import TestSupport
 import Testing
 
 @Suite("Catalog store: last good data, partial failure, age, coalescing")

@@ -4,6 +4,7 @@ import HTTPServer
 import Models
 import Synchronization
 import Telemetry
+import TestSupport
 
 /// A test double for a payment provider's catalog API: returns what the test
 /// sets, counts fetches, and can hold fetches at a gate.
@@ -93,16 +94,6 @@ final class ManualClock: Sendable {
     private let seconds = Mutex<Double>(1_000)
     var clock: CatalogClock { CatalogClock { self.seconds.withLock { $0 } } }
     func advance(by delta: Double) { seconds.withLock { $0 += delta } }
-}
-
-/// Waits until `condition` holds, polling; false if it did not within `timeout`.
-func eventually(timeout: Duration = .seconds(60), _ condition: () async -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
-        if await condition() { return true }
-        try? await Task.sleep(for: .milliseconds(10))
-    }
-    return await condition()
 }
 
 let quietLogger = Logger(service: "catalog-test", sink: CapturingLogSink())

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPClient
+import TestSupport
 import Testing
 
 /// What `/echo` answers.
@@ -124,10 +125,18 @@ struct HTTPClientTests {
 
     @Test func cancellationStopsTheRequest() async throws {
         let client = HTTPClient()
-        let task = Task { try await client.get(server.url("/slow?ms=5000")) }
-        try await Task.sleep(for: .milliseconds(200))
+        let key = UUID().uuidString
+        let clock = ContinuousClock()
+        let task = Task { try await client.get(server.url("/slow?ms=30000&key=\(key)")) }
+        // Cancel only once the server is holding the request, so it is a transfer in flight that stops.
+        try await waitUntil("the server received the request") {
+            (try? await HTTPClient().get(server.url("/attempts?key=\(key)")))?.bodyString == "1"
+        }
+        let cancelled = clock.now
         task.cancel()
         await #expect(throws: CancellationError.self) { try await task.value }
+        // Far below the server's 30 s: the transfer was aborted, not waited out.
+        #expect(clock.now - cancelled < .seconds(15))
     }
 
     // MARK: - Retries

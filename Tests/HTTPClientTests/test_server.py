@@ -6,12 +6,12 @@ stdin closes (so it dies with the test process that started it).
 
 Endpoints (query parameters in brackets):
   /echo                 any method: JSON of method, path, headers, body, client port
-  /slow [ms]            waits, then 200
+  /slow [ms, key]       waits, then 200 (counting requests per key, when given)
   /flaky [key, failures, status, retry_after]
                         the first `failures` requests per key answer `status`
                         (default 503) with Retry-After; then 200
   /fail [key]           always 503 (no Retry-After), counting attempts per key
-  /attempts [key]       how many requests /flaky or /fail saw for key
+  /attempts [key]       how many requests /flaky, /fail or /slow saw for key
   /bytes [n, chunked]   n bytes of body, with Content-Length or chunked
 """
 import json
@@ -72,6 +72,8 @@ class Handler(BaseHTTPRequestHandler):
             }
             self.reply(200, json.dumps(payload).encode(), {"Content-Type": "application/json"})
         elif path == "/slow":
+            if key:
+                bump("slow:" + key)
             time.sleep(int(query.get("ms", "1000")) / 1000)
             self.reply(200, b"slow")
         elif path == "/flaky":
@@ -86,7 +88,7 @@ class Handler(BaseHTTPRequestHandler):
             self.reply(503, b"always failing")
         elif path == "/attempts":
             with counts_lock:
-                n = counts.get("flaky:" + key, 0) + counts.get("fail:" + key, 0)
+                n = counts.get("flaky:" + key, 0) + counts.get("fail:" + key, 0) + counts.get("slow:" + key, 0)
             self.reply(200, str(n).encode())
         elif path == "/bytes":
             n = int(query.get("n", "0"))

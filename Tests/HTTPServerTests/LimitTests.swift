@@ -1,5 +1,6 @@
 import Foundation
 @testable import HTTPServer
+import TestSupport
 import Testing
 
 /// Body, header, idle-time and per-IP bounds.
@@ -143,18 +144,5 @@ import Testing
             }
             #expect(results == [true])
         }
-    }
-}
-
-/// Polls `condition` for up to 30 seconds: generous, because every suite runs
-/// at once on two cores, and this bounds a wait, it does not time anything.
-func waitUntil(_ condition: () -> Bool) async throws {
-    let deadline = ContinuousClock.now + .seconds(30)
-    while !condition() {
-        guard ContinuousClock.now < deadline else {
-            Issue.record("condition not met within 30 s")
-            return
-        }
-        try await Task.sleep(for: .milliseconds(20))
     }
 }

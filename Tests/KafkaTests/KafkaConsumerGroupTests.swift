@@ -1,5 +1,6 @@
 import Kafka
 import Synchronization
+import TestSupport
 import Testing
 
 @Suite struct KafkaConsumerGroupTests {
@@ -151,14 +152,3 @@ private final class SharedCount: Sendable {
     func add(_ amount: Int) { count.withLock { $0 += amount } }
 }
 
-/// Polls `condition` every 50 ms for up to 30 s; fails the test if it never holds.
-private func waitUntil(
-    _ what: String, sourceLocation: SourceLocation = #_sourceLocation,
-    _ condition: () -> Bool
-) async throws {
-    let deadline = ContinuousClock.now.advanced(by: .seconds(30))
-    while !condition() {
-        try #require(ContinuousClock.now < deadline, "timed out waiting until \(what)", sourceLocation: sourceLocation)
-        try await Task.sleep(for: .milliseconds(50))
-    }
-}

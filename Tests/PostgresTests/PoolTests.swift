@@ -1,13 +1,8 @@
-import Testing
 @testable import Postgres
+import TestSupport
+import Testing
 
 @Suite struct PoolTests {
-    /// Polls a condition that another task will make true soon; fails after ~10 s.
-    func eventually(_ condition: () -> Bool, sourceLocation: SourceLocation = #_sourceLocation) async throws {
-        for _ in 0..<2000 where !condition() { try await Task.sleep(for: .milliseconds(5)) }
-        #expect(condition(), sourceLocation: sourceLocation)
-    }
-
     @Test func thirdCallerWaitsUntilAConnectionIsReleased() async throws {
         let pool = PostgresPool(configuration: try TestDatabase.configuration(),
                                 options: .init(maximumConnections: 2, acquireTimeout: .seconds(60)))
@@ -22,7 +17,7 @@ import Testing
             await third.open()
             return try await connection.query("SELECT \(7)")[0].decode(Int.self)
         }
-        try await eventually { pool.statistics.waiting == 1 }
+        try await waitUntil("the third caller waits") { pool.statistics.waiting == 1 }
         #expect(await third.isOpen == false, "a third connection was handed out while two were in use")
         #expect(pool.statistics.open == 2)
 

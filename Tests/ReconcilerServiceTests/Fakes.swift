@@ -145,16 +145,6 @@ enum Fixture {
         #"{"jsonapi":{"version":"1.0"},"links":{"self":"https:\/\/api.lemonsqueezy.com\/v1\/subscriptions\/\#(id)"},"data":{"type":"subscriptions","id":"\#(id)","attributes":{"status":"\#(status)","price_formatted":"\u20ac9"}}}"#
     }
 
-    /// Polls until `condition` holds or `timeout` passes (generous: suites run in parallel on few cores).
-    static func eventually(timeout: Duration = .seconds(30), _ condition: () -> Bool) async -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if condition() { return true }
-            try? await Task.sleep(for: .milliseconds(10))
-        }
-        return condition()
-    }
-
     static func item(_ json: String) -> ProviderPage.Item {
         let bytes = Array(json.utf8)
         return ProviderPage.Item(raw: bytes, json: (try? JSONValue.parse(bytes)) ?? .null)

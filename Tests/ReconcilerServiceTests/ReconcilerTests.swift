@@ -3,6 +3,7 @@ import Models
 import Providers
 @testable import ReconcilerService
 import Telemetry
+import TestSupport
 import Testing
 
 /// The reconciler over a fake provider and a fake publisher: no server.
@@ -19,7 +20,7 @@ import Testing
         for index in 0..<5 {
             running.reconciler.submit([Fixture.webhook(sub, key: "lemonsqueezy:w\(index)", receivedAt: first.addingTimeInterval(Double(index) * 0.01))], ticket: 7)
         }
-        #expect(await Fixture.eventually { running.tickets.count(7) == 5 })
+        #expect(await eventually { running.tickets.count(7) == 5 })
         await running.stop()
         #expect(source.calls.count == 1, "coalesced into one fetch")
         let published = try #require(publisher.published.first)
@@ -47,7 +48,7 @@ import Testing
         let publisher = FakePublisher()
         let running = RunningReconciler.start(source, publisher)
         running.reconciler.submit([Fixture.webhook(transaction, customer: "CUS_abc")], ticket: 1)
-        #expect(await Fixture.eventually { running.tickets.count(1) == 1 })
+        #expect(await eventually { running.tickets.count(1) == 1 })
         await running.stop()
         let published = try #require(publisher.published.first)
         #expect(published.snapshot.outcome == .notFound && published.snapshot.body.bytes.isEmpty)
@@ -62,7 +63,7 @@ import Testing
         let publisher = FakePublisher()
         let running = RunningReconciler.start(source, publisher)
         running.reconciler.submit([Fixture.webhook(code)], ticket: 1)
-        #expect(await Fixture.eventually { running.tickets.count(1) == 1 })
+        #expect(await eventually { running.tickets.count(1) == 1 })
         await running.stop()
         #expect(publisher.published.map(\.key) == ["paystack:CUS_fetched"])
     }
@@ -75,10 +76,10 @@ import Testing
             coalesce: .zero, retryInitial: .milliseconds(100), retryMax: .milliseconds(400)))
         running.reconciler.submit([Fixture.webhook(sub)], ticket: 3)
         // The batch is released as soon as the first fetch failed and was parked.
-        #expect(await Fixture.eventually { running.tickets.count(3) == 1 })
+        #expect(await eventually { running.tickets.count(3) == 1 })
         #expect(publisher.published.isEmpty)
         #expect(running.health.outage(.lemonsqueezy) != nil, "the outage shows (readiness, provider_up)")
-        #expect(await Fixture.eventually { publisher.published.count == 1 })
+        #expect(await eventually { publisher.published.count == 1 })
         await running.stop()
         #expect(source.calls.count == 3)
         #expect(running.health.outage(.lemonsqueezy) == nil)
@@ -93,7 +94,7 @@ import Testing
         let running = RunningReconciler.start(source, publisher, configuration: Fixture.configuration(
             coalesce: .zero, retryInitial: .milliseconds(10), retryMax: .milliseconds(20)))
         running.reconciler.submit([Fixture.webhook(sub)], ticket: 1)
-        #expect(await Fixture.eventually { publisher.published.count == 1 })
+        #expect(await eventually { publisher.published.count == 1 })
         await running.stop()
         let calls = source.calls
         #expect(calls.count == 2)
@@ -106,7 +107,7 @@ import Testing
         let publisher = FakePublisher()
         let running = RunningReconciler.start(source, publisher)
         running.reconciler.submit([Fixture.webhook(sub)], ticket: 1)
-        #expect(await Fixture.eventually { running.tickets.count(1) == 1 })
+        #expect(await eventually { running.tickets.count(1) == 1 })
         await running.stop()
         #expect(publisher.published.isEmpty && source.calls.count == 1)
         #expect(running.metrics.dropped("abandoned").current == 1)
@@ -119,9 +120,9 @@ import Testing
         let publisher = FakePublisher(failures: 4)
         let running = RunningReconciler.start(source, publisher, configuration: Fixture.configuration(coalesce: .zero))
         running.reconciler.submit([Fixture.webhook(sub)], ticket: 9)
-        #expect(await Fixture.eventually { publisher.calls >= 1 })
+        #expect(await eventually { publisher.calls >= 1 })
         #expect(running.tickets.count(9) == 0, "not released while unpublished")
-        #expect(await Fixture.eventually { running.tickets.count(9) == 1 })
+        #expect(await eventually { running.tickets.count(9) == 1 })
         await running.stop()
         #expect(publisher.calls == 5 && publisher.published.count == 1)
         #expect(source.calls.count == 1, "published again, not fetched again")
@@ -134,7 +135,7 @@ import Testing
         let publisher = FakePublisher()
         let running = RunningReconciler.start(source, publisher, configuration: Fixture.configuration(coalesce: .zero, concurrency: 4))
         running.reconciler.submit(targets.map { Fixture.webhook($0) }, ticket: 1)
-        #expect(await Fixture.eventually { running.tickets.count(1) == 8 })
+        #expect(await eventually { running.tickets.count(1) == 8 })
         await running.stop()
         #expect(source.maxConcurrentFetches == 4, "8 fetches of 200 ms, 4 at a time")
         #expect(Set(publisher.published.map(\.key)) == Set(targets.map { "lemonsqueezy:order_\($0.id)" }))
@@ -147,7 +148,7 @@ import Testing
         let running = RunningReconciler.start(source, publisher, configuration: Fixture.configuration(
             coalesce: .zero, retryInitial: .seconds(30), retryMax: .seconds(30)))
         running.reconciler.submit([Fixture.webhook(sub, receivedAt: Date().addingTimeInterval(-120))], ticket: 1)
-        #expect(await Fixture.eventually { running.tickets.count(1) == 1 })
+        #expect(await eventually { running.tickets.count(1) == 1 })
         let text = running.metrics.registry.renderPrometheus()
         await running.stop()
         let line = try #require(text.split(separator: "\n").first { $0.hasPrefix("reconciler_oldest_unreconciled_webhook_seconds ") })

@@ -9,6 +9,7 @@ import Providers
 import ServiceRuntime
 import Synchronization
 import Telemetry
+import TestSupport
 import Testing
 import WebhookReceiverService
 
@@ -82,16 +83,6 @@ enum Signer {
         case .paystack: [("Content-Type", "application/json"), ("x-paystack-signature", paystack(body))]
         }
     }
-}
-
-/// Waits until `condition` holds, polling; false if it did not within `timeout`.
-func eventually(timeout: Duration = .seconds(10), _ condition: () async -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
-        if await condition() { return true }
-        try? await Task.sleep(for: .milliseconds(20))
-    }
-    return await condition()
 }
 
 /// A receiver served on an ephemeral loopback port by its own service group.
