@@ -125,6 +125,7 @@ let package = Package(
         // MARK: - Tests
         .target(name: "TestSupport", dependencies: ["Postgres", "HTTPClient"], path: "Tests/TestSupport", swiftSettings: strict),
         .target(name: "SeedModels", path: "Tests/SeedModels", swiftSettings: strict),
+        tests("BasicsTests", ["Basics"]),
         tests("TelemetryTests", ["Telemetry"]),
         tests("PostgresTests", ["Postgres", "TestSupport"]),
         tests("StorefrontCLITests", ["StorefrontCLI", "CheckoutService", "ReconcilerService", "TestSupport", "Crypto", "Kafka", "Models", "Postgres", "Projection", "ServiceRuntime", "Telemetry"],

@@ -52,11 +52,8 @@ public struct RetryPolicy: Sendable, Equatable {
 
     /// The jittered backoff before retry number `retry` (1 for the first retry).
     public func backoff(beforeRetry retry: Int) -> Duration {
-        let exponent = min(max(retry - 1, 0), 30)
-        let base = baseDelay.inSeconds * Double(1 << exponent)
-        let cap = min(maxDelay.inSeconds, base)
-        guard cap > 0 else { return .zero }
-        return .milliseconds(Int64((Double.random(in: 0...cap) * 1000).rounded()))
+        guard baseDelay > .zero else { return .zero }
+        return Backoff(initial: baseDelay, maximum: max(maxDelay, baseDelay)).jitteredDelay(afterFailures: max(retry, 1))
     }
 }
 

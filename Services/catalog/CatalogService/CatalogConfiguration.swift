@@ -1,3 +1,4 @@
+import Basics
 import ServiceRuntime
 
 /// The catalog's own settings (HTTP settings come from
@@ -49,11 +50,6 @@ public struct CatalogConfiguration: Sendable {
     public func delay(afterConsecutiveFailures consecutiveFailures: Int) -> Duration {
         guard consecutiveFailures > 0 else { return refreshInterval }
         let cap = min(maximumRetryDelay, refreshInterval)
-        var delay = initialRetryDelay
-        for _ in 1..<min(consecutiveFailures, 63) {
-            delay *= 2
-            if delay >= cap { return cap }
-        }
-        return min(delay, cap)
+        return Backoff(initial: min(initialRetryDelay, cap), maximum: cap).delay(afterFailures: consecutiveFailures)
     }
 }

@@ -1,3 +1,4 @@
+import Basics
 import Models
 import Providers
 import ServiceRuntime
@@ -29,12 +30,9 @@ public struct CheckoutCatalogRefresher: Service {
                     logger.warning("catalog refresh failed", metadata: ["provider": provider.rawValue, "error": error.description])
                 }
             }
-            var delay = configuration.catalogRefreshInterval
-            if failures > 0 {
-                delay = configuration.catalogRetryDelay
-                for _ in 1..<min(failures, 30) where delay < configuration.catalogRefreshInterval { delay *= 2 }
-                delay = min(delay, configuration.catalogRefreshInterval)
-            }
+            let interval = configuration.catalogRefreshInterval
+            let delay = failures == 0 ? interval
+                : Backoff(initial: min(configuration.catalogRetryDelay, interval), maximum: interval).delay(afterFailures: failures)
             do {
                 try await Task.sleep(for: delay)
             } catch {

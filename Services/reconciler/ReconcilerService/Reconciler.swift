@@ -157,7 +157,7 @@ public final class Reconciler: Sendable {
         let finished = Date()
         let keyed = SnapshotBuilder.fetched(target, body: body, started: started, finished: finished,
                                             trigger: entry.trigger.label, customerID: entry.customerID)
-        var delay = Duration.milliseconds(100)
+        var retries = BackoffCounter(Backoff(initial: .milliseconds(100), maximum: .seconds(5)))
         while true {
             do {
                 try await publisher.publish([keyed])
@@ -166,8 +166,7 @@ public final class Reconciler: Sendable {
                 // Stopping: the ticket stays held, so the batch is not committed and is re-read.
                 if isStopped { logger.warning("snapshot not published at shutdown", metadata: ["target": target.description]); return }
                 logger.error("snapshot not published; retrying", metadata: ["target": target.description, "error": "\(error)"])
-                try? await Task.sleep(for: delay)
-                delay = min(delay * 2, .seconds(5))
+                try? await Task.sleep(for: retries.failed())
             }
         }
         metrics.published(target.provider, entry.trigger.kind).increment()

@@ -101,16 +101,16 @@ public final class ReconcilerConsumerService: Service, Sendable {
     }
 
     private func startUp() async -> Bool {
-        var delay = Duration.milliseconds(200)
+        var retries = BackoffCounter(Backoff(initial: .milliseconds(200), maximum: .seconds(5)))
         while !isStopping {
             do {
                 if let messaging { try await messaging.ensureTopics() }
                 startedUp.store(true, ordering: .releasing)
                 return true
             } catch {
+                let delay = retries.failed()
                 logger.warning("topics not ensured yet; retrying", metadata: ["error": "\(error)", "retry.in_seconds": "\(delay.inSeconds)"])
                 await tracker.progress.wait(upTo: delay)
-                delay = min(delay * 2, .seconds(5))
             }
         }
         return false

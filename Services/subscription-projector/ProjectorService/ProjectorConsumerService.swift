@@ -75,7 +75,7 @@ public final class ProjectorConsumerService: Service, Sendable {
     }
 
     private func startUp() async -> Bool {
-        var delay = Duration.milliseconds(200)
+        var retries = BackoffCounter(Backoff(initial: .milliseconds(200), maximum: .seconds(5)))
         while !isStopping {
             do {
                 if migrate {
@@ -86,9 +86,9 @@ public final class ProjectorConsumerService: Service, Sendable {
                 startedUp.store(true, ordering: .releasing)
                 return true
             } catch {
+                let delay = retries.failed()
                 logger.warning("start-up failed; retrying", metadata: ["error": "\(error)", "retry.in_seconds": "\(delay.inSeconds)"])
                 try? await Task.sleep(for: delay)
-                delay = min(delay * 2, .seconds(5))
             }
         }
         return false
@@ -97,7 +97,7 @@ public final class ProjectorConsumerService: Service, Sendable {
     /// Applies, retrying while the database or broker is away, then commits.
     func process(_ batch: KafkaConsumerBatch) async {
         projector.metrics.consumed(batch.nextOffsets)
-        var delay = Duration.milliseconds(100)
+        var retries = BackoffCounter(Backoff(initial: .milliseconds(100), maximum: .seconds(5)))
         while true {
             do {
                 let outcome = try await projector.apply(batch.records)
@@ -111,8 +111,7 @@ public final class ProjectorConsumerService: Service, Sendable {
                 // Stopping: leave it uncommitted; whoever owns the partition next re-applies it.
                 if isStopping { logger.warning("batch not applied at shutdown: \(error)"); return }
                 logger.error("batch failed; retrying", metadata: ["error": "\(error)", "records": String(batch.records.count)])
-                try? await Task.sleep(for: delay)
-                delay = min(delay * 2, .seconds(5))
+                try? await Task.sleep(for: retries.failed())
             }
         }
         do {

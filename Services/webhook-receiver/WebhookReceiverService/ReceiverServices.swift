@@ -1,3 +1,4 @@
+import Basics
 import Kafka
 import ServiceRuntime
 import Synchronization
@@ -27,22 +28,20 @@ public struct TopicSetupService: Service {
     public var isDone: Bool { done.flag.load(ordering: .acquiring) }
 
     public func run() async throws {
-        var delay = initialDelay
-        var attempt = 1
+        var retries = BackoffCounter(Backoff(initial: initialDelay, maximum: maximumDelay))
         while !Task.isCancelled {
             do {
                 try await ensure()
                 done.flag.store(true, ordering: .releasing)
-                logger.info("kafka topics ensured", metadata: ["kafka.attempt": String(attempt)])
+                logger.info("kafka topics ensured", metadata: ["kafka.attempt": String(retries.failures + 1)])
                 break
             } catch {
+                let delay = retries.failed()
                 logger.warning("kafka topics not ensured yet (broker unreachable?); retrying", metadata: [
-                    "error": String(describing: error), "kafka.attempt": String(attempt),
-                    "retry_in_seconds": String(delay.components.seconds),
+                    "error": String(describing: error), "kafka.attempt": String(retries.failures),
+                    "retry_in_seconds": String(delay.inSeconds),
                 ])
                 try? await Task.sleep(for: delay)
-                delay = min(delay * 2, maximumDelay)
-                attempt += 1
             }
         }
         // Returning early would stop the whole group: idle until stopped.

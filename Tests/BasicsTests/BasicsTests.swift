@@ -1,0 +1,37 @@
+import Basics
+import Testing
+
+@Suite struct BackoffTests {
+    @Test func doublesFromTheInitialDelayUpToTheMaximum() {
+        let backoff = Backoff(initial: .milliseconds(100), maximum: .seconds(1))
+        #expect(backoff.delay(afterFailures: 0) == .zero)
+        #expect((1...6).map { backoff.delay(afterFailures: $0) }
+            == [.milliseconds(100), .milliseconds(200), .milliseconds(400), .milliseconds(800), .seconds(1), .seconds(1)])
+        #expect(backoff.delay(afterFailures: 10_000) == .seconds(1), "no overflow for long outages")
+    }
+
+    @Test func jitterStaysWithinTheDelay() {
+        let backoff = Backoff(initial: .milliseconds(100), maximum: .seconds(1))
+        for failures in 1...8 {
+            let jittered = backoff.jitteredDelay(afterFailures: failures)
+            #expect(jittered >= .zero && jittered <= backoff.delay(afterFailures: failures))
+        }
+    }
+
+    @Test func aCounterStartsOverAfterASuccess() {
+        var retries = BackoffCounter(Backoff(initial: .seconds(1), maximum: .seconds(4)))
+        #expect([retries.failed(), retries.failed(), retries.failed(), retries.failed()] == [.seconds(1), .seconds(2), .seconds(4), .seconds(4)])
+        #expect(retries.failures == 4)
+        retries.succeeded()
+        #expect(retries.failed() == .seconds(1))
+    }
+}
+
+@Suite struct DurationUnitsTests {
+    @Test func secondsAndMilliseconds() {
+        #expect(Duration.milliseconds(1500).inSeconds == 1.5)
+        #expect(Duration.seconds(3).wholeMilliseconds == 3000)
+        #expect(Duration.microseconds(2999).wholeMilliseconds == 2, "rounded toward zero")
+        #expect(Duration.zero.inSeconds == 0)
+    }
+}
