@@ -25,12 +25,19 @@ import Testing
         #expect(properties["session.timeout.ms"] == "6000")
         #expect(properties["group.id"] == "g")
         #expect(properties["auto.offset.reset"] == "earliest")
+        #expect(properties["fetch.wait.max.ms"] == "25", "Tansu holds every fetch this long")
     }
 
     @Test func invalidSettingsAreRejected() {
         var badBatch = KafkaConsumerConfiguration(client: client, groupID: "g")
         badBatch.maxBatchSize = 0
         #expect(throws: KafkaError.self) { _ = try KafkaConsumer(topics: ["t"], configuration: badBatch) }
+        var badWait = KafkaConsumerConfiguration(client: client, groupID: "g")
+        badWait.fetchMaxWait = .zero
+        #expect(throws: KafkaError.self) { _ = try KafkaConsumer(topics: ["t"], configuration: badWait) }
+        var badGap = KafkaConsumerConfiguration(client: client, groupID: "g")
+        badGap.offsetGapRecheck = .zero
+        #expect(throws: KafkaError.self) { _ = try KafkaConsumer(topics: ["t"], configuration: badGap) }
 
         var unknown = client
         unknown.extraProperties = ["no.such.property": "1"]
