@@ -1,6 +1,7 @@
 import HTTPClient
 import Providers
 import ServiceRuntime
+import Basics
 
 /// Reads the payment providers' settings the way every Storefront service
 /// reads configuration: secrets may come from `*_FILE` variables (compose and
@@ -33,12 +34,7 @@ public enum ProviderSetup {
             }
             return configuration
         } catch {
-            for problem in error.problems {
-                let variable = problem.prefix { $0.isUppercase || $0 == "_" || $0.isNumber }
-                // Problems read "VARIABLE must be …"; name the variable once.
-                let message = problem.dropFirst(variable.count).drop { $0 == ":" || $0 == " " }
-                reader.report(variable.isEmpty ? "PROVIDERS" : String(variable), String(message))
-            }
+            for problem in error.problems { reader.report(problem.variable, problem.message) }
             return nil
         }
     }

@@ -1,3 +1,4 @@
+import Basics
 @testable import CheckoutService
 import Crypto
 import Foundation

@@ -4,6 +4,7 @@ import Foundation
 import HTTPServer
 import ServiceRuntime
 import Testing
+import Basics
 
 /// Tokens on every app route: missing, forged, expired, email mismatch, RS256.
 @Suite struct AuthTests {

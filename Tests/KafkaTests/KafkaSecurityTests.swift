@@ -1,11 +1,12 @@
+import Basics
 import Foundation
+@testable import Kafka
 import MessagingSetup
 import ServiceRuntime
 import Synchronization
 import Telemetry
 import TestSupport
 import Testing
-@testable import Kafka
 
 /// TLS and SASL: the librdkafka properties each setting becomes, what the
 /// linked librdkafka accepts, and how the environment is read and checked.

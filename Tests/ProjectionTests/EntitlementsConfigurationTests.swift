@@ -3,6 +3,7 @@ import Foundation
 import Models
 import Testing
 @testable import Projection
+import Basics
 
 @Suite struct EntitlementsConfigurationTests {
     static func parse(_ text: String) throws(EntitlementsConfiguration.Invalid) -> EntitlementsConfiguration {

@@ -4,6 +4,7 @@ import ProviderSetup
 import Providers
 import ServiceRuntime
 import Testing
+import Basics
 
 /// Each service reads only the provider settings of what it does with them:
 /// API callers (catalog, checkout, reconciler) need no webhook secret, the
@@ -13,12 +14,13 @@ import Testing
     static let lsWebhook = ["LEMONSQUEEZY_WEBHOOK_SECRET": "ls-whsec-zz9-2"]
     static let ps = ["PAYSTACK_SECRET_KEY": "sk_test_zz9-3"]
 
+    /// Each problem's message (they name the variables they are about).
     static func problems(_ environment: [String: String], uses: ProviderUses) -> [String] {
         do {
             _ = try ProvidersConfiguration.fromEnvironment(environment, uses: uses)
             return []
         } catch {
-            return error.problems
+            return error.problems.map { $0.variable == "PROVIDERS" ? $0.message : "\($0.variable) \($0.message)" }
         }
     }
 

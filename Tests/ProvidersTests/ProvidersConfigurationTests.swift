@@ -2,17 +2,19 @@ import HTTPClient
 import Models
 import Providers
 import Testing
+import Basics
 
 @Suite struct ProvidersConfigurationTests {
     static let ls = ["LEMONSQUEEZY_API_KEY": "ls-key-SECRET-1", "LEMONSQUEEZY_STORE_ID": "12345", "LEMONSQUEEZY_WEBHOOK_SECRET": "ls-whsec-SECRET-2"]
     static let ps = ["PAYSTACK_SECRET_KEY": "sk_test_SECRET-3"]
 
+    /// Each problem as "VARIABLE message".
     func problems(_ environment: [String: String]) -> [String] {
         do {
             _ = try ProvidersConfiguration.fromEnvironment(environment)
             return []
         } catch {
-            return error.problems
+            return error.problems.map { "\($0.variable) \($0.message)" }
         }
     }
 
@@ -47,6 +49,11 @@ import Testing
         #expect(configuration.lemonSqueezy?.testMode == true)
         #expect(configuration.paystack?.apiBaseURL == "http://127.0.0.1:8090/paystack")
         #expect(configuration.paystack?.webhookIPAllowList?.addresses == PaystackConfiguration.documentedWebhookIPs)
+        // Every boolean setting takes the same words (BooleanSetting), ConfigReader's included.
+        for (text, expected) in [("on", true), ("OFF", false), ("1", true), ("no", false)] {
+            environment["LEMONSQUEEZY_TEST_MODE"] = text
+            #expect(try ProvidersConfiguration.fromEnvironment(environment).lemonSqueezy?.testMode == expected, "\(text)")
+        }
     }
 
     @Test func onlyPaystack() throws {
@@ -75,17 +82,17 @@ import Testing
         ]
         let found = problems(environment)
         let expectedNames = [
-            "LEMONSQUEEZY_WEBHOOK_SECRET is not set", "LEMONSQUEEZY_STORE_ID and LEMON_SQUEEZY_STORE_ID", "LEMONSQUEEZY_STORE_ID must be a positive integer",
-            "LEMONSQUEEZY_API_BASE_URL must be", "LEMONSQUEEZY_TEST_MODE must be", "LEMONSQUEEZY_STORE_CURRENCY must be",
-            "PAYSTACK_SECRET_KEY holds a public key", "PAYSTACK_API_BASE_URL must be", "PAYSTACK_WEBHOOK_IP_ALLOWLIST: entry 2",
+            "LEMONSQUEEZY_WEBHOOK_SECRET is not set", "LEMONSQUEEZY_STORE_ID differs from LEMON_SQUEEZY_STORE_ID", "LEMONSQUEEZY_STORE_ID must be a positive integer",
+            "LEMONSQUEEZY_API_BASE_URL must be", "LEMONSQUEEZY_TEST_MODE expected one of true, false, 1, 0, yes, no, on, off", "LEMONSQUEEZY_STORE_CURRENCY must be",
+            "PAYSTACK_SECRET_KEY holds a public key", "PAYSTACK_API_BASE_URL must be", "PAYSTACK_WEBHOOK_IP_ALLOWLIST entry 2",
         ]
         for name in expectedNames {
             #expect(found.contains { $0.hasPrefix(name) }, "missing problem: \(name) in \(found)")
         }
         #expect(found.count == expectedNames.count, "\(found)")
         #expect(!found.joined().contains("zz9"))
-        let error = ProvidersConfigurationError(problems: found)
-        #expect(!error.description.contains("zz9"))
+        let error = #expect(throws: ProvidersConfigurationError.self) { try ProvidersConfiguration.fromEnvironment(environment) }
+        #expect(error?.description.contains("zz9") == false)
     }
 
     @Test func halfConfiguredLemonSqueezyNamesEachMissingVariable() {

@@ -1,7 +1,8 @@
+import Basics
 import Foundation
-import Testing
-import Telemetry
 @testable import ServiceRuntime
+import Telemetry
+import Testing
 
 @Suite struct ConfigReaderTests {
     enum Mode: String, CaseIterable { case live, sandbox }
@@ -31,7 +32,7 @@ import Telemetry
         #expect(problems.map(\.description) == [
             "PORT: expected an integer, got \"abc\"",
             "DATABASE_URL: required but not set",
-            "DEBUG: expected one of true, false, 1, 0, yes, no, got \"maybe\"",
+            "DEBUG: expected one of true, false, 1, 0, yes, no, on, off, got \"maybe\"",
             "MODE: expected one of live, sandbox, got \"prod\"",
             "TIMEOUT: expected a duration in seconds (e.g. 30, 1.5, 250ms, 5m), got \"-3\"",
             "RATIO: expected a number, got \"x\"",
@@ -55,7 +56,7 @@ import Telemetry
 
     @Test func parsesEveryType() throws {
         let environment = Environment([
-            "PORT": "9000", "RATIO": "0.25", "ON": "YES", "OFF": "0", "URL": "postgres://u@h:5432/db",
+            "PORT": "9000", "RATIO": "0.25", "ON": "YES", "OFF": "0", "ON2": " on ", "OFF2": "Off", "URL": "postgres://u@h:5432/db",
             "T1": "1.5", "T2": "250ms", "T3": "2m", "MODE": "Live", "LIST": " a, b ,,c ", "PORTS": "1,2",
         ])
         var reader = ConfigReader(environment)
@@ -63,6 +64,9 @@ import Telemetry
         #expect(reader.double("RATIO") == 0.25)
         #expect(reader.bool("ON") == true)
         #expect(reader.bool("OFF") == false)
+        // The same words as the providers' LEMONSQUEEZY_TEST_MODE (BooleanSetting).
+        #expect(reader.bool("ON2") == true)
+        #expect(reader.bool("OFF2") == false)
         #expect(reader.url("URL")?.host == "h")
         #expect(reader.duration("T1") == .milliseconds(1500))
         #expect(reader.duration("T2") == .milliseconds(250))

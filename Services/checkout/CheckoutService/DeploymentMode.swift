@@ -1,5 +1,6 @@
 import Foundation
 import ServiceRuntime
+import Basics
 
 /// Whether this deployment takes real money (`live`) or only test payments
 /// (`test`), from `STOREFRONT_MODE`.

@@ -93,7 +93,9 @@ enum ProjectionStatements {
         """, parameterTypes: [t, t, ts])
 
     /// App user and email each: the newest non-null value by (timestamp, value) wins.
-    static let customer = PostgresPreparedStatement(name: "projector_customer_v1", sql: """
+    /// The `WHERE` skips the update when neither would change (most events of
+    /// a known customer), so the row is not rewritten once per event.
+    static let customer = PostgresPreparedStatement(name: "projector_customer_v2", sql: """
         INSERT INTO provider_customers AS c (provider, customer_id, app_user_id, email, app_user_at, email_at)
         VALUES ($1, $2, $3, $4, CASE WHEN $3 IS NULL THEN NULL ELSE $5 END, CASE WHEN $4 IS NULL THEN NULL ELSE $5 END)
         ON CONFLICT (provider, customer_id) DO UPDATE SET
@@ -110,6 +112,10 @@ enum ProjectionStatements {
                 OR (EXCLUDED.email_at, EXCLUDED.email) > (COALESCE(c.email_at, '-infinity'), c.email))
                 THEN EXCLUDED.email_at ELSE c.email_at END,
             updated_at = now()
+        WHERE (EXCLUDED.app_user_id IS NOT NULL AND (c.app_user_id IS NULL
+                OR (EXCLUDED.app_user_at, EXCLUDED.app_user_id) > (COALESCE(c.app_user_at, '-infinity'), c.app_user_id)))
+            OR (EXCLUDED.email IS NOT NULL AND (c.email IS NULL
+                OR (EXCLUDED.email_at, EXCLUDED.email) > (COALESCE(c.email_at, '-infinity'), c.email)))
         """, parameterTypes: [t, t, t, t, ts])
 
     /// Order created: its own fields win over what a refund filled in; the

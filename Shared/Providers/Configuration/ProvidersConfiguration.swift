@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 import Models
 
@@ -36,7 +37,7 @@ public struct ProvidersConfiguration: Sendable, Hashable {
     /// `LEMONSQUEEZY_WEBHOOK_SECRET` for ``ProviderUses/webhooks``; Paystack
     /// needs `PAYSTACK_SECRET_KEY` for either. API settings:
     /// `LEMONSQUEEZY_API_BASE_URL`, `LEMONSQUEEZY_TEST_MODE`
-    /// (`true/false/1/0/yes/no`), `LEMONSQUEEZY_STORE_CURRENCY`,
+    /// (``BooleanSetting``), `LEMONSQUEEZY_STORE_CURRENCY`,
     /// `PAYSTACK_API_BASE_URL`; webhook settings: `PAYSTACK_WEBHOOK_IP_ALLOWLIST`
     /// (comma-separated). Variables of other uses are not read at all, so a
     /// service never depends on a secret it does not use.
@@ -44,7 +45,8 @@ public struct ProvidersConfiguration: Sendable, Hashable {
     ///   half configured, a malformed value, or no provider at all.
     public static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment,
                                        uses: ProviderUses = .all) throws(ProvidersConfigurationError) -> ProvidersConfiguration {
-        var problems: [String] = []
+        var problems: [ConfigurationProblem] = []
+        func problem(_ variable: String, _ message: String) { problems.append(ConfigurationProblem(variable: variable, message: message)) }
         func value(_ name: String) -> String? {
             guard let raw = environment[name]?.trimmingCharacters(in: .whitespacesAndNewlines), !raw.isEmpty else { return nil }
             return raw
@@ -59,7 +61,7 @@ public struct ProvidersConfiguration: Sendable, Hashable {
         var lsStore = api ? value("LEMONSQUEEZY_STORE_ID") : nil
         if api, let alias = value("LEMON_SQUEEZY_STORE_ID") {
             if let primary = lsStore, primary != alias {
-                problems.append("LEMONSQUEEZY_STORE_ID and LEMON_SQUEEZY_STORE_ID are both set and differ; set only one")
+                problem("LEMONSQUEEZY_STORE_ID", "differs from LEMON_SQUEEZY_STORE_ID (the seed tutorial's name); set only one")
             }
             lsStore = lsStore ?? alias
         }
@@ -70,10 +72,10 @@ public struct ProvidersConfiguration: Sendable, Hashable {
             if api, lsStore == nil { missing.append("LEMONSQUEEZY_STORE_ID") }
             if webhooks, lsSecret == nil { missing.append("LEMONSQUEEZY_WEBHOOK_SECRET") }
             for name in missing {
-                problems.append("\(name) is not set (Lemon Squeezy needs \(listed(lsNeeded)) together)")
+                problem(name, "is not set (Lemon Squeezy needs \(listed(lsNeeded)) together)")
             }
             if let store = lsStore, !(store.count <= 20 && store.allSatisfy({ $0.isASCII && $0.isNumber }) && store.contains(where: { $0 != "0" })) {
-                problems.append("LEMONSQUEEZY_STORE_ID must be a positive integer")
+                problem("LEMONSQUEEZY_STORE_ID", "must be a positive integer")
             }
             var base = LemonSqueezyConfiguration.defaultAPIBaseURL, testMode = false, currency = "USD"
             if api {
@@ -81,7 +83,7 @@ public struct ProvidersConfiguration: Sendable, Hashable {
                 testMode = flag(value("LEMONSQUEEZY_TEST_MODE"), name: "LEMONSQUEEZY_TEST_MODE", problems: &problems)
                 currency = value("LEMONSQUEEZY_STORE_CURRENCY") ?? currency
                 if !(currency.count == 3 && currency.allSatisfy({ $0.isASCII && $0.isLetter })) {
-                    problems.append("LEMONSQUEEZY_STORE_CURRENCY must be a three-letter ISO 4217 code")
+                    problem("LEMONSQUEEZY_STORE_CURRENCY", "must be a three-letter ISO 4217 code")
                 }
             }
             if missing.isEmpty {
@@ -95,11 +97,11 @@ public struct ProvidersConfiguration: Sendable, Hashable {
         let psKey = uses.isEmpty ? nil : value("PAYSTACK_SECRET_KEY")
         let psAllow = webhooks ? value("PAYSTACK_WEBHOOK_IP_ALLOWLIST") : nil
         if psKey == nil, psAllow != nil {
-            problems.append("PAYSTACK_WEBHOOK_IP_ALLOWLIST is set but PAYSTACK_SECRET_KEY is not")
+            problem("PAYSTACK_WEBHOOK_IP_ALLOWLIST", "is set but PAYSTACK_SECRET_KEY is not")
         }
         if let psKey {
             if psKey.hasPrefix("pk_") {
-                problems.append("PAYSTACK_SECRET_KEY holds a public key (pk_…); the API and webhook signatures need the secret key (sk_…)")
+                problem("PAYSTACK_SECRET_KEY", "holds a public key (pk_…); the API and webhook signatures need the secret key (sk_…)")
             }
             let base = api
                 ? baseURL(value("PAYSTACK_API_BASE_URL"), default: PaystackConfiguration.defaultAPIBaseURL, name: "PAYSTACK_API_BASE_URL", problems: &problems)
@@ -109,14 +111,14 @@ public struct ProvidersConfiguration: Sendable, Hashable {
                 do {
                     allowList = try IPAllowList(commaSeparated: psAllow)
                 } catch {
-                    problems.append("PAYSTACK_WEBHOOK_IP_ALLOWLIST: \(error.description)")
+                    problem("PAYSTACK_WEBHOOK_IP_ALLOWLIST", error.description)
                 }
             }
             configuration.paystack = PaystackConfiguration(secretKey: Secret(psKey), apiBaseURL: base, webhookIPAllowList: allowList)
         }
 
         if lsKey == nil, lsSecret == nil, lsStore == nil, psKey == nil {
-            problems.append("no payment provider configured: set \(listed(lsNeeded)), and/or PAYSTACK_SECRET_KEY")
+            problem("PROVIDERS", "no payment provider configured: set \(listed(lsNeeded)), and/or PAYSTACK_SECRET_KEY")
         }
         guard problems.isEmpty else { throw ProvidersConfigurationError(problems: problems) }
         return configuration
@@ -129,26 +131,25 @@ public struct ProvidersConfiguration: Sendable, Hashable {
     }
 
     /// An absolute http(s) URL without query, fragment or user info; the value is never echoed.
-    static func baseURL(_ raw: String?, default fallback: String, name: String, problems: inout [String]) -> String {
+    static func baseURL(_ raw: String?, default fallback: String, name: String, problems: inout [ConfigurationProblem]) -> String {
         guard let raw else { return fallback }
         guard let components = URLComponents(string: raw), let scheme = components.scheme?.lowercased(), scheme == "https" || scheme == "http",
               let host = components.host, !host.isEmpty, components.query == nil, components.fragment == nil,
               components.user == nil, components.password == nil
         else {
-            problems.append("\(name) must be an absolute http(s) URL without query, fragment or credentials")
+            problems.append(ConfigurationProblem(variable: name, message: "must be an absolute http(s) URL without query, fragment or credentials"))
             return fallback
         }
         return raw.hasSuffix("/") ? String(raw.dropLast()) : raw
     }
 
-    static func flag(_ raw: String?, name: String, problems: inout [String]) -> Bool {
+    /// The same words as every other boolean setting (``BooleanSetting``).
+    static func flag(_ raw: String?, name: String, problems: inout [ConfigurationProblem]) -> Bool {
         guard let raw else { return false }
-        switch raw.lowercased() {
-        case "1", "true", "yes", "on": return true
-        case "0", "false", "no", "off": return false
-        default:
-            problems.append("\(name) must be true or false")
+        guard let value = BooleanSetting.parse(raw) else {
+            problems.append(ConfigurationProblem(variable: name, message: "expected \(BooleanSetting.accepted)"))
             return false
         }
+        return value
     }
 }

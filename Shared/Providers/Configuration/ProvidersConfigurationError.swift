@@ -1,11 +1,13 @@
+import Basics
+
 /// Every problem found in the providers' settings, reported together so an
 /// operator can fix them in one go. Problems name variables, never the values
 /// of secrets.
 public struct ProvidersConfigurationError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// One line per problem, each naming the environment variable.
-    public let problems: [String]
+    /// One per problem, each naming the environment variable to fix.
+    public let problems: [ConfigurationProblem]
 
-    public init(problems: [String]) {
+    public init(problems: [ConfigurationProblem]) {
         self.problems = problems
     }
 

@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 
 /// Reads a service's configuration from environment variables and collects

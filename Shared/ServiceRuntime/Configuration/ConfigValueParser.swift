@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 
 /// Turns the text of one environment variable into a typed value.
@@ -49,13 +50,7 @@ extension ConfigValueParser where Value == Double {
 extension ConfigValueParser where Value == Bool {
     /// `true`/`false`, `1`/`0` or `yes`/`no`, in any case.
     public static var bool: Self {
-        Self(expected: "one of true, false, 1, 0, yes, no") { text in
-            switch text.trimmingCharacters(in: .whitespaces).lowercased() {
-            case "true", "1", "yes": return true
-            case "false", "0", "no": return false
-            default: return nil
-            }
-        }
+        Self(expected: BooleanSetting.accepted) { text in BooleanSetting.parse(text) }
     }
 }
 
