@@ -115,7 +115,7 @@ let package = Package(
         // libFuzzer targets (`make fuzz`, scripts/fuzz.sh builds them with -sanitize=fuzzer,address
         // in .build/fuzz). Each has an ordinary @main (FuzzEntry): with libFuzzer linked it runs
         // libFuzzer's driver, in the normal build it replays input files, so they build everywhere.
-        .target(name: "FuzzSupport", dependencies: ["Crypto", "Models", "Providers"], path: "Tools/fuzz/FuzzSupport", swiftSettings: strict),
+        .target(name: "FuzzSupport", dependencies: ["Basics", "Crypto", "Models", "Providers"], path: "Tools/fuzz/FuzzSupport", swiftSettings: strict),
         .executableTarget(name: "fuzz-lemonsqueezy-webhook", dependencies: ["FuzzSupport", "Models"], path: "Tools/fuzz/fuzz-lemonsqueezy-webhook",
                           swiftSettings: strict),
         .executableTarget(name: "fuzz-paystack-webhook", dependencies: ["FuzzSupport", "Models"], path: "Tools/fuzz/fuzz-paystack-webhook",
@@ -136,19 +136,19 @@ let package = Package(
         tests("HTTPClientTests", ["HTTPClient", "TestSupport"], exclude: ["test_server.py"]),
         tests("CryptoTests", ["Crypto", "TestSupport"]),
         tests("ModelsTests", ["SeedModels", "Models"]),
-        tests("ProvidersTests", ["Providers", "ProviderSetup", "ServiceRuntime", "Models", "Crypto", "HTTPClient", "SandboxServer", "SandboxKit", "Telemetry", "TestSupport"], exclude: ["Fixtures"]),
+        tests("ProvidersTests", ["Basics", "Providers", "ProviderSetup", "ServiceRuntime", "Models", "Crypto", "HTTPClient", "SandboxServer", "SandboxKit", "Telemetry", "TestSupport"], exclude: ["Fixtures"]),
         tests("ServiceRuntimeTests", ["Basics", "ServiceRuntime", "Telemetry", "TestSupport"]),
-        tests("ProjectionTests", ["Projection", "Models", "Postgres", "ServiceRuntime"]),
+        tests("ProjectionTests", ["Basics", "Projection", "Models", "Postgres", "ServiceRuntime"]),
         tests("HTTPServerTests", ["HTTPServer", "Telemetry", "TestSupport"]),
         tests("SandboxKitTests", ["SandboxKit"]),
         tests("ProjectorServiceTests", ["TestSupport", "ProjectorService", "Projection", "Providers", "Models", "Postgres", "Kafka", "MessagingSetup", "Crypto", "ServiceRuntime", "Telemetry"],
               exclude: ["Fixtures"], linker: vendoredLibraries),
         tests("CatalogServiceTests", ["SeedModels", "TestSupport", "CatalogService", "Models", "HTTPServer", "HTTPClient", "ServiceHTTP", "ServiceRuntime", "Telemetry"]),
-        tests("WebhookReceiverServiceTests", ["TestSupport", "WebhookReceiverService", "Models", "Providers", "Crypto", "Kafka", "MessagingSetup", "HTTPServer", "HTTPClient",
+        tests("WebhookReceiverServiceTests", ["Basics", "TestSupport", "WebhookReceiverService", "Models", "Providers", "Crypto", "Kafka", "MessagingSetup", "HTTPServer", "HTTPClient",
                                               "SandboxServer", "SandboxKit", "ServiceRuntime", "Telemetry"], exclude: ["Fixtures"], linker: vendoredLibraries),
         // The kit's own tests, plus the server's completion page (CheckoutService; a test
         // target's linker flags never reach the StorefrontKit product).
-        tests("StorefrontKitTests", ["StorefrontKit", "TestSupport", "HTTPClient", "CheckoutService", "HTTPServer", "ServiceRuntime"],
+        tests("StorefrontKitTests", ["Basics", "StorefrontKit", "TestSupport", "HTTPClient", "CheckoutService", "HTTPServer", "ServiceRuntime"],
               linker: vendoredLibraries),
         tests("ReconcilerServiceTests", ["Basics", "TestSupport", "ReconcilerService", "Models", "Providers", "Kafka", "HTTPClient", "SandboxServer", "SandboxKit", "ServiceRuntime", "Telemetry"],
               linker: vendoredLibraries),

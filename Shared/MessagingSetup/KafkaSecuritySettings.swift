@@ -2,6 +2,7 @@ import Foundation
 import Kafka
 import ServiceRuntime
 import Telemetry
+import Basics
 
 /// Reads the brokers' security settings from the environment and checks
 /// them at start-up, so a mistake is reported by name before any client

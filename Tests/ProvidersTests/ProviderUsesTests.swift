@@ -28,7 +28,7 @@ import Basics
         let configuration = try ProvidersConfiguration.fromEnvironment(Self.lsAPI.merging(Self.ps) { a, _ in a }, uses: .api)
         #expect(configuration.enabledProviders == [.lemonsqueezy, .paystack])
         let ls = try #require(configuration.lemonSqueezy)
-        #expect(ls.apiKey?.value == "ls-key-zz9-1" && ls.storeID == "12345" && ls.webhookSecret == nil)
+        #expect(ls.apiKey?.reveal() == "ls-key-zz9-1" && ls.storeID == "12345" && ls.webhookSecret == nil)
         let registry = ProviderRegistry(configuration: configuration, httpClient: .init())
         #expect(registry.enabled == [.lemonsqueezy, .paystack])
         #expect(registry.verifier(for: .lemonsqueezy) == nil)
@@ -44,7 +44,7 @@ import Basics
         let configuration = try ProvidersConfiguration.fromEnvironment(Self.lsWebhook.merging(Self.ps) { a, _ in a }, uses: .webhooks)
         #expect(configuration.enabledProviders == [.lemonsqueezy, .paystack])
         let ls = try #require(configuration.lemonSqueezy)
-        #expect(ls.webhookSecret?.value == "ls-whsec-zz9-2" && ls.apiKey == nil && ls.storeID == nil)
+        #expect(ls.webhookSecret?.reveal() == "ls-whsec-zz9-2" && ls.apiKey == nil && ls.storeID == nil)
         #expect(LemonSqueezyWebhookVerifier(configuration: ls) != nil)
         // No Lemon Squeezy API client without its key; Paystack signs with its API key, so it has both.
         let registry = ProviderRegistry(configuration: configuration, httpClient: .init())

@@ -22,7 +22,7 @@ import Basics
         let configuration = try ProvidersConfiguration.fromEnvironment(Self.ls.merging(Self.ps) { a, _ in a })
         #expect(configuration.enabledProviders == [.lemonsqueezy, .paystack])
         let ls = try #require(configuration.lemonSqueezy)
-        #expect(ls.apiKey?.value == "ls-key-SECRET-1")
+        #expect(ls.apiKey?.reveal() == "ls-key-SECRET-1")
         #expect(ls.storeID == "12345")
         #expect(ls.apiBaseURL == "https://api.lemonsqueezy.com")
         #expect(ls.testMode == false)

@@ -1,8 +1,9 @@
+import Basics
 import Foundation
 import HTTPClient
-import Testing
 import Models
 import Providers
+import Testing
 
 @Suite struct WebhookVerifierTests {
     static let lsSecret = "ls-test-signing-secret"

@@ -1,5 +1,6 @@
 import SandboxKit
 import ServiceRuntime
+import Basics
 
 /// Everything `provider-sandbox` reads from its environment.
 public struct ProviderSandboxSettings: Sendable {

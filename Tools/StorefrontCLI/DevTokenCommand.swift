@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import ServiceRuntime
+import Basics
 
 /// `storefront dev-token --sub ID [--email E] [--ttl SECONDS] [--iss ISSUER]
 /// [--aud AUDIENCE] [--email-verified [true|false]]`: mints an HS256 app-user

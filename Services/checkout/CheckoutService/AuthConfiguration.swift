@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import ServiceRuntime
+import Basics
 
 /// How app users' tokens are checked.
 public enum AuthConfiguration: Sendable {

@@ -34,7 +34,7 @@ struct CheckoutMain {
             }
             let providers = ProviderSetup.configuration(&reader, uses: .api)
             // After the providers, so a bad Paystack key is reported once.
-            let mode = DeploymentMode.fromEnvironment(&reader, paystackSecretKey: providers?.paystack?.secretKey.value)
+            let mode = DeploymentMode.fromEnvironment(&reader, paystackSecretKey: providers?.paystack?.secretKey.reveal())
             return (http: HTTPServerConfiguration.fromEnvironment(&reader, defaultPort: 8082),
                     configuration: CheckoutConfiguration.fromEnvironment(&reader),
                     auth: AuthConfiguration.fromEnvironment(&reader),

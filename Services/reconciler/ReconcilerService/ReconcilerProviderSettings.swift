@@ -4,6 +4,7 @@ import ProviderSetup
 import Providers
 import ServiceRuntime
 import Telemetry
+import Basics
 
 /// The providers the reconciler reads (the same settings as every service's:
 /// see `ProviderSetup`) and the request budget it keeps to for each.
@@ -27,7 +28,7 @@ public struct ReconcilerProviderSettings: Sendable {
                 paystackRequestsPerMinute: Int? = nil, pageSize: Int = 100) {
         self.providers = providers
         self.lemonSqueezyRequestsPerMinute = lemonSqueezyRequestsPerMinute
-        let live = providers.paystack?.secretKey.value.hasPrefix("sk_live_") == true
+        let live = providers.paystack?.secretKey.reveal().hasPrefix("sk_live_") == true
         self.paystackRequestsPerMinute = paystackRequestsPerMinute ?? (live ? Self.paystackLiveLimit : Self.paystackTestLimit)
         self.pageSize = pageSize
     }

@@ -1,5 +1,7 @@
+import Basics
+
 /// Settings of the Lemon Squeezy client and webhook verifier.
-public struct LemonSqueezyConfiguration: Sendable, Hashable {
+public struct LemonSqueezyConfiguration: Sendable {
     /// The documented API host; paths add `/v1/…`.
     public static let defaultAPIBaseURL = "https://api.lemonsqueezy.com"
 

@@ -1,5 +1,7 @@
+import Basics
+
 /// Settings of the Paystack client and webhook verifier.
-public struct PaystackConfiguration: Sendable, Hashable {
+public struct PaystackConfiguration: Sendable {
     /// The documented API host.
     public static let defaultAPIBaseURL = "https://api.paystack.co"
 

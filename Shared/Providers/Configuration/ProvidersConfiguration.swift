@@ -9,7 +9,7 @@ import Models
 /// and `LEMONSQUEEZY_STORE_ID` to call the API and `LEMONSQUEEZY_WEBHOOK_SECRET`
 /// to verify webhooks; Paystack needs `PAYSTACK_SECRET_KEY` for both. Both
 /// providers may be enabled at once.
-public struct ProvidersConfiguration: Sendable, Hashable {
+public struct ProvidersConfiguration: Sendable {
     public var lemonSqueezy: LemonSqueezyConfiguration?
     public var paystack: PaystackConfiguration?
 

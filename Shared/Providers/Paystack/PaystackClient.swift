@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import HTTPClient
 import Models
+import Basics
 
 /// The Paystack API for Storefront: plans as catalog, hosted checkout via
 /// `POST /transaction/initialize`, subscriptions.
@@ -43,7 +44,7 @@ public struct PaystackClient: PaymentProvider, CustomStringConvertible {
     }
 
     /// Whether the key is a live-mode key (`sk_live_…`); Paystack's rate limits differ by mode.
-    public var isLiveMode: Bool { configuration.secretKey.value.hasPrefix("sk_live_") }
+    public var isLiveMode: Bool { configuration.secretKey.reveal().hasPrefix("sk_live_") }
 
     /// Names the endpoint, never the key.
     public var description: String { "PaystackClient(\(configuration.apiBaseURL))" }

@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 import HTTPClient
 import Models
@@ -52,7 +53,7 @@ struct ProviderTransport: Sendable, CustomStringConvertible {
         var url = baseURL + path
         if !query.isEmpty { url += "?" + QueryString.encode(query) }
         var allHeaders = headers
-        allHeaders.add(name: "Authorization", value: "Bearer \(bearer.value)")
+        allHeaders.add(name: "Authorization", value: "Bearer \(bearer.reveal())")
         var request = HTTPClientRequest(method: method, url: url, headers: allHeaders, retryPolicy: retryPolicy, idempotent: retry == .idempotent)
         if let body { request.body = body.encodedBytes() }
 
@@ -159,8 +160,8 @@ struct ProviderTransport: Sendable, CustomStringConvertible {
     /// Removes credentials, should a provider (or a proxy) ever echo one back.
     func scrub(_ text: String) -> String {
         var text = text
-        for secret in secrets where secret.value.count >= 4 {
-            text = text.replacingOccurrences(of: secret.value, with: "<redacted>")
+        for secret in secrets where secret.reveal().count >= 4 {
+            text = text.replacingOccurrences(of: secret.reveal(), with: "<redacted>")
         }
         return text
     }

@@ -1,3 +1,4 @@
+import Basics
 import Models
 
 /// Lemon Squeezy: `X-Signature` is the lowercase hex HMAC-SHA256 of the raw

@@ -1,3 +1,4 @@
+import Basics
 import Models
 
 /// Paystack: `x-paystack-signature` is the hex HMAC-SHA512 of the raw body

@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 
 /// The required-value side of a ``ConfigReader``, reached through

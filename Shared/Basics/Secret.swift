@@ -1,5 +1,6 @@
 /// A configuration value that must never reach logs, errors or dumps
-/// (API keys, signing secrets, passwords).
+/// (API keys, webhook and signing secrets, passwords): the one secret type
+/// of every module.
 ///
 /// `description`, `debugDescription`, string interpolation, `dump` and
 /// mirrors all show `<redacted>`. The value is only available through
@@ -20,6 +21,9 @@ public struct Secret: Sendable, CustomStringConvertible, CustomDebugStringConver
 
     /// Whether the secret is the empty string (without revealing it).
     public var isEmpty: Bool { value.isEmpty }
+
+    /// The secret's UTF-8 bytes, e.g. as an HMAC key.
+    public var bytes: [UInt8] { Array(value.utf8) }
 
     public var description: String { "<redacted>" }
     public var debugDescription: String { "Secret(<redacted>)" }
