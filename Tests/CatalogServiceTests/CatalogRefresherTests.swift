@@ -1,3 +1,4 @@
+import Basics
 import CatalogService
 import Foundation
 import HTTPServer

@@ -93,7 +93,7 @@ import Testing
     }
 
     @Test func unreadableKeyIsReportedOnce() {
-        // As ProviderSetup would have reported it already.
+        // As ProvidersConfiguration.fromEnvironment would have reported it already.
         var reader = ConfigReader(Environment(["PAYSTACK_SECRET_KEY_FILE": "/nonexistent/paystack", "STOREFRONT_MODE": "live"]))
         _ = reader.secret("PAYSTACK_SECRET_KEY")
         _ = DeploymentMode.fromEnvironment(&reader)

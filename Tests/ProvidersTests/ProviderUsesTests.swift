@@ -1,6 +1,5 @@
 import HTTPClient
 import Models
-import ProviderSetup
 import Providers
 import ServiceRuntime
 import Testing
@@ -16,16 +15,11 @@ import Basics
 
     /// Each problem's message (they name the variables they are about).
     static func problems(_ environment: [String: String], uses: ProviderUses) -> [String] {
-        do {
-            _ = try ProvidersConfiguration.fromEnvironment(environment, uses: uses)
-            return []
-        } catch {
-            return error.problems.map { $0.variable == "PROVIDERS" ? $0.message : "\($0.variable) \($0.message)" }
-        }
+        ProviderSettings.read(environment, uses: uses).problems.map { $0.message.hasPrefix("no payment provider") ? $0.message : "\($0.variable) \($0.message)" }
     }
 
     @Test func anAPICallerNeedsNoWebhookSecretAndBuildsNoVerifierFromIt() throws {
-        let configuration = try ProvidersConfiguration.fromEnvironment(Self.lsAPI.merging(Self.ps) { a, _ in a }, uses: .api)
+        let configuration = try ProviderSettings.configuration(Self.lsAPI.merging(Self.ps) { a, _ in a }, uses: .api)
         #expect(configuration.enabledProviders == [.lemonsqueezy, .paystack])
         let ls = try #require(configuration.lemonSqueezy)
         #expect(ls.apiKey?.reveal() == "ls-key-zz9-1" && ls.storeID == "12345" && ls.webhookSecret == nil)
@@ -33,7 +27,7 @@ import Basics
         #expect(registry.enabled == [.lemonsqueezy, .paystack])
         #expect(registry.verifier(for: .lemonsqueezy) == nil)
         // A webhook secret set anyway is not read, and neither is the receiver's allow-list.
-        let ignoring = try ProvidersConfiguration.fromEnvironment(
+        let ignoring = try ProviderSettings.configuration(
             Self.lsAPI.merging(["LEMONSQUEEZY_WEBHOOK_SECRET": "x", "PAYSTACK_SECRET_KEY": "sk_test_1", "PAYSTACK_WEBHOOK_IP_ALLOWLIST": "nonsense"]) { a, _ in a },
             uses: .api)
         #expect(ignoring.lemonSqueezy?.webhookSecret == nil)
@@ -41,7 +35,7 @@ import Basics
     }
 
     @Test func theReceiverNeedsOnlyTheWebhookSecrets() throws {
-        let configuration = try ProvidersConfiguration.fromEnvironment(Self.lsWebhook.merging(Self.ps) { a, _ in a }, uses: .webhooks)
+        let configuration = try ProviderSettings.configuration(Self.lsWebhook.merging(Self.ps) { a, _ in a }, uses: .webhooks)
         #expect(configuration.enabledProviders == [.lemonsqueezy, .paystack])
         let ls = try #require(configuration.lemonSqueezy)
         #expect(ls.webhookSecret?.reveal() == "ls-whsec-zz9-2" && ls.apiKey == nil && ls.storeID == nil)
@@ -80,24 +74,24 @@ import Basics
     @Test func theServicesReaderOpensOnlyItsOwnSecretFiles() throws {
         var catalog = ConfigReader(Environment(Self.lsAPI.merging(Self.ps) { a, _ in a }
             .merging(["LEMONSQUEEZY_WEBHOOK_SECRET_FILE": "/nonexistent/webhook-secret"]) { a, _ in a }))
-        let catalogConfiguration = ProviderSetup.configuration(&catalog, uses: .api)
+        let catalogConfiguration = ProvidersConfiguration.fromEnvironment(&catalog, uses: .api)
         #expect(catalog.problems.isEmpty, "\(catalog.problems)")
         #expect(catalogConfiguration?.lemonSqueezy?.webhookSecret == nil)
 
         var receiver = ConfigReader(Environment(Self.lsWebhook.merging(Self.ps) { a, _ in a }
             .merging(["LEMONSQUEEZY_API_KEY_FILE": "/nonexistent/api-key", "LEMONSQUEEZY_API_KEY": "also-set"]) { a, _ in a }))
-        let receiverConfiguration = ProviderSetup.configuration(&receiver, uses: .webhooks)
+        let receiverConfiguration = ProvidersConfiguration.fromEnvironment(&receiver, uses: .webhooks)
         #expect(receiver.problems.isEmpty, "\(receiver.problems)")
         #expect(receiverConfiguration?.lemonSqueezy?.apiKey == nil)
 
         // Its own secret's file is read, and a bad one is reported by name.
         var broken = ConfigReader(Environment(["LEMONSQUEEZY_WEBHOOK_SECRET_FILE": "/nonexistent/webhook-secret"]))
-        #expect(ProviderSetup.configuration(&broken, uses: .webhooks) == nil)
+        #expect(ProvidersConfiguration.fromEnvironment(&broken, uses: .webhooks) == nil)
         #expect(broken.problems.map(\.variable).contains("LEMONSQUEEZY_WEBHOOK_SECRET_FILE"), "\(broken.problems)")
 
         // Nothing for these uses: the problem names what to set.
         var nothing = ConfigReader(Environment(Self.lsAPI))
-        #expect(ProviderSetup.configuration(&nothing, uses: .webhooks) == nil)
+        #expect(ProvidersConfiguration.fromEnvironment(&nothing, uses: .webhooks) == nil)
         #expect(nothing.problems.map(\.variable) == ["PROVIDERS"] || nothing.problems.first?.message.contains("LEMONSQUEEZY_WEBHOOK_SECRET") == true,
                 "\(nothing.problems)")
         #expect(!nothing.problems.description.contains("zz9"))

@@ -10,16 +10,11 @@ import Basics
 
     /// Each problem as "VARIABLE message".
     func problems(_ environment: [String: String]) -> [String] {
-        do {
-            _ = try ProvidersConfiguration.fromEnvironment(environment)
-            return []
-        } catch {
-            return error.problems.map { "\($0.variable) \($0.message)" }
-        }
+        ProviderSettings.read(environment).problems.map { "\($0.variable) \($0.message)" }
     }
 
     @Test func bothProvidersWithDefaults() throws {
-        let configuration = try ProvidersConfiguration.fromEnvironment(Self.ls.merging(Self.ps) { a, _ in a })
+        let configuration = try ProviderSettings.configuration(Self.ls.merging(Self.ps) { a, _ in a })
         #expect(configuration.enabledProviders == [.lemonsqueezy, .paystack])
         let ls = try #require(configuration.lemonSqueezy)
         #expect(ls.apiKey?.reveal() == "ls-key-SECRET-1")
@@ -43,7 +38,7 @@ import Basics
         environment["PAYSTACK_SECRET_KEY"] = "sk_test_x"
         environment["PAYSTACK_API_BASE_URL"] = "http://127.0.0.1:8090/paystack"
         environment["PAYSTACK_WEBHOOK_IP_ALLOWLIST"] = "52.31.139.75,52.49.173.169, 52.214.14.220"
-        let configuration = try ProvidersConfiguration.fromEnvironment(environment)
+        let configuration = try ProviderSettings.configuration(environment)
         #expect(configuration.lemonSqueezy?.storeID == "77")
         #expect(configuration.lemonSqueezy?.apiBaseURL == "http://127.0.0.1:8090/lemonsqueezy")
         #expect(configuration.lemonSqueezy?.testMode == true)
@@ -52,12 +47,12 @@ import Basics
         // Every boolean setting takes the same words (BooleanSetting), ConfigReader's included.
         for (text, expected) in [("on", true), ("OFF", false), ("1", true), ("no", false)] {
             environment["LEMONSQUEEZY_TEST_MODE"] = text
-            #expect(try ProvidersConfiguration.fromEnvironment(environment).lemonSqueezy?.testMode == expected, "\(text)")
+            #expect(try ProviderSettings.configuration(environment).lemonSqueezy?.testMode == expected, "\(text)")
         }
     }
 
     @Test func onlyPaystack() throws {
-        let configuration = try ProvidersConfiguration.fromEnvironment(Self.ps.merging(["LEMONSQUEEZY_API_BASE_URL": "https://example.com"]) { a, _ in a })
+        let configuration = try ProviderSettings.configuration(Self.ps.merging(["LEMONSQUEEZY_API_BASE_URL": "https://example.com"]) { a, _ in a })
         #expect(configuration.enabledProviders == [.paystack])
         #expect(configuration.lemonSqueezy == nil)
     }
@@ -91,7 +86,7 @@ import Basics
         }
         #expect(found.count == expectedNames.count, "\(found)")
         #expect(!found.joined().contains("zz9"))
-        let error = #expect(throws: ProvidersConfigurationError.self) { try ProvidersConfiguration.fromEnvironment(environment) }
+        let error = #expect(throws: ProviderSettings.Refused.self) { try ProviderSettings.configuration(environment) }
         #expect(error?.description.contains("zz9") == false)
     }
 
@@ -104,7 +99,7 @@ import Basics
     }
 
     @Test func registryHoldsTheEnabledProviders() throws {
-        let configuration = try ProvidersConfiguration.fromEnvironment(Self.ps)
+        let configuration = try ProviderSettings.configuration(Self.ps)
         let registry = ProviderRegistry(configuration: configuration, httpClient: .init())
         #expect(registry.enabled == [.paystack])
         #expect(registry[.paystack]?.provider == .paystack)

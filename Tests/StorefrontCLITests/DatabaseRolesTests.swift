@@ -1,3 +1,5 @@
+import Basics
+@testable import CheckoutService
 import Foundation
 import Models
 import Postgres
@@ -8,7 +10,6 @@ import StorefrontCLI
 import Telemetry
 import TestSupport
 import Testing
-@testable import CheckoutService
 
 /// The services' database roles, as `storefront migrate` creates and grants
 /// them, against the real server: each service's own code works through its

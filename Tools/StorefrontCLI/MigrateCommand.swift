@@ -1,3 +1,4 @@
+import Basics
 import CheckoutService
 import MessagingSetup
 import Postgres

@@ -1,7 +1,7 @@
+import Basics
 import CatalogService
 import HTTPClient
 import Models
-import ProviderSetup
 import Providers
 import ServiceRuntime
 
@@ -9,7 +9,7 @@ import ServiceRuntime
 /// ``Provider/allCases`` order (Lemon Squeezy, then Paystack). Problems with
 /// the providers' settings are added to `reader`.
 func makeCatalogSources(_ reader: inout ConfigReader, httpClient: HTTPClient) -> [any CatalogSource] {
-    guard let configuration = ProviderSetup.configuration(&reader, uses: .api) else { return [] }
+    guard let configuration = ProvidersConfiguration.fromEnvironment(&reader, uses: .api) else { return [] }
     let registry = ProviderRegistry(configuration: configuration, httpClient: httpClient)
     return registry.enabled.compactMap { registry[$0] }.map(ProviderCatalogSource.init)
 }

@@ -74,7 +74,7 @@ public enum DeploymentMode: String, Sendable, CaseIterable, CustomStringConverti
     /// key itself from `PAYSTACK_SECRET_KEY` or `PAYSTACK_SECRET_KEY_FILE`
     /// (the way `ProviderSetup` does). A problem with the key variables
     /// (both set, unreadable file) is reported once: not again if
-    /// `ProviderSetup.configuration` already reported it, so call this after it.
+    /// `ProvidersConfiguration.fromEnvironment` already reported it, so call this after it.
     public static func fromEnvironment(_ reader: inout ConfigReader) -> DeploymentMode {
         var scratch = ConfigReader(reader.environment)
         let key = scratch.secret("PAYSTACK_SECRET_KEY")

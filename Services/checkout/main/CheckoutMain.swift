@@ -7,7 +7,6 @@ import MessagingSetup
 import Models
 import Postgres
 import Projection
-import ProviderSetup
 import Providers
 import ServiceHTTP
 import ServiceRuntime
@@ -32,7 +31,7 @@ struct CheckoutMain {
             } catch {
                 if !databaseURL.isEmpty { reader.report("DATABASE_URL", "not a valid postgres:// URL") }
             }
-            let providers = ProviderSetup.configuration(&reader, uses: .api)
+            let providers = ProvidersConfiguration.fromEnvironment(&reader, uses: .api)
             // After the providers, so a bad Paystack key is reported once.
             let mode = DeploymentMode.fromEnvironment(&reader, paystackSecretKey: providers?.paystack?.secretKey.reveal())
             return (http: HTTPServerConfiguration.fromEnvironment(&reader, defaultPort: 8082),

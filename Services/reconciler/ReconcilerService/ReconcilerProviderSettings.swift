@@ -1,6 +1,5 @@
 import HTTPClient
 import Models
-import ProviderSetup
 import Providers
 import ServiceRuntime
 import Telemetry
@@ -36,7 +35,7 @@ public struct ReconcilerProviderSettings: Sendable {
     /// Reads the providers' settings and the budgets; nil when the providers'
     /// settings have problems (already reported to `reader`).
     public static func fromEnvironment(_ reader: inout ConfigReader) -> ReconcilerProviderSettings? {
-        let providers = ProviderSetup.configuration(&reader, uses: .api)
+        let providers = ProvidersConfiguration.fromEnvironment(&reader, uses: .api)
         let lemonSqueezy = reader.int("RECONCILER_LEMONSQUEEZY_REQUESTS_PER_MINUTE", default: lemonSqueezyLimit, in: 1...100_000)
         let paystack = reader.int("RECONCILER_PAYSTACK_REQUESTS_PER_MINUTE", in: 1...100_000)
         guard let providers else { return nil }

@@ -3,7 +3,6 @@ import HTTPServer
 import Kafka
 import MessagingSetup
 import Models
-import ProviderSetup
 import Providers
 import ServiceHTTP
 import ServiceRuntime
@@ -26,7 +25,7 @@ struct WebhookReceiverMain {
             (http: HTTPServerConfiguration.fromEnvironment(&reader, defaultPort: 8083),
              configuration: WebhookReceiverConfiguration.fromEnvironment(&reader),
              messaging: MessagingSettings.fromEnvironment(&reader, service: "webhook-receiver", logger: logger),
-             providers: ProviderSetup.configuration(&reader, uses: .webhooks))
+             providers: ProvidersConfiguration.fromEnvironment(&reader, uses: .webhooks))
         }, start: { settings, logger, metrics in
             let verifiers = settings.providers.map(webhookVerifiers(for:)) ?? []
             let configuration = settings.configuration

@@ -28,7 +28,10 @@ public struct ProvidersConfiguration: Sendable {
         }
     }
 
-    /// Reads the settings a service with `uses` needs, and nothing else.
+    /// Reads the settings a service with `uses` needs, and nothing else,
+    /// through the service's one `ConfigReader`: secrets may come from
+    /// `*_FILE` variables, and every problem is reported to `reader` by
+    /// variable name, so start-up lists them all at once.
     ///
     /// Empty values count as unset. A provider is enabled when the
     /// credentials of these uses are set: Lemon Squeezy needs
@@ -39,25 +42,28 @@ public struct ProvidersConfiguration: Sendable {
     /// `LEMONSQUEEZY_API_BASE_URL`, `LEMONSQUEEZY_TEST_MODE`
     /// (``BooleanSetting``), `LEMONSQUEEZY_STORE_CURRENCY`,
     /// `PAYSTACK_API_BASE_URL`; webhook settings: `PAYSTACK_WEBHOOK_IP_ALLOWLIST`
-    /// (comma-separated). Variables of other uses are not read at all, so a
-    /// service never depends on a secret it does not use.
-    /// - Throws: ``ProvidersConfigurationError`` listing every problem: a provider
-    ///   half configured, a malformed value, or no provider at all.
-    public static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment,
-                                       uses: ProviderUses = .all) throws(ProvidersConfigurationError) -> ProvidersConfiguration {
-        var problems: [ConfigurationProblem] = []
-        func problem(_ variable: String, _ message: String) { problems.append(ConfigurationProblem(variable: variable, message: message)) }
+    /// (comma-separated). Variables of other uses, secrets included, are not
+    /// read at all, so a service never depends on a secret it does not use.
+    /// - Returns: the configuration, or nil when a problem was reported (a
+    ///   provider half configured, a malformed value, or no provider at all).
+    public static func fromEnvironment(_ reader: inout ConfigReader, uses: ProviderUses = .all) -> ProvidersConfiguration? {
+        let problemsBefore = reader.problems.count
+        func problem(_ variable: String, _ message: String) { reader.report(variable, message) }
         func value(_ name: String) -> String? {
-            guard let raw = environment[name]?.trimmingCharacters(in: .whitespacesAndNewlines), !raw.isEmpty else { return nil }
+            guard let raw = reader.string(name)?.trimmingCharacters(in: .whitespacesAndNewlines), !raw.isEmpty else { return nil }
             return raw
+        }
+        func secret(_ name: String) -> Secret? {
+            guard let raw = reader.secret(name)?.reveal().trimmingCharacters(in: .whitespacesAndNewlines), !raw.isEmpty else { return nil }
+            return Secret(raw)
         }
         let api = uses.contains(.api), webhooks = uses.contains(.webhooks)
 
         var configuration = ProvidersConfiguration()
 
         // MARK: Lemon Squeezy
-        let lsKey = api ? value("LEMONSQUEEZY_API_KEY") : nil
-        let lsSecret = webhooks ? value("LEMONSQUEEZY_WEBHOOK_SECRET") : nil
+        let lsKey = api ? secret("LEMONSQUEEZY_API_KEY") : nil
+        let lsSecret = webhooks ? secret("LEMONSQUEEZY_WEBHOOK_SECRET") : nil
         var lsStore = api ? value("LEMONSQUEEZY_STORE_ID") : nil
         if api, let alias = value("LEMON_SQUEEZY_STORE_ID") {
             if let primary = lsStore, primary != alias {
@@ -79,8 +85,8 @@ public struct ProvidersConfiguration: Sendable {
             }
             var base = LemonSqueezyConfiguration.defaultAPIBaseURL, testMode = false, currency = "USD"
             if api {
-                base = baseURL(value("LEMONSQUEEZY_API_BASE_URL"), default: base, name: "LEMONSQUEEZY_API_BASE_URL", problems: &problems)
-                testMode = flag(value("LEMONSQUEEZY_TEST_MODE"), name: "LEMONSQUEEZY_TEST_MODE", problems: &problems)
+                base = baseURL(value("LEMONSQUEEZY_API_BASE_URL"), default: base, name: "LEMONSQUEEZY_API_BASE_URL", reader: &reader)
+                testMode = reader.bool("LEMONSQUEEZY_TEST_MODE", default: false)
                 currency = value("LEMONSQUEEZY_STORE_CURRENCY") ?? currency
                 if !(currency.count == 3 && currency.allSatisfy({ $0.isASCII && $0.isLetter })) {
                     problem("LEMONSQUEEZY_STORE_CURRENCY", "must be a three-letter ISO 4217 code")
@@ -88,23 +94,23 @@ public struct ProvidersConfiguration: Sendable {
             }
             if missing.isEmpty {
                 configuration.lemonSqueezy = LemonSqueezyConfiguration(
-                    apiKey: lsKey.map(Secret.init), storeID: lsStore, webhookSecret: lsSecret.map(Secret.init),
+                    apiKey: lsKey, storeID: lsStore, webhookSecret: lsSecret,
                     apiBaseURL: base, testMode: testMode, storeCurrency: currency)
             }
         }
 
         // MARK: Paystack
-        let psKey = uses.isEmpty ? nil : value("PAYSTACK_SECRET_KEY")
+        let psKey = uses.isEmpty ? nil : secret("PAYSTACK_SECRET_KEY")
         let psAllow = webhooks ? value("PAYSTACK_WEBHOOK_IP_ALLOWLIST") : nil
         if psKey == nil, psAllow != nil {
             problem("PAYSTACK_WEBHOOK_IP_ALLOWLIST", "is set but PAYSTACK_SECRET_KEY is not")
         }
         if let psKey {
-            if psKey.hasPrefix("pk_") {
+            if psKey.reveal().hasPrefix("pk_") {
                 problem("PAYSTACK_SECRET_KEY", "holds a public key (pk_…); the API and webhook signatures need the secret key (sk_…)")
             }
             let base = api
-                ? baseURL(value("PAYSTACK_API_BASE_URL"), default: PaystackConfiguration.defaultAPIBaseURL, name: "PAYSTACK_API_BASE_URL", problems: &problems)
+                ? baseURL(value("PAYSTACK_API_BASE_URL"), default: PaystackConfiguration.defaultAPIBaseURL, name: "PAYSTACK_API_BASE_URL", reader: &reader)
                 : PaystackConfiguration.defaultAPIBaseURL
             var allowList: IPAllowList?
             if let psAllow {
@@ -114,14 +120,14 @@ public struct ProvidersConfiguration: Sendable {
                     problem("PAYSTACK_WEBHOOK_IP_ALLOWLIST", error.description)
                 }
             }
-            configuration.paystack = PaystackConfiguration(secretKey: Secret(psKey), apiBaseURL: base, webhookIPAllowList: allowList)
+            configuration.paystack = PaystackConfiguration(secretKey: psKey, apiBaseURL: base, webhookIPAllowList: allowList)
         }
 
         if lsKey == nil, lsSecret == nil, lsStore == nil, psKey == nil {
-            problem("PROVIDERS", "no payment provider configured: set \(listed(lsNeeded)), and/or PAYSTACK_SECRET_KEY")
+            problem(uses.secretVariables.first ?? "PAYSTACK_SECRET_KEY",
+                    "no payment provider configured: set \(listed(lsNeeded)), and/or PAYSTACK_SECRET_KEY")
         }
-        guard problems.isEmpty else { throw ProvidersConfigurationError(problems: problems) }
-        return configuration
+        return reader.problems.count == problemsBefore ? configuration : nil
     }
 
     /// `A`, `A and B`, `A, B and C`.
@@ -131,25 +137,15 @@ public struct ProvidersConfiguration: Sendable {
     }
 
     /// An absolute http(s) URL without query, fragment or user info; the value is never echoed.
-    static func baseURL(_ raw: String?, default fallback: String, name: String, problems: inout [ConfigurationProblem]) -> String {
+    static func baseURL(_ raw: String?, default fallback: String, name: String, reader: inout ConfigReader) -> String {
         guard let raw else { return fallback }
         guard let components = URLComponents(string: raw), let scheme = components.scheme?.lowercased(), scheme == "https" || scheme == "http",
               let host = components.host, !host.isEmpty, components.query == nil, components.fragment == nil,
               components.user == nil, components.password == nil
         else {
-            problems.append(ConfigurationProblem(variable: name, message: "must be an absolute http(s) URL without query, fragment or credentials"))
+            reader.report(name, "must be an absolute http(s) URL without query, fragment or credentials")
             return fallback
         }
         return raw.hasSuffix("/") ? String(raw.dropLast()) : raw
-    }
-
-    /// The same words as every other boolean setting (``BooleanSetting``).
-    static func flag(_ raw: String?, name: String, problems: inout [ConfigurationProblem]) -> Bool {
-        guard let raw else { return false }
-        guard let value = BooleanSetting.parse(raw) else {
-            problems.append(ConfigurationProblem(variable: name, message: "expected \(BooleanSetting.accepted)"))
-            return false
-        }
-        return value
     }
 }

@@ -1,3 +1,4 @@
+import Basics
 import Telemetry
 
 extension ConfigValueParser where Value == LogLevel {

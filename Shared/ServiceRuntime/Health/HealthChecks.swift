@@ -1,3 +1,4 @@
+import Basics
 import Synchronization
 
 /// The readiness checks of one service (database reachable, broker

@@ -1,3 +1,5 @@
+import Basics
+
 /// Why ``ServiceGroup/run()`` threw; the executable should exit non-zero.
 public enum ServiceGroupError: Error, CustomStringConvertible {
     /// A service threw while the group was running; the others were stopped.

@@ -1,4 +1,3 @@
-import Basics
 import Foundation
 
 /// The required-value side of a ``ConfigReader``, reached through

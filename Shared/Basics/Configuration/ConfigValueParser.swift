@@ -1,4 +1,3 @@
-import Basics
 import Foundation
 
 /// Turns the text of one environment variable into a typed value.

@@ -1,4 +1,3 @@
-import Basics
 import Foundation
 
 /// Reads a service's configuration from environment variables and collects
@@ -99,7 +98,8 @@ public struct ConfigReader: Sendable {
         return "\"\(shown)\""
     }
 
-    static func redactingCredentials(_ text: String) -> String {
+    /// `text` with any URL user info replaced, for messages that echo connection strings.
+    public static func redactingCredentials(_ text: String) -> String {
         guard let schemeEnd = text.range(of: "://") else { return text }
         let authorityEnd = text[schemeEnd.upperBound...].firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? text.endIndex
         guard let at = text[schemeEnd.upperBound..<authorityEnd].lastIndex(of: "@") else { return text }
