@@ -35,7 +35,7 @@ Rules (each message starts with the rule's tag):
                  secret (variable, NAME_FILE, or its folder under
                  deploy/secrets/providers/) only where the binary reads it,
                  which for the shared provider setup means the `uses:` of its
-                 ProviderSetup.configuration calls (.api: the API keys,
+                 ProvidersConfiguration.fromEnvironment calls (.api: the API keys,
                  .webhooks: the webhook secrets; Paystack's key is both); a
                  compose secret only where one of the service's settings names
                  its /run/secrets/ path (or SECRET_READERS says who reads it).
@@ -58,7 +58,7 @@ for instance, today's closures give (see --explain for the full lists):
 
   binary                  shared readers reached through its dependencies
   catalog                 ServiceRuntime (LOG_LEVEL), ServiceHTTP (HOST, PORT, HTTP_*),
-                          ProviderSetup + Providers/Configuration (provider settings)
+                          Providers/Configuration (provider settings)
   provider-sandbox        ServiceRuntime, ServiceHTTP, Tools/SandboxServer (SANDBOX_*)
   storefront migrate      ServiceRuntime, MessagingSetup (KAFKA_*), the CLI's MigrateCommand
   checkout, webhook-receiver, subscription-projector
@@ -133,9 +133,9 @@ PROVIDER_SECRETS_ROOT = "deploy/secrets/providers"
 KAFKA_OVERRIDE = "deploy/kafka-sasl-ssl.yml"
 #: Bind-mounted folders that a script creates (deploy/make-kafka-secrets.sh), exempt from [files].
 GENERATED_PATHS = ("deploy/secrets/kafka",)
-#: Targets whose reads of provider secrets serve ProviderSetup.configuration(uses:)
+#: Targets whose reads of provider secrets serve ProvidersConfiguration.fromEnvironment(uses:)
 #: on a binary's behalf; they do not by themselves mean that the binary uses them.
-PROVIDER_SETUP_PATHS = ("Shared/Providers/", "Shared/ProviderSetup/")
+PROVIDER_SETUP_PATHS = ("Shared/Providers/",)
 #: Compose secrets a service reads without naming them in a setting: service -> secrets.
 SECRET_READERS = {
     # deploy/postgres/db-users.sh reads each service's passfile for its password.
@@ -328,7 +328,7 @@ USES_ARGUMENT = re.compile(r"\buses\s*:\s*(\[[^\]]*\]|\.\s*[A-Za-z]+)")
 
 
 def provider_uses(arguments: str) -> set[str] | None:
-    """The ProviderUses members of one ProviderSetup.configuration(...) call; None when it names none."""
+    """The ProviderUses members of one ProvidersConfiguration.fromEnvironment(...) call; None when it names none."""
     match = USES_ARGUMENT.search(arguments)
     if not match:
         return None
@@ -351,10 +351,10 @@ def provider_secrets_used(root: Path, binary: str, command: str | None) -> tuple
             if allowed is not None and file.name not in allowed:
                 continue
             where = str(file.relative_to(root))
-            for arguments in _calls(strip_comments(file.read_text(errors="replace")), "ProviderSetup.configuration("):
+            for arguments in _calls(strip_comments(file.read_text(errors="replace")), "ProvidersConfiguration.fromEnvironment("):
                 uses = provider_uses(arguments)
                 if uses is None or not uses <= set(PROVIDER_USE_SECRETS):
-                    raise SystemExit(f"check-compose: {where}: ProviderSetup.configuration must name its uses "
+                    raise SystemExit(f"check-compose: {where}: ProvidersConfiguration.fromEnvironment must name its uses "
                                      f"(uses: .api / .webhooks), got ({arguments.strip()})")
                 found.append(f"{where} uses: {', '.join(sorted(uses))}")
                 for use in uses:
@@ -728,7 +728,7 @@ def self_test(compose_path: Path, root: Path) -> int:
         failures.append("interpolation: can_be_empty is wrong")
     if (provider_uses("&reader, uses: .api") != {"api"} or provider_uses("&r, uses: [.api, .webhooks], requireOne: false") != {"api", "webhooks"}
             or provider_uses("&reader, uses: .all") != {"api", "webhooks"} or provider_uses("&reader") is not None):
-        failures.append("scanner: provider_uses reads a ProviderSetup.configuration call wrongly")
+        failures.append("scanner: provider_uses reads a ProvidersConfiguration.fromEnvironment call wrongly")
 
     base = load_compose(compose_path)
     clean = check(copy.deepcopy(base), root, compose_path.parent)
