@@ -8,17 +8,17 @@ public struct Backoff: Sendable, Hashable {
     /// The longest delay.
     public let maximum: Duration
 
-    /// - Precondition: `initial` is positive and at most `maximum`.
+    /// A `maximum` below `initial` is raised to it; a zero or negative
+    /// `initial` means no wait at all (a settings mistake must not crash a retry loop).
     public init(initial: Duration, maximum: Duration) {
-        precondition(initial > .zero && initial <= maximum, "Backoff needs 0 < initial <= maximum")
-        self.initial = initial
-        self.maximum = maximum
+        self.initial = max(initial, .zero)
+        self.maximum = max(maximum, self.initial)
     }
 
     /// The delay after `failures` failures in a row: `initial × 2^(failures − 1)`,
     /// at most ``maximum``; `.zero` for no failure.
     public func delay(afterFailures failures: Int) -> Duration {
-        guard failures > 0 else { return .zero }
+        guard failures > 0, initial > .zero else { return .zero }
         var delay = initial
         for _ in 1..<min(failures, 64) {
             delay *= 2

@@ -10,6 +10,11 @@ import Testing
         #expect(backoff.delay(afterFailures: 10_000) == .seconds(1), "no overflow for long outages")
     }
 
+    @Test func oddSettingsNeverTrap() {
+        #expect(Backoff(initial: .zero, maximum: .seconds(1)).delay(afterFailures: 3) == .zero)
+        #expect(Backoff(initial: .seconds(2), maximum: .seconds(1)).delay(afterFailures: 3) == .seconds(2), "maximum raised to initial")
+    }
+
     @Test func jitterStaysWithinTheDelay() {
         let backoff = Backoff(initial: .milliseconds(100), maximum: .seconds(1))
         for failures in 1...8 {
