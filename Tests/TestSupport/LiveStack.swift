@@ -100,15 +100,17 @@ public final class LiveStack: Sendable {
 
     // MARK: - Waiting
 
-    /// Polls `probe` until it returns a value or `timeout` passes.
+    /// Polls `probe` until it returns a value or `timeout` passes (the
+    /// module's one poll loop, ``TestSupport/eventually(timeout:every:_:)``).
     public func eventually<T>(timeout: Duration = .seconds(30), _ what: String,
                        _ probe: () async throws -> T?) async throws -> T {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if let value = try await probe() { return value }
-            try await Task.sleep(for: .milliseconds(200))
+        var found: T?
+        _ = try await TestSupport.eventually(timeout: timeout, every: .milliseconds(200)) {
+            found = try await probe()
+            return found != nil
         }
-        throw ScriptRunner.Failure(description: "timed out waiting for \(what)")
+        guard let found else { throw ScriptRunner.Failure(description: "timed out waiting for \(what)") }
+        return found
     }
 
     // MARK: - Database
