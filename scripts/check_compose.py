@@ -57,10 +57,10 @@ Comments are ignored (ConfigReader's documentation shows example reads). So,
 for instance, today's closures give (see --explain for the full lists):
 
   binary                  shared readers reached through its dependencies
-  catalog                 ServiceRuntime (LOG_LEVEL), ServiceHTTP (HOST, PORT, HTTP_*),
+  catalog                 ServiceRuntime (LOG_LEVEL), HTTPServer (HOST, PORT, HTTP_*),
                           Providers/Configuration (provider settings)
-  provider-sandbox        ServiceRuntime, ServiceHTTP, Tools/SandboxServer (SANDBOX_*)
-  storefront migrate      ServiceRuntime, MessagingSetup (KAFKA_*), the CLI's MigrateCommand
+  provider-sandbox        ServiceRuntime, HTTPServer, Tools/SandboxServer (SANDBOX_*)
+  storefront migrate      ServiceRuntime, Kafka (KAFKA_*), the CLI's MigrateCommand
   checkout, webhook-receiver, subscription-projector
                           the same way once their executable targets exist
 

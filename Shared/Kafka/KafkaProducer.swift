@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import Synchronization
+import Telemetry
 
 /// An idempotent Kafka producer (`enable.idempotence=true`, `acks=all`).
 ///
@@ -18,18 +19,23 @@ import Synchronization
 /// broker after an outage, say), the failing call throws and the producer
 /// replaces its librdkafka handle, so later sends work again once the broker does.
 public final class KafkaProducer: Sendable {
-    private let configuration: KafkaProducerConfiguration
+    let configuration: KafkaProducerConfiguration
     private let instance: Mutex<RDKafkaProducerInstance>
     /// Counters of the instances replaced after fatal errors.
     private let retiredCounters = Mutex(KafkaProducerCounters(delivered: 0, failed: 0))
     private let queueFullTimeout: Duration
+    /// Where the producer reports its close when run as a service.
+    let logger: Logger?
 
     /// Creates a producer and starts its poll thread.
+    /// - Parameter logger: where ``run()`` reports the close (counts, and
+    ///   whether records were left undelivered); `nil` reports nothing.
     /// - Throws: ``KafkaError/Code/libraryTooOld``, ``KafkaError/Code/invalidConfiguration``
     ///   or ``KafkaError/Code/clientCreationFailed``.
-    public init(configuration: KafkaProducerConfiguration) throws {
+    public init(configuration: KafkaProducerConfiguration, logger: Logger? = nil) throws {
         try KafkaRuntime.checkLibraryVersion()
         self.configuration = configuration
+        self.logger = logger
         instance = Mutex(try RDKafkaProducerInstance(configuration: configuration))
         queueFullTimeout = configuration.queueFullTimeout
     }

@@ -25,6 +25,9 @@ public struct KafkaProducerConfiguration: Sendable {
     /// (``KafkaProducer/send(_:)``) that could not be delivered. Default `nil`:
     /// failures are only counted (``KafkaProducer/counters``) and logged.
     public var deliveryFailureHandler: (@Sendable (KafkaUndeliveredMessage) -> Void)?
+    /// How long the producer, run as a service, waits for queued messages when
+    /// its group stops it (``KafkaProducer/run()``). Default 10 seconds.
+    public var closeTimeout: Duration
 
     /// Creates a producer configuration with the documented defaults.
     public init(
@@ -33,7 +36,8 @@ public struct KafkaProducerConfiguration: Sendable {
         linger: Duration = .zero,
         maxQueuedMessages: Int = 100_000,
         queueFullTimeout: Duration = .milliseconds(100),
-        deliveryFailureHandler: (@Sendable (KafkaUndeliveredMessage) -> Void)? = nil
+        deliveryFailureHandler: (@Sendable (KafkaUndeliveredMessage) -> Void)? = nil,
+        closeTimeout: Duration = .seconds(10)
     ) {
         self.client = client
         self.messageTimeout = messageTimeout
@@ -41,6 +45,7 @@ public struct KafkaProducerConfiguration: Sendable {
         self.maxQueuedMessages = maxQueuedMessages
         self.queueFullTimeout = queueFullTimeout
         self.deliveryFailureHandler = deliveryFailureHandler
+        self.closeTimeout = closeTimeout
     }
 
     /// The librdkafka properties for this configuration, overrides last.

@@ -1,7 +1,6 @@
 import Basics
 import Foundation
 @testable import Kafka
-import MessagingSetup
 import ServiceRuntime
 import Synchronization
 import Telemetry

@@ -1,6 +1,6 @@
 import Foundation
+import HTTPServer
 import Kafka
-import MessagingSetup
 import Models
 import Postgres
 import Projection
@@ -28,7 +28,7 @@ import Testing
 
     static func produce(_ brokers: [String], _ messages: [KafkaProducerMessage]) async throws {
         let client = KafkaClientConfiguration(bootstrapServers: brokers, clientID: "projector-tests")
-        try await MessagingSettings(client: client).ensureTopics()
+        try await MessagingSettings(client: client).ensureTopics(Topics.all)
         let producer = try KafkaProducer(configuration: KafkaProducerConfiguration(client: client))
         for message in messages { _ = try await producer.sendAndAwait(message) }
         _ = await producer.shutdown()

@@ -4,7 +4,6 @@ import Foundation
 import HTTPClient
 import HTTPServer
 import Kafka
-import MessagingSetup
 import Models
 import Providers
 import ServiceRuntime
@@ -164,7 +163,7 @@ final class TopicWatcher: Sendable {
 
     init(brokers: [String]) async throws {
         // The topics must exist before a consumer subscribes to them.
-        try await messagingSettings(brokers).ensureTopics()
+        try await messagingSettings(brokers).ensureTopics(Topics.all)
         let client = KafkaClientConfiguration(bootstrapServers: brokers, clientID: "webhook-receiver-tests")
         let consumer = try KafkaConsumer(
             topics: [Topics.webhooks],

@@ -1,7 +1,6 @@
 import Basics
 import Foundation
 import Kafka
-import MessagingSetup
 import Models
 import ServiceRuntime
 import Telemetry

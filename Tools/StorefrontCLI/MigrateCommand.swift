@@ -1,6 +1,7 @@
 import Basics
 import CheckoutService
-import MessagingSetup
+import Kafka
+import Models
 import Postgres
 import Projection
 import ServiceRuntime
@@ -45,7 +46,7 @@ public enum MigrateCommand {
             throw error
         }
         await pool.close()
-        if let messaging { try await messaging.ensureTopics() }
+        if let messaging { try await messaging.ensureTopics(Topics.all) }
         return applied
     }
 }

@@ -2,7 +2,6 @@ import Basics
 import Foundation
 import HTTPClient
 import Kafka
-import MessagingSetup
 import Models
 import Postgres
 import Providers
@@ -58,7 +57,7 @@ public enum ReconcileCommand {
 
         let metrics = ReconcilerMetrics(registry: MetricsRegistry())
         let source = settings.makeSource(httpClient: HTTPClient(), metrics: metrics)
-        try await messaging.ensureTopics()
+        try await messaging.ensureTopics(Topics.all)
         let producer = try KafkaProducer(configuration: KafkaProducerConfiguration(client: messaging.client))
         let pool = try databaseURL.map { PostgresPool(configuration: try PostgresConfiguration(url: $0), options: PostgresPoolConfiguration(maximumConnections: 2)) }
         let sweeper = Sweeper(source: source, publisher: KafkaSnapshotPublisher(producer: producer),

@@ -1,6 +1,5 @@
 import SandboxKit
 import SandboxServer
-import ServiceHTTP
 import ServiceRuntime
 import Telemetry
 
@@ -16,7 +15,7 @@ struct ProviderSandboxMain {
             logger.info("provider sandbox starting", metadata: [
                 "http.port": String(settings.port), "sandbox.public_url": settings.sandbox.publicBaseURL,
             ])
-            return ServiceLaunch(services: [HTTPServerService(name: "provider-sandbox", server: sandbox.server)])
+            return ServiceLaunch(services: sandbox.services)
         })
     }
 }

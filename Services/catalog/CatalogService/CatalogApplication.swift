@@ -1,6 +1,5 @@
 import HTTPServer
 import Models
-import ServiceHTTP
 import ServiceRuntime
 import Telemetry
 
@@ -25,31 +24,21 @@ public enum CatalogSetupError: Error, Sendable, Equatable, CustomStringConvertib
 ///
 /// The executable and the tests build it the same way through
 /// ``buildCatalogApplication(sources:configuration:http:logger:metrics:clock:)``;
-/// tests may call ``responder`` directly, without a socket.
-public struct CatalogApplication: Sendable {
+/// tests may call ``ServiceApplication/respond(to:logger:)``, without a socket.
+public struct CatalogApplication: ServiceApplication {
     /// The in-memory catalog (tests trigger refreshes on it directly).
     public let store: CatalogStore
     /// The background service that loads and refreshes ``store``.
     public let refresher: CatalogRefresher
-    /// Readiness checks: `catalog` passes once a first load succeeded.
-    public let health: HealthChecks
-    /// Where `catalog_*` and the HTTP metrics are registered.
-    public let metrics: MetricsRegistry
-    /// The frozen router (products and operational routes).
-    public let responder: RouterResponder
-    /// The HTTP server (not started).
-    public let server: HTTPServer
+    /// Products and operational routes; readiness `catalog` passes once a
+    /// first load succeeded; `catalog_*` and the HTTP metrics.
+    public let shell: ApplicationShell
 
     /// The services to run, in start order: the refresher, then HTTP. The
     /// server starts at once (answering 503 and not-ready until a first load),
     /// so orchestrators can see the process is alive while a provider is down.
     public var services: [any Service] {
-        [refresher, HTTPServerService(name: "http", server: server)]
-    }
-
-    /// Answers `request` as the server would (no socket).
-    public func respond(to request: HTTPRequest, logger: Logger) async -> HTTPResponse {
-        await responder.respond(to: request, logger: logger).response
+        [refresher, shell.server]
     }
 }
 
@@ -81,15 +70,10 @@ public func buildCatalogApplication(
     health.register("catalog") {
         guard store.isLoaded else { throw CatalogNotLoaded() }
     }
-    let router = Router()
-    router.addOperationalRoutes(health: health, metrics: metrics)
-    CatalogRoutes.mount(on: router, store: store)
-    let responder = router.buildResponder()
     return CatalogApplication(
         store: store,
         refresher: CatalogRefresher(store: store, configuration: configuration, logger: logger),
-        health: health, metrics: metrics, responder: responder,
-        server: HTTPServer(responder: responder, configuration: http, logger: logger, metrics: metrics))
+        shell: ApplicationShell(http: http, health: health, metrics: metrics, logger: logger) { CatalogRoutes.mount(on: $0, store: store) })
 }
 
 /// The readiness failure before the first successful load.

@@ -3,7 +3,6 @@ import CatalogService
 import HTTPClient
 import HTTPServer
 import Models
-import ServiceHTTP
 import ServiceRuntime
 import Telemetry
 

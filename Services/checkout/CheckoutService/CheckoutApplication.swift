@@ -4,7 +4,6 @@ import Models
 import Postgres
 import Projection
 import Providers
-import ServiceHTTP
 import ServiceRuntime
 import Telemetry
 
@@ -13,29 +12,21 @@ import Telemetry
 /// The executable and the tests build it the same way through
 /// ``buildCheckoutApplication(configuration:auth:providers:pool:publisher:brokerCheck:http:logger:metrics:now:)``;
 /// tests may call ``respond(to:logger:)`` without a socket.
-public struct CheckoutApplication: Sendable {
+public struct CheckoutApplication: ServiceApplication {
     /// The cached provider catalogs (tests load it with `refresh()`).
     public let catalog: CheckoutCatalog
     /// Loads and refreshes ``catalog`` in the background.
     public let refresher: CheckoutCatalogRefresher
-    /// Readiness checks: `database`, `broker` (when given), `catalog`.
-    public let health: HealthChecks
-    public let metrics: MetricsRegistry
-    public let responder: RouterResponder
-    /// The HTTP server (not started).
-    public let server: HTTPServer
+    /// The API, the completion page and the operational routes; readiness
+    /// checks `database`, `broker` (when given), `catalog`.
+    public let shell: ApplicationShell
     /// Deletes idempotency records older than their TTL, hourly.
     public let sweeper: IdempotencySweeper
 
     /// The services to run, in start order. HTTP starts at once; until the
     /// catalog is loaded, create-checkout answers 503 and `/readyz` is not ready.
     public var services: [any Service] {
-        [refresher, sweeper, HTTPServerService(name: "http", server: server)]
-    }
-
-    /// Answers `request` as the server would (no socket).
-    public func respond(to request: HTTPRequest, logger: Logger) async -> HTTPResponse {
-        await responder.respond(to: request, logger: logger).response
+        [refresher, sweeper, shell.server]
     }
 }
 
@@ -86,16 +77,14 @@ public func buildCheckoutApplication(
                                  configuration: configuration, metrics: checkoutMetrics, now: now),
         commander: SubscriptionCommander(reader: reader, registry: providers, publisher: publisher, metrics: checkoutMetrics, now: now),
         reader: reader, claimer: PurchaseClaimer(publisher: publisher, now: now), maxBodyBytes: configuration.maxBodyBytes, now: now)
-    let router = Router()
-    router.addOperationalRoutes(health: health, metrics: metrics)
-    routes.mount(on: router)
-    CheckoutCompletionPage(appReturnURL: configuration.appReturnURL).mount(on: router)
-    let responder = router.buildResponder()
+    let completionPage = CheckoutCompletionPage(appReturnURL: configuration.appReturnURL)
     return CheckoutApplication(
         catalog: catalog,
         refresher: CheckoutCatalogRefresher(catalog: catalog, configuration: configuration, metrics: checkoutMetrics, logger: logger),
-        health: health, metrics: metrics, responder: responder,
-        server: HTTPServer(responder: responder, configuration: CheckoutApplication.bounded(http, by: configuration), logger: logger, metrics: metrics),
+        shell: ApplicationShell(http: CheckoutApplication.bounded(http, by: configuration), health: health, metrics: metrics, logger: logger) {
+            routes.mount(on: $0)
+            completionPage.mount(on: $0)
+        },
         sweeper: IdempotencySweeper(store: idempotency, logger: logger))
 }
 

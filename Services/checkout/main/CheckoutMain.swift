@@ -3,12 +3,10 @@ import CheckoutService
 import HTTPClient
 import HTTPServer
 import Kafka
-import MessagingSetup
 import Models
 import Postgres
 import Projection
 import Providers
-import ServiceHTTP
 import ServiceRuntime
 import Telemetry
 
@@ -49,8 +47,8 @@ struct CheckoutMain {
             }
             let pool = PostgresPool(configuration: database, options: PostgresPoolConfiguration(maximumConnections: settings.maxConnections))
             try await CheckoutSchema.migrate(pool: pool)
-            try await settings.messaging.ensureTopics()
-            let producer = try KafkaProducer(configuration: KafkaProducerConfiguration(client: settings.messaging.client))
+            try await settings.messaging.ensureTopics(Topics.all)
+            let producer = try KafkaProducer(configuration: KafkaProducerConfiguration(client: settings.messaging.client), logger: logger)
             let admin = try KafkaAdmin(configuration: settings.messaging.client)
             let application = buildCheckoutApplication(
                 configuration: settings.configuration, auth: settings.auth,
@@ -67,7 +65,7 @@ struct CheckoutMain {
                 "entitlements": settings.entitlements.configuration == nil ? "one per product" : "ENTITLEMENTS_FILE",
             ])
             // The producer drains last: services stop in reverse order, HTTP first.
-            return ServiceLaunch(services: [ProducerService(producer: producer, logger: logger)] + application.services,
+            return ServiceLaunch(services: [producer] + application.services,
                                  afterStop: { await pool.close() })
         })
     }

@@ -2,40 +2,31 @@ import Foundation
 import HTTPClient
 import HTTPServer
 import Kafka
-import MessagingSetup
 import Models
 import Postgres
-import ServiceHTTP
 import ServiceRuntime
 import Telemetry
 
 /// The reconciler, assembled: provider clients with their budgets, the
 /// consumer loop, the scheduled sweep, health and metrics over HTTP.
-public struct ReconcilerApplication: Sendable {
+public struct ReconcilerApplication: ServiceApplication {
     public let reconciler: Reconciler
     public let consumerService: ReconcilerConsumerService
     public let sweepService: SweepService
-    /// Readiness: `kafka` (metadata of the webhooks topic), `startup` (topics
-    /// ensured), and `provider:<name>` per enabled provider (down while its
-    /// latest call failed: an outage, a rate limit, a rejected key).
-    public let health: HealthChecks
     public let providerHealth: ProviderHealth
-    public let metrics: MetricsRegistry
-    public let responder: RouterResponder
-    public let server: HTTPServer
-    let producerService: ProducerService
+    /// Operational routes only; readiness: `kafka` (metadata of the webhooks
+    /// topic), `startup` (topics ensured), and `provider:<name>` per enabled
+    /// provider (down while its latest call failed: an outage, a rate limit,
+    /// a rejected key).
+    public let shell: ApplicationShell
+    let producer: KafkaProducer
     let pool: PostgresPool?
 
     /// HTTP first (probes answer during start-up), the producer, the consumer,
     /// then the sweep. Stopped in reverse: the sweep ends, the consumer drains
     /// and commits, the producer flushes, HTTP goes last.
     public var services: [any Service] {
-        [HTTPServerService(name: "http", server: server), producerService, consumerService, sweepService]
-    }
-
-    /// Answers `request` as the server would (no socket).
-    public func respond(to request: HTTPRequest, logger: Logger) async -> HTTPResponse {
-        await responder.respond(to: request, logger: logger).response
+        [shell.server, producer, consumerService, sweepService]
     }
 
     /// Releases the projection pool (after the services stopped).
@@ -79,7 +70,7 @@ public func buildReconcilerApplication(
         consumer = try KafkaConsumer(
             topics: [Topics.webhooks, Topics.commands],
             configuration: KafkaConsumerConfiguration(client: messaging.client, groupID: configuration.groupID, maxBatchSize: configuration.batchSize))
-        producer = try KafkaProducer(configuration: KafkaProducerConfiguration(client: messaging.client))
+        producer = try KafkaProducer(configuration: KafkaProducerConfiguration(client: messaging.client), logger: logger)
         admin = try KafkaAdmin(configuration: messaging.client)
     } catch {
         throw ReconcilerSetupError(description: "Kafka client setup failed: \(error)")
@@ -110,12 +101,7 @@ public func buildReconcilerApplication(
     for provider in source.providers {
         health.register("provider:\(provider.rawValue)") { try providerHealth.check(provider) }
     }
-    let router = Router()
-    router.addOperationalRoutes(health: health, metrics: metrics)
-    let responder = router.buildResponder()
     return ReconcilerApplication(
-        reconciler: reconciler, consumerService: consumerService, sweepService: sweepService, health: health,
-        providerHealth: providerHealth, metrics: metrics, responder: responder,
-        server: HTTPServer(responder: responder, configuration: http, logger: logger, metrics: metrics),
-        producerService: ProducerService(producer: producer, logger: logger), pool: pool)
+        reconciler: reconciler, consumerService: consumerService, sweepService: sweepService, providerHealth: providerHealth,
+        shell: ApplicationShell(http: http, health: health, metrics: metrics, logger: logger), producer: producer, pool: pool)
 }

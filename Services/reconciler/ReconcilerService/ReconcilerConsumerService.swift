@@ -1,7 +1,6 @@
 import Basics
 import Foundation
 import Kafka
-import MessagingSetup
 import Models
 import ServiceRuntime
 import Synchronization
@@ -104,7 +103,7 @@ public final class ReconcilerConsumerService: Service, Sendable {
         var retries = BackoffCounter(Backoff(initial: .milliseconds(200), maximum: .seconds(5)))
         while !isStopping {
             do {
-                if let messaging { try await messaging.ensureTopics() }
+                if let messaging { try await messaging.ensureTopics(Topics.all) }
                 startedUp.store(true, ordering: .releasing)
                 return true
             } catch {

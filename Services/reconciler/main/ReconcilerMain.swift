@@ -1,11 +1,10 @@
 import Basics
 import Foundation
 import HTTPServer
-import MessagingSetup
+import Kafka
 import Models
 import Providers
 import ReconcilerService
-import ServiceHTTP
 import ServiceRuntime
 import Telemetry
 

@@ -1,35 +1,26 @@
 import Foundation
 import HTTPServer
 import Kafka
-import MessagingSetup
 import Models
 import Postgres
 import Projection
-import ServiceHTTP
 import ServiceRuntime
 import Telemetry
 
 /// The subscription projector, assembled: database pool, consumer loop,
 /// health and metrics over HTTP.
-public struct ProjectorApplication: Sendable {
+public struct ProjectorApplication: ServiceApplication {
     public let pool: PostgresPool
     public let consumerService: ProjectorConsumerService
     public let projector: Projector
-    /// Readiness: `postgres` (SELECT 1), `kafka` (metadata request), `startup` (migrations and topics done).
-    public let health: HealthChecks
-    public let metrics: MetricsRegistry
-    public let responder: RouterResponder
-    public let server: HTTPServer
+    /// Operational routes only; readiness: `postgres` (SELECT 1), `kafka`
+    /// (metadata request), `startup` (migrations and topics done).
+    public let shell: ApplicationShell
 
     /// HTTP first (so probes answer during start-up), then the consumer; the
     /// group stops them in reverse, so the consumer drains before HTTP goes.
     public var services: [any Service] {
-        [HTTPServerService(name: "http", server: server), consumerService]
-    }
-
-    /// Answers `request` as the server would (no socket).
-    public func respond(to request: HTTPRequest, logger: Logger) async -> HTTPResponse {
-        await responder.respond(to: request, logger: logger).response
+        [shell.server, consumerService]
     }
 }
 
@@ -86,10 +77,7 @@ public func buildProjectorApplication(
     health.register("startup") {
         guard consumerService.isStarted else { throw ProjectorSetupError(description: "migrations or topic creation not done yet") }
     }
-    let router = Router()
-    router.addOperationalRoutes(health: health, metrics: metrics)
-    let responder = router.buildResponder()
     return ProjectorApplication(
-        pool: pool, consumerService: consumerService, projector: projector, health: health, metrics: metrics,
-        responder: responder, server: HTTPServer(responder: responder, configuration: http, logger: logger, metrics: metrics))
+        pool: pool, consumerService: consumerService, projector: projector,
+        shell: ApplicationShell(http: http, health: health, metrics: metrics, logger: logger))
 }

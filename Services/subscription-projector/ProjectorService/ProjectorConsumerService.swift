@@ -1,7 +1,7 @@
 import Basics
 import Foundation
 import Kafka
-import MessagingSetup
+import Models
 import Postgres
 import Projection
 import ServiceRuntime
@@ -82,7 +82,7 @@ public final class ProjectorConsumerService: Service, Sendable {
                     let applied = try await ProjectionSchema.migrate(pool: pool)
                     if !applied.isEmpty { logger.info("migrations applied", metadata: ["versions": applied.map(String.init).joined(separator: ",")]) }
                 }
-                if let messaging { try await messaging.ensureTopics() }
+                if let messaging { try await messaging.ensureTopics(Topics.all) }
                 startedUp.store(true, ordering: .releasing)
                 return true
             } catch {

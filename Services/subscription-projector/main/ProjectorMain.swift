@@ -1,8 +1,7 @@
 import HTTPServer
-import MessagingSetup
+import Kafka
 import Postgres
 import ProjectorService
-import ServiceHTTP
 import ServiceRuntime
 import Telemetry
 

@@ -45,9 +45,10 @@ public final class WebhookPublisher: Sendable {
     }
 
     /// The producer settings that match a publish `timeout`: librdkafka gives
-    /// up on a message when the receiver does.
+    /// up on a message when the receiver does, and the producer's close waits
+    /// no longer than one publish would.
     public static func producerConfiguration(client: KafkaClientConfiguration, timeout: Duration) -> KafkaProducerConfiguration {
-        KafkaProducerConfiguration(client: client, messageTimeout: timeout)
+        KafkaProducerConfiguration(client: client, messageTimeout: timeout, closeTimeout: timeout)
     }
 
     /// Publishes `value` under `key` and returns once the broker has it.

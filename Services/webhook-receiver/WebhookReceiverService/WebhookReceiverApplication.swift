@@ -1,10 +1,8 @@
 import Foundation
 import HTTPServer
 import Kafka
-import MessagingSetup
 import Models
 import Providers
-import ServiceHTTP
 import ServiceRuntime
 import Telemetry
 
@@ -33,32 +31,22 @@ public enum WebhookReceiverSetupError: Error, Sendable, CustomStringConvertible 
 ///
 /// The executable and the tests build it the same way through
 /// ``buildWebhookReceiverApplication(verifiers:messaging:configuration:http:logger:metrics:now:)``;
-/// tests may call ``respond(to:logger:)`` directly, without a socket.
-public struct WebhookReceiverApplication: Sendable {
+/// tests may call ``ServiceApplication/respond(to:logger:)``, without a socket.
+public struct WebhookReceiverApplication: ServiceApplication {
     /// The publisher (and through it the producer) webhooks go through.
     public let publisher: WebhookPublisher
     /// Creates the topics at start-up, retrying while the broker is down.
     public let topicSetup: TopicSetupService
-    /// Readiness checks: `kafka` (metadata of `storefront.webhooks.v1`).
-    public let health: HealthChecks
-    /// Where `webhooks_*` and the HTTP metrics are registered.
-    public let metrics: MetricsRegistry
-    /// The frozen router (webhook and operational routes).
-    public let responder: RouterResponder
-    /// The HTTP server (not started).
-    public let server: HTTPServer
-    let producerService: ProducerService
+    /// Webhook and operational routes; readiness `kafka` (metadata of
+    /// `storefront.webhooks.v1`); `webhooks_*` and the HTTP metrics.
+    public let shell: ApplicationShell
+    let producer: KafkaProducer
 
     /// The services to run, in start order: topic set-up (in the background),
-    /// the producer's owner, then HTTP. Stopped in reverse: HTTP drains its
-    /// in-flight webhooks first, then the producer flushes and closes.
+    /// the producer, then HTTP. Stopped in reverse: HTTP drains its in-flight
+    /// webhooks first, then the producer flushes and closes.
     public var services: [any Service] {
-        [topicSetup, producerService, HTTPServerService(name: "http", server: server)]
-    }
-
-    /// Answers `request` as the server would (no socket).
-    public func respond(to request: HTTPRequest, logger: Logger) async -> HTTPResponse {
-        await responder.respond(to: request, logger: logger).response
+        [topicSetup, producer, shell.server]
     }
 }
 
@@ -105,7 +93,7 @@ public func buildWebhookReceiverApplication(
     let admin: KafkaAdmin
     do {
         producer = try KafkaProducer(configuration: WebhookPublisher.producerConfiguration(
-            client: messaging.client, timeout: configuration.publishTimeout))
+            client: messaging.client, timeout: configuration.publishTimeout), logger: logger)
         admin = try KafkaAdmin(configuration: messaging.client)
     } catch {
         throw .kafka(String(describing: error))
@@ -117,12 +105,6 @@ public func buildWebhookReceiverApplication(
     let health = HealthChecks()
     health.register("kafka", timeout: .seconds(2)) { try await readiness.check() }
 
-    let router = Router()
-    router.addOperationalRoutes(health: health, metrics: metrics)
-    WebhookRoutes(verifiers: byProvider, publisher: publisher, configuration: configuration, metrics: webhookMetrics, now: now)
-        .mount(on: router)
-    let responder = router.buildResponder()
-
     var serverConfiguration = http
     serverConfiguration.maxBodyBytes = configuration.maxBodyBytes
     let enabled = Set(byProvider.keys)
@@ -131,13 +113,12 @@ public func buildWebhookReceiverApplication(
         guard let provider = webhookProvider(inPath: path), enabled.contains(provider) else { return }
         webhookMetrics.count(provider, .tooLarge)
     }
-    let server = HTTPServer(responder: responder, configuration: serverConfiguration, logger: logger, metrics: metrics)
-
+    let routes = WebhookRoutes(verifiers: byProvider, publisher: publisher, configuration: configuration, metrics: webhookMetrics, now: now)
     return WebhookReceiverApplication(
         publisher: publisher,
-        topicSetup: TopicSetupService(ensure: { try await messaging.ensureTopics() }, logger: logger),
-        health: health, metrics: metrics, responder: responder, server: server,
-        producerService: ProducerService(producer: producer, flushTimeout: configuration.publishTimeout, logger: logger))
+        topicSetup: TopicSetupService(ensure: { try await messaging.ensureTopics(Topics.all) }, logger: logger),
+        shell: ApplicationShell(http: serverConfiguration, health: health, metrics: metrics, logger: logger) { routes.mount(on: $0) },
+        producer: producer)
 }
 
 /// The provider of a raw `/api/webhooks/<provider>` path, or nil.

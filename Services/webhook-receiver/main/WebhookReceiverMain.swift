@@ -1,10 +1,8 @@
 import Basics
 import HTTPServer
 import Kafka
-import MessagingSetup
 import Models
 import Providers
-import ServiceHTTP
 import ServiceRuntime
 import Telemetry
 import WebhookReceiverService

@@ -168,18 +168,14 @@ public final class HTTPServer: Sendable {
         }
     }
 
-    /// Starts (if needed) and serves until the calling task is cancelled, then shuts down
-    /// gracefully; the shape of a service's `run()`.
-    public func run() async throws {
-        if case .idle = lifecycle.withLock({ $0 }) { try start() }
-        await withTaskCancellationHandler {
-            await waitUntilStopped()
-        } onCancel: {
-            Task { await self.shutdown() }
-        }
+    /// Whether ``start()`` has not been called yet.
+    var isIdle: Bool {
+        if case .idle = lifecycle.withLock({ $0 }) { return true }
+        return false
     }
 
-    private func waitUntilStopped() async {
+    /// Returns once a shutdown has finished (at once if it already has).
+    func waitUntilStopped() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let stopped = lifecycle.withLock { state -> Bool in
                 if case .stopped = state { return true }

@@ -1,7 +1,4 @@
 import Basics
-import Kafka
-import Models
-import ServiceRuntime
 import Telemetry
 
 /// The broker settings every Storefront service shares, read from the
@@ -12,7 +9,7 @@ import Telemetry
 /// `KAFKA_TOPIC_RETENTION` (default 30 days: webhooks and dead letters stay
 /// replayable that long) and `KAFKA_MAX_MESSAGE_BYTES` (default 4 MiB: the
 /// largest webhook envelope, dead-lettered, fits), and TLS and SASL to the
-/// brokers (``KafkaSecuritySettings``: `KAFKA_SECURITY_PROTOCOL`, `KAFKA_SASL_*`, `KAFKA_SSL_*`).
+/// brokers (``KafkaSecurity/fromEnvironment(_:logger:)``: `KAFKA_SECURITY_PROTOCOL`, `KAFKA_SASL_*`, `KAFKA_SSL_*`).
 public struct MessagingSettings: Sendable {
     public var client: KafkaClientConfiguration
     public var topicPartitions: Int
@@ -35,7 +32,7 @@ public struct MessagingSettings: Sendable {
         var client = KafkaClientConfiguration(bootstrapServers: brokers, clientID: reader.string("KAFKA_CLIENT_ID", default: service))
         client.maxMessageBytes = reader.int("KAFKA_MAX_MESSAGE_BYTES", default: KafkaClientConfiguration.defaultMaxMessageBytes,
                                             in: (1 << 20)...(64 << 20))
-        client.security = KafkaSecuritySettings.fromEnvironment(&reader, logger: logger)
+        client.security = KafkaSecurity.fromEnvironment(&reader, logger: logger)
         client.logHandler = { level, message in
             // librdkafka's own lines join the service's JSON log; debug chatter stays out.
             guard level >= .warning else { return }
@@ -48,24 +45,25 @@ public struct MessagingSettings: Sendable {
             retention: reader.duration("KAFKA_TOPIC_RETENTION", default: defaultRetention))
     }
 
-    /// Storefront's topics as docs/architecture.md ("Kafka topics") lists them. Every topic is an event
-    /// log (delete policy, nothing compacted away) kept for ``retention``,
-    /// taking records as large as the clients send. Set when a topic is
-    /// created; an existing topic keeps its settings (change them with the
-    /// broker's tools).
-    public var topicSpecifications: [KafkaTopicSpecification] {
+    /// The specifications of `topics` (Storefront's are `Topics.all`, as
+    /// docs/architecture.md, "Kafka topics", lists them). Every topic is an
+    /// event log (delete policy, nothing compacted away) kept for
+    /// ``retention``, taking records as large as the clients send. Set when a
+    /// topic is created; an existing topic keeps its settings (change them
+    /// with the broker's tools).
+    public func topicSpecifications(_ topics: [String]) -> [KafkaTopicSpecification] {
         let retentionMilliseconds = retention.wholeMilliseconds
-        return Topics.all.map {
+        return topics.map {
             KafkaTopicSpecification(name: $0, partitions: Int32(topicPartitions), replicationFactor: Int16(replicationFactor),
                                     config: ["cleanup.policy": "delete", "retention.ms": String(retentionMilliseconds),
                                              "max.message.bytes": String(client.maxMessageBytes)])
         }
     }
 
-    /// Creates every Storefront topic that does not exist yet (idempotent; safe
+    /// Creates each of `topics` that does not exist yet (idempotent; safe
     /// when several services start at once).
-    public func ensureTopics() async throws {
+    public func ensureTopics(_ topics: [String]) async throws {
         let admin = try KafkaAdmin(configuration: client)
-        try await admin.createTopics(topicSpecifications)
+        try await admin.createTopics(topicSpecifications(topics))
     }
 }

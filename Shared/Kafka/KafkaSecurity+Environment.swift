@@ -1,8 +1,6 @@
-import Foundation
-import Kafka
-import ServiceRuntime
-import Telemetry
 import Basics
+import Foundation
+import Telemetry
 
 /// Reads the brokers' security settings from the environment and checks
 /// them at start-up, so a mistake is reported by name before any client
@@ -22,18 +20,18 @@ import Basics
 /// SASL settings without a SASL protocol, or TLS settings without a TLS
 /// one, are reported rather than ignored (they would silently not apply).
 /// `sasl_plaintext` and `none` are logged as warnings at every start.
-public enum KafkaSecuritySettings {
+extension KafkaSecurity {
     public static func fromEnvironment(_ reader: inout ConfigReader, logger: Logger? = nil) -> KafkaSecurity {
-        let securityProtocol = reader.enumeration("KAFKA_SECURITY_PROTOCOL", default: KafkaSecurity.SecurityProtocol.plaintext)
+        let securityProtocol = reader.enumeration("KAFKA_SECURITY_PROTOCOL", default: SecurityProtocol.plaintext)
         var security = KafkaSecurity(securityProtocol: securityProtocol)
         let protocolName = "KAFKA_SECURITY_PROTOCOL is \(securityProtocol.rawValue)"
 
         // MARK: SASL
-        var mechanism: KafkaSecurity.SASLMechanism?
+        var mechanism: SASLMechanism?
         if let raw = reader.environment["KAFKA_SASL_MECHANISM"], ["GSSAPI", "OAUTHBEARER"].contains(raw.uppercased()) {
             reader.report("KAFKA_SASL_MECHANISM", "\(raw.uppercased()) is not supported (it needs settings Storefront does not pass); use SCRAM-SHA-512, SCRAM-SHA-256 or PLAIN")
         } else {
-            mechanism = reader.enumeration("KAFKA_SASL_MECHANISM", as: KafkaSecurity.SASLMechanism.self)
+            mechanism = reader.enumeration("KAFKA_SASL_MECHANISM", as: SASLMechanism.self)
         }
         let username = reader.string("KAFKA_SASL_USERNAME")
         let password = reader.secret("KAFKA_SASL_PASSWORD")

@@ -1,6 +1,4 @@
 import Basics
-import HTTPServer
-import ServiceRuntime
 
 extension HTTPServerConfiguration {
     /// Reads the HTTP settings every service shares: `HOST` (default
