@@ -159,7 +159,7 @@ struct WebhookLiveTests {
         let brokers = try testBrokers()
         let receiver = try await LiveReceiver.start(brokers: brokers)
         #expect(try await receiver.client.get(receiver.baseURL + "/healthz").status == 200)
-        #expect(await eventually(timeout: .seconds(15)) { receiver.app.topicSetup.isDone })
+        #expect(await eventually(timeout: .seconds(15)) { receiver.app.topicSetup?.isDone == true })
         #expect(await eventually(timeout: .seconds(10)) { (try? await receiver.client.get(receiver.baseURL + "/readyz").status) == 200 })
         let ready = try await receiver.client.get(receiver.baseURL + "/readyz").bodyString
         #expect(ready.contains(#""name":"kafka""#))

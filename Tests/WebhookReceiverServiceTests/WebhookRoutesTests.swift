@@ -9,7 +9,8 @@ import Telemetry
 import Testing
 @testable import WebhookReceiverService
 
-/// Through the router, no socket (the broker is needed only where a request is published).
+/// Through the router, with no socket and no broker (a fake publisher);
+/// `WebhookLiveTests` runs the same paths against a real broker.
 @Suite("Webhook routes")
 struct WebhookRoutesTests {
     static func request(_ provider: String, body: [UInt8], headers: [(String, String)], remoteAddress: String = "127.0.0.1") throws -> HTTPRequest {
@@ -23,8 +24,8 @@ struct WebhookRoutesTests {
     @Test("bad, missing and cross-provider signatures are 401 with the contract's body")
     func refusesUnsignedRequests() async throws {
         let metrics = MetricsRegistry()
-        let app = try makeApplication(brokers: try testBrokers(), metrics: metrics)
-        defer { Task { await app.publisher.producer.shutdown(timeout: .zero) } }
+        let publisher = FakeWebhookPublisher()
+        let app = try makeRouterApplication(publisher: publisher, metrics: metrics)
         let (lsBody, _) = try Bodies.lemonSqueezy()
         let (psBody, _) = try Bodies.paystack()
         let cases: [(String, [UInt8], [(String, String)])] = [
@@ -46,12 +47,12 @@ struct WebhookRoutesTests {
         #expect(Self.counter(metrics, .lemonsqueezy, .invalidSignature) == 4)
         #expect(Self.counter(metrics, .paystack, .invalidSignature) == 4)
         #expect(Self.counter(metrics, .paystack, .published) == 0)
+        #expect(publisher.published.isEmpty)
     }
 
     @Test("a provider that is not enabled, or unknown, is 404")
     func unknownProviders() async throws {
-        let app = try makeApplication(verifiers: [TestSecrets.lemonSqueezyVerifier], brokers: try testBrokers())
-        defer { Task { await app.publisher.producer.shutdown(timeout: .zero) } }
+        let app = try makeRouterApplication(verifiers: [TestSecrets.lemonSqueezyVerifier])
         let (body, _) = try Bodies.paystack()
         for provider in ["paystack", "stripe", "LEMONSQUEEZY"] {
             let response = await app.respond(to: try Self.request(provider, body: body, headers: Signer.headers(.paystack, body)), logger: quietLogger)
@@ -65,8 +66,7 @@ struct WebhookRoutesTests {
     @Test("a body over the limit is 413 and counted, even through the router")
     func oversizeThroughTheRouter() async throws {
         let metrics = MetricsRegistry()
-        let app = try makeApplication(brokers: try testBrokers(), configuration: WebhookReceiverConfiguration(maxBodyBytes: 2048), metrics: metrics)
-        defer { Task { await app.publisher.producer.shutdown(timeout: .zero) } }
+        let app = try makeRouterApplication(configuration: WebhookReceiverConfiguration(maxBodyBytes: 2048), metrics: metrics)
         let body = Array(repeating: UInt8(ascii: "a"), count: 2049)
         let response = await app.respond(to: try Self.request("lemonsqueezy", body: body, headers: Signer.headers(.lemonsqueezy, body)), logger: quietLogger)
         #expect(response.status.code == 413)
@@ -75,13 +75,12 @@ struct WebhookRoutesTests {
 
     @Test("the Paystack allow-list uses the peer, or the last X-Forwarded-For hop only when trusted")
     func allowListAndForwardedFor() async throws {
-        let brokers = try testBrokers()
-        let watcher = try await TopicWatcher(brokers: brokers)
+        let publisher = FakeWebhookPublisher()
         let allowList = try IPAllowList(["52.31.139.75"])
         let verifier = PaystackWebhookVerifier(secretKey: Secret(TestSecrets.paystackKey), allowList: allowList)
-        let untrusting = try makeApplication(verifiers: [verifier], brokers: brokers)
-        let trusting = try makeApplication(verifiers: [verifier], brokers: brokers,
-                                           configuration: WebhookReceiverConfiguration(trustForwardedFor: true))
+        let untrusting = try makeRouterApplication(verifiers: [verifier], publisher: publisher)
+        let trusting = try makeRouterApplication(verifiers: [verifier], publisher: publisher,
+                                                 configuration: WebhookReceiverConfiguration(trustForwardedFor: true))
 
         let (body, _) = try Bodies.paystack()
         let id = ProviderWebhooks.dedupKey(.paystack, body: body)
@@ -102,11 +101,23 @@ struct WebhookRoutesTests {
         let direct = await untrusting.respond(to: try Self.request("paystack", body: body, headers: Signer.headers(.paystack, body), remoteAddress: "52.31.139.75"), logger: quietLogger)
         #expect(direct.status.code == 200)
 
-        let found = await watcher.find(id: id, payload: body)
-        #expect(found != nil, "the accepted delivery should be on \(Topics.webhooks)")
-        await watcher.close()
-        await untrusting.publisher.producer.shutdown()
-        await trusting.publisher.producer.shutdown()
+        // The two accepted deliveries, and only they, were published, whole.
+        #expect(publisher.published.count == 2)
+        #expect(publisher.published.allSatisfy { $0.envelope.id == id && $0.envelope.payload.bytes == body })
+    }
+
+    @Test("a publish that fails is 503 with Retry-After and counted, so the provider retries")
+    func publishFailureIs503() async throws {
+        let metrics = MetricsRegistry()
+        let app = try makeRouterApplication(publisher: FakeWebhookPublisher(failing: .timedOut(.seconds(5))),
+                                            configuration: WebhookReceiverConfiguration(), metrics: metrics)
+        let (body, _) = try Bodies.lemonSqueezy()
+        let response = await app.respond(to: try Self.request("lemonsqueezy", body: body, headers: Signer.headers(.lemonsqueezy, body)), logger: quietLogger)
+        #expect(response.status.code == 503)
+        #expect(response.headers["Retry-After"] == String(WebhookReceiverConfiguration().retryAfterSeconds))
+        #expect(String(decoding: response.body, as: UTF8.self).hasPrefix(#"{"success":false,"error":"#))
+        #expect(Self.counter(metrics, .lemonsqueezy, .publishFailed) == 1)
+        #expect(Self.counter(metrics, .lemonsqueezy, .published) == 0)
     }
 
     @Test("X-Forwarded-For parsing takes the last non-empty hop, bounded")
@@ -145,10 +156,9 @@ struct WebhookRoutesTests {
 
     @Test("set-up refuses no verifiers and duplicate providers")
     func setupErrors() throws {
-        let brokers = try testBrokers()
-        #expect(throws: WebhookReceiverSetupError.self) { try makeApplication(verifiers: [], brokers: brokers) }
+        #expect(throws: WebhookReceiverSetupError.self) { try makeRouterApplication(verifiers: []) }
         #expect(throws: WebhookReceiverSetupError.self) {
-            try makeApplication(verifiers: [TestSecrets.paystackVerifier, TestSecrets.paystackVerifier], brokers: brokers)
+            try makeRouterApplication(verifiers: [TestSecrets.paystackVerifier, TestSecrets.paystackVerifier])
         }
         #expect(webhookProvider(inPath: "/api/webhooks/paystack") == .paystack)
         #expect(webhookProvider(inPath: "/api/webhooks/paystack/") == .paystack)

@@ -16,6 +16,15 @@ public enum WebhookPublishError: Error, Sendable, CustomStringConvertible {
     }
 }
 
+/// Where the receiver stores a verified webhook before answering 200: the one
+/// seam between its routes and the broker. ``WebhookPublisher`` is the Kafka
+/// one; router tests pass a fake, so they need no broker.
+public protocol WebhookPublishing: Sendable {
+    /// Stores `value` under `key` and returns once it is durable.
+    /// - Throws: ``WebhookPublishError``; the route then answers 503.
+    func publish(key: String, value: [UInt8]) async throws(WebhookPublishError) -> KafkaDeliveryReport
+}
+
 /// Writes envelopes to `storefront.webhooks.v1` and waits, at most
 /// ``timeout``, for the broker's acknowledgement.
 ///
@@ -29,7 +38,7 @@ public enum WebhookPublishError: Error, Sendable, CustomStringConvertible {
 /// and the same delivery is published twice. That is harmless: both records
 /// carry the same envelope `id` (the dedup key), and the projector applies
 /// each envelope id once.
-public final class WebhookPublisher: Sendable {
+public final class WebhookPublisher: WebhookPublishing {
     public let producer: KafkaProducer
     public let timeout: Duration
     public let topic: String

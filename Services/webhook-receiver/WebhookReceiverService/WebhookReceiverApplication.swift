@@ -29,24 +29,29 @@ public enum WebhookReceiverSetupError: Error, Sendable, CustomStringConvertible 
 
 /// The webhook receiver, assembled: verifiers, publisher, routes and server.
 ///
-/// The executable and the tests build it the same way through
+/// The executable and the live tests build it over Kafka through
 /// ``buildWebhookReceiverApplication(verifiers:messaging:configuration:http:logger:metrics:now:)``;
-/// tests may call ``ServiceApplication/respond(to:logger:)``, without a socket.
+/// router tests build it over a fake publisher through
+/// ``buildWebhookReceiverApplication(verifiers:publisher:brokerCheck:configuration:http:logger:metrics:now:)``
+/// and call ``ServiceApplication/respond(to:logger:)``, with no socket and no broker.
 public struct WebhookReceiverApplication: ServiceApplication {
-    /// The publisher (and through it the producer) webhooks go through.
-    public let publisher: WebhookPublisher
-    /// Creates the topics at start-up, retrying while the broker is down.
-    public let topicSetup: TopicSetupService
+    /// Where verified webhooks are stored before the 200.
+    public let publisher: any WebhookPublishing
     /// Webhook and operational routes; readiness `kafka` (metadata of
-    /// `storefront.webhooks.v1`); `webhooks_*` and the HTTP metrics.
+    /// `storefront.webhooks.v1`) when built over Kafka; `webhooks_*` and the
+    /// HTTP metrics.
     public let shell: ApplicationShell
-    let producer: KafkaProducer
+    /// Creates the topics at start-up, retrying while the broker is down
+    /// (built over Kafka only).
+    public let topicSetup: TopicSetupService?
+    /// What runs before HTTP, in start order (over Kafka: topic set-up, the producer).
+    let supporting: [any Service]
 
-    /// The services to run, in start order: topic set-up (in the background),
-    /// the producer, then HTTP. Stopped in reverse: HTTP drains its in-flight
-    /// webhooks first, then the producer flushes and closes.
+    /// The services to run, in start order: the supporting ones (topic set-up
+    /// in the background, the producer), then HTTP. Stopped in reverse: HTTP
+    /// drains its in-flight webhooks first, then the producer flushes and closes.
     public var services: [any Service] {
-        [topicSetup, producer, shell.server]
+        supporting + [shell.server]
     }
 }
 
@@ -60,12 +65,13 @@ public func webhookVerifiers(for configuration: ProvidersConfiguration) -> [any 
     return verifiers
 }
 
-/// Builds the webhook receiver.
+/// Builds the webhook receiver over Kafka: an idempotent producer whose
+/// delivery timeout is `configuration.publishTimeout`, topic set-up at start,
+/// and a `kafka` readiness check.
 ///
 /// - Parameters:
 ///   - verifiers: one per enabled provider; other providers' routes answer 404.
-///   - messaging: brokers and topic layout; the producer's delivery timeout
-///     is set to `configuration.publishTimeout`.
+///   - messaging: brokers and topic layout.
 ///   - configuration: body limit, publish timeout, forwarded-address trust.
 ///   - http: address, port and limits of the server; its body limit is
 ///     replaced by `configuration.maxBodyBytes` (webhooks are the only
@@ -83,12 +89,7 @@ public func buildWebhookReceiverApplication(
     metrics: MetricsRegistry = MetricsRegistry(),
     now: @escaping @Sendable () -> Date = { Date() }
 ) throws(WebhookReceiverSetupError) -> WebhookReceiverApplication {
-    guard !verifiers.isEmpty else { throw .noVerifiers }
-    var byProvider: [Provider: any WebhookVerifier] = [:]
-    for verifier in verifiers {
-        guard byProvider.updateValue(verifier, forKey: verifier.provider) == nil else { throw .duplicateProvider(verifier.provider) }
-    }
-
+    _ = try verifiersByProvider(verifiers)
     let producer: KafkaProducer
     let admin: KafkaAdmin
     do {
@@ -98,12 +99,37 @@ public func buildWebhookReceiverApplication(
     } catch {
         throw .kafka(String(describing: error))
     }
-    let publisher = WebhookPublisher(producer: producer, timeout: configuration.publishTimeout)
-    let webhookMetrics = WebhookMetrics(registry: metrics)
-
     let readiness = BrokerReadiness(admin: admin, cacheDuration: configuration.readinessCacheDuration)
+    let core = try buildWebhookReceiverApplication(
+        verifiers: verifiers, publisher: WebhookPublisher(producer: producer, timeout: configuration.publishTimeout),
+        brokerCheck: { try await readiness.check() },
+        configuration: configuration, http: http, logger: logger, metrics: metrics, now: now)
+    let topicSetup = TopicSetupService(ensure: { try await messaging.ensureTopics(Topics.all) }, logger: logger)
+    return WebhookReceiverApplication(publisher: core.publisher, shell: core.shell, topicSetup: topicSetup, supporting: [topicSetup, producer])
+}
+
+/// Builds the webhook receiver over any publisher (router tests pass a fake);
+/// the same routes, limits and metrics as over Kafka.
+///
+/// - Parameters:
+///   - publisher: where verified webhooks are stored before the 200.
+///   - brokerCheck: the `kafka` readiness check, if any.
+///   - others: as in ``buildWebhookReceiverApplication(verifiers:messaging:configuration:http:logger:metrics:now:)``.
+/// - Throws: ``WebhookReceiverSetupError/noVerifiers`` or ``WebhookReceiverSetupError/duplicateProvider(_:)``.
+public func buildWebhookReceiverApplication(
+    verifiers: [any WebhookVerifier],
+    publisher: any WebhookPublishing,
+    brokerCheck: (@Sendable () async throws -> Void)? = nil,
+    configuration: WebhookReceiverConfiguration = WebhookReceiverConfiguration(),
+    http: HTTPServerConfiguration = HTTPServerConfiguration(),
+    logger: Logger,
+    metrics: MetricsRegistry = MetricsRegistry(),
+    now: @escaping @Sendable () -> Date = { Date() }
+) throws(WebhookReceiverSetupError) -> WebhookReceiverApplication {
+    let byProvider = try verifiersByProvider(verifiers)
+    let webhookMetrics = WebhookMetrics(registry: metrics)
     let health = HealthChecks()
-    health.register("kafka", timeout: .seconds(2)) { try await readiness.check() }
+    if let brokerCheck { health.register("kafka", timeout: .seconds(2), brokerCheck) }
 
     var serverConfiguration = http
     serverConfiguration.maxBodyBytes = configuration.maxBodyBytes
@@ -116,9 +142,18 @@ public func buildWebhookReceiverApplication(
     let routes = WebhookRoutes(verifiers: byProvider, publisher: publisher, configuration: configuration, metrics: webhookMetrics, now: now)
     return WebhookReceiverApplication(
         publisher: publisher,
-        topicSetup: TopicSetupService(ensure: { try await messaging.ensureTopics(Topics.all) }, logger: logger),
         shell: ApplicationShell(http: serverConfiguration, health: health, metrics: metrics, logger: logger) { routes.mount(on: $0) },
-        producer: producer)
+        topicSetup: nil, supporting: [])
+}
+
+/// `verifiers` by provider; refuses none and duplicates.
+func verifiersByProvider(_ verifiers: [any WebhookVerifier]) throws(WebhookReceiverSetupError) -> [Provider: any WebhookVerifier] {
+    guard !verifiers.isEmpty else { throw .noVerifiers }
+    var byProvider: [Provider: any WebhookVerifier] = [:]
+    for verifier in verifiers {
+        guard byProvider.updateValue(verifier, forKey: verifier.provider) == nil else { throw .duplicateProvider(verifier.provider) }
+    }
+    return byProvider
 }
 
 /// The provider of a raw `/api/webhooks/<provider>` path, or nil.

@@ -22,7 +22,7 @@ public struct WebhookRoutes: Sendable {
     static let accepted = Array(#"{"success":true}"#.utf8)
 
     let verifiers: [Provider: any WebhookVerifier]
-    let publisher: WebhookPublisher
+    let publisher: any WebhookPublishing
     let configuration: WebhookReceiverConfiguration
     let metrics: WebhookMetrics
     let now: @Sendable () -> Date

@@ -1,0 +1,44 @@
+import Kafka
+import Models
+import Providers
+import Synchronization
+import Telemetry
+import WebhookReceiverService
+
+/// A publisher with no broker for router tests: it keeps what it is given,
+/// decoded, or fails every publish with `failure`.
+final class FakeWebhookPublisher: WebhookPublishing {
+    private let records = Mutex<[(key: String, envelope: WebhookEnvelope)]>([])
+    private let failure: WebhookPublishError?
+
+    init(failing failure: WebhookPublishError? = nil) {
+        self.failure = failure
+    }
+
+    /// What was published, in order.
+    var published: [(key: String, envelope: WebhookEnvelope)] { records.withLock { $0 } }
+
+    func publish(key: String, value: [UInt8]) async throws(WebhookPublishError) -> KafkaDeliveryReport {
+        if let failure { throw failure }
+        // A value the projector could not decode is a receiver bug: fail loudly.
+        let envelope: WebhookEnvelope
+        do {
+            envelope = try RecordCoding.decode(WebhookEnvelope.self, from: value)
+        } catch {
+            throw .failed("not an envelope: \(error)")
+        }
+        let offset = records.withLock { records in
+            records.append((key, envelope))
+            return Int64(records.count - 1)
+        }
+        return KafkaDeliveryReport(topic: Topics.webhooks, partition: 0, offset: offset)
+    }
+}
+
+/// The receiver over `publisher`, for router tests: no broker, no socket.
+func makeRouterApplication(
+    verifiers: [any WebhookVerifier] = TestSecrets.bothVerifiers, publisher: any WebhookPublishing = FakeWebhookPublisher(),
+    configuration: WebhookReceiverConfiguration = WebhookReceiverConfiguration(), metrics: MetricsRegistry = MetricsRegistry()
+) throws -> WebhookReceiverApplication {
+    try buildWebhookReceiverApplication(verifiers: verifiers, publisher: publisher, configuration: configuration, logger: quietLogger, metrics: metrics)
+}
