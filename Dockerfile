@@ -7,7 +7,7 @@
 #   provider-sandbox | storefront <command>   (operator CLI, e.g. `storefront migrate`)
 #
 # Both stages are Ubuntu 24.04 (noble). Its librdkafka is 2.3, new enough
-# for brokers that send tagged fields in ApiVersions v3 (DESIGN.md: >= 2.2),
+# for brokers that send tagged fields in ApiVersions v3 (docs/architecture.md, "C libraries": >= 2.2),
 # so nothing is vendored here. Secrets never enter the image: compose mounts
 # them as files at run time (see docker-compose.yml and deploy/secrets/).
 #
