@@ -6,13 +6,13 @@ import HTTPServer
 import Kafka
 import MessagingSetup
 import Models
-import Providers
 import ServiceRuntime
 import Synchronization
 import Telemetry
 import TestSupport
 import Testing
 import WebhookReceiverService
+import Webhooks
 
 /// Secrets the tests sign with (never real ones).
 enum TestSecrets {

@@ -3,11 +3,11 @@ import Foundation
 import HTTPServer
 import Kafka
 import Models
-import Providers
 import ServiceRuntime
 import Telemetry
 import Testing
 @testable import WebhookReceiverService
+import Webhooks
 
 /// Through the router, no socket (the broker is needed only where a request is published).
 @Suite("Webhook routes")

@@ -5,6 +5,7 @@ import Kafka
 import MessagingSetup
 import Models
 import Postgres
+import ProviderConfiguration
 import Providers
 import ReconcilerService
 import ServiceRuntime

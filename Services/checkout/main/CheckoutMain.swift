@@ -7,6 +7,7 @@ import MessagingSetup
 import Models
 import Postgres
 import Projection
+import ProviderConfiguration
 import Providers
 import ServiceHTTP
 import ServiceRuntime

@@ -3,7 +3,7 @@ import Foundation
 import HTTPServer
 import MessagingSetup
 import Models
-import Providers
+import ProviderConfiguration
 import ReconcilerService
 import ServiceHTTP
 import ServiceRuntime

@@ -3,10 +3,11 @@ import HTTPServer
 import Kafka
 import MessagingSetup
 import Models
-import Providers
+import ProviderConfiguration
 import ServiceHTTP
 import ServiceRuntime
 import Telemetry
+import Webhooks
 
 /// Why the webhook receiver cannot be built.
 public enum WebhookReceiverSetupError: Error, Sendable, CustomStringConvertible {

@@ -3,11 +3,12 @@ import HTTPServer
 import Kafka
 import MessagingSetup
 import Models
-import Providers
+import ProviderConfiguration
 import ServiceHTTP
 import ServiceRuntime
 import Telemetry
 import WebhookReceiverService
+import Webhooks
 
 /// `webhook-receiver`: verifies the payment providers' webhooks and stores
 /// each one on `storefront.webhooks.v1` before answering 200. Configuration
