@@ -60,7 +60,13 @@ let package = Package(
         library("HTTPClient", ["Basics", "CCurl", "HTTPTypes"]),
         library("Crypto", ["Basics", "CCrypto"]),
         library("Models"),
-        library("Providers", ["Basics", "Models", "HTTPClient", "Crypto"]),
+        // Webhook verification and parsing (one parse into one value), and the byte-level JSON
+        // reader the API clients share; no HTTP client, so the receiver does not link libcurl.
+        library("Webhooks", ["Basics", "Models", "Crypto"]),
+        // The providers' settings read from the environment (ProvidersConfiguration.fromEnvironment).
+        library("ProviderConfiguration", ["Basics", "Models", "Webhooks"]),
+        // The providers' API clients.
+        library("Providers", ["Basics", "Models", "HTTPClient", "Crypto", "Webhooks", "ProviderConfiguration"]),
         library("ServiceRuntime", ["Basics", "Telemetry"]),
         library("HTTPServer", ["Basics", "CMicroHTTPD", "HTTPTypes", "Models", "ServiceRuntime", "Telemetry"]),
         library("Projection", ["Basics", "Models", "Postgres", "ServiceRuntime"]),
@@ -71,24 +77,24 @@ let package = Package(
         // MARK: - Services (logic in a library, a thin executable each)
         .target(name: "CatalogService", dependencies: ["Basics", "Models", "HTTPServer", "ServiceRuntime", "Telemetry"],
                 path: "Services/catalog/CatalogService", swiftSettings: strict),
-        .executableTarget(name: "catalog", dependencies: ["Basics", "CatalogService", "Providers", "HTTPClient", "Models", "HTTPServer", "ServiceRuntime", "Telemetry"],
+        .executableTarget(name: "catalog", dependencies: ["Basics", "CatalogService", "Providers", "ProviderConfiguration", "HTTPClient", "Models", "HTTPServer", "ServiceRuntime", "Telemetry"],
                           path: "Services/catalog/main", swiftSettings: strict),
-        .target(name: "WebhookReceiverService", dependencies: ["Basics", "Models", "Providers", "Kafka", "HTTPServer", "ServiceRuntime", "Telemetry"],
+        .target(name: "WebhookReceiverService", dependencies: ["Basics", "Models", "Webhooks", "ProviderConfiguration", "Kafka", "HTTPServer", "ServiceRuntime", "Telemetry"],
                 path: "Services/webhook-receiver/WebhookReceiverService", swiftSettings: strict, linkerSettings: vendoredLibraries),
-        .executableTarget(name: "webhook-receiver", dependencies: ["Basics", "WebhookReceiverService", "Providers", "Models", "HTTPServer", "ServiceRuntime", "Telemetry", "Kafka"],
+        .executableTarget(name: "webhook-receiver", dependencies: ["Basics", "WebhookReceiverService", "Webhooks", "ProviderConfiguration", "Kafka", "Models", "HTTPServer", "ServiceRuntime", "Telemetry"],
                           path: "Services/webhook-receiver/main", swiftSettings: strict, linkerSettings: vendoredLibraries),
-        .target(name: "ProjectorService", dependencies: ["Basics", "Models", "Providers", "Projection", "Postgres", "Kafka", "HTTPServer", "ServiceRuntime", "Telemetry"],
+        .target(name: "ProjectorService", dependencies: ["Basics", "Models", "Webhooks", "Projection", "Postgres", "Kafka", "HTTPServer", "ServiceRuntime", "Telemetry"],
                 path: "Services/subscription-projector/ProjectorService", swiftSettings: strict, linkerSettings: vendoredLibraries),
         .executableTarget(name: "subscription-projector", dependencies: ["ProjectorService", "HTTPServer", "ServiceRuntime", "Telemetry", "Kafka"],
                           path: "Services/subscription-projector/main", swiftSettings: strict, linkerSettings: vendoredLibraries),
         .target(name: "CheckoutService", dependencies: ["Basics", "Models", "Providers", "Projection", "Postgres", "Kafka", "Crypto", "HTTPServer", "ServiceRuntime", "Telemetry"],
                 path: "Services/checkout/CheckoutService", swiftSettings: strict, linkerSettings: vendoredLibraries),
-        .executableTarget(name: "checkout", dependencies: ["Basics", "CheckoutService", "Projection", "Providers", "Kafka", "Postgres", "HTTPClient", "Models", "HTTPServer", "ServiceRuntime", "Telemetry"],
+        .executableTarget(name: "checkout", dependencies: ["Basics", "CheckoutService", "Projection", "Providers", "ProviderConfiguration", "Kafka", "Postgres", "HTTPClient", "Models", "HTTPServer", "ServiceRuntime", "Telemetry"],
                           path: "Services/checkout/main", swiftSettings: strict, linkerSettings: vendoredLibraries),
 
-        .target(name: "ReconcilerService", dependencies: ["Basics", "Models", "Providers", "HTTPClient", "Postgres", "Kafka", "HTTPServer", "ServiceRuntime", "Telemetry"],
+        .target(name: "ReconcilerService", dependencies: ["Basics", "Models", "Providers", "ProviderConfiguration", "Webhooks", "HTTPClient", "Postgres", "Kafka", "HTTPServer", "ServiceRuntime", "Telemetry"],
                 path: "Services/reconciler/ReconcilerService", swiftSettings: strict, linkerSettings: vendoredLibraries),
-        .executableTarget(name: "reconciler", dependencies: ["Basics", "ReconcilerService", "HTTPServer", "ServiceRuntime", "Telemetry", "Kafka"],
+        .executableTarget(name: "reconciler", dependencies: ["Basics", "ReconcilerService", "ProviderConfiguration", "HTTPServer", "ServiceRuntime", "Telemetry", "Kafka"],
                           path: "Services/reconciler/main", swiftSettings: strict, linkerSettings: vendoredLibraries),
 
         // MARK: - Tools
@@ -97,7 +103,7 @@ let package = Package(
                 path: "Tools/SandboxServer", swiftSettings: strict),
         .executableTarget(name: "provider-sandbox", dependencies: ["SandboxServer", "ServiceRuntime", "Telemetry"],
                           path: "Tools/provider-sandbox", swiftSettings: strict),
-        .target(name: "StorefrontCLI", dependencies: ["Basics", "CheckoutService", "Crypto", "HTTPClient", "Kafka", "Models", "Postgres", "Projection", "ReconcilerService", "ServiceRuntime", "Telemetry"],
+        .target(name: "StorefrontCLI", dependencies: ["Basics", "CheckoutService", "Crypto", "HTTPClient", "Kafka", "Models", "Postgres", "Projection", "ProviderConfiguration", "Providers", "ReconcilerService", "ServiceRuntime", "Telemetry"],
                 path: "Tools/StorefrontCLI", swiftSettings: strict),
         .executableTarget(name: "storefront", dependencies: ["StorefrontCLI", "ServiceRuntime", "Telemetry"],
                           path: "Tools/storefront", swiftSettings: strict, linkerSettings: vendoredLibraries),
@@ -105,14 +111,14 @@ let package = Package(
                           path: "Tools/scale-demo", swiftSettings: strict, linkerSettings: vendoredLibraries),
         .executableTarget(name: "http-bench-server", dependencies: ["HTTPServer", "Telemetry"], path: "Tools/http-bench-server", swiftSettings: strict),
         // `make bench`'s helpers: delivery plans, an open/closed-loop webhook sender, the projector's backlog, topic counts.
-        .executableTarget(name: "storefront-bench", dependencies: ["Basics", "Crypto", "Kafka", "Models", "Postgres", "Providers"],
+        .executableTarget(name: "storefront-bench", dependencies: ["Basics", "Crypto", "Kafka", "Models", "Postgres", "Webhooks"],
                           path: "Tools/storefront-bench", swiftSettings: strict, linkerSettings: vendoredLibraries),
-        .executableTarget(name: "webhook-cpu-bench", dependencies: ["Basics", "Crypto", "Models", "Providers"], path: "Tools/webhook-cpu-bench",
+        .executableTarget(name: "webhook-cpu-bench", dependencies: ["Basics", "Crypto", "Models", "Webhooks"], path: "Tools/webhook-cpu-bench",
                           swiftSettings: strict, linkerSettings: vendoredLibraries),
         // libFuzzer targets (`make fuzz`, scripts/fuzz.sh builds them with -sanitize=fuzzer,address
         // in .build/fuzz). Each has an ordinary @main (FuzzEntry): with libFuzzer linked it runs
         // libFuzzer's driver, in the normal build it replays input files, so they build everywhere.
-        .target(name: "FuzzSupport", dependencies: ["Basics", "Crypto", "Models", "Providers"], path: "Tools/fuzz/FuzzSupport", swiftSettings: strict),
+        .target(name: "FuzzSupport", dependencies: ["Basics", "Crypto", "Models", "Webhooks"], path: "Tools/fuzz/FuzzSupport", swiftSettings: strict),
         .executableTarget(name: "fuzz-lemonsqueezy-webhook", dependencies: ["FuzzSupport", "Models"], path: "Tools/fuzz/fuzz-lemonsqueezy-webhook",
                           swiftSettings: strict),
         .executableTarget(name: "fuzz-paystack-webhook", dependencies: ["FuzzSupport", "Models"], path: "Tools/fuzz/fuzz-paystack-webhook",
@@ -133,22 +139,25 @@ let package = Package(
         tests("HTTPClientTests", ["HTTPClient", "TestSupport"], exclude: ["test_server.py"]),
         tests("CryptoTests", ["Crypto", "TestSupport"]),
         tests("ModelsTests", ["SeedModels", "Models"]),
-        tests("ProvidersTests", ["Basics", "Providers", "ServiceRuntime", "Models", "Crypto", "HTTPClient", "SandboxServer", "SandboxKit", "Telemetry", "TestSupport"], exclude: ["Fixtures"]),
+        tests("ProvidersTests", ["Basics", "Providers", "ProviderConfiguration", "Webhooks", "ServiceRuntime", "Models", "HTTPClient", "SandboxServer", "SandboxKit", "Telemetry"],
+              exclude: ["Fixtures"]),
+        // Reads its fixtures from Tests/ProvidersTests/Fixtures.
+        tests("WebhooksTests", ["Basics", "Webhooks", "ProviderConfiguration", "Models", "HTTPTypes", "TestSupport"]),
         tests("ServiceRuntimeTests", ["Basics", "ServiceRuntime", "Telemetry", "TestSupport"]),
         tests("ProjectionTests", ["Basics", "Projection", "Models", "Postgres", "ServiceRuntime"]),
         tests("HTTPServerTests", ["HTTPServer", "Telemetry", "TestSupport"]),
         tests("SandboxKitTests", ["SandboxKit"]),
-        tests("ProjectorServiceTests", ["TestSupport", "HTTPServer", "ProjectorService", "Projection", "Providers", "Models", "Postgres", "Kafka", "Crypto", "ServiceRuntime", "Telemetry"],
+        tests("ProjectorServiceTests", ["TestSupport", "HTTPServer", "ProjectorService", "Projection", "Webhooks", "Models", "Postgres", "Kafka", "Crypto", "ServiceRuntime", "Telemetry"],
               exclude: ["Fixtures"], linker: vendoredLibraries),
         tests("CatalogServiceTests", ["SeedModels", "TestSupport", "CatalogService", "Models", "HTTPServer", "HTTPClient", "ServiceRuntime", "Telemetry"]),
-        tests("WebhookReceiverServiceTests", ["Basics", "TestSupport", "WebhookReceiverService", "Models", "Providers", "Crypto", "Kafka", "HTTPServer", "HTTPClient", "SandboxServer", "SandboxKit", "ServiceRuntime", "Telemetry"], exclude: ["Fixtures"], linker: vendoredLibraries),
+        tests("WebhookReceiverServiceTests", ["Basics", "TestSupport", "WebhookReceiverService", "Models", "Providers", "ProviderConfiguration", "Webhooks", "Crypto", "Kafka", "HTTPServer", "HTTPClient", "SandboxServer", "SandboxKit", "ServiceRuntime", "Telemetry"], exclude: ["Fixtures"], linker: vendoredLibraries),
         // The kit's own tests, plus the server's completion page (CheckoutService; a test
         // target's linker flags never reach the StorefrontKit product).
         tests("StorefrontKitTests", ["Basics", "StorefrontKit", "TestSupport", "HTTPClient", "CheckoutService", "HTTPServer", "ServiceRuntime"],
               linker: vendoredLibraries),
-        tests("ReconcilerServiceTests", ["Basics", "TestSupport", "ReconcilerService", "Models", "Providers", "Kafka", "HTTPClient", "SandboxServer", "SandboxKit", "ServiceRuntime", "Telemetry"],
+        tests("ReconcilerServiceTests", ["Basics", "TestSupport", "ReconcilerService", "Models", "Providers", "ProviderConfiguration", "Webhooks", "Kafka", "HTTPClient", "SandboxServer", "SandboxKit", "ServiceRuntime", "Telemetry"],
               linker: vendoredLibraries),
-        tests("CheckoutServiceTests", ["Basics", "SeedModels", "TestSupport", "CheckoutService", "Models", "Providers", "Projection", "Postgres", "Kafka", "Crypto", "HTTPServer", "HTTPClient", "ServiceRuntime", "Telemetry", "SandboxServer", "SandboxKit"],
+        tests("CheckoutServiceTests", ["Basics", "SeedModels", "TestSupport", "CheckoutService", "Models", "Providers", "ProviderConfiguration", "Webhooks", "Projection", "Postgres", "Kafka", "Crypto", "HTTPServer", "HTTPClient", "ServiceRuntime", "Telemetry", "SandboxServer", "SandboxKit"],
               linker: vendoredLibraries),
     ],
     swiftLanguageModes: [.v6]

@@ -116,7 +116,7 @@ COMMAND_SCOPES = {
     },
 }
 
-#: Provider secrets by the ProviderUses member (Shared/Providers) that reads them.
+#: Provider secrets by the ProviderUses member (Shared/ProviderConfiguration) that reads them.
 PROVIDER_USE_SECRETS = {
     "api": {"LEMONSQUEEZY_API_KEY", "PAYSTACK_SECRET_KEY"},
     "webhooks": {"LEMONSQUEEZY_WEBHOOK_SECRET", "PAYSTACK_SECRET_KEY"},
@@ -135,7 +135,7 @@ KAFKA_OVERRIDE = "deploy/kafka-sasl-ssl.yml"
 GENERATED_PATHS = ("deploy/secrets/kafka",)
 #: Targets whose reads of provider secrets serve ProvidersConfiguration.fromEnvironment(uses:)
 #: on a binary's behalf; they do not by themselves mean that the binary uses them.
-PROVIDER_SETUP_PATHS = ("Shared/Providers/",)
+PROVIDER_SETUP_PATHS = ("Shared/ProviderConfiguration/", "Shared/Providers/")
 #: Compose secrets a service reads without naming them in a setting: service -> secrets.
 SECRET_READERS = {
     # deploy/postgres/db-users.sh reads each service's passfile for its password.

@@ -78,7 +78,7 @@ public enum SubscriptionFold {
     }
 
     /// Kinds whose payload is the subscription itself (not a charge or invoice).
-    static let subscriptionObjectKinds: Set<BillingEventKind> = [
+    public static let subscriptionObjectKinds: Set<BillingEventKind> = [
         .subscriptionCreated, .subscriptionUpdated, .subscriptionCancelled, .subscriptionResumed, .subscriptionExpired,
         .subscriptionPaused, .subscriptionUnpaused, .subscriptionNotRenewing, .subscriptionDisabled, .subscriptionObserved,
     ]

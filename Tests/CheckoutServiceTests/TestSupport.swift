@@ -8,12 +8,14 @@ import Kafka
 import Models
 import Postgres
 import Projection
+import ProviderConfiguration
 import Providers
 import SandboxKit
 import SandboxServer
 import Telemetry
 import TestSupport
 import Testing
+import Webhooks
 
 /// A required environment variable was missing; the test fails, never skips.
 struct MissingEnvironment: Error, CustomStringConvertible {

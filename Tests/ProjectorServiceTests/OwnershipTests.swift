@@ -4,8 +4,8 @@ import Models
 import Postgres
 import Projection
 import ProjectorService
-import Providers
 import Testing
+import Webhooks
 
 /// Who owns a purchase, through the projector's real write path and
 /// PostgreSQL: the checkout's app user, for good, whatever customers and

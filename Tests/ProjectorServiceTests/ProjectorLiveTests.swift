@@ -4,11 +4,11 @@ import Kafka
 import Models
 import Postgres
 import Projection
-import Providers
 import ProjectorService
 import ServiceRuntime
 import Telemetry
 import Testing
+import Webhooks
 
 /// Consumes from the real broker (Tansu). Topics are the fixed Storefront
 /// ones, shared with other suites: every test uses its own consumer group,
@@ -136,6 +136,6 @@ import Testing
 /// The key the webhook receiver gives a Lemon Squeezy body.
 enum ProviderWebhookKey {
     static func of(_ body: [UInt8]) -> String {
-        Providers.ProviderWebhooks.topicKey(.lemonsqueezy, body: body)
+        Webhooks.ProviderWebhooks.topicKey(.lemonsqueezy, body: body)
     }
 }

@@ -4,7 +4,6 @@ import Models
 import Postgres
 import Projection
 import ProjectorService
-import Providers
 import Testing
 
 /// Reconciler snapshots through the projector's real write path: the

@@ -5,11 +5,11 @@ import Models
 import Postgres
 import Projection
 import ProjectorService
-import Providers
 import Synchronization
 import Telemetry
 import TestSupport
 import Testing
+import Webhooks
 
 /// Servers, fresh databases and record builders for the projector suites.
 enum Support {

@@ -2,10 +2,12 @@ import Basics
 import Foundation
 import HTTPClient
 import Models
+import ProviderConfiguration
 import Providers
 import SandboxKit
 import SandboxServer
 import Telemetry
+import Webhooks
 
 /// A private provider sandbox served on a real port (0 = any free one) for one
 /// test, with its own keys, so tests run in parallel without sharing state.
@@ -63,18 +65,18 @@ struct LiveSandbox {
     }
 
     /// `POST /_sandbox/…` (the sandbox's test controls, e.g. paying a checkout).
-    func control(_ path: String, _ fields: [String: String] = [:]) async throws -> Providers.JSONValue {
+    func control(_ path: String, _ fields: [String: String] = [:]) async throws -> Webhooks.JSONValue {
         let body = try JSONSerialization.data(withJSONObject: fields)
         let response = try await http.post(baseURL + "/_sandbox" + path, headers: ["Content-Type": "application/json"], body: Array(body))
         guard response.isSuccess else { throw SandboxCallFailed(path: path, status: response.status, body: response.bodyString) }
-        return try Providers.JSONValue.parse(response.body)
+        return try Webhooks.JSONValue.parse(response.body)
     }
 
     /// A raw authorised GET against the emulated API, to see what the client actually sent.
-    func rawGet(_ path: String, key: String) async throws -> Providers.JSONValue {
+    func rawGet(_ path: String, key: String) async throws -> Webhooks.JSONValue {
         let response = try await http.get(baseURL + path, headers: ["Authorization": "Bearer \(key)", "Accept": "application/vnd.api+json"])
         guard response.isSuccess else { throw SandboxCallFailed(path: path, status: response.status, body: response.bodyString) }
-        return try Providers.JSONValue.parse(response.body)
+        return try Webhooks.JSONValue.parse(response.body)
     }
 
     struct SandboxCallFailed: Error, CustomStringConvertible {

@@ -6,6 +6,7 @@ import Providers
 import SandboxKit
 import SandboxServer
 import Testing
+import Webhooks
 
 /// ``PaystackClient`` against the provider sandbox served on a real port.
 @Suite struct PaystackClientTests {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import Models
 @testable import Providers
+import Webhooks
 
 /// How API responses (the shared examples, plus hand-made variants) map into
 /// provider-neutral values; the clients' HTTP behaviour is tested against the sandbox.
@@ -148,18 +149,5 @@ import Models
         #expect(!ProviderIDs.isSafe("a?b"))
         #expect(ProviderIDs.isNumeric("123") && !ProviderIDs.isNumeric("12a"))
         #expect(QueryString.encode([("filter[store_id]", "1"), ("filter[user_email]", "a+b@x.io")]) == "filter%5Bstore_id%5D=1&filter%5Buser_email%5D=a%2Bb%40x.io")
-    }
-
-    @Test func dedupKeysUseCryptoSHA256() async throws {
-        let body = try Fixture.bytes("paystack.webhook.subscription.not_renew.json")
-        let key = PaystackWebhook.dedupKey(body: body)
-        #expect(key.hasPrefix("paystack:sha256:"))
-        let hex = try await OpenSSLDigest.sha256Hex(body)
-        #expect(key == "paystack:sha256:\(hex)")
-        #expect(ProviderWebhooks.dedupKey(.paystack, body: body) == key)
-        let order = try Fixture.bytes("lemonsqueezy.webhook.order_created.with_custom_data.json")
-        let envelope = ProviderWebhooks.envelope(.lemonsqueezy, body: order, receivedAt: Date(timeIntervalSince1970: 0))
-        #expect(envelope.id == LemonSqueezyWebhook.dedupKey(body: order))
-        #expect(envelope.id == ProviderWebhooks.dedupKey(.lemonsqueezy, body: order, sha256Hex: WebhookDigest.sha256Hex))
     }
 }

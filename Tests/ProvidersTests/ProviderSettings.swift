@@ -1,5 +1,5 @@
 import Basics
-import Providers
+import ProviderConfiguration
 
 /// Reads provider settings from a dictionary the way a service reads its
 /// environment: through a `ConfigReader`.

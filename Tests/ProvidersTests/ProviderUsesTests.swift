@@ -1,9 +1,11 @@
 import HTTPClient
 import Models
+import ProviderConfiguration
 import Providers
 import ServiceRuntime
 import Testing
 import Basics
+import Webhooks
 
 /// Each service reads only the provider settings of what it does with them:
 /// API callers (catalog, checkout, reconciler) need no webhook secret, the

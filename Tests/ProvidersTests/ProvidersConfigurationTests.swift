@@ -1,8 +1,10 @@
 import HTTPClient
 import Models
+import ProviderConfiguration
 import Providers
 import Testing
 import Basics
+import Webhooks
 
 @Suite struct ProvidersConfigurationTests {
     static let ls = ["LEMONSQUEEZY_API_KEY": "ls-key-SECRET-1", "LEMONSQUEEZY_STORE_ID": "12345", "LEMONSQUEEZY_WEBHOOK_SECRET": "ls-whsec-SECRET-2"]

@@ -5,6 +5,7 @@ import Providers
 @testable import ReconcilerService
 import Synchronization
 import Telemetry
+import Webhooks
 
 /// A provider that answers from a script: per object, a list of answers used
 /// in turn (the last one repeats); per list, its pages.

@@ -2,6 +2,7 @@ import Basics
 import Foundation
 import HTTPClient
 import Models
+import ProviderConfiguration
 import Providers
 @testable import ReconcilerService
 import SandboxKit
@@ -9,6 +10,7 @@ import SandboxServer
 import Synchronization
 import Telemetry
 import Testing
+import Webhooks
 
 /// A private provider sandbox on a real port, for the real clients.
 struct PrivateSandbox {
@@ -42,11 +44,11 @@ struct PrivateSandbox {
     }
 
     @discardableResult
-    func control(_ path: String, _ json: String = "{}", method: HTTPMethod = .post) async throws -> Providers.JSONValue {
+    func control(_ path: String, _ json: String = "{}", method: HTTPMethod = .post) async throws -> Webhooks.JSONValue {
         let response = try await http.execute(HTTPClientRequest(method: method, url: baseURL + "/_sandbox" + path,
                                                                 headers: ["Content-Type": "application/json"], body: Array(json.utf8)))
         try #require(response.isSuccess, "sandbox \(path) answered \(response.status): \(response.bodyString)")
-        return try Providers.JSONValue.parse(response.body)
+        return try Webhooks.JSONValue.parse(response.body)
     }
 
     func raw(_ path: String, key: String) async throws -> HTTPClientResponse {
@@ -117,10 +119,10 @@ final class CountingPublisher: SnapshotPublisher, Sendable {
             // A list item, wrapped, carries the same object the single-object endpoint answers.
             let snapshot = try #require(publisher.kept.first { $0.snapshot.entity == .subscription && $0.snapshot.provider == .lemonsqueezy }?.snapshot)
             let single = try await source.fetch(EntityRef(.lemonsqueezy, .subscription, snapshot.entityID))
-            #expect(try Providers.JSONValue.parse(snapshot.body.bytes)["data"] == single.json["data"])
+            #expect(try Webhooks.JSONValue.parse(snapshot.body.bytes)["data"] == single.json["data"])
             let psSnapshot = try #require(publisher.kept.first { $0.snapshot.provider == .paystack && $0.snapshot.entity == .subscription }?.snapshot)
             let psSingle = try await source.fetch(EntityRef(.paystack, .subscription, psSnapshot.entityID))
-            #expect(try Providers.JSONValue.parse(psSnapshot.body.bytes)["data"] == psSingle.json["data"])
+            #expect(try Webhooks.JSONValue.parse(psSnapshot.body.bytes)["data"] == psSingle.json["data"])
             #expect(publisher.kept.first { $0.snapshot.provider == .paystack }?.key.hasPrefix("paystack:CUS_") == true)
 
             // Nothing changed since: the next sweep lists everything and publishes nothing.

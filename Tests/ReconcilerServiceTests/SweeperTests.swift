@@ -5,6 +5,7 @@ import Providers
 @testable import ReconcilerService
 import Synchronization
 import Testing
+import Webhooks
 
 /// The sweep over a fake provider: paging, the `since` filter, the body each
 /// list item becomes, keys, drift, and a page that fails for a while.

@@ -1,9 +1,9 @@
 import Kafka
 import Models
-import Providers
 import Synchronization
 import Telemetry
 import WebhookReceiverService
+import Webhooks
 
 /// A publisher with no broker for router tests: it keeps what it is given,
 /// decoded, or fails every publish with `failure`.

@@ -5,13 +5,13 @@ import HTTPClient
 import HTTPServer
 import Kafka
 import Models
-import Providers
 import ServiceRuntime
 import Synchronization
 import Telemetry
 import TestSupport
 import Testing
 import WebhookReceiverService
+import Webhooks
 
 /// Secrets the tests sign with (never real ones).
 enum TestSecrets {

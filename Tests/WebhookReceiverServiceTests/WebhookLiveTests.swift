@@ -1,10 +1,10 @@
 import Foundation
 import HTTPClient
 import Models
-import Providers
 import TestSupport
 import Testing
 import WebhookReceiverService
+import Webhooks
 
 /// The receiver on a real socket, publishing to the real broker (KAFKA_BROKERS).
 @Suite("Webhook receiver over a real socket")

@@ -3,11 +3,11 @@ import Foundation
 import HTTPServer
 import Kafka
 import Models
-import Providers
 import ServiceRuntime
 import Telemetry
 import Testing
 @testable import WebhookReceiverService
+import Webhooks
 
 /// Through the router, with no socket and no broker (a fake publisher);
 /// `WebhookLiveTests` runs the same paths against a real broker.

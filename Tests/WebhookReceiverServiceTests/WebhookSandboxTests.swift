@@ -2,12 +2,14 @@ import Basics
 import Foundation
 import HTTPClient
 import Models
+import ProviderConfiguration
 import Providers
 import SandboxKit
 import SandboxServer
 import Telemetry
 import Testing
 import WebhookReceiverService
+import Webhooks
 
 /// The provider sandbox (the only provider double) delivers real signed
 /// webhooks to a live receiver.

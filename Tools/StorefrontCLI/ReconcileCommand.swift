@@ -4,6 +4,7 @@ import HTTPClient
 import Kafka
 import Models
 import Postgres
+import ProviderConfiguration
 import Providers
 import ReconcilerService
 import ServiceRuntime

@@ -3,8 +3,8 @@ import Foundation
 import Kafka
 import Models
 import Postgres
-import Providers
 import Synchronization
+import Webhooks
 
 private func clientConfiguration(_ brokers: String, _ clientID: String) -> KafkaClientConfiguration {
     KafkaClientConfiguration(bootstrapServers: brokers.split(separator: ",").map(String.init), clientID: clientID)

@@ -2,7 +2,7 @@ import Basics
 import Crypto
 import Foundation
 import Models
-import Providers
+import Webhooks
 
 /// `webhook-cpu-bench [ITERATIONS]`: the receiver's per-delivery CPU work on
 /// a 4 KB Lemon Squeezy body — verify the signature, read the body, encode
@@ -30,9 +30,9 @@ struct WebhookCPUBench {
         func old() throws -> Int {
             try verifier.verify(header: { headers[$0.lowercased()] }, body: body, remoteAddress: nil)
             // What the receiver did before: the body decoded three times through Codable.
-            let root = try JSONDecoder().decode(Providers.JSONValue.self, from: Data(body))
-            let again = try JSONDecoder().decode(Providers.JSONValue.self, from: Data(body))
-            let third = try JSONDecoder().decode(Providers.JSONValue.self, from: Data(body))
+            let root = try JSONDecoder().decode(Webhooks.JSONValue.self, from: Data(body))
+            let again = try JSONDecoder().decode(Webhooks.JSONValue.self, from: Data(body))
+            let third = try JSONDecoder().decode(Webhooks.JSONValue.self, from: Data(body))
             let id = root["meta", "webhook_id"]?.string ?? ""
             let name = again["meta", "event_name"]?.string ?? ""
             let key = "lemonsqueezy:sub_\(third["data", "id"]?.string ?? "")"

@@ -2,6 +2,7 @@ import Basics
 import CatalogService
 import HTTPClient
 import Models
+import ProviderConfiguration
 import Providers
 import ServiceRuntime
 

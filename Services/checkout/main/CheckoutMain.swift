@@ -6,6 +6,7 @@ import Kafka
 import Models
 import Postgres
 import Projection
+import ProviderConfiguration
 import Providers
 import ServiceRuntime
 import Telemetry

@@ -2,7 +2,7 @@ import Basics
 import Foundation
 import Kafka
 import Models
-import Providers
+import Webhooks
 
 /// Which provider objects a consumed record touches.
 public enum ReconcileRecordDecoder {

@@ -1,5 +1,6 @@
 import HTTPClient
 import Models
+import ProviderConfiguration
 import Providers
 import ServiceRuntime
 import Telemetry

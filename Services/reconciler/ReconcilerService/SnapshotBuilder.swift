@@ -1,6 +1,6 @@
 import Foundation
 import Models
-import Providers
+import Webhooks
 
 /// A snapshot with the record key it is published under.
 public struct KeyedSnapshot: Sendable, Hashable {

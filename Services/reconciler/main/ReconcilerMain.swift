@@ -3,7 +3,7 @@ import Foundation
 import HTTPServer
 import Kafka
 import Models
-import Providers
+import ProviderConfiguration
 import ReconcilerService
 import ServiceRuntime
 import Telemetry

@@ -2,7 +2,7 @@ import Foundation
 import Kafka
 import Models
 import Projection
-import Providers
+import Webhooks
 
 /// Turns a consumed record into something the projection can apply, or says
 /// why it cannot (the record then goes to the dead-letter topic).

@@ -2,9 +2,10 @@ import Foundation
 import HTTPServer
 import Kafka
 import Models
-import Providers
+import ProviderConfiguration
 import ServiceRuntime
 import Telemetry
+import Webhooks
 
 /// Why the webhook receiver cannot be built.
 public enum WebhookReceiverSetupError: Error, Sendable, CustomStringConvertible {

@@ -1,6 +1,6 @@
 import Basics
-import Providers
 import ServiceRuntime
+import Webhooks
 
 /// The webhook receiver's own settings (HTTP settings come from
 /// `HTTPServerConfiguration.fromEnvironment`, broker settings from

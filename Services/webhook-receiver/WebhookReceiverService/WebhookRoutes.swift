@@ -3,8 +3,8 @@ import Foundation
 import HTTPServer
 import Kafka
 import Models
-import Providers
 import Telemetry
+import Webhooks
 
 /// `POST /api/webhooks/{provider}`: verify over the raw body, publish the
 /// envelope, and answer 200 only after the broker acknowledged it.
@@ -49,7 +49,7 @@ public struct WebhookRoutes: Sendable {
 
         let remoteAddress = ClientAddress.resolve(request, trustForwardedFor: configuration.trustForwardedFor)
         do throws(WebhookVerificationError) {
-            try verifier.verify(headers: request.headers, body: request.body, remoteAddress: remoteAddress)
+            try verifier.verify(header: { request.headers[$0] }, body: request.body, remoteAddress: remoteAddress)
         } catch .bodyTooLarge {
             metrics.count(provider, .tooLarge)
             throw Self.tooLarge(min(configuration.maxBodyBytes, WebhookReceiverConfiguration.maximumBodyLimit))

@@ -2,10 +2,11 @@ import Basics
 import HTTPServer
 import Kafka
 import Models
-import Providers
+import ProviderConfiguration
 import ServiceRuntime
 import Telemetry
 import WebhookReceiverService
+import Webhooks
 
 /// `webhook-receiver`: verifies the payment providers' webhooks and stores
 /// each one on `storefront.webhooks.v1` before answering 200. Configuration

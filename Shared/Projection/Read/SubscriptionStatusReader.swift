@@ -114,7 +114,7 @@ public struct SubscriptionStatusReader: Sendable {
     // MARK: - Row decoding
 
     /// Every column ``subscription(_:)`` reads, of `subscriptions s`.
-    static let subscriptionColumns = """
+    public static let subscriptionColumns = """
         s.provider, s.subscription_id, s.app_user_id, s.customer_id, s.customer_email, s.product_id,
         s.variant_id, s.plan_name, s.status, s.renews_at, s.ends_at, s.trial_ends_at, s.cancel_at_period_end,
         s.email_token, s.card_brand, s.card_last_four, s.customer_portal_url, s.update_payment_method_url,
@@ -124,7 +124,7 @@ public struct SubscriptionStatusReader: Sendable {
         """
 
     /// Rows naming a provider this build does not know are skipped, not fatal.
-    static func subscription(_ row: PostgresRow) throws -> SubscriptionState? {
+    public static func subscription(_ row: PostgresRow) throws -> SubscriptionState? {
         guard let provider = Provider(rawValue: try row.decode(column: "provider", as: String.self)) else { return nil }
         var state = SubscriptionState(provider: provider, subscriptionID: try row.decode(column: "subscription_id"))
         state.appUserID = try row.decode(column: "app_user_id")

@@ -1,3 +1,4 @@
+import Webhooks
 /// A provider's answer to a fetch, byte for byte, with the same bytes parsed.
 ///
 /// The bytes are what the provider sent (escapes such as `\/` and key order

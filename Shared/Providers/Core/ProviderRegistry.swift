@@ -1,5 +1,7 @@
 import HTTPClient
 import Models
+import ProviderConfiguration
+import Webhooks
 
 /// The enabled payment providers (API clients and webhook verifiers), by ``Provider``.
 public struct ProviderRegistry: Sendable {

@@ -1,4 +1,5 @@
 import Models
+import Webhooks
 
 /// Turns Lemon Squeezy products and their included variants into catalog items.
 ///

@@ -2,6 +2,8 @@ import Basics
 import Foundation
 import HTTPClient
 import Models
+import ProviderConfiguration
+import Webhooks
 
 /// The Lemon Squeezy REST API (JSON:API) for Storefront: catalog, checkouts, subscriptions.
 ///

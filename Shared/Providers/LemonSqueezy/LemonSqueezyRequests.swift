@@ -1,5 +1,6 @@
 import Foundation
 import Models
+import Webhooks
 
 /// Request bodies of the Lemon Squeezy API, snake_case as the API expects.
 enum LemonSqueezyRequests {

@@ -1,4 +1,5 @@
 import Models
+import Webhooks
 
 /// Reads a Lemon Squeezy `subscriptions` resource.
 enum LemonSqueezySubscriptionMapper {

@@ -3,6 +3,10 @@ import Foundation
 import HTTPClient
 import Models
 import Basics
+import ProviderConfiguration
+import Webhooks
+// Crypto has a JSONValue of its own (JWT claims); this file means the providers' one.
+import enum Webhooks.JSONValue
 
 /// The Paystack API for Storefront: plans as catalog, hosted checkout via
 /// `POST /transaction/initialize`, subscriptions.

@@ -1,5 +1,6 @@
 import Foundation
 import Models
+import Webhooks
 
 /// Reads Paystack plans and subscriptions.
 enum PaystackMapper {

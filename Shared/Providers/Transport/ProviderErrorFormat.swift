@@ -1,4 +1,5 @@
 import Models
+import Webhooks
 
 /// Reads each provider's error body into a message, a code and sometimes a kind.
 enum ProviderErrorFormat {

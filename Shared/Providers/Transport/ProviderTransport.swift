@@ -2,6 +2,7 @@ import Basics
 import Foundation
 import HTTPClient
 import Models
+import Webhooks
 
 /// Sends one provider API call and turns every failure into a ``ProviderError``.
 ///

@@ -2,7 +2,7 @@ import Basics
 import Crypto
 import Foundation
 import Models
-import Providers
+import Webhooks
 
 /// What must hold for any body a provider (or anyone) can post to
 /// `/api/webhooks/{provider}`, checked by the webhook fuzz targets: the

@@ -14,7 +14,7 @@
 /// (no bounds checks or reference counting per byte), and makes ASCII
 /// strings without a UTF-8 validation pass: a profile of the receiver showed
 /// both.
-struct JSONReader {
+public struct JSONReader {
     /// Deepest nesting of arrays and objects accepted (bounds the recursion).
     static let maximumDepth = 256
 
@@ -24,7 +24,7 @@ struct JSONReader {
 
     /// Parses one JSON document.
     /// - Throws: ``WebhookPayloadError/malformedJSON(_:)`` naming the byte offset.
-    static func parse(_ bytes: [UInt8]) throws(WebhookPayloadError) -> JSONValue {
+    public static func parse(_ bytes: [UInt8]) throws(WebhookPayloadError) -> JSONValue {
         let parsed = bytes.withUnsafeBufferPointer { buffer -> Result<JSONValue, WebhookPayloadError> in
             var reader = JSONReader(bytes: buffer)
             do throws(WebhookPayloadError) {

@@ -1,7 +1,7 @@
 import Foundation
 import Models
 import Testing
-@testable import Providers
+@testable import Webhooks
 
 /// Reconciler snapshots read with the webhook parsers, from the providers' real API answers.
 @Suite struct ProviderSnapshotsTests {

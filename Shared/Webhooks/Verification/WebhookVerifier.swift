@@ -1,6 +1,5 @@
 import Basics
 import Foundation
-import HTTPClient
 import Models
 
 /// Checks that a webhook request really comes from its provider, over the raw
@@ -34,11 +33,6 @@ extension WebhookVerifier {
     /// Verifies with headers given as ordered name/value pairs.
     public func verify(headers: [(String, String)], body: [UInt8], remoteAddress: String?) throws(WebhookVerificationError) {
         try verify(header: { name in Self.lookup(name, in: headers) }, body: body, remoteAddress: remoteAddress)
-    }
-
-    /// Verifies with the shared ``HTTPHeaders`` (what the HTTP server hands a handler).
-    public func verify(headers: HTTPHeaders, body: [UInt8], remoteAddress: String?) throws(WebhookVerificationError) {
-        try verify(header: { headers[$0] }, body: body, remoteAddress: remoteAddress)
     }
 
     /// The same check as a `Result`.

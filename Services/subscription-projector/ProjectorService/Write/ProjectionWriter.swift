@@ -1,6 +1,7 @@
 import Foundation
 import Models
 import Postgres
+import Projection
 
 /// The only writer of the projection: applies a batch of understood records
 /// in one PostgreSQL transaction.

@@ -28,14 +28,6 @@ extension JSONValue: Encodable {
             for (key, value) in members { try container.encode(value, forKey: AnyKey(stringValue: key)) }
         }
     }
-
-    /// Compact JSON with sorted keys (stable bytes for tests and logs) and unescaped slashes.
-    func encodedBytes() -> [UInt8] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        // Encoding a tree of plain values cannot fail (no non-finite doubles are built).
-        return (try? Array(encoder.encode(self))) ?? Array("null".utf8)
-    }
 }
 
 extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByBooleanLiteral,
@@ -50,14 +42,4 @@ extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, Ex
         self = .object(object)
     }
     public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
-}
-
-extension JSONValue {
-    /// Reads an API response body with ``JSONReader`` (bounded by the HTTP
-    /// client's body limit, not the webhook limit: list pages may be larger
-    /// than a webhook). An empty body is `null`.
-    static func decodeResponse(_ bytes: [UInt8]) -> JSONValue? {
-        if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) { return .null }
-        return try? JSONReader.parse(bytes)
-    }
 }

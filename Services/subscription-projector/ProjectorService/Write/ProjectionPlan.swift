@@ -1,6 +1,7 @@
 import Foundation
 import Models
 import Postgres
+import Projection
 
 /// The statements one batch runs, built without touching the database.
 struct ProjectionPlan {

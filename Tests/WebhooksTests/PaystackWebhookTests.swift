@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import Models
-@testable import Providers
+@testable import Webhooks
 
 @Suite struct PaystackWebhookTests {
     @Test func oneTimeChargeIsAnOrder() throws {

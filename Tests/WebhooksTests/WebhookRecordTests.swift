@@ -1,7 +1,7 @@
 import Foundation
 import Models
 import Testing
-@testable import Providers
+@testable import Webhooks
 
 /// `WebhookEnvelope.decodeRecord` must read exactly what the `Decodable` init
 /// reads, and refuse what it refuses.

@@ -4,7 +4,7 @@ import Models
 /// Paystack: `x-paystack-signature` is the hex HMAC-SHA512 of the raw body
 /// under the API secret key; optionally the request must also come from one of
 /// the allowed addresses (Paystack documents three, see
-/// ``PaystackConfiguration/documentedWebhookIPs``).
+/// `PaystackConfiguration.documentedWebhookIPs` in ProviderConfiguration).
 public struct PaystackWebhookVerifier: WebhookVerifier {
     public var provider: Provider { .paystack }
     public var signatureHeader: String { "x-paystack-signature" }
@@ -15,10 +15,6 @@ public struct PaystackWebhookVerifier: WebhookVerifier {
     public init(secretKey: Secret, allowList: IPAllowList? = nil) {
         self.secretKey = secretKey
         self.allowList = allowList
-    }
-
-    public init(configuration: PaystackConfiguration) {
-        self.init(secretKey: configuration.secretKey, allowList: configuration.webhookIPAllowList)
     }
 
     /// The address is checked first: a request from elsewhere is refused

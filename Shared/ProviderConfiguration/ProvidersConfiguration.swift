@@ -1,6 +1,7 @@
 import Basics
 import Foundation
 import Models
+import Webhooks
 
 /// Which providers are enabled and how to reach them, read from the environment.
 ///

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import Models
-@testable import Providers
+@testable import Webhooks
 
 @Suite struct LemonSqueezyWebhookTests {
     @Test func orderCreatedMapsEveryField() throws {

@@ -13,13 +13,6 @@ public struct LemonSqueezyWebhookVerifier: WebhookVerifier {
         self.secret = secret
     }
 
-    /// Nil when the configuration has no webhook secret (a service that
-    /// verifies no webhooks never reads one).
-    public init?(configuration: LemonSqueezyConfiguration) {
-        guard let secret = configuration.webhookSecret else { return nil }
-        self.init(secret: secret)
-    }
-
     public func verify(header: (String) -> String?, body: [UInt8], remoteAddress: String?) throws(WebhookVerificationError) {
         try HexHMACCheck.run(header: signatureHeader, algorithm: .sha256, secret: secret, header: header, body: body)
     }

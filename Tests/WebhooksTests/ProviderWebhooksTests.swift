@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import Models
-import Providers
+import Webhooks
 
 @Suite struct ProviderWebhooksTests {
     @Test func envelopeCarriesTheBodyByteForByteThroughATopicRecord() throws {

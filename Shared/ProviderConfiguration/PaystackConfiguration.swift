@@ -1,4 +1,5 @@
 import Basics
+import Webhooks
 
 /// Settings of the Paystack client and webhook verifier.
 public struct PaystackConfiguration: Sendable {
