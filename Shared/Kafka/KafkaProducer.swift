@@ -116,6 +116,20 @@ public final class KafkaProducer: Sendable {
         }
     }
 
+    /// Sends every message at once and returns once the broker acknowledged
+    /// all of them: one broker round trip for the lot rather than one each.
+    /// The messages are enqueued concurrently, so their order is not kept.
+    /// - Throws: the first failure, as in ``sendAndAwait(_:)``; the others may
+    ///   still have been delivered, so the caller sends the lot again.
+    public func sendAllAndAwait(_ messages: [KafkaProducerMessage]) async throws {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for message in messages {
+                group.addTask { _ = try await self.sendAndAwait(message) }
+            }
+            try await group.waitForAll()
+        }
+    }
+
     /// Stops accepting messages, waits up to `timeout` for queued and in-flight
     /// messages to be delivered, then purges the rest.
     /// - Returns: the fire-and-forget (``send(_:)``) messages that failed after

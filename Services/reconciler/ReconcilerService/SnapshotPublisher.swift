@@ -22,12 +22,6 @@ public struct KafkaSnapshotPublisher: SnapshotPublisher {
     public func publish(_ snapshots: [KeyedSnapshot]) async throws {
         let topic = topic
         let messages = try snapshots.map { KafkaProducerMessage(topic: topic, key: $0.key, value: try RecordCoding.encode($0.snapshot)) }
-        // In parallel: one broker round trip for the lot rather than one each.
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for message in messages {
-                group.addTask { _ = try await producer.sendAndAwait(message) }
-            }
-            try await group.waitForAll()
-        }
+        try await producer.sendAllAndAwait(messages)
     }
 }

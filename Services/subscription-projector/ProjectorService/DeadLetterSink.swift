@@ -24,12 +24,6 @@ public struct KafkaDeadLetterSink: DeadLetterSink {
         let messages = try letters.map { letter in
             KafkaProducerMessage(topic: topic, key: letter.sourceKey.map { Array($0.utf8) }, value: try RecordCoding.encode(letter))
         }
-        // In parallel: one broker round trip for the lot rather than one each.
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for message in messages {
-                group.addTask { _ = try await producer.sendAndAwait(message) }
-            }
-            try await group.waitForAll()
-        }
+        try await producer.sendAllAndAwait(messages)
     }
 }
