@@ -1,5 +1,6 @@
 import Foundation
 import Models
+import TestSupport
 import Testing
 @testable import Providers
 
@@ -14,7 +15,7 @@ import Testing
     }
 
     @Test func agreesWithFoundationOnTheFixtures() throws {
-        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
+        let folder = Fixture.directory
         for name in try FileManager.default.contentsOfDirectory(atPath: folder.path) where name.hasSuffix(".json") {
             let bytes = Array(try Data(contentsOf: folder.appendingPathComponent(name)))
             let ours = try JSONValue.parse(bytes)
@@ -39,7 +40,7 @@ import Testing
 
     /// One parse gives what the three separate reads gave.
     @Test func oneReadMatchesTheSeparateReads() throws {
-        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
+        let folder = Fixture.directory
         let received = Date(timeIntervalSince1970: 1_800_000_000)
         for name in try FileManager.default.contentsOfDirectory(atPath: folder.path) where name.contains(".webhook.") {
             let provider: Provider = name.hasPrefix("paystack") ? .paystack : .lemonsqueezy
