@@ -3,23 +3,10 @@ import TestSupport
 import Testing
 @testable import Postgres
 
-/// A required environment variable was missing; the test fails, never skips.
-struct MissingEnvironment: Error, CustomStringConvertible {
-    let name: String
-    let hint: String
-    var description: String { "\(name) is not set: \(hint)" }
-}
-
 enum TestDatabase {
-    /// The shared server's URL from DATABASE_URL; records a failure when unset.
+    /// The shared server's URL from DATABASE_URL; the test fails when it is unset.
     static func url() throws -> String {
-        guard let url = ProcessInfo.processInfo.environment["DATABASE_URL"], !url.isEmpty else {
-            let error = MissingEnvironment(name: "DATABASE_URL",
-                                           hint: "start PostgreSQL with scripts/pg.sh and source its pg.env, or run `make test`")
-            Issue.record("\(error)")
-            throw error
-        }
-        return url
+        try TestEnvironment.databaseURL()
     }
 
     static func configuration() throws -> PostgresConfiguration {
@@ -46,11 +33,7 @@ struct PrivateCluster {
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent(TestDatabase.uniqueName("pgtest")).path
         try await ScriptRunner.runScript("pg.sh", ["start", directory])
-        let env = try String(contentsOfFile: directory + "/pg.env", encoding: .utf8)
-        guard let line = env.split(separator: "\n").first(where: { $0.hasPrefix("export DATABASE_URL=") }) else {
-            throw MissingEnvironment(name: "DATABASE_URL in \(directory)/pg.env", hint: "pg.sh did not write it")
-        }
-        return PrivateCluster(directory: directory, url: String(line.dropFirst("export DATABASE_URL=".count)))
+        return PrivateCluster(directory: directory, url: try TestEnvironment.setting("DATABASE_URL", inEnvFile: directory + "/pg.env"))
     }
 
     func restart() async throws { try await ScriptRunner.runScript("pg.sh", ["restart", directory]) }

@@ -10,9 +10,7 @@ import WebhookReceiverService
 struct WebhookBrokerDownTests {
     @Test("the broker going away turns webhooks into 503 with Retry-After within the publish timeout")
     func brokerDownIs503() async throws {
-        let scripts = try #require(
-            ProcessInfo.processInfo.environment["STOREFRONT_SCRIPTS"].flatMap { $0.isEmpty ? nil : $0 },
-            "STOREFRONT_SCRIPTS is not set: run make test, or export STOREFRONT_SCRIPTS=<checkout>/scripts")
+        let scripts = try TestEnvironment.scriptsFolder()
         let state = FileManager.default.temporaryDirectory.appendingPathComponent(uniqueName("receiver-tansu"))
         try await ScriptRunner.run("\(scripts)/tansu.sh", ["start", state.path])
         // The test stops the broker itself; stopping again is harmless should it fail early.
@@ -24,10 +22,7 @@ struct WebhookBrokerDownTests {
     }
 
     private func exercise(scripts: String, state: URL) async throws {
-        let env = try String(contentsOf: state.appendingPathComponent("kafka.env"), encoding: .utf8)
-        let broker = try #require(
-            env.split(separator: "\n").first { $0.hasPrefix("export KAFKA_BROKERS=") }
-                .map { String($0.dropFirst("export KAFKA_BROKERS=".count)) })
+        let broker = try TestEnvironment.setting("KAFKA_BROKERS", inEnvFile: state.appendingPathComponent("kafka.env").path)
         let publishTimeout = Duration.seconds(2)
         let receiver = try await LiveReceiver.start(
             brokers: [broker], configuration: WebhookReceiverConfiguration(publishTimeout: publishTimeout, readinessCacheDuration: .milliseconds(200)))

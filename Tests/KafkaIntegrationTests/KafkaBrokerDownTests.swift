@@ -66,9 +66,7 @@ import Testing
     }
 
     private static func brokers(in state: URL) throws -> String {
-        let env = try String(contentsOf: state.appendingPathComponent("kafka.env"), encoding: .utf8)
-        return try #require(env.split(separator: "\n").first { $0.hasPrefix("export KAFKA_BROKERS=") }
-            .map { String($0.dropFirst("export KAFKA_BROKERS=".count)) })
+        try TestEnvironment.setting("KAFKA_BROKERS", inEnvFile: state.appendingPathComponent("kafka.env").path)
     }
 
     private func exercise(scripts: String, state: URL) async throws {

@@ -15,24 +15,8 @@ import Telemetry
 import TestSupport
 import Testing
 
-/// A required environment variable was missing; the test fails, never skips.
-struct MissingEnvironment: Error, CustomStringConvertible {
-    let name: String
-    var description: String {
-        "\(name) is not set: start PostgreSQL and Tansu with scripts/pg.sh and scripts/tansu.sh and source their env files, or run `make test`"
-    }
-}
-
-enum TestEnvironment {
-    static func require(_ name: String) throws -> String {
-        guard let value = ProcessInfo.processInfo.environment[name], !value.isEmpty else {
-            let error = MissingEnvironment(name: name)
-            Issue.record("\(error)")
-            throw error
-        }
-        return value
-    }
-
+/// Names no other test (or earlier run) uses, since suites share the servers.
+enum TestNames {
     static func unique(_ prefix: String) -> String {
         "\(prefix)_\(UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(12).lowercased())"
     }
@@ -68,7 +52,7 @@ struct Harness {
         rateLimit: RateLimitSettings? = nil, auth: AuthConfiguration? = nil, loadCatalog: Bool = true,
         _ body: (Harness) async throws -> T
     ) async throws -> T {
-        let brokers = try TestEnvironment.require("KAFKA_BROKERS").split(separator: ",").map(String.init)
+        let brokers = try TestEnvironment.kafkaBrokers()
         let pool = try await TestDatabase.create()
         let sandboxConfiguration = SandboxConfiguration(
             lemonSqueezy: LemonSqueezySettings(apiKey: lsKey, webhookSecret: lsSecret, retrySchedule: []),
@@ -169,10 +153,10 @@ extension HTTPResponse {
 /// Reads `topic` from the beginning with a unique group until `match` finds a
 /// record (other suites' records on the shared topic are skipped).
 func findRecord<T: Decodable & Sendable>(_ type: T.Type, topic: String, timeout: Duration = .seconds(45), where match: @Sendable (T, KafkaConsumerRecord) -> Bool) async throws -> (T, KafkaConsumerRecord)? {
-    let brokers = try TestEnvironment.require("KAFKA_BROKERS").split(separator: ",").map(String.init)
+    let brokers = try TestEnvironment.kafkaBrokers()
     let consumer = try KafkaConsumer(topics: [topic], configuration: KafkaConsumerConfiguration(
         client: KafkaClientConfiguration(bootstrapServers: brokers, clientID: "checkout-tests-reader"),
-        groupID: TestEnvironment.unique("checkout-tests"), sessionTimeout: .milliseconds(2000), heartbeatInterval: .milliseconds(500)))
+        groupID: TestNames.unique("checkout-tests"), sessionTimeout: .milliseconds(2000), heartbeatInterval: .milliseconds(500)))
     let deadline = ContinuousClock.now + timeout
     var found: (T, KafkaConsumerRecord)?
     do {

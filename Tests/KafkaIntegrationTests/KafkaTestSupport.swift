@@ -1,15 +1,14 @@
 import Foundation
 import Kafka
+import TestSupport
 import Testing
 
 /// Shared set-up for the integration suites: the broker from KAFKA_BROKERS,
 /// unique names (suites run in parallel), and small helpers.
 enum KafkaTestSupport {
     /// The shared test broker; fails the test loudly when it is not set.
-    static func brokers(sourceLocation: SourceLocation = #_sourceLocation) throws -> [String] {
-        let value = ProcessInfo.processInfo.environment["KAFKA_BROKERS"] ?? ""
-        try #require(!value.isEmpty, "KAFKA_BROKERS is not set: start a broker (scripts/tansu.sh start DIR; . DIR/kafka.env) or run make test", sourceLocation: sourceLocation)
-        return value.split(separator: ",").map(String.init)
+    static func brokers() throws -> [String] {
+        try TestEnvironment.kafkaBrokers()
     }
 
     /// A name no other test (or earlier run) uses.

@@ -161,7 +161,7 @@ import Testing
         try await Self.asMember(of: Roles.projector, database: url) { projector, _ in
             // Its start-up with PROJECTOR_MIGRATE on: the schema is current, no DDL needed.
             #expect(try await ProjectionSchema.migrate(pool: projector).isEmpty)
-            // (ProjectorServiceTests applies whole batches through this role.)
+            // (ProjectorServiceIntegrationTests applies whole batches through this role.)
             try await projector.execute("UPDATE subscriptions SET status = 'cancelled' WHERE subscription_id = '7'")
             try await projector.execute("""
                 INSERT INTO commands (command_id, kind, provider, subscription_id, requested_at) VALUES ('c', 'cancel_requested', 'lemonsqueezy', '7', now())
@@ -202,9 +202,7 @@ import Testing
             try? FileManager.default.removeItem(atPath: directory)
         }
         do {
-            let env = try String(contentsOfFile: directory + "/pg.env", encoding: .utf8)
-            let line = try #require(env.split(separator: "\n").first { $0.hasPrefix("export DATABASE_URL=") })
-            let server = String(line.dropFirst("export DATABASE_URL=".count))
+            let server = try TestEnvironment.setting("DATABASE_URL", inEnvFile: directory + "/pg.env")
             let admin = PostgresPool(configuration: try PostgresConfiguration(url: server), options: .init(maximumConnections: 1))
             let names = (1...6).map { "race_\($0)" }
             for name in names { try await admin.execute("CREATE DATABASE \(identifier: name)") }

@@ -15,7 +15,7 @@ import Testing
     @Test(arguments: [("ls_2", Provider.lemonsqueezy), ("ps_PLN_sbxpremmonth01", Provider.paystack)])
     func createsAndPublishes(variant: String, provider: Provider) async throws {
         try await Harness.with { harness in
-            let user = TestEnvironment.unique("user")
+            let user = TestNames.unique("user")
             let token = try Harness.token(sub: user, email: "Buyer@Example.com")
             let response = try await harness.createCheckout(token: token, email: "buyer@example.com", variant: variant, product: variant)
             #expect(response.status == .ok, "\(response.text)")
@@ -96,9 +96,9 @@ import Testing
 
     @Test func idempotencyKey() async throws {
         try await Harness.with { harness in
-            let user = TestEnvironment.unique("idem")
+            let user = TestNames.unique("idem")
             let token = try Harness.token(sub: user, email: "i@example.com")
-            let key = TestEnvironment.unique("key")
+            let key = TestNames.unique("key")
             let first = try await harness.createCheckout(token: token, email: "i@example.com", variant: "ls_9", key: key)
             #expect(first.status == .ok, "\(first.text)")
             let again = try await harness.createCheckout(token: token, email: "i@example.com", variant: "ls_9", key: key)
@@ -118,9 +118,9 @@ import Testing
 
     @Test func concurrentSameKeyCreatesOneProviderCheckout() async throws {
         try await Harness.with { harness in
-            let user = TestEnvironment.unique("race")
+            let user = TestNames.unique("race")
             let token = try Harness.token(sub: user, email: "r@example.com")
-            let key = TestEnvironment.unique("key")
+            let key = TestNames.unique("key")
             let responses = try await withThrowingTaskGroup(of: HTTPResponse.self) { group in
                 for _ in 0..<8 {
                     group.addTask { try await harness.createCheckout(token: token, email: "r@example.com", variant: "ps_PLN_sbxbasicmonth1", key: key) }

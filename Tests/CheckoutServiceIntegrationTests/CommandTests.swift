@@ -28,7 +28,7 @@ import Testing
     @Test(arguments: [(Provider.lemonsqueezy, "ls_2"), (.paystack, "ps_PLN_sbxpremmonth01")])
     func ownerCancelsThenResumes(provider: Provider, variant: String) async throws {
         try await Harness.with { harness in
-            let user = TestEnvironment.unique("owner")
+            let user = TestNames.unique("owner")
             let code = try await paidSubscription(harness, provider: provider, variant: variant, user: user, email: "owner@example.com")
             let token = try Harness.token(sub: user, email: "owner@example.com")
 
@@ -61,7 +61,7 @@ import Testing
     @Test(arguments: [(Provider.lemonsqueezy, "ls_2"), (.paystack, "ps_PLN_sbxpremmonth01")])
     func thePortalLinkIsFetchedFreshForTheOwnerOnly(provider: Provider, variant: String) async throws {
         try await Harness.with { harness in
-            let user = TestEnvironment.unique("portal")
+            let user = TestNames.unique("portal")
             let code = try await paidSubscription(harness, provider: provider, variant: variant, user: user, email: "portal@example.com")
             let link = try await harness.request(.get, "/api/subscription/portal?subscription_code=\(code)",
                                                  token: Harness.token(sub: user, email: "portal@example.com"))
@@ -69,7 +69,7 @@ import Testing
             let body = try link.json()
             #expect((body["url"] as? String)?.hasPrefix("http") == true && body["subscription_code"] as? String == code)
             let stranger = try await harness.request(.get, "/api/subscription/portal?subscription_code=\(code)",
-                                                     token: Harness.token(sub: TestEnvironment.unique("stranger"), email: nil))
+                                                     token: Harness.token(sub: TestNames.unique("stranger"), email: nil))
             #expect(stranger.status == .notFound)
             let missing = try await harness.request(.get, "/api/subscription/portal", token: Harness.token(sub: user, email: nil))
             #expect(missing.status == .badRequest)
@@ -82,7 +82,7 @@ import Testing
     /// outage and retry; the document promises 409 for a refused change.
     @Test func aChangeTheProviderRefusesInTheSubscriptionsStateIsAConflict() async throws {
         try await Harness.with { harness in
-            let user = TestEnvironment.unique("conflict")
+            let user = TestNames.unique("conflict")
             let code = try await paidSubscription(harness, provider: .paystack, variant: "ps_PLN_sbxpremmonth01", user: user, email: "conflict@example.com")
             let token = try Harness.token(sub: user, email: "conflict@example.com")
             let body = "{\"subscription_code\":\"\(code)\"}"
@@ -100,7 +100,7 @@ import Testing
     /// reached PostgreSQL, which refused the query, and the caller got 500.
     @Test func subscriptionCodesOutsidePrintableASCIIAreBadRequests() async throws {
         try await Harness.with { harness in
-            let token = try Harness.token(sub: TestEnvironment.unique("nul"), email: "nul@example.com")
+            let token = try Harness.token(sub: TestNames.unique("nul"), email: "nul@example.com")
             for query in ["%C3%99%C3%BB%F3%B7%AA%B4%00", "abc%00", "%C3%A9t%C3%A9", "a%0Ab"] {
                 let portal = try await harness.request(.get, "/api/subscription/portal?subscription_code=\(query)", token: token)
                 #expect(portal.status == .badRequest, "\(query): \(portal.status) \(portal.text)")
@@ -117,10 +117,10 @@ import Testing
 
     @Test func anotherUsersSubscriptionIsNotFoundAndUntouched() async throws {
         try await Harness.with { harness in
-            let owner = TestEnvironment.unique("victim")
+            let owner = TestNames.unique("victim")
             let code = try await paidSubscription(harness, provider: .lemonsqueezy, variant: "ls_9", user: owner, email: "victim@example.com")
             // Same email as the owner, different subject: the row names its app user, so the email does not matter.
-            let intruder = try Harness.token(sub: TestEnvironment.unique("intruder"), email: "victim@example.com")
+            let intruder = try Harness.token(sub: TestNames.unique("intruder"), email: "victim@example.com")
             let cancel = try await harness.request(.post, "/api/subscription/cancel", token: intruder, json: "{\"subscription_code\":\"\(code)\"}")
             #expect(cancel.status == .notFound && cancel.text.contains("Subscription not found"))
             let unknown = try await harness.request(.post, "/api/subscription/cancel", token: intruder, json: "{\"subscription_code\":\"31337\"}")

@@ -13,15 +13,8 @@ import Testing
 
 /// Servers, fresh databases and record builders for the projector suites.
 enum Support {
-    static func environment(_ name: String, hint: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
-        let value = ProcessInfo.processInfo.environment[name] ?? ""
-        try #require(!value.isEmpty, "\(name) is not set: \(hint) (or run make test)", sourceLocation: sourceLocation)
-        return value
-    }
-
     static func brokers() throws -> [String] {
-        try environment("KAFKA_BROKERS", hint: "start a broker with scripts/tansu.sh start DIR; . DIR/kafka.env")
-            .split(separator: ",").map(String.init)
+        try TestEnvironment.kafkaBrokers()
     }
 
     static func unique(_ prefix: String) -> String { "\(prefix)_\(UUID().uuidString.prefix(8).lowercased())" }
@@ -38,7 +31,7 @@ enum Support {
         return (pool, url)
     }
 
-    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
+    static let fixtures = Fixture.directory
 
     /// A fixture body with textual replacements (to give it unique ids or link it to other fixtures).
     static func body(_ name: String, replacing: [String: String] = [:]) throws -> [UInt8] {

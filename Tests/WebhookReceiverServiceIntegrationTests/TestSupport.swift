@@ -25,11 +25,8 @@ enum TestSecrets {
 }
 
 /// The shared test broker; fails the test loudly when it is not set.
-func testBrokers(sourceLocation: SourceLocation = #_sourceLocation) throws -> [String] {
-    let value = ProcessInfo.processInfo.environment["KAFKA_BROKERS"] ?? ""
-    try #require(!value.isEmpty, "KAFKA_BROKERS is not set: start a broker (scripts/tansu.sh start DIR; . DIR/kafka.env) or run make test",
-                 sourceLocation: sourceLocation)
-    return value.split(separator: ",").map(String.init)
+func testBrokers() throws -> [String] {
+    try TestEnvironment.kafkaBrokers()
 }
 
 func messagingSettings(_ brokers: [String]) -> MessagingSettings {
@@ -43,10 +40,8 @@ func uniqueName(_ prefix: String) -> String { "\(prefix)-\(UUID().uuidString.pre
 /// Webhook bodies from the fixtures, made unique per test by replacing the
 /// field the dedup key comes from; every other byte is kept.
 enum Bodies {
-    static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
-
     static func fixture(_ name: String) throws -> String {
-        try String(contentsOf: directory.appendingPathComponent(name), encoding: .utf8)
+        try Fixture.text(name)
     }
 
     /// A `subscription_created` delivery with a fresh `meta.webhook_id`.
