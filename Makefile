@@ -1,6 +1,6 @@
 # Storefront's commands. `make run` and `make test` work on a fresh Debian
 # bookworm machine as root: each installs what is missing first.
-.PHONY: install build run test check-compose bench bench-http scale-demo chaos fuzz clean
+.PHONY: install build run test unit check-compose bench bench-http scale-demo chaos fuzz clean
 
 install:        ## Debian packages and the pinned wheels (librdkafka >= 2.2, Tansu)
 	@./scripts/install-deps.sh
@@ -11,8 +11,11 @@ build: install  ## debug build of every target
 run:            ## the whole stack against the provider sandbox; Ctrl-C stops it
 	@./scripts/run.sh
 
-test:           ## throwaway PostgreSQL and broker, then every test
+test:           ## unit tests with no server, then a throwaway PostgreSQL and broker for every other test
 	@./scripts/test.sh
+
+unit:           ## only the unit test targets, with no server (DATABASE_URL, KAFKA_BROKERS, STOREFRONT_SCRIPTS unset)
+	@./scripts/unit-tests.sh
 
 check-compose:  ## docker-compose.yml: Compose Specification schema and Storefront's rules (no engine needed)
 	@./scripts/check-compose.sh

@@ -126,39 +126,55 @@ let package = Package(
         .executableTarget(name: "fuzz-jwt", dependencies: ["FuzzSupport"], path: "Tools/fuzz/fuzz-jwt", swiftSettings: strict),
 
         // MARK: - Tests
+        // `<Module>Tests` are unit targets: no server, run by `make unit` (scripts/unit-tests.sh)
+        // with DATABASE_URL, KAFKA_BROKERS and STOREFRONT_SCRIPTS unset. `<Module>IntegrationTests`
+        // need PostgreSQL, the broker or a server process of their own; `…EndToEndTests` start whole
+        // stacks. Both run in `make test` after it starts the servers (docs/architecture.md, "Tests").
+        // The provider payloads are kept once, in Tests/Fixtures (outside every target), read through
+        // TestSupport's `Fixture`.
         .target(name: "TestSupport", dependencies: ["Postgres", "HTTPClient"], path: "Tests/TestSupport", swiftSettings: strict),
         .target(name: "SeedModels", path: "Tests/SeedModels", swiftSettings: strict),
+        // The webhook receiver's test secrets and signed bodies, shared by its unit and integration targets.
+        .target(name: "WebhookReceiverTestSupport", dependencies: ["Basics", "Crypto", "Models", "Telemetry", "TestSupport", "Webhooks"],
+                path: "Tests/WebhookReceiverTestSupport", swiftSettings: strict),
+
+        // Unit
         tests("BasicsTests", ["Basics"]),
         tests("TelemetryTests", ["Telemetry"]),
-        tests("PostgresTests", ["Postgres", "TestSupport"]),
-        tests("StorefrontCLITests", ["StorefrontCLI", "CheckoutService", "ReconcilerService", "TestSupport", "Crypto", "Kafka", "Models", "Postgres", "Projection", "ServiceRuntime", "Telemetry"],
-              linker: vendoredLibraries),
-        tests("EndToEndTests", ["SeedModels", "TestSupport", "HTTPClient", "Postgres", "Crypto"]),
-        tests("KafkaTests", ["Basics", "Kafka", "ServiceRuntime", "Telemetry", "TestSupport"], linker: vendoredLibraries),
-        tests("ScaleDemoTests", ["TestSupport"]),
-        tests("HTTPClientTests", ["HTTPClient", "TestSupport"], exclude: ["test_server.py"]),
-        tests("CryptoTests", ["Crypto", "TestSupport"]),
         tests("ModelsTests", ["SeedModels", "Models"]),
-        tests("ProvidersTests", ["Basics", "Providers", "ProviderConfiguration", "Webhooks", "ServiceRuntime", "Models", "HTTPClient", "SandboxServer", "SandboxKit", "Telemetry"],
-              exclude: ["Fixtures"]),
-        // Reads its fixtures from Tests/ProvidersTests/Fixtures.
-        tests("WebhooksTests", ["Basics", "Webhooks", "ProviderConfiguration", "Models", "HTTPTypes", "TestSupport"]),
-        tests("ServiceRuntimeTests", ["Basics", "ServiceRuntime", "Telemetry", "TestSupport"]),
         tests("ProjectionTests", ["Basics", "Projection", "Models", "Postgres", "ServiceRuntime"]),
-        tests("HTTPServerTests", ["HTTPServer", "Telemetry", "TestSupport"]),
         tests("SandboxKitTests", ["SandboxKit"]),
-        tests("ProjectorServiceTests", ["TestSupport", "HTTPServer", "ProjectorService", "Projection", "Webhooks", "Models", "Postgres", "Kafka", "Crypto", "ServiceRuntime", "Telemetry"],
-              exclude: ["Fixtures"], linker: vendoredLibraries),
-        tests("CatalogServiceTests", ["SeedModels", "TestSupport", "CatalogService", "Models", "HTTPServer", "HTTPClient", "ServiceRuntime", "Telemetry"]),
-        tests("WebhookReceiverServiceTests", ["Basics", "TestSupport", "WebhookReceiverService", "Models", "Providers", "ProviderConfiguration", "Webhooks", "Crypto", "Kafka", "HTTPServer", "HTTPClient", "SandboxServer", "SandboxKit", "ServiceRuntime", "Telemetry"], exclude: ["Fixtures"], linker: vendoredLibraries),
+        tests("CryptoTests", ["Crypto", "TestSupport"]),
+        tests("HTTPClientTests", ["HTTPClient"]),
+        tests("HTTPServerTests", ["HTTPServer", "Telemetry", "TestSupport"]),
+        tests("ServiceRuntimeTests", ["Basics", "ServiceRuntime", "Telemetry", "TestSupport"]),
+        tests("PostgresTests", ["Postgres"]),
+        tests("KafkaTests", ["Basics", "Kafka", "ServiceRuntime", "Telemetry"], linker: vendoredLibraries),
+        tests("WebhooksTests", ["Basics", "Webhooks", "ProviderConfiguration", "Models", "HTTPTypes", "TestSupport"]),
+        tests("ProvidersTests", ["Basics", "Providers", "ServiceRuntime", "Models", "HTTPClient", "SandboxServer", "SandboxKit", "Telemetry", "TestSupport"]),
+        tests("CatalogServiceTests", ["Basics", "SeedModels", "TestSupport", "CatalogService", "Models", "HTTPServer", "HTTPClient", "ServiceRuntime", "Telemetry"]),
+        tests("CheckoutServiceTests", ["Basics", "CheckoutService", "Crypto", "HTTPServer", "ServiceRuntime"], linker: vendoredLibraries),
+        tests("ReconcilerServiceTests", ["Basics", "TestSupport", "ReconcilerService", "Models", "Providers", "Kafka", "HTTPClient", "SandboxServer", "SandboxKit", "ServiceRuntime", "Telemetry"],
+              linker: vendoredLibraries),
+        tests("WebhookReceiverServiceTests", ["WebhookReceiverTestSupport", "Basics", "HTTPServer", "ServiceRuntime", "WebhookReceiverService"], linker: vendoredLibraries),
+        tests("StorefrontCLITests", ["Basics", "Crypto", "ServiceRuntime", "StorefrontCLI"], linker: vendoredLibraries),
         // The kit's own tests, plus the server's completion page (CheckoutService; a test
         // target's linker flags never reach the StorefrontKit product).
-        tests("StorefrontKitTests", ["Basics", "StorefrontKit", "TestSupport", "HTTPClient", "CheckoutService", "HTTPServer", "ServiceRuntime"],
-              linker: vendoredLibraries),
-        tests("ReconcilerServiceTests", ["Basics", "TestSupport", "ReconcilerService", "Models", "Providers", "ProviderConfiguration", "Webhooks", "Kafka", "HTTPClient", "SandboxServer", "SandboxKit", "ServiceRuntime", "Telemetry"],
-              linker: vendoredLibraries),
-        tests("CheckoutServiceTests", ["Basics", "SeedModels", "TestSupport", "CheckoutService", "Models", "Providers", "ProviderConfiguration", "Webhooks", "Projection", "Postgres", "Kafka", "Crypto", "HTTPServer", "HTTPClient", "ServiceRuntime", "Telemetry", "SandboxServer", "SandboxKit"],
-              linker: vendoredLibraries),
+        tests("StorefrontKitTests", ["Basics", "StorefrontKit", "CheckoutService", "HTTPServer", "ServiceRuntime"], linker: vendoredLibraries),
+
+        // Integration
+        tests("PostgresIntegrationTests", ["Postgres", "TestSupport"]),
+        tests("KafkaIntegrationTests", ["Kafka", "TestSupport"], linker: vendoredLibraries),
+        tests("HTTPClientIntegrationTests", ["HTTPClient", "TestSupport"], exclude: ["test_server.py"]),
+        tests("ProjectorServiceIntegrationTests", ["TestSupport", "ProjectorService", "Projection", "Providers", "Models", "Postgres", "Kafka", "Crypto", "ServiceRuntime", "Telemetry"], linker: vendoredLibraries),
+        tests("CheckoutServiceIntegrationTests", ["Basics", "SeedModels", "TestSupport", "CheckoutService", "Models", "Providers", "Projection", "Postgres", "Kafka", "Crypto", "HTTPServer", "HTTPClient", "ServiceRuntime", "Telemetry", "SandboxServer", "SandboxKit"], linker: vendoredLibraries),
+        tests("WebhookReceiverServiceIntegrationTests", ["WebhookReceiverTestSupport", "Basics", "TestSupport", "WebhookReceiverService", "Models", "Providers", "Crypto", "Kafka", "HTTPServer", "HTTPClient", "SandboxServer", "SandboxKit", "ServiceRuntime", "Telemetry"], linker: vendoredLibraries),
+        tests("StorefrontCLIIntegrationTests", ["Basics", "StorefrontCLI", "CheckoutService", "ReconcilerService", "TestSupport", "Crypto", "Kafka", "Models", "Postgres", "Projection", "ServiceRuntime", "Telemetry"], linker: vendoredLibraries),
+
+        // End-to-end
+        tests("EndToEndTests", ["SeedModels", "TestSupport", "HTTPClient", "Postgres", "Crypto"]),
+        tests("StorefrontKitEndToEndTests", ["StorefrontKit", "TestSupport", "HTTPClient"]),
+        tests("ScaleDemoEndToEndTests", ["TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -46,8 +46,8 @@ work=$(mktemp -d /tmp/storefront-fuzz.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 trap 'exit 130' INT TERM
 
-copy_fixtures() { # pattern folder (fixtures of several test targets share names)
-  local f; for f in Tests/*/Fixtures/$1; do cp "$f" "$2/$(basename "$(dirname "$(dirname "$f")")").$(basename "$f")"; done
+copy_fixtures() { # pattern folder
+  local f; for f in Tests/Fixtures/$1; do cp "$f" "$2/$(basename "$f")"; done
 }
 
 seed_corpus() { # target folder

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# `make test`: install what is missing, build once, start a throwaway
-# PostgreSQL and Tansu on free ports, run every test, stop both servers,
-# also when tests fail or the run is interrupted; then a bounded API fuzz run.
+# `make test`: install what is missing, build once, run the unit targets
+# with no server (scripts/unit-tests.sh), start a throwaway PostgreSQL and
+# Tansu on free ports, run the integration and end-to-end targets, stop both
+# servers, also when tests fail or the run is interrupted; then a bounded API
+# fuzz run. Arguments select tests instead (they go to one `swift test`
+# against the servers, e.g. `--filter EndToEndTests`).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -15,6 +18,13 @@ echo "==> building (debug, with tests)"
 # The import check fails the build when a target imports a module it does not
 # declare in Package.swift (it would build only by accident of build order).
 swift build --build-tests --explicit-target-dependency-import-check error
+
+# Before any server exists, and with the variables that would point at one
+# unset: a unit target that needs a server fails here.
+unit_filter=$("$root/scripts/unit-tests.sh" --print-filter)
+if [ $# -eq 0 ]; then
+  "$root/scripts/unit-tests.sh" --skip-build
+fi
 
 state=$(mktemp -d /tmp/storefront-test.XXXXXX)
 cleanup() {
@@ -34,8 +44,13 @@ echo "==> starting PostgreSQL and the broker"
 # these scripts rather than disturb the shared servers other suites use.
 export STOREFRONT_SCRIPTS="$root/scripts"
 
-echo "==> running tests (DATABASE_URL=$DATABASE_URL KAFKA_BROKERS=$KAFKA_BROKERS)"
-swift test --skip-build "$@"
+if [ $# -eq 0 ]; then
+  echo "==> integration and end-to-end tests (DATABASE_URL=$DATABASE_URL KAFKA_BROKERS=$KAFKA_BROKERS)"
+  swift test --skip-build --skip "$unit_filter"
+else
+  echo "==> running tests (DATABASE_URL=$DATABASE_URL KAFKA_BROKERS=$KAFKA_BROKERS)"
+  swift test --skip-build "$@"
+fi
 
 # Last, alone on the machine: the API fuzzed through a stack of its own
 # (scripts/fuzz-api.sh: schemathesis from deploy/api/openapi.json, a fixed

@@ -5,12 +5,12 @@ import Postgres
 /// since suites run in parallel against the same server.
 public enum FreshDatabase {
     public struct Missing: Error, CustomStringConvertible {
-        public let description = "DATABASE_URL is not set: start PostgreSQL with scripts/pg.sh start DIR; . DIR/pg.env (make test does this)"
+        public let description: String
     }
 
     /// Creates `<prefix>_<random>` and returns a pool on it and its URL.
     public static func create(prefix: String, maximumConnections: Int = 4) async throws -> (pool: PostgresPool, url: String) {
-        guard let url = ProcessInfo.processInfo.environment["DATABASE_URL"], !url.isEmpty else { throw Missing() }
+        let url = try TestEnvironment.databaseURL()
         let name = "\(prefix)_\(UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(12).lowercased())"
         let server = try PostgresConfiguration(url: url)
         let admin = try await PostgresConnection.connect(server)
@@ -23,7 +23,7 @@ public enum FreshDatabase {
         await admin.close()
         var configuration = server
         configuration.database = name
-        guard var components = URLComponents(string: url) else { throw Missing() }
+        guard var components = URLComponents(string: url) else { throw Missing(description: "DATABASE_URL is not a URL") }
         components.path = "/" + name
         return (PostgresPool(configuration: configuration, options: .init(maximumConnections: maximumConnections)), components.string ?? url)
     }

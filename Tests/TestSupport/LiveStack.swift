@@ -38,14 +38,7 @@ public final class LiveStack: Sendable {
             let output = (try? String(contentsOfFile: state + ".out", encoding: .utf8)) ?? ""
             throw ScriptRunner.Failure(description: "stack did not start: \(error)\n\(output.suffix(3000))")
         }
-        let text = try String(contentsOfFile: state + "/stack.env", encoding: .utf8)
-        var settings: [String: String] = [:]
-        for line in text.split(separator: "\n") where line.hasPrefix("export ") {
-            let pair = line.dropFirst("export ".count)
-            guard let equals = pair.firstIndex(of: "=") else { continue }
-            settings[String(pair[..<equals])] = String(pair[pair.index(after: equals)...]).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
-        }
-        return LiveStack(state: state, settings: settings)
+        return LiveStack(state: state, settings: try TestEnvironment.readEnvFile(state + "/stack.env"))
     }
 
     /// Stops everything and deletes the stack's folder (its logs too, unless

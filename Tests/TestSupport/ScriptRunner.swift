@@ -13,10 +13,7 @@ public enum ScriptRunner {
 
     /// The checkout's `scripts/` folder, from `STOREFRONT_SCRIPTS` (set by `make test`).
     public static func scriptsFolder() throws -> String {
-        guard let path = ProcessInfo.processInfo.environment["STOREFRONT_SCRIPTS"], !path.isEmpty else {
-            throw Failure(description: "STOREFRONT_SCRIPTS is not set: set it to the checkout's scripts/ folder (make test does this)")
-        }
-        return path
+        try TestEnvironment.scriptsFolder()
     }
 
     /// Runs `scripts/<name>` with `arguments` and extra environment; throws unless it exits 0.

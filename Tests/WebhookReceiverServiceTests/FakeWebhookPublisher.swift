@@ -3,6 +3,7 @@ import Models
 import Synchronization
 import Telemetry
 import WebhookReceiverService
+import WebhookReceiverTestSupport
 import Webhooks
 
 /// A publisher with no broker for router tests: it keeps what it is given,

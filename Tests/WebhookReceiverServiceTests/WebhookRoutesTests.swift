@@ -7,6 +7,7 @@ import ServiceRuntime
 import Telemetry
 import Testing
 @testable import WebhookReceiverService
+import WebhookReceiverTestSupport
 import Webhooks
 
 /// Through the router, with no socket and no broker (a fake publisher);
@@ -118,40 +119,6 @@ struct WebhookRoutesTests {
         #expect(String(decoding: response.body, as: UTF8.self).hasPrefix(#"{"success":false,"error":"#))
         #expect(Self.counter(metrics, .lemonsqueezy, .publishFailed) == 1)
         #expect(Self.counter(metrics, .lemonsqueezy, .published) == 0)
-    }
-
-    @Test("X-Forwarded-For parsing takes the last non-empty hop, bounded")
-    func forwardedHops() throws {
-        #expect(ClientAddress.lastForwardedHop(["1.1.1.1, 2.2.2.2"]) == "2.2.2.2")
-        #expect(ClientAddress.lastForwardedHop(["1.1.1.1", "3.3.3.3 ,"]) == "3.3.3.3")
-        #expect(ClientAddress.lastForwardedHop(["1.1.1.1", " , "]) == "1.1.1.1")
-        #expect(ClientAddress.lastForwardedHop([]) == nil)
-        #expect(ClientAddress.lastForwardedHop([String(repeating: "9", count: 65)]) == nil)
-        let request = try Self.request("paystack", body: [], headers: [("X-Forwarded-For", "5.5.5.5")], remoteAddress: "10.0.0.1")
-        #expect(ClientAddress.resolve(request, trustForwardedFor: false) == "10.0.0.1")
-        #expect(ClientAddress.resolve(request, trustForwardedFor: true) == "5.5.5.5")
-        let bare = try Self.request("paystack", body: [], headers: [], remoteAddress: "")
-        #expect(ClientAddress.resolve(bare, trustForwardedFor: true) == nil)
-    }
-
-    @Test("settings come from the environment with defaults and clear problems")
-    func configurationFromEnvironment() throws {
-        var defaults = ConfigReader(Environment([:]))
-        let standard = WebhookReceiverConfiguration.fromEnvironment(&defaults)
-        try defaults.finish()
-        #expect(standard.maxBodyBytes == 1 << 20 && standard.publishTimeout == .seconds(5) && !standard.trustForwardedFor)
-
-        var custom = ConfigReader(Environment(["WEBHOOK_MAX_BODY_BYTES": "65536", "WEBHOOK_PUBLISH_TIMEOUT": "1500ms",
-                                               "WEBHOOK_TRUST_FORWARDED_FOR": "true"]))
-        let read = WebhookReceiverConfiguration.fromEnvironment(&custom)
-        try custom.finish()
-        #expect(read.maxBodyBytes == 65536 && read.publishTimeout == .milliseconds(1500) && read.trustForwardedFor)
-
-        var bad = ConfigReader(Environment(["WEBHOOK_MAX_BODY_BYTES": "99999999", "WEBHOOK_PUBLISH_TIMEOUT": "10ms",
-                                            "WEBHOOK_TRUST_FORWARDED_FOR": "maybe"]))
-        _ = WebhookReceiverConfiguration.fromEnvironment(&bad)
-        let error = #expect(throws: ConfigurationError.self) { try bad.finish() }
-        #expect(Set(error?.variables ?? []) == ["WEBHOOK_MAX_BODY_BYTES", "WEBHOOK_PUBLISH_TIMEOUT", "WEBHOOK_TRUST_FORWARDED_FOR"])
     }
 
     @Test("set-up refuses no verifiers and duplicate providers")

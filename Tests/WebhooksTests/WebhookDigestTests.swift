@@ -1,5 +1,6 @@
 import Foundation
 import Models
+import TestSupport
 import Testing
 import Webhooks
 

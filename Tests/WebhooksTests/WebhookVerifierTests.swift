@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import Models
 import ProviderConfiguration
+import TestSupport
 import Testing
 import Webhooks
 
@@ -15,7 +16,7 @@ import Webhooks
     /// Every webhook fixture with the header its provider would send, signed by openssl.
     static func signedFixtures() async throws -> [(name: String, provider: Provider, body: [UInt8], headers: [(String, String)])] {
         let names = try Fixture.names(withPrefix: "lemonsqueezy.webhook.") + Fixture.names(withPrefix: "paystack.webhook.")
-        #expect(names.count >= 20, "expected the webhook fixtures in Tests/ProvidersTests/Fixtures")
+        #expect(names.count >= 20, "expected the webhook fixtures in Tests/Fixtures")
         var signed: [(name: String, provider: Provider, body: [UInt8], headers: [(String, String)])] = []
         for name in names {
             let body = try Fixture.bytes(name)

@@ -1,0 +1,24 @@
+import Basics
+import CheckoutService
+import ServiceRuntime
+import Testing
+
+/// Which token settings the checkout accepts (the routes' answers to tokens: AuthTests).
+@Suite struct AuthConfigurationTests {
+    @Test func configurationRules() {
+        // AUTH_JWT_ISSUER (or _AUDIENCE) is required too; AuthIdentityTests covers that rule.
+        var neither = ConfigReader(Environment(["AUTH_JWT_ISSUER": "storefront-dev"]))
+        _ = AuthConfiguration.fromEnvironment(&neither)
+        #expect(neither.problems.map(\.variable) == ["AUTH_JWT_SECRET"])
+        var both = ConfigReader(Environment(["AUTH_JWT_SECRET": String(repeating: "s", count: 40), "AUTH_JWT_PUBLIC_KEY_FILE": "/nonexistent", "AUTH_JWT_ISSUER": "storefront-dev"]))
+        _ = AuthConfiguration.fromEnvironment(&both)
+        #expect(both.problems.count == 1)
+        var short = ConfigReader(Environment(["AUTH_JWT_SECRET": "short", "AUTH_JWT_AUDIENCE": "storefront-app"]))
+        _ = AuthConfiguration.fromEnvironment(&short)
+        #expect(short.problems.count == 1 && !short.problems.description.contains("short\""))
+        var disabled = ConfigReader(Environment(["AUTH_DISABLED": "true"]))
+        #expect(AuthConfiguration.fromEnvironment(&disabled).isDisabled && disabled.problems.isEmpty)
+        var secret = ConfigReader(Environment(["AUTH_JWT_SECRET": String(repeating: "s", count: 40), "AUTH_JWT_ISSUER": "storefront-dev"]))
+        #expect(!AuthConfiguration.fromEnvironment(&secret).isDisabled && secret.problems.isEmpty)
+    }
+}

@@ -1,0 +1,89 @@
+import Crypto
+import Foundation
+import Kafka
+import Models
+import Postgres
+import Projection
+import ProjectorService
+import Synchronization
+import Telemetry
+import TestSupport
+import Testing
+import Webhooks
+
+/// Servers, fresh databases and record builders for the projector suites.
+enum Support {
+    static func brokers() throws -> [String] {
+        try TestEnvironment.kafkaBrokers()
+    }
+
+    static func unique(_ prefix: String) -> String { "\(prefix)_\(UUID().uuidString.prefix(8).lowercased())" }
+
+    /// A new, empty, migrated database on the DATABASE_URL server (suites run in parallel).
+    static func freshDatabase(migrate: Bool = true) async throws -> PostgresPool {
+        try await freshDatabaseWithURL(migrate: migrate).pool
+    }
+
+    /// Like ``freshDatabase(migrate:)``, also returning the new database's URL.
+    static func freshDatabaseWithURL(migrate: Bool = true) async throws -> (pool: PostgresPool, url: String) {
+        let (pool, url) = try await FreshDatabase.create(prefix: "test_projector")
+        if migrate { try await ProjectionSchema.migrate(pool: pool) }
+        return (pool, url)
+    }
+
+    static let fixtures = Fixture.directory
+
+    /// A fixture body with textual replacements (to give it unique ids or link it to other fixtures).
+    static func body(_ name: String, replacing: [String: String] = [:]) throws -> [UInt8] {
+        var text = try String(contentsOf: fixtures.appendingPathComponent(name), encoding: .utf8)
+        for (from, to) in replacing { text = text.replacingOccurrences(of: from, with: to) }
+        return Array(text.utf8)
+    }
+
+    static func sha256Hex(_ bytes: [UInt8]) -> String { Hex.encode(SHA256.hash(bytes)) }
+
+    /// The envelope the webhook receiver would publish for `body`.
+    static func envelope(_ provider: Provider, _ body: [UInt8], receivedAt: Date = Date(timeIntervalSince1970: 1_800_000_000)) -> WebhookEnvelope {
+        ProviderWebhooks.envelope(provider, body: body, receivedAt: receivedAt, sha256Hex: sha256Hex)
+    }
+
+    static func record(_ topic: String, key: String, value: [UInt8], offset: Int64 = 0, partition: Int32 = 0) -> KafkaConsumerRecord {
+        KafkaConsumerRecord(topic: topic, partition: partition, offset: offset, key: Array(key.utf8), value: value, headers: [], timestampMilliseconds: nil)
+    }
+
+    static func webhookRecord(_ provider: Provider, _ body: [UInt8], offset: Int64 = 0) throws -> KafkaConsumerRecord {
+        record(Topics.webhooks, key: ProviderWebhooks.topicKey(provider, body: body), value: try RecordCoding.encode(envelope(provider, body)), offset: offset)
+    }
+
+    static func projector(_ pool: PostgresPool, sink: any DeadLetterSink = RecordingSink(), metrics: MetricsRegistry = MetricsRegistry()) -> Projector {
+        Projector(writer: ProjectionWriter(pool: pool), deadLetters: sink, metrics: ProjectorMetrics(registry: metrics),
+                  consumerName: "projector-tests", logger: Logger(service: "projector-tests", minimumLevel: .error))
+    }
+
+    /// Every projection table as sorted JSON rows, without the columns that
+    /// record when or from where a row was written (those differ between runs;
+    /// an owner's evidence is the first of its equivalent events to arrive).
+    static func dump(_ pool: PostgresPool) async throws -> [String: [String]] {
+        var result: [String: [String]] = [:]
+        for table in ["app_users", "provider_customers", "billing_events", "subscriptions", "orders", "payments", "checkouts", "commands",
+                      "purchase_owners"] {
+            let rows = try await pool.query("""
+                SELECT (to_jsonb(t) - 'created_at' - 'updated_at' - 'applied_at' - 'projected_at' - 'recorded_at'
+                        - 'source_partition' - 'source_offset' - 'first_seen_at' - 'owned_at' - 'evidence')::text FROM \(identifier: table) AS t ORDER BY 1
+                """)
+            result[table] = try rows.map { try $0.decode(column: 0, as: String.self) }
+        }
+        return result
+    }
+
+    static func count(_ pool: PostgresPool, _ sql: String) async throws -> Int {
+        try await pool.query(PostgresQuery(unsafeSQL: sql))[0].decode(column: 0, as: Int.self)
+    }
+}
+
+/// Keeps dead letters in memory.
+final class RecordingSink: DeadLetterSink {
+    private let letters = Mutex<[DeadLetterRecord]>([])
+    var received: [DeadLetterRecord] { letters.withLock { $0 } }
+    func send(_ letters: [DeadLetterRecord]) async throws { self.letters.withLock { $0 += letters } }
+}
