@@ -40,7 +40,7 @@ let package = Package(
     products: [
         // The one product for apps. Its target closure (StorefrontKit alone)
         // has no unsafeFlags, so SwiftPM accepts it as a remote dependency.
-        .library(name: "StorefrontKit", targets: ["StorefrontKit"]),
+        .library(name: "StorefrontKit", targets: ["StorefrontKit"])
     ],
     targets: [
         // MARK: - C libraries (one importer each)
@@ -75,54 +75,100 @@ let package = Package(
         .target(name: "StorefrontKit", path: "Shared/StorefrontKit", swiftSettings: strict),
 
         // MARK: - Services (logic in a library, a thin executable each)
-        .target(name: "CatalogService", dependencies: ["Basics", "Models", "HTTPServer", "ServiceRuntime", "Telemetry"],
-                path: "Services/catalog/CatalogService", swiftSettings: strict),
-        .executableTarget(name: "catalog", dependencies: ["Basics", "CatalogService", "Providers", "ProviderConfiguration", "HTTPClient", "Models", "HTTPServer", "ServiceRuntime", "Telemetry"],
-                          path: "Services/catalog/main", swiftSettings: strict),
-        .target(name: "WebhookReceiverService", dependencies: ["Basics", "Models", "Webhooks", "ProviderConfiguration", "Kafka", "HTTPServer", "ServiceRuntime", "Telemetry"],
-                path: "Services/webhook-receiver/WebhookReceiverService", swiftSettings: strict, linkerSettings: vendoredLibraries),
-        .executableTarget(name: "webhook-receiver", dependencies: ["Basics", "WebhookReceiverService", "Webhooks", "ProviderConfiguration", "Kafka", "Models", "HTTPServer", "ServiceRuntime", "Telemetry"],
-                          path: "Services/webhook-receiver/main", swiftSettings: strict, linkerSettings: vendoredLibraries),
-        .target(name: "ProjectorService", dependencies: ["Basics", "Models", "Webhooks", "Projection", "Postgres", "Kafka", "HTTPServer", "ServiceRuntime", "Telemetry"],
-                path: "Services/subscription-projector/ProjectorService", swiftSettings: strict, linkerSettings: vendoredLibraries),
-        .executableTarget(name: "subscription-projector", dependencies: ["ProjectorService", "HTTPServer", "ServiceRuntime", "Telemetry", "Kafka"],
-                          path: "Services/subscription-projector/main", swiftSettings: strict, linkerSettings: vendoredLibraries),
-        .target(name: "CheckoutService", dependencies: ["Basics", "Models", "Providers", "Projection", "Postgres", "Kafka", "Crypto", "HTTPServer", "ServiceRuntime", "Telemetry"],
-                path: "Services/checkout/CheckoutService", swiftSettings: strict, linkerSettings: vendoredLibraries),
-        .executableTarget(name: "checkout", dependencies: ["Basics", "CheckoutService", "Projection", "Providers", "ProviderConfiguration", "Kafka", "Postgres", "HTTPClient", "Models", "HTTPServer", "ServiceRuntime", "Telemetry"],
-                          path: "Services/checkout/main", swiftSettings: strict, linkerSettings: vendoredLibraries),
+        .target(
+            name: "CatalogService", dependencies: ["Basics", "Models", "HTTPServer", "ServiceRuntime", "Telemetry"],
+            path: "Services/catalog/CatalogService", swiftSettings: strict),
+        .executableTarget(
+            name: "catalog",
+            dependencies: [
+                "Basics", "CatalogService", "Providers", "ProviderConfiguration", "HTTPClient", "Models", "HTTPServer", "ServiceRuntime", "Telemetry",
+            ],
+            path: "Services/catalog/main", swiftSettings: strict),
+        .target(
+            name: "WebhookReceiverService",
+            dependencies: ["Basics", "Models", "Webhooks", "ProviderConfiguration", "Kafka", "HTTPServer", "ServiceRuntime", "Telemetry"],
+            path: "Services/webhook-receiver/WebhookReceiverService", swiftSettings: strict, linkerSettings: vendoredLibraries),
+        .executableTarget(
+            name: "webhook-receiver",
+            dependencies: [
+                "Basics", "WebhookReceiverService", "Webhooks", "ProviderConfiguration", "Kafka", "Models", "HTTPServer", "ServiceRuntime",
+                "Telemetry",
+            ],
+            path: "Services/webhook-receiver/main", swiftSettings: strict, linkerSettings: vendoredLibraries),
+        .target(
+            name: "ProjectorService",
+            dependencies: ["Basics", "Models", "Webhooks", "Projection", "Postgres", "Kafka", "HTTPServer", "ServiceRuntime", "Telemetry"],
+            path: "Services/subscription-projector/ProjectorService", swiftSettings: strict, linkerSettings: vendoredLibraries),
+        .executableTarget(
+            name: "subscription-projector", dependencies: ["ProjectorService", "HTTPServer", "ServiceRuntime", "Telemetry", "Kafka"],
+            path: "Services/subscription-projector/main", swiftSettings: strict, linkerSettings: vendoredLibraries),
+        .target(
+            name: "CheckoutService",
+            dependencies: [
+                "Basics", "Models", "Providers", "Projection", "Postgres", "Kafka", "Crypto", "HTTPServer", "ServiceRuntime", "Telemetry",
+            ],
+            path: "Services/checkout/CheckoutService", swiftSettings: strict, linkerSettings: vendoredLibraries),
+        .executableTarget(
+            name: "checkout",
+            dependencies: [
+                "Basics", "CheckoutService", "Projection", "Providers", "ProviderConfiguration", "Kafka", "Postgres", "HTTPClient", "Models",
+                "HTTPServer", "ServiceRuntime", "Telemetry",
+            ],
+            path: "Services/checkout/main", swiftSettings: strict, linkerSettings: vendoredLibraries),
 
-        .target(name: "ReconcilerService", dependencies: ["Basics", "Models", "Providers", "ProviderConfiguration", "Webhooks", "HTTPClient", "Postgres", "Kafka", "HTTPServer", "ServiceRuntime", "Telemetry"],
-                path: "Services/reconciler/ReconcilerService", swiftSettings: strict, linkerSettings: vendoredLibraries),
-        .executableTarget(name: "reconciler", dependencies: ["Basics", "ReconcilerService", "ProviderConfiguration", "HTTPServer", "ServiceRuntime", "Telemetry", "Kafka"],
-                          path: "Services/reconciler/main", swiftSettings: strict, linkerSettings: vendoredLibraries),
+        .target(
+            name: "ReconcilerService",
+            dependencies: [
+                "Basics", "Models", "Providers", "ProviderConfiguration", "Webhooks", "HTTPClient", "Postgres", "Kafka", "HTTPServer",
+                "ServiceRuntime", "Telemetry",
+            ],
+            path: "Services/reconciler/ReconcilerService", swiftSettings: strict, linkerSettings: vendoredLibraries),
+        .executableTarget(
+            name: "reconciler",
+            dependencies: ["Basics", "ReconcilerService", "ProviderConfiguration", "HTTPServer", "ServiceRuntime", "Telemetry", "Kafka"],
+            path: "Services/reconciler/main", swiftSettings: strict, linkerSettings: vendoredLibraries),
 
         // MARK: - Tools
         .target(name: "SandboxKit", dependencies: [], path: "Tools/SandboxKit", swiftSettings: strict),
-        .target(name: "SandboxServer", dependencies: ["SandboxKit", "HTTPServer", "HTTPClient", "Crypto", "ServiceRuntime", "Telemetry"],
-                path: "Tools/SandboxServer", swiftSettings: strict),
-        .executableTarget(name: "provider-sandbox", dependencies: ["SandboxServer", "ServiceRuntime", "Telemetry"],
-                          path: "Tools/provider-sandbox", swiftSettings: strict),
-        .target(name: "StorefrontCLI", dependencies: ["Basics", "CheckoutService", "Crypto", "HTTPClient", "Kafka", "Models", "Postgres", "Projection", "ProviderConfiguration", "Providers", "ReconcilerService", "ServiceRuntime", "Telemetry"],
-                path: "Tools/StorefrontCLI", swiftSettings: strict),
-        .executableTarget(name: "storefront", dependencies: ["StorefrontCLI", "ServiceRuntime", "Telemetry"],
-                          path: "Tools/storefront", swiftSettings: strict, linkerSettings: vendoredLibraries),
-        .executableTarget(name: "scale-demo", dependencies: ["Basics", "Crypto", "HTTPClient", "Kafka", "Models", "Postgres"],
-                          path: "Tools/scale-demo", swiftSettings: strict, linkerSettings: vendoredLibraries),
-        .executableTarget(name: "http-bench-server", dependencies: ["HTTPServer", "Telemetry"], path: "Tools/http-bench-server", swiftSettings: strict),
+        .target(
+            name: "SandboxServer", dependencies: ["SandboxKit", "HTTPServer", "HTTPClient", "Crypto", "ServiceRuntime", "Telemetry"],
+            path: "Tools/SandboxServer", swiftSettings: strict),
+        .executableTarget(
+            name: "provider-sandbox", dependencies: ["SandboxServer", "ServiceRuntime", "Telemetry"],
+            path: "Tools/provider-sandbox", swiftSettings: strict),
+        .target(
+            name: "StorefrontCLI",
+            dependencies: [
+                "Basics", "CheckoutService", "Crypto", "HTTPClient", "Kafka", "Models", "Postgres", "Projection", "ProviderConfiguration",
+                "Providers", "ReconcilerService", "ServiceRuntime", "Telemetry",
+            ],
+            path: "Tools/StorefrontCLI", swiftSettings: strict),
+        .executableTarget(
+            name: "storefront", dependencies: ["StorefrontCLI", "ServiceRuntime", "Telemetry"],
+            path: "Tools/storefront", swiftSettings: strict, linkerSettings: vendoredLibraries),
+        .executableTarget(
+            name: "scale-demo", dependencies: ["Basics", "Crypto", "HTTPClient", "Kafka", "Models", "Postgres"],
+            path: "Tools/scale-demo", swiftSettings: strict, linkerSettings: vendoredLibraries),
+        .executableTarget(
+            name: "http-bench-server", dependencies: ["HTTPServer", "Telemetry"], path: "Tools/http-bench-server", swiftSettings: strict),
         // `make bench`'s helpers: delivery plans, an open/closed-loop webhook sender, the projector's backlog, topic counts.
-        .executableTarget(name: "storefront-bench", dependencies: ["Basics", "Crypto", "Kafka", "Models", "Postgres", "Webhooks"],
-                          path: "Tools/storefront-bench", swiftSettings: strict, linkerSettings: vendoredLibraries),
-        .executableTarget(name: "webhook-cpu-bench", dependencies: ["Basics", "Crypto", "Models", "Webhooks"], path: "Tools/webhook-cpu-bench",
-                          swiftSettings: strict, linkerSettings: vendoredLibraries),
+        .executableTarget(
+            name: "storefront-bench", dependencies: ["Basics", "Crypto", "Kafka", "Models", "Postgres", "Webhooks"],
+            path: "Tools/storefront-bench", swiftSettings: strict, linkerSettings: vendoredLibraries),
+        .executableTarget(
+            name: "webhook-cpu-bench", dependencies: ["Basics", "Crypto", "Models", "Webhooks"], path: "Tools/webhook-cpu-bench",
+            swiftSettings: strict, linkerSettings: vendoredLibraries),
         // libFuzzer targets (`make fuzz`, scripts/fuzz.sh builds them with -sanitize=fuzzer,address
         // in .build/fuzz). Each has an ordinary @main (FuzzEntry): with libFuzzer linked it runs
         // libFuzzer's driver, in the normal build it replays input files, so they build everywhere.
-        .target(name: "FuzzSupport", dependencies: ["Basics", "Crypto", "Models", "Webhooks"], path: "Tools/fuzz/FuzzSupport", swiftSettings: strict),
-        .executableTarget(name: "fuzz-lemonsqueezy-webhook", dependencies: ["FuzzSupport", "Models"], path: "Tools/fuzz/fuzz-lemonsqueezy-webhook",
-                          swiftSettings: strict),
-        .executableTarget(name: "fuzz-paystack-webhook", dependencies: ["FuzzSupport", "Models"], path: "Tools/fuzz/fuzz-paystack-webhook",
-                          swiftSettings: strict),
+        .target(
+            name: "FuzzSupport", dependencies: ["Basics", "Crypto", "Models", "Webhooks"], path: "Tools/fuzz/FuzzSupport", swiftSettings: strict),
+        .executableTarget(
+            name: "fuzz-lemonsqueezy-webhook", dependencies: ["FuzzSupport", "Models"], path: "Tools/fuzz/fuzz-lemonsqueezy-webhook",
+            swiftSettings: strict),
+        .executableTarget(
+            name: "fuzz-paystack-webhook", dependencies: ["FuzzSupport", "Models"], path: "Tools/fuzz/fuzz-paystack-webhook",
+            swiftSettings: strict),
         .executableTarget(name: "fuzz-jwt", dependencies: ["FuzzSupport"], path: "Tools/fuzz/fuzz-jwt", swiftSettings: strict),
 
         // MARK: - Tests
@@ -135,8 +181,9 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["Postgres", "HTTPClient"], path: "Tests/TestSupport", swiftSettings: strict),
         .target(name: "SeedModels", path: "Tests/SeedModels", swiftSettings: strict),
         // The webhook receiver's test secrets and signed bodies, shared by its unit and integration targets.
-        .target(name: "WebhookReceiverTestSupport", dependencies: ["Basics", "Crypto", "Models", "Telemetry", "TestSupport", "Webhooks"],
-                path: "Tests/WebhookReceiverTestSupport", swiftSettings: strict),
+        .target(
+            name: "WebhookReceiverTestSupport", dependencies: ["Basics", "Crypto", "Models", "Telemetry", "TestSupport", "Webhooks"],
+            path: "Tests/WebhookReceiverTestSupport", swiftSettings: strict),
 
         // Unit
         tests("BasicsTests", ["Basics"]),
@@ -151,12 +198,23 @@ let package = Package(
         tests("PostgresTests", ["Postgres"]),
         tests("KafkaTests", ["Basics", "Kafka", "ServiceRuntime", "Telemetry"], linker: vendoredLibraries),
         tests("WebhooksTests", ["Basics", "Webhooks", "ProviderConfiguration", "Models", "HTTPTypes", "TestSupport"]),
-        tests("ProvidersTests", ["Basics", "Providers", "ServiceRuntime", "Models", "HTTPClient", "SandboxServer", "SandboxKit", "Telemetry", "TestSupport"]),
-        tests("CatalogServiceTests", ["Basics", "SeedModels", "TestSupport", "CatalogService", "Models", "HTTPServer", "HTTPClient", "ServiceRuntime", "Telemetry"]),
+        tests(
+            "ProvidersTests",
+            ["Basics", "Providers", "ServiceRuntime", "Models", "HTTPClient", "SandboxServer", "SandboxKit", "Telemetry", "TestSupport"]),
+        tests(
+            "CatalogServiceTests",
+            ["Basics", "SeedModels", "TestSupport", "CatalogService", "Models", "HTTPServer", "HTTPClient", "ServiceRuntime", "Telemetry"]),
         tests("CheckoutServiceTests", ["Basics", "CheckoutService", "Crypto", "HTTPServer", "ServiceRuntime"], linker: vendoredLibraries),
-        tests("ReconcilerServiceTests", ["Basics", "TestSupport", "ReconcilerService", "Models", "Providers", "Kafka", "HTTPClient", "SandboxServer", "SandboxKit", "ServiceRuntime", "Telemetry"],
-              linker: vendoredLibraries),
-        tests("WebhookReceiverServiceTests", ["WebhookReceiverTestSupport", "Basics", "HTTPServer", "ServiceRuntime", "WebhookReceiverService"], linker: vendoredLibraries),
+        tests(
+            "ReconcilerServiceTests",
+            [
+                "Basics", "TestSupport", "ReconcilerService", "Models", "Providers", "Kafka", "HTTPClient", "SandboxServer", "SandboxKit",
+                "ServiceRuntime", "Telemetry",
+            ],
+            linker: vendoredLibraries),
+        tests(
+            "WebhookReceiverServiceTests", ["WebhookReceiverTestSupport", "Basics", "HTTPServer", "ServiceRuntime", "WebhookReceiverService"],
+            linker: vendoredLibraries),
         tests("StorefrontCLITests", ["Basics", "Crypto", "ServiceRuntime", "StorefrontCLI"], linker: vendoredLibraries),
         // The kit's own tests, plus the server's completion page (CheckoutService; a test
         // target's linker flags never reach the StorefrontKit product).
@@ -166,10 +224,28 @@ let package = Package(
         tests("PostgresIntegrationTests", ["Postgres", "TestSupport"]),
         tests("KafkaIntegrationTests", ["Kafka", "TestSupport"], linker: vendoredLibraries),
         tests("HTTPClientIntegrationTests", ["HTTPClient", "TestSupport"], exclude: ["test_server.py"]),
-        tests("ProjectorServiceIntegrationTests", ["TestSupport", "ProjectorService", "Projection", "Providers", "Models", "Postgres", "Kafka", "Crypto", "ServiceRuntime", "Telemetry"], linker: vendoredLibraries),
-        tests("CheckoutServiceIntegrationTests", ["Basics", "SeedModels", "TestSupport", "CheckoutService", "Models", "Providers", "Projection", "Postgres", "Kafka", "Crypto", "HTTPServer", "HTTPClient", "ServiceRuntime", "Telemetry", "SandboxServer", "SandboxKit"], linker: vendoredLibraries),
-        tests("WebhookReceiverServiceIntegrationTests", ["WebhookReceiverTestSupport", "Basics", "TestSupport", "WebhookReceiverService", "Models", "Providers", "Crypto", "Kafka", "HTTPServer", "HTTPClient", "SandboxServer", "SandboxKit", "ServiceRuntime", "Telemetry"], linker: vendoredLibraries),
-        tests("StorefrontCLIIntegrationTests", ["Basics", "StorefrontCLI", "CheckoutService", "ReconcilerService", "TestSupport", "Crypto", "Kafka", "Models", "Postgres", "Projection", "ServiceRuntime", "Telemetry"], linker: vendoredLibraries),
+        tests(
+            "ProjectorServiceIntegrationTests",
+            ["TestSupport", "ProjectorService", "Projection", "Providers", "Models", "Postgres", "Kafka", "Crypto", "ServiceRuntime", "Telemetry"],
+            linker: vendoredLibraries),
+        tests(
+            "CheckoutServiceIntegrationTests",
+            [
+                "Basics", "SeedModels", "TestSupport", "CheckoutService", "Models", "Providers", "Projection", "Postgres", "Kafka", "Crypto",
+                "HTTPServer", "HTTPClient", "ServiceRuntime", "Telemetry", "SandboxServer", "SandboxKit",
+            ], linker: vendoredLibraries),
+        tests(
+            "WebhookReceiverServiceIntegrationTests",
+            [
+                "WebhookReceiverTestSupport", "Basics", "TestSupport", "WebhookReceiverService", "Models", "Providers", "Crypto", "Kafka",
+                "HTTPServer", "HTTPClient", "SandboxServer", "SandboxKit", "ServiceRuntime", "Telemetry",
+            ], linker: vendoredLibraries),
+        tests(
+            "StorefrontCLIIntegrationTests",
+            [
+                "Basics", "StorefrontCLI", "CheckoutService", "ReconcilerService", "TestSupport", "Crypto", "Kafka", "Models", "Postgres",
+                "Projection", "ServiceRuntime", "Telemetry",
+            ], linker: vendoredLibraries),
 
         // End-to-end
         tests("EndToEndTests", ["SeedModels", "TestSupport", "HTTPClient", "Postgres", "Crypto"]),

@@ -74,18 +74,20 @@ final class CurlTransfer {
         }
 
         try check(sf_curl_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, context))
-        try check(sf_curl_easy_setopt_callback(easy, CURLOPT_WRITEFUNCTION) { data, size, count, context in
-            guard let context else { return 0 }
-            let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
-            return transfer.receiveBody(data, size * count)
-        })
+        try check(
+            sf_curl_easy_setopt_callback(easy, CURLOPT_WRITEFUNCTION) { data, size, count, context in
+                guard let context else { return 0 }
+                let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
+                return transfer.receiveBody(data, size * count)
+            })
         try check(sf_curl_easy_setopt_pointer(easy, CURLOPT_HEADERDATA, context))
-        try check(sf_curl_easy_setopt_callback(easy, CURLOPT_HEADERFUNCTION) { data, size, count, context in
-            guard let context else { return 0 }
-            let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
-            transfer.receiveHeaderLine(data, size * count)
-            return size * count
-        })
+        try check(
+            sf_curl_easy_setopt_callback(easy, CURLOPT_HEADERFUNCTION) { data, size, count, context in
+                guard let context else { return 0 }
+                let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
+                transfer.receiveHeaderLine(data, size * count)
+                return size * count
+            })
 
         try setMethodAndBody(request)
         try setHeaders(request.headers, userAgent: configuration.userAgent)
@@ -145,7 +147,7 @@ final class CurlTransfer {
         guard count > 0, let data else { return count }
         guard responseBody.count + count <= bodyLimit else {
             bodyLimitExceeded = true
-            return 0  // makes libcurl abort the transfer with CURLE_WRITE_ERROR
+            return 0 // makes libcurl abort the transfer with CURLE_WRITE_ERROR
         }
         responseBody.append(contentsOf: UnsafeRawBufferPointer(start: data, count: count))
         return count

@@ -1,8 +1,8 @@
 #if canImport(Glibc)
-import Basics
-import Glibc
+    import Basics
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Settings every Kafka client (producer, consumer, admin) shares.

@@ -51,12 +51,13 @@ public final class KafkaConsumerGroupLagReader: Sendable {
         let client = client, groupID = groupID
         return try await withCheckedThrowingContinuation { continuation in
             queue.async {
-                continuation.resume(with: Result {
-                    let partitions = try client.partitionCountBlocking(topic: topic, timeoutMilliseconds: milliseconds)
-                    let figures = try client.groupOffsetsBlocking(
-                        topic: topic, partitions: Int32(clamping: partitions), timeoutMilliseconds: milliseconds)
-                    return KafkaConsumerGroupLag(groupID: groupID, topic: topic, partitions: figures)
-                })
+                continuation.resume(
+                    with: Result {
+                        let partitions = try client.partitionCountBlocking(topic: topic, timeoutMilliseconds: milliseconds)
+                        let figures = try client.groupOffsetsBlocking(
+                            topic: topic, partitions: Int32(clamping: partitions), timeoutMilliseconds: milliseconds)
+                        return KafkaConsumerGroupLag(groupID: groupID, topic: topic, partitions: figures)
+                    })
             }
         }
     }

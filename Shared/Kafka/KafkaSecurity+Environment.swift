@@ -29,7 +29,9 @@ extension KafkaSecurity {
         // MARK: SASL
         var mechanism: SASLMechanism?
         if let raw = reader.environment["KAFKA_SASL_MECHANISM"], ["GSSAPI", "OAUTHBEARER"].contains(raw.uppercased()) {
-            reader.report("KAFKA_SASL_MECHANISM", "\(raw.uppercased()) is not supported (it needs settings Storefront does not pass); use SCRAM-SHA-512, SCRAM-SHA-256 or PLAIN")
+            reader.report(
+                "KAFKA_SASL_MECHANISM",
+                "\(raw.uppercased()) is not supported (it needs settings Storefront does not pass); use SCRAM-SHA-512, SCRAM-SHA-256 or PLAIN")
         } else {
             mechanism = reader.enumeration("KAFKA_SASL_MECHANISM", as: SASLMechanism.self)
         }
@@ -47,8 +49,10 @@ extension KafkaSecurity {
                 security.sasl = KafkaSecurity.SASL(mechanism: mechanism, username: username, password: KafkaSecurity.Password(password.reveal()))
             }
             if securityProtocol == .saslPlaintext {
-                logger?.warning("KAFKA_SECURITY_PROTOCOL is sasl_plaintext: the broker connection is not encrypted"
-                    + (mechanism == .plain ? " and the PLAIN mechanism sends the password as it is" : "") + "; use sasl_ssl outside a trusted network")
+                logger?.warning(
+                    "KAFKA_SECURITY_PROTOCOL is sasl_plaintext: the broker connection is not encrypted"
+                        + (mechanism == .plain ? " and the PLAIN mechanism sends the password as it is" : "")
+                        + "; use sasl_ssl outside a trusted network")
             }
         } else {
             for name in ["KAFKA_SASL_MECHANISM", "KAFKA_SASL_USERNAME", "KAFKA_SASL_PASSWORD", "KAFKA_SASL_PASSWORD_FILE"]
@@ -69,16 +73,18 @@ extension KafkaSecurity {
         if securityProtocol.usesTLS {
             if (reader.environment["KAFKA_SSL_CERTIFICATE_LOCATION"] == nil) != (reader.environment["KAFKA_SSL_KEY_LOCATION"] == nil) {
                 let missing = reader.environment["KAFKA_SSL_KEY_LOCATION"] == nil ? "KAFKA_SSL_KEY_LOCATION" : "KAFKA_SSL_CERTIFICATE_LOCATION"
-                reader.report(missing, "required with the other one: a client certificate needs both KAFKA_SSL_CERTIFICATE_LOCATION and KAFKA_SSL_KEY_LOCATION")
+                reader.report(
+                    missing, "required with the other one: a client certificate needs both KAFKA_SSL_CERTIFICATE_LOCATION and KAFKA_SSL_KEY_LOCATION")
             }
             if reader.environment["KAFKA_SSL_KEY_LOCATION"] == nil {
                 for name in ["KAFKA_SSL_KEY_PASSWORD", "KAFKA_SSL_KEY_PASSWORD_FILE"] where reader.environment[name] != nil {
                     reader.report(name, "is set, but KAFKA_SSL_KEY_LOCATION is not")
                 }
             }
-            security.tls = KafkaSecurity.TLS(caLocation: caLocation, certificateLocation: certificate, keyLocation: key,
-                                             keyPassword: keyPassword.map { KafkaSecurity.Password($0.reveal()) },
-                                             verifyHostname: algorithm == .https)
+            security.tls = KafkaSecurity.TLS(
+                caLocation: caLocation, certificateLocation: certificate, keyLocation: key,
+                keyPassword: keyPassword.map { KafkaSecurity.Password($0.reveal()) },
+                verifyHostname: algorithm == .https)
             if algorithm == .none {
                 logger?.warning("KAFKA_SSL_ENDPOINT_IDENTIFICATION_ALGORITHM is none: the broker's certificate is not checked against its host name")
             }
@@ -106,7 +112,8 @@ extension KafkaSecurity {
         guard let path else { return nil }
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue,
-              FileManager.default.isReadableFile(atPath: path) else {
+            FileManager.default.isReadableFile(atPath: path)
+        else {
             reader.report(name, "cannot read the file \(path)")
             return nil
         }

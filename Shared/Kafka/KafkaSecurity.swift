@@ -71,8 +71,10 @@ public struct KafkaSecurity: Sendable, Hashable, CustomStringConvertible {
         /// connected to; false (`none`) does not.
         public var verifyHostname: Bool
 
-        public init(caLocation: String? = nil, certificateLocation: String? = nil, keyLocation: String? = nil,
-                    keyPassword: Password? = nil, verifyHostname: Bool = true) {
+        public init(
+            caLocation: String? = nil, certificateLocation: String? = nil, keyLocation: String? = nil,
+            keyPassword: Password? = nil, verifyHostname: Bool = true
+        ) {
             self.caLocation = caLocation
             self.certificateLocation = certificateLocation
             self.keyLocation = keyLocation

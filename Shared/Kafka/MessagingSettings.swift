@@ -17,8 +17,10 @@ public struct MessagingSettings: Sendable {
     /// How long the broker keeps records (`retention.ms` of every topic).
     public var retention: Duration
 
-    public init(client: KafkaClientConfiguration, topicPartitions: Int = 6, replicationFactor: Int = 1,
-                retention: Duration = MessagingSettings.defaultRetention) {
+    public init(
+        client: KafkaClientConfiguration, topicPartitions: Int = 6, replicationFactor: Int = 1,
+        retention: Duration = MessagingSettings.defaultRetention
+    ) {
         self.client = client
         self.topicPartitions = topicPartitions
         self.replicationFactor = replicationFactor
@@ -30,8 +32,9 @@ public struct MessagingSettings: Sendable {
     public static func fromEnvironment(_ reader: inout ConfigReader, service: String, logger: Logger) -> MessagingSettings {
         let brokers = reader.required.list("KAFKA_BROKERS")
         var client = KafkaClientConfiguration(bootstrapServers: brokers, clientID: reader.string("KAFKA_CLIENT_ID", default: service))
-        client.maxMessageBytes = reader.int("KAFKA_MAX_MESSAGE_BYTES", default: KafkaClientConfiguration.defaultMaxMessageBytes,
-                                            in: (1 << 20)...(64 << 20))
+        client.maxMessageBytes = reader.int(
+            "KAFKA_MAX_MESSAGE_BYTES", default: KafkaClientConfiguration.defaultMaxMessageBytes,
+            in: (1 << 20)...(64 << 20))
         client.security = KafkaSecurity.fromEnvironment(&reader, logger: logger)
         client.logHandler = { level, message in
             // librdkafka's own lines join the service's JSON log; debug chatter stays out.
@@ -54,9 +57,12 @@ public struct MessagingSettings: Sendable {
     public func topicSpecifications(_ topics: [String]) -> [KafkaTopicSpecification] {
         let retentionMilliseconds = retention.wholeMilliseconds
         return topics.map {
-            KafkaTopicSpecification(name: $0, partitions: Int32(topicPartitions), replicationFactor: Int16(replicationFactor),
-                                    config: ["cleanup.policy": "delete", "retention.ms": String(retentionMilliseconds),
-                                             "max.message.bytes": String(client.maxMessageBytes)])
+            KafkaTopicSpecification(
+                name: $0, partitions: Int32(topicPartitions), replicationFactor: Int16(replicationFactor),
+                config: [
+                    "cleanup.policy": "delete", "retention.ms": String(retentionMilliseconds),
+                    "max.message.bytes": String(client.maxMessageBytes),
+                ])
         }
     }
 

@@ -163,9 +163,11 @@ public struct BillingEvent: Codable, Sendable, Hashable {
         try c.encodeIfPresent(cancelled, forKey: .cancelled)
         try c.encodeIfPresent(amount, forKey: .amount)
         try c.encodeIfPresent(currency, forKey: .currency)
-        for (date, key) in [(createdAt, CodingKeys.createdAt), (updatedAt, .updatedAt), (renewsAt, .renewsAt), (endsAt, .endsAt),
-                            (trialEndsAt, .trialEndsAt), (nextPaymentDate, .nextPaymentDate), (paidAt, .paidAt),
-                            (orderingTimestamp, .orderingTimestamp), (pauseResumesAt, .pauseResumesAt)] {
+        for (date, key) in [
+            (createdAt, CodingKeys.createdAt), (updatedAt, .updatedAt), (renewsAt, .renewsAt), (endsAt, .endsAt),
+            (trialEndsAt, .trialEndsAt), (nextPaymentDate, .nextPaymentDate), (paidAt, .paidAt),
+            (orderingTimestamp, .orderingTimestamp), (pauseResumesAt, .pauseResumesAt),
+        ] {
             if let date { try c.encode(Timestamp.format(date), forKey: key) }
         }
         try c.encodeIfPresent(emailToken, forKey: .emailToken)

@@ -4,21 +4,21 @@
 /// Coded as a string: the case name (`subscriptionCreated`) or, for unknown
 /// events, `unknown:<name>`.
 public enum BillingEventKind: Sendable, Hashable, Codable, RawRepresentable, CustomStringConvertible {
-    case orderCreated            // LS order_created; Paystack one-time charge.success
-    case orderRefunded           // LS order_refunded (full or partial)
+    case orderCreated // LS order_created; Paystack one-time charge.success
+    case orderRefunded // LS order_refunded (full or partial)
     case subscriptionCreated
-    case subscriptionUpdated     // LS catch-all change
-    case subscriptionCancelled   // LS: cancelled, still valid until ends_at
+    case subscriptionUpdated // LS catch-all change
+    case subscriptionCancelled // LS: cancelled, still valid until ends_at
     case subscriptionResumed
     case subscriptionExpired
     case subscriptionPaused
     case subscriptionUnpaused
     case subscriptionNotRenewing // Paystack: cancelled at period end
-    case subscriptionDisabled    // Paystack: ended (cancelled or complete)
-    case paymentSucceeded        // LS subscription_payment_success; Paystack renewal charge.success
-    case paymentFailed           // LS subscription_payment_failed; Paystack invoice.payment_failed
+    case subscriptionDisabled // Paystack: ended (cancelled or complete)
+    case paymentSucceeded // LS subscription_payment_success; Paystack renewal charge.success
+    case paymentFailed // LS subscription_payment_failed; Paystack invoice.payment_failed
     case paymentRecovered
-    case paymentRefunded         // LS subscription_payment_refunded
+    case paymentRefunded // LS subscription_payment_refunded
     case invoiceCreated
     case invoiceUpdated
     case refundPending

@@ -36,7 +36,8 @@ public struct CatalogID: Hashable, Sendable, Codable, LosslessStringConvertible 
     static func isValidRaw(_ raw: String) -> Bool {
         guard !raw.isEmpty, raw.utf8.count <= maximumRawLength else { return false }
         return raw.utf8.allSatisfy { byte in
-            EmailAddress.isAlphanumeric(byte) || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ".") || byte == UInt8(ascii: ":") || byte == UInt8(ascii: "-")
+            EmailAddress.isAlphanumeric(byte) || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ".") || byte == UInt8(ascii: ":")
+                || byte == UInt8(ascii: "-")
         }
     }
 

@@ -42,9 +42,11 @@ public struct EntitlementInfo: Codable, Sendable, Hashable {
     /// A test-mode purchase (Lemon Squeezy `test_mode`, Paystack test keys).
     public var sandbox: Bool
 
-    public init(identifier: String, isActive: Bool, expiresAt: Date?, willRenew: Bool, periodType: PeriodType,
-                productID: String, provider: Provider, source: Source, latestPurchaseAt: Date?,
-                originalPurchaseAt: Date?, unsubscribeDetectedAt: Date?, billingIssueDetectedAt: Date?, sandbox: Bool) {
+    public init(
+        identifier: String, isActive: Bool, expiresAt: Date?, willRenew: Bool, periodType: PeriodType,
+        productID: String, provider: Provider, source: Source, latestPurchaseAt: Date?,
+        originalPurchaseAt: Date?, unsubscribeDetectedAt: Date?, billingIssueDetectedAt: Date?, sandbox: Bool
+    ) {
         self.identifier = identifier
         self.isActive = isActive
         self.expiresAt = expiresAt

@@ -2,7 +2,10 @@
 /// are HTML) into plain text for clients that cannot render HTML.
 public enum HTMLText {
     /// Block-level tags that end a line of text.
-    static let lineBreakingTags: Set<String> = ["br", "p", "/p", "div", "/div", "li", "/li", "ul", "/ul", "ol", "/ol", "h1", "h2", "h3", "h4", "h5", "h6", "/h1", "/h2", "/h3", "/h4", "/h5", "/h6", "tr", "/tr"]
+    static let lineBreakingTags: Set<String> = [
+        "br", "p", "/p", "div", "/div", "li", "/li", "ul", "/ul", "ol", "/ol", "h1", "h2", "h3", "h4", "h5", "h6", "/h1", "/h2", "/h3", "/h4", "/h5",
+        "/h6", "tr", "/tr",
+    ]
 
     static let entities: [String: String] = [
         "amp": "&", "lt": "<", "gt": ">", "quot": "\"", "apos": "'", "nbsp": " ",

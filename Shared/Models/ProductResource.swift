@@ -125,7 +125,7 @@ public struct ProductAttributes: Codable, Sendable, Hashable {
         try c.encode(descriptionText, forKey: .descriptionText)
         try c.encode(price, forKey: .price)
         try c.encode(currency, forKey: .currency)
-        try c.encode(interval, forKey: .interval)  // explicit null for one-time items
+        try c.encode(interval, forKey: .interval) // explicit null for one-time items
         try c.encode(intervalCount, forKey: .intervalCount)
         try c.encode(provider, forKey: .provider)
         try c.encode(testMode, forKey: .testMode)

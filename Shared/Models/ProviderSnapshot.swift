@@ -42,8 +42,10 @@ public struct ProviderSnapshot: Codable, Sendable, Hashable {
     /// Why it was fetched: `webhook:<dedup key>`, `command:<id>`, `sweep:<sweep id>` or `cli:<sweep id>`.
     public var trigger: String
 
-    public init(snapshotID: String, provider: Provider, entity: Entity, entityID: String, outcome: Outcome, body: [UInt8],
-                fetchStartedAt: Date, fetchFinishedAt: Date, trigger: String) {
+    public init(
+        snapshotID: String, provider: Provider, entity: Entity, entityID: String, outcome: Outcome, body: [UInt8],
+        fetchStartedAt: Date, fetchFinishedAt: Date, trigger: String
+    ) {
         self.snapshotID = snapshotID
         self.provider = provider
         self.entity = entity

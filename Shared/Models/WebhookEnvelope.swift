@@ -34,7 +34,8 @@ public struct WebhookEnvelope: Codable, Sendable, Hashable {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         let encoding = try c.decodeIfPresent(String.self, forKey: .payloadEncoding) ?? Self.payloadEncoding
         guard encoding == Self.payloadEncoding else {
-            throw DecodingError.dataCorruptedError(forKey: .payloadEncoding, in: c, debugDescription: "unsupported payload encoding \(encoding.prefix(20))")
+            throw DecodingError.dataCorruptedError(
+                forKey: .payloadEncoding, in: c, debugDescription: "unsupported payload encoding \(encoding.prefix(20))")
         }
         id = try c.decode(String.self, forKey: .id)
         provider = try c.decode(Provider.self, forKey: .provider)

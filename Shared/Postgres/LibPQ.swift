@@ -91,10 +91,12 @@ enum LibPQ {
     static func rows(_ result: OpaquePointer) -> [PostgresRow] {
         let rowCount = Int(PQntuples(result))
         let fieldCount = PQnfields(result)
-        let metadata = PostgresColumns((0..<fieldCount).map { field in
-            PostgresColumn(name: string(PQfname(result, field)) ?? "?column?",
-                           dataType: PostgresDataType(rawValue: PQftype(result, field)))
-        })
+        let metadata = PostgresColumns(
+            (0..<fieldCount).map { field in
+                PostgresColumn(
+                    name: string(PQfname(result, field)) ?? "?column?",
+                    dataType: PostgresDataType(rawValue: PQftype(result, field)))
+            })
         var rows: [PostgresRow] = []
         rows.reserveCapacity(rowCount)
         for row in 0..<Int32(rowCount) {

@@ -28,12 +28,14 @@ enum TimestampText {
         if text == "-infinity" { return .distantPast }
         var scanner = ByteScanner(Array(text.utf8))
         guard var year = scanner.number(), scanner.take("-"), let month = scanner.number(digits: 2),
-              scanner.take("-"), let day = scanner.number(digits: 2),
-              (1...12).contains(month), (1...31).contains(day) else { return nil }
+            scanner.take("-"), let day = scanner.number(digits: 2),
+            (1...12).contains(month), (1...31).contains(day)
+        else { return nil }
         var micros: Int64 = 0
         if scanner.take(" ") || scanner.take("T") {
             guard let hour = scanner.number(digits: 2), scanner.take(":"), let minute = scanner.number(digits: 2),
-                  scanner.take(":"), let second = scanner.number(digits: 2) else { return nil }
+                scanner.take(":"), let second = scanner.number(digits: 2)
+            else { return nil }
             micros = ((hour * 60 + minute) * 60 + second) * 1_000_000
             if scanner.take(".") {
                 var scale: Int64 = 100_000

@@ -74,9 +74,15 @@ extension Double: PostgresEncodable, PostgresDecodable {
     /// Shortest text that round-trips, with PostgreSQL's spelling of the special values.
     public var postgresBind: PostgresBind {
         let text: String
-        if isNaN { text = "NaN" } else if self == .infinity { text = "Infinity" } else if self == -.infinity {
+        if isNaN {
+            text = "NaN"
+        } else if self == .infinity {
+            text = "Infinity"
+        } else if self == -.infinity {
             text = "-Infinity"
-        } else { text = "\(self)" }
+        } else {
+            text = "\(self)"
+        }
         return PostgresBind(dataType: .float8, text: text)
     }
     /// From `real`, `double precision`, `numeric` or an integer column.

@@ -52,7 +52,9 @@ extension PostgresConfiguration {
         if hostPart.hasPrefix("[") {
             guard let close = hostPart.firstIndex(of: "]") else { throw invalid("unterminated IPv6 address in URL") }
             let after = hostPart[hostPart.index(after: close)...]
-            if after.hasPrefix(":") { portPart = after.dropFirst() } else if !after.isEmpty {
+            if after.hasPrefix(":") {
+                portPart = after.dropFirst()
+            } else if !after.isEmpty {
                 throw invalid("unexpected text after IPv6 address in URL")
             }
             hostPart = hostPart[hostPart.index(after: hostPart.startIndex)..<close]

@@ -51,8 +51,10 @@ public struct PostgresConfiguration: Sendable, Hashable {
         /// `sslkey`: client private key file.
         public var keyPath: String?
         /// Creates TLS options; every `nil` leaves libpq's default.
-        public init(mode: String? = nil, rootCertificatePath: String? = nil,
-                    certificatePath: String? = nil, keyPath: String? = nil) {
+        public init(
+            mode: String? = nil, rootCertificatePath: String? = nil,
+            certificatePath: String? = nil, keyPath: String? = nil
+        ) {
             self.mode = mode
             self.rootCertificatePath = rootCertificatePath
             self.certificatePath = certificatePath
@@ -68,8 +70,10 @@ public struct PostgresConfiguration: Sendable, Hashable {
     ///   - password: password, if the server asks for one.
     ///   - database: database name.
     ///   - tls: TLS options.
-    public init(host: String = "localhost", port: Int = 5432, user: String? = nil,
-                password: String? = nil, database: String? = nil, tls: TLS = TLS()) {
+    public init(
+        host: String = "localhost", port: Int = 5432, user: String? = nil,
+        password: String? = nil, database: String? = nil, tls: TLS = TLS()
+    ) {
         self.host = host
         self.port = port
         self.user = user
@@ -111,7 +115,9 @@ public struct PostgresConfiguration: Sendable, Hashable {
         var extras: [(String, String)] = []
         for parameter in extraParameters {
             // A caller's own `options` is kept and ours added after it.
-            if parameter.keyword == "options" { options.insert(parameter.value, at: 0) } else {
+            if parameter.keyword == "options" {
+                options.insert(parameter.value, at: 0)
+            } else {
                 extras.append((parameter.keyword, parameter.value))
             }
         }

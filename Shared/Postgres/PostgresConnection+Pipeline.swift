@@ -19,8 +19,10 @@ extension PostgresConnection {
     ///   - inTransaction: wrap the batch in an explicit transaction.
     /// - Returns: affected rows per item, in batch order.
     /// - Throws: ``PostgresError``.
-    public func pipeline(statements: [PostgresPreparedStatement], batch: [PostgresBatchItem],
-                         inTransaction: Bool = true) async throws -> [Int] {
+    public func pipeline(
+        statements: [PostgresPreparedStatement], batch: [PostgresBatchItem],
+        inTransaction: Bool = true
+    ) async throws -> [Int] {
         guard batch.count <= Self.maximumBatchSize else {
             throw PostgresError(.invalidBind, message: "batch of \(batch.count) items exceeds \(Self.maximumBatchSize)")
         }
@@ -58,8 +60,10 @@ extension PostgresConnection {
     }
 
     /// Runs on the connection's queue.
-    private func runPipeline(_ handle: OpaquePointer, statements: [String: PostgresPreparedStatement],
-                             batch: [PostgresBatchItem], inTransaction: Bool) throws -> [Int] {
+    private func runPipeline(
+        _ handle: OpaquePointer, statements: [String: PostgresPreparedStatement],
+        batch: [PostgresBatchItem], inTransaction: Bool
+    ) throws -> [Int] {
         let ownTransaction = inTransaction && PQtransactionStatus(handle) == PQTRANS_IDLE
         var toPrepare: [PostgresPreparedStatement] = []
         for statement in statements.values.sorted(by: { $0.name < $1.name }) {
@@ -93,9 +97,10 @@ extension PostgresConnection {
             slots.append(.begin)
         }
         for (index, item) in batch.enumerated() {
-            try sent(LibPQ.withCStrings(item.binds.map(\.text)) { values in
-                PQsendQueryPrepared(handle, item.statement, Int32(values.count), values, nil, nil, 0)
-            })
+            try sent(
+                LibPQ.withCStrings(item.binds.map(\.text)) { values in
+                    PQsendQueryPrepared(handle, item.statement, Int32(values.count), values, nil, nil, 0)
+                })
             slots.append(.item(index))
         }
         if ownTransaction {

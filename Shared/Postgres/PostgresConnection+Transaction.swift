@@ -23,8 +23,9 @@ extension PostgresConnection {
         }
         let tag = try await command("COMMIT")
         guard tag == "COMMIT" else {
-            throw PostgresError(.server, message: "transaction was rolled back at COMMIT because a statement in it failed",
-                                sqlState: "25P02")
+            throw PostgresError(
+                .server, message: "transaction was rolled back at COMMIT because a statement in it failed",
+                sqlState: "25P02")
         }
         return result
     }

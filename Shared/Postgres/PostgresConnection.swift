@@ -176,11 +176,12 @@ extension PostgresConnection {
     /// owner forgot or failed to end it) is rolled back; if that fails, the
     /// connection is marked broken so the pool discards it.
     func resetAfterUse() async {
-        let clean = (try? await withHandle { handle -> Bool in
-            if PQtransactionStatus(handle) == PQTRANS_IDLE { return true }
-            if let result = PQexec(handle, "ROLLBACK") { PQclear(result) }
-            return PQtransactionStatus(handle) == PQTRANS_IDLE
-        }) ?? false
+        let clean =
+            (try? await withHandle { handle -> Bool in
+                if PQtransactionStatus(handle) == PQTRANS_IDLE { return true }
+                if let result = PQexec(handle, "ROLLBACK") { PQclear(result) }
+                return PQtransactionStatus(handle) == PQTRANS_IDLE
+            }) ?? false
         if !clean { markBroken() }
     }
 }

@@ -58,8 +58,10 @@ public struct PostgresError: Error, Sendable {
     public var line: Int
 
     /// Creates an error; mostly used inside this module.
-    public init(_ kind: Kind, message: String? = nil, sqlState: String? = nil,
-                file: String = #fileID, line: Int = #line) {
+    public init(
+        _ kind: Kind, message: String? = nil, sqlState: String? = nil,
+        file: String = #fileID, line: Int = #line
+    ) {
         self.kind = kind
         self.message = message
         self.sqlState = sqlState

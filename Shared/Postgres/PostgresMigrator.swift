@@ -71,7 +71,8 @@ public struct PostgresMigrator: Sendable {
     /// this role cannot read it, or anything differs: the locked path then
     /// applies what is pending or reports the problem.
     func isUpToDate(_ connection: PostgresConnection) async throws -> Bool {
-        let readable = try await connection.query("""
+        let readable = try await connection.query(
+            """
             SELECT COALESCE(has_table_privilege(to_regclass(\(PostgresQuery.quoteIdentifier(tableName))), 'SELECT'), false)
             """)[0].decode(Bool.self)
         guard readable else { return false }
@@ -107,7 +108,8 @@ public struct PostgresMigrator: Sendable {
             do {
                 try await connection.withTransaction { connection in
                     try await connection.runScript(migration.sql)
-                    try await connection.execute("""
+                    try await connection.execute(
+                        """
                         INSERT INTO \(identifier: tableName) (version, name, checksum)
                         VALUES (\(migration.version), \(migration.name), \(checksum))
                         """)
@@ -129,12 +131,14 @@ public struct PostgresMigrator: Sendable {
     /// Created only when missing: `CREATE TABLE IF NOT EXISTS` still needs
     /// the right to create, and a pending migration explains itself better.
     private func createLedgerIfMissing(_ connection: PostgresConnection) async throws {
-        let exists = try await connection.query("""
+        let exists = try await connection.query(
+            """
             SELECT to_regclass(\(PostgresQuery.quoteIdentifier(tableName))) IS NOT NULL
             """)[0].decode(Bool.self)
         guard !exists else { return }
         do {
-            try await connection.execute("""
+            try await connection.execute(
+                """
                 CREATE TABLE IF NOT EXISTS \(identifier: tableName) (
                     version bigint PRIMARY KEY,
                     name text NOT NULL,
@@ -144,7 +148,8 @@ public struct PostgresMigrator: Sendable {
         } catch let error as PostgresError where error.kind == .server && error.sqlState == Self.insufficientPrivilege {
             var wrapped = error
             wrapped.kind = .migration
-            wrapped.message = "migrations are pending and this role may not apply them (\(error.message ?? "permission denied")); "
+            wrapped.message =
+                "migrations are pending and this role may not apply them (\(error.message ?? "permission denied")); "
                 + "apply them as the schema owner (storefront migrate)"
             throw wrapped
         }

@@ -27,8 +27,10 @@ extension PostgresPool {
     /// Runs a pipelined batch on one pooled connection; see
     /// ``PostgresConnection/pipeline(statements:batch:inTransaction:)``.
     /// - Throws: ``PostgresError`` with ``PostgresError/batchIndex`` for a failed item.
-    public func pipeline(statements: [PostgresPreparedStatement], batch: [PostgresBatchItem],
-                         inTransaction: Bool = true) async throws -> [Int] {
+    public func pipeline(
+        statements: [PostgresPreparedStatement], batch: [PostgresBatchItem],
+        inTransaction: Bool = true
+    ) async throws -> [Int] {
         try await withConnection { try await $0.pipeline(statements: statements, batch: batch, inTransaction: inTransaction) }
     }
 }

@@ -14,8 +14,10 @@ public struct PostgresPoolConfiguration: Sendable, Hashable {
     ///   - maximumConnections: at least 1.
     ///   - acquireTimeout: wait limit when all connections are in use.
     ///   - healthCheckAfterIdle: idle time after which a round-trip check runs.
-    public init(maximumConnections: Int = 10, acquireTimeout: Duration = .seconds(10),
-                healthCheckAfterIdle: Duration = .seconds(30)) {
+    public init(
+        maximumConnections: Int = 10, acquireTimeout: Duration = .seconds(10),
+        healthCheckAfterIdle: Duration = .seconds(30)
+    ) {
         self.maximumConnections = max(1, maximumConnections)
         self.acquireTimeout = acquireTimeout
         self.healthCheckAfterIdle = healthCheckAfterIdle

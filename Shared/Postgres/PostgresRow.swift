@@ -43,13 +43,16 @@ public struct PostgresRow: Sendable {
     /// ```
     /// - Throws: ``PostgresError`` of kind `.decoding` when the column count differs,
     ///   a column's type does not fit, or NULL meets a non-optional type.
-    public func decode<each Value: PostgresDecodable>(_ types: (repeat each Value).Type,
-                                                       file: String = #fileID, line: Int = #line) throws -> (repeat each Value) {
+    public func decode<each Value: PostgresDecodable>(
+        _ types: (repeat each Value).Type,
+        file: String = #fileID, line: Int = #line
+    ) throws -> (repeat each Value) {
         var expected = 0
         for _ in repeat (each Value).self { expected += 1 }
         guard expected == values.count else {
-            throw PostgresError(.decoding, message: "row has \(values.count) columns but \(expected) were decoded",
-                                file: file, line: line)
+            throw PostgresError(
+                .decoding, message: "row has \(values.count) columns but \(expected) were decoded",
+                file: file, line: line)
         }
         var index = 0
         func next<T: PostgresDecodable>(_ type: T.Type) throws -> T {
@@ -61,8 +64,10 @@ public struct PostgresRow: Sendable {
 
     /// Decodes the column at a position.
     /// - Throws: ``PostgresError`` of kind `.decoding`.
-    public func decode<Value: PostgresDecodable>(column index: Int, as type: Value.Type = Value.self,
-                                                 file: String = #fileID, line: Int = #line) throws -> Value {
+    public func decode<Value: PostgresDecodable>(
+        column index: Int, as type: Value.Type = Value.self,
+        file: String = #fileID, line: Int = #line
+    ) throws -> Value {
         guard values.indices.contains(index) else {
             throw PostgresError(.decoding, message: "no column at index \(index)", file: file, line: line)
         }
@@ -74,13 +79,15 @@ public struct PostgresRow: Sendable {
             return try Value.decodeNull()
         } catch {
             // The message names column and types, never the value.
-            let reason = switch error {
-            case .unexpectedNull: "is NULL but \(Value.self) is not optional"
-            case .typeMismatch(let found): "has type \(found), which cannot be decoded as \(Value.self)"
-            case .malformed(let found): "holds \(found) text that is not a valid \(Value.self)"
-            }
-            var failure = PostgresError(.decoding, message: "column \"\(column.name)\" (#\(index)) \(reason)",
-                                        file: file, line: line)
+            let reason =
+                switch error {
+                case .unexpectedNull: "is NULL but \(Value.self) is not optional"
+                case .typeMismatch(let found): "has type \(found), which cannot be decoded as \(Value.self)"
+                case .malformed(let found): "holds \(found) text that is not a valid \(Value.self)"
+                }
+            var failure = PostgresError(
+                .decoding, message: "column \"\(column.name)\" (#\(index)) \(reason)",
+                file: file, line: line)
             failure.column = column.name
             throw failure
         }
@@ -88,8 +95,10 @@ public struct PostgresRow: Sendable {
 
     /// Decodes the column with a name.
     /// - Throws: ``PostgresError`` of kind `.decoding`.
-    public func decode<Value: PostgresDecodable>(column name: String, as type: Value.Type = Value.self,
-                                                 file: String = #fileID, line: Int = #line) throws -> Value {
+    public func decode<Value: PostgresDecodable>(
+        column name: String, as type: Value.Type = Value.self,
+        file: String = #fileID, line: Int = #line
+    ) throws -> Value {
         guard let index = metadata.indexByName[name] else {
             var failure = PostgresError(.decoding, message: "no column named \"\(name)\"", file: file, line: line)
             failure.column = name

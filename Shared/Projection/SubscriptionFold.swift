@@ -118,7 +118,7 @@ public enum SubscriptionFold {
     private static func applyLemonSqueezy(_ event: BillingEvent, to state: inout SubscriptionState) {
         switch event.kind {
         case .subscriptionCreated, .subscriptionUpdated, .subscriptionCancelled, .subscriptionResumed,
-             .subscriptionExpired, .subscriptionPaused, .subscriptionUnpaused, .subscriptionObserved:
+            .subscriptionExpired, .subscriptionPaused, .subscriptionUnpaused, .subscriptionObserved:
             overwrite(&state.status, event.status)
             overwrite(&state.productID, event.productID)
             overwrite(&state.variantID, event.variantID)

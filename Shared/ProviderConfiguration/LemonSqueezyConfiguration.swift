@@ -25,7 +25,10 @@ public struct LemonSqueezyConfiguration: Sendable {
     /// Whether the API client can be built (key and store id set).
     public var hasAPICredentials: Bool { apiKey != nil && storeID != nil }
 
-    public init(apiKey: Secret?, storeID: String?, webhookSecret: Secret?, apiBaseURL: String = Self.defaultAPIBaseURL, testMode: Bool = false, storeCurrency: String = "USD") {
+    public init(
+        apiKey: Secret?, storeID: String?, webhookSecret: Secret?, apiBaseURL: String = Self.defaultAPIBaseURL, testMode: Bool = false,
+        storeCurrency: String = "USD"
+    ) {
         self.apiKey = apiKey
         self.storeID = storeID
         self.webhookSecret = webhookSecret

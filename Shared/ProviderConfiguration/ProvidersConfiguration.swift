@@ -110,8 +110,10 @@ public struct ProvidersConfiguration: Sendable {
             if psKey.reveal().hasPrefix("pk_") {
                 problem("PAYSTACK_SECRET_KEY", "holds a public key (pk_…); the API and webhook signatures need the secret key (sk_…)")
             }
-            let base = api
-                ? baseURL(value("PAYSTACK_API_BASE_URL"), default: PaystackConfiguration.defaultAPIBaseURL, name: "PAYSTACK_API_BASE_URL", reader: &reader)
+            let base =
+                api
+                ? baseURL(
+                    value("PAYSTACK_API_BASE_URL"), default: PaystackConfiguration.defaultAPIBaseURL, name: "PAYSTACK_API_BASE_URL", reader: &reader)
                 : PaystackConfiguration.defaultAPIBaseURL
             var allowList: IPAllowList?
             if let psAllow {
@@ -125,8 +127,9 @@ public struct ProvidersConfiguration: Sendable {
         }
 
         if lsKey == nil, lsSecret == nil, lsStore == nil, psKey == nil {
-            problem(uses.secretVariables.first ?? "PAYSTACK_SECRET_KEY",
-                    "no payment provider configured: set \(listed(lsNeeded)), and/or PAYSTACK_SECRET_KEY")
+            problem(
+                uses.secretVariables.first ?? "PAYSTACK_SECRET_KEY",
+                "no payment provider configured: set \(listed(lsNeeded)), and/or PAYSTACK_SECRET_KEY")
         }
         return reader.problems.count == problemsBefore ? configuration : nil
     }
@@ -141,8 +144,8 @@ public struct ProvidersConfiguration: Sendable {
     static func baseURL(_ raw: String?, default fallback: String, name: String, reader: inout ConfigReader) -> String {
         guard let raw else { return fallback }
         guard let components = URLComponents(string: raw), let scheme = components.scheme?.lowercased(), scheme == "https" || scheme == "http",
-              let host = components.host, !host.isEmpty, components.query == nil, components.fragment == nil,
-              components.user == nil, components.password == nil
+            let host = components.host, !host.isEmpty, components.query == nil, components.fragment == nil,
+            components.user == nil, components.password == nil
         else {
             reader.report(name, "must be an absolute http(s) URL without query, fragment or credentials")
             return fallback

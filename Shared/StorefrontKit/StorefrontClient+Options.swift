@@ -29,9 +29,11 @@ extension StorefrontClient {
         public var pollMaximumDelay: Duration
 
         /// Options with the defaults above, changed where given.
-        public init(cacheDirectory: URL? = nil, productsLifetime: Duration = .seconds(300), entitlementsLifetime: Duration = .seconds(30),
-                    returnURLs: [URL] = [], requestTimeout: Duration = .seconds(30), checkoutAttempts: Int = 3,
-                    pollInitialDelay: Duration = .milliseconds(500), pollMaximumDelay: Duration = .seconds(5)) {
+        public init(
+            cacheDirectory: URL? = nil, productsLifetime: Duration = .seconds(300), entitlementsLifetime: Duration = .seconds(30),
+            returnURLs: [URL] = [], requestTimeout: Duration = .seconds(30), checkoutAttempts: Int = 3,
+            pollInitialDelay: Duration = .milliseconds(500), pollMaximumDelay: Duration = .seconds(5)
+        ) {
             self.cacheDirectory = cacheDirectory
             self.productsLifetime = productsLifetime
             self.entitlementsLifetime = entitlementsLifetime

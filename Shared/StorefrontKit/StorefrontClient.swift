@@ -1,6 +1,6 @@
 import Foundation
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// The app's connection to a Storefront backend: list products, open a
@@ -61,8 +61,10 @@ public actor StorefrontClient {
     ///     `URLCache` (the client does its own caching).
     ///   - options: caching, retries and return links.
     ///   - tokenProvider: returns the app user's JWT.
-    public init(baseURL: URL, session: URLSession? = nil, options: Options = Options(),
-                tokenProvider: @escaping TokenProvider) {
+    public init(
+        baseURL: URL, session: URLSession? = nil, options: Options = Options(),
+        tokenProvider: @escaping TokenProvider
+    ) {
         self.baseURL = baseURL
         self.options = options
         self.session = session ?? Self.makeSession(timeout: options.requestTimeout)
@@ -88,7 +90,8 @@ public actor StorefrontClient {
     public func products(cachePolicy: CachePolicy = .reload) async throws(StorefrontError) -> [Product] {
         loadDiskCacheOnce()
         if cachePolicy == .returnCacheIfFresh, let entry = productsEntry,
-           Date().timeIntervalSince(entry.savedAt) < options.productsLifetime.timeInterval {
+            Date().timeIntervalSince(entry.savedAt) < options.productsLifetime.timeInterval
+        {
             return entry.products
         }
         var headers: [String: String] = [:]
@@ -133,8 +136,10 @@ public actor StorefrontClient {
         try await openCheckout(variantID: product.variantID, productID: product.id, expectsSubscription: product.isSubscription, email: email)
     }
 
-    private func openCheckout(variantID: String, productID: String?, expectsSubscription: Bool,
-                              email: String?) async throws(StorefrontError) -> CheckoutSession {
+    private func openCheckout(
+        variantID: String, productID: String?, expectsSubscription: Bool,
+        email: String?
+    ) async throws(StorefrontError) -> CheckoutSession {
         let key = UUID().uuidString.lowercased()
         let email = email.flatMap { $0.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty ? nil : $0 }
         let body = try Self.encode(CheckoutRequestBody(variantId: variantID, productId: productID, customerEmail: email))
@@ -154,7 +159,7 @@ public actor StorefrontClient {
                 let before = await baseline
                 if reply.generation == userGeneration {
                     checkouts[checkout.checkoutID] = OpenCheckout(session: checkout, baseline: before, expectsSubscription: expectsSubscription)
-                    statusEntry = nil  // it now lists a pending checkout
+                    statusEntry = nil // it now lists a pending checkout
                 }
                 return checkout
             } catch {
@@ -226,10 +231,12 @@ public actor StorefrontClient {
                     expiresAt = pending.expiresAt ?? expiresAt
                 } else {
                     if baseline == nil, openedAt == nil, firstLook {
-                        baseline = status.entitlements  // an unknown checkout: judge by change from now on
-                    } else if let granted = Self.granted(status.entitlements, since: baseline, openedAt: openedAt,
-                                                         clearedPending: sawPending && status.pendingCheckout == nil)
-                                .flatMap({ Self.ofKind($0, subscription: known?.expectsSubscription == true) }) {
+                        baseline = status.entitlements // an unknown checkout: judge by change from now on
+                    } else if let granted = Self.granted(
+                        status.entitlements, since: baseline, openedAt: openedAt,
+                        clearedPending: sawPending && status.pendingCheckout == nil
+                    )
+                    .flatMap({ Self.ofKind($0, subscription: known?.expectsSubscription == true) }) {
                         checkouts[checkoutID] = nil
                         return .purchased(granted)
                     }
@@ -241,7 +248,7 @@ public actor StorefrontClient {
                 firstLook = false
             } catch {
                 switch error {
-                case .network, .providerUnavailable: break  // keep trying until the deadline
+                case .network, .providerUnavailable: break // keep trying until the deadline
                 default: throw error
                 }
             }
@@ -270,8 +277,10 @@ public actor StorefrontClient {
     }
 
     /// The active entitlements a checkout's payment explains, or nil when none yet.
-    static func granted(_ entitlements: [EntitlementInfo], since baseline: [EntitlementInfo]?, openedAt: Date?,
-                        clearedPending: Bool) -> [EntitlementInfo]? {
+    static func granted(
+        _ entitlements: [EntitlementInfo], since baseline: [EntitlementInfo]?, openedAt: Date?,
+        clearedPending: Bool
+    ) -> [EntitlementInfo]? {
         let active = entitlements.filter(\.isActive)
         guard !active.isEmpty else { return nil }
         var found: [EntitlementInfo] = []
@@ -301,7 +310,7 @@ public actor StorefrontClient {
     ///   ``CachePolicy/reload`` asks the server.
     public func entitlements(cachePolicy: CachePolicy = .returnCacheIfFresh) async throws(StorefrontError) -> [EntitlementInfo] {
         if cachePolicy == .returnCacheIfFresh {
-            _ = try await currentToken()  // another user's token drops the cache first
+            _ = try await currentToken() // another user's token drops the cache first
             if let entry = entitlementsEntry, entry.isFresh(options.entitlementsLifetime) { return entry.value }
         }
         let reply = try await send("GET", "api/entitlements")
@@ -426,7 +435,8 @@ public actor StorefrontClient {
 
     static func matches(_ url: URL, _ pattern: URL) -> Bool {
         guard url.scheme?.lowercased() == pattern.scheme?.lowercased(),
-              url.host?.lowercased() == pattern.host?.lowercased(), url.port == pattern.port else { return false }
+            url.host?.lowercased() == pattern.host?.lowercased(), url.port == pattern.port
+        else { return false }
         let prefix = pattern.path.hasSuffix("/") ? String(pattern.path.dropLast()) : pattern.path
         let path = url.path
         return prefix.isEmpty || path == prefix || path.hasPrefix(prefix + "/")
@@ -510,8 +520,10 @@ public actor StorefrontClient {
     }
 
     /// Sends a request; 2xx and 304 come back, other statuses are thrown as ``StorefrontError``.
-    private func send(_ method: String, _ path: String, body: Data? = nil, headers: [String: String] = [:],
-                      authenticated: Bool = true) async throws(StorefrontError) -> Reply {
+    private func send(
+        _ method: String, _ path: String, body: Data? = nil, headers: [String: String] = [:],
+        authenticated: Bool = true
+    ) async throws(StorefrontError) -> Reply {
         var token: String?
         if authenticated { token = try await currentToken() }
         let generation = userGeneration
@@ -547,8 +559,10 @@ public actor StorefrontClient {
         return token
     }
 
-    private func transfer(_ method: String, _ path: String, body: Data?, headers: [String: String],
-                          token: String?) async throws(StorefrontError) -> (Data, HTTPURLResponse) {
+    private func transfer(
+        _ method: String, _ path: String, body: Data?, headers: [String: String],
+        token: String?
+    ) async throws(StorefrontError) -> (Data, HTTPURLResponse) {
         guard let url = URL(string: Self.join(baseURL, path)) else { throw .invalidResponse(message: "Bad URL for \(path)") }
         var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: options.requestTimeout.timeInterval)
         request.httpMethod = method

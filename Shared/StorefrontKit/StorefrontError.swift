@@ -1,6 +1,6 @@
 import Foundation
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// Everything a ``StorefrontClient`` call can fail with. Each case carries a
@@ -37,7 +37,7 @@ public enum StorefrontError: Error, Hashable, Sendable, LocalizedError, CustomSt
     public var message: String {
         switch self {
         case .network(let message), .unauthorized(let message), .forbidden(let message), .notFound(let message),
-             .providerUnavailable(let message, _), .server(_, let message), .invalidResponse(let message):
+            .providerUnavailable(let message, _), .server(_, let message), .invalidResponse(let message):
             message
         case .cancelled:
             "The request was cancelled."
@@ -89,7 +89,8 @@ public enum StorefrontError: Error, Hashable, Sendable, LocalizedError, CustomSt
         case 403: return .forbidden(message: message)
         case 404: return .notFound(message: message)
         case 502, 503, 504:
-            return .providerUnavailable(message: message, retryAfter: retryAfter.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }.map { .seconds(max(0, $0)) })
+            return .providerUnavailable(
+                message: message, retryAfter: retryAfter.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }.map { .seconds(max(0, $0)) })
         default: return .server(status: status, message: message)
         }
     }

@@ -17,8 +17,10 @@ public struct StandardErrorLogSink: LogSink {
         var newline = UInt8(ascii: "\n")
         line.withUnsafeBytes { text in
             withUnsafeMutablePointer(to: &newline) { newline in
-                var parts = [iovec(iov_base: UnsafeMutableRawPointer(mutating: text.baseAddress), iov_len: text.count),
-                             iovec(iov_base: UnsafeMutableRawPointer(newline), iov_len: 1)]
+                var parts = [
+                    iovec(iov_base: UnsafeMutableRawPointer(mutating: text.baseAddress), iov_len: text.count),
+                    iovec(iov_base: UnsafeMutableRawPointer(newline), iov_len: 1),
+                ]
                 var remaining = text.count + 1
                 while remaining > 0 {
                     let written = parts.withUnsafeMutableBufferPointer { writev(2, $0.baseAddress, Int32($0.count)) }

@@ -45,7 +45,9 @@ public final class MetricsRegistry: Sendable {
         return gauge
     }
 
-    public func histogram(_ name: String, help: String, labels: [String: String] = [:], buckets: [Double] = Histogram.defaultLatencyBuckets) -> Histogram {
+    public func histogram(
+        _ name: String, help: String, labels: [String: String] = [:], buckets: [Double] = Histogram.defaultLatencyBuckets
+    ) -> Histogram {
         let instance = instance(name, .histogram, help, labels) { .histogram(Histogram(buckets: buckets)) }
         guard case .histogram(let histogram) = instance else { preconditionFailure("\(name) is not a histogram") }
         return histogram

@@ -5,8 +5,9 @@ import Testing
     @Test func doublesFromTheInitialDelayUpToTheMaximum() {
         let backoff = Backoff(initial: .milliseconds(100), maximum: .seconds(1))
         #expect(backoff.delay(afterFailures: 0) == .zero)
-        #expect((1...6).map { backoff.delay(afterFailures: $0) }
-            == [.milliseconds(100), .milliseconds(200), .milliseconds(400), .milliseconds(800), .seconds(1), .seconds(1)])
+        #expect(
+            (1...6).map { backoff.delay(afterFailures: $0) }
+                == [.milliseconds(100), .milliseconds(200), .milliseconds(400), .milliseconds(800), .seconds(1), .seconds(1)])
         #expect(backoff.delay(afterFailures: 10_000) == .seconds(1), "no overflow for long outages")
     }
 

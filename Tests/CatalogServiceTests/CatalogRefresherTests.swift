@@ -12,8 +12,9 @@ struct CatalogRefresherTests {
     @Test("the refresher retries with backoff until a first load succeeds, then the service is ready")
     func retriesUntilLoaded() async throws {
         let source = FakeCatalogSource(failing: .lemonsqueezy)
-        let configuration = CatalogConfiguration(refreshInterval: .seconds(300), initialRetryDelay: .milliseconds(5),
-                                                 maximumRetryDelay: .milliseconds(20))
+        let configuration = CatalogConfiguration(
+            refreshInterval: .seconds(300), initialRetryDelay: .milliseconds(5),
+            maximumRetryDelay: .milliseconds(20))
         let app = try makeApp([source], configuration: configuration)
         let running = Task { try await app.refresher.run() }
 

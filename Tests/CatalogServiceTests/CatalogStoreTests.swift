@@ -98,7 +98,8 @@ struct CatalogStoreTests {
 
         lemon.set(items: lemonItems)
         _ = await app.store.refresh()
-        #expect(try await app.get("/api/products").decode(ProductResponse.self).products.data.map(\.id)
+        #expect(
+            try await app.get("/api/products").decode(ProductResponse.self).products.data.map(\.id)
                 == ["ls_10.101", "ls_10.102", "ls_20", "ps_PLN_abc"])
     }
 
@@ -139,11 +140,11 @@ struct CatalogStoreTests {
     func idScheme() async throws {
         let items = [
             makeItem(.lemonsqueezy, product: "7", variant: "71", name: "A"),
-            makeItem(.lemonsqueezy, product: "7", variant: "71", name: "A again"),      // duplicate variant
-            makeItem(.lemonsqueezy, product: "8", variant: "bad id", name: "B"),        // unusable variant id
+            makeItem(.lemonsqueezy, product: "7", variant: "71", name: "A again"), // duplicate variant
+            makeItem(.lemonsqueezy, product: "8", variant: "bad id", name: "B"), // unusable variant id
             makeItem(.lemonsqueezy, product: "9", variant: "91", name: "C"),
             makeItem(.lemonsqueezy, product: "9", variant: "92", name: "D"),
-            makeItem(.paystack, product: "PLN_x", variant: "PLN_x", name: "foreign"),   // wrong provider for this source
+            makeItem(.paystack, product: "PLN_x", variant: "PLN_x", name: "foreign"), // wrong provider for this source
         ]
         let app = try makeApp([FakeCatalogSource(.lemonsqueezy, items: items)])
         _ = await app.store.refresh()

@@ -98,11 +98,14 @@ final class ManualClock: Sendable {
 
 let quietLogger = Logger(service: "catalog-test", sink: CapturingLogSink())
 
-func makeItem(_ provider: Provider, product: String, variant: String, name: String, price: Int64 = 999,
-              currency: String = "USD", interval: BillingInterval? = nil) -> CatalogItem {
-    CatalogItem(provider: provider, productID: product, variantID: variant, name: name,
-                descriptionHTML: "<p>\(name)</p>", price: price, currency: currency,
-                interval: interval, buyNowURL: provider == .lemonsqueezy ? "https://store.example/buy/\(variant)" : nil)
+func makeItem(
+    _ provider: Provider, product: String, variant: String, name: String, price: Int64 = 999,
+    currency: String = "USD", interval: BillingInterval? = nil
+) -> CatalogItem {
+    CatalogItem(
+        provider: provider, productID: product, variantID: variant, name: name,
+        descriptionHTML: "<p>\(name)</p>", price: price, currency: currency,
+        interval: interval, buyNowURL: provider == .lemonsqueezy ? "https://store.example/buy/\(variant)" : nil)
 }
 
 /// A Lemon Squeezy product with monthly and yearly variants, a one-time
@@ -113,16 +116,20 @@ let lemonItems = [
     makeItem(.lemonsqueezy, product: "20", variant: "201", name: "Icon pack", price: 299),
 ]
 let paystackItems = [
-    makeItem(.paystack, product: "PLN_abc", variant: "PLN_abc", name: "Basic", price: 500_000, currency: "NGN",
-             interval: BillingInterval(unit: .month, count: 1)),
+    makeItem(
+        .paystack, product: "PLN_abc", variant: "PLN_abc", name: "Basic", price: 500_000, currency: "NGN",
+        interval: BillingInterval(unit: .month, count: 1))
 ]
 
 /// Builds the application the executable builds, with fakes and a manual clock.
-func makeApp(_ sources: [any CatalogSource], clock: ManualClock = ManualClock(),
-             configuration: CatalogConfiguration = CatalogConfiguration(),
-             metrics: MetricsRegistry = MetricsRegistry()) throws -> CatalogApplication {
-    try buildCatalogApplication(sources: sources, configuration: configuration, logger: quietLogger,
-                                metrics: metrics, clock: clock.clock)
+func makeApp(
+    _ sources: [any CatalogSource], clock: ManualClock = ManualClock(),
+    configuration: CatalogConfiguration = CatalogConfiguration(),
+    metrics: MetricsRegistry = MetricsRegistry()
+) throws -> CatalogApplication {
+    try buildCatalogApplication(
+        sources: sources, configuration: configuration, logger: quietLogger,
+        metrics: metrics, clock: clock.clock)
 }
 
 extension CatalogApplication {

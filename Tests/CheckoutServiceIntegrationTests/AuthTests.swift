@@ -44,7 +44,8 @@ import Basics
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(TestNames.unique("rsa")).path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        try await runCommand("/usr/bin/openssl", ["genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048", "-out", directory + "/private.pem"])
+        try await runCommand(
+            "/usr/bin/openssl", ["genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048", "-out", directory + "/private.pem"])
         try await runCommand("/usr/bin/openssl", ["pkey", "-in", directory + "/private.pem", "-pubout", "-out", directory + "/public.pem"])
         // The service reads the key the way the executable does: from AUTH_JWT_PUBLIC_KEY_FILE.
         var reader = ConfigReader(Environment(["AUTH_JWT_PUBLIC_KEY_FILE": directory + "/public.pem", "AUTH_JWT_ISSUER": "https://id.example.com"]))

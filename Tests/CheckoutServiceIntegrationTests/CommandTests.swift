@@ -20,8 +20,9 @@ import Testing
         let checkoutID = try #require(url.split(separator: "/").last.map { String($0.split(separator: "?")[0]) })
         let paid = try await harness.control("/checkouts/\(provider.rawValue)/\(checkoutID)/pay", ["email": email])
         let code = try #require(text(paid[provider == .lemonsqueezy ? "subscription_id" : "subscription_code"]), "\(paid)")
-        try await ProjectionRows.subscription(harness.pool, provider: provider.rawValue, id: code, appUserID: user, email: email,
-                                              status: "active", renewsAt: Date().addingTimeInterval(30 * 86_400))
+        try await ProjectionRows.subscription(
+            harness.pool, provider: provider.rawValue, id: code, appUserID: user, email: email,
+            status: "active", renewsAt: Date().addingTimeInterval(30 * 86_400))
         return code
     }
 
@@ -32,7 +33,8 @@ import Testing
             let code = try await paidSubscription(harness, provider: provider, variant: variant, user: user, email: "owner@example.com")
             let token = try Harness.token(sub: user, email: "owner@example.com")
 
-            let cancel = try await harness.request(.post, "/api/subscription/cancel", token: token, json: "{\"subscription_code\":\"\(code)\",\"email_token\":null}")
+            let cancel = try await harness.request(
+                .post, "/api/subscription/cancel", token: token, json: "{\"subscription_code\":\"\(code)\",\"email_token\":null}")
             #expect(cancel.status == .ok, "\(cancel.text)")
             let body = try cancel.json()
             #expect(body["success"] as? Bool == true && body["subscription_code"] as? String == code)
@@ -40,9 +42,11 @@ import Testing
             #expect(body["cancel_at_period_end"] as? Bool == true && body["ends_at"] is String, "\(cancel.text)")
 
             // The provider really cancelled it.
-            let fetched = try await harness.http.get(harness.sandboxURL + (provider == .lemonsqueezy ? "/lemonsqueezy/v1/subscriptions/\(code)" : "/paystack/subscription/\(code)"),
-                                                     headers: ["Authorization": "Bearer \(provider == .lemonsqueezy ? Harness.lsKey : Harness.psKey)"])
-            #expect(fetched.bodyString.contains(provider == .lemonsqueezy ? "\"cancelled\":true" : "non-renewing"), "\(fetched.bodyString.prefix(400))")
+            let fetched = try await harness.http.get(
+                harness.sandboxURL + (provider == .lemonsqueezy ? "/lemonsqueezy/v1/subscriptions/\(code)" : "/paystack/subscription/\(code)"),
+                headers: ["Authorization": "Bearer \(provider == .lemonsqueezy ? Harness.lsKey : Harness.psKey)"])
+            #expect(
+                fetched.bodyString.contains(provider == .lemonsqueezy ? "\"cancelled\":true" : "non-renewing"), "\(fetched.bodyString.prefix(400))")
 
             let command = try await findRecord(SubscriptionCommand.self, topic: Topics.commands) { command, _ in
                 command.subscriptionID == code && command.appUserID == user && command.kind == .cancelRequested
@@ -54,7 +58,9 @@ import Testing
             let resume = try await harness.request(.post, "/api/subscription/resume", token: token, json: "{\"subscription_code\":\"\(code)\"}")
             #expect(resume.status == .ok, "\(resume.text)")
             #expect(try resume.json()["status"] as? String == "active")
-            #expect(harness.app.metrics.renderPrometheus().contains("checkout_subscription_commands_total{kind=\"cancel\",provider=\"\(provider.rawValue)\"} 1"))
+            #expect(
+                harness.app.metrics.renderPrometheus().contains(
+                    "checkout_subscription_commands_total{kind=\"cancel\",provider=\"\(provider.rawValue)\"} 1"))
         }
     }
 
@@ -63,13 +69,15 @@ import Testing
         try await Harness.with { harness in
             let user = TestNames.unique("portal")
             let code = try await paidSubscription(harness, provider: provider, variant: variant, user: user, email: "portal@example.com")
-            let link = try await harness.request(.get, "/api/subscription/portal?subscription_code=\(code)",
-                                                 token: Harness.token(sub: user, email: "portal@example.com"))
+            let link = try await harness.request(
+                .get, "/api/subscription/portal?subscription_code=\(code)",
+                token: Harness.token(sub: user, email: "portal@example.com"))
             #expect(link.status == .ok, "\(link.text)")
             let body = try link.json()
             #expect((body["url"] as? String)?.hasPrefix("http") == true && body["subscription_code"] as? String == code)
-            let stranger = try await harness.request(.get, "/api/subscription/portal?subscription_code=\(code)",
-                                                     token: Harness.token(sub: TestNames.unique("stranger"), email: nil))
+            let stranger = try await harness.request(
+                .get, "/api/subscription/portal?subscription_code=\(code)",
+                token: Harness.token(sub: TestNames.unique("stranger"), email: nil))
             #expect(stranger.status == .notFound)
             let missing = try await harness.request(.get, "/api/subscription/portal", token: Harness.token(sub: user, email: nil))
             #expect(missing.status == .badRequest)
@@ -83,12 +91,15 @@ import Testing
     @Test func aChangeTheProviderRefusesInTheSubscriptionsStateIsAConflict() async throws {
         try await Harness.with { harness in
             let user = TestNames.unique("conflict")
-            let code = try await paidSubscription(harness, provider: .paystack, variant: "ps_PLN_sbxpremmonth01", user: user, email: "conflict@example.com")
+            let code = try await paidSubscription(
+                harness, provider: .paystack, variant: "ps_PLN_sbxpremmonth01", user: user, email: "conflict@example.com")
             let token = try Harness.token(sub: user, email: "conflict@example.com")
             let body = "{\"subscription_code\":\"\(code)\"}"
             let resumeActive = try await harness.request(.post, "/api/subscription/resume", token: token, json: body)
             #expect(resumeActive.status == .conflict, "\(resumeActive.text)")
-            #expect(resumeActive.text == #"{"success":false,"error":"Payment provider paystack refused to resume the subscription in its current state"}"#)
+            #expect(
+                resumeActive.text == #"{"success":false,"error":"Payment provider paystack refused to resume the subscription in its current state"}"#
+            )
             let cancel = try await harness.request(.post, "/api/subscription/cancel", token: token, json: body)
             #expect(cancel.status == .ok, "\(cancel.text)")
             let cancelAgain = try await harness.request(.post, "/api/subscription/cancel", token: token, json: body)
@@ -107,7 +118,8 @@ import Testing
             }
             for code in [#"abc\u0000"#, #"\u00e9t\u00e9"#, #"a\nb"#] {
                 for action in ["cancel", "resume"] {
-                    let answer = try await harness.request(.post, "/api/subscription/\(action)", token: token, json: "{\"subscription_code\":\"\(code)\"}")
+                    let answer = try await harness.request(
+                        .post, "/api/subscription/\(action)", token: token, json: "{\"subscription_code\":\"\(code)\"}")
                     #expect(answer.status == .badRequest, "\(action) \(code): \(answer.status) \(answer.text)")
                     #expect(answer.text == #"{"success":false,"error":"subscription_code must be printable ASCII"}"#)
                 }
@@ -125,7 +137,8 @@ import Testing
             #expect(cancel.status == .notFound && cancel.text.contains("Subscription not found"))
             let unknown = try await harness.request(.post, "/api/subscription/cancel", token: intruder, json: "{\"subscription_code\":\"31337\"}")
             #expect(unknown.status == .notFound && unknown.text == cancel.text)
-            let fetched = try await harness.http.get(harness.sandboxURL + "/lemonsqueezy/v1/subscriptions/\(code)", headers: ["Authorization": "Bearer \(Harness.lsKey)"])
+            let fetched = try await harness.http.get(
+                harness.sandboxURL + "/lemonsqueezy/v1/subscriptions/\(code)", headers: ["Authorization": "Bearer \(Harness.lsKey)"])
             #expect(fetched.bodyString.contains("\"status\":\"active\""), "\(fetched.bodyString.prefix(400))")
             let missing = try await harness.request(.post, "/api/subscription/cancel", token: intruder, json: "{\"subscription_code\":\"\"}")
             #expect(missing.status == .badRequest)

@@ -38,7 +38,10 @@ import Testing
             _ = try await harness.control("/checkouts/\(provider.rawValue)/\(record.providerCheckoutID)/pay", ["email": "buyer@example.com"])
             await harness.sandbox.app.settleDeliveries()
             let deliveries = await harness.sandbox.app.deliveries(provider: provider == .lemonsqueezy ? .lemonSqueezy : .paystack)
-            #expect(deliveries.contains { String(decoding: $0.body, as: UTF8.self).contains(checkoutID) && String(decoding: $0.body, as: UTF8.self).contains(user) })
+            #expect(
+                deliveries.contains {
+                    String(decoding: $0.body, as: UTF8.self).contains(checkoutID) && String(decoding: $0.body, as: UTF8.self).contains(user)
+                })
         }
     }
 
@@ -58,8 +61,9 @@ import Testing
             let huge = "{\"variantId\":\"ls_2\",\"productId\":\"" + String(repeating: "x", count: 20_000) + "\"}"
             let oversize = try await harness.request(.post, "/api/create-checkout", token: token, json: huge)
             #expect(oversize.status == .contentTooLarge)
-            let badKey = try await harness.request(.post, "/api/create-checkout", token: token, json: "{\"variantId\":\"ls_2\"}",
-                                                   headers: [("Idempotency-Key", String(repeating: "k", count: 300))])
+            let badKey = try await harness.request(
+                .post, "/api/create-checkout", token: token, json: "{\"variantId\":\"ls_2\"}",
+                headers: [("Idempotency-Key", String(repeating: "k", count: 300))])
             #expect(badKey.status == .badRequest)
             // Every error has the contract's shape.
             for response in [badEmail, unknown, malformed, oversize] {
@@ -108,7 +112,8 @@ import Testing
             let different = try await harness.createCheckout(token: token, email: "i@example.com", variant: "ls_2", key: key)
             #expect(different.status == .unprocessableContent)
             // The key is per user: someone else's identical key is a new checkout.
-            let other = try await harness.createCheckout(token: Harness.token(sub: user + "-2", email: "i@example.com"), email: "i@example.com", variant: "ls_9", key: key)
+            let other = try await harness.createCheckout(
+                token: Harness.token(sub: user + "-2", email: "i@example.com"), email: "i@example.com", variant: "ls_9", key: key)
             #expect(other.status == .ok)
             let otherID = try other.decode(CreateCheckoutResponse.self).checkoutId
             #expect(otherID != a.checkoutId)
@@ -123,7 +128,9 @@ import Testing
             let key = TestNames.unique("key")
             let responses = try await withThrowingTaskGroup(of: HTTPResponse.self) { group in
                 for _ in 0..<8 {
-                    group.addTask { try await harness.createCheckout(token: token, email: "r@example.com", variant: "ps_PLN_sbxbasicmonth1", key: key) }
+                    group.addTask {
+                        try await harness.createCheckout(token: token, email: "r@example.com", variant: "ps_PLN_sbxbasicmonth1", key: key)
+                    }
                 }
                 return try await group.reduce(into: []) { $0.append($1) }
             }

@@ -71,13 +71,16 @@ struct Harness {
             try await KafkaAdmin(configuration: client).createTopics(
                 [Topics.checkouts, Topics.commands].map { KafkaTopicSpecification(name: $0, partitions: 6) })
             let http = HTTPClient()
-            let retry = RetryPolicy(maxAttempts: 2, baseDelay: .milliseconds(10), maxDelay: .milliseconds(50), maxRetryAfter: .seconds(1),
-                                    retryableStatuses: [429, 500, 502, 503, 504])
+            let retry = RetryPolicy(
+                maxAttempts: 2, baseDelay: .milliseconds(10), maxDelay: .milliseconds(50), maxRetryAfter: .seconds(1),
+                retryableStatuses: [429, 500, 502, 503, 504])
             let ls = LemonSqueezyClient(
-                configuration: LemonSqueezyConfiguration(apiKey: Secret(lsKey), storeID: "1", webhookSecret: Secret(lsSecret), apiBaseURL: baseURL + "/lemonsqueezy"),
+                configuration: LemonSqueezyConfiguration(
+                    apiKey: Secret(lsKey), storeID: "1", webhookSecret: Secret(lsSecret), apiBaseURL: baseURL + "/lemonsqueezy"),
                 httpClient: http, retryPolicy: retry)
-            let ps = PaystackClient(configuration: PaystackConfiguration(secretKey: Secret(psKey), apiBaseURL: baseURL + "/paystack"),
-                                    httpClient: http, retryPolicy: retry)
+            let ps = PaystackClient(
+                configuration: PaystackConfiguration(secretKey: Secret(psKey), apiBaseURL: baseURL + "/paystack"),
+                httpClient: http, retryPolicy: retry)
             let app = buildCheckoutApplication(
                 configuration: CheckoutConfiguration(redirectURL: "https://app.example.com/done", idempotencyWait: .seconds(20)),
                 auth: try auth ?? .jwt(JWTVerifier(key: .hs256(secret: jwtSecret))),
@@ -106,8 +109,10 @@ struct Harness {
 
     // MARK: - Tokens
 
-    static func token(sub: String, email: String?, emailVerified: Bool = false, expiresIn: TimeInterval = 600,
-                      secret: [UInt8] = jwtSecret) throws -> String {
+    static func token(
+        sub: String, email: String?, emailVerified: Bool = false, expiresIn: TimeInterval = 600,
+        secret: [UInt8] = jwtSecret
+    ) throws -> String {
         var claims: [String: Crypto.JSONValue] = ["sub": .string(sub), "exp": .int(Int(Date().timeIntervalSince1970 + expiresIn))]
         if let email { claims["email"] = .string(email) }
         if emailVerified { claims["email_verified"] = .bool(true) }
@@ -116,7 +121,9 @@ struct Harness {
 
     // MARK: - Requests
 
-    func request(_ method: HTTPMethod, _ target: String, token: String?, json: String? = nil, headers extra: [(String, String)] = []) async throws -> HTTPResponse {
+    func request(
+        _ method: HTTPMethod, _ target: String, token: String?, json: String? = nil, headers extra: [(String, String)] = []
+    ) async throws -> HTTPResponse {
         var headers = HTTPHeaders()
         if let token { headers.add(name: "Authorization", value: "Bearer \(token)") }
         if json != nil { headers.add(name: "Content-Type", value: "application/json") }
@@ -137,7 +144,9 @@ struct Harness {
     func control(_ path: String, _ fields: [String: String] = [:]) async throws -> [String: Any] {
         let body = try JSONSerialization.data(withJSONObject: fields)
         let response = try await http.post(sandboxURL + "/_sandbox" + path, headers: ["Content-Type": "application/json"], body: Array(body))
-        guard response.isSuccess else { throw SandboxCallFailed(description: "sandbox \(path) answered \(response.status): \(response.bodyString.prefix(300))") }
+        guard response.isSuccess else {
+            throw SandboxCallFailed(description: "sandbox \(path) answered \(response.status): \(response.bodyString.prefix(300))")
+        }
         return try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any] ?? [:]
     }
 
@@ -154,11 +163,15 @@ extension HTTPResponse {
 
 /// Reads `topic` from the beginning with a unique group until `match` finds a
 /// record (other suites' records on the shared topic are skipped).
-func findRecord<T: Decodable & Sendable>(_ type: T.Type, topic: String, timeout: Duration = .seconds(45), where match: @Sendable (T, KafkaConsumerRecord) -> Bool) async throws -> (T, KafkaConsumerRecord)? {
+func findRecord<T: Decodable & Sendable>(
+    _ type: T.Type, topic: String, timeout: Duration = .seconds(45), where match: @Sendable (T, KafkaConsumerRecord) -> Bool
+) async throws -> (T, KafkaConsumerRecord)? {
     let brokers = try TestEnvironment.kafkaBrokers()
-    let consumer = try KafkaConsumer(topics: [topic], configuration: KafkaConsumerConfiguration(
-        client: KafkaClientConfiguration(bootstrapServers: brokers, clientID: "checkout-tests-reader"),
-        groupID: TestNames.unique("checkout-tests"), sessionTimeout: .milliseconds(2000), heartbeatInterval: .milliseconds(500)))
+    let consumer = try KafkaConsumer(
+        topics: [topic],
+        configuration: KafkaConsumerConfiguration(
+            client: KafkaClientConfiguration(bootstrapServers: brokers, clientID: "checkout-tests-reader"),
+            groupID: TestNames.unique("checkout-tests"), sessionTimeout: .milliseconds(2000), heartbeatInterval: .milliseconds(500)))
     let deadline = ContinuousClock.now + timeout
     var found: (T, KafkaConsumerRecord)?
     do {

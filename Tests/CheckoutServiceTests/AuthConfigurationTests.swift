@@ -10,7 +10,10 @@ import Testing
         var neither = ConfigReader(Environment(["AUTH_JWT_ISSUER": "storefront-dev"]))
         _ = AuthConfiguration.fromEnvironment(&neither)
         #expect(neither.problems.map(\.variable) == ["AUTH_JWT_SECRET"])
-        var both = ConfigReader(Environment(["AUTH_JWT_SECRET": String(repeating: "s", count: 40), "AUTH_JWT_PUBLIC_KEY_FILE": "/nonexistent", "AUTH_JWT_ISSUER": "storefront-dev"]))
+        var both = ConfigReader(
+            Environment([
+                "AUTH_JWT_SECRET": String(repeating: "s", count: 40), "AUTH_JWT_PUBLIC_KEY_FILE": "/nonexistent", "AUTH_JWT_ISSUER": "storefront-dev",
+            ]))
         _ = AuthConfiguration.fromEnvironment(&both)
         #expect(both.problems.count == 1)
         var short = ConfigReader(Environment(["AUTH_JWT_SECRET": "short", "AUTH_JWT_AUDIENCE": "storefront-app"]))

@@ -153,8 +153,10 @@ import Testing
         let (_, withIssuer) = Self.read(["AUTH_JWT_SECRET": Self.hsSecret, "AUTH_JWT_ISSUER": "i", "AUTH_JWT_ALLOW_ANY_ISSUER_AND_AUDIENCE": "true"])
         #expect(withIssuer.map(\.variable) == ["AUTH_JWT_ALLOW_ANY_ISSUER_AND_AUDIENCE"])
         #expect(withIssuer.first?.message.contains("AUTH_JWT_ISSUER") == true)
-        let (_, withBoth) = Self.read(["AUTH_JWT_SECRET": Self.hsSecret, "AUTH_JWT_ISSUER": "i", "AUTH_JWT_AUDIENCE": "a",
-                                       "AUTH_JWT_ALLOW_ANY_ISSUER_AND_AUDIENCE": "yes"])
+        let (_, withBoth) = Self.read([
+            "AUTH_JWT_SECRET": Self.hsSecret, "AUTH_JWT_ISSUER": "i", "AUTH_JWT_AUDIENCE": "a",
+            "AUTH_JWT_ALLOW_ANY_ISSUER_AND_AUDIENCE": "yes",
+        ])
         #expect(withBoth.first?.message.contains("AUTH_JWT_ISSUER and AUTH_JWT_AUDIENCE") == true)
         let (_, invalid) = Self.read(["AUTH_JWT_SECRET": Self.hsSecret, "AUTH_JWT_ALLOW_ANY_ISSUER_AND_AUDIENCE": "sure"])
         #expect(invalid.map(\.variable) == ["AUTH_JWT_ALLOW_ANY_ISSUER_AND_AUDIENCE", "AUTH_JWT_ISSUER"])

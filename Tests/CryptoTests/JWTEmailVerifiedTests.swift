@@ -36,11 +36,13 @@ struct JWTEmailVerifiedTests {
         let exp = JSONValue.int(Int(Date().timeIntervalSince1970) + 600)
         let signer = try JWTSigner(hs256Secret: secret)
         let verifier = JWTVerifier(key: try .hs256(secret: secret))
-        let verified = try verifier.verify(signer.sign(["sub": .string("u"), "email": .string("a@example.com"), "email_verified": .bool(true), "exp": exp]))
+        let verified = try verifier.verify(
+            signer.sign(["sub": .string("u"), "email": .string("a@example.com"), "email_verified": .bool(true), "exp": exp]))
         #expect(verified.emailVerified)
         let asString = try verifier.verify(signer.sign(["sub": .string("u"), "email_verified": .string("true"), "exp": exp]))
         #expect(asString.emailVerified)
-        let unverified = try verifier.verify(signer.sign(["sub": .string("u"), "email": .string("a@example.com"), "email_verified": .bool(false), "exp": exp]))
+        let unverified = try verifier.verify(
+            signer.sign(["sub": .string("u"), "email": .string("a@example.com"), "email_verified": .bool(false), "exp": exp]))
         #expect(!unverified.emailVerified)
     }
 }

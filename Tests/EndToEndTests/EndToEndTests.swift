@@ -53,8 +53,10 @@ import Testing
 
         let snapshots = {
             try await stack.withDatabase { pool in
-                try await (ProjectionSnapshot.of(appUserID: clean.subject, pool: pool),
-                           ProjectionSnapshot.of(appUserID: faulty.subject, pool: pool))
+                try await (
+                    ProjectionSnapshot.of(appUserID: clean.subject, pool: pool),
+                    ProjectionSnapshot.of(appUserID: faulty.subject, pool: pool)
+                )
             }
         }
         let converged = try? await stack.eventually("the duplicated run's rows to match the clean run's") {
@@ -66,8 +68,9 @@ import Testing
         try await Task.sleep(for: .seconds(1))
         let rows = try await snapshots()
         #expect(rows.0.subscriptions.count == 1)
-        #expect(rows.0.subscriptions.first?.loggedWebhooks == 2,
-                "subscription_created and subscription_payment_success (an order names no subscription)")
+        #expect(
+            rows.0.subscriptions.first?.loggedWebhooks == 2,
+            "subscription_created and subscription_payment_success (an order names no subscription)")
         #expect(rows.0 == rows.1, "clean \(rows.0) vs duplicated+shuffled \(rows.1)")
     }
 
@@ -79,11 +82,13 @@ import Testing
 
         let noToken = try await stack.request(.get, stack.gateway + "/api/subscription/status")
         #expect(noToken.status == 401)
-        let forged = try await stack.request(.get, stack.gateway + "/api/subscription/status",
-                                             token: ForgedToken.make(subject: owner.subject, email: owner.email))
+        let forged = try await stack.request(
+            .get, stack.gateway + "/api/subscription/status",
+            token: ForgedToken.make(subject: owner.subject, email: owner.email))
         #expect(forged.status == 401)
-        let cancelWithoutToken = try await stack.request(.post, stack.gateway + "/api/subscription/cancel",
-                                                         json: #"{"subscription_code":"\#(code)"}"#)
+        let cancelWithoutToken = try await stack.request(
+            .post, stack.gateway + "/api/subscription/cancel",
+            json: #"{"subscription_code":"\#(code)"}"#)
         #expect(cancelWithoutToken.status == 401)
 
         let intruder = try await PurchaseFlow.make(stack, provider: "lemonsqueezy")

@@ -50,10 +50,12 @@ extension EndToEndTests {
         let users = try await stack.eventually(timeout: .seconds(60), "checkout, projector and reconciler connected") {
             try await stack.withDatabase { pool -> [String: String]? in
                 var found: [String: String] = [:]
-                for row in try await pool.query("""
+                for row in try await pool.query(
+                    """
                     SELECT DISTINCT application_name, usename::text FROM pg_stat_activity
                     WHERE application_name IN ('checkout', 'subscription_projector', 'reconciler')
-                    """) {
+                    """)
+                {
                     let (application, user) = try row.decode((String, String).self)
                     found[application] = user
                 }
@@ -78,7 +80,9 @@ extension EndToEndTests {
         try await expectRefused("CHECKOUT_DATABASE_URL", "DELETE FROM billing_events")
         // The reconciler cannot write at all.
         try await expectRefused("RECONCILER_DATABASE_URL", "UPDATE subscriptions SET status = 'cancelled'")
-        try await expectRefused("RECONCILER_DATABASE_URL", "INSERT INTO commands (command_id, kind, provider, subscription_id, requested_at) VALUES ('x', 'k', 'p', 's', now())")
+        try await expectRefused(
+            "RECONCILER_DATABASE_URL",
+            "INSERT INTO commands (command_id, kind, provider, subscription_id, requested_at) VALUES ('x', 'k', 'p', 's', now())")
         try await expectRefused("RECONCILER_DATABASE_URL", "SELECT email_token FROM subscriptions")
         // The projector writes, but never deletes the log, rewrites an owner or changes the schema.
         try await expectRefused("PROJECTOR_DATABASE_URL", "DELETE FROM billing_events")

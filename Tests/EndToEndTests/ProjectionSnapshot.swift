@@ -31,14 +31,16 @@ struct ProjectionSnapshot: Equatable, CustomStringConvertible {
     var description: String { "subscriptions \(subscriptions), orders \(orders)" }
 
     static func of(appUserID: String, pool: PostgresPool) async throws -> ProjectionSnapshot {
-        let subscriptionRows = try await pool.query("""
+        let subscriptionRows = try await pool.query(
+            """
             SELECT s.status, s.plan_name, s.product_id, s.variant_id, s.cancel_at_period_end, s.card_brand,
                    s.card_last_four, s.renews_at IS NOT NULL,
                    (SELECT count(*) FROM billing_events e WHERE e.provider = s.provider AND e.subscription_id = s.subscription_id
                     AND e.event_name NOT LIKE 'storefront.%')
             FROM subscriptions s WHERE s.app_user_id = \(appUserID) ORDER BY s.product_id, s.variant_id
             """)
-        let orderRows = try await pool.query("""
+        let orderRows = try await pool.query(
+            """
             SELECT status, product_id, variant_id, amount, currency FROM orders
             WHERE app_user_id = \(appUserID) ORDER BY product_id, variant_id
             """)
@@ -46,8 +48,9 @@ struct ProjectionSnapshot: Equatable, CustomStringConvertible {
             subscriptions: try subscriptionRows.map { row in
                 let (status, plan, product, variant, cancel, brand, lastFour, renews, events) =
                     try row.decode((String, String?, String?, String?, Bool, String?, String?, Bool, Int).self)
-                return Subscription(status: status, planName: plan, productID: product, variantID: variant, cancelAtPeriodEnd: cancel,
-                                    cardBrand: brand, cardLastFour: lastFour, hasRenewalDate: renews, loggedWebhooks: events)
+                return Subscription(
+                    status: status, planName: plan, productID: product, variantID: variant, cancelAtPeriodEnd: cancel,
+                    cardBrand: brand, cardLastFour: lastFour, hasRenewalDate: renews, loggedWebhooks: events)
             },
             orders: try orderRows.map { row in
                 let (status, product, variant, amount, currency) = try row.decode((String, String?, String?, Int64?, String?).self)

@@ -16,8 +16,9 @@ struct PurchaseFlow {
     static func make(_ stack: LiveStack, provider: String, email: String? = nil, tokenHasEmail: Bool = true) async throws -> PurchaseFlow {
         let subject = "user-\(UUID().uuidString.prefix(8).lowercased())"
         let email = email ?? "\(subject)@example.com"
-        return PurchaseFlow(stack: stack, provider: provider, subject: subject, email: email,
-                            token: try await stack.token(subject: subject, email: tokenHasEmail ? email : nil))
+        return PurchaseFlow(
+            stack: stack, provider: provider, subject: subject, email: email,
+            token: try await stack.token(subject: subject, email: tokenHasEmail ? email : nil))
     }
 
     /// `GET /api/entitlements`, as JSON objects.
@@ -55,10 +56,11 @@ struct PurchaseFlow {
         #expect(Set(seed.products.data.map(\.id)).count == seed.products.data.count, "ids are unique")
         let list = try #require(try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])
         let items = try #require((list["products"] as? [String: Any])?["data"] as? [[String: Any]])
-        let item = try #require(items.first { item in
-            let attributes = item["attributes"] as? [String: Any]
-            return attributes?["provider"] as? String == provider && !(attributes?["interval"] is NSNull) && attributes?["interval"] != nil
-        }, "a \(provider) subscription product is listed")
+        let item = try #require(
+            items.first { item in
+                let attributes = item["attributes"] as? [String: Any]
+                return attributes?["provider"] as? String == provider && !(attributes?["interval"] is NSNull) && attributes?["interval"] != nil
+            }, "a \(provider) subscription product is listed")
         return (try #require(item["id"] as? String), try #require(item["variantId"] as? String))
     }
 
@@ -87,8 +89,10 @@ struct PurchaseFlow {
         return (seed, raw)
     }
 
-    func waitUntil(_ what: String, timeout: Duration = .seconds(30),
-                   _ condition: @escaping (SeedPaystack.SubscriptionStatus, [String: Any]) -> Bool) async throws -> (SeedPaystack.SubscriptionStatus, [String: Any]) {
+    func waitUntil(
+        _ what: String, timeout: Duration = .seconds(30),
+        _ condition: @escaping (SeedPaystack.SubscriptionStatus, [String: Any]) -> Bool
+    ) async throws -> (SeedPaystack.SubscriptionStatus, [String: Any]) {
         try await stack.eventually(timeout: timeout, what) {
             let (seed, raw) = try await status()
             return condition(seed, raw) ? (seed, raw) : nil
@@ -97,8 +101,9 @@ struct PurchaseFlow {
 
     func cancel(code: String, emailToken: String?) async throws -> HTTPClientResponse {
         let token = emailToken.map { #","email_token":"\#($0)""# } ?? ""
-        return try await stack.request(.post, stack.gateway + "/api/subscription/cancel", token: self.token,
-                                       json: #"{"subscription_code":"\#(code)"\#(token)}"#)
+        return try await stack.request(
+            .post, stack.gateway + "/api/subscription/cancel", token: self.token,
+            json: #"{"subscription_code":"\#(code)"\#(token)}"#)
     }
 
     /// Buys a subscription and waits until the status endpoint shows it active.

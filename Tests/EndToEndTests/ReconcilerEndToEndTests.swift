@@ -10,9 +10,11 @@ import Testing
 ///
 /// The tests marked "needs the projector's snapshots" rely on the projector
 /// applying `storefront.snapshots.v1`; the others check the reconciler itself.
-@Suite(.serialized, .liveStack([
-    "RECONCILER_SWEEP_INTERVAL": "2s", "RECONCILER_SWEEP_INITIAL_DELAY": "1s", "RECONCILER_RETRY_MAX_DELAY": "2s",
-]))
+@Suite(
+    .serialized,
+    .liveStack([
+        "RECONCILER_SWEEP_INTERVAL": "2s", "RECONCILER_SWEEP_INITIAL_DELAY": "1s", "RECONCILER_RETRY_MAX_DELAY": "2s",
+    ]))
 struct ReconcilerEndToEndTests {
     var stack: LiveStack { get throws { try LiveStack.required() } }
 
@@ -135,8 +137,9 @@ struct ReconcilerEndToEndTests {
         try await faults(stack, #"{"drop_subscriptions":["lemonsqueezy:\#(code)"]}"#)
         try await flow.sandbox("cancel", subscription: code)
         let output = stack.state + "/reconcile-\(UUID().uuidString.prefix(6)).out"
-        try await ScriptRunner.run(try stack.binary("storefront"), ["reconcile", "--provider", "lemonsqueezy", "--since", "2000-01-01"],
-                                   environment: sandboxSettings(stack), outputFile: output)
+        try await ScriptRunner.run(
+            try stack.binary("storefront"), ["reconcile", "--provider", "lemonsqueezy", "--since", "2000-01-01"],
+            environment: sandboxSettings(stack), outputFile: output)
         let text = try String(contentsOfFile: output, encoding: .utf8)
         #expect(text.contains("lemonsqueezy subscriptions:") && text.contains("lemonsqueezy orders:"), "\(text)")
         #expect(text.contains("snapshot(s) published"), "\(text)")
@@ -188,7 +191,9 @@ struct ReconcilerEndToEndTests {
             try await projectedStatus(stack, provider, subscriptionID) == "active" ? true : nil
         }
         // The email link waits two minutes for an owner to show up (see the README, "Who owns a purchase").
-        let (status, _) = try await flow.waitUntil("\(provider) subscription active for its buyer", timeout: .seconds(provider == "paystack" ? 60 : 180)) { seed, _ in
+        let (status, _) = try await flow.waitUntil(
+            "\(provider) subscription active for its buyer", timeout: .seconds(provider == "paystack" ? 60 : 180)
+        ) { seed, _ in
             seed.active
         }
         #expect(status.subscriptionCode == subscriptionID)

@@ -6,9 +6,12 @@ import Testing
 /// Body, header, idle-time and per-IP bounds.
 @Suite struct LimitTests {
     @Test func bodyLargerThanDeclaredLimitIsRefusedBeforeReading() async throws {
-        try await withServer(configure: { $0.maxBodyBytes = 1000 }, routes: { router in
-            router.post("/upload") { request, _ in ["bytes": request.body.count] }
-        }) { harness in
+        try await withServer(
+            configure: { $0.maxBodyBytes = 1000 },
+            routes: { router in
+                router.post("/upload") { request, _ in ["bytes": request.body.count] }
+            }
+        ) { harness in
             let port = harness.port
             // Only the headers are sent: the 413 must come without waiting for the body.
             let response = try await offPool {
@@ -26,15 +29,18 @@ import Testing
     }
 
     @Test func chunkedBodyOverLimitIsRefusedWhileStreaming() async throws {
-        try await withServer(configure: { $0.maxBodyBytes = 1000 }, routes: { router in
-            router.post("/upload") { request, _ in ["bytes": request.body.count] }
-        }) { harness in
+        try await withServer(
+            configure: { $0.maxBodyBytes = 1000 },
+            routes: { router in
+                router.post("/upload") { request, _ in ["bytes": request.body.count] }
+            }
+        ) { harness in
             let port = harness.port
             let response = try await offPool {
                 let connection = try RawConnection(port: port)
                 try connection.send("POST /upload HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n")
                 let chunk = String(repeating: "y", count: 600)
-                for _ in 0..<2 { try connection.send("258\r\n\(chunk)\r\n") }  // 0x258 = 600
+                for _ in 0..<2 { try connection.send("258\r\n\(chunk)\r\n") } // 0x258 = 600
                 try connection.send("0\r\n\r\n")
                 return try connection.readResponse()
             }
@@ -54,7 +60,7 @@ import Testing
                 let connection = try RawConnection(port: port)
                 try connection.send("POST /upload HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n")
                 let chunk = "4000\r\n" + String(repeating: "z", count: 0x4000) + "\r\n"
-                for _ in 0..<200 {  // 3.2 MB, over the 1 MiB discard allowance
+                for _ in 0..<200 { // 3.2 MB, over the 1 MiB discard allowance
                     do { try connection.send(chunk) } catch { return true }
                 }
                 return (try? connection.readUntilClosed()) != nil
@@ -64,9 +70,12 @@ import Testing
     }
 
     @Test func oversizedHeadersAreRefusedByLibmicrohttpd() async throws {
-        try await withServer(configure: { $0.connectionMemoryLimit = 8192 }, routes: { router in
-            router.get("/h") { request, _ in ["count": request.headers.count] }
-        }) { harness in
+        try await withServer(
+            configure: { $0.connectionMemoryLimit = 8192 },
+            routes: { router in
+                router.get("/h") { request, _ in ["count": request.headers.count] }
+            }
+        ) { harness in
             let port = harness.port
             let big = String(repeating: "v", count: 16_000)
             let bytes = try await offPool {
@@ -94,8 +103,9 @@ import Testing
             let line = String(repeating: "v", count: 16_000)
             let response = try await offPool {
                 let connection = try RawConnection(port: port)
-                try connection.send("GET /h HTTP/1.1\r\nHost: x\r\nX-A: \(line)\r\nX-B: \(line)\r\nX-C: \(line)\r\nX-D: \(line)\r\n"
-                                    + "X-Forwarded-For: 127.0.0.1\r\nX-Request-Id: 0123456789abcdef0123456789abcdef\r\n\r\n")
+                try connection.send(
+                    "GET /h HTTP/1.1\r\nHost: x\r\nX-A: \(line)\r\nX-B: \(line)\r\nX-C: \(line)\r\nX-D: \(line)\r\n"
+                        + "X-Forwarded-For: 127.0.0.1\r\nX-Request-Id: 0123456789abcdef0123456789abcdef\r\n\r\n")
                 return try connection.readResponse()
             }
             #expect(response.status == 200, "\(response.status) \(response.text.prefix(120))")
@@ -104,15 +114,18 @@ import Testing
     }
 
     @Test func slowClientIsCutOffAfterConnectionTimeout() async throws {
-        try await withServer(configure: { $0.connectionTimeoutSeconds = 1 }, routes: { router in
-            router.get("/") { _, _ in "root" }
-        }) { harness in
+        try await withServer(
+            configure: { $0.connectionTimeoutSeconds = 1 },
+            routes: { router in
+                router.get("/") { _, _ in "root" }
+            }
+        ) { harness in
             let port = harness.port
             let started = ContinuousClock.now
             let bytes = try await offPool {
                 let connection = try RawConnection(port: port, timeout: .seconds(90))
-                try connection.send("GET / HTTP/1.1\r\nHost: x\r\n")  // half a request, then silence
-                return try connection.readUntilClosed()  // throws timedOut if never closed
+                try connection.send("GET / HTTP/1.1\r\nHost: x\r\n") // half a request, then silence
+                return try connection.readUntilClosed() // throws timedOut if never closed
             }
             let waited = ContinuousClock.now - started
             #expect(bytes.isEmpty)
@@ -125,14 +138,17 @@ import Testing
     }
 
     @Test func perIPLimitCapsOneClient() async throws {
-        try await withServer(configure: { $0.maxConnectionsPerIP = 2 }, routes: { router in
-            router.get("/") { _, _ in "root" }
-        }) { harness in
+        try await withServer(
+            configure: { $0.maxConnectionsPerIP = 2 },
+            routes: { router in
+                router.get("/") { _, _ in "root" }
+            }
+        ) { harness in
             let port = harness.port
             let results = try await offPool { () -> [Bool] in
                 let held = try (0..<2).map { _ in try RawConnection(port: port) }
                 try held[0].send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
-                _ = try held[0].readResponse()  // the server has accepted it for sure
+                _ = try held[0].readResponse() // the server has accepted it for sure
                 try held[1].send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
                 _ = try held[1].readResponse()
                 // A third connection from the same IP is accepted by the kernel, then closed by MHD.

@@ -13,8 +13,10 @@ final class Recorder: Sendable {
 struct Tracing: RouterMiddleware {
     let name: String
     let recorder: Recorder
-    func handle(_ request: HTTPRequest, context: RequestContext,
-                next: (HTTPRequest, RequestContext) async throws -> HTTPResponse) async throws -> HTTPResponse {
+    func handle(
+        _ request: HTTPRequest, context: RequestContext,
+        next: (HTTPRequest, RequestContext) async throws -> HTTPResponse
+    ) async throws -> HTTPResponse {
         recorder.add("\(name)>")
         var response = try await next(request, context)
         recorder.add("<\(name)")
@@ -63,7 +65,9 @@ struct SecretFailure: Error, CustomStringConvertible {
             router.add(middleware: Tracing(name: "outer", recorder: recorder))
             router.add(middleware: Tracing(name: "inner", recorder: recorder))
             router.group("/g").add(middleware: Tracing(name: "group", recorder: recorder))
-                .get("/x") { _, _ in recorder.add("handler"); return "ok" }
+                .get("/x") { _, _ in
+                    recorder.add("handler"); return "ok"
+                }
         }) { harness in
             let response = try await request(harness.port, "GET", "/g/x")
             #expect(response.status == 200)

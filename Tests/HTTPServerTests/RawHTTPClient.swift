@@ -124,7 +124,9 @@ func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async thro
 }
 
 /// Sends one simple request on a fresh connection and reads the response.
-func request(_ port: UInt16, _ method: String = "GET", _ target: String, headers: [String: String] = [:], body: String = "") async throws -> RawResponse {
+func request(
+    _ port: UInt16, _ method: String = "GET", _ target: String, headers: [String: String] = [:], body: String = ""
+) async throws -> RawResponse {
     var text = "\(method) \(target) HTTP/1.1\r\nHost: localhost\r\n"
     for (name, value) in headers { text += "\(name): \(value)\r\n" }
     if !body.isEmpty || method == "POST" || method == "PUT" { text += "Content-Length: \(body.utf8.count)\r\n" }

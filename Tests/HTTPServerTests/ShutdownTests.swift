@@ -23,14 +23,15 @@ final class HitCounter: Sendable {
             try await Task.sleep(for: .milliseconds(500))
             return ["done": true]
         }
-        let server = HTTPServer(responder: router.buildResponder(), configuration: configuration,
-                                logger: .init(service: "drain-test", sink: CapturingLogSink()))
+        let server = HTTPServer(
+            responder: router.buildResponder(), configuration: configuration,
+            logger: .init(service: "drain-test", sink: CapturingLogSink()))
         let port = try server.start()
 
         async let inFlight = concurrentGets(port, target: "/work", count: 20)
         try await waitUntil { started.current == 20 }
         async let stopping: Void = server.shutdown()
-        try await waitUntil { server.port == nil }  // shutdown has begun
+        try await waitUntil { server.port == nil } // shutdown has begun
         let refused = try await offPool { () -> Int32 in
             do { _ = try RawConnection(port: port); return 0 } catch RawClientError.connect(let code) { return code }
         }
@@ -51,8 +52,9 @@ final class HitCounter: Sendable {
             try await Task.sleep(for: .seconds(30))
             return "never"
         }
-        let server = HTTPServer(responder: router.buildResponder(), configuration: configuration,
-                                logger: .init(service: "drain-test", sink: CapturingLogSink()))
+        let server = HTTPServer(
+            responder: router.buildResponder(), configuration: configuration,
+            logger: .init(service: "drain-test", sink: CapturingLogSink()))
         let port = try server.start()
         async let responses = concurrentGets(port, target: "/forever", count: 3)
         try await waitUntil { started.current == 3 }
@@ -65,17 +67,20 @@ final class HitCounter: Sendable {
 
     @Test func handlerPastItsDeadlineGets504AndIsCancelled() async throws {
         let cancelled = HitCounter()
-        try await withServer(configure: { $0.handlerTimeout = .milliseconds(200) }, routes: { router in
-            router.get("/stuck") { _, _ in
-                do {
-                    try await Task.sleep(for: .seconds(30))
-                } catch {
-                    cancelled.increment()
-                    throw error
+        try await withServer(
+            configure: { $0.handlerTimeout = .milliseconds(200) },
+            routes: { router in
+                router.get("/stuck") { _, _ in
+                    do {
+                        try await Task.sleep(for: .seconds(30))
+                    } catch {
+                        cancelled.increment()
+                        throw error
+                    }
+                    return "late"
                 }
-                return "late"
             }
-        }) { harness in
+        ) { harness in
             let response = try await request(harness.port, "GET", "/stuck")
             #expect(response.status == 504)
             #expect(response.text == #"{"success":false,"error":"Request timed out"}"#)
@@ -96,12 +101,13 @@ final class HitCounter: Sendable {
         router.get("/quick") { _, _ in "ok" }
         router.get("/hold") { _, _ in
             started.increment()
-            await gate.wait()  // ignores cancellation, as a handler stuck in a C call would
+            await gate.wait() // ignores cancellation, as a handler stuck in a C call would
             finished.increment()
             return "late"
         }
-        let server = HTTPServer(responder: router.buildResponder(), configuration: configuration,
-                                logger: .init(service: "drain-test", sink: CapturingLogSink()))
+        let server = HTTPServer(
+            responder: router.buildResponder(), configuration: configuration,
+            logger: .init(service: "drain-test", sink: CapturingLogSink()))
         let port = try server.start()
         let kept = try await offPool { try RawConnection(port: port, timeout: .seconds(10)) }
         let first = try await offPool { () -> Int in
@@ -119,7 +125,7 @@ final class HitCounter: Sendable {
 
         async let stopping: Void = server.shutdown()
         try await waitUntil { server.port == nil }
-        try await Task.sleep(for: .milliseconds(600))  // past the grace period: in-flight requests were answered
+        try await Task.sleep(for: .milliseconds(600)) // past the grace period: in-flight requests were answered
         let late = try await offPool { () -> Int in
             try kept.send("GET /hold HTTP/1.1\r\nHost: t\r\n\r\n")
             return (try? kept.readResponse().status) ?? -1

@@ -10,9 +10,11 @@ struct Harness {
 }
 
 /// Starts a server with the given routes, runs `body`, then shuts the server down.
-func withServer(configure: (inout HTTPServerConfiguration) -> Void = { _ in },
-                routes: (Router) -> Void,
-                _ body: (Harness) async throws -> Void) async throws {
+func withServer(
+    configure: (inout HTTPServerConfiguration) -> Void = { _ in },
+    routes: (Router) -> Void,
+    _ body: (Harness) async throws -> Void
+) async throws {
     var configuration = HTTPServerConfiguration()
     configuration.bindAddress = "127.0.0.1"
     configuration.port = 0
@@ -21,8 +23,9 @@ func withServer(configure: (inout HTTPServerConfiguration) -> Void = { _ in },
     routes(router)
     let sink = CapturingLogSink()
     let metrics = MetricsRegistry()
-    let server = HTTPServer(responder: router.buildResponder(), configuration: configuration,
-                            logger: Logger(service: "http-test", sink: sink), metrics: metrics)
+    let server = HTTPServer(
+        responder: router.buildResponder(), configuration: configuration,
+        logger: Logger(service: "http-test", sink: sink), metrics: metrics)
     let port = try server.start()
     do {
         try await body(Harness(server: server, port: port, sink: sink, metrics: metrics))

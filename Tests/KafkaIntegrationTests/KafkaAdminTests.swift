@@ -8,7 +8,7 @@ import Testing
         let topic = KafkaTestSupport.uniqueName("admin")
         let spec = KafkaTopicSpecification(name: topic, partitions: 3, config: ["cleanup.policy": "compact"])
         try await admin.createTopics([spec])
-        try await admin.createTopics([spec])  // already exists: still success
+        try await admin.createTopics([spec]) // already exists: still success
         #expect(try await admin.partitionCount(topic: topic) == 3)
     }
 

@@ -23,15 +23,18 @@ import Testing
         let scripts = try ScriptRunner.scriptsFolder()
         let state = FileManager.default.temporaryDirectory.appendingPathComponent(KafkaTestSupport.uniqueName("tansu-pause"))
         try await ScriptRunner.run("\(scripts)/tansu.sh", ["start", state.path])
-        let pid = try #require(pid_t(String(contentsOf: state.appendingPathComponent("tansu.pid"), encoding: .utf8)
-            .trimmingCharacters(in: .whitespacesAndNewlines)))
+        let pid = try #require(
+            pid_t(
+                String(contentsOf: state.appendingPathComponent("tansu.pid"), encoding: .utf8)
+                    .trimmingCharacters(in: .whitespacesAndNewlines)))
         let outcome = await Result(catching: {
             let brokers = try Self.brokers(in: state)
             let topic = KafkaTestSupport.uniqueName("pause")
             try await KafkaTestSupport.createTopic(topic, partitions: 1, brokers: [brokers])
-            let producer = try KafkaProducer(configuration: KafkaProducerConfiguration(
-                client: KafkaClientConfiguration(bootstrapServers: [brokers], clientID: "kafka-tests", logHandler: nil),
-                messageTimeout: .milliseconds(1000)))
+            let producer = try KafkaProducer(
+                configuration: KafkaProducerConfiguration(
+                    client: KafkaClientConfiguration(bootstrapServers: [brokers], clientID: "kafka-tests", logHandler: nil),
+                    messageTimeout: .milliseconds(1000)))
             // A new idempotent producer's first delivery is slow on a busy machine: allow retries.
             var ready: KafkaDeliveryReport?
             for _ in 0..<5 where ready == nil {

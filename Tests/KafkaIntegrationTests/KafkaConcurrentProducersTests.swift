@@ -33,8 +33,9 @@ import Testing
                         acknowledged += try await withThrowingTaskGroup(of: Int.self) { sends in
                             for offset in wave..<min(wave + 10, perProducer) {
                                 sends.addTask {
-                                    _ = try await producer.sendAndAwait(KafkaProducerMessage(
-                                        topic: topic, key: "p\(index)", value: Array("p\(index)-\(offset)".utf8)))
+                                    _ = try await producer.sendAndAwait(
+                                        KafkaProducerMessage(
+                                            topic: topic, key: "p\(index)", value: Array("p\(index)-\(offset)".utf8)))
                                     return 1
                                 }
                             }

@@ -26,7 +26,8 @@ import Testing
         #expect(before.totalLag == 10)
 
         // The reader holds the group's id but never joins: the only member gets both partitions.
-        let consumer = try KafkaConsumer(topics: [topic], configuration: KafkaTestSupport.consumerConfiguration(brokers, group: group, maxBatchSize: 100))
+        let consumer = try KafkaConsumer(
+            topics: [topic], configuration: KafkaTestSupport.consumerConfiguration(brokers, group: group, maxBatchSize: 100))
         var seen = 0
         _ = try await KafkaTestSupport.consume(consumer, until: { _ in seen >= 10 }) { batch in
             seen += batch.records.count

@@ -22,8 +22,9 @@ import Testing
 
         let producer = try KafkaProducer(configuration: KafkaProducerConfiguration(client: KafkaTestSupport.client(brokers)))
         for index in 0..<40 {
-            try producer.send(KafkaProducerMessage(
-                topic: topic, partition: Int32(index % 4), key: "id-\(index)", value: Array("\(index)".utf8)))
+            try producer.send(
+                KafkaProducerMessage(
+                    topic: topic, partition: Int32(index % 4), key: "id-\(index)", value: Array("\(index)".utf8)))
         }
         #expect(await producer.shutdown().isEmpty)
 
@@ -72,7 +73,7 @@ import Testing
         let lostBatch = try #require(try await firstBatch(doomed!))
         apply(lostBatch.records)
         let lostOffsets = lostBatch.records.map(\.offset)
-        doomed = nil  // dropped without committing; deinit leaves the group
+        doomed = nil // dropped without committing; deinit leaves the group
 
         let successor = try KafkaConsumer(topics: [topic], configuration: configuration)
         let redelivered = try await KafkaTestSupport.consume(successor, until: { $0.count >= 20 - committedBatch.records.count }) { batch in
@@ -151,4 +152,3 @@ private final class SharedCount: Sendable {
     var value: Int { count.withLock { $0 } }
     func add(_ amount: Int) { count.withLock { $0 += amount } }
 }
-

@@ -20,26 +20,36 @@ import Testing
 
     /// A CA and a server certificate for `localhost`, signed by it.
     static func certificates(in folder: String) async throws {
-        try await openssl(["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=test CA",
-                           "-keyout", folder + "/ca.key", "-out", folder + "/ca.pem"])
-        try await openssl(["req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=localhost",
-                           "-keyout", folder + "/server.key", "-out", folder + "/server.csr"])
+        try await openssl([
+            "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=test CA",
+            "-keyout", folder + "/ca.key", "-out", folder + "/ca.pem",
+        ])
+        try await openssl([
+            "req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=localhost",
+            "-keyout", folder + "/server.key", "-out", folder + "/server.csr",
+        ])
         try "subjectAltName=DNS:localhost\n".write(toFile: folder + "/server.ext", atomically: true, encoding: .utf8)
-        try await openssl(["x509", "-req", "-in", folder + "/server.csr", "-CA", folder + "/ca.pem", "-CAkey", folder + "/ca.key",
-                           "-CAcreateserial", "-days", "2", "-extfile", folder + "/server.ext", "-out", folder + "/server.pem"])
+        try await openssl([
+            "x509", "-req", "-in", folder + "/server.csr", "-CA", folder + "/ca.pem", "-CAkey", folder + "/ca.key",
+            "-CAcreateserial", "-days", "2", "-extfile", folder + "/server.ext", "-out", folder + "/server.pem",
+        ])
     }
 
     /// What the TLS endpoint received (decrypted) while a client with `security` tried to reach it.
     static func received(by folder: String, security: KafkaSecurity, clientID: String) async throws -> (bytes: String, logged: [String]) {
         let port = String(decoding: try await ChildProcess.run([try ScriptRunner.scriptsFolder() + "/free-port.sh"]), as: UTF8.self)
             .trimmingCharacters(in: .whitespacesAndNewlines)
-        let server = try ChildProcess.spawn(["openssl", "s_server", "-quiet", "-accept", "127.0.0.1:" + port,
-                                             "-cert", folder + "/server.pem", "-key", folder + "/server.key"], mergeStandardError: true)
+        let server = try ChildProcess.spawn(
+            [
+                "openssl", "s_server", "-quiet", "-accept", "127.0.0.1:" + port,
+                "-cert", folder + "/server.pem", "-key", folder + "/server.key",
+            ], mergeStandardError: true)
         async let output = ChildProcess.readAll(server.standardOutput)
         try await Task.sleep(for: .milliseconds(500))
         let logged = Mutex<[String]>([])
-        let client = KafkaClientConfiguration(bootstrapServers: ["localhost:" + port], clientID: clientID,
-                                              logHandler: { _, line in logged.withLock { $0.append(line) } }, security: security)
+        let client = KafkaClientConfiguration(
+            bootstrapServers: ["localhost:" + port], clientID: clientID,
+            logHandler: { _, line in logged.withLock { $0.append(line) } }, security: security)
         let admin = try KafkaAdmin(configuration: client)
         _ = try? await admin.partitionCount(topic: "t", timeout: .seconds(3))
         // SIGKILL: a child of the test process inherits SIGTERM ignored.
@@ -54,12 +64,15 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: folder) }
         try await Self.certificates(in: folder)
 
-        let trusted = try await Self.received(by: folder, security: KafkaSecurity(securityProtocol: .ssl, tls: .init(caLocation: folder + "/ca.pem")),
-                                              clientID: "tls-trusted-client")
-        #expect(trusted.bytes.contains("tls-trusted-client"), "the Kafka request did not arrive over TLS: \(trusted.bytes.suffix(300)) \(trusted.logged)")
+        let trusted = try await Self.received(
+            by: folder, security: KafkaSecurity(securityProtocol: .ssl, tls: .init(caLocation: folder + "/ca.pem")),
+            clientID: "tls-trusted-client")
+        #expect(
+            trusted.bytes.contains("tls-trusted-client"), "the Kafka request did not arrive over TLS: \(trusted.bytes.suffix(300)) \(trusted.logged)")
 
-        let other = try await Self.received(by: folder, security: KafkaSecurity(securityProtocol: .ssl, tls: .init(caLocation: Self.systemCAFile)),
-                                            clientID: "tls-untrusted-client")
+        let other = try await Self.received(
+            by: folder, security: KafkaSecurity(securityProtocol: .ssl, tls: .init(caLocation: Self.systemCAFile)),
+            clientID: "tls-untrusted-client")
         #expect(!other.bytes.contains("tls-untrusted-client"), "a certificate from an untrusted CA was accepted")
         #expect(other.logged.contains { $0.contains("certificate verify failed") }, "\(other.logged)")
     }

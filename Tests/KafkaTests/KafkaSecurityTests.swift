@@ -33,11 +33,14 @@ import Testing
         let security = KafkaSecurity(
             securityProtocol: .saslSSL,
             sasl: .init(mechanism: .scramSHA512, username: "storefront-checkout", password: .init(Self.password)),
-            tls: .init(caLocation: "/run/secrets/kafka/ca.pem", certificateLocation: "/c.pem", keyLocation: "/k.pem",
-                       keyPassword: .init(Self.keyPassword), verifyHostname: false))
-        for properties in [KafkaProducerConfiguration(client: Self.client(security)).properties,
-                           KafkaConsumerConfiguration(client: Self.client(security), groupID: "g").properties,
-                           Self.client(security).properties] {
+            tls: .init(
+                caLocation: "/run/secrets/kafka/ca.pem", certificateLocation: "/c.pem", keyLocation: "/k.pem",
+                keyPassword: .init(Self.keyPassword), verifyHostname: false))
+        for properties in [
+            KafkaProducerConfiguration(client: Self.client(security)).properties,
+            KafkaConsumerConfiguration(client: Self.client(security), groupID: "g").properties,
+            Self.client(security).properties,
+        ] {
             #expect(properties["security.protocol"] == "sasl_ssl")
             #expect(properties["sasl.mechanism"] == "SCRAM-SHA-512")
             #expect(properties["sasl.username"] == "storefront-checkout")
@@ -74,17 +77,20 @@ import Testing
     /// or an unreadable CA file would fail here).
     @Test(arguments: [KafkaSecurity.SASLMechanism.plain, .scramSHA256, .scramSHA512])
     func librdkafkaAcceptsTheProperties(mechanism: KafkaSecurity.SASLMechanism) async throws {
-        let security = KafkaSecurity(securityProtocol: .saslSSL, sasl: .init(mechanism: mechanism, username: "u", password: .init(Self.password)),
-                                     tls: .init(caLocation: Self.caFile))
+        let security = KafkaSecurity(
+            securityProtocol: .saslSSL, sasl: .init(mechanism: mechanism, username: "u", password: .init(Self.password)),
+            tls: .init(caLocation: Self.caFile))
         let producer = try KafkaProducer(configuration: KafkaProducerConfiguration(client: Self.client(security)))
         _ = await producer.shutdown(timeout: .zero)
-        _ = try KafkaAdmin(configuration: Self.client(KafkaSecurity(securityProtocol: .ssl, tls: .init(caLocation: Self.caFile, verifyHostname: false))))
+        _ = try KafkaAdmin(
+            configuration: Self.client(KafkaSecurity(securityProtocol: .ssl, tls: .init(caLocation: Self.caFile, verifyHostname: false))))
         _ = try KafkaAdmin(configuration: Self.client(KafkaSecurity(securityProtocol: .saslPlaintext, sasl: security.sasl)))
     }
 
     @Test func librdkafkaRejectsAnUnreadableCAWithoutShowingThePassword() {
-        let security = KafkaSecurity(securityProtocol: .saslSSL, sasl: .init(mechanism: .plain, username: "u", password: .init(Self.password)),
-                                     tls: .init(caLocation: "/nonexistent/ca.pem"))
+        let security = KafkaSecurity(
+            securityProtocol: .saslSSL, sasl: .init(mechanism: .plain, username: "u", password: .init(Self.password)),
+            tls: .init(caLocation: "/nonexistent/ca.pem"))
         let error = #expect(throws: KafkaError.self) {
             _ = try KafkaProducer(configuration: KafkaProducerConfiguration(client: Self.client(security)))
         }

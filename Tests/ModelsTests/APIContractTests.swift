@@ -95,8 +95,10 @@ import Testing
         let bytes = try JSONEncoder().encode(SubscriptionStatusResponse.none)
         let object = try #require(JSONSerialization.jsonObject(with: bytes) as? [String: Any])
         #expect(object["active"] as? Bool == false)
-        for key in ["plan_name", "next_billing_date", "subscription_code", "email_token", "status", "provider",
-                    "renews_at", "ends_at", "customer_portal_url", "pending_checkout"] {
+        for key in [
+            "plan_name", "next_billing_date", "subscription_code", "email_token", "status", "provider",
+            "renews_at", "ends_at", "customer_portal_url", "pending_checkout",
+        ] {
             #expect(object.keys.contains(key), "\(key) must be present")
             #expect(object[key] is NSNull, "\(key) must be null")
         }
@@ -111,10 +113,12 @@ import Testing
         let status = SubscriptionStatusResponse(
             active: true, planName: "Monthly retainer", nextBillingDate: next, subscriptionCode: "SUB_vsyqdmlzble3uii",
             emailToken: "ctt824k16n34u69", status: "active", provider: .paystack, renewsAt: next,
-            entitlements: [EntitlementInfo(
-                identifier: "premium", isActive: true, expiresAt: next, willRenew: true, periodType: .normal,
-                productID: "ps_PLN_gx2wn530m0i3w3m", provider: .paystack, source: .subscription, latestPurchaseAt: next,
-                originalPurchaseAt: next, unsubscribeDetectedAt: nil, billingIssueDetectedAt: nil, sandbox: true)],
+            entitlements: [
+                EntitlementInfo(
+                    identifier: "premium", isActive: true, expiresAt: next, willRenew: true, periodType: .normal,
+                    productID: "ps_PLN_gx2wn530m0i3w3m", provider: .paystack, source: .subscription, latestPurchaseAt: next,
+                    originalPurchaseAt: next, unsubscribeDetectedAt: nil, billingIssueDetectedAt: nil, sandbox: true)
+            ],
             pendingCheckout: .init(checkoutId: "c-2", url: "https://checkout.paystack.com/x", createdAt: next, expiresAt: nil))
         let bytes = try JSONEncoder().encode(status)
         let seed = try JSONDecoder().decode(SeedPaystack.SubscriptionStatus.self, from: bytes)
@@ -147,9 +151,12 @@ import Testing
         let object = try #require(JSONSerialization.jsonObject(with: bytes) as? [String: Any])
         #expect(object["success"] as? Bool == true)
         let first = try #require((object["entitlements"] as? [[String: Any]])?.first)
-        #expect(Set(first.keys) == ["identifier", "is_active", "expires_at", "will_renew", "period_type", "product_id", "provider",
-                                    "source", "latest_purchase_at", "original_purchase_at", "unsubscribe_detected_at",
-                                    "billing_issue_detected_at", "sandbox"])
+        #expect(
+            Set(first.keys) == [
+                "identifier", "is_active", "expires_at", "will_renew", "period_type", "product_id", "provider",
+                "source", "latest_purchase_at", "original_purchase_at", "unsubscribe_detected_at",
+                "billing_issue_detected_at", "sandbox",
+            ])
         #expect(first["expires_at"] is NSNull, "lifetime access is an explicit null")
         #expect(first["source"] as? String == "purchase" && first["period_type"] as? String == "normal")
         #expect(first["latest_purchase_at"] as? String == "2025-06-19T14:08:09.000Z")

@@ -48,7 +48,8 @@ import Testing
         #expect(try RecordCoding.decode(CheckoutCreatedRecord.self, from: checkoutJSON) == checkout)
         #expect(String(decoding: checkoutJSON, as: UTF8.self).contains(#""variantId":"ps_PLN_x""#))
 
-        let command = SubscriptionCommand(commandID: "k-1", kind: .cancelRequested, provider: .lemonsqueezy, subscriptionID: "421953", appUserID: "user-1", requestedAt: now)
+        let command = SubscriptionCommand(
+            commandID: "k-1", kind: .cancelRequested, provider: .lemonsqueezy, subscriptionID: "421953", appUserID: "user-1", requestedAt: now)
         #expect(command.key == "lemonsqueezy:421953")
         #expect(try RecordCoding.decode(SubscriptionCommand.self, from: RecordCoding.encode(command)) == command)
         #expect(SubscriptionCommand.Kind(rawValue: "pause_requested") == .other("pause_requested"))
@@ -62,7 +63,10 @@ import Testing
     }
 
     @Test func topicKeysAndNames() {
-        #expect(Topics.all == ["storefront.webhooks.v1", "storefront.checkouts.v1", "storefront.commands.v1", "storefront.snapshots.v1", "storefront.deadletter.v1"])
+        #expect(
+            Topics.all == [
+                "storefront.webhooks.v1", "storefront.checkouts.v1", "storefront.commands.v1", "storefront.snapshots.v1", "storefront.deadletter.v1",
+            ])
         #expect(TopicKey.make(.paystack, "SUB_1") == "paystack:SUB_1")
         let parsed = TopicKey.parse("lemonsqueezy:sub_9:x")
         #expect(parsed?.provider == .lemonsqueezy && parsed?.entityID == "sub_9:x")
@@ -83,8 +87,9 @@ import Testing
     /// Every field set, with text that needs escaping, so the hand-written
     /// encoder must match JSONEncoder key for key and byte for byte.
     static func everyField() -> BillingEvent {
-        var e = BillingEvent(kind: .subscriptionUpdated, provider: .lemonsqueezy, providerEventName: "subscription_updated",
-                             entityKey: "lemonsqueezy:sub_1")
+        var e = BillingEvent(
+            kind: .subscriptionUpdated, provider: .lemonsqueezy, providerEventName: "subscription_updated",
+            entityKey: "lemonsqueezy:sub_1")
         let at = Date(timeIntervalSince1970: 1_796_125_814.5)
         e.customerID = "c\"1"; e.appUserID = "user/1"; e.checkoutID = "co_1"; e.customerEmail = "ü@example.com"
         e.customData = ["z": "last", "Z": "upper", "storefront_user_id": "u\n1", "a": ""]

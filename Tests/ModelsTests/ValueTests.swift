@@ -71,8 +71,10 @@ import Testing
         #expect(abs(date.timeIntervalSince1970 - seconds) < 0.000_5)
     }
 
-    @Test(arguments: ["", "2024-06-19", "2024-13-01T00:00:00Z", "2024-06-19T14:08:13.Z", "2024-06-19T14:08:13Zjunk", "yesterday",
-                      "0000-01-01T00:00:00+01:00", "9999-12-31T23:59:59-01:00"])
+    @Test(arguments: [
+        "", "2024-06-19", "2024-13-01T00:00:00Z", "2024-06-19T14:08:13.Z", "2024-06-19T14:08:13Zjunk", "yesterday",
+        "0000-01-01T00:00:00+01:00", "9999-12-31T23:59:59-01:00",
+    ])
     func rejects(text: String) { #expect(Timestamp.parse(text) == nil) }
 
     @Test func formatsAsUTCMilliseconds() throws {

@@ -16,8 +16,9 @@ import Testing
 
     @Test func connectsWithKeywordParameters() async throws {
         let parsed = try TestDatabase.configuration()
-        var config = PostgresConfiguration(host: parsed.host, port: parsed.port, user: parsed.user,
-                                           password: parsed.password, database: parsed.database)
+        var config = PostgresConfiguration(
+            host: parsed.host, port: parsed.port, user: parsed.user,
+            password: parsed.password, database: parsed.database)
         config.applicationName = "storefront tests 'quoted' \\ app"
         config.statementTimeoutMilliseconds = 1500
         let connection = try await PostgresConnection.connect(config)

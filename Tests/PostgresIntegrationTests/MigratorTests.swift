@@ -7,11 +7,13 @@ import Testing
         let table = PostgresQuery.quoteIdentifier(prefix + "_items")
         return [
             PostgresMigration(version: 1, name: "create", sql: "CREATE TABLE \(table) (id int PRIMARY KEY, note text);"),
-            PostgresMigration(version: 2, name: "seed", sql: """
-                INSERT INTO \(table) VALUES (1, 'one');
-                -- a second statement in the same file
-                UPDATE \(table) SET note = note || '!' WHERE id = 1;
-                """),
+            PostgresMigration(
+                version: 2, name: "seed",
+                sql: """
+                    INSERT INTO \(table) VALUES (1, 'one');
+                    -- a second statement in the same file
+                    UPDATE \(table) SET note = note || '!' WHERE id = 1;
+                    """),
             PostgresMigration(version: 10, name: "column", sql: "ALTER TABLE \(table) ADD COLUMN extra int DEFAULT 0;"),
         ]
     }
@@ -102,13 +104,15 @@ import Testing
         #expect(unreadable?.kind == .migration && unreadable?.sqlState == "42501")
         #expect(unreadable?.message?.contains("schema owner") == true, "\(String(describing: unreadable?.message))")
         // A pending migration: refused, naming the migration and the fix; nothing recorded.
-        let pending = list + [PostgresMigration(version: 11, name: "more", sql: "CREATE TABLE \(PostgresQuery.quoteIdentifier(prefix + "_more")) (id int);")]
+        let pending =
+            list + [PostgresMigration(version: 11, name: "more", sql: "CREATE TABLE \(PostgresQuery.quoteIdentifier(prefix + "_more")) (id int);")]
         let refused = await expectPostgresError {
             try await PostgresMigrator(migrations: pending, tableName: ledger).migrate(connection: service)
         }
         #expect(refused?.kind == .migration && refused?.sqlState == "42501")
-        #expect(refused?.message?.contains("migration 11 (more) failed") == true && refused?.message?.contains("schema owner") == true,
-                "\(String(describing: refused?.message))")
+        #expect(
+            refused?.message?.contains("migration 11 (more) failed") == true && refused?.message?.contains("schema owner") == true,
+            "\(String(describing: refused?.message))")
         await service.close()
         #expect(try await admin.query("SELECT max(version) FROM \(identifier: ledger)")[0].decode(Int.self) == 10)
         // A changed migration is no longer up to date for the fast path either: the locked path reports it.
@@ -125,8 +129,10 @@ import Testing
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(TestDatabase.uniqueName("migdir"))
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        for (file, sql) in [("10_last.sql", "SELECT 10;"), ("2_middle.sql", "SELECT 2;"), ("001_first.sql", "SELECT 1;"),
-                            ("README.md", "not a migration")] {
+        for (file, sql) in [
+            ("10_last.sql", "SELECT 10;"), ("2_middle.sql", "SELECT 2;"), ("001_first.sql", "SELECT 1;"),
+            ("README.md", "not a migration"),
+        ] {
             try sql.write(to: directory.appendingPathComponent(file), atomically: true, encoding: .utf8)
         }
         let migrator = try PostgresMigrator(directory: directory.path)

@@ -11,8 +11,9 @@ import Testing
     @Test func tenThousandRowsInOneTransaction() async throws {
         let connection = try await TestDatabase.connect()
         let table = try await makeTable(connection)
-        let insert = PostgresPreparedStatement(name: "ins_\(table)",
-                                               sql: "INSERT INTO \(PostgresQuery.quoteIdentifier(table)) (id, name) VALUES ($1, $2)")
+        let insert = PostgresPreparedStatement(
+            name: "ins_\(table)",
+            sql: "INSERT INTO \(PostgresQuery.quoteIdentifier(table)) (id, name) VALUES ($1, $2)")
         let batch = (0..<10_000).map { PostgresBatchItem(insert, [$0, "row \($0) ✓"]) }
         let counts = try await connection.pipeline(statements: [insert], batch: batch, inTransaction: true)
         #expect(counts.count == 10_000)
@@ -31,10 +32,12 @@ import Testing
         let quoted = PostgresQuery.quoteIdentifier(table)
         let insert = PostgresPreparedStatement(name: "i_\(table)", sql: "INSERT INTO \(quoted) (id, name) VALUES ($1, $2)")
         let bump = PostgresPreparedStatement(name: "u_\(table)", sql: "UPDATE \(quoted) SET n = n + 1 WHERE id <= $1")
-        let counts = try await connection.pipeline(statements: [insert, bump], batch: [
-            PostgresBatchItem(insert, [1, "a"]), PostgresBatchItem(insert, [2, "b"]),
-            PostgresBatchItem(bump, [2]), PostgresBatchItem(bump, [0]), PostgresBatchItem(insert, [3, "c"]),
-        ])
+        let counts = try await connection.pipeline(
+            statements: [insert, bump],
+            batch: [
+                PostgresBatchItem(insert, [1, "a"]), PostgresBatchItem(insert, [2, "b"]),
+                PostgresBatchItem(bump, [2]), PostgresBatchItem(bump, [0]), PostgresBatchItem(insert, [3, "c"]),
+            ])
         #expect(counts == [1, 1, 2, 0, 1])
         // Second batch: statements are already prepared on this connection.
         let again = try await connection.pipeline(statements: [insert, bump], batch: [PostgresBatchItem(bump, [3])])
@@ -48,8 +51,9 @@ import Testing
     @Test func failureMidBatchRollsBackEverythingAndNamesTheItem() async throws {
         let connection = try await TestDatabase.connect()
         let table = try await makeTable(connection)
-        let insert = PostgresPreparedStatement(name: "f_\(table)",
-                                               sql: "INSERT INTO \(PostgresQuery.quoteIdentifier(table)) (id, name) VALUES ($1, $2)")
+        let insert = PostgresPreparedStatement(
+            name: "f_\(table)",
+            sql: "INSERT INTO \(PostgresQuery.quoteIdentifier(table)) (id, name) VALUES ($1, $2)")
         var batch = (0..<1_000).map { PostgresBatchItem(insert, [$0, "ok"]) }
         batch[700] = PostgresBatchItem(insert, [5, "duplicate of item 5"])
         let error = await expectPostgresError { _ = try await connection.pipeline(statements: [insert], batch: batch) }
@@ -69,8 +73,9 @@ import Testing
     @Test func batchJoinsAnOuterTransaction() async throws {
         let pool = PostgresPool(configuration: try TestDatabase.configuration(), options: .init(maximumConnections: 1))
         let table = try await pool.withConnection { try await makeTable($0) }
-        let insert = PostgresPreparedStatement(name: "o_\(table)",
-                                               sql: "INSERT INTO \(PostgresQuery.quoteIdentifier(table)) (id, name) VALUES ($1, $2)")
+        let insert = PostgresPreparedStatement(
+            name: "o_\(table)",
+            sql: "INSERT INTO \(PostgresQuery.quoteIdentifier(table)) (id, name) VALUES ($1, $2)")
         struct Abort: Error {}
         await #expect(throws: Abort.self) {
             try await pool.withTransaction { conn in

@@ -4,11 +4,16 @@ import Testing
 
 @Suite struct PoolTests {
     @Test func thirdCallerWaitsUntilAConnectionIsReleased() async throws {
-        let pool = PostgresPool(configuration: try TestDatabase.configuration(),
-                                options: .init(maximumConnections: 2, acquireTimeout: .seconds(60)))
+        let pool = PostgresPool(
+            configuration: try TestDatabase.configuration(),
+            options: .init(maximumConnections: 2, acquireTimeout: .seconds(60)))
         let held1 = Gate(), held2 = Gate(), release1 = Gate(), release2 = Gate(), third = Gate()
-        async let first: Void = pool.withConnection { _ in await held1.open(); await release1.wait() }
-        async let second: Void = pool.withConnection { _ in await held2.open(); await release2.wait() }
+        async let first: Void = pool.withConnection { _ in
+            await held1.open(); await release1.wait()
+        }
+        async let second: Void = pool.withConnection { _ in
+            await held2.open(); await release2.wait()
+        }
         await held1.wait()
         await held2.wait()
         #expect(pool.statistics.open == 2)
@@ -32,11 +37,16 @@ import Testing
     }
 
     @Test func acquireTimesOutWhenExhausted() async throws {
-        let pool = PostgresPool(configuration: try TestDatabase.configuration(),
-                                options: .init(maximumConnections: 2, acquireTimeout: .milliseconds(200)))
+        let pool = PostgresPool(
+            configuration: try TestDatabase.configuration(),
+            options: .init(maximumConnections: 2, acquireTimeout: .milliseconds(200)))
         let held1 = Gate(), held2 = Gate(), release = Gate()
-        async let first: Void = pool.withConnection { _ in await held1.open(); await release.wait() }
-        async let second: Void = pool.withConnection { _ in await held2.open(); await release.wait() }
+        async let first: Void = pool.withConnection { _ in
+            await held1.open(); await release.wait()
+        }
+        async let second: Void = pool.withConnection { _ in
+            await held2.open(); await release.wait()
+        }
         await held1.wait()
         await held2.wait()
         let error = await expectPostgresError { try await pool.withConnection { _ in } }

@@ -61,8 +61,10 @@ actor Gate {
 }
 
 /// Expects `body` to throw a PostgresError and returns it.
-func expectPostgresError(_ body: () async throws -> Void,
-                         sourceLocation: SourceLocation = #_sourceLocation) async -> PostgresError? {
+func expectPostgresError(
+    _ body: () async throws -> Void,
+    sourceLocation: SourceLocation = #_sourceLocation
+) async -> PostgresError? {
     do {
         try await body()
         Issue.record("expected a PostgresError, got success", sourceLocation: sourceLocation)

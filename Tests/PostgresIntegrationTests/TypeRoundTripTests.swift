@@ -11,7 +11,8 @@ import Testing
     @Test func everySupportedTypeRoundTripsThroughATable() async throws {
         let connection = try await TestDatabase.connect()
         let table = TestDatabase.uniqueName("types")
-        try await connection.execute("""
+        try await connection.execute(
+            """
             CREATE TABLE \(identifier: table) (
                 t text, i bigint, i32 integer, i64 bigint, d double precision, b boolean,
                 bytes bytea, raw bytea, at timestamptz, id uuid, doc jsonb)
@@ -23,14 +24,16 @@ import Testing
         let date = Date(timeIntervalSince1970: 1_700_000_000.123456)
         let uuid = UUID()
         let json = try PostgresJSON(encoding: Payload(name: "ü", tags: ["a", "b"]))
-        try await connection.execute("""
+        try await connection.execute(
+            """
             INSERT INTO \(identifier: table) VALUES (\(text), \(Int.min), \(Int32.max), \(Int64.max), \(-1.5e-300),
                 \(true), \(bytes), \(raw), \(date), \(uuid), \(json))
             """)
         // NULL for every column, bound as typed optionals.
         let none: (String?, Int?, Int32?, Int64?, Double?, Bool?, Data?, [UInt8]?, Date?, UUID?, PostgresJSON?) =
             (nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil)
-        try await connection.execute("""
+        try await connection.execute(
+            """
             INSERT INTO \(identifier: table) VALUES (\(none.0), \(none.1), \(none.2), \(none.3), \(none.4), \(none.5),
                 \(none.6), \(none.7), \(none.8), \(none.9), \(none.10))
             """)
@@ -62,7 +65,8 @@ import Testing
         let date = Date(timeIntervalSince1970: 1_700_000_000.123456)
         let before1970 = Date(timeIntervalSince1970: -0.5)
         let uuid = UUID(uuidString: "6BA7B810-9DAD-11D1-80B4-00C04FD430C8")!
-        let row = try await connection.query("""
+        let row = try await connection.query(
+            """
             SELECT \(date) = '2023-11-14 22:13:20.123456+00'::timestamptz,
                    \(before1970) = '1969-12-31 23:59:59.5+00'::timestamptz,
                    \(Data([0, 1, 255])) = '\\x0001ff'::bytea,
@@ -109,7 +113,8 @@ import Testing
         let connection = try await TestDatabase.connect()
         let table = TestDatabase.uniqueName("infer")
         try await connection.execute("CREATE TABLE \(identifier: table) (id uuid, doc jsonb, n numeric)")
-        try await connection.execute("""
+        try await connection.execute(
+            """
             INSERT INTO \(identifier: table) VALUES (\("6ba7b810-9dad-11d1-80b4-00c04fd430c8"), \(#"{"k":1}"#), \("12.50"))
             """)
         let row = try await connection.query("SELECT id, doc, n FROM \(identifier: table)")[0]

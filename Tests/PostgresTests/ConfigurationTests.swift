@@ -12,8 +12,11 @@ import Testing
         #expect(config.user == "app@corp")
         #expect(config.password == "p@ss:w/rd x")
         #expect(config.database == "my db")
-        #expect(config.tls == .init(mode: "verify-full", rootCertificatePath: "/etc/ca.pem",
-                                    certificatePath: "/c.pem", keyPath: "/k.pem"))
+        #expect(
+            config.tls
+                == .init(
+                    mode: "verify-full", rootCertificatePath: "/etc/ca.pem",
+                    certificatePath: "/c.pem", keyPath: "/k.pem"))
         #expect(config.connectTimeoutSeconds == 3)
         #expect(config.applicationName == "store front")
         #expect(config.statementTimeoutMilliseconds == 250)
@@ -35,8 +38,10 @@ import Testing
         #expect(v6.host == "::1" && v6.port == 5433 && v6.user == "u" && v6.database == "d")
     }
 
-    @Test(arguments: ["mysql://x", "postgresql://h:99999/d", "postgresql://h/d?x", "postgresql://u:%zz@h/d",
-                      "postgresql://u:%00@h/d", "postgresql://h/d?Bad-Key=1"])
+    @Test(arguments: [
+        "mysql://x", "postgresql://h:99999/d", "postgresql://h/d?x", "postgresql://u:%zz@h/d",
+        "postgresql://u:%00@h/d", "postgresql://h/d?Bad-Key=1",
+    ])
     func rejectsMalformedURLs(url: String) {
         #expect(throws: PostgresError.self) { try PostgresConfiguration(url: url) }
     }

@@ -47,10 +47,11 @@ import Testing
     }
 
     @Test func lemonSqueezyCancelledUntilEndsAt() {
-        let inGrace = Self.access(Self.state(.lemonsqueezy, "cancelled") {
-            $0.cancelAtPeriodEnd = true
-            $0.endsAt = Self.now.addingTimeInterval(10)
-        })
+        let inGrace = Self.access(
+            Self.state(.lemonsqueezy, "cancelled") {
+                $0.cancelAtPeriodEnd = true
+                $0.endsAt = Self.now.addingTimeInterval(10)
+            })
         #expect(inGrace.isActive && !inGrace.willRenew)
         let over = Self.access(Self.state(.lemonsqueezy, "cancelled") { $0.endsAt = Self.now.addingTimeInterval(-10) })
         #expect(!over.isActive)
@@ -75,15 +76,17 @@ import Testing
     }
 
     @Test func paystackNonRenewingUntilThePeriodEnd() {
-        let inPeriod = Self.access(Self.state(.paystack, "non-renewing") {
-            $0.cancelAtPeriodEnd = true
-            $0.endsAt = Self.now.addingTimeInterval(10)
-        })
+        let inPeriod = Self.access(
+            Self.state(.paystack, "non-renewing") {
+                $0.cancelAtPeriodEnd = true
+                $0.endsAt = Self.now.addingTimeInterval(10)
+            })
         #expect(inPeriod.isActive && !inPeriod.willRenew)
-        let over = Self.access(Self.state(.paystack, "non-renewing") {
-            $0.cancelAtPeriodEnd = true
-            $0.endsAt = Self.now.addingTimeInterval(-10)
-        })
+        let over = Self.access(
+            Self.state(.paystack, "non-renewing") {
+                $0.cancelAtPeriodEnd = true
+                $0.endsAt = Self.now.addingTimeInterval(-10)
+            })
         #expect(!over.isActive)
     }
 

@@ -28,8 +28,9 @@ import Testing
 
     @Test func withoutAFileEachProductIsItsOwnEntitlement() {
         let resolver = EntitlementResolver(policy: Self.policy)
-        let list = resolver.entitlements(subscriptions: [Self.subscription("1", product: "2", status: "active")],
-                                         orders: [Self.order("9", product: "5")], at: Self.now)
+        let list = resolver.entitlements(
+            subscriptions: [Self.subscription("1", product: "2", status: "active")],
+            orders: [Self.order("9", product: "5")], at: Self.now)
         #expect(list.map(\.identifier) == ["ls_2", "ls_5"])
         #expect(list[0].source == .subscription && list[0].willRenew && list[0].productID == "ls_2")
         #expect(list[1].source == .purchase && list[1].expiresAt == nil && list[1].isActive)
@@ -44,10 +45,12 @@ import Testing
     }
 
     @Test func theFileMapsProductsOfBothProvidersToOneEntitlement() throws {
-        let configuration = try EntitlementsConfiguration.parse(Array("""
-            {"entitlements": {"premium": {"lemonsqueezy": {"products": ["2"]}, "paystack": {"plans": ["PLN_p"]}},
-                              "icons": {"lemonsqueezy": {"variants": ["50"]}, "one_time": {"duration_days": 30}}}}
-            """.utf8))
+        let configuration = try EntitlementsConfiguration.parse(
+            Array(
+                """
+                {"entitlements": {"premium": {"lemonsqueezy": {"products": ["2"]}, "paystack": {"plans": ["PLN_p"]}},
+                                  "icons": {"lemonsqueezy": {"variants": ["50"]}, "one_time": {"duration_days": 30}}}}
+                """.utf8))
         let resolver = EntitlementResolver(configuration: configuration, policy: Self.policy)
         let lapsed = Self.subscription("1", product: "2", status: "expired")
         let paystack = Self.subscription("SUB_1", product: "PLN_p", status: "active", provider: .paystack)
@@ -59,8 +62,9 @@ import Testing
         #expect(icons.isActive && icons.expiresAt == Self.now.addingTimeInterval(29 * 86_400))
         let withLapsedOnly = resolver.entitlements(subscriptions: [lapsed], orders: [Self.order("9", product: "5")], at: Self.now)
         #expect(withLapsedOnly.map(\.identifier) == ["icons", "premium"] && withLapsedOnly.map(\.isActive) == [true, false])
-        let lapsedIcons = resolver.entitlements(subscriptions: [Self.subscription("1", product: "2", status: "active")],
-                                                orders: [], at: Self.now)
+        let lapsedIcons = resolver.entitlements(
+            subscriptions: [Self.subscription("1", product: "2", status: "active")],
+            orders: [], at: Self.now)
         #expect(lapsedIcons.map(\.identifier) == ["premium"])
     }
 

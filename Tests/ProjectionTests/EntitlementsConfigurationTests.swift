@@ -11,7 +11,8 @@ import Basics
     }
 
     @Test func readsBothProvidersAndOneTimeDurations() throws {
-        let configuration = try Self.parse("""
+        let configuration = try Self.parse(
+            """
             {"entitlements": {
               "premium": {"lemonsqueezy": {"products": ["123", 124], "variants": ["456"]}, "paystack": {"plans": ["PLN_gx2wn530m0i3w3m"]}},
               "pro_icons": {"lemonsqueezy": {"variants": ["789"]}, "one_time": {"duration_days": 365}},
@@ -32,7 +33,8 @@ import Basics
 
     @Test func namesEveryProblemAtOnce() {
         let error = #expect(throws: EntitlementsConfiguration.Invalid.self) {
-            try Self.parse("""
+            try Self.parse(
+                """
                 {"entitlements": {
                   "bad id!": {"lemonsqueezy": {"products": ["1"]}},
                   "empty": {},
@@ -43,10 +45,12 @@ import Basics
                 """)
         }
         let problems = error?.problems ?? []
-        for fragment in ["unknown key \"extra\"", "entitlements.bad id!: identifiers", "entitlements.empty: no product",
-                         "entitlements.typo.lemonsqueezy: unknown key \"product\"", "entitlements.typo.paystack.plans must be an array",
-                         "entitlements.twice.lemonsqueezy.variants lists \"7\" twice", "entitlements.twice.lemonsqueezy.variants[2]",
-                         "entitlements.span.one_time"] {
+        for fragment in [
+            "unknown key \"extra\"", "entitlements.bad id!: identifiers", "entitlements.empty: no product",
+            "entitlements.typo.lemonsqueezy: unknown key \"product\"", "entitlements.typo.paystack.plans must be an array",
+            "entitlements.twice.lemonsqueezy.variants lists \"7\" twice", "entitlements.twice.lemonsqueezy.variants[2]",
+            "entitlements.span.one_time",
+        ] {
             #expect(problems.contains { $0.contains(fragment) }, "missing: \(fragment) in \(problems)")
         }
     }

@@ -6,8 +6,10 @@ import Testing
 @Suite struct SubscriptionFoldTests {
     static let t0 = Date(timeIntervalSince1970: 1_790_000_000)
 
-    static func lemonSqueezy(_ kind: BillingEventKind, status: String, at offset: TimeInterval, key: String,
-                             endsAt: Date? = nil, cancelled: Bool? = nil) -> SubscriptionFold.LoggedEvent {
+    static func lemonSqueezy(
+        _ kind: BillingEventKind, status: String, at offset: TimeInterval, key: String,
+        endsAt: Date? = nil, cancelled: Bool? = nil
+    ) -> SubscriptionFold.LoggedEvent {
         var event = BillingEvent(kind: kind, provider: .lemonsqueezy, providerEventName: "x", entityKey: "lemonsqueezy:sub_1")
         event.subscriptionID = "1"
         event.status = status
@@ -79,8 +81,9 @@ import Testing
     }
 
     static func observed(status: String, cancelled: Bool, at offset: TimeInterval, key: String) -> SubscriptionFold.LoggedEvent {
-        var e = BillingEvent(kind: .subscriptionObserved, provider: .paystack, providerEventName: "storefront.resume_requested",
-                             entityKey: "paystack:SUB_1")
+        var e = BillingEvent(
+            kind: .subscriptionObserved, provider: .paystack, providerEventName: "storefront.resume_requested",
+            entityKey: "paystack:SUB_1")
         e.subscriptionID = "SUB_1"
         e.status = status
         e.cancelled = cancelled
@@ -92,9 +95,11 @@ import Testing
     /// Paystack sends no webhook for `/subscription/enable`: the provider's
     /// answer to the resume is what makes it active and renewing again.
     @Test func aPaystackResumeSeenAtTheProviderEndsNonRenewing() {
-        let events = [Self.paystack(.subscriptionCreated, at: 0, key: "c", status: "active"),
-                      Self.paystack(.subscriptionNotRenewing, at: 100, key: "n"),
-                      Self.observed(status: "active", cancelled: false, at: 200, key: "command:1")]
+        let events = [
+            Self.paystack(.subscriptionCreated, at: 0, key: "c", status: "active"),
+            Self.paystack(.subscriptionNotRenewing, at: 100, key: "n"),
+            Self.observed(status: "active", cancelled: false, at: 200, key: "command:1"),
+        ]
         let expected = SubscriptionFold.fold(provider: .paystack, subscriptionID: "SUB_1", events: events)
         #expect(expected.status == "active" && !expected.cancelAtPeriodEnd && expected.endsAt == nil)
         #expect(expected.unsubscribeDetectedAt == nil, "the resume cleared the cancellation")
@@ -105,17 +110,23 @@ import Testing
             #expect(SubscriptionFold.fold(provider: .paystack, subscriptionID: "SUB_1", events: order.map { events[$0] }) == expected)
         }
         // A later cancellation (received after the fetch) refines it again.
-        let again = SubscriptionFold.fold(provider: .paystack, subscriptionID: "SUB_1", events: events + [Self.paystack(.subscriptionNotRenewing, at: 400, key: "n2")])
+        let again = SubscriptionFold.fold(
+            provider: .paystack, subscriptionID: "SUB_1", events: events + [Self.paystack(.subscriptionNotRenewing, at: 400, key: "n2")])
         #expect(again.status == "non-renewing" && again.cancelAtPeriodEnd && again.unsubscribeDetectedAt == Self.t0.addingTimeInterval(400))
     }
 
     @Test func pauseModeComesAndGoesWithTheSubscriptionObject() {
         var paused = Self.lemonSqueezy(.subscriptionPaused, status: "paused", at: 10, key: "p")
         paused.event.pauseMode = "free"
-        let state = SubscriptionFold.fold(provider: .lemonsqueezy, subscriptionID: "1", events: [Self.lemonSqueezy(.subscriptionCreated, status: "active", at: 0, key: "a"), paused])
+        let state = SubscriptionFold.fold(
+            provider: .lemonsqueezy, subscriptionID: "1",
+            events: [Self.lemonSqueezy(.subscriptionCreated, status: "active", at: 0, key: "a"), paused])
         #expect(state.status == "paused" && state.pauseMode == "free")
-        let unpaused = SubscriptionFold.fold(provider: .lemonsqueezy, subscriptionID: "1", events: [
-            paused, Self.lemonSqueezy(.subscriptionUnpaused, status: "active", at: 20, key: "u")])
+        let unpaused = SubscriptionFold.fold(
+            provider: .lemonsqueezy, subscriptionID: "1",
+            events: [
+                paused, Self.lemonSqueezy(.subscriptionUnpaused, status: "active", at: 20, key: "u"),
+            ])
         #expect(unpaused.status == "active" && unpaused.pauseMode == nil)
     }
 
@@ -129,15 +140,21 @@ import Testing
         }
         var created = Self.lemonSqueezy(.subscriptionCreated, status: "active", at: 0, key: "a")
         created.event.createdAt = Self.t0
-        let failing = [created, invoice(.paymentSucceeded, at: 1, key: "p1"), invoice(.paymentFailed, at: 50, key: "f"),
-                       Self.lemonSqueezy(.subscriptionUpdated, status: "past_due", at: 51, key: "u")]
+        let failing = [
+            created, invoice(.paymentSucceeded, at: 1, key: "p1"), invoice(.paymentFailed, at: 50, key: "f"),
+            Self.lemonSqueezy(.subscriptionUpdated, status: "past_due", at: 51, key: "u"),
+        ]
         let state = SubscriptionFold.fold(provider: .lemonsqueezy, subscriptionID: "1", events: failing.reversed())
         #expect(state.originalPurchaseAt == Self.t0 && state.latestPurchaseAt == Self.t0.addingTimeInterval(1))
         #expect(state.billingIssueDetectedAt == Self.t0.addingTimeInterval(50))
-        let recovered = SubscriptionFold.fold(provider: .lemonsqueezy, subscriptionID: "1", events: failing + [
-            invoice(.paymentSucceeded, at: 60, key: "p2"), Self.lemonSqueezy(.subscriptionUpdated, status: "active", at: 61, key: "u2")])
+        let recovered = SubscriptionFold.fold(
+            provider: .lemonsqueezy, subscriptionID: "1",
+            events: failing + [
+                invoice(.paymentSucceeded, at: 60, key: "p2"), Self.lemonSqueezy(.subscriptionUpdated, status: "active", at: 61, key: "u2"),
+            ])
         #expect(recovered.billingIssueDetectedAt == nil && recovered.latestPurchaseAt == Self.t0.addingTimeInterval(60))
-        let refunded = SubscriptionFold.fold(provider: .lemonsqueezy, subscriptionID: "1", events: failing + [invoice(.paymentRefunded, at: 70, key: "r")])
+        let refunded = SubscriptionFold.fold(
+            provider: .lemonsqueezy, subscriptionID: "1", events: failing + [invoice(.paymentRefunded, at: 70, key: "r")])
         #expect(refunded.refundedAt == Self.t0.addingTimeInterval(70))
         #expect(!AccessRules.access(refunded, policy: AccessPolicy(testDeployment: true), at: Self.t0.addingTimeInterval(80)).isActive)
     }
@@ -147,10 +164,14 @@ import Testing
     @Test func everyPermutationOfALifeGivesTheSameEntitlements() {
         var created = Self.lemonSqueezy(.subscriptionCreated, status: "active", at: 0, key: "a")
         created.event.productID = "2"
-        let events = [created, Self.lemonSqueezy(.subscriptionUpdated, status: "active", at: 5, key: "b"),
-                      Self.lemonSqueezy(.subscriptionCancelled, status: "cancelled", at: 60, key: "c", endsAt: Self.t0.addingTimeInterval(86_400), cancelled: true),
-                      Self.lemonSqueezy(.subscriptionExpired, status: "expired", at: 86_400, key: "d", endsAt: Self.t0.addingTimeInterval(86_400), cancelled: true),
-                      Self.lemonSqueezy(.subscriptionUpdated, status: "active", at: 30, key: "late")]
+        let events = [
+            created, Self.lemonSqueezy(.subscriptionUpdated, status: "active", at: 5, key: "b"),
+            Self.lemonSqueezy(
+                .subscriptionCancelled, status: "cancelled", at: 60, key: "c", endsAt: Self.t0.addingTimeInterval(86_400), cancelled: true),
+            Self.lemonSqueezy(
+                .subscriptionExpired, status: "expired", at: 86_400, key: "d", endsAt: Self.t0.addingTimeInterval(86_400), cancelled: true),
+            Self.lemonSqueezy(.subscriptionUpdated, status: "active", at: 30, key: "late"),
+        ]
         let resolver = EntitlementResolver(policy: AccessPolicy(testDeployment: true))
         func entitlements(_ list: [SubscriptionFold.LoggedEvent], at offset: TimeInterval) -> [EntitlementInfo] {
             let state = SubscriptionFold.fold(provider: .lemonsqueezy, subscriptionID: "1", events: list)

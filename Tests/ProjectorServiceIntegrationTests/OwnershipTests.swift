@@ -16,9 +16,12 @@ import Webhooks
 
     // MARK: - Paystack bodies in the provider's real shape
 
-    static func paystackCharge(user: String?, customer: String, email: String, plan: String, authorization: String, id: Int, at offset: TimeInterval) -> [UInt8] {
+    static func paystackCharge(
+        user: String?, customer: String, email: String, plan: String, authorization: String, id: Int, at offset: TimeInterval
+    ) -> [UInt8] {
         let metadata = user.map { #"{"storefront_user_id":"\#($0)","storefront_checkout_id":"chk-\#(id)"}"# } ?? "null"
-        return Array("""
+        return Array(
+            """
             {"event":"charge.success","data":{"id":\(id),"domain":"test","status":"success","reference":"ref-\(id)","amount":500000,
             "currency":"NGN","paid_at":"\(Timestamp.format(t0.addingTimeInterval(offset)))","metadata":\(metadata),
             "customer":{"customer_code":"\(customer)","email":"\(email)"},
@@ -27,9 +30,12 @@ import Webhooks
             """.utf8)
     }
 
-    static func paystackSubscription(_ event: String, code: String, customer: String, email: String, plan: String, authorization: String,
-                                     status: String) -> [UInt8] {
-        Array("""
+    static func paystackSubscription(
+        _ event: String, code: String, customer: String, email: String, plan: String, authorization: String,
+        status: String
+    ) -> [UInt8] {
+        Array(
+            """
             {"event":"\(event)","data":{"domain":"test","status":"\(status)","subscription_code":"\(code)","email_token":"tok-\(code)",
             "amount":500000,"next_payment_date":"\(Timestamp.format(t0.addingTimeInterval(30 * 86_400)))",
             "createdAt":"\(Timestamp.format(t0))","plan":{"plan_code":"\(plan)","name":"Premium Monthly"},
@@ -39,8 +45,9 @@ import Webhooks
     }
 
     static func record(_ provider: Provider, _ body: [UInt8], receivedAt offset: TimeInterval) throws -> KafkaConsumerRecord {
-        Support.record(Topics.webhooks, key: ProviderWebhooks.topicKey(provider, body: body),
-                       value: try RecordCoding.encode(Support.envelope(provider, body, receivedAt: t0.addingTimeInterval(offset))))
+        Support.record(
+            Topics.webhooks, key: ProviderWebhooks.topicKey(provider, body: body),
+            value: try RecordCoding.encode(Support.envelope(provider, body, receivedAt: t0.addingTimeInterval(offset))))
     }
 
     static func owners(_ pool: PostgresPool) async throws -> [String: String] {
@@ -58,12 +65,22 @@ import Webhooks
     static func paystackTakeover() throws -> [KafkaConsumerRecord] {
         let customer = "CUS_shared1", email = "b@example.com", plan = "PLN_premium1"
         return [
-            try record(.paystack, paystackCharge(user: "user-b", customer: customer, email: email, plan: plan, authorization: "AUTH_b1", id: 1001, at: 0), receivedAt: 1),
-            try record(.paystack, paystackSubscription("subscription.create", code: "SUB_b", customer: customer, email: email, plan: plan,
-                                                       authorization: "AUTH_b1", status: "active"), receivedAt: 2),
-            try record(.paystack, paystackCharge(user: "user-a", customer: customer, email: email, plan: plan, authorization: "AUTH_a1", id: 1002, at: 600), receivedAt: 601),
-            try record(.paystack, paystackSubscription("subscription.create", code: "SUB_a", customer: customer, email: email, plan: plan,
-                                                       authorization: "AUTH_a1", status: "active"), receivedAt: 602),
+            try record(
+                .paystack, paystackCharge(user: "user-b", customer: customer, email: email, plan: plan, authorization: "AUTH_b1", id: 1001, at: 0),
+                receivedAt: 1),
+            try record(
+                .paystack,
+                paystackSubscription(
+                    "subscription.create", code: "SUB_b", customer: customer, email: email, plan: plan,
+                    authorization: "AUTH_b1", status: "active"), receivedAt: 2),
+            try record(
+                .paystack, paystackCharge(user: "user-a", customer: customer, email: email, plan: plan, authorization: "AUTH_a1", id: 1002, at: 600),
+                receivedAt: 601),
+            try record(
+                .paystack,
+                paystackSubscription(
+                    "subscription.create", code: "SUB_a", customer: customer, email: email, plan: plan,
+                    authorization: "AUTH_a1", status: "active"), receivedAt: 602),
         ]
     }
 
@@ -82,8 +99,9 @@ import Webhooks
         #expect(b.subscriptions.map(\.subscriptionID) == ["SUB_b"])
         let a = try await reader.snapshot(for: ProjectionUser(appUserID: "user-a", verifiedEmail: nil), at: now)
         #expect(a.subscriptions.map(\.subscriptionID) == ["SUB_a"])
-        #expect(try await reader.ownedSubscription(code: "SUB_b", for: ProjectionUser(appUserID: "user-a", verifiedEmail: nil), at: now) == nil,
-                "A cannot act on B's subscription")
+        #expect(
+            try await reader.ownedSubscription(code: "SUB_b", for: ProjectionUser(appUserID: "user-a", verifiedEmail: nil), at: now) == nil,
+            "A cannot act on B's subscription")
     }
 
     @Test func aLemonSqueezyCheckoutWithAnotherUsersEmailBuysOnlyForItsOwnUser() async throws {
@@ -91,9 +109,11 @@ import Webhooks
         defer { Task { await pool.close() } }
         let projector = Support.projector(pool)
         func subscription(_ id: String, user: String, at offset: TimeInterval) throws -> KafkaConsumerRecord {
-            let body = try Support.body("lemonsqueezy.webhook.subscription_created.synthetic.json", replacing: [
-                "\"880123\"": "\"\(id)\"", "user-7f3a": user, "7c1f3a52": String(id.suffix(8)),
-            ])
+            let body = try Support.body(
+                "lemonsqueezy.webhook.subscription_created.synthetic.json",
+                replacing: [
+                    "\"880123\"": "\"\(id)\"", "user-7f3a": user, "7c1f3a52": String(id.suffix(8)),
+                ])
             return try Self.record(.lemonsqueezy, body, receivedAt: offset)
         }
         _ = try await projector.apply([try subscription("900001", user: "user-b", at: 0)])
@@ -109,15 +129,21 @@ import Webhooks
         // Bought from a dashboard link: no storefront metadata anywhere.
         let customer = "CUS_dash1", email = "dash@example.com", plan = "PLN_premium1"
         _ = try await projector.apply([
-            try Self.record(.paystack, Self.paystackCharge(user: nil, customer: customer, email: email, plan: plan, authorization: "AUTH_d1", id: 2001, at: 0), receivedAt: 1),
-            try Self.record(.paystack, Self.paystackSubscription("subscription.create", code: "SUB_dash", customer: customer, email: email, plan: plan,
-                                                                 authorization: "AUTH_d1", status: "active"), receivedAt: 2),
+            try Self.record(
+                .paystack, Self.paystackCharge(user: nil, customer: customer, email: email, plan: plan, authorization: "AUTH_d1", id: 2001, at: 0),
+                receivedAt: 1),
+            try Self.record(
+                .paystack,
+                Self.paystackSubscription(
+                    "subscription.create", code: "SUB_dash", customer: customer, email: email, plan: plan,
+                    authorization: "AUTH_d1", status: "active"), receivedAt: 2),
         ])
         #expect(try await Self.owners(pool).isEmpty)
 
         func claim(_ user: String) throws -> KafkaConsumerRecord {
-            var command = SubscriptionCommand(commandID: UUID().uuidString.lowercased(), kind: .claimByEmail, provider: .paystack,
-                                              subscriptionID: "SUB_dash", appUserID: user, requestedAt: Self.t0.addingTimeInterval(3600))
+            var command = SubscriptionCommand(
+                commandID: UUID().uuidString.lowercased(), kind: .claimByEmail, provider: .paystack,
+                subscriptionID: "SUB_dash", appUserID: user, requestedAt: Self.t0.addingTimeInterval(3600))
             command.purchaseType = .subscription
             return Support.record(Topics.commands, key: command.key, value: try RecordCoding.encode(command))
         }
@@ -132,9 +158,14 @@ import Webhooks
         #expect(claimed == "user-first")
 
         // A later event of the same subscription keeps the claimed owner.
-        _ = try await projector.apply([try Self.record(.paystack, Self.paystackSubscription(
-            "subscription.not_renew", code: "SUB_dash", customer: customer, email: email, plan: plan, authorization: "AUTH_d1", status: "non-renewing"),
-            receivedAt: 7200)])
+        _ = try await projector.apply([
+            try Self.record(
+                .paystack,
+                Self.paystackSubscription(
+                    "subscription.not_renew", code: "SUB_dash", customer: customer, email: email, plan: plan, authorization: "AUTH_d1",
+                    status: "non-renewing"),
+                receivedAt: 7200)
+        ])
         let after = try await pool.query("SELECT app_user_id, status FROM subscriptions WHERE subscription_id = 'SUB_dash'")
         let last = try #require(after.first)
         let (owner, status) = try last.decode((String?, String).self)

@@ -50,14 +50,18 @@ import Testing
         #expect(outcome.applied == 9)
         #expect(outcome.deadLettered == 0)
 
-        let ls = try await pool.query("SELECT status, app_user_id, customer_id, variant_id, renews_at IS NOT NULL FROM subscriptions WHERE provider = 'lemonsqueezy' AND subscription_id = '880123'")
+        let ls = try await pool.query(
+            "SELECT status, app_user_id, customer_id, variant_id, renews_at IS NOT NULL FROM subscriptions WHERE provider = 'lemonsqueezy' AND subscription_id = '880123'"
+        )
         let (lsStatus, lsUser, lsCustomer, _, lsRenews) = try #require(ls.first).decode((String, String?, String?, String?, Bool).self)
         #expect(lsStatus == "past_due")
         #expect(lsUser == "user-7f3a")
         #expect(lsCustomer == "6120345")
         #expect(lsRenews)
 
-        let ps = try await pool.query("SELECT status, customer_id, product_id, card_last_four, ends_at IS NOT NULL FROM subscriptions WHERE provider = 'paystack' AND subscription_id = 'SUB_vsyqdmlzble3uii'")
+        let ps = try await pool.query(
+            "SELECT status, customer_id, product_id, card_last_four, ends_at IS NOT NULL FROM subscriptions WHERE provider = 'paystack' AND subscription_id = 'SUB_vsyqdmlzble3uii'"
+        )
         let (psStatus, psCustomer, psPlan, psCard, psEnded) = try #require(ps.first).decode((String, String?, String?, String?, Bool).self)
         #expect(psStatus != "active" && psStatus != "unknown")
         #expect(psCustomer == "CUS_xnxdt6s1zg1f4nx")
@@ -78,7 +82,11 @@ import Testing
         let records = try Self.allRecords()
         let inOrder = try await Support.freshDatabase()
         let shuffled = try await Support.freshDatabase()
-        defer { Task { await inOrder.close(); await shuffled.close() } }
+        defer {
+            Task {
+                await inOrder.close(); await shuffled.close()
+            }
+        }
         _ = try await Support.projector(inOrder).apply(records)
 
         var generator = SystemRandomNumberGenerator()
@@ -122,8 +130,9 @@ import Testing
         let metrics = MetricsRegistry()
         let projector = Support.projector(pool, sink: sink, metrics: metrics)
         let garbage = Support.record(Topics.webhooks, key: "lemonsqueezy:x", value: Array("not json".utf8), offset: 1)
-        let badPayload = Support.record(Topics.webhooks, key: "paystack:unparsed",
-                                        value: try RecordCoding.encode(Support.envelope(.paystack, Array("[1,2]".utf8))), offset: 2)
+        let badPayload = Support.record(
+            Topics.webhooks, key: "paystack:unparsed",
+            value: try RecordCoding.encode(Support.envelope(.paystack, Array("[1,2]".utf8))), offset: 2)
         let badCheckout = Support.record(Topics.checkouts, key: "lemonsqueezy:u", value: Array(#"{"checkoutId":1}"#.utf8), offset: 3)
         let good = try Support.webhookRecord(.lemonsqueezy, Support.body("lemonsqueezy.webhook.subscription_created.synthetic.json"), offset: 4)
         let outcome = try await projector.apply([garbage, badPayload, badCheckout, good])
@@ -158,7 +167,9 @@ import Testing
         let pool = try await Support.freshDatabase()
         defer { Task { await pool.close() } }
         let projector = Support.projector(pool)
-        _ = try await projector.apply([try Support.webhookRecord(.lemonsqueezy, Support.body("lemonsqueezy.webhook.subscription_created.synthetic.json"))])
+        _ = try await projector.apply([
+            try Support.webhookRecord(.lemonsqueezy, Support.body("lemonsqueezy.webhook.subscription_created.synthetic.json"))
+        ])
         let before = try await Support.dump(pool)
         let unknown = try Support.body("lemonsqueezy.webhook.customer_updated.synthetic.json")
         let outcome = try await projector.apply([try Support.webhookRecord(.lemonsqueezy, unknown)])
@@ -181,7 +192,9 @@ import Testing
             Support.record(Topics.checkouts, key: other.key, value: try RecordCoding.encode(other)),
         ])
         #expect(try await Support.count(pool, "SELECT count(*) FROM checkouts WHERE completed_at IS NOT NULL") == 0)
-        _ = try await projector.apply([try Support.webhookRecord(.lemonsqueezy, Support.body("lemonsqueezy.webhook.subscription_created.synthetic.json"))])
+        _ = try await projector.apply([
+            try Support.webhookRecord(.lemonsqueezy, Support.body("lemonsqueezy.webhook.subscription_created.synthetic.json"))
+        ])
         let rows = try await pool.query("SELECT checkout_id, completed_at FROM checkouts WHERE completed_at IS NOT NULL")
         #expect(try rows.map { try $0.decode(column: 0, as: String.self) } == [checkout.checkoutID])
         #expect(try rows.first?.decode(column: 1, as: Date.self) == Timestamp.parse("2025-03-03T09:15:41Z"))
@@ -190,7 +203,9 @@ import Testing
         let late = try await Support.freshDatabase()
         defer { Task { await late.close() } }
         let lateProjector = Support.projector(late)
-        _ = try await lateProjector.apply([try Support.webhookRecord(.lemonsqueezy, Support.body("lemonsqueezy.webhook.subscription_created.synthetic.json"))])
+        _ = try await lateProjector.apply([
+            try Support.webhookRecord(.lemonsqueezy, Support.body("lemonsqueezy.webhook.subscription_created.synthetic.json"))
+        ])
         _ = try await lateProjector.apply([Support.record(Topics.checkouts, key: checkout.key, value: try RecordCoding.encode(checkout))])
         #expect(try await Support.count(late, "SELECT count(*) FROM checkouts WHERE completed_at = '2025-03-03T09:15:41Z'") == 1)
     }
@@ -198,8 +213,9 @@ import Testing
     @Test func commandsAreRecordedOnce() async throws {
         let pool = try await Support.freshDatabase()
         defer { Task { await pool.close() } }
-        let command = SubscriptionCommand(commandID: "cmd-1", kind: .cancelRequested, provider: .paystack, subscriptionID: "SUB_1",
-                                          appUserID: "u", requestedAt: Date(timeIntervalSince1970: 1_800_000_000))
+        let command = SubscriptionCommand(
+            commandID: "cmd-1", kind: .cancelRequested, provider: .paystack, subscriptionID: "SUB_1",
+            appUserID: "u", requestedAt: Date(timeIntervalSince1970: 1_800_000_000))
         let record = Support.record(Topics.commands, key: command.key, value: try RecordCoding.encode(command))
         let first = try await Support.projector(pool).apply([record])
         let second = try await Support.projector(pool).apply([record])

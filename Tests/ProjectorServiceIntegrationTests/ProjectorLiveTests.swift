@@ -19,10 +19,12 @@ import Webhooks
         let subscriptionID = String(Int.random(in: 100_000_000...999_999_999))
         let user = Support.unique("user")
         let checkoutID = UUID().uuidString.lowercased()
-        let body = try Support.body("lemonsqueezy.webhook.subscription_created.synthetic.json", replacing: [
-            "880123": subscriptionID, "user-7f3a": user, "2d9c6a40-5b1e-4f7a-9c3d-8e2f1a0b4c6d": checkoutID,
-            "\"webhook_id\": \"": "\"webhook_id\": \"\(UUID().uuidString.lowercased().prefix(8))",
-        ])
+        let body = try Support.body(
+            "lemonsqueezy.webhook.subscription_created.synthetic.json",
+            replacing: [
+                "880123": subscriptionID, "user-7f3a": user, "2d9c6a40-5b1e-4f7a-9c3d-8e2f1a0b4c6d": checkoutID,
+                "\"webhook_id\": \"": "\"webhook_id\": \"\(UUID().uuidString.lowercased().prefix(8))",
+            ])
         return (body, subscriptionID, user, checkoutID)
     }
 
@@ -34,10 +36,14 @@ import Webhooks
         _ = await producer.shutdown()
     }
 
-    static func consumer(_ brokers: [String], group: String, topics: [String] = [Topics.webhooks, Topics.checkouts, Topics.commands]) throws -> KafkaConsumer {
-        try KafkaConsumer(topics: topics, configuration: KafkaConsumerConfiguration(
-            client: KafkaClientConfiguration(bootstrapServers: brokers, clientID: "projector-tests"), groupID: group,
-            maxBatchSize: 500, maxBatchWait: .milliseconds(50)))
+    static func consumer(
+        _ brokers: [String], group: String, topics: [String] = [Topics.webhooks, Topics.checkouts, Topics.commands]
+    ) throws -> KafkaConsumer {
+        try KafkaConsumer(
+            topics: topics,
+            configuration: KafkaConsumerConfiguration(
+                client: KafkaClientConfiguration(bootstrapServers: brokers, clientID: "projector-tests"), groupID: group,
+                maxBatchSize: 500, maxBatchWait: .milliseconds(50)))
     }
 
     /// Reads batches until every wanted key was seen; returns the batches' records that carry a wanted key.
@@ -66,7 +72,7 @@ import Webhooks
         let records = try await Self.read(first, keys: [key])
         let outcome = try await Support.projector(pool).apply(records)
         #expect(outcome.applied == 1)
-        await first.close()  // "killed": the write is durable, the offsets were never committed
+        await first.close() // "killed": the write is durable, the offsets were never committed
 
         let second = try Self.consumer(brokers, group: group)
         let again = try await Self.read(second, keys: [key])
@@ -88,12 +94,15 @@ import Webhooks
             variantID: CatalogID(provider: .lemonsqueezy, rawID: "1")!, productID: nil, providerCheckoutID: "x",
             url: "https://example.test/c", createdAt: Timestamp.parse("2025-03-01T00:00:00Z")!, expiresAt: nil)
         let garbageKey = "lemonsqueezy:\(Support.unique("garbage"))"
-        try await Self.produce(brokers, [
-            KafkaProducerMessage(topic: Topics.checkouts, key: checkout.key, value: try RecordCoding.encode(checkout)),
-            KafkaProducerMessage(topic: Topics.webhooks, key: garbageKey, value: Array("{not an envelope".utf8)),
-            KafkaProducerMessage(topic: Topics.webhooks, key: ProviderWebhookKey.of(purchase.body),
-                                 value: try RecordCoding.encode(Support.envelope(.lemonsqueezy, purchase.body))),
-        ])
+        try await Self.produce(
+            brokers,
+            [
+                KafkaProducerMessage(topic: Topics.checkouts, key: checkout.key, value: try RecordCoding.encode(checkout)),
+                KafkaProducerMessage(topic: Topics.webhooks, key: garbageKey, value: Array("{not an envelope".utf8)),
+                KafkaProducerMessage(
+                    topic: Topics.webhooks, key: ProviderWebhookKey.of(purchase.body),
+                    value: try RecordCoding.encode(Support.envelope(.lemonsqueezy, purchase.body))),
+            ])
 
         let logger = Logger(service: "projector-tests", minimumLevel: .error)
         let metrics = MetricsRegistry()
@@ -107,13 +116,17 @@ import Webhooks
         let deadline = ContinuousClock.now + .seconds(60)
         func completed() async throws -> Bool {
             guard try await Support.count(pool, "SELECT count(*) FROM pg_tables WHERE tablename = 'checkouts'") > 0 else { return false }
-            return try await Support.count(pool, "SELECT count(*) FROM checkouts WHERE checkout_id = '\(purchase.checkoutID)' AND completed_at IS NOT NULL") > 0
+            return try await Support.count(
+                pool, "SELECT count(*) FROM checkouts WHERE checkout_id = '\(purchase.checkoutID)' AND completed_at IS NOT NULL") > 0
         }
         while try await !completed() {
             try #require(ContinuousClock.now < deadline, "the projector did not complete the checkout in time")
             try await Task.sleep(for: .milliseconds(200))
         }
-        #expect(try await Support.count(pool, "SELECT count(*) FROM subscriptions WHERE subscription_id = '\(purchase.subscriptionID)' AND app_user_id = '\(purchase.user)'") == 1)
+        #expect(
+            try await Support.count(
+                pool, "SELECT count(*) FROM subscriptions WHERE subscription_id = '\(purchase.subscriptionID)' AND app_user_id = '\(purchase.user)'")
+                == 1)
         let report = await application.health.readiness()
         #expect(report.ok, "ready: \(report.failing.joined(separator: ","))")
 

@@ -22,21 +22,30 @@ import Testing
         let paystack = try paystackFixtures.enumerated().map { try Support.webhookRecord(.paystack, Support.body($1), offset: Int64(100 + $0)) }
         let customer = "CUS_dash1", email = "dash@example.com", plan = "PLN_premium1"
         let dashboard = [
-            try OwnershipTests.record(.paystack, OwnershipTests.paystackCharge(user: nil, customer: customer, email: email, plan: plan,
-                                                                               authorization: "AUTH_d1", id: 2001, at: 0), receivedAt: 1),
-            try OwnershipTests.record(.paystack, OwnershipTests.paystackSubscription("subscription.create", code: "SUB_dash", customer: customer,
-                                                                                     email: email, plan: plan, authorization: "AUTH_d1", status: "active"),
-                                      receivedAt: 2),
+            try OwnershipTests.record(
+                .paystack,
+                OwnershipTests.paystackCharge(
+                    user: nil, customer: customer, email: email, plan: plan,
+                    authorization: "AUTH_d1", id: 2001, at: 0), receivedAt: 1),
+            try OwnershipTests.record(
+                .paystack,
+                OwnershipTests.paystackSubscription(
+                    "subscription.create", code: "SUB_dash", customer: customer,
+                    email: email, plan: plan, authorization: "AUTH_d1", status: "active"),
+                receivedAt: 2),
         ]
-        var claim = SubscriptionCommand(commandID: "claim-1", kind: .claimByEmail, provider: .paystack, subscriptionID: "SUB_dash",
-                                        appUserID: "user-first", requestedAt: t0.addingTimeInterval(3600))
+        var claim = SubscriptionCommand(
+            commandID: "claim-1", kind: .claimByEmail, provider: .paystack, subscriptionID: "SUB_dash",
+            appUserID: "user-first", requestedAt: t0.addingTimeInterval(3600))
         claim.purchaseType = .subscription
-        let cancel = SubscriptionCommand(commandID: "cancel-1", kind: .cancelRequested, provider: .paystack, subscriptionID: "SUB_dash",
-                                         appUserID: "user-first", requestedAt: t0.addingTimeInterval(3700))
+        let cancel = SubscriptionCommand(
+            commandID: "cancel-1", kind: .cancelRequested, provider: .paystack, subscriptionID: "SUB_dash",
+            appUserID: "user-first", requestedAt: t0.addingTimeInterval(3700))
         let commands = try [claim, cancel].map { Support.record(Topics.commands, key: $0.key, value: try RecordCoding.encode($0)) }
         let lsWebhook = try Support.body("lemonsqueezy.webhook.subscription_created.synthetic.json")
         let snapshots = [
-            try SnapshotApplyTests.snapshot(.lemonsqueezy, .subscription, id: "880123", data: try SnapshotApplyTests.data(of: lsWebhook), fetchedAt: 0),
+            try SnapshotApplyTests.snapshot(
+                .lemonsqueezy, .subscription, id: "880123", data: try SnapshotApplyTests.data(of: lsWebhook), fetchedAt: 0),
             try SnapshotApplyTests.snapshot(.lemonsqueezy, .subscription, id: "404404", data: nil, fetchedAt: 0),
         ]
         let once = [try ProjectorApplyTests.allRecords(), paystack, try OwnershipTests.paystackTakeover(), dashboard, commands, snapshots]
@@ -62,7 +71,8 @@ import Testing
             for batch in try Self.batches() {
                 let outcome = try await projector.apply(batch)
                 let expected = try await reference.apply(batch)
-                #expect(outcome.deadLettered == expected.deadLettered && outcome.applied == expected.applied
+                #expect(
+                    outcome.deadLettered == expected.deadLettered && outcome.applied == expected.applied
                         && outcome.duplicates == expected.duplicates, "\(outcome) vs \(expected)")
             }
             // A refused write would be dead-lettered with its reason.

@@ -13,15 +13,18 @@ import Testing
     static let t0 = OwnershipTests.t0
 
     /// A snapshot record wrapping `data` the way the single-object endpoint answers.
-    static func snapshot(_ provider: Provider, _ entity: ProviderSnapshot.Entity, id: String, data: String?, fetchedAt offset: TimeInterval,
-                         customer: String? = nil) throws -> KafkaConsumerRecord {
+    static func snapshot(
+        _ provider: Provider, _ entity: ProviderSnapshot.Entity, id: String, data: String?, fetchedAt offset: TimeInterval,
+        customer: String? = nil
+    ) throws -> KafkaConsumerRecord {
         let body = data.map { provider == .lemonsqueezy ? #"{"data":\#($0)}"# : #"{"status":true,"message":"ok","data":\#($0)}"# }
         let snapshot = ProviderSnapshot(
             snapshotID: UUID().uuidString.lowercased(), provider: provider, entity: entity, entityID: id, outcome: data == nil ? .notFound : .found,
             body: Array((body ?? "").utf8), fetchStartedAt: t0.addingTimeInterval(offset), fetchFinishedAt: t0.addingTimeInterval(offset + 0.3),
             trigger: "sweep:test")
-        return Support.record(Topics.snapshots, key: TopicKey.snapshot(provider, entity: entity, entityID: id, customerID: customer),
-                              value: try RecordCoding.encode(snapshot))
+        return Support.record(
+            Topics.snapshots, key: TopicKey.snapshot(provider, entity: entity, entityID: id, customerID: customer),
+            value: try RecordCoding.encode(snapshot))
     }
 
     /// The `data` of a webhook body, as the API returns the same object.
@@ -42,11 +45,15 @@ import Testing
         let pool = try await Support.freshDatabase()
         defer { Task { await pool.close() } }
         let customer = "CUS_lost1", email = "lost@example.com", plan = "PLN_premium1"
-        let charge = OwnershipTests.paystackCharge(user: "user-lost", customer: customer, email: email, plan: plan, authorization: "AUTH_l1", id: 3001, at: 0)
-        let subscription = OwnershipTests.paystackSubscription("subscription.create", code: "SUB_lost", customer: customer, email: email, plan: plan,
-                                                               authorization: "AUTH_l1", status: "active")
-        let records = [try Self.snapshot(.paystack, .transaction, id: "ref-3001", data: try Self.data(of: charge), fetchedAt: 100, customer: customer),
-                       try Self.snapshot(.paystack, .subscription, id: "SUB_lost", data: try Self.data(of: subscription), fetchedAt: 101, customer: customer)]
+        let charge = OwnershipTests.paystackCharge(
+            user: "user-lost", customer: customer, email: email, plan: plan, authorization: "AUTH_l1", id: 3001, at: 0)
+        let subscription = OwnershipTests.paystackSubscription(
+            "subscription.create", code: "SUB_lost", customer: customer, email: email, plan: plan,
+            authorization: "AUTH_l1", status: "active")
+        let records = [
+            try Self.snapshot(.paystack, .transaction, id: "ref-3001", data: try Self.data(of: charge), fetchedAt: 100, customer: customer),
+            try Self.snapshot(.paystack, .subscription, id: "SUB_lost", data: try Self.data(of: subscription), fetchedAt: 101, customer: customer),
+        ]
         let projector = Support.projector(pool)
         for index in order { _ = try await projector.apply([records[index]]) }
         let (status, owner) = try await Self.row(pool, "SUB_lost")
@@ -83,12 +90,14 @@ import Testing
     @Test func aSnapshotAndLateWebhooksInAnyOrderGiveTheSameRows() async throws {
         let customer = "CUS_mix1", email = "mix@example.com", plan = "PLN_premium1"
         func subscription(_ event: String, status: String) -> [UInt8] {
-            OwnershipTests.paystackSubscription(event, code: "SUB_mix", customer: customer, email: email, plan: plan, authorization: "AUTH_m1", status: status)
+            OwnershipTests.paystackSubscription(
+                event, code: "SUB_mix", customer: customer, email: email, plan: plan, authorization: "AUTH_m1", status: status)
         }
         let records = [
             try OwnershipTests.record(.paystack, subscription("subscription.create", status: "active"), receivedAt: 1),
-            try Self.snapshot(.paystack, .subscription, id: "SUB_mix", data: try Self.data(of: subscription("x", status: "attention")),
-                              fetchedAt: 5, customer: customer),
+            try Self.snapshot(
+                .paystack, .subscription, id: "SUB_mix", data: try Self.data(of: subscription("x", status: "attention")),
+                fetchedAt: 5, customer: customer),
             try OwnershipTests.record(.paystack, subscription("subscription.not_renew", status: "non-renewing"), receivedAt: 10),
         ]
         var dumps: [[String: [String]]] = []
@@ -108,9 +117,12 @@ import Testing
     @Test func aSnapshotOfAnObjectTheProviderNoLongerHasIsKeptNotApplied() async throws {
         let pool = try await Support.freshDatabase()
         defer { Task { await pool.close() } }
-        let outcome = try await Support.projector(pool).apply([try Self.snapshot(.lemonsqueezy, .subscription, id: "404404", data: nil, fetchedAt: 0)])
+        let outcome = try await Support.projector(pool).apply([try Self.snapshot(.lemonsqueezy, .subscription, id: "404404", data: nil, fetchedAt: 0)]
+        )
         #expect(outcome.applied == 1 && outcome.deadLettered == 0)
-        #expect(try await Support.count(pool, "SELECT count(*) FROM billing_events WHERE kind = 'unknown:storefront.snapshot.subscription.not_found'") == 1)
+        #expect(
+            try await Support.count(pool, "SELECT count(*) FROM billing_events WHERE kind = 'unknown:storefront.snapshot.subscription.not_found'")
+                == 1)
         #expect(try await Support.count(pool, "SELECT count(*) FROM subscriptions") == 0)
     }
 }
@@ -124,8 +136,11 @@ import Testing
         let projector = Support.projector(pool, sink: sink)
         // Random text does not compress under PostgreSQL's ~2.7 KB btree row limit.
         let longID = (0..<120).map { _ in UUID().uuidString }.joined()
-        let poisoned = try Support.webhookRecord(.lemonsqueezy, Support.body("lemonsqueezy.webhook.subscription_created.synthetic.json",
-                                                                            replacing: ["\"880123\"": "\"\(longID)\""]), offset: 3)
+        let poisoned = try Support.webhookRecord(
+            .lemonsqueezy,
+            Support.body(
+                "lemonsqueezy.webhook.subscription_created.synthetic.json",
+                replacing: ["\"880123\"": "\"\(longID)\""]), offset: 3)
         let fine = try Support.webhookRecord(.lemonsqueezy, Support.body("lemonsqueezy.webhook.order_created.with_custom_data.json"), offset: 4)
         let outcome = try await projector.apply([poisoned, fine])
         #expect(outcome.applied == 1 && outcome.deadLettered == 1)
@@ -136,8 +151,9 @@ import Testing
     @Test func aTimestampNoRecordCouldCarryIsNoTimestamp() async throws {
         let pool = try await Support.freshDatabase()
         defer { Task { await pool.close() } }
-        let body = try Support.body("lemonsqueezy.webhook.subscription_created.synthetic.json",
-                                    replacing: ["\"renews_at\": \"": "\"renews_at\": \"0000-01-01T00:00:00+01:00\", \"old_renews_at\": \""])
+        let body = try Support.body(
+            "lemonsqueezy.webhook.subscription_created.synthetic.json",
+            replacing: ["\"renews_at\": \"": "\"renews_at\": \"0000-01-01T00:00:00+01:00\", \"old_renews_at\": \""])
         let outcome = try await Support.projector(pool).apply([try Support.webhookRecord(.lemonsqueezy, body)])
         #expect(outcome.applied == 1 && outcome.deadLettered == 0)
         // Logged and read back (an event after it re-folds from the log).

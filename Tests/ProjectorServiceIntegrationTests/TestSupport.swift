@@ -48,16 +48,21 @@ enum Support {
     }
 
     static func record(_ topic: String, key: String, value: [UInt8], offset: Int64 = 0, partition: Int32 = 0) -> KafkaConsumerRecord {
-        KafkaConsumerRecord(topic: topic, partition: partition, offset: offset, key: Array(key.utf8), value: value, headers: [], timestampMilliseconds: nil)
+        KafkaConsumerRecord(
+            topic: topic, partition: partition, offset: offset, key: Array(key.utf8), value: value, headers: [], timestampMilliseconds: nil)
     }
 
     static func webhookRecord(_ provider: Provider, _ body: [UInt8], offset: Int64 = 0) throws -> KafkaConsumerRecord {
-        record(Topics.webhooks, key: ProviderWebhooks.topicKey(provider, body: body), value: try RecordCoding.encode(envelope(provider, body)), offset: offset)
+        record(
+            Topics.webhooks, key: ProviderWebhooks.topicKey(provider, body: body), value: try RecordCoding.encode(envelope(provider, body)),
+            offset: offset)
     }
 
-    static func projector(_ pool: PostgresPool, sink: any DeadLetterSink = RecordingSink(), metrics: MetricsRegistry = MetricsRegistry()) -> Projector {
-        Projector(writer: ProjectionWriter(pool: pool), deadLetters: sink, metrics: ProjectorMetrics(registry: metrics),
-                  consumerName: "projector-tests", logger: Logger(service: "projector-tests", minimumLevel: .error))
+    static func projector(_ pool: PostgresPool, sink: any DeadLetterSink = RecordingSink(), metrics: MetricsRegistry = MetricsRegistry()) -> Projector
+    {
+        Projector(
+            writer: ProjectionWriter(pool: pool), deadLetters: sink, metrics: ProjectorMetrics(registry: metrics),
+            consumerName: "projector-tests", logger: Logger(service: "projector-tests", minimumLevel: .error))
     }
 
     /// Every projection table as sorted JSON rows, without the columns that
@@ -65,9 +70,12 @@ enum Support {
     /// an owner's evidence is the first of its equivalent events to arrive).
     static func dump(_ pool: PostgresPool) async throws -> [String: [String]] {
         var result: [String: [String]] = [:]
-        for table in ["app_users", "provider_customers", "billing_events", "subscriptions", "orders", "payments", "checkouts", "commands",
-                      "purchase_owners"] {
-            let rows = try await pool.query("""
+        for table in [
+            "app_users", "provider_customers", "billing_events", "subscriptions", "orders", "payments", "checkouts", "commands",
+            "purchase_owners",
+        ] {
+            let rows = try await pool.query(
+                """
                 SELECT (to_jsonb(t) - 'created_at' - 'updated_at' - 'applied_at' - 'projected_at' - 'recorded_at'
                         - 'source_partition' - 'source_offset' - 'first_seen_at' - 'owned_at' - 'evidence')::text FROM \(identifier: table) AS t ORDER BY 1
                 """)

@@ -35,9 +35,10 @@ import Webhooks
             let client = sandbox.lemonSqueezy()
             let email = try #require(EmailAddress("ls-buyer@example.com"))
             let checkoutID = UUID().uuidString.lowercased()
-            let checkout = try await client.createCheckout(CheckoutRequest(
-                variantID: "2", email: email, appUserID: "user-ls-1", checkoutID: checkoutID,
-                redirectURL: "https://app.example.com/thanks", expiresAt: Date().addingTimeInterval(3600)))
+            let checkout = try await client.createCheckout(
+                CheckoutRequest(
+                    variantID: "2", email: email, appUserID: "user-ls-1", checkoutID: checkoutID,
+                    redirectURL: "https://app.example.com/thanks", expiresAt: Date().addingTimeInterval(3600)))
             #expect(checkout.provider == .lemonsqueezy)
             #expect(checkout.url.contains(checkout.providerCheckoutID))
             #expect(checkout.expiresAt != nil)
@@ -83,8 +84,9 @@ import Webhooks
     @Test func webhooksTheSandboxSignsVerify() async throws {
         try await LiveSandbox.with { sandbox in
             let client = sandbox.lemonSqueezy()
-            let checkout = try await client.createCheckout(CheckoutRequest(
-                variantID: "9", email: EmailAddress("hook@example.com"), appUserID: "user-hook", checkoutID: UUID().uuidString))
+            let checkout = try await client.createCheckout(
+                CheckoutRequest(
+                    variantID: "9", email: EmailAddress("hook@example.com"), appUserID: "user-hook", checkoutID: UUID().uuidString))
             _ = try await sandbox.control("/checkouts/lemonsqueezy/\(checkout.providerCheckoutID)/pay")
             await sandbox.server.app.settleDeliveries()
             let deliveries = await sandbox.server.app.deliveries(provider: .lemonSqueezy)
@@ -129,7 +131,9 @@ import Webhooks
                 try await client.createCheckout(CheckoutRequest(variantID: "424242", email: nil, appUserID: "u", checkoutID: "c"))
             }
             #expect(badVariant?.operation == "createCheckout")
-            #expect(badVariant.map { [.notFound, .validation].contains($0.kind) && $0.status != nil && !$0.message.isEmpty } == true, "\(String(describing: badVariant))")
+            #expect(
+                badVariant.map { [.notFound, .validation].contains($0.kind) && $0.status != nil && !$0.message.isEmpty } == true,
+                "\(String(describing: badVariant))")
         }
     }
 

@@ -42,7 +42,8 @@ struct LiveSandbox {
     }
 
     var lemonSqueezyConfiguration: LemonSqueezyConfiguration {
-        LemonSqueezyConfiguration(apiKey: Secret(Self.lsKey), storeID: "1", webhookSecret: Secret(Self.lsSecret), apiBaseURL: baseURL + "/lemonsqueezy")
+        LemonSqueezyConfiguration(
+            apiKey: Secret(Self.lsKey), storeID: "1", webhookSecret: Secret(Self.lsSecret), apiBaseURL: baseURL + "/lemonsqueezy")
     }
 
     var paystackConfiguration: PaystackConfiguration {
@@ -50,7 +51,9 @@ struct LiveSandbox {
     }
 
     /// Fast retries so tests do not wait on backoff.
-    static let quickRetry = RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(10), maxDelay: .milliseconds(50), maxRetryAfter: .seconds(3), retryableStatuses: [429, 500, 502, 503, 504])
+    static let quickRetry = RetryPolicy(
+        maxAttempts: 3, baseDelay: .milliseconds(10), maxDelay: .milliseconds(50), maxRetryAfter: .seconds(3),
+        retryableStatuses: [429, 500, 502, 503, 504])
 
     func lemonSqueezy(pageSize: Int = 50, apiKey: String? = nil, retry: RetryPolicy = quickRetry) -> LemonSqueezyClient {
         var configuration = lemonSqueezyConfiguration

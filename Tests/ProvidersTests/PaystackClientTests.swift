@@ -32,9 +32,10 @@ import Webhooks
             let client = sandbox.paystack()
             let email = try #require(EmailAddress("ps-buyer@example.com"))
             let checkoutID = UUID().uuidString.lowercased()
-            let checkout = try await client.createCheckout(CheckoutRequest(
-                variantID: "PLN_sbxpremmonth01", email: email, appUserID: "user-ps-1", checkoutID: checkoutID,
-                redirectURL: "https://app.example.com/paid"))
+            let checkout = try await client.createCheckout(
+                CheckoutRequest(
+                    variantID: "PLN_sbxpremmonth01", email: email, appUserID: "user-ps-1", checkoutID: checkoutID,
+                    redirectURL: "https://app.example.com/paid"))
             #expect(checkout.provider == .paystack)
             #expect(checkout.providerCheckoutID.hasPrefix("sf-"))
             #expect(checkout.url.hasPrefix("http") && checkout.accessCode != nil)
@@ -75,8 +76,10 @@ import Webhooks
 
     @Test func webhooksTheSandboxSignsVerify() async throws {
         try await LiveSandbox.with { sandbox in
-            let checkout = try await sandbox.paystack().createCheckout(CheckoutRequest(
-                variantID: "PLN_sbxsupportwk01", email: EmailAddress("hook@example.com"), appUserID: "user-ps-hook", checkoutID: UUID().uuidString))
+            let checkout = try await sandbox.paystack().createCheckout(
+                CheckoutRequest(
+                    variantID: "PLN_sbxsupportwk01", email: EmailAddress("hook@example.com"), appUserID: "user-ps-hook", checkoutID: UUID().uuidString
+                ))
             _ = try await sandbox.control("/checkouts/paystack/\(checkout.providerCheckoutID)/pay")
             await sandbox.server.app.settleDeliveries()
             let deliveries = await sandbox.server.app.deliveries(provider: .paystack)
@@ -116,12 +119,15 @@ import Webhooks
             #expect(link?.kind == .notFound && link?.operation == "managementURL")
             // An unknown plan with an explicit amount reaches initialize, which refuses it.
             let plan = await #expect(throws: ProviderError.self) {
-                try await client.createCheckout(CheckoutRequest(variantID: "PLN_nosuchplan00", email: EmailAddress("a@example.com"), appUserID: "u", checkoutID: "c", amount: 1000))
+                try await client.createCheckout(
+                    CheckoutRequest(
+                        variantID: "PLN_nosuchplan00", email: EmailAddress("a@example.com"), appUserID: "u", checkoutID: "c", amount: 1000))
             }
             #expect(plan?.kind == .validation && plan?.status == 400 && plan?.operation == "createCheckout", "\(String(describing: plan))")
             // Re-using a reference is refused by Paystack with its own code.
             let reference = "sf-fixed-\(UInt32.random(in: 0...UInt32.max))"
-            let request = CheckoutRequest(variantID: "PLN_sbxbasicmonth1", email: EmailAddress("a@example.com"), appUserID: "u", checkoutID: "c", reference: reference)
+            let request = CheckoutRequest(
+                variantID: "PLN_sbxbasicmonth1", email: EmailAddress("a@example.com"), appUserID: "u", checkoutID: "c", reference: reference)
             let first = try await client.createCheckout(request)
             #expect(first.providerCheckoutID == reference)
             let duplicate = await #expect(throws: ProviderError.self) { try await client.createCheckout(request) }
@@ -132,7 +138,10 @@ import Webhooks
             }
             #expect(noEmail?.kind == .validation && noEmail?.status == nil)
             let badReference = await #expect(throws: ProviderError.self) {
-                try await client.createCheckout(CheckoutRequest(variantID: "PLN_sbxbasicmonth1", email: EmailAddress("a@example.com"), appUserID: "u", checkoutID: "c", reference: "has_underscore"))
+                try await client.createCheckout(
+                    CheckoutRequest(
+                        variantID: "PLN_sbxbasicmonth1", email: EmailAddress("a@example.com"), appUserID: "u", checkoutID: "c",
+                        reference: "has_underscore"))
             }
             #expect(badReference?.kind == .validation && badReference?.status == nil)
         }
@@ -143,8 +152,9 @@ import Webhooks
             let client = sandbox.paystack(pageSize: 100)
             _ = try await client.catalog()
             #expect(try await client.catalog().count == 5)
-            let checkout = try await client.createCheckout(CheckoutRequest(
-                variantID: "PLN_sbxbasicmonth1", email: EmailAddress("rl@example.com"), appUserID: "u", checkoutID: "c", amount: 100_000))
+            let checkout = try await client.createCheckout(
+                CheckoutRequest(
+                    variantID: "PLN_sbxbasicmonth1", email: EmailAddress("rl@example.com"), appUserID: "u", checkoutID: "c", amount: 100_000))
             #expect(!checkout.url.isEmpty)
         }
         try await LiveSandbox.with(rateLimit: RateLimitSettings(limit: 1, windowSeconds: 60)) { sandbox in

@@ -10,7 +10,9 @@ enum ProviderSettings {
     }
 
     /// The configuration (nil when refused) and every problem reported.
-    static func read(_ values: [String: String], uses: ProviderUses = .all) -> (configuration: ProvidersConfiguration?, problems: [ConfigurationProblem]) {
+    static func read(
+        _ values: [String: String], uses: ProviderUses = .all
+    ) -> (configuration: ProvidersConfiguration?, problems: [ConfigurationProblem]) {
         var reader = ConfigReader(Environment(values))
         let configuration = ProvidersConfiguration.fromEnvironment(&reader, uses: uses)
         return (configuration, reader.problems)

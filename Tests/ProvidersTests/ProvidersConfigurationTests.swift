@@ -79,8 +79,10 @@ import Webhooks
         ]
         let found = problems(environment)
         let expectedNames = [
-            "LEMONSQUEEZY_WEBHOOK_SECRET is not set", "LEMONSQUEEZY_STORE_ID differs from LEMON_SQUEEZY_STORE_ID", "LEMONSQUEEZY_STORE_ID must be a positive integer",
-            "LEMONSQUEEZY_API_BASE_URL must be", "LEMONSQUEEZY_TEST_MODE expected one of true, false, 1, 0, yes, no, on, off", "LEMONSQUEEZY_STORE_CURRENCY must be",
+            "LEMONSQUEEZY_WEBHOOK_SECRET is not set", "LEMONSQUEEZY_STORE_ID differs from LEMON_SQUEEZY_STORE_ID",
+            "LEMONSQUEEZY_STORE_ID must be a positive integer",
+            "LEMONSQUEEZY_API_BASE_URL must be", "LEMONSQUEEZY_TEST_MODE expected one of true, false, 1, 0, yes, no, on, off",
+            "LEMONSQUEEZY_STORE_CURRENCY must be",
             "PAYSTACK_SECRET_KEY holds a public key", "PAYSTACK_API_BASE_URL must be", "PAYSTACK_WEBHOOK_IP_ALLOWLIST entry 2",
         ]
         for name in expectedNames {
@@ -97,7 +99,8 @@ import Webhooks
         #expect(found.count == 2)
         #expect(found.contains { $0.hasPrefix("LEMONSQUEEZY_API_KEY is not set") })
         #expect(found.contains { $0.hasPrefix("LEMONSQUEEZY_STORE_ID is not set") })
-        #expect(problems(["PAYSTACK_WEBHOOK_IP_ALLOWLIST": "1.2.3.4"]).contains("PAYSTACK_WEBHOOK_IP_ALLOWLIST is set but PAYSTACK_SECRET_KEY is not"))
+        #expect(
+            problems(["PAYSTACK_WEBHOOK_IP_ALLOWLIST": "1.2.3.4"]).contains("PAYSTACK_WEBHOOK_IP_ALLOWLIST is set but PAYSTACK_SECRET_KEY is not"))
     }
 
     @Test func registryHoldsTheEnabledProviders() throws {

@@ -36,7 +36,7 @@ import Testing
     }
 
     @Test func acquiringPacesRealRequests() async throws {
-        let budget = RequestBudget(requestsPerMinute: 1200, burst: 2)  // 19.7 a second after the burst
+        let budget = RequestBudget(requestsPerMinute: 1200, burst: 2) // 19.7 a second after the burst
         let clock = ContinuousClock()
         let start = clock.now
         for _ in 0..<12 { try await budget.acquire() }

@@ -32,8 +32,11 @@ import Testing
             _ = try ConfigReader.load(environment) { ReconcilerConfiguration.fromEnvironment(&$0) }
             Issue.record("bad settings accepted")
         } catch {
-            #expect(Set(error.variables) == ["RECONCILER_SWEEP_INTERVAL", "RECONCILER_FETCH_CONCURRENCY", "RECONCILER_RETRY_MAX_DELAY",
-                                             "RECONCILER_SHUTDOWN_GRACE", "DATABASE_URL"])
+            #expect(
+                Set(error.variables) == [
+                    "RECONCILER_SWEEP_INTERVAL", "RECONCILER_FETCH_CONCURRENCY", "RECONCILER_RETRY_MAX_DELAY",
+                    "RECONCILER_SHUTDOWN_GRACE", "DATABASE_URL",
+                ])
         }
     }
 

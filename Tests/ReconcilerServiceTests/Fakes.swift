@@ -76,7 +76,8 @@ final class FakeSource: SnapshotSource, Sendable {
             let bytes = Array(text.utf8)
             return ProviderDocument(body: bytes, json: (try? JSONValue.parse(bytes)) ?? .null)
         case .error(let kind, let retryAfter):
-            throw ProviderError(provider: target.provider, operation: "fetch", kind: kind, message: "scripted \(kind.rawValue)", retryAfter: retryAfter)
+            throw ProviderError(
+                provider: target.provider, operation: "fetch", kind: kind, message: "scripted \(kind.rawValue)", retryAfter: retryAfter)
         }
     }
 
@@ -132,13 +133,17 @@ final class TicketLog: Sendable {
 enum Fixture {
     static let logger = Logger(service: "reconciler-tests", minimumLevel: .error)
 
-    static func configuration(coalesce: Duration = .milliseconds(100), retryInitial: Duration = .milliseconds(50),
-                              retryMax: Duration = .milliseconds(200), concurrency: Int = 4, maxPending: Int = 1000) -> ReconcilerConfiguration {
-        ReconcilerConfiguration(coalesceWindow: coalesce, commandDelay: .milliseconds(300), fetchConcurrency: concurrency,
-                                retryInitialDelay: retryInitial, retryMaxDelay: retryMax, maxPending: maxPending)
+    static func configuration(
+        coalesce: Duration = .milliseconds(100), retryInitial: Duration = .milliseconds(50),
+        retryMax: Duration = .milliseconds(200), concurrency: Int = 4, maxPending: Int = 1000
+    ) -> ReconcilerConfiguration {
+        ReconcilerConfiguration(
+            coalesceWindow: coalesce, commandDelay: .milliseconds(300), fetchConcurrency: concurrency,
+            retryInitialDelay: retryInitial, retryMaxDelay: retryMax, maxPending: maxPending)
     }
 
-    static func webhook(_ target: EntityRef, key: String = UUID().uuidString, receivedAt: Date = Date(), customer: String? = nil) -> ReconcileRequest {
+    static func webhook(_ target: EntityRef, key: String = UUID().uuidString, receivedAt: Date = Date(), customer: String? = nil) -> ReconcileRequest
+    {
         ReconcileRequest(target: target, trigger: .webhook(key, receivedAt: receivedAt), customerID: customer)
     }
 
@@ -160,12 +165,15 @@ struct RunningReconciler {
     let health: ProviderHealth
     let task: Task<Void, Never>
 
-    static func start(_ source: FakeSource, _ publisher: FakePublisher, configuration: ReconcilerConfiguration = Fixture.configuration()) -> RunningReconciler {
+    static func start(
+        _ source: FakeSource, _ publisher: FakePublisher, configuration: ReconcilerConfiguration = Fixture.configuration()
+    ) -> RunningReconciler {
         let tickets = TicketLog()
         let metrics = ReconcilerMetrics(registry: MetricsRegistry())
         let health = ProviderHealth()
-        let reconciler = Reconciler(source: source, publisher: publisher, metrics: metrics, health: health, configuration: configuration,
-                                    logger: Fixture.logger, settle: { tickets.settle($0) })
+        let reconciler = Reconciler(
+            source: source, publisher: publisher, metrics: metrics, health: health, configuration: configuration,
+            logger: Fixture.logger, settle: { tickets.settle($0) })
         return RunningReconciler(reconciler: reconciler, tickets: tickets, metrics: metrics, health: health, task: Task { await reconciler.run() })
     }
 

@@ -49,7 +49,7 @@ import Testing
         var queue = ReconcileQueue(coalesceWindow: 0, maxPending: 10)
         _ = queue.add(Fixture.webhook(sub, receivedAt: t0), ticket: 1, now: t0)
         _ = queue.takeDue(now: t0, limit: 10)
-        _ = queue.add(Fixture.webhook(sub, receivedAt: t0.addingTimeInterval(1)), ticket: 2, now: t0)  // follow-up while in flight
+        _ = queue.add(Fixture.webhook(sub, receivedAt: t0.addingTimeInterval(1)), ticket: 2, now: t0) // follow-up while in flight
         #expect(queue.failed(sub, retryAt: t0.addingTimeInterval(30)) == [1, 2], "both batches may commit")
         #expect(queue.counts == (0, 0, 1))
         #expect(queue.add(Fixture.webhook(sub, receivedAt: t0.addingTimeInterval(2)), ticket: 3, now: t0) == .parked)

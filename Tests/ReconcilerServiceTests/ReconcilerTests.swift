@@ -18,7 +18,8 @@ import Testing
         let running = RunningReconciler.start(source, publisher)
         let first = Date()
         for index in 0..<5 {
-            running.reconciler.submit([Fixture.webhook(sub, key: "lemonsqueezy:w\(index)", receivedAt: first.addingTimeInterval(Double(index) * 0.01))], ticket: 7)
+            running.reconciler.submit(
+                [Fixture.webhook(sub, key: "lemonsqueezy:w\(index)", receivedAt: first.addingTimeInterval(Double(index) * 0.01))], ticket: 7)
         }
         #expect(await eventually { running.tickets.count(7) == 5 })
         await running.stop()
@@ -59,7 +60,11 @@ import Testing
     @Test func aPaystackSnapshotIsKeyedByTheFetchedCustomerWhenTheRecordHadNone() async throws {
         let source = FakeSource()
         let code = EntityRef(.paystack, .subscription, "SUB_x")
-        source.answer(code, .body(#"{"status":true,"message":"Subscription retrieved successfully","data":{"subscription_code":"SUB_x","customer":{"customer_code":"CUS_fetched"}}}"#))
+        source.answer(
+            code,
+            .body(
+                #"{"status":true,"message":"Subscription retrieved successfully","data":{"subscription_code":"SUB_x","customer":{"customer_code":"CUS_fetched"}}}"#
+            ))
         let publisher = FakePublisher()
         let running = RunningReconciler.start(source, publisher)
         running.reconciler.submit([Fixture.webhook(code)], ticket: 1)
@@ -72,8 +77,10 @@ import Testing
         let source = FakeSource()
         source.answer(sub, .error(.unavailable), .error(.unavailable), .body(Fixture.lsSubscriptionBody("42")))
         let publisher = FakePublisher()
-        let running = RunningReconciler.start(source, publisher, configuration: Fixture.configuration(
-            coalesce: .zero, retryInitial: .milliseconds(100), retryMax: .milliseconds(400)))
+        let running = RunningReconciler.start(
+            source, publisher,
+            configuration: Fixture.configuration(
+                coalesce: .zero, retryInitial: .milliseconds(100), retryMax: .milliseconds(400)))
         running.reconciler.submit([Fixture.webhook(sub)], ticket: 3)
         // The batch is released as soon as the first fetch failed and was parked.
         #expect(await eventually { running.tickets.count(3) == 1 })
@@ -91,8 +98,10 @@ import Testing
         let source = FakeSource()
         source.answer(sub, .error(.rateLimited, retryAfter: .milliseconds(600)), .body(Fixture.lsSubscriptionBody("42")))
         let publisher = FakePublisher()
-        let running = RunningReconciler.start(source, publisher, configuration: Fixture.configuration(
-            coalesce: .zero, retryInitial: .milliseconds(10), retryMax: .milliseconds(20)))
+        let running = RunningReconciler.start(
+            source, publisher,
+            configuration: Fixture.configuration(
+                coalesce: .zero, retryInitial: .milliseconds(10), retryMax: .milliseconds(20)))
         running.reconciler.submit([Fixture.webhook(sub)], ticket: 1)
         #expect(await eventually { publisher.published.count == 1 })
         await running.stop()
@@ -145,8 +154,10 @@ import Testing
         let source = FakeSource()
         source.answer(sub, .error(.unavailable))
         let publisher = FakePublisher()
-        let running = RunningReconciler.start(source, publisher, configuration: Fixture.configuration(
-            coalesce: .zero, retryInitial: .seconds(30), retryMax: .seconds(30)))
+        let running = RunningReconciler.start(
+            source, publisher,
+            configuration: Fixture.configuration(
+                coalesce: .zero, retryInitial: .seconds(30), retryMax: .seconds(30)))
         running.reconciler.submit([Fixture.webhook(sub, receivedAt: Date().addingTimeInterval(-120))], ticket: 1)
         #expect(await eventually { running.tickets.count(1) == 1 })
         let text = running.metrics.registry.renderPrometheus()

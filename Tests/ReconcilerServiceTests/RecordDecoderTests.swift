@@ -20,11 +20,13 @@ import Testing
     }
 
     @Test func aLemonSqueezySubscriptionOrInvoiceEventFetchesTheSubscription() throws {
-        let updated = #"{"meta":{"event_name":"subscription_updated","webhook_id":"5e0c1c33-5f36-4b9f-9d59-2f1b3f1f9a01"},"data":{"type":"subscriptions","id":"77","attributes":{"order_id":9,"status":"active"}}}"#
+        let updated =
+            #"{"meta":{"event_name":"subscription_updated","webhook_id":"5e0c1c33-5f36-4b9f-9d59-2f1b3f1f9a01"},"data":{"type":"subscriptions","id":"77","attributes":{"order_id":9,"status":"active"}}}"#
         let found = try #require(requests(try webhook(.lemonsqueezy, updated)))
         #expect(found.map(\.target) == [EntityRef(.lemonsqueezy, .subscription, "77")], "the subscription, not its first order")
         #expect(found.first?.trigger == .webhook("dedup-1", receivedAt: Self.receivedAt))
-        let invoice = #"{"meta":{"event_name":"subscription_payment_success"},"data":{"type":"subscription-invoices","id":"5","attributes":{"subscription_id":77}}}"#
+        let invoice =
+            #"{"meta":{"event_name":"subscription_payment_success"},"data":{"type":"subscription-invoices","id":"5","attributes":{"subscription_id":77}}}"#
         #expect(requests(try webhook(.lemonsqueezy, invoice))?.map(\.target) == [EntityRef(.lemonsqueezy, .subscription, "77")])
     }
 
@@ -38,17 +40,20 @@ import Testing
         let found = try #require(requests(try webhook(.paystack, charge)))
         #expect(found.map(\.target) == [EntityRef(.paystack, .transaction, "ref-9")])
         #expect(found.first?.customerID == "CUS_1")
-        let invoice = #"{"event":"invoice.update","data":{"invoice_code":"INV_1","subscription":{"subscription_code":"SUB_1"},"transaction":{"reference":"ref-10"},"customer":{"customer_code":"CUS_1"}}}"#
-        #expect(requests(try webhook(.paystack, invoice))?.map(\.target) == [
-            EntityRef(.paystack, .subscription, "SUB_1"), EntityRef(.paystack, .transaction, "ref-10"),
-        ])
+        let invoice =
+            #"{"event":"invoice.update","data":{"invoice_code":"INV_1","subscription":{"subscription_code":"SUB_1"},"transaction":{"reference":"ref-10"},"customer":{"customer_code":"CUS_1"}}}"#
+        #expect(
+            requests(try webhook(.paystack, invoice))?.map(\.target) == [
+                EntityRef(.paystack, .subscription, "SUB_1"), EntityRef(.paystack, .transaction, "ref-10"),
+            ])
         let refund = #"{"event":"refund.processed","data":{"transaction_reference":"ref-11","customer":{"email":"a@example.com"}}}"#
         #expect(requests(try webhook(.paystack, refund))?.map(\.target) == [EntityRef(.paystack, .transaction, "ref-11")])
     }
 
     @Test func aCancelOrResumeCommandFetchesAfterTheDelayAndAClaimFetchesNothing() throws {
-        var command = SubscriptionCommand(commandID: "c-1", kind: .resumeRequested, provider: .paystack, subscriptionID: "SUB_2",
-                                          appUserID: "u", requestedAt: Self.receivedAt)
+        var command = SubscriptionCommand(
+            commandID: "c-1", kind: .resumeRequested, provider: .paystack, subscriptionID: "SUB_2",
+            appUserID: "u", requestedAt: Self.receivedAt)
         let record = KafkaConsumerRecord(topic: Topics.commands, partition: 0, offset: 0, key: nil, value: try RecordCoding.encode(command))
         let found = try #require(requests(record))
         #expect(found.map(\.target) == [EntityRef(.paystack, .subscription, "SUB_2")])

@@ -36,17 +36,21 @@ struct PrivateSandbox {
     /// The sandbox's default keys, as `scripts/stack.sh` configures the services.
     func settings(lemonSqueezyPerMinute: Int = 100_000, paystackPerMinute: Int = 100_000) -> ReconcilerProviderSettings {
         let providers = ProvidersConfiguration(
-            lemonSqueezy: LemonSqueezyConfiguration(apiKey: Secret("ls_test_sandbox_key"), storeID: "1", webhookSecret: Secret("ls_sandbox_webhook_secret"),
-                                                    apiBaseURL: baseURL + "/lemonsqueezy"),
+            lemonSqueezy: LemonSqueezyConfiguration(
+                apiKey: Secret("ls_test_sandbox_key"), storeID: "1", webhookSecret: Secret("ls_sandbox_webhook_secret"),
+                apiBaseURL: baseURL + "/lemonsqueezy"),
             paystack: PaystackConfiguration(secretKey: Secret("sk_test_sandbox_secret"), apiBaseURL: baseURL + "/paystack"))
-        return ReconcilerProviderSettings(providers: providers, lemonSqueezyRequestsPerMinute: lemonSqueezyPerMinute,
-                                          paystackRequestsPerMinute: paystackPerMinute)
+        return ReconcilerProviderSettings(
+            providers: providers, lemonSqueezyRequestsPerMinute: lemonSqueezyPerMinute,
+            paystackRequestsPerMinute: paystackPerMinute)
     }
 
     @discardableResult
     func control(_ path: String, _ json: String = "{}", method: HTTPMethod = .post) async throws -> Webhooks.JSONValue {
-        let response = try await http.execute(HTTPClientRequest(method: method, url: baseURL + "/_sandbox" + path,
-                                                                headers: ["Content-Type": "application/json"], body: Array(json.utf8)))
+        let response = try await http.execute(
+            HTTPClientRequest(
+                method: method, url: baseURL + "/_sandbox" + path,
+                headers: ["Content-Type": "application/json"], body: Array(json.utf8)))
         try #require(response.isSuccess, "sandbox \(path) answered \(response.status): \(response.bodyString)")
         return try Webhooks.JSONValue.parse(response.body)
     }
@@ -89,8 +93,10 @@ final class CountingPublisher: SnapshotPublisher, Sendable {
             let transaction = try await source.fetch(EntityRef(.paystack, .transaction, "sbxseed-1"))
             #expect(transaction.json["data", "status"]?.string == "success")
 
-            for missing in [EntityRef(.lemonsqueezy, .subscription, "999999"), EntityRef(.lemonsqueezy, .order, "999999"),
-                            EntityRef(.paystack, .subscription, "SUB_missing"), EntityRef(.paystack, .transaction, "no-such-ref")] {
+            for missing in [
+                EntityRef(.lemonsqueezy, .subscription, "999999"), EntityRef(.lemonsqueezy, .order, "999999"),
+                EntityRef(.paystack, .subscription, "SUB_missing"), EntityRef(.paystack, .transaction, "no-such-ref"),
+            ] {
                 do {
                     _ = try await source.fetch(missing)
                     Issue.record("\(missing) was found")
@@ -117,7 +123,8 @@ final class CountingPublisher: SnapshotPublisher, Sendable {
             #expect(metrics.requests(.lemonsqueezy).current == 6 && metrics.requests(.paystack).current == 4, "one request per page")
 
             // A list item, wrapped, carries the same object the single-object endpoint answers.
-            let snapshot = try #require(publisher.kept.first { $0.snapshot.entity == .subscription && $0.snapshot.provider == .lemonsqueezy }?.snapshot)
+            let snapshot = try #require(
+                publisher.kept.first { $0.snapshot.entity == .subscription && $0.snapshot.provider == .lemonsqueezy }?.snapshot)
             let single = try await source.fetch(EntityRef(.lemonsqueezy, .subscription, snapshot.entityID))
             #expect(try Webhooks.JSONValue.parse(snapshot.body.bytes)["data"] == single.json["data"])
             let psSnapshot = try #require(publisher.kept.first { $0.snapshot.provider == .paystack && $0.snapshot.entity == .subscription }?.snapshot)
@@ -162,9 +169,11 @@ final class CountingPublisher: SnapshotPublisher, Sendable {
             var settings = sandbox.settings(paystackPerMinute: 60)
             settings.pageSize = 2
             let metrics = ReconcilerMetrics(registry: MetricsRegistry())
-            let reports = await Sweeper(source: settings.makeSource(httpClient: sandbox.http, metrics: metrics), publisher: CountingPublisher(),
-                                        statuses: nil, logger: Fixture.logger)
-                .sweep(.paystack, since: nil, trigger: .sweep, sweepID: "t")
+            let reports = await Sweeper(
+                source: settings.makeSource(httpClient: sandbox.http, metrics: metrics), publisher: CountingPublisher(),
+                statuses: nil, logger: Fixture.logger
+            )
+            .sweep(.paystack, since: nil, trigger: .sweep, sweepID: "t")
             #expect(reports.map(\.listed) == [10, 10] && reports.allSatisfy { $0.failure == nil })
             #expect(metrics.rateLimited(.paystack).current == 0, "paced below the limit: no 429")
             #expect(metrics.requests(.paystack).current == 10)
@@ -192,8 +201,10 @@ final class CountingPublisher: SnapshotPublisher, Sendable {
             // Baseline: the same page requests, bare.
             let rawStart = clock.now
             for number in 1...pages {
-                for path in ["/lemonsqueezy/v1/subscriptions?filter%5Bstore_id%5D=1&page%5Bsize%5D=100&page%5Bnumber%5D=\(number)",
-                             "/lemonsqueezy/v1/orders?filter%5Bstore_id%5D=1&page%5Bsize%5D=100&page%5Bnumber%5D=\(number)"] {
+                for path in [
+                    "/lemonsqueezy/v1/subscriptions?filter%5Bstore_id%5D=1&page%5Bsize%5D=100&page%5Bnumber%5D=\(number)",
+                    "/lemonsqueezy/v1/orders?filter%5Bstore_id%5D=1&page%5Bsize%5D=100&page%5Bnumber%5D=\(number)",
+                ] {
                     _ = try await sandbox.raw(path, key: "ls_test_sandbox_key")
                 }
                 for path in ["/paystack/subscription?perPage=100&page=\(number)", "/paystack/transaction?perPage=100&page=\(number)"] {
@@ -204,8 +215,9 @@ final class CountingPublisher: SnapshotPublisher, Sendable {
 
             let metrics = ReconcilerMetrics(registry: MetricsRegistry())
             let publisher = CountingPublisher()
-            let sweeper = Sweeper(source: sandbox.settings().makeSource(httpClient: sandbox.http, metrics: metrics),
-                                  publisher: publisher, statuses: nil, logger: Fixture.logger)
+            let sweeper = Sweeper(
+                source: sandbox.settings().makeSource(httpClient: sandbox.http, metrics: metrics),
+                publisher: publisher, statuses: nil, logger: Fixture.logger)
             let start = clock.now
             var reports = await sweeper.sweep(.lemonsqueezy, since: nil, trigger: .sweep, sweepID: "bench")
             reports += await sweeper.sweep(.paystack, since: nil, trigger: .sweep, sweepID: "bench")
@@ -219,9 +231,11 @@ final class CountingPublisher: SnapshotPublisher, Sendable {
             // With the default budgets (300/min Lemon Squeezy, 100/min Paystack test keys) the pages
             // alone take this long, whatever the sandbox's speed.
             let budgeted = Double(2 * pages - 15) / (Double(300 - 15) / 60) + Double(2 * pages - 5) / (Double(100 - 5) / 60)
-            print(String(format: "reconciler sweep bench: %d subscriptions per provider (%d objects), %d provider requests "
-                + "(%.2f per 100 objects); sweep %.2f s, bare page requests %.2f s (ratio %.2f); at the default budgets ≥ %.0f s",
-                count, 4 * count, requests, Double(requests) * 100 / Double(4 * count), swept.inSeconds, raw.inSeconds, ratio, budgeted))
+            print(
+                String(
+                    format: "reconciler sweep bench: %d subscriptions per provider (%d objects), %d provider requests "
+                        + "(%.2f per 100 objects); sweep %.2f s, bare page requests %.2f s (ratio %.2f); at the default budgets ≥ %.0f s",
+                    count, 4 * count, requests, Double(requests) * 100 / Double(4 * count), swept.inSeconds, raw.inSeconds, ratio, budgeted))
             #expect(ratio < 10, "the sweep's own work stays small next to the requests: \(ratio)")
         }
     }

@@ -34,7 +34,7 @@ import Testing
         #expect(number == 3)
         #expect(seen.count == 7)
         #expect(seen == seen.sorted())
-        #expect(seen.contains("Beta Lab"))  // drafts are listed; clients filter them
+        #expect(seen.contains("Beta Lab")) // drafts are listed; clients filter them
     }
 
     @Test func lemonSqueezyProductCarriesPricesAndPendingDefaultVariant() async throws {

@@ -7,7 +7,7 @@ import Testing
         let h = Harness()
         let id = try #require(await h.lsSubscribe())
         let early = await h.control("POST", "/lemonsqueezy/subscriptions/\(id)/unpaid")
-        #expect(early.status == 422)  // only a past_due subscription can run out of retries
+        #expect(early.status == 422) // only a past_due subscription can run out of retries
 
         let pastDue = await h.control("POST", "/lemonsqueezy/subscriptions/\(id)/payment_failed")
         #expect(pastDue.json?["events"] == ["subscription_payment_failed", "subscription_updated"])
@@ -76,12 +76,14 @@ import Testing
             #expect(sent["subscription_code"]?.stringValue == code)
             #expect(sent["email_token"]?.stringValue != nil)
             #expect(sent["authorization"]?["authorization_code"]?.stringValue?.hasPrefix("AUTH_") == true)
-            #expect(await h.ps("GET", "/subscription/\(code)").json?["data"]?["status"]?.stringValue == (status == "cancelled" ? "cancelled" : "completed"))
-            #expect(await h.control("POST", "/paystack/subscriptions/\(code)/expire").status == 422)  // already ended
+            #expect(
+                await h.ps("GET", "/subscription/\(code)").json?["data"]?["status"]?.stringValue
+                    == (status == "cancelled" ? "cancelled" : "completed"))
+            #expect(await h.control("POST", "/paystack/subscriptions/\(code)/expire").status == 422) // already ended
         }
         let (_, code) = try #require(await h.psSubscribe())
         #expect(await h.control("POST", "/paystack/subscriptions/\(code)/expire", body: ["status": "paused"]).status == 422)
-        #expect(await h.control("POST", "/paystack/subscriptions/\(code)/unpaid").status == 422)  // no such status on Paystack
+        #expect(await h.control("POST", "/paystack/subscriptions/\(code)/unpaid").status == 422) // no such status on Paystack
     }
 
     @Test func paystackPaymentFailureAndRefund() async throws {
@@ -89,7 +91,8 @@ import Testing
         let (reference, code) = try #require(await h.psSubscribe())
         let authorization = try #require(h.transport.sent.first?.json["data"]?["authorization"])
         var mark = await h.mark()
-        #expect(await h.control("POST", "/paystack/subscriptions/\(code)/payment_failed").json?["subscription"]?["status"]?.stringValue == "attention")
+        #expect(
+            await h.control("POST", "/paystack/subscriptions/\(code)/payment_failed").json?["subscription"]?["status"]?.stringValue == "attention")
         let failed = try #require(await h.delivered(after: mark).first { $0.psEvent == "invoice.payment_failed" }?.json["data"])
         #expect(failed["subscription"]?["subscription_code"]?.stringValue == code)
         #expect(failed["authorization"] == authorization)
@@ -97,7 +100,10 @@ import Testing
         #expect(await h.ps("GET", "/subscription/\(code)").json?["data"]?["most_recent_invoice"]?["status"]?.stringValue == "failed")
         mark = await h.mark()
 
-        #expect(await h.control("POST", "/paystack/transactions/\(reference)/refund").json?["events"] == ["refund.pending", "refund.processing", "refund.processed"])
+        #expect(
+            await h.control("POST", "/paystack/transactions/\(reference)/refund").json?["events"] == [
+                "refund.pending", "refund.processing", "refund.processed",
+            ])
         let processed = try #require(await h.delivered(after: mark).last?.json)
         #expect(processed["event"]?.stringValue == "refund.processed")
         #expect(processed["data"]?["transaction_reference"]?.stringValue == reference)

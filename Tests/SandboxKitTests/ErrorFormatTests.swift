@@ -28,10 +28,19 @@ import Testing
         let missing = await h.ls("GET", "/subscriptions/999")
         #expect(missing.status == 404)
         #expect(missing.json?["errors"]?[0]?["status"]?.stringValue == "404")
-        let noVariant = await h.ls("POST", "/checkouts", body: ["data": ["type": "checkouts", "attributes": [:], "relationships": ["store": ["data": ["type": "stores", "id": "1"]]]]])
+        let noVariant = await h.ls(
+            "POST", "/checkouts",
+            body: ["data": ["type": "checkouts", "attributes": [:], "relationships": ["store": ["data": ["type": "stores", "id": "1"]]]]])
         #expect(noVariant.status == 422)
         #expect(noVariant.json?["errors"]?[0]?["source"]?["pointer"]?.stringValue == "/data/relationships/variant")
-        let draft = await h.ls("POST", "/checkouts", body: ["data": ["type": "checkouts", "relationships": ["store": ["data": ["type": "stores", "id": "1"]], "variant": ["data": ["type": "variants", "id": "4"]]]]])
+        let draft = await h.ls(
+            "POST", "/checkouts",
+            body: [
+                "data": [
+                    "type": "checkouts",
+                    "relationships": ["store": ["data": ["type": "stores", "id": "1"]], "variant": ["data": ["type": "variants", "id": "4"]]],
+                ]
+            ])
         #expect(draft.status == 422)
         let plan = await h.ps("GET", "/plan/PLN_missing")
         #expect(plan.status == 404)

@@ -60,7 +60,10 @@ import Testing
         #expect(unpaused.json?["data"]?["attributes"]?["pause"] == .null)
         let back = await h.delivered(after: mark)
         #expect(back.map(\.lsEvent) == ["subscription_unpaused", "subscription_updated"])
-        #expect(back.allSatisfy { $0.json["data"]?["attributes"]?["status"]?.stringValue == "active" && $0.json["data"]?["attributes"]?["pause"] == .null })
+        #expect(
+            back.allSatisfy {
+                $0.json["data"]?["attributes"]?["status"]?.stringValue == "active" && $0.json["data"]?["attributes"]?["pause"] == .null
+            })
         #expect(back.allSatisfy { $0.json["meta"]?["custom_data"] == ["user_id": "42"] })
 
         let badMode = await patch(h, id, ["pause": ["mode": "forever"]])
@@ -82,11 +85,12 @@ import Testing
         #expect(await h.control("POST", "/lemonsqueezy/subscriptions/\(id)/unpause").status == 200)
         #expect(await h.control("POST", "/lemonsqueezy/subscriptions/\(id)/expire").status == 200)
         let sent = await h.delivered(after: 0)
-        #expect(Set(sent.compactMap(\.lsEvent)).isSuperset(of: [
-            "subscription_created", "subscription_updated", "subscription_payment_success", "subscription_payment_failed",
-            "subscription_payment_recovered", "subscription_cancelled", "subscription_resumed", "subscription_paused",
-            "subscription_unpaused", "subscription_expired",
-        ]))
+        #expect(
+            Set(sent.compactMap(\.lsEvent)).isSuperset(of: [
+                "subscription_created", "subscription_updated", "subscription_payment_success", "subscription_payment_failed",
+                "subscription_payment_recovered", "subscription_cancelled", "subscription_resumed", "subscription_paused",
+                "subscription_unpaused", "subscription_expired",
+            ]))
         for event in sent {
             #expect(event.json["meta"]?["custom_data"] == custom, "\(event.lsEvent ?? "?")")
             guard event.json["data"]?["type"]?.stringValue == "subscriptions" else { continue }

@@ -20,19 +20,22 @@ import Testing
         #expect(h.transport.sent.last?.json["meta"]?["custom_data"] == ["user_id": "42"])
         mark = h.transport.sent.count
 
-        let resumed = await h.ls("PATCH", "/subscriptions/\(id)", body: ["data": ["type": "subscriptions", "id": .string(String(id)), "attributes": ["cancelled": false]]])
+        let resumed = await h.ls(
+            "PATCH", "/subscriptions/\(id)", body: ["data": ["type": "subscriptions", "id": .string(String(id)), "attributes": ["cancelled": false]]])
         #expect(resumed.json?["data"]?["attributes"]?["status"]?.stringValue == "active")
         #expect(resumed.json?["data"]?["attributes"]?["ends_at"] == .null)
         #expect(await events(h, after: mark) == ["subscription_resumed", "subscription_updated"])
         mark = h.transport.sent.count
 
-        let listed = try #require(await h.ls("GET", "/subscriptions?filter%5Buser_email%5D=buyer@example.com&filter%5Bstore_id%5D=1").json?["data"]?.arrayValue)
+        let listed = try #require(
+            await h.ls("GET", "/subscriptions?filter%5Buser_email%5D=buyer@example.com&filter%5Bstore_id%5D=1").json?["data"]?.arrayValue)
         #expect(listed.count == 1)
 
         #expect(await h.control("POST", "/lemonsqueezy/subscriptions/\(id)/expire").status == 200)
         #expect(await events(h, after: mark) == ["subscription_expired", "subscription_updated"])
         #expect(await h.ls("GET", "/subscriptions/\(id)").json?["data"]?["attributes"]?["status"]?.stringValue == "expired")
-        let tooLate = await h.ls("PATCH", "/subscriptions/\(id)", body: ["data": ["type": "subscriptions", "id": .string(String(id)), "attributes": ["cancelled": false]]])
+        let tooLate = await h.ls(
+            "PATCH", "/subscriptions/\(id)", body: ["data": ["type": "subscriptions", "id": .string(String(id)), "attributes": ["cancelled": false]]])
         #expect(tooLate.status == 422)
     }
 
@@ -40,21 +43,32 @@ import Testing
         let h = Harness()
         let id = try #require(await h.lsSubscribe())
         var mark = h.transport.sent.count
-        #expect(await h.control("POST", "/lemonsqueezy/subscriptions/\(id)/renew").json?["events"] == ["subscription_payment_success", "subscription_updated"])
-        #expect(await h.control("POST", "/lemonsqueezy/subscriptions/\(id)/payment_failed").json?["subscription"]?["attributes"]?["status"]?.stringValue == "past_due")
-        #expect(await h.control("POST", "/lemonsqueezy/subscriptions/\(id)/recover").json?["events"] == ["subscription_payment_success", "subscription_payment_recovered", "subscription_updated"])
+        #expect(
+            await h.control("POST", "/lemonsqueezy/subscriptions/\(id)/renew").json?["events"] == [
+                "subscription_payment_success", "subscription_updated",
+            ])
+        #expect(
+            await h.control("POST", "/lemonsqueezy/subscriptions/\(id)/payment_failed").json?["subscription"]?["attributes"]?["status"]?.stringValue
+                == "past_due")
+        #expect(
+            await h.control("POST", "/lemonsqueezy/subscriptions/\(id)/recover").json?["events"] == [
+                "subscription_payment_success", "subscription_payment_recovered", "subscription_updated",
+            ])
         #expect(await events(h, after: mark).count == 7)
         mark = h.transport.sent.count
 
-        let paused = await h.ls("PATCH", "/subscriptions/\(id)", body: ["data": ["type": "subscriptions", "id": .string(String(id)), "attributes": ["pause": ["mode": "free"]]]])
+        let paused = await h.ls(
+            "PATCH", "/subscriptions/\(id)",
+            body: ["data": ["type": "subscriptions", "id": .string(String(id)), "attributes": ["pause": ["mode": "free"]]]])
         #expect(paused.json?["data"]?["attributes"]?["status"]?.stringValue == "paused")
         #expect(paused.json?["data"]?["attributes"]?["pause"]?["mode"]?.stringValue == "free")
-        _ = await h.ls("PATCH", "/subscriptions/\(id)", body: ["data": ["type": "subscriptions", "id": .string(String(id)), "attributes": ["pause": nil]]])
+        _ = await h.ls(
+            "PATCH", "/subscriptions/\(id)", body: ["data": ["type": "subscriptions", "id": .string(String(id)), "attributes": ["pause": nil]]])
         #expect(await events(h, after: mark) == ["subscription_paused", "subscription_updated", "subscription_unpaused", "subscription_updated"])
         mark = h.transport.sent.count
 
         let refund = await h.control("POST", "/lemonsqueezy/subscriptions/\(id)/refund")
-        #expect(refund.json?["events"] == ["subscription_payment_refunded"])  // the latest payment was a renewal
+        #expect(refund.json?["events"] == ["subscription_payment_refunded"]) // the latest payment was a renewal
         let orderRefund = await h.control("POST", "/lemonsqueezy/orders/1/refund")
         #expect(orderRefund.json?["events"] == ["order_refunded", "subscription_payment_refunded"])
         #expect(await h.ls("GET", "/orders/1").json?["data"]?["attributes"]?["refunded"] == .bool(true))
@@ -71,7 +85,10 @@ import Testing
         #expect(wrong.status == 404)
         #expect(wrong.json?["status"] == .bool(false))
 
-        #expect(await h.control("POST", "/paystack/subscriptions/\(code)/renew").json?["events"] == ["invoice.create", "charge.success", "invoice.update"])
+        #expect(
+            await h.control("POST", "/paystack/subscriptions/\(code)/renew").json?["events"] == [
+                "invoice.create", "charge.success", "invoice.update",
+            ])
         await h.app.settleDeliveries()
         let renewal = h.transport.sent.dropFirst(mark).first { $0.psEvent == "charge.success" }
         #expect(renewal?.json["data"]?["metadata"] == ["invoice_action": "create"])
@@ -99,7 +116,10 @@ import Testing
     @Test func paystackFailureRefundAndMissingConcepts() async throws {
         let h = Harness()
         let (reference, code) = try #require(await h.psSubscribe())
-        #expect(await h.control("POST", "/paystack/subscriptions/\(code)/payment_failed").json?["events"] == ["invoice.create", "invoice.payment_failed", "invoice.update"])
+        #expect(
+            await h.control("POST", "/paystack/subscriptions/\(code)/payment_failed").json?["events"] == [
+                "invoice.create", "invoice.payment_failed", "invoice.update",
+            ])
         #expect(await h.ps("GET", "/subscription/\(code)").json?["data"]?["status"]?.stringValue == "attention")
         #expect(await h.control("POST", "/paystack/subscriptions/\(code)/recover").json?["events"] == ["charge.success", "invoice.update"])
         let pause = await h.control("POST", "/paystack/subscriptions/\(code)/pause")

@@ -57,7 +57,9 @@ import Testing
 
     @Test func metadataIsEchoedAsGivenAndSubscriptionEventsHaveNone() async throws {
         let h = Harness()
-        let metadata: JSONValue = ["user_id": "u-9", "custom_fields": [["display_name": "Plan", "variable_name": "plan", "value": "premium"]], "count": 3]
+        let metadata: JSONValue = [
+            "user_id": "u-9", "custom_fields": [["display_name": "Plan", "variable_name": "plan", "value": "premium"]], "count": 3,
+        ]
         let (_, code) = try #require(await h.psSubscribe(metadata: metadata))
         #expect(h.transport.sent.first?.json["data"]?["metadata"] == metadata)
         let token = try #require(await h.ps("GET", "/subscription/\(code)").json?["data"]?["email_token"]?.stringValue)
@@ -101,7 +103,7 @@ import Testing
         #expect(await h.delivered(after: mark).isEmpty)
         let revived = try #require(await h.ps("GET", "/subscription/\(code)").json?["data"])
         #expect(revived["status"]?.stringValue == "active")
-        #expect(revived["next_payment_date"]?.stringValue == "2025-08-25T15:06:40.000Z")  // a period after the enable
+        #expect(revived["next_payment_date"]?.stringValue == "2025-08-25T15:06:40.000Z") // a period after the enable
     }
 
     @Test func renewalChargesTheSubscriptionAuthorizationWithPlanAndNoCheckoutMetadata() async throws {

@@ -15,7 +15,8 @@ import Testing
         #expect(page.text.contains("$4.99"))
         #expect(page.text.contains("buyer@example.com"))
 
-        let pay = await h.app.handle(SandboxRequest(method: "POST", target: "/checkout/lemonsqueezy/\(id)/pay", body: Array("email=buyer%40example.com".utf8)))
+        let pay = await h.app.handle(
+            SandboxRequest(method: "POST", target: "/checkout/lemonsqueezy/\(id)/pay", body: Array("email=buyer%40example.com".utf8)))
         #expect(pay.status == 303)
         #expect(pay.headers["location"] == "https://app.example/thanks")
         await h.app.settleDeliveries()
@@ -32,7 +33,10 @@ import Testing
         let subscription = try #require(sent[1].json["data"])
         #expect(subscription["type"]?.stringValue == "subscriptions")
         let attributes = try #require(subscription["attributes"])
-        for key in ["status", "renews_at", "ends_at", "created_at", "updated_at", "card_brand", "card_last_four", "user_email", "customer_id", "order_id", "product_id", "variant_id", "product_name", "variant_name"] {
+        for key in [
+            "status", "renews_at", "ends_at", "created_at", "updated_at", "card_brand", "card_last_four", "user_email", "customer_id", "order_id",
+            "product_id", "variant_id", "product_name", "variant_name",
+        ] {
             #expect(attributes[key] != nil, "missing \(key)")
         }
         #expect(attributes["urls"]?["customer_portal"]?.stringValue != nil)
@@ -65,12 +69,18 @@ import Testing
 
     @Test func paystackPlanPurchaseEchoesMetadataAndSigns() async throws {
         let h = Harness()
-        let r = await h.ps("POST", "/transaction/initialize", body: ["email": "payer@example.com", "amount": "1000", "plan": "PLN_sbxpremmonth01", "metadata": "{\"user_id\":\"42\"}", "callback_url": "https://app.example/done"])
+        let r = await h.ps(
+            "POST", "/transaction/initialize",
+            body: [
+                "email": "payer@example.com", "amount": "1000", "plan": "PLN_sbxpremmonth01", "metadata": "{\"user_id\":\"42\"}",
+                "callback_url": "https://app.example/done",
+            ])
         let access = try #require(r.json?["data"]?["access_code"]?.stringValue)
         let reference = try #require(r.json?["data"]?["reference"]?.stringValue)
         let page = await h.app.handle(SandboxRequest(method: "GET", target: "/checkout/paystack/\(access)"))
-        #expect(page.text.contains("₦2,500.00"))  // the plan's amount overrides the one sent
-        let pay = await h.app.handle(SandboxRequest(method: "POST", target: "/checkout/paystack/\(access)/pay", body: Array("email=payer%40example.com".utf8)))
+        #expect(page.text.contains("₦2,500.00")) // the plan's amount overrides the one sent
+        let pay = await h.app.handle(
+            SandboxRequest(method: "POST", target: "/checkout/paystack/\(access)/pay", body: Array("email=payer%40example.com".utf8)))
         #expect(pay.status == 303)
         #expect(pay.headers["Location"] == "https://app.example/done?trxref=\(reference)&reference=\(reference)")
         await h.app.settleDeliveries()
@@ -87,7 +97,7 @@ import Testing
         #expect(charge["customer"]?["email"]?.stringValue == "payer@example.com")
         let sub = try #require(sent[1].json["data"])
         #expect(sub["status"]?.stringValue == "active")
-        #expect(sub["email_token"] == nil)  // absent from subscription.create, as documented
+        #expect(sub["email_token"] == nil) // absent from subscription.create, as documented
         #expect(sub["next_payment_date"]?.stringValue == "2025-07-15T15:06:40.000Z")
         let code = try #require(sub["subscription_code"]?.stringValue)
 

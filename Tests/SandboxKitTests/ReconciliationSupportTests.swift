@@ -9,7 +9,7 @@ import Testing
         let h = Harness()
         let (first, _) = try #require(await h.psSubscribe(email: "a@example.com"))
         let (second, _) = try #require(await h.psSubscribe(email: "b@example.com"))
-        _ = await h.ps("POST", "/transaction/initialize", body: ["email": "c@example.com", "amount": 5000])  // abandoned
+        _ = await h.ps("POST", "/transaction/initialize", body: ["email": "c@example.com", "amount": 5000]) // abandoned
         let page = try #require(await h.ps("GET", "/transaction?perPage=2&page=1").json)
         #expect(page["status"] == .bool(true) && page["message"]?.stringValue == "Transactions retrieved")
         let meta = try #require(page["meta"])
@@ -47,10 +47,15 @@ import Testing
         _ = await h.control("POST", "/lemonsqueezy/subscriptions/\(dropped)/cancel")
         _ = await h.control("POST", "/lemonsqueezy/subscriptions/\(kept)/cancel")
         let sent = await h.delivered(after: before)
-        #expect(sent.allSatisfy { $0.json["data"]?["id"]?.stringValue != String(dropped) && $0.json["data"]?["attributes"]?["subscription_id"]?.intValue != dropped })
+        #expect(
+            sent.allSatisfy {
+                $0.json["data"]?["id"]?.stringValue != String(dropped) && $0.json["data"]?["attributes"]?["subscription_id"]?.intValue != dropped
+            })
         #expect(sent.contains { $0.lsEvent == "subscription_cancelled" && $0.json["data"]?["id"]?.stringValue == String(kept) })
         let log = await h.app.deliveries(provider: .lemonSqueezy).filter { $0.outcome == .dropped }
-        #expect(log.map(\.eventName) == ["subscription_cancelled", "subscription_updated"] && log.allSatisfy { $0.attempt == 1 }, "dropped once, never retried")
+        #expect(
+            log.map(\.eventName) == ["subscription_cancelled", "subscription_updated"] && log.allSatisfy { $0.attempt == 1 },
+            "dropped once, never retried")
         // The provider itself changed: the API shows it.
         #expect(await h.ls("GET", "/subscriptions/\(dropped)").json?["data"]?["attributes"]?["status"]?.stringValue == "cancelled")
     }
@@ -63,8 +68,9 @@ import Testing
         #expect(await h.delivered(after: 0).isEmpty, "order_created, subscription_created and the payment all dropped")
         #expect(await h.app.deliveries().map(\.outcome) == [.dropped, .dropped, .dropped])
 
-        let access = try #require(await h.ps("POST", "/transaction/initialize", body: ["email": "p@example.com", "amount": "1000", "plan": "PLN_sbxpremmonth01"])
-            .json?["data"]?["access_code"]?.stringValue)
+        let access = try #require(
+            await h.ps("POST", "/transaction/initialize", body: ["email": "p@example.com", "amount": "1000", "plan": "PLN_sbxpremmonth01"])
+                .json?["data"]?["access_code"]?.stringValue)
         _ = await h.control("POST", "/faults", body: ["drop_checkouts": [.string("paystack:\(access)")]])
         let paid = await h.control("POST", "/checkouts/paystack/\(access)/pay")
         let code = try #require(paid.json?["subscription_code"]?.stringValue)

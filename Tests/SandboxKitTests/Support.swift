@@ -47,7 +47,7 @@ final class RecordingTransport: WebhookTransport {
 
 /// A clock pinned to a settable instant; sleeping only yields, so retries run at once.
 final class TestClock: Sendable {
-    private let instant = Mutex(Date(timeIntervalSince1970: 1_750_000_000))  // 2025-06-15T15:06:40Z
+    private let instant = Mutex(Date(timeIntervalSince1970: 1_750_000_000)) // 2025-06-15T15:06:40Z
     var now: Date { instant.withLock { $0 } }
     func advance(days: Int) { instant.withLock { $0 = $0.addingTimeInterval(Double(days) * 86_400) } }
     var sandboxClock: SandboxClock {
@@ -67,7 +67,8 @@ struct Harness {
     init(statuses: [Int] = [], rateLimit: RateLimitSettings? = nil) {
         var config = SandboxConfiguration(
             publicBaseURL: "http://127.0.0.1:8090/",
-            lemonSqueezy: LemonSqueezySettings(apiKey: Self.lsKey, webhookSecret: "whsec_ls", webhookURL: "http://receiver/api/webhooks/lemonsqueezy"),
+            lemonSqueezy: LemonSqueezySettings(
+                apiKey: Self.lsKey, webhookSecret: "whsec_ls", webhookURL: "http://receiver/api/webhooks/lemonsqueezy"),
             paystack: PaystackSettings(secretKey: Self.psKey, webhookURL: "http://receiver/api/webhooks/paystack"),
             rateLimit: rateLimit)
         config.retryTimeScale = 0.0001
@@ -80,13 +81,15 @@ struct Harness {
     func ls(_ method: String, _ target: String, body: JSONValue? = nil, key: String? = Harness.lsKey) async -> SandboxResponse {
         var headers = SandboxHeaders([("Accept", "application/vnd.api+json"), ("Content-Type", "application/vnd.api+json")])
         if let key { headers.add("authorization", "Bearer \(key)") }
-        return await app.handle(SandboxRequest(method: method, target: "/lemonsqueezy/v1" + target, headers: headers, body: body.map { JSONWriter.encode($0) } ?? []))
+        return await app.handle(
+            SandboxRequest(method: method, target: "/lemonsqueezy/v1" + target, headers: headers, body: body.map { JSONWriter.encode($0) } ?? []))
     }
 
     func ps(_ method: String, _ target: String, body: JSONValue? = nil, key: String? = Harness.psKey) async -> SandboxResponse {
         var headers = SandboxHeaders([("Content-Type", "application/json")])
         if let key { headers.add("Authorization", "Bearer \(key)") }
-        return await app.handle(SandboxRequest(method: method, target: "/paystack" + target, headers: headers, body: body.map { JSONWriter.encode($0) } ?? []))
+        return await app.handle(
+            SandboxRequest(method: method, target: "/paystack" + target, headers: headers, body: body.map { JSONWriter.encode($0) } ?? []))
     }
 
     func control(_ method: String, _ target: String, body: JSONValue? = nil) async -> SandboxResponse {
@@ -95,11 +98,20 @@ struct Harness {
 
     /// Creates a Lemon Squeezy checkout for `variant` and returns its id.
     func lsCheckout(variant: Int, custom: JSONValue = ["user_id": "42"], redirect: String = "") async -> String? {
-        let r = await ls("POST", "/checkouts", body: ["data": [
-            "type": "checkouts",
-            "attributes": ["checkout_data": ["email": "buyer@example.com", "custom": custom], "product_options": ["redirect_url": .string(redirect)], "test_mode": true],
-            "relationships": ["store": ["data": ["type": "stores", "id": "1"]], "variant": ["data": ["type": "variants", "id": .string(String(variant))]]],
-        ]])
+        let r = await ls(
+            "POST", "/checkouts",
+            body: [
+                "data": [
+                    "type": "checkouts",
+                    "attributes": [
+                        "checkout_data": ["email": "buyer@example.com", "custom": custom], "product_options": ["redirect_url": .string(redirect)],
+                        "test_mode": true,
+                    ],
+                    "relationships": [
+                        "store": ["data": ["type": "stores", "id": "1"]], "variant": ["data": ["type": "variants", "id": .string(String(variant))]],
+                    ],
+                ]
+            ])
         return r.json?["data"]?["id"]?.stringValue
     }
 
@@ -112,8 +124,14 @@ struct Harness {
     }
 
     /// Initializes and pays a Paystack plan transaction; returns (reference, subscription code).
-    func psSubscribe(plan: String = "PLN_sbxpremmonth01", email: String = "payer@example.com", metadata: JSONValue = "{\"user_id\":\"42\"}") async -> (String, String)? {
-        let r = await ps("POST", "/transaction/initialize", body: ["email": .string(email), "amount": "1000", "plan": .string(plan), "metadata": metadata, "callback_url": "https://app.example/done"])
+    func psSubscribe(
+        plan: String = "PLN_sbxpremmonth01", email: String = "payer@example.com", metadata: JSONValue = "{\"user_id\":\"42\"}"
+    ) async -> (String, String)? {
+        let r = await ps(
+            "POST", "/transaction/initialize",
+            body: [
+                "email": .string(email), "amount": "1000", "plan": .string(plan), "metadata": metadata, "callback_url": "https://app.example/done",
+            ])
         guard let access = r.json?["data"]?["access_code"]?.stringValue else { return nil }
         let paid = await control("POST", "/checkouts/paystack/\(access)/pay")
         await app.settleDeliveries()

@@ -34,9 +34,10 @@ import Testing
         #expect(text.contains("lost: 0, applied twice: 0, subscriptions not in their final state: 0"), "\(text.suffix(3000))")
         // The sender met the frozen broker as a provider would: 503s, retried until 2xx.
         let answers = text.split(separator: "\n").first { $0.hasPrefix("answers:") }.map(String.init) ?? ""
-        let unavailable = answers.firstRange(of: " × 503").flatMap { range in
-            Int(answers[..<range.lowerBound].split(separator: " ").last ?? "")
-        } ?? 0
+        let unavailable =
+            answers.firstRange(of: " × 503").flatMap { range in
+                Int(answers[..<range.lowerBound].split(separator: " ").last ?? "")
+            } ?? 0
         #expect(unavailable > 0, "no webhook was answered 503 while the broker was frozen: \(answers)")
     }
 }

@@ -59,8 +59,10 @@ struct DependencyDown: Error, CustomStringConvertible {
         let gate = Gate()
         let calls = Mutex(0)
         health.register("stuck", timeout: .milliseconds(100)) {
-            let call = calls.withLock { $0 += 1; return $0 }
-            if call == 1 { await gate.wait() }   // ignores cancellation
+            let call = calls.withLock {
+                $0 += 1; return $0
+            }
+            if call == 1 { await gate.wait() } // ignores cancellation
         }
         health.register("fine") {}
 

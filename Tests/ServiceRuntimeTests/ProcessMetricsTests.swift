@@ -45,7 +45,8 @@ import Telemetry
     @Test func renderedTextPassesLineSyntaxCheck() {
         let registry = MetricsRegistry()
         ProcessMetrics.register(into: registry)
-        let sampleLine = #/^[a-zA-Z_:][a-zA-Z0-9_:]*(\{([a-zA-Z_][a-zA-Z0-9_]*="([^"\\]|\\.)*",?)*\})? [-+]?([0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?|Inf|NaN)$/#
+        let sampleLine =
+            #/^[a-zA-Z_:][a-zA-Z0-9_:]*(\{([a-zA-Z_][a-zA-Z0-9_]*="([^"\\]|\\.)*",?)*\})? [-+]?([0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?|Inf|NaN)$/#
         let help = #/^# HELP [a-zA-Z_:][a-zA-Z0-9_:]* .*$/#
         let type = #/^# TYPE [a-zA-Z_:][a-zA-Z0-9_:]* (counter|gauge|histogram|summary|untyped)$/#
         let text = registry.renderPrometheus()

@@ -79,10 +79,11 @@ import Telemetry
     @Test func serviceOverrunningItsStopDeadlineIsAbandoned() async throws {
         let recorder = Recorder()
         let gate = Gate()
-        let group = makeGroup([
-            SleepingService(name: "a", recorder: recorder),
-            StubbornService(name: "stubborn", recorder: recorder, gate: gate),
-        ], stopTimeout: .milliseconds(100))
+        let group = makeGroup(
+            [
+                SleepingService(name: "a", recorder: recorder),
+                StubbornService(name: "stubborn", recorder: recorder, gate: gate),
+            ], stopTimeout: .milliseconds(100))
         let running = Task { try await group.run() }
         try await recorder.waitFor(count: 2)
         group.triggerGracefulShutdown()

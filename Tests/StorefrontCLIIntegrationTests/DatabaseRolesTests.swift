@@ -23,20 +23,24 @@ import Testing
         let (pool, url) = try await FreshDatabase.create(prefix: "test_roles")
         _ = try await MigrateCommand.run(environment: Environment(["DATABASE_URL": url]), logger: .init(service: "tests", minimumLevel: .critical))
         try await pool.execute("INSERT INTO app_users (app_user_id, email) VALUES ('user-1', 'ada@example.com')")
-        try await pool.execute("""
+        try await pool.execute(
+            """
             INSERT INTO subscriptions (provider, subscription_id, app_user_id, customer_email, status, last_event_key, email_token)
             VALUES ('lemonsqueezy', '7', 'user-1', 'ada@example.com', 'active', 'k1', 'secret-token')
             """)
         try await pool.execute("INSERT INTO orders (provider, order_id, app_user_id, status) VALUES ('paystack', 'T1', 'user-1', 'paid')")
-        try await pool.execute("""
+        try await pool.execute(
+            """
             INSERT INTO checkouts (checkout_id, provider, app_user_id, email, variant_id, url, created_at)
             VALUES ('c1', 'lemonsqueezy', 'user-1', 'ada@example.com', '2', 'https://x', now())
             """)
-        try await pool.execute("""
+        try await pool.execute(
+            """
             INSERT INTO billing_events (dedup_key, provider, event_name, kind, entity_key, received_at, source_partition, source_offset, event, payload)
             VALUES ('e1', 'lemonsqueezy', 'subscription_created', 'subscriptionCreated', 'lemonsqueezy:7', now(), 0, 0, '{}', '\\x00')
             """)
-        try await pool.execute("""
+        try await pool.execute(
+            """
             INSERT INTO purchase_owners (provider, purchase_type, purchase_id, app_user_id, source, evidence)
             VALUES ('lemonsqueezy', 'subscription', '7', 'user-1', 'checkout', 'e1')
             """)
@@ -94,7 +98,8 @@ import Testing
 
     @Test func everyRoleIsAGroupWithoutLogin() async throws {
         let (pool, _) = try await Self.migratedDatabase()
-        let rows = try await pool.query("""
+        let rows = try await pool.query(
+            """
             SELECT rolname, rolcanlogin, rolsuper, rolcreaterole, rolcreatedb, rolbypassrls FROM pg_roles
             WHERE rolname LIKE 'storefront\\_%' ORDER BY rolname
             """)
@@ -163,7 +168,8 @@ import Testing
             #expect(try await ProjectionSchema.migrate(pool: projector).isEmpty)
             // (ProjectorServiceIntegrationTests applies whole batches through this role.)
             try await projector.execute("UPDATE subscriptions SET status = 'cancelled' WHERE subscription_id = '7'")
-            try await projector.execute("""
+            try await projector.execute(
+                """
                 INSERT INTO commands (command_id, kind, provider, subscription_id, requested_at) VALUES ('c', 'cancel_requested', 'lemonsqueezy', '7', now())
                 ON CONFLICT (command_id) DO NOTHING
                 """)
@@ -171,7 +177,8 @@ import Testing
                 "UPDATE billing_events SET payload = '\\x01'",
                 "DELETE FROM purchase_owners", "DELETE FROM orders", "DELETE FROM checkouts",
                 "UPDATE commands SET kind = 'x'", "SELECT * FROM commands", "SELECT app_user_id FROM commands",
-                "SELECT * FROM checkout_idempotency_keys", "INSERT INTO checkout_idempotency_keys (app_user_id, idempotency_key, request_hash, state, checkout_id) VALUES ('u', 'k', 'h', 'pending', 'c')",
+                "SELECT * FROM checkout_idempotency_keys",
+                "INSERT INTO checkout_idempotency_keys (app_user_id, idempotency_key, request_hash, state, checkout_id) VALUES ('u', 'k', 'h', 'pending', 'c')",
                 "SELECT * FROM checkout_schema_migrations",
             ] { await Self.expectDenied(projector, sql) }
         }
@@ -182,7 +189,9 @@ import Testing
         let (pool, url) = try await Self.migratedDatabase()
         try await Self.asMember(of: Roles.readOnly, database: url) { readOnly, loginURL in
             let output = Output()
-            try await StatusCommand.run(try CommandLineArguments(["status", "ada@example.com"]), environment: Environment(["DATABASE_URL": loginURL])) { output($0) }
+            try await StatusCommand.run(
+                try CommandLineArguments(["status", "ada@example.com"]), environment: Environment(["DATABASE_URL": loginURL])
+            ) { output($0) }
             #expect(output.text.contains("subscription lemonsqueezy:7 status=active"), "\(output.text)")
             for sql in Self.nobodyMay + [
                 "UPDATE subscriptions SET status = 'cancelled'", "INSERT INTO app_users (app_user_id) VALUES ('x')",
@@ -217,8 +226,13 @@ import Testing
                 return try await group.reduce(into: []) { $0.append($1) }
             }
             #expect(applied.count == names.count)
-            #expect(applied.allSatisfy { $0.projection == ProjectionSchema.migrations.map(\.version) && $0.checkout == CheckoutSchema.migrations.map(\.version) })
-            let roles = try await admin.query("SELECT rolname FROM pg_roles WHERE rolname LIKE 'storefront\\_%' ORDER BY rolname").map { try $0.decode(String.self) }
+            #expect(
+                applied.allSatisfy {
+                    $0.projection == ProjectionSchema.migrations.map(\.version) && $0.checkout == CheckoutSchema.migrations.map(\.version)
+                })
+            let roles = try await admin.query("SELECT rolname FROM pg_roles WHERE rolname LIKE 'storefront\\_%' ORDER BY rolname").map {
+                try $0.decode(String.self)
+            }
             #expect(roles == Roles.all.sorted())
             await admin.close()
         } catch {

@@ -34,7 +34,8 @@ final class Output: Sendable {
 
         let renews = Date().addingTimeInterval(86_400 * 20)
         try await pool.execute("INSERT INTO app_users (app_user_id, email) VALUES ('user-7', 'Grace@Example.com')")
-        try await pool.execute("""
+        try await pool.execute(
+            """
             INSERT INTO subscriptions (provider, subscription_id, app_user_id, customer_email, plan_name, status, renews_at, last_event_key)
             VALUES ('lemonsqueezy', '42', 'user-7', 'grace@example.com', 'Premium', 'active', \(renews), 'k1')
             """)
@@ -59,29 +60,39 @@ final class Output: Sendable {
         try await KafkaAdmin(configuration: client).createTopics([
             KafkaTopicSpecification(name: source, partitions: 1), KafkaTopicSpecification(name: Topics.deadLetter, partitions: 6),
         ])
-        let letter = DeadLetterRecord(sourceTopic: source, sourcePartition: 0, sourceOffset: 7, sourceKey: "lemonsqueezy:sub_1",
-                                      sourceValue: Array("{\"broken\":".utf8), reason: "undecodable envelope", consumer: "cli-tests", failedAt: Date())
+        let letter = DeadLetterRecord(
+            sourceTopic: source, sourcePartition: 0, sourceOffset: 7, sourceKey: "lemonsqueezy:sub_1",
+            sourceValue: Array("{\"broken\":".utf8), reason: "undecodable envelope", consumer: "cli-tests", failedAt: Date())
         let producer = try KafkaProducer(configuration: KafkaProducerConfiguration(client: client))
-        _ = try await producer.sendAndAwait(KafkaProducerMessage(topic: Topics.deadLetter, key: "lemonsqueezy:sub_1", value: try RecordCoding.encode(letter)))
+        _ = try await producer.sendAndAwait(
+            KafkaProducerMessage(topic: Topics.deadLetter, key: "lemonsqueezy:sub_1", value: try RecordCoding.encode(letter)))
         _ = await producer.shutdown()
 
         let listed = Output()
-        try await DeadLetterCommand.run(try CommandLineArguments(["deadletter", "list", "--topic", source]), environment: environment, logger: logger) { listed($0) }
+        try await DeadLetterCommand.run(
+            try CommandLineArguments(["deadletter", "list", "--topic", source]), environment: environment, logger: logger
+        ) { listed($0) }
         #expect(listed.text.contains("from \(source)[0@7] key=lemonsqueezy:sub_1 reason=undecodable envelope"))
         #expect(listed.text.contains("1 dead letter(s)"))
 
         let group = "cli-replay-\(UUID().uuidString.prefix(8))"
         let replayed = Output()
-        try await DeadLetterCommand.run(try CommandLineArguments(["deadletter", "replay", "--topic", source, "--group", group]),
-                                        environment: environment, logger: logger) { replayed($0) }
+        try await DeadLetterCommand.run(
+            try CommandLineArguments(["deadletter", "replay", "--topic", source, "--group", group]),
+            environment: environment, logger: logger
+        ) { replayed($0) }
         #expect(replayed.text.contains("replayed 1 dead letter(s)"))
         let again = Output()
-        try await DeadLetterCommand.run(try CommandLineArguments(["deadletter", "replay", "--topic", source, "--group", group]),
-                                        environment: environment, logger: logger) { again($0) }
+        try await DeadLetterCommand.run(
+            try CommandLineArguments(["deadletter", "replay", "--topic", source, "--group", group]),
+            environment: environment, logger: logger
+        ) { again($0) }
         #expect(again.text.contains("replayed 0 dead letter(s)"), "a second replay sends only new letters")
 
-        let consumer = try KafkaConsumer(topics: [source], configuration: KafkaConsumerConfiguration(
-            client: client, groupID: "cli-check-\(UUID().uuidString.prefix(8))", sessionTimeout: .milliseconds(2000)))
+        let consumer = try KafkaConsumer(
+            topics: [source],
+            configuration: KafkaConsumerConfiguration(
+                client: client, groupID: "cli-check-\(UUID().uuidString.prefix(8))", sessionTimeout: .milliseconds(2000)))
         let batch = try #require(try await consumer.nextBatch(timeout: .seconds(15)), "the replayed record reached its source topic")
         #expect(batch.records.first?.value == Array("{\"broken\":".utf8))
         #expect(batch.records.first?.key == Array("lemonsqueezy:sub_1".utf8))
@@ -100,17 +111,21 @@ final class Output: Sendable {
         ])
         let producer = try KafkaProducer(configuration: KafkaProducerConfiguration(client: client))
         for topic in [first, second] {
-            let letter = DeadLetterRecord(sourceTopic: topic, sourcePartition: 0, sourceOffset: 1, sourceKey: "k", sourceValue: Array("x".utf8),
-                                          reason: "test", consumer: "cli-tests", failedAt: Date())
+            let letter = DeadLetterRecord(
+                sourceTopic: topic, sourcePartition: 0, sourceOffset: 1, sourceKey: "k", sourceValue: Array("x".utf8),
+                reason: "test", consumer: "cli-tests", failedAt: Date())
             // One key, so both letters share a partition and one batch.
-            _ = try await producer.sendAndAwait(KafkaProducerMessage(topic: Topics.deadLetter, key: "same-key", value: try RecordCoding.encode(letter)))
+            _ = try await producer.sendAndAwait(
+                KafkaProducerMessage(topic: Topics.deadLetter, key: "same-key", value: try RecordCoding.encode(letter)))
         }
         _ = await producer.shutdown()
         let group = "cli-replay-\(UUID().uuidString.prefix(8))"
         for topic in [first, second] {
             let replayed = Output()
-            try await DeadLetterCommand.run(try CommandLineArguments(["deadletter", "replay", "--topic", topic, "--group", group]),
-                                            environment: environment, logger: logger) { replayed($0) }
+            try await DeadLetterCommand.run(
+                try CommandLineArguments(["deadletter", "replay", "--topic", topic, "--group", group]),
+                environment: environment, logger: logger
+            ) { replayed($0) }
             #expect(replayed.text.contains("replayed 1 dead letter(s)"), "\(topic): \(replayed.text)")
         }
     }

@@ -31,8 +31,9 @@ import Testing
     }
 
     @Test func flagsOverrideTheEnvironment() throws {
-        let claims = try Self.claims(["--iss", "flag-issuer", "--aud=flag-audience"],
-                                     environment: ["AUTH_JWT_ISSUER": "env-issuer", "AUTH_JWT_AUDIENCE": "env-audience"])
+        let claims = try Self.claims(
+            ["--iss", "flag-issuer", "--aud=flag-audience"],
+            environment: ["AUTH_JWT_ISSUER": "env-issuer", "AUTH_JWT_AUDIENCE": "env-audience"])
         #expect(claims.issuer == "flag-issuer" && claims.audience == ["flag-audience"])
         // An empty value leaves the claim out.
         let bare = try Self.claims(["--iss=", "--aud="], environment: ["AUTH_JWT_ISSUER": "env-issuer"])
@@ -52,8 +53,9 @@ import Testing
             try CommandLineArguments(["dev-token", "--sub", "u-2", "--email", "b@example.com", "--email-verified"]),
             environment: Environment(["AUTH_JWT_SECRET": Self.secret, "AUTH_JWT_ISSUER": "storefront-dev", "AUTH_JWT_AUDIENCE": "storefront-app"]),
             now: Self.now)
-        let verifier = JWTVerifier(key: try .hs256(secret: Array(Self.secret.utf8)), issuer: "storefront-dev", audience: "storefront-app",
-                                   now: { Self.now })
+        let verifier = JWTVerifier(
+            key: try .hs256(secret: Array(Self.secret.utf8)), issuer: "storefront-dev", audience: "storefront-app",
+            now: { Self.now })
         let claims = try verifier.verify(token)
         #expect(claims.subject == "u-2" && claims.email == "b@example.com" && claims.emailVerified)
         let strict = JWTVerifier(key: try .hs256(secret: Array(Self.secret.utf8)), issuer: "other", now: { Self.now })

@@ -24,14 +24,16 @@ import Testing
 
     @Test func withoutAnEmailTheTokenHasNoEmailClaim() throws {
         let secret = String(repeating: "k", count: 32)
-        let token = try DevTokenCommand.run(try CommandLineArguments(["dev-token", "--sub", "u"]), environment: Environment(["AUTH_JWT_SECRET": secret]))
+        let token = try DevTokenCommand.run(
+            try CommandLineArguments(["dev-token", "--sub", "u"]), environment: Environment(["AUTH_JWT_SECRET": secret]))
         let claims = try JWTVerifier(key: try .hs256(secret: Array(secret.utf8))).verify(token)
         #expect(claims.subject == "u" && claims.email == nil && claims.raw["email_verified"] == nil)
     }
 
     @Test func namesWhatIsMissing() throws {
         #expect(throws: CommandLineArguments.UsageError.self) {
-            _ = try DevTokenCommand.run(try CommandLineArguments(["dev-token", "--email", "a@b.co"]), environment: Environment(["AUTH_JWT_SECRET": "x"]))
+            _ = try DevTokenCommand.run(
+                try CommandLineArguments(["dev-token", "--email", "a@b.co"]), environment: Environment(["AUTH_JWT_SECRET": "x"]))
         }
         let error = #expect(throws: ConfigurationError.self) {
             _ = try DevTokenCommand.run(try CommandLineArguments(["dev-token", "--sub", "u", "--email", "a@b.co"]), environment: Environment([:]))

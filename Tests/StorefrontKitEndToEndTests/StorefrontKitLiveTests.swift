@@ -1,6 +1,6 @@
 import Foundation
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 import HTTPClient
 import StorefrontKit
@@ -20,8 +20,9 @@ enum LiveKit {
         let email = "\(subject)@example.com"
         let token: String
         if let fixed { token = fixed } else { token = try await stack.token(subject: subject, email: email) }
-        let options = StorefrontClient.Options(returnURLs: [URL(string: appReturnURL)!], pollInitialDelay: .milliseconds(200),
-                                               pollMaximumDelay: .seconds(1))
+        let options = StorefrontClient.Options(
+            returnURLs: [URL(string: appReturnURL)!], pollInitialDelay: .milliseconds(200),
+            pollMaximumDelay: .seconds(1))
         let client = StorefrontClient(baseURL: URL(string: stack.gateway)!, options: options) { token }
         return (client, email)
     }
@@ -64,7 +65,9 @@ enum LiveKit {
         let log = try String(contentsOfFile: stack.state + "/logs/gateway-access.log", encoding: .utf8)
         return log.split(separator: "\n").filter { $0.contains("\"GET /api/products HTTP/") && $0.contains("StorefrontKit/1") }.compactMap { line in
             // combined format: … "GET /api/products HTTP/1.1" 304 0 "-" "StorefrontKit/1"
-            guard let version = line.range(of: " HTTP/"), let end = line.range(of: "\" ", range: version.upperBound..<line.endIndex) else { return nil }
+            guard let version = line.range(of: " HTTP/"), let end = line.range(of: "\" ", range: version.upperBound..<line.endIndex) else {
+                return nil
+            }
             return Int(line[end.upperBound...].prefix { $0.isNumber })
         }
     }
@@ -160,7 +163,9 @@ struct StorefrontKitLiveTests {
             #expect(try await !client.products().isEmpty, "the product list needs no token")
         }
         let (client, _) = try await LiveKit.client(stack)
-        await #expect(throws: StorefrontError.notFound(message: "Unknown variant ls_987654")) { try await client.createCheckout(variantID: "ls_987654") }
+        await #expect(throws: StorefrontError.notFound(message: "Unknown variant ls_987654")) {
+            try await client.createCheckout(variantID: "ls_987654")
+        }
         await #expect(throws: StorefrontError.notFound(message: "There is no subscription to cancel")) { try await client.cancel() }
     }
 

@@ -45,8 +45,9 @@ final class Browser: Sendable {
         try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
         var environment = ProcessInfo.processInfo.environment
         environment["TMPDIR"] = scratch
-        let driver = try ChildProcess.spawn([chromedriver, "--port=\(port)", "--allowed-ips=127.0.0.1", "--log-path=\(log)"],
-                                            environment: environment, mergeStandardError: true)
+        let driver = try ChildProcess.spawn(
+            [chromedriver, "--port=\(port)", "--allowed-ips=127.0.0.1", "--log-path=\(log)"],
+            environment: environment, mergeStandardError: true)
         // Drain its output so it never blocks on a full pipe.
         let output = driver.standardOutput
         Task.detached { _ = await ChildProcess.readAll(output) }
@@ -54,14 +55,20 @@ final class Browser: Sendable {
         let session = HTTPClient()
         do {
             try await waitUntilReady(endpoint, session: session)
-            let capabilities: [String: Any] = ["capabilities": ["alwaysMatch": [
-                "browserName": "chrome",
-                "goog:chromeOptions": [
-                    "binary": chromium,
-                    "args": ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
-                             "--disable-extensions", "--user-data-dir=\(profile)", "--window-size=800,900"],
-                ],
-            ]]]
+            let capabilities: [String: Any] = [
+                "capabilities": [
+                    "alwaysMatch": [
+                        "browserName": "chrome",
+                        "goog:chromeOptions": [
+                            "binary": chromium,
+                            "args": [
+                                "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
+                                "--disable-extensions", "--user-data-dir=\(profile)", "--window-size=800,900",
+                            ],
+                        ],
+                    ]
+                ]
+            ]
             let created = try await call(session, "POST", endpoint + "/session", capabilities)
             guard let id = (created["value"] as? [String: Any])?["sessionId"] as? String else {
                 throw Failure(description: "chromedriver did not open a session: \(created)")
@@ -79,7 +86,7 @@ final class Browser: Sendable {
 
     /// Ends the session, stops chromedriver (and with it Chromium), removes the profile.
     func quit() async {
-        _ = try? await command("DELETE", "")  // closes Chromium
+        _ = try? await command("DELETE", "") // closes Chromium
         driver.signal(SIGKILL)
         _ = await driver.wait()
         for path in [profile, profile + ".log", profile + "-tmp"] { try? FileManager.default.removeItem(atPath: path) }
@@ -98,7 +105,7 @@ final class Browser: Sendable {
             do {
                 let found = try await command("POST", "/element", ["using": "css selector", "value": selector])
                 if let id = (found as? [String: Any])?[Self.elementKey] as? String { return id }
-            } catch where ContinuousClock.now < deadline {
+            } catch  where ContinuousClock.now < deadline {
                 try await Task.sleep(for: .milliseconds(100))
                 continue
             }

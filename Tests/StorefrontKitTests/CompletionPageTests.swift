@@ -20,8 +20,10 @@ import Basics
         #expect(Self.read("") == (nil, []), "empty is unset")
         #expect(Self.read("myapp://purchase-complete") == ("myapp://purchase-complete", []))
         #expect(Self.read("https://app.example.com/bought?x=1&y='2'") == ("https://app.example.com/bought?x=1&y='2'", []))
-        for bad in ["javascript:alert(1)", "JavaScript:alert(1)", "data:text/html,<b>", "purchase-complete", "myapp://a b",
-                    "myapp://" + String(repeating: "a", count: 2050)] {
+        for bad in [
+            "javascript:alert(1)", "JavaScript:alert(1)", "data:text/html,<b>", "purchase-complete", "myapp://a b",
+            "myapp://" + String(repeating: "a", count: 2050),
+        ] {
             #expect(Self.read(bad) == (nil, ["CHECKOUT_APP_RETURN_URL"]), "\(bad.prefix(40)) is refused")
         }
     }

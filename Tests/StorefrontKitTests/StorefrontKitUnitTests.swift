@@ -1,6 +1,6 @@
 import Foundation
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 import Synchronization
 import Testing
@@ -30,8 +30,10 @@ import Testing
     /// grants, not when its first order alone does (a Lemon Squeezy order may
     /// be projected a moment before its subscription).
     @Test func aSubscriptionCheckoutWaitsForWhatTheSubscriptionGrants() throws {
-        let list = try StorefrontClient.decode(EntitlementsBody.self, Data(Fixtures.entitlements([Fixtures.entitlement(), Fixtures.lifetime]).utf8),
-                                               what: "entitlements").entitlements
+        let list = try StorefrontClient.decode(
+            EntitlementsBody.self, Data(Fixtures.entitlements([Fixtures.entitlement(), Fixtures.lifetime]).utf8),
+            what: "entitlements"
+        ).entitlements
         let (subscription, purchase) = (list[0], list[1])
         #expect(StorefrontClient.ofKind([purchase], subscription: true) == nil)
         #expect(StorefrontClient.ofKind([subscription, purchase], subscription: true) == [subscription])
@@ -39,8 +41,10 @@ import Testing
     }
 
     @Test func entitlementsDecodeWithExplicitNullsAndMilliseconds() throws {
-        let list = try StorefrontClient.decode(EntitlementsBody.self, Data(Fixtures.entitlements([Fixtures.entitlement(), Fixtures.lifetime]).utf8),
-                                               what: "entitlements").entitlements
+        let list = try StorefrontClient.decode(
+            EntitlementsBody.self, Data(Fixtures.entitlements([Fixtures.entitlement(), Fixtures.lifetime]).utf8),
+            what: "entitlements"
+        ).entitlements
         let premium = try #require(list.first)
         #expect(premium.identifier == "premium" && premium.isActive && premium.willRenew && premium.periodType == .normal)
         #expect(premium.productID == "ls_1" && premium.provider == .lemonSqueezy && premium.source == .subscription && premium.isSandbox)
@@ -75,7 +79,8 @@ import Testing
     }
 
     @Test func modelsEncodeInTheServersShape() throws {
-        let list = try StorefrontClient.decode(EntitlementsBody.self, Data(Fixtures.entitlements([Fixtures.entitlement()]).utf8), what: "e").entitlements
+        let list = try StorefrontClient.decode(EntitlementsBody.self, Data(Fixtures.entitlements([Fixtures.entitlement()]).utf8), what: "e")
+            .entitlements
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         let text = String(decoding: try encoder.encode(list[0]), as: UTF8.self)
@@ -96,7 +101,8 @@ import Testing
 @Suite struct CachingTests {
     @Test func productsAreRevalidatedWithTheirETag() async throws {
         let stub = StubServer { request, _ in
-            request.header("If-None-Match") == #""v1""# ? .response(status: 304, headers: ["ETag": #""v1""#], body: Data())
+            request.header("If-None-Match") == #""v1""#
+                ? .response(status: 304, headers: ["ETag": #""v1""#], body: Data())
                 : .json(200, Fixtures.products, headers: ["ETag": #""v1""#])
         }
         defer { stub.unregister() }
@@ -115,7 +121,8 @@ import Testing
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sfk-\(UUID().uuidString.prefix(8))")
         defer { try? FileManager.default.removeItem(at: folder) }
         let stub = StubServer { request, _ in
-            request.header("If-None-Match") == #""v7""# ? .response(status: 304, headers: [:], body: Data())
+            request.header("If-None-Match") == #""v7""#
+                ? .response(status: 304, headers: [:], body: Data())
                 : .json(200, Fixtures.products, headers: ["ETag": #""v7""#])
         }
         defer { stub.unregister() }
@@ -191,10 +198,15 @@ import Testing
         #expect(await Self.error(for: .json(401, Fixtures.failure("Invalid token"))) == .unauthorized(message: "Invalid token"))
         #expect(await Self.error(for: .json(403, Fixtures.failure("email does not match"))) == .forbidden(message: "email does not match"))
         #expect(await Self.error(for: .json(404, Fixtures.failure("Subscription not found"))) == .notFound(message: "Subscription not found"))
-        #expect(await Self.error(for: .json(503, Fixtures.failure("Payment provider paystack is unavailable; try again later"),
-                                            headers: ["Retry-After": "7"]))
+        #expect(
+            await Self.error(
+                for: .json(
+                    503, Fixtures.failure("Payment provider paystack is unavailable; try again later"),
+                    headers: ["Retry-After": "7"]))
                 == .providerUnavailable(message: "Payment provider paystack is unavailable; try again later", retryAfter: .seconds(7)))
-        #expect(await Self.error(for: .json(422, Fixtures.failure("Idempotency-Key was already used"))) == .server(status: 422, message: "Idempotency-Key was already used"))
+        #expect(
+            await Self.error(for: .json(422, Fixtures.failure("Idempotency-Key was already used")))
+                == .server(status: 422, message: "Idempotency-Key was already used"))
         // nginx's own pages are HTML: the status text stands in for the message.
         let gateway = await Self.error(for: .response(status: 502, headers: ["Content-Type": "text/html"], body: Data("<html>bad</html>".utf8)))
         guard case .providerUnavailable(let message, nil) = gateway else {
@@ -226,13 +238,16 @@ import Testing
     @Test func a401IsRetriedOnceWithANewerToken() async throws {
         let calls = Mutex(0)
         let stub = StubServer { request, _ in
-            request.header("Authorization") == "Bearer \(StubServer.jwt(subject: "u"))x" ? .json(401, Fixtures.failure("Token expired"))
+            request.header("Authorization") == "Bearer \(StubServer.jwt(subject: "u"))x"
+                ? .json(401, Fixtures.failure("Token expired"))
                 : .json(200, Fixtures.entitlements([]))
         }
         defer { stub.unregister() }
         // The first token is stale; the provider returns a fresh one when asked again.
         let client = stub.client(token: {
-            let n = calls.withLock { value -> Int in value += 1; return value }
+            let n = calls.withLock { value -> Int in
+                value += 1; return value
+            }
             return StubServer.jwt(subject: "u") + (n == 1 ? "x" : "")
         })
         #expect(try await client.entitlements(cachePolicy: .reload).isEmpty)
@@ -266,7 +281,9 @@ import Testing
         let attempts = Mutex(0)
         let stub = StubServer { request, _ in
             if request.url.path == "/api/entitlements" { return .json(200, Fixtures.entitlements([])) }
-            let number = attempts.withLock { count -> Int in count += 1; return count }
+            let number = attempts.withLock { count -> Int in
+                count += 1; return count
+            }
             // The first attempt is lost on the way back; its retry must carry the same key.
             return number == 1 ? .failure(.networkConnectionLost) : .json(200, Fixtures.checkout(id: "chk-\(number)"))
         }
@@ -290,11 +307,15 @@ import Testing
 
     @Test func aProviderOutageIsNotRetriedButTyped() async throws {
         let stub = StubServer { request, _ in
-            request.method == "POST" ? .json(503, Fixtures.failure("Payment provider lemonsqueezy is unavailable; try again later"), headers: ["Retry-After": "5"])
+            request.method == "POST"
+                ? .json(503, Fixtures.failure("Payment provider lemonsqueezy is unavailable; try again later"), headers: ["Retry-After": "5"])
                 : .json(200, Fixtures.entitlements([]))
         }
         defer { stub.unregister() }
-        await #expect(throws: StorefrontError.providerUnavailable(message: "Payment provider lemonsqueezy is unavailable; try again later", retryAfter: .seconds(5))) {
+        await #expect(
+            throws: StorefrontError.providerUnavailable(
+                message: "Payment provider lemonsqueezy is unavailable; try again later", retryAfter: .seconds(5))
+        ) {
             try await stub.client().createCheckout(variantID: "ls_11")
         }
         #expect(stub.requests.filter { $0.method == "POST" }.count == 1)
@@ -353,7 +374,8 @@ import Testing
             case "/api/entitlements": return .json(200, Fixtures.entitlements([before]))
             case "/api/create-checkout": return .json(200, Fixtures.checkout(id: "chk-2"))
             default:
-                return number < 4 ? .json(200, Fixtures.status(entitlements: [before], pending: "chk-2"))
+                return number < 4
+                    ? .json(200, Fixtures.status(entitlements: [before], pending: "chk-2"))
                     : .json(200, Fixtures.status(entitlements: [Fixtures.entitlement(latest: "2026-12-01T10:00:00.000Z")]))
             }
         }
@@ -428,8 +450,10 @@ import Testing
     }
 
     @Test func returnLinksAreRecognisedExactly() {
-        let client = StorefrontClient(baseURL: URL(string: "https://shop.example.com/")!,
-                                      options: .init(returnURLs: [URL(string: "myapp://purchase-complete")!, URL(string: "https://app.example.com/bought")!])) { "t" }
+        let client = StorefrontClient(
+            baseURL: URL(string: "https://shop.example.com/")!,
+            options: .init(returnURLs: [URL(string: "myapp://purchase-complete")!, URL(string: "https://app.example.com/bought")!])
+        ) { "t" }
         #expect(client.isReturnURL(URL(string: "myapp://purchase-complete")!))
         #expect(client.isReturnURL(URL(string: "MyApp://purchase-complete/ok?x=1")!))
         #expect(client.isReturnURL(URL(string: "https://app.example.com/bought/123")!))
@@ -452,7 +476,7 @@ import Testing
         var updates = await client.entitlementUpdates().makeAsyncIterator()
         _ = try await client.entitlements(cachePolicy: .reload)
         #expect(await updates.next() == [])
-        _ = try await client.entitlements(cachePolicy: .reload)  // the same list: nothing new
+        _ = try await client.entitlements(cachePolicy: .reload) // the same list: nothing new
         _ = try await client.entitlements(cachePolicy: .reload)
         #expect(await updates.next()?.isActive("premium") == true)
 

@@ -1,6 +1,6 @@
 import Foundation
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 import Synchronization
 @testable import StorefrontKit
@@ -71,14 +71,17 @@ final class StubServer: Sendable {
     }
 
     /// A client on this stub.
-    func client(options: StorefrontClient.Options = StubServer.fastOptions(),
-                token: @escaping StorefrontClient.TokenProvider = { StubServer.jwt(subject: "user-1") }) -> StorefrontClient {
+    func client(
+        options: StorefrontClient.Options = StubServer.fastOptions(),
+        token: @escaping StorefrontClient.TokenProvider = { StubServer.jwt(subject: "user-1") }
+    ) -> StorefrontClient {
         StorefrontClient(baseURL: baseURL, session: Self.session(), options: options, tokenProvider: token)
     }
 
     static func fastOptions(cacheDirectory: URL? = nil, returnURLs: [URL] = []) -> StorefrontClient.Options {
-        StorefrontClient.Options(cacheDirectory: cacheDirectory, returnURLs: returnURLs, requestTimeout: .seconds(5),
-                                 pollInitialDelay: .milliseconds(10), pollMaximumDelay: .milliseconds(40))
+        StorefrontClient.Options(
+            cacheDirectory: cacheDirectory, returnURLs: returnURLs, requestTimeout: .seconds(5),
+            pollInitialDelay: .milliseconds(10), pollMaximumDelay: .milliseconds(40))
     }
 
     /// An unsigned JWT-shaped token with this subject (the stub does not verify).
@@ -104,8 +107,9 @@ final class StubProtocol: URLProtocol {
             client?.urlProtocol(self, didFailWithError: URLError(.cannotFindHost))
             return
         }
-        let recorded = RecordedRequest(method: request.httpMethod ?? "GET", url: url, headers: request.allHTTPHeaderFields ?? [:],
-                                       body: request.httpBody ?? Self.read(request.httpBodyStream))
+        let recorded = RecordedRequest(
+            method: request.httpMethod ?? "GET", url: url, headers: request.allHTTPHeaderFields ?? [:],
+            body: request.httpBody ?? Self.read(request.httpBodyStream))
         switch server.answer(recorded) {
         case .failure(let code):
             client?.urlProtocol(self, didFailWithError: URLError(code))

@@ -61,4 +61,3 @@ import Testing
         #expect(line.hasSuffix(#","request_id":"r","metadata":{"a":"1","b":"ünïcødé \\ \"q\" 😀"}}"#), "\(line)")
     }
 }
-

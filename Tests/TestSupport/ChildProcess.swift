@@ -33,8 +33,10 @@ public final class ChildProcess: Sendable {
     /// - Parameters:
     ///   - environment: the whole environment (default: this process's).
     ///   - mergeStandardError: send the child's stderr to its stdout pipe.
-    public static func spawn(_ arguments: [String], environment: [String: String] = ProcessInfo.processInfo.environment,
-                             mergeStandardError: Bool = false) throws -> ChildProcess {
+    public static func spawn(
+        _ arguments: [String], environment: [String: String] = ProcessInfo.processInfo.environment,
+        mergeStandardError: Bool = false
+    ) throws -> ChildProcess {
         precondition(!arguments.isEmpty, "no command")
         return try spawnLock.withLock { _ in try spawnLocked(arguments, environment: environment, mergeStandardError: mergeStandardError) }
     }
@@ -102,7 +104,8 @@ public final class ChildProcess: Sendable {
         await write(input, to: child.standardInput)
         let (stdout, stderr, status) = await (output, errors, child.wait())
         guard exitCode(status) == 0 else {
-            throw ScriptRunner.Failure(description: "\(arguments.joined(separator: " ")) failed (wait status \(status)): \(String(decoding: stderr, as: UTF8.self))")
+            throw ScriptRunner.Failure(
+                description: "\(arguments.joined(separator: " ")) failed (wait status \(status)): \(String(decoding: stderr, as: UTF8.self))")
         }
         return stdout
     }

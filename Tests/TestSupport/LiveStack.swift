@@ -28,8 +28,10 @@ public final class LiveStack: Sendable {
     public static func start(environment: [String: String] = [:]) async throws -> LiveStack {
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("e2e-\(UUID().uuidString.prefix(8))").path
         // STACK_OWNER_PID: should this test process die, the stack stops itself.
-        var env = ["STACK_FREE_PORTS": "1", "SANDBOX_RETRY_TIME_SCALE": "0.002", "LOG_LEVEL": "info",
-                   "STACK_OWNER_PID": String(getpid())]
+        var env = [
+            "STACK_FREE_PORTS": "1", "SANDBOX_RETRY_TIME_SCALE": "0.002", "LOG_LEVEL": "info",
+            "STACK_OWNER_PID": String(getpid()),
+        ]
         env.merge(environment) { _, new in new }
         do {
             try await ScriptRunner.runScript("stack.sh", ["up", state], environment: env, outputFile: state + ".out")
@@ -61,8 +63,10 @@ public final class LiveStack: Sendable {
 
     // MARK: - HTTP
 
-    public func request(_ method: HTTPMethod, _ url: String, token: String? = nil, json: String? = nil,
-                 headers extra: [(String, String)] = []) async throws -> HTTPClientResponse {
+    public func request(
+        _ method: HTTPMethod, _ url: String, token: String? = nil, json: String? = nil,
+        headers extra: [(String, String)] = []
+    ) async throws -> HTTPClientResponse {
         var headers = HTTPHeaders(extra)
         if let token { headers.add(name: "Authorization", value: "Bearer \(token)") }
         if json != nil { headers.add(name: "Content-Type", value: "application/json") }
@@ -88,15 +92,19 @@ public final class LiveStack: Sendable {
 
     public func binary(_ name: String) throws -> String {
         let scripts = try ScriptRunner.scriptsFolder()
-        return (ProcessInfo.processInfo.environment["STOREFRONT_BIN"] ?? URL(fileURLWithPath: scripts).deletingLastPathComponent().path + "/.build/debug") + "/" + name
+        return
+            (ProcessInfo.processInfo.environment["STOREFRONT_BIN"] ?? URL(fileURLWithPath: scripts).deletingLastPathComponent().path + "/.build/debug")
+            + "/" + name
     }
 
     // MARK: - Waiting
 
     /// Polls `probe` until it returns a value or `timeout` passes (the
     /// module's one poll loop, ``TestSupport/eventually(timeout:every:_:)``).
-    public func eventually<T>(timeout: Duration = .seconds(30), _ what: String,
-                       _ probe: () async throws -> T?) async throws -> T {
+    public func eventually<T>(
+        timeout: Duration = .seconds(30), _ what: String,
+        _ probe: () async throws -> T?
+    ) async throws -> T {
         var found: T?
         _ = try await TestSupport.eventually(timeout: timeout, every: .milliseconds(200)) {
             found = try await probe()

@@ -66,11 +66,12 @@ public struct OpenAPIContract: Sendable {
         if let constant = schema["const"], value != constant { return ["\(path): expected \(constant)"] }
         if case .array(let choices)? = schema["enum"], !choices.contains(value) { return ["\(path): \(value) is not one of \(choices)"] }
         if let type = schema["type"] {
-            let types: [String] = switch type {
-            case .string(let one): [one]
-            case .array(let many): many.compactMap { if case .string(let name) = $0 { name } else { nil } }
-            default: []
-            }
+            let types: [String] =
+                switch type {
+                case .string(let one): [one]
+                case .array(let many): many.compactMap { if case .string(let name) = $0 { name } else { nil } }
+                default: []
+                }
             guard types.contains(where: value.has(type:)) else { return ["\(path): expected \(types.joined(separator: "|")), got \(value)"] }
         }
         var problems: [String] = []
@@ -113,12 +114,19 @@ enum JSONTree: Decodable, Equatable, Sendable, CustomStringConvertible {
 
     init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
-        if container.decodeNil() { self = .null }
-        else if let value = try? container.decode(Bool.self) { self = .bool(value) }
-        else if let value = try? container.decode(Double.self) { self = .number(value) }
-        else if let value = try? container.decode(String.self) { self = .string(value) }
-        else if let value = try? container.decode([JSONTree].self) { self = .array(value) }
-        else { self = .object(try container.decode([String: JSONTree].self)) }
+        if container.decodeNil() {
+            self = .null
+        } else if let value = try? container.decode(Bool.self) {
+            self = .bool(value)
+        } else if let value = try? container.decode(Double.self) {
+            self = .number(value)
+        } else if let value = try? container.decode(String.self) {
+            self = .string(value)
+        } else if let value = try? container.decode([JSONTree].self) {
+            self = .array(value)
+        } else {
+            self = .object(try container.decode([String: JSONTree].self))
+        }
     }
 
     subscript(key: String) -> JSONTree? {

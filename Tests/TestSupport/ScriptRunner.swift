@@ -18,13 +18,17 @@ public enum ScriptRunner {
 
     /// Runs `scripts/<name>` with `arguments` and extra environment; throws unless it exits 0.
     /// Standard output is discarded unless `outputFile` names a file to append it to.
-    public static func runScript(_ name: String, _ arguments: [String], environment: [String: String] = [:],
-                                 outputFile: String? = nil) async throws {
+    public static func runScript(
+        _ name: String, _ arguments: [String], environment: [String: String] = [:],
+        outputFile: String? = nil
+    ) async throws {
         try await run(try scriptsFolder() + "/" + name, arguments, environment: environment, outputFile: outputFile)
     }
 
-    public static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:],
-                           outputFile: String? = nil) async throws {
+    public static func run(
+        _ executable: String, _ arguments: [String], environment: [String: String] = [:],
+        outputFile: String? = nil
+    ) async throws {
         var merged = ProcessInfo.processInfo.environment
         merged.merge(environment) { _, new in new }
         let argv = [executable] + arguments

@@ -23,7 +23,6 @@ func messagingSettings(_ brokers: [String]) -> MessagingSettings {
     MessagingSettings(client: KafkaClientConfiguration(bootstrapServers: brokers, clientID: "webhook-receiver-tests", logHandler: nil))
 }
 
-
 func uniqueName(_ prefix: String) -> String { "\(prefix)-\(UUID().uuidString.prefix(8).lowercased())" }
 
 /// A receiver served on an ephemeral loopback port by its own service group.
@@ -120,7 +119,8 @@ final class TopicWatcher: Sendable {
                     guard let batch = try await consumer.nextBatch(timeout: .milliseconds(200)) else { continue }
                     let decoded = batch.records.compactMap { record -> PublishedWebhook? in
                         guard let value = record.value, let key = record.key,
-                              let envelope = try? RecordCoding.decode(WebhookEnvelope.self, from: value) else { return nil }
+                            let envelope = try? RecordCoding.decode(WebhookEnvelope.self, from: value)
+                        else { return nil }
                         return PublishedWebhook(key: String(decoding: key, as: UTF8.self), envelope: envelope)
                     }
                     store.records.withLock { $0.append(contentsOf: decoded) }

@@ -26,7 +26,8 @@ struct WebhookBrokerDownTests {
         let broker = try TestEnvironment.setting("KAFKA_BROKERS", inEnvFile: state.appendingPathComponent("kafka.env").path)
         let publishTimeout = Duration.seconds(2)
         let receiver = try await LiveReceiver.start(
-            brokers: [broker], configuration: WebhookReceiverConfiguration(publishTimeout: publishTimeout, readinessCacheDuration: .milliseconds(200)))
+            brokers: [broker], configuration: WebhookReceiverConfiguration(publishTimeout: publishTimeout, readinessCacheDuration: .milliseconds(200))
+        )
 
         // Up: topics created by the receiver itself, a delivery stored.
         #expect(await eventually(timeout: .seconds(20)) { receiver.app.topicSetup?.isDone == true }, "topic set-up should succeed")
@@ -47,8 +48,9 @@ struct WebhookBrokerDownTests {
         // Bounded by the publish timeout (plus margin for a loaded machine), never librdkafka's minutes.
         #expect(elapsed < publishTimeout + .seconds(4), "answered after \(elapsed)")
 
-        #expect(await eventually(timeout: .seconds(10)) { (try? await receiver.client.get(receiver.baseURL + "/readyz").status) == 503 },
-                "/readyz should report the broker down")
+        #expect(
+            await eventually(timeout: .seconds(10)) { (try? await receiver.client.get(receiver.baseURL + "/readyz").status) == 503 },
+            "/readyz should report the broker down")
         let metrics = try await receiver.metricsText()
         #expect(metrics.contains(#"webhooks_received_total{provider="paystack",result="publish_failed"} 1"#))
         #expect(metrics.contains(#"webhooks_received_total{provider="lemonsqueezy",result="published"} 1"#))

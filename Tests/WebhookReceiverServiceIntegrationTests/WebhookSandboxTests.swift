@@ -28,10 +28,12 @@ struct WebhookSandboxTests {
             brokers: brokers)
 
         let sandbox = try ProviderSandboxServer(
-            settings: ProviderSandboxSettings(sandbox: SandboxConfiguration(
-                lemonSqueezy: LemonSqueezySettings(apiKey: Self.lsAPIKey, webhookSecret: Self.lsSecret,
-                                                   webhookURL: receiver.baseURL + "/api/webhooks/lemonsqueezy", retrySchedule: []),
-                paystack: PaystackSettings(secretKey: Self.psKey, webhookURL: receiver.baseURL + "/api/webhooks/paystack", retrySchedule: []))),
+            settings: ProviderSandboxSettings(
+                sandbox: SandboxConfiguration(
+                    lemonSqueezy: LemonSqueezySettings(
+                        apiKey: Self.lsAPIKey, webhookSecret: Self.lsSecret,
+                        webhookURL: receiver.baseURL + "/api/webhooks/lemonsqueezy", retrySchedule: []),
+                    paystack: PaystackSettings(secretKey: Self.psKey, webhookURL: receiver.baseURL + "/api/webhooks/paystack", retrySchedule: []))),
             logger: Logger(service: "receiver-sandbox", minimumLevel: .critical))
         let sandboxURL = "http://127.0.0.1:\(try sandbox.start())"
         let outcome: Result<Void, any Error>
@@ -49,17 +51,23 @@ struct WebhookSandboxTests {
     private func exercise(sandbox: ProviderSandboxServer, sandboxURL: String, watcher: TopicWatcher) async throws {
         let http = HTTPClient()
         let tag = UUID().uuidString.prefix(8).lowercased()
-        let lemonSqueezy = LemonSqueezyClient(configuration: LemonSqueezyConfiguration(
-            apiKey: Secret(Self.lsAPIKey), storeID: "1", webhookSecret: Secret(Self.lsSecret), apiBaseURL: sandboxURL + "/lemonsqueezy"),
+        let lemonSqueezy = LemonSqueezyClient(
+            configuration: LemonSqueezyConfiguration(
+                apiKey: Secret(Self.lsAPIKey), storeID: "1", webhookSecret: Secret(Self.lsSecret), apiBaseURL: sandboxURL + "/lemonsqueezy"),
             httpClient: http)
-        let paystack = PaystackClient(configuration: PaystackConfiguration(secretKey: Secret(Self.psKey), apiBaseURL: sandboxURL + "/paystack"),
-                                      httpClient: http)
+        let paystack = PaystackClient(
+            configuration: PaystackConfiguration(secretKey: Secret(Self.psKey), apiBaseURL: sandboxURL + "/paystack"),
+            httpClient: http)
 
-        let lsCheckout = try await lemonSqueezy.createCheckout(CheckoutRequest(
-            variantID: "2", email: EmailAddress("ls-\(tag)@example.com"), appUserID: "user-ls-\(tag)", checkoutID: UUID().uuidString))
-        try await pay(sandboxURL + "/_sandbox/checkouts/lemonsqueezy/\(lsCheckout.providerCheckoutID)/pay", email: "ls-\(tag)@example.com", http: http)
-        let psCheckout = try await paystack.createCheckout(CheckoutRequest(
-            variantID: "PLN_sbxpremmonth01", email: EmailAddress("ps-\(tag)@example.com"), appUserID: "user-ps-\(tag)", checkoutID: UUID().uuidString))
+        let lsCheckout = try await lemonSqueezy.createCheckout(
+            CheckoutRequest(
+                variantID: "2", email: EmailAddress("ls-\(tag)@example.com"), appUserID: "user-ls-\(tag)", checkoutID: UUID().uuidString))
+        try await pay(
+            sandboxURL + "/_sandbox/checkouts/lemonsqueezy/\(lsCheckout.providerCheckoutID)/pay", email: "ls-\(tag)@example.com", http: http)
+        let psCheckout = try await paystack.createCheckout(
+            CheckoutRequest(
+                variantID: "PLN_sbxpremmonth01", email: EmailAddress("ps-\(tag)@example.com"), appUserID: "user-ps-\(tag)",
+                checkoutID: UUID().uuidString))
         try await pay(sandboxURL + "/_sandbox/checkouts/paystack/\(psCheckout.providerCheckoutID)/pay", email: "ps-\(tag)@example.com", http: http)
 
         await sandbox.app.settleDeliveries()

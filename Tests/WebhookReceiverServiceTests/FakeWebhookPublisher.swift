@@ -41,5 +41,6 @@ func makeRouterApplication(
     verifiers: [any WebhookVerifier] = TestSecrets.bothVerifiers, publisher: any WebhookPublishing = FakeWebhookPublisher(),
     configuration: WebhookReceiverConfiguration = WebhookReceiverConfiguration(), metrics: MetricsRegistry = MetricsRegistry()
 ) throws -> WebhookReceiverApplication {
-    try buildWebhookReceiverApplication(verifiers: verifiers, publisher: publisher, configuration: configuration, logger: quietLogger, metrics: metrics)
+    try buildWebhookReceiverApplication(
+        verifiers: verifiers, publisher: publisher, configuration: configuration, logger: quietLogger, metrics: metrics)
 }

@@ -56,7 +56,8 @@ struct WebhookRoutesTests {
         let app = try makeRouterApplication(verifiers: [TestSecrets.lemonSqueezyVerifier])
         let (body, _) = try Bodies.paystack()
         for provider in ["paystack", "stripe", "LEMONSQUEEZY"] {
-            let response = await app.respond(to: try Self.request(provider, body: body, headers: Signer.headers(.paystack, body)), logger: quietLogger)
+            let response = await app.respond(
+                to: try Self.request(provider, body: body, headers: Signer.headers(.paystack, body)), logger: quietLogger)
             #expect(response.status.code == 404, "\(provider)")
             #expect(String(decoding: response.body, as: UTF8.self).hasPrefix(#"{"success":false,"error":"#))
         }
@@ -69,7 +70,8 @@ struct WebhookRoutesTests {
         let metrics = MetricsRegistry()
         let app = try makeRouterApplication(configuration: WebhookReceiverConfiguration(maxBodyBytes: 2048), metrics: metrics)
         let body = Array(repeating: UInt8(ascii: "a"), count: 2049)
-        let response = await app.respond(to: try Self.request("lemonsqueezy", body: body, headers: Signer.headers(.lemonsqueezy, body)), logger: quietLogger)
+        let response = await app.respond(
+            to: try Self.request("lemonsqueezy", body: body, headers: Signer.headers(.lemonsqueezy, body)), logger: quietLogger)
         #expect(response.status.code == 413)
         #expect(Self.counter(metrics, .lemonsqueezy, .tooLarge) == 1)
     }
@@ -80,8 +82,9 @@ struct WebhookRoutesTests {
         let allowList = try IPAllowList(["52.31.139.75"])
         let verifier = PaystackWebhookVerifier(secretKey: Secret(TestSecrets.paystackKey), allowList: allowList)
         let untrusting = try makeRouterApplication(verifiers: [verifier], publisher: publisher)
-        let trusting = try makeRouterApplication(verifiers: [verifier], publisher: publisher,
-                                                 configuration: WebhookReceiverConfiguration(trustForwardedFor: true))
+        let trusting = try makeRouterApplication(
+            verifiers: [verifier], publisher: publisher,
+            configuration: WebhookReceiverConfiguration(trustForwardedFor: true))
 
         let (body, _) = try Bodies.paystack()
         let id = ProviderWebhooks.dedupKey(.paystack, body: body)
@@ -89,17 +92,22 @@ struct WebhookRoutesTests {
         let spoofed = Signer.headers(.paystack, body) + [("X-Forwarded-For", "52.31.139.75, 10.0.0.1")]
 
         // Not trusted: the header is ignored and the peer (gateway) is not on the list.
-        let refused = await untrusting.respond(to: try Self.request("paystack", body: body, headers: forwarded, remoteAddress: "10.0.0.1"), logger: quietLogger)
+        let refused = await untrusting.respond(
+            to: try Self.request("paystack", body: body, headers: forwarded, remoteAddress: "10.0.0.1"), logger: quietLogger)
         #expect(refused.status.code == 401)
         // Trusted, but the client put the allowed address first: only the last hop counts.
-        let spoof = await trusting.respond(to: try Self.request("paystack", body: body, headers: spoofed, remoteAddress: "10.0.0.1"), logger: quietLogger)
+        let spoof = await trusting.respond(
+            to: try Self.request("paystack", body: body, headers: spoofed, remoteAddress: "10.0.0.1"), logger: quietLogger)
         #expect(spoof.status.code == 401)
         // Trusted, last hop allowed: accepted and published.
-        let accepted = await trusting.respond(to: try Self.request("paystack", body: body, headers: forwarded, remoteAddress: "10.0.0.1"), logger: quietLogger)
+        let accepted = await trusting.respond(
+            to: try Self.request("paystack", body: body, headers: forwarded, remoteAddress: "10.0.0.1"), logger: quietLogger)
         #expect(accepted.status.code == 200)
         #expect(String(decoding: accepted.body, as: UTF8.self) == #"{"success":true}"#)
         // Direct from an allowed peer, no header needed.
-        let direct = await untrusting.respond(to: try Self.request("paystack", body: body, headers: Signer.headers(.paystack, body), remoteAddress: "52.31.139.75"), logger: quietLogger)
+        let direct = await untrusting.respond(
+            to: try Self.request("paystack", body: body, headers: Signer.headers(.paystack, body), remoteAddress: "52.31.139.75"), logger: quietLogger
+        )
         #expect(direct.status.code == 200)
 
         // The two accepted deliveries, and only they, were published, whole.
@@ -110,10 +118,12 @@ struct WebhookRoutesTests {
     @Test("a publish that fails is 503 with Retry-After and counted, so the provider retries")
     func publishFailureIs503() async throws {
         let metrics = MetricsRegistry()
-        let app = try makeRouterApplication(publisher: FakeWebhookPublisher(failing: .timedOut(.seconds(5))),
-                                            configuration: WebhookReceiverConfiguration(), metrics: metrics)
+        let app = try makeRouterApplication(
+            publisher: FakeWebhookPublisher(failing: .timedOut(.seconds(5))),
+            configuration: WebhookReceiverConfiguration(), metrics: metrics)
         let (body, _) = try Bodies.lemonSqueezy()
-        let response = await app.respond(to: try Self.request("lemonsqueezy", body: body, headers: Signer.headers(.lemonsqueezy, body)), logger: quietLogger)
+        let response = await app.respond(
+            to: try Self.request("lemonsqueezy", body: body, headers: Signer.headers(.lemonsqueezy, body)), logger: quietLogger)
         #expect(response.status.code == 503)
         #expect(response.headers["Retry-After"] == String(WebhookReceiverConfiguration().retryAfterSeconds))
         #expect(String(decoding: response.body, as: UTF8.self).hasPrefix(#"{"success":false,"error":"#))

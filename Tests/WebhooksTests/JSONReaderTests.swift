@@ -7,7 +7,8 @@ import Testing
 /// The byte-level reader against the JSON grammar and Foundation's reading of the same text.
 @Suite struct JSONReaderTests {
     @Test func readsEveryKindOfValue() throws {
-        let value = try JSONValue.parse(Array(#" {"a":[1,-2,3.5,1e3,-0,true,false,null],"b":{"c":"x\/y\u20ac\ud83d\ude00\n\"q\""},"d":"","big":123456789012345678901} "#.utf8))
+        let value = try JSONValue.parse(
+            Array(#" {"a":[1,-2,3.5,1e3,-0,true,false,null],"b":{"c":"x\/y\u20ac\ud83d\ude00\n\"q\""},"d":"","big":123456789012345678901} "#.utf8))
         #expect(value["a"] == .array([.integer(1), .integer(-2), .double(3.5), .double(1000), .integer(0), .bool(true), .bool(false), .null]))
         #expect(value["b", "c"]?.string == "x/y€😀\n\"q\"")
         #expect(value["d"] == .string(""))
@@ -24,8 +25,10 @@ import Testing
         }
     }
 
-    @Test(arguments: ["", " ", "{", "[1,]", "{\"a\":}", "{\"a\" 1}", "01", "1.", "-", ".5", "1e", "tru", "nul", "\"abc", "\"a\u{01}b\"",
-                      "\"\\x\"", "\"\\u12\"", "\"\\ud800\"", "\"\\udc00\"", "{} {}", "[1 2]", "{1:2}", "'a'", "NaN"])
+    @Test(arguments: [
+        "", " ", "{", "[1,]", "{\"a\":}", "{\"a\" 1}", "01", "1.", "-", ".5", "1e", "tru", "nul", "\"abc", "\"a\u{01}b\"",
+        "\"\\x\"", "\"\\u12\"", "\"\\ud800\"", "\"\\udc00\"", "{} {}", "[1 2]", "{1:2}", "'a'", "NaN",
+    ])
     func refusesWhatIsNotJSON(text: String) {
         #expect(throws: WebhookPayloadError.self) { try JSONValue.parse(Array(text.utf8)) }
     }

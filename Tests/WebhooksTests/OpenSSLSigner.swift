@@ -17,7 +17,8 @@ enum OpenSSLSigner {
     }
 
     static func executable() throws -> URL {
-        for path in ["/usr/bin/openssl", "/usr/local/bin/openssl", "/opt/homebrew/bin/openssl"] where FileManager.default.isExecutableFile(atPath: path) {
+        for path in ["/usr/bin/openssl", "/usr/local/bin/openssl", "/opt/homebrew/bin/openssl"]
+        where FileManager.default.isExecutableFile(atPath: path) {
             return URL(fileURLWithPath: path)
         }
         throw Failure.notFound
@@ -27,7 +28,9 @@ enum OpenSSLSigner {
     static func hmacHex(_ digest: String, key: String, body: [UInt8]) async throws -> String {
         let data = try await ChildProcess.run([try executable().path, "dgst", "-\(digest)", "-hmac", key, "-r"], input: body)
         // `-r` prints "<hex> *stdin".
-        guard let hex = String(decoding: data, as: UTF8.self).split(separator: " ").first.map(String.init), hex.count == (digest == "sha256" ? 64 : 128) else {
+        guard let hex = String(decoding: data, as: UTF8.self).split(separator: " ").first.map(String.init),
+            hex.count == (digest == "sha256" ? 64 : 128)
+        else {
             throw Failure.failed("unexpected output")
         }
         return hex

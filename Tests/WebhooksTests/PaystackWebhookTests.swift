@@ -24,7 +24,7 @@ import Models
         #expect(event.cardLastFour == "8877")
         #expect(event.productID == nil && event.planName == nil)
         #expect(event.testMode == false)
-        #expect(event.customData.isEmpty)  // "metadata": 0
+        #expect(event.customData.isEmpty) // "metadata": 0
         #expect(event.entityKey == "paystack:CUS_qo38as2hpsgk2r0")
     }
 
@@ -54,7 +54,7 @@ import Models
         #expect(event.planName == "Monthly retainer")
         #expect(event.nextPaymentDate == date("2016-05-19T07:00:00Z"))
         #expect(event.renewsAt == event.nextPaymentDate)
-        #expect(event.emailToken == nil)  // absent from subscription.create
+        #expect(event.emailToken == nil) // absent from subscription.create
         #expect(event.customerID == "CUS_xnxdt6s1zg1f4nx")
         #expect(event.customerEmail == "bojack@horsinaround.com")
         #expect(event.cardBrand == "mastercard")
@@ -69,8 +69,10 @@ import Models
     @Test func stateChangesAreOrderedByReceiptChargesByPaidAt() throws {
         let received = try #require(date("2026-12-01T09:00:00Z"))
         func normalized(_ fixture: String) throws -> BillingEvent {
-            try ProviderWebhooks.normalize(WebhookEnvelope(id: "x", provider: .paystack, eventName: "", receivedAt: received,
-                                                           payload: Fixture.bytes(fixture)))
+            try ProviderWebhooks.normalize(
+                WebhookEnvelope(
+                    id: "x", provider: .paystack, eventName: "", receivedAt: received,
+                    payload: Fixture.bytes(fixture)))
         }
         #expect(try normalized("paystack.webhook.subscription.not_renew.json").orderingTimestamp == received)
         #expect(try normalized("paystack.webhook.invoice.payment_failed.json").orderingTimestamp == received)
@@ -122,7 +124,7 @@ import Models
         #expect(event.emailToken == "gptk4apuohyyjsg")
         #expect(event.status == "pending")
         #expect(event.paidAt == nil)
-        #expect(event.transactionReference == nil)  // "transaction": {}
+        #expect(event.transactionReference == nil) // "transaction": {}
         #expect(event.amount == 10000)
         #expect(event.cardBrand == "verve")
         #expect(event.cardLastFour == "6666")
@@ -133,7 +135,7 @@ import Models
     @Test func refundsReadStringAmountsAndKeyByReference() throws {
         let event = try PaystackWebhook.normalize(body: Fixture.bytes("paystack.webhook.refund.processed.json"))
         #expect(event.kind == .refundProcessed)
-        #expect(event.amount == 5000)  // sent as the string "5000"
+        #expect(event.amount == 5000) // sent as the string "5000"
         #expect(event.transactionReference == "T2154954_412829_3be32076_6lcg3")
         #expect(event.customerEmail == "damilola@email.com")
         #expect(event.entityKey == "paystack:ref_T2154954_412829_3be32076_6lcg3")

@@ -9,9 +9,10 @@ import Testing
     static let started = Date(timeIntervalSince1970: 1_800_000_000)
 
     static func snapshot(_ provider: Provider, _ entity: ProviderSnapshot.Entity, _ fixture: String?, id: String = "1") throws -> ProviderSnapshot {
-        ProviderSnapshot(snapshotID: "s-1", provider: provider, entity: entity, entityID: id, outcome: fixture == nil ? .notFound : .found,
-                         body: try fixture.map(Fixture.bytes) ?? [], fetchStartedAt: started, fetchFinishedAt: started.addingTimeInterval(0.2),
-                         trigger: "sweep:t")
+        ProviderSnapshot(
+            snapshotID: "s-1", provider: provider, entity: entity, entityID: id, outcome: fixture == nil ? .notFound : .found,
+            body: try fixture.map(Fixture.bytes) ?? [], fetchStartedAt: started, fetchFinishedAt: started.addingTimeInterval(0.2),
+            trigger: "sweep:t")
     }
 
     @Test func aLemonSqueezySubscriptionIsObservedAtTheFetchStart() throws {
@@ -29,7 +30,8 @@ import Testing
     }
 
     @Test func aPaystackSubscriptionSaysItsOwnStatus() throws {
-        let event = try ProviderSnapshots.normalize(Self.snapshot(.paystack, .subscription, "paystack.api.subscription_fetch.json", id: "SUB_vsyqdmlzble3uii"))
+        let event = try ProviderSnapshots.normalize(
+            Self.snapshot(.paystack, .subscription, "paystack.api.subscription_fetch.json", id: "SUB_vsyqdmlzble3uii"))
         #expect(event.kind == .subscriptionObserved && event.status == "active" && event.cancelled == false)
         #expect(event.subscriptionID == "SUB_vsyqdmlzble3uii" && event.authorizationCode == "AUTH_6tmt288t0o")
         #expect(event.entityKey == "paystack:CUS_xnxdt6s1zg1f4nx" && event.orderingTimestamp == Self.started)

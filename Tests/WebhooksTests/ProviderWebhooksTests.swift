@@ -29,8 +29,10 @@ import Webhooks
     }
 
     @Test func eventsOfOnePaystackSubscriptionShareAKey() throws {
-        let keys = try ["paystack.webhook.subscription.create.json", "paystack.webhook.subscription.disable.json",
-                        "paystack.webhook.invoice.update.json"].map { ProviderWebhooks.topicKey(.paystack, body: try Fixture.bytes($0)) }
+        let keys = try [
+            "paystack.webhook.subscription.create.json", "paystack.webhook.subscription.disable.json",
+            "paystack.webhook.invoice.update.json",
+        ].map { ProviderWebhooks.topicKey(.paystack, body: try Fixture.bytes($0)) }
         #expect(Set(keys) == ["paystack:CUS_xnxdt6s1zg1f4nx"])
     }
 

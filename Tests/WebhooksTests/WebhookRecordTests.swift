@@ -6,8 +6,9 @@ import Testing
 /// `WebhookEnvelope.decodeRecord` must read exactly what the `Decodable` init
 /// reads, and refuse what it refuses.
 @Suite struct WebhookRecordTests {
-    static let envelope = WebhookEnvelope(id: "lemonsqueezy:wh_1", provider: .lemonsqueezy, eventName: "order_created \"x\"",
-                                          receivedAt: Date(timeIntervalSince1970: 1_796_125_814.368), payload: Array(#"{"a":"ü\\"}"#.utf8))
+    static let envelope = WebhookEnvelope(
+        id: "lemonsqueezy:wh_1", provider: .lemonsqueezy, eventName: "order_created \"x\"",
+        receivedAt: Date(timeIntervalSince1970: 1_796_125_814.368), payload: Array(#"{"a":"ü\\"}"#.utf8))
 
     @Test func readsWhatTheReceiverWrites() throws {
         let record = Self.envelope.encodedRecord()

@@ -44,7 +44,10 @@ import Webhooks
             for position in [0, fixture.body.count / 2, fixture.body.count - 1] {
                 var body = fixture.body
                 body[position] ^= 0x01
-                #expect(throws: WebhookVerificationError.badSignature(header: verifier(fixture.provider).signatureHeader), "\(fixture.name) byte \(position)") {
+                #expect(
+                    throws: WebhookVerificationError.badSignature(header: verifier(fixture.provider).signatureHeader),
+                    "\(fixture.name) byte \(position)"
+                ) {
                     try verifier(fixture.provider).verify(headers: fixture.headers, body: body, remoteAddress: nil)
                 }
             }
@@ -95,7 +98,8 @@ import Webhooks
                 }
             }
             // Right header name, wrong algorithm (a SHA-512 digest where SHA-256 is expected and vice versa).
-            let swapped = fixture.provider == .lemonsqueezy
+            let swapped =
+                fixture.provider == .lemonsqueezy
                 ? [("X-Signature", try await OpenSSLSigner.hmacHex("sha512", key: Self.lsSecret, body: fixture.body))]
                 : [("x-paystack-signature", try await OpenSSLSigner.hmacHex("sha256", key: Self.psKey, body: fixture.body))]
             #expect(throws: WebhookVerificationError.self) {

@@ -22,7 +22,10 @@ public final class SandboxApp: Sendable {
     ///   - signer: HMAC functions for the signature headers.
     ///   - transport: sends webhook requests.
     ///   - clock: time source for timestamps and the sleeper for retries.
-    public init(configuration: SandboxConfiguration, catalog: SandboxCatalog = .standard, signer: SandboxSigner, transport: any WebhookTransport, clock: SandboxClock = .system) {
+    public init(
+        configuration: SandboxConfiguration, catalog: SandboxCatalog = .standard, signer: SandboxSigner, transport: any WebhookTransport,
+        clock: SandboxClock = .system
+    ) {
         context = SandboxContext(configuration: configuration, catalog: catalog, signer: signer, clock: clock)
         store = SandboxStore(catalog: catalog)
         dispatcher = WebhookDispatcher(transport: transport, clock: clock, configuration: configuration)
@@ -54,7 +57,9 @@ public final class SandboxApp: Sendable {
         } else if let rest = Self.strip("/_sandbox", from: path) {
             result = await control.handle(request, path: rest)
         } else {
-            result = HandlerResult(.json(404, ["error": .string("not found: \(path)"), "hint": "routes live under /lemonsqueezy/v1, /paystack, /checkout and /_sandbox"]))
+            result = HandlerResult(
+                .json(
+                    404, ["error": .string("not found: \(path)"), "hint": "routes live under /lemonsqueezy/v1, /paystack, /checkout and /_sandbox"]))
         }
         if !result.events.isEmpty { await dispatcher.enqueue(result.events.map(prepare)) }
         return result.response
@@ -82,15 +87,17 @@ public final class SandboxApp: Sendable {
         case .lemonSqueezy:
             let body = JSONWriter.encode(event.payload, dialect: .php)
             let signature = context.signer.hmacSHA256Hex(Array(settings.lemonSqueezy.webhookSecret.utf8), body)
-            return PreparedDelivery(id: 0, provider: .lemonSqueezy, eventName: event.eventName, url: settings.lemonSqueezy.webhookURL,
-                                    headers: [("Content-Type", "application/json"), ("X-Event-Name", event.eventName), ("X-Signature", signature)],
-                                    body: body, subjects: subjects)
+            return PreparedDelivery(
+                id: 0, provider: .lemonSqueezy, eventName: event.eventName, url: settings.lemonSqueezy.webhookURL,
+                headers: [("Content-Type", "application/json"), ("X-Event-Name", event.eventName), ("X-Signature", signature)],
+                body: body, subjects: subjects)
         case .paystack:
             let body = JSONWriter.encode(event.payload, dialect: .node)
             let signature = context.signer.hmacSHA512Hex(Array(settings.paystack.secretKey.utf8), body)
-            return PreparedDelivery(id: 0, provider: .paystack, eventName: event.eventName, url: settings.paystack.webhookURL,
-                                    headers: [("Content-Type", "application/json"), ("x-paystack-signature", signature)],
-                                    body: body, subjects: subjects)
+            return PreparedDelivery(
+                id: 0, provider: .paystack, eventName: event.eventName, url: settings.paystack.webhookURL,
+                headers: [("Content-Type", "application/json"), ("x-paystack-signature", signature)],
+                body: body, subjects: subjects)
         }
     }
 

@@ -17,8 +17,9 @@ public final class ProviderSandboxServer: ServiceApplication {
     /// - Throws: `SandboxCatalog.LoadError` when `catalogFile` cannot be loaded.
     public init(settings: ProviderSandboxSettings, logger: Logger, metrics: MetricsRegistry = MetricsRegistry()) throws {
         let catalog = try settings.catalogFile.map { try SandboxCatalog.load(path: $0) } ?? .standard
-        app = SandboxApp(configuration: settings.sandbox, catalog: catalog, signer: .openSSL,
-                         transport: CurlWebhookTransport(client: HTTPClient()))
+        app = SandboxApp(
+            configuration: settings.sandbox, catalog: catalog, signer: .openSSL,
+            transport: CurlWebhookTransport(client: HTTPClient()))
         var configuration = HTTPServerConfiguration()
         configuration.bindAddress = settings.bindAddress
         configuration.port = UInt16(clamping: settings.port)

@@ -9,7 +9,8 @@ public struct ProviderSandboxSettings: Sendable {
     public var bindAddress: String
     public var port: Int
 
-    public init(sandbox: SandboxConfiguration = SandboxConfiguration(), catalogFile: String? = nil, bindAddress: String = "127.0.0.1", port: Int = 0) {
+    public init(sandbox: SandboxConfiguration = SandboxConfiguration(), catalogFile: String? = nil, bindAddress: String = "127.0.0.1", port: Int = 0)
+    {
         self.sandbox = sandbox
         self.catalogFile = catalogFile
         self.bindAddress = bindAddress

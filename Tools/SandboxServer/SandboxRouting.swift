@@ -20,7 +20,8 @@ enum SandboxRouting {
     static func sandboxRequest(_ request: HTTPRequest, path: String) -> SandboxRequest {
         var headers = SandboxHeaders()
         for field in request.headers { headers.add(field.name, field.value) }
-        return SandboxRequest(method: request.method.rawValue, path: path,
-                              query: request.query.map { ($0.name, $0.value) }, headers: headers, body: request.body)
+        return SandboxRequest(
+            method: request.method.rawValue, path: path,
+            query: request.query.map { ($0.name, $0.value) }, headers: headers, body: request.body)
     }
 }

@@ -22,8 +22,10 @@ public enum DeadLetterCommand {
     static let drainWait: Duration = .seconds(3)
     static let replayGroup = "storefront-deadletter-replay"
 
-    public static func run(_ arguments: CommandLineArguments, environment: Environment, logger: Logger,
-                           output: @Sendable (String) -> Void) async throws {
+    public static func run(
+        _ arguments: CommandLineArguments, environment: Environment, logger: Logger,
+        output: @Sendable (String) -> Void
+    ) async throws {
         var reader = ConfigReader(environment)
         let messaging = MessagingSettings.fromEnvironment(&reader, service: "storefront-cli", logger: logger)
         try reader.finish()
@@ -41,8 +43,9 @@ public enum DeadLetterCommand {
             let group = replayGroup(arguments.options["group"] ?? replayGroup, sourceTopic: sourceTopic)
             _ = try await read(messaging, group: group, commit: true) { letter in
                 guard selected(letter) else { return }
-                _ = try await producer.sendAndAwait(KafkaProducerMessage(
-                    topic: letter.sourceTopic, key: letter.sourceKey.map { Array($0.utf8) }, value: letter.sourceValue.bytes))
+                _ = try await producer.sendAndAwait(
+                    KafkaProducerMessage(
+                        topic: letter.sourceTopic, key: letter.sourceKey.map { Array($0.utf8) }, value: letter.sourceValue.bytes))
                 replayed += 1
             }
             let undelivered = await producer.shutdown()
@@ -59,10 +62,14 @@ public enum DeadLetterCommand {
 
     /// Reads until no record arrives for ``drainWait``; `handle` runs per
     /// decodable letter before the batch's offsets are committed.
-    static func read(_ messaging: MessagingSettings, group: String, commit: Bool,
-                     handle: (DeadLetterRecord) async throws -> Void) async throws -> [(KafkaConsumerRecord, DeadLetterRecord?)] {
-        let consumer = try KafkaConsumer(topics: [Topics.deadLetter], configuration: KafkaConsumerConfiguration(
-            client: messaging.client, groupID: group, sessionTimeout: .milliseconds(2000), maxBatchSize: 500))
+    static func read(
+        _ messaging: MessagingSettings, group: String, commit: Bool,
+        handle: (DeadLetterRecord) async throws -> Void
+    ) async throws -> [(KafkaConsumerRecord, DeadLetterRecord?)] {
+        let consumer = try KafkaConsumer(
+            topics: [Topics.deadLetter],
+            configuration: KafkaConsumerConfiguration(
+                client: messaging.client, groupID: group, sessionTimeout: .milliseconds(2000), maxBatchSize: 500))
         var seen: [(KafkaConsumerRecord, DeadLetterRecord?)] = []
         do {
             // The first join of a new group takes about a second on Tansu; wait longer for the first batch.

@@ -32,7 +32,8 @@ public enum MigrateCommand {
     public static func run(environment: Environment, logger: Logger) async throws -> Applied {
         var reader = ConfigReader(environment)
         let url = reader.required.string("DATABASE_URL")
-        let messaging = reader.environment["KAFKA_BROKERS"] == nil
+        let messaging =
+            reader.environment["KAFKA_BROKERS"] == nil
             ? nil : MessagingSettings.fromEnvironment(&reader, service: "storefront-cli", logger: logger)
         try reader.finish()
 

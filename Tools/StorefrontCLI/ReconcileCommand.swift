@@ -35,8 +35,10 @@ public enum ReconcileCommand {
         public let description: String
     }
 
-    public static func run(_ arguments: CommandLineArguments, environment: Environment, logger: Logger,
-                           output: @escaping @Sendable (String) -> Void) async throws {
+    public static func run(
+        _ arguments: CommandLineArguments, environment: Environment, logger: Logger,
+        output: @escaping @Sendable (String) -> Void
+    ) async throws {
         var reader = ConfigReader(environment)
         let settings = ReconcilerProviderSettings.fromEnvironment(&reader)
         let messaging = MessagingSettings.fromEnvironment(&reader, service: "storefront-cli", logger: logger)
@@ -60,13 +62,17 @@ public enum ReconcileCommand {
         let source = settings.makeSource(httpClient: HTTPClient(), metrics: metrics)
         try await messaging.ensureTopics(Topics.all)
         let producer = try KafkaProducer(configuration: KafkaProducerConfiguration(client: messaging.client))
-        let pool = try databaseURL.map { PostgresPool(configuration: try PostgresConfiguration(url: $0), options: PostgresPoolConfiguration(maximumConnections: 2)) }
-        let sweeper = Sweeper(source: source, publisher: KafkaSnapshotPublisher(producer: producer),
-                              statuses: pool.map(PostgresProjectionStatusReader.init(pool:)), logger: logger)
+        let pool = try databaseURL.map {
+            PostgresPool(configuration: try PostgresConfiguration(url: $0), options: PostgresPoolConfiguration(maximumConnections: 2))
+        }
+        let sweeper = Sweeper(
+            source: source, publisher: KafkaSnapshotPublisher(producer: producer),
+            statuses: pool.map(PostgresProjectionStatusReader.init(pool:)), logger: logger)
         let sweepID = String(UUID().uuidString.lowercased().prefix(8))
-        output("reconcile cli:\(sweepID): \(providers.map(\.rawValue).joined(separator: ", ")), "
-            + (since.map { "objects changed since \(Timestamp.format($0))" } ?? "every object")
-            + (pool == nil ? " (DATABASE_URL unset: drift not checked)" : ""))
+        output(
+            "reconcile cli:\(sweepID): \(providers.map(\.rawValue).joined(separator: ", ")), "
+                + (since.map { "objects changed since \(Timestamp.format($0))" } ?? "every object")
+                + (pool == nil ? " (DATABASE_URL unset: drift not checked)" : ""))
 
         let clock = ContinuousClock()
         let start = clock.now
@@ -90,16 +96,19 @@ public enum ReconcileCommand {
 
         let requests = providers.reduce(0) { $0 + metrics.requests($1).current }
         let limited = providers.reduce(0) { $0 + metrics.rateLimited($1).current }
-        output(String(format: "done in %.1f s: %d provider requests (%d answered 429), %d objects listed, %d snapshots published, %d drift",
-                      (clock.now - start).inSeconds, requests, limited,
-                      reports.reduce(0) { $0 + $1.listed }, reports.reduce(0) { $0 + $1.published }, reports.reduce(0) { $0 + $1.drift.count }))
+        output(
+            String(
+                format: "done in %.1f s: %d provider requests (%d answered 429), %d objects listed, %d snapshots published, %d drift",
+                (clock.now - start).inSeconds, requests, limited,
+                reports.reduce(0) { $0 + $1.listed }, reports.reduce(0) { $0 + $1.published }, reports.reduce(0) { $0 + $1.drift.count }))
         let failures = reports.compactMap { report in report.failure.map { "\(report.provider.rawValue) \(report.list.rawValue): \($0)" } }
         if !undelivered.isEmpty { output("warning: \(undelivered.count) snapshots were not delivered at shutdown") }
         if !failures.isEmpty { throw Incomplete(description: "sweep incomplete: " + failures.joined(separator: "; ")) }
     }
 
     static func describe(_ report: SweepListReport, output: @Sendable (String) -> Void) {
-        var line = "\(report.provider.rawValue) \(report.list.rawValue): \(report.listed) listed on \(report.pages) page(s), "
+        var line =
+            "\(report.provider.rawValue) \(report.list.rawValue): \(report.listed) listed on \(report.pages) page(s), "
             + "\(report.changed) changed, \(report.published) snapshot(s) published"
         if report.list == .subscriptions { line += report.driftChecked ? ", \(report.drift.count) drift" : ", drift not checked" }
         line += String(format: " (%.1f s)", report.seconds)
@@ -135,8 +144,9 @@ final class ProgressPrinter: Sendable {
             }
             guard due else { return }
             let pages = progress.pageCount.map { "\(progress.page)/\($0)" } ?? "\(progress.page)"
-            output("  … \(progress.provider.rawValue) \(progress.list.rawValue): page \(pages), \(progress.listed) listed, "
-                + "\(progress.published) published, \(progress.drift) drift")
+            output(
+                "  … \(progress.provider.rawValue) \(progress.list.rawValue): page \(pages), \(progress.listed) listed, "
+                    + "\(progress.published) published, \(progress.drift) drift")
         }
     }
 }

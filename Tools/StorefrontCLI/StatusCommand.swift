@@ -12,8 +12,10 @@ import ServiceRuntime
 /// (`test` unless `live`), `ENTITLEMENTS_FILE` and the grace settings. The
 /// operator vouches for the email, so it is treated as verified.
 public enum StatusCommand {
-    public static func run(_ arguments: CommandLineArguments, environment: Environment, now: Date = Date(),
-                           output: @Sendable (String) -> Void) async throws {
+    public static func run(
+        _ arguments: CommandLineArguments, environment: Environment, now: Date = Date(),
+        output: @Sendable (String) -> Void
+    ) async throws {
         guard let email = arguments.words.dropFirst().first, EmailAddress.isValid(email) else {
             throw CommandLineArguments.UsageError(description: "usage: storefront status EMAIL")
         }
@@ -32,12 +34,16 @@ public enum StatusCommand {
         await pool.close()
     }
 
-    static func report(email: String, pool: PostgresPool, resolver: EntitlementResolver, now: Date,
-                       output: @Sendable (String) -> Void) async throws {
+    static func report(
+        email: String, pool: PostgresPool, resolver: EntitlementResolver, now: Date,
+        output: @Sendable (String) -> Void
+    ) async throws {
         let known = try await pool.query("SELECT app_user_id FROM app_users WHERE lower(email) = lower(\(email)) ORDER BY app_user_id")
             .map { try $0.decode(String.self) }
         // Without a known app user, the reader still finds rows by email alone.
-        let users = known.isEmpty ? [ProjectionUser(appUserID: "", verifiedEmail: email)]
+        let users =
+            known.isEmpty
+            ? [ProjectionUser(appUserID: "", verifiedEmail: email)]
             : known.map { ProjectionUser(appUserID: $0, verifiedEmail: email) }
         let reader = SubscriptionStatusReader(pool: pool, resolver: resolver)
         let encoder = JSONEncoder()
@@ -48,13 +54,15 @@ public enum StatusCommand {
             output("app user: \(user.appUserID.isEmpty ? "(none linked; matched by email)" : user.appUserID)")
             output(String(decoding: try encoder.encode(snapshot.response), as: UTF8.self))
             for subscription in snapshot.subscriptions {
-                output("  subscription \(subscription.provider.rawValue):\(subscription.subscriptionID) status=\(subscription.status)"
-                    + " active=\(snapshot.access(subscription).isActive) owner=\(subscription.appUserID ?? "-") plan=\(subscription.planName ?? "-")"
-                    + " renews=\(subscription.renewsAt.map(Timestamp.format) ?? "-") ends=\(subscription.endsAt.map(Timestamp.format) ?? "-")")
+                output(
+                    "  subscription \(subscription.provider.rawValue):\(subscription.subscriptionID) status=\(subscription.status)"
+                        + " active=\(snapshot.access(subscription).isActive) owner=\(subscription.appUserID ?? "-") plan=\(subscription.planName ?? "-")"
+                        + " renews=\(subscription.renewsAt.map(Timestamp.format) ?? "-") ends=\(subscription.endsAt.map(Timestamp.format) ?? "-")")
             }
             for order in snapshot.orders {
-                output("  order \(order.provider.rawValue):\(order.orderID) status=\(order.status) owner=\(order.appUserID ?? "-")"
-                    + " subscription=\(order.subscriptionID ?? "-") product=\(order.productName ?? order.productID ?? "-")")
+                output(
+                    "  order \(order.provider.rawValue):\(order.orderID) status=\(order.status) owner=\(order.appUserID ?? "-")"
+                        + " subscription=\(order.subscriptionID ?? "-") product=\(order.productName ?? order.productID ?? "-")")
             }
         }
     }

@@ -17,7 +17,7 @@ struct BenchServer {
         var configuration = HTTPServerConfiguration()
         configuration.port = arguments.count >= 3 ? UInt16(arguments[2]) ?? 0 : 0
         configuration.threadPoolSize = arguments.count >= 4 ? Int(arguments[3]) ?? 2 : 2
-        configuration.maxConnectionsPerIP = 0  // the load generator is one client on loopback
+        configuration.maxConnectionsPerIP = 0 // the load generator is one client on loopback
 
         let body = Array(document)
         let router = Router()
@@ -26,15 +26,16 @@ struct BenchServer {
         }
         // Warnings only: one access-log line per request would measure stderr, not the server.
         let logger = Logger(service: "http-bench-server", minimumLevel: .warning)
-        let server = HTTPServer(responder: router.buildResponder(), configuration: configuration, logger: logger,
-                                metrics: MetricsRegistry())
+        let server = HTTPServer(
+            responder: router.buildResponder(), configuration: configuration, logger: logger,
+            metrics: MetricsRegistry())
         let port = try server.start()
         FileHandle.standardOutput.write(Data("PORT \(port)\n".utf8))
 
         let (signals, continuation) = AsyncStream<Int32>.makeStream()
         var sources: [any DispatchSourceSignal] = []
         for number in [SIGINT, SIGTERM] {
-            signal(number, SIG_IGN)  // let the dispatch source, not the default action, see it
+            signal(number, SIG_IGN) // let the dispatch source, not the default action, see it
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler { continuation.yield(number) }
             source.resume()

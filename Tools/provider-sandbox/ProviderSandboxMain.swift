@@ -8,14 +8,19 @@ import Telemetry
 @main
 struct ProviderSandboxMain {
     static func main() async {
-        await ServiceLauncher.run("provider-sandbox", read: { reader, _ in
-            ProviderSandboxSettings.fromEnvironment(&reader)
-        }, start: { settings, logger, metrics in
-            let sandbox = try ProviderSandboxServer(settings: settings, logger: logger, metrics: metrics)
-            logger.info("provider sandbox starting", metadata: [
-                "http.port": String(settings.port), "sandbox.public_url": settings.sandbox.publicBaseURL,
-            ])
-            return ServiceLaunch(services: sandbox.services)
-        })
+        await ServiceLauncher.run(
+            "provider-sandbox",
+            read: { reader, _ in
+                ProviderSandboxSettings.fromEnvironment(&reader)
+            },
+            start: { settings, logger, metrics in
+                let sandbox = try ProviderSandboxServer(settings: settings, logger: logger, metrics: metrics)
+                logger.info(
+                    "provider sandbox starting",
+                    metadata: [
+                        "http.port": String(settings.port), "sandbox.public_url": settings.sandbox.publicBaseURL,
+                    ])
+                return ServiceLaunch(services: sandbox.services)
+            })
     }
 }

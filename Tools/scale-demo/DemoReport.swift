@@ -29,7 +29,9 @@ struct DemoReport {
         out.append("retries:            \(progress.retries503) after 503, \(progress.retriesOther) after other errors")
         out.append("send throughput:    \(Int(Double(total) / max(sendSeconds, 0.001))) webhooks/s through the gateway (\(fmt(sendSeconds)) s)")
         if let drainSeconds {
-            out.append("end-to-end:         \(Int(Double(total) / max(drainSeconds, 0.001))) events/s applied to PostgreSQL (all committed after \(fmt(drainSeconds)) s)")
+            out.append(
+                "end-to-end:         \(Int(Double(total) / max(drainSeconds, 0.001))) events/s applied to PostgreSQL (all committed after \(fmt(drainSeconds)) s)"
+            )
         } else {
             out.append("end-to-end:         the group did not catch up within the drain timeout")
         }
@@ -43,8 +45,9 @@ struct DemoReport {
 
         out.append("")
         if let killTime, let killedName {
-            out.append("failover:           SIGKILL \(killedName) at \(fmt(killTime)) s"
-                + (replacement.map { "; \($0.name) ready at \(fmt($0.readyAt)) s" } ?? ""))
+            out.append(
+                "failover:           SIGKILL \(killedName) at \(fmt(killTime)) s"
+                    + (replacement.map { "; \($0.name) ready at \(fmt($0.readyAt)) s" } ?? ""))
             if let rebalance, let duration = rebalance.duration {
                 out.append("rebalance:          \(fmt(duration)) s from the SIGKILL until every partition was committing again")
                 let worst = Dictionary(grouping: rebalance.stalls, by: \.partition).mapValues { $0.map(\.length).max() ?? 0 }
@@ -57,7 +60,8 @@ struct DemoReport {
                 out.append("rebalance:          no partition stalled (the killed member's partitions resumed within the threshold)")
             }
             if let duplicatesAbsorbed {
-                out.append("redeliveries:       \(duplicatesAbsorbed) records re-read after the failover and absorbed as duplicates (projector metrics)")
+                out.append(
+                    "redeliveries:       \(duplicatesAbsorbed) records re-read after the failover and absorbed as duplicates (projector metrics)")
             }
         }
         if !reconciler.isEmpty {

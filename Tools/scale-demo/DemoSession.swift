@@ -31,17 +31,20 @@ struct DemoSession: Sendable {
         let plan = WebhookPlan.make(
             subscriptions: options.subscriptions, eventsPerSubscription: options.eventsPerSubscription,
             runID: runID, start: Date().addingTimeInterval(-30 * 86_400))
-        say("run \(runID): \(plan.webhooks.count) webhooks for \(options.subscriptions) subscriptions at \(Int(options.rate))/s, "
-            + "at most \(options.concurrency) in flight, via \(stack["GATEWAY_URL"] ?? "")")
+        say(
+            "run \(runID): \(plan.webhooks.count) webhooks for \(options.subscriptions) subscriptions at \(Int(options.rate))/s, "
+                + "at most \(options.concurrency) in flight, via \(stack["GATEWAY_URL"] ?? "")")
         let start = ContinuousClock.now
         let wallStart = Date()
         let progress = SendProgress(origin: start)
         let group = stack["KAFKA_GROUP_ID"] ?? "subscription-projector"
         let sampler = try await LagSampler.make(brokers: stack["KAFKA_BROKERS"] ?? "", group: group, topic: Topics.webhooks, progress: progress)
-        let sender = WebhookSender(gatewayURL: stack["GATEWAY_URL"] ?? "", secret: options.webhookSecret, rate: options.rate,
-                                   concurrency: options.concurrency, retryDeadline: options.retryDeadline)
-        return DemoSession(options: options, stack: stack, plan: plan, progress: progress, sampler: sampler, sender: sender,
-                           start: start, wallStart: wallStart)
+        let sender = WebhookSender(
+            gatewayURL: stack["GATEWAY_URL"] ?? "", secret: options.webhookSecret, rate: options.rate,
+            concurrency: options.concurrency, retryDeadline: options.retryDeadline)
+        return DemoSession(
+            options: options, stack: stack, plan: plan, progress: progress, sampler: sampler, sender: sender,
+            start: start, wallStart: wallStart)
     }
 
     /// Seconds since ``start``.
@@ -62,7 +65,8 @@ struct DemoSession: Sendable {
         while clock.now < deadline {
             // A database that is restarting answers nothing for a moment: ask again.
             if let sample = await sampler.sample(since: start), sample.lag == 0,
-               let applied = try? await check.appliedCount(), applied >= progress.acknowledged {
+                let applied = try? await check.appliedCount(), applied >= progress.acknowledged
+            {
                 return sample.time
             }
             try? await Task.sleep(for: .milliseconds(100))
@@ -87,7 +91,8 @@ struct DemoSession: Sendable {
         for url in projectorURLs {
             guard let response = try? await client.get(url + "/metrics"), response.isSuccess else { continue }
             answered = true
-            for line in response.bodyString.split(separator: "\n") where line.hasPrefix("projector_records_total{") && line.contains("result=\"duplicate\"") {
+            for line in response.bodyString.split(separator: "\n")
+            where line.hasPrefix("projector_records_total{") && line.contains("result=\"duplicate\"") {
                 total += Int(Double(line.split(separator: " ").last ?? "") ?? 0)
             }
         }
@@ -98,8 +103,10 @@ struct DemoSession: Sendable {
     /// answers 200 or `within` has passed: one line per service, and the
     /// problems. Projectors that were killed do not answer at all; exactly
     /// `killedProjectors` of them may be silent.
-    static func readiness(stack: StackEnvironment, client: HTTPClient, killedProjectors: Int,
-                          within: Duration = .seconds(30)) async -> (lines: [String], problems: [String]) {
+    static func readiness(
+        stack: StackEnvironment, client: HTTPClient, killedProjectors: Int,
+        within: Duration = .seconds(30)
+    ) async -> (lines: [String], problems: [String]) {
         var services: [(name: String, url: String)] = []
         for (name, key) in [("catalog", "CATALOG_URL"), ("checkout", "CHECKOUT_URL")] {
             if let url = stack[key] { services.append((name, url)) }
@@ -122,7 +129,9 @@ struct DemoSession: Sendable {
         var ready = 0, silent = 0
         for (name, url) in services {
             let status = await ask(url)
-            if status == 200 { ready += 1 } else {
+            if status == 200 {
+                ready += 1
+            } else {
                 problems.append("\(name) (\(url)) not ready after the run: " + (status.map { "/readyz answered \($0)" } ?? "no answer"))
             }
         }
@@ -137,8 +146,9 @@ struct DemoSession: Sendable {
         if silent != killedProjectors {
             problems.append("\(silent) projector(s) do not answer, \(killedProjectors) were killed")
         }
-        lines.append("readiness after the run: \(ready) of \(services.count) ready (catalog, checkout, receivers, reconcilers); "
-            + "\(projectorsReady) projectors ready, \(silent) not running (\(killedProjectors) killed)")
+        lines.append(
+            "readiness after the run: \(ready) of \(services.count) ready (catalog, checkout, receivers, reconcilers); "
+                + "\(projectorsReady) projectors ready, \(silent) not running (\(killedProjectors) killed)")
         return (lines, problems)
     }
 

@@ -40,8 +40,9 @@ final class LagSampler: Sendable {
     static func make(brokers: String, group: String, topic: String, progress: SendProgress) async throws -> LagSampler {
         let reader = try KafkaConsumerGroupLagReader(
             // No librdkafka log lines: a reading that fails is recorded (and reported) instead.
-            configuration: KafkaClientConfiguration(bootstrapServers: brokers.split(separator: ",").map(String.init), clientID: "scale-demo-lag",
-                                                    logHandler: nil),
+            configuration: KafkaClientConfiguration(
+                bootstrapServers: brokers.split(separator: ",").map(String.init), clientID: "scale-demo-lag",
+                logHandler: nil),
             groupID: group)
         let lag = try await reader.lag(topic: topic)
         let baseline = lag.partitions.reduce(Int64(0)) { $0 + ($1.committedOffset ?? 0) }

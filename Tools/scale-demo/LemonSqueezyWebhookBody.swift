@@ -16,8 +16,10 @@ struct LemonSqueezySubscriptionFacts: Sendable {
 enum LemonSqueezyWebhookBody {
     static func timestamp(_ date: Date) -> String { Timestamp.format(date) }
 
-    static func make(eventName: String, webhookID: String, subscription: LemonSqueezySubscriptionFacts,
-                     status: String, invoiceID: Int, updatedAt: Date) -> [UInt8] {
+    static func make(
+        eventName: String, webhookID: String, subscription: LemonSqueezySubscriptionFacts,
+        status: String, invoiceID: Int, updatedAt: Date
+    ) -> [UInt8] {
         let meta: [String: Any] = [
             "test_mode": true,
             "event_name": eventName,

@@ -31,7 +31,8 @@ struct ProjectionCheck: Sendable {
         let sentKeys = Set(plan.webhooks.map { WebhookPlan.dedupKey(webhookID: $0.webhookID) })
 
         // Every sent webhook exactly once in the event log, nothing else.
-        let eventRows = try await pool.query("""
+        let eventRows = try await pool.query(
+            """
             SELECT dedup_key, count(*)::bigint FROM billing_events WHERE dedup_key LIKE \(plan.dedupKeyPattern) GROUP BY dedup_key
             """)
         var found = Set<String>()
@@ -42,22 +43,28 @@ struct ProjectionCheck: Sendable {
             if count > 1 { repeated += 1 }
         }
         let missing = sentKeys.subtracting(found), unexpected = found.subtracting(sentKeys)
-        result.check(missing.isEmpty, "billing_events: \(found.count) of \(sentKeys.count) webhook ids present, \(missing.count) missing"
-            + (missing.isEmpty ? "" : " (e.g. \(missing.sorted().prefix(3).joined(separator: ", ")))"))
-        result.check(repeated == 0 && unexpected.isEmpty,
-                     "billing_events: \(repeated) webhook ids stored more than once, \(unexpected.count) rows not sent by this run")
+        result.check(
+            missing.isEmpty,
+            "billing_events: \(found.count) of \(sentKeys.count) webhook ids present, \(missing.count) missing"
+                + (missing.isEmpty ? "" : " (e.g. \(missing.sorted().prefix(3).joined(separator: ", ")))"))
+        result.check(
+            repeated == 0 && unexpected.isEmpty,
+            "billing_events: \(repeated) webhook ids stored more than once, \(unexpected.count) rows not sent by this run")
 
         // Each payment applied once: one payments row per invoice sent.
-        let paymentRows = try await pool.query("""
+        let paymentRows = try await pool.query(
+            """
             SELECT count(*)::bigint, count(DISTINCT payment_id)::bigint FROM payments
             WHERE provider = 'lemonsqueezy' AND subscription_id LIKE \(plan.subscriptionIDPattern)
             """)
         let (payments, distinctPayments) = try paymentRows.first?.decode((Int64, Int64).self) ?? (Int64(0), Int64(0))
-        result.check(payments == Int64(plan.paymentCount) && distinctPayments == payments,
-                     "payments: \(payments) rows (\(distinctPayments) distinct) for \(plan.paymentCount) payment webhooks")
+        result.check(
+            payments == Int64(plan.paymentCount) && distinctPayments == payments,
+            "payments: \(payments) rows (\(distinctPayments) distinct) for \(plan.paymentCount) payment webhooks")
 
         // Every subscription in its final state.
-        let subscriptionRows = try await pool.query("""
+        let subscriptionRows = try await pool.query(
+            """
             SELECT subscription_id, status, coalesce(app_user_id, ''), last_event_key FROM subscriptions
             WHERE provider = 'lemonsqueezy' AND subscription_id LIKE \(plan.subscriptionIDPattern)
             """)
@@ -85,14 +92,19 @@ struct ProjectionCheck: Sendable {
         result.missing = missing.count
         result.missingKeys = missing
         result.duplicated = repeated + max(0, Int(payments - distinctPayments))
-        result.notFinal = absent + plan.expected.filter { expected in
-            stored[expected.subscriptionID].map { $0.status != expected.status || $0.last != expected.lastEventKey } ?? false
-        }.count
+        result.notFinal =
+            absent
+            + plan.expected.filter { expected in
+                stored[expected.subscriptionID].map { $0.status != expected.status || $0.last != expected.lastEventKey } ?? false
+            }.count
         let mix = finalStatuses.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
-        result.check(absent == 0 && stored.count == plan.expected.count,
-                     "subscriptions: \(stored.count) rows for \(plan.expected.count) subscriptions, \(absent) missing")
-        result.check(wrongStatus == 0, "subscriptions: \(plan.expected.count - absent - wrongStatus) in their final status (\(mix)), \(wrongStatus) wrong"
-            + (examples.isEmpty ? "" : " (e.g. \(examples.joined(separator: "; ")))"))
+        result.check(
+            absent == 0 && stored.count == plan.expected.count,
+            "subscriptions: \(stored.count) rows for \(plan.expected.count) subscriptions, \(absent) missing")
+        result.check(
+            wrongStatus == 0,
+            "subscriptions: \(plan.expected.count - absent - wrongStatus) in their final status (\(mix)), \(wrongStatus) wrong"
+                + (examples.isEmpty ? "" : " (e.g. \(examples.joined(separator: "; ")))"))
         result.check(wrongUser == 0, "subscriptions: \(wrongUser) with the wrong app_user_id")
         result.check(notLatest == 0, "subscriptions: \(notLatest) whose last applied event is not the last one sent")
         return result

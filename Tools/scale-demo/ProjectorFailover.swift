@@ -15,7 +15,8 @@ struct ProjectorFailover: Sendable {
     func kill() throws -> pid_t {
         let file = "\(stateDirectory)/pids/subscription-projector-\(victim).pid"
         guard let text = try? String(contentsOfFile: file, encoding: .utf8),
-              let pid = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines)), pid > 0 else {
+            let pid = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines)), pid > 0
+        else {
             throw Failure(description: "no pid in \(file): is subscription-projector-\(victim) running?")
         }
         guard Glibc.kill(pid, SIGKILL) == 0 else {

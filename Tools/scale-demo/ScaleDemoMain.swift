@@ -58,7 +58,9 @@ struct ScaleDemo {
                     let pid = try failover.kill()
                     let at = session.now()
                     events.killed(at: at)
-                    say("SIGKILL subscription-projector-\(options.killProjector) (pid \(pid)) at \(String(format: "%.1f", at)) s; starting a replacement")
+                    say(
+                        "SIGKILL subscription-projector-\(options.killProjector) (pid \(pid)) at \(String(format: "%.1f", at)) s; starting a replacement"
+                    )
                     let line = try await failover.startReplacement()
                     let ready = session.now()
                     let name = String(line.split(separator: " ").first ?? "replacement projector")
@@ -71,7 +73,9 @@ struct ScaleDemo {
             replacement.withLock { $0 = task }
         }
         let sendSeconds = session.now()
-        say("all \(total) webhooks handled after \(String(format: "%.1f", sendSeconds)) s (\(progress.acknowledged) acknowledged); waiting for the group to catch up")
+        say(
+            "all \(total) webhooks handled after \(String(format: "%.1f", sendSeconds)) s (\(progress.acknowledged) acknowledged); waiting for the group to catch up"
+        )
         await replacement.withLock { $0 }?.value
 
         // Drain: the group's lag reaches 0, and PostgreSQL holds every acknowledged webhook.
@@ -80,7 +84,9 @@ struct ScaleDemo {
         let drainSeconds = await session.drain(check, timeout: options.drainTimeout)
         sampling.cancel()
         await sampling.value
-        say(drainSeconds.map { "caught up after \(String(format: "%.1f", $0)) s; checking PostgreSQL" } ?? "not caught up within the drain timeout; checking anyway")
+        say(
+            drainSeconds.map { "caught up after \(String(format: "%.1f", $0)) s; checking PostgreSQL" }
+                ?? "not caught up within the drain timeout; checking anyway")
 
         var problems = session.sendingProblems()
         problems += sampler.failures.prefix(3).map { "lag sample failed: \($0)" }
@@ -131,18 +137,20 @@ struct ScaleDemo {
         }
         func value(_ series: String) -> Int { Int(values[series] ?? 0) }
         let ls = #"provider="lemonsqueezy""#
-        return ([
-            "records consumed:   \(value(#"reconciler_records_total{result="queued",topic="storefront.webhooks.v1"}"#)) webhooks",
-            "fetches:            \(value("reconciler_fetches_total{outcome=\"found\",\(ls)}")) found, "
-                + "\(value("reconciler_fetches_total{outcome=\"not_found\",\(ls)}")) not found, "
-                + "\(value("reconciler_fetches_total{outcome=\"retry\",\(ls)}")) parked for a retry; "
-                + "\(value("reconciler_provider_requests_total{\(ls)}")) provider requests, \(value("reconciler_provider_rate_limited_total{\(ls)}")) answered 429",
-            "snapshots:          \(value("reconciler_snapshots_published_total{\(ls),trigger=\"webhook\"}")) published for webhooks, "
-                + "\(value("reconciler_snapshots_published_total{\(ls),trigger=\"sweep\"}")) by sweeps",
-            "still pending:      \(value(#"reconciler_pending_objects{state="waiting"}"#)) waiting, \(value(#"reconciler_pending_objects{state="parked"}"#)) parked; "
-                + "oldest unreconciled webhook \(value("reconciler_oldest_unreconciled_webhook_seconds")) s old (the provider budget paces fetches)",
-            "readiness:          \(ready ? "ready" : "NOT ready")",
-        ], ready)
+        return (
+            [
+                "records consumed:   \(value(#"reconciler_records_total{result="queued",topic="storefront.webhooks.v1"}"#)) webhooks",
+                "fetches:            \(value("reconciler_fetches_total{outcome=\"found\",\(ls)}")) found, "
+                    + "\(value("reconciler_fetches_total{outcome=\"not_found\",\(ls)}")) not found, "
+                    + "\(value("reconciler_fetches_total{outcome=\"retry\",\(ls)}")) parked for a retry; "
+                    + "\(value("reconciler_provider_requests_total{\(ls)}")) provider requests, \(value("reconciler_provider_rate_limited_total{\(ls)}")) answered 429",
+                "snapshots:          \(value("reconciler_snapshots_published_total{\(ls),trigger=\"webhook\"}")) published for webhooks, "
+                    + "\(value("reconciler_snapshots_published_total{\(ls),trigger=\"sweep\"}")) by sweeps",
+                "still pending:      \(value(#"reconciler_pending_objects{state="waiting"}"#)) waiting, \(value(#"reconciler_pending_objects{state="parked"}"#)) parked; "
+                    + "oldest unreconciled webhook \(value("reconciler_oldest_unreconciled_webhook_seconds")) s old (the provider budget paces fetches)",
+                "readiness:          \(ready ? "ready" : "NOT ready")",
+            ], ready
+        )
     }
 }
 

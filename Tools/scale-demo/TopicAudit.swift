@@ -20,8 +20,10 @@ struct TopicAudit {
         var storedTwice = 0
 
         var lines: [String] {
-            var lines = ["topic audit: \(recordsRead) records read; \(found.count) of the missing are in the topic, \(absent.count) are not"
-                + (storedTwice > 0 ? "; \(storedTwice) of this run's ids stored at two offsets" : "")]
+            var lines = [
+                "topic audit: \(recordsRead) records read; \(found.count) of the missing are in the topic, \(absent.count) are not"
+                    + (storedTwice > 0 ? "; \(storedTwice) of this run's ids stored at two offsets" : "")
+            ]
             lines += found.prefix(5).map { "  in the topic: \($0.key) at partition \($0.partition) offset \($0.offset)" }
             lines += absent.prefix(5).map { "  not in the topic: \($0)" }
             return lines
@@ -33,9 +35,11 @@ struct TopicAudit {
 
     /// Reads until the topic has been quiet for `quiet` (or `limit` passes).
     func locate(missing: Set<String>, runPrefix: String, quiet: Duration = .seconds(5), limit: Duration = .seconds(90)) async throws -> Finding {
-        let consumer = try KafkaConsumer(topics: [topic], configuration: KafkaConsumerConfiguration(
-            client: KafkaClientConfiguration(bootstrapServers: brokers, clientID: "scale-demo-audit", logHandler: nil),
-            groupID: "scale-demo-audit-\(UUID().uuidString)", autoOffsetReset: .earliest, maxBatchSize: 10_000))
+        let consumer = try KafkaConsumer(
+            topics: [topic],
+            configuration: KafkaConsumerConfiguration(
+                client: KafkaClientConfiguration(bootstrapServers: brokers, clientID: "scale-demo-audit", logHandler: nil),
+                groupID: "scale-demo-audit-\(UUID().uuidString)", autoOffsetReset: .earliest, maxBatchSize: 10_000))
         var finding = Finding()
         var seen = Set<String>()
         let deadline = ContinuousClock.now + limit
@@ -45,7 +49,8 @@ struct TopicAudit {
             wait = quiet
             for record in batch.records {
                 finding.recordsRead += 1
-                guard let value = record.value, let key = try? RecordCoding.decode(WebhookEnvelope.self, from: value).id, key.hasPrefix(runPrefix) else { continue }
+                guard let value = record.value, let key = try? RecordCoding.decode(WebhookEnvelope.self, from: value).id, key.hasPrefix(runPrefix)
+                else { continue }
                 if !seen.insert(key).inserted { finding.storedTwice += 1 }
                 if missing.contains(key) { finding.found.append((key, record.partition, record.offset)) }
             }

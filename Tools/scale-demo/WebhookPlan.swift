@@ -75,12 +75,14 @@ struct WebhookPlan: Sendable {
                 let body = LemonSqueezyWebhookBody.make(
                     eventName: step.eventName, webhookID: webhookID, subscription: subscription, status: step.status,
                     invoiceID: subscription.customerID * 100 + sequence, updatedAt: updatedAt)
-                byRound[sequence].append(PlannedWebhook(
-                    subscription: index, sequence: sequence, eventName: step.eventName, webhookID: webhookID, body: body))
+                byRound[sequence].append(
+                    PlannedWebhook(
+                        subscription: index, sequence: sequence, eventName: step.eventName, webhookID: webhookID, body: body))
                 lastKey = dedupKey(webhookID: webhookID)
             }
-            expected.append(ExpectedSubscription(
-                subscriptionID: subscription.id, appUserID: subscription.appUserID, status: status, lastEventKey: lastKey))
+            expected.append(
+                ExpectedSubscription(
+                    subscriptionID: subscription.id, appUserID: subscription.appUserID, status: status, lastEventKey: lastKey))
         }
         return WebhookPlan(
             runID: runID, webhooks: byRound.flatMap { $0 }, expected: expected,

@@ -131,8 +131,9 @@ struct WebhookSender: Sendable {
         self.rate = rate
         self.concurrency = concurrency
         self.retryDeadline = retryDeadline
-        client = HTTPClient(configuration: HTTPClientConfiguration(
-            timeout: .seconds(15), retryPolicy: .none, maxConnectionsPerHost: concurrency, maxIdleConnections: concurrency))
+        client = HTTPClient(
+            configuration: HTTPClientConfiguration(
+                timeout: .seconds(15), retryPolicy: .none, maxConnectionsPerHost: concurrency, maxIdleConnections: concurrency))
     }
 
     /// Sends everything; returns when every webhook was acknowledged or given up on.
@@ -140,9 +141,11 @@ struct WebhookSender: Sendable {
     ///   - gate: awaited before each webhook is started (by index); time spent
     ///     waiting there shifts the pace, so sending resumes at `rate`, not in a burst.
     ///   - started: called with the index of each webhook once it is started.
-    func send(_ webhooks: [PlannedWebhook], progress: SendProgress,
-              gate: @Sendable (Int) async -> Void = { _ in },
-              started: @Sendable @escaping (Int) -> Void) async {
+    func send(
+        _ webhooks: [PlannedWebhook], progress: SendProgress,
+        gate: @Sendable (Int) async -> Void = { _ in },
+        started: @Sendable @escaping (Int) -> Void
+    ) async {
         let clock = ContinuousClock()
         var begin = clock.now
         // The task that sends each subscription's latest event, awaited by its next one.

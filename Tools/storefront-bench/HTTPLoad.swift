@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import Foundation
 import Synchronization
@@ -283,7 +283,7 @@ struct WebhookLoad: Sendable {
     func run() -> LoadReport {
         let reports = Mutex<[LoadReport]>([])
         let done = DispatchSemaphore(value: 0)
-        let begin = monotonicNanoseconds() + 20_000_000  // every thread ready before the first due time
+        let begin = monotonicNanoseconds() + 20_000_000 // every thread ready before the first due time
         let interval: Double = if case .openLoop(let rate) = mode { 1e9 / rate } else { 0 }
         let count = connections
         let shared = SharedCounter()
@@ -304,7 +304,10 @@ struct WebhookLoad: Sendable {
                     }
                     let delivery = deliveries[index]
                     request.removeAll(keepingCapacity: true)
-                    request.append(contentsOf: "POST \(target.path) HTTP/1.1\r\nHost: \(target.host):\(target.port)\r\nContent-Type: application/json\r\nX-Event-Name: \(delivery.eventName)\r\nX-Signature: \(delivery.signature)\r\nContent-Length: \(delivery.body.count)\r\n\r\n".utf8)
+                    request.append(
+                        contentsOf:
+                            "POST \(target.path) HTTP/1.1\r\nHost: \(target.host):\(target.port)\r\nContent-Type: application/json\r\nX-Event-Name: \(delivery.eventName)\r\nX-Signature: \(delivery.signature)\r\nContent-Length: \(delivery.body.count)\r\n\r\n"
+                            .utf8)
                     request.append(contentsOf: delivery.body)
                     let sent = monotonicNanoseconds()
                     report.firstSend = min(report.firstSend, interval > 0 ? due : sent)

@@ -22,9 +22,10 @@ enum BacklogCommand {
         let bodyBytes = try options.int("body-bytes", default: 0, in: 0...1_000_000)
         let runID = options.string("run-id", default: String(format: "%08x", UInt32.random(in: 0...UInt32.max)))
         let topic = options.string("topic", default: Topics.webhooks)
-        let producer = try KafkaProducer(configuration: KafkaProducerConfiguration(
-            client: clientConfiguration(brokers, "storefront-bench-backlog"), messageTimeout: .seconds(300),
-            linger: .milliseconds(5), maxQueuedMessages: 100_000, queueFullTimeout: .seconds(120)))
+        let producer = try KafkaProducer(
+            configuration: KafkaProducerConfiguration(
+                client: clientConfiguration(brokers, "storefront-bench-backlog"), messageTimeout: .seconds(300),
+                linger: .milliseconds(5), maxQueuedMessages: 100_000, queueFullTimeout: .seconds(120)))
         let shape = WebhookBodies.PlanShape(runID: runID, deliveries: count, subscriptions: subscriptions, bodyBytes: bodyBytes)
         let clock = ContinuousClock()
         let started = clock.now
@@ -57,9 +58,11 @@ enum BacklogCommand {
             throw Options.Invalid(description: "the backlog was not produced completely")
         }
         let total = bytes.load(ordering: .relaxed)
-        result(["records": String(count), "subscriptions": String(shape.subscriptions), "run_id": runID,
-                "mean_record_bytes": String(total / count), "mean_body_bytes": String(shape.body(at: 0).body.count),
-                "seconds": fixed(elapsed, 2)])
+        result([
+            "records": String(count), "subscriptions": String(shape.subscriptions), "run_id": runID,
+            "mean_record_bytes": String(total / count), "mean_body_bytes": String(shape.body(at: 0).body.count),
+            "seconds": fixed(elapsed, 2),
+        ])
     }
 }
 
@@ -74,10 +77,12 @@ enum TopicCountCommand {
         let expect = try options.int("expect", default: 0)
         let idleSeconds = try options.double("idle", default: 3)
         let idsPath = options.optionalString("ids")
-        let consumer = try KafkaConsumer(topics: [topic], configuration: KafkaConsumerConfiguration(
-            client: clientConfiguration(brokers, "storefront-bench-count"),
-            groupID: "storefront-bench-count-\(UUID().uuidString.prefix(8))",
-            maxBatchSize: 10_000, maxBatchWait: .milliseconds(100)))
+        let consumer = try KafkaConsumer(
+            topics: [topic],
+            configuration: KafkaConsumerConfiguration(
+                client: clientConfiguration(brokers, "storefront-bench-count"),
+                groupID: "storefront-bench-count-\(UUID().uuidString.prefix(8))",
+                maxBatchSize: 10_000, maxBatchWait: .milliseconds(100)))
         let clock = ContinuousClock()
         let started = clock.now
         var last: ContinuousClock.Instant?
@@ -117,8 +122,10 @@ enum TopicCountCommand {
                 if !ids.contains("lemonsqueezy:\(id)") { missing += 1 }
             }
         }
-        result(["records": String(records), "distinct_ids": String(ids.count), "checked_ids": String(checked),
-                "missing_ids": String(missing), "undecodable": String(undecodable)])
+        result([
+            "records": String(records), "distinct_ids": String(ids.count), "checked_ids": String(checked),
+            "missing_ids": String(missing), "undecodable": String(undecodable),
+        ])
     }
 }
 
@@ -164,9 +171,11 @@ enum CatchupWaitCommand {
         await connection.close()
         let applied = Double(committed - (first?.committed ?? 0))
         let window = end - (first?.time ?? end)
-        result(["complete": doneAt == nil ? "no" : "yes", "committed": String(committed), "rows": String(rows),
-                "seconds_total": fixed(end - startedAt, 2), "seconds_to_first_commit": fixed((first?.time ?? end) - startedAt, 2),
-                "rate_total": fixed(Double(committed) / max(end - startedAt, 0.001), 1),
-                "rate_apply": fixed(window > 0 ? applied / window : .nan, 1)])
+        result([
+            "complete": doneAt == nil ? "no" : "yes", "committed": String(committed), "rows": String(rows),
+            "seconds_total": fixed(end - startedAt, 2), "seconds_to_first_commit": fixed((first?.time ?? end) - startedAt, 2),
+            "rate_total": fixed(Double(committed) / max(end - startedAt, 0.001), 1),
+            "rate_apply": fixed(window > 0 ? applied / window : .nan, 1),
+        ])
     }
 }

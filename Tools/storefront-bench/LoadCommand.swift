@@ -30,8 +30,9 @@ enum LoadCommand {
         let rate = try options.double("rate", default: 0)
         let connections = try options.int("connections", default: 64, in: 1...4096)
         let timeout = try options.int("timeout", default: 60, in: 1...3600)
-        let load = WebhookLoad(target: target, deliveries: deliveries, connections: connections,
-                               mode: rate > 0 ? .openLoop(rate: rate) : .closedLoop, timeoutSeconds: timeout)
+        let load = WebhookLoad(
+            target: target, deliveries: deliveries, connections: connections,
+            mode: rate > 0 ? .openLoop(rate: rate) : .closedLoop, timeoutSeconds: timeout)
 
         var probe: VisibilityProbe?
         if let url = options.optionalString("visibility-db") {
@@ -60,12 +61,15 @@ enum LoadCommand {
         ]
         if let probe {
             let prefix = options.string("visibility-prefix", default: "lemonsqueezy:")
-            let visibility = try await probe.finish(dedupKeyPrefix: prefix, expect: report.successes,
-                                                    timeout: .seconds(try options.int("visibility-timeout", default: 120)))
-            pairs += [("visible", String(visibility.visible)), ("rows", String(visibility.rows)),
-                      ("visible_p50_ms", fixed(visibility.p50 * 1000, 1)), ("visible_p99_ms", fixed(visibility.p99 * 1000, 1)),
-                      ("visible_max_ms", fixed(visibility.max * 1000, 1)), ("snapshots", String(visibility.samples)),
-                      ("applied_p50_ms", fixed(visibility.appliedP50 * 1000, 1)), ("applied_p99_ms", fixed(visibility.appliedP99 * 1000, 1))]
+            let visibility = try await probe.finish(
+                dedupKeyPrefix: prefix, expect: report.successes,
+                timeout: .seconds(try options.int("visibility-timeout", default: 120)))
+            pairs += [
+                ("visible", String(visibility.visible)), ("rows", String(visibility.rows)),
+                ("visible_p50_ms", fixed(visibility.p50 * 1000, 1)), ("visible_p99_ms", fixed(visibility.p99 * 1000, 1)),
+                ("visible_max_ms", fixed(visibility.max * 1000, 1)), ("snapshots", String(visibility.samples)),
+                ("applied_p50_ms", fixed(visibility.appliedP50 * 1000, 1)), ("applied_p99_ms", fixed(visibility.appliedP99 * 1000, 1)),
+            ]
         }
         print("RESULT " + pairs.map { "\($0.0)=\($0.1)" }.joined(separator: " "))
     }
@@ -109,8 +113,9 @@ final class VisibilityProbe: Sendable {
     }
 
     static func start(databaseURL: String, interval: Duration) async throws -> VisibilityProbe {
-        let probe = VisibilityProbe(connection: try await PostgresConnection.connect(PostgresConfiguration(url: databaseURL)),
-                                    databaseURL: databaseURL)
+        let probe = VisibilityProbe(
+            connection: try await PostgresConnection.connect(PostgresConfiguration(url: databaseURL)),
+            databaseURL: databaseURL)
         let loop = Task { await probe.sample(every: interval) }
         probe.task.withLock { $0 = loop }
         return probe
@@ -137,21 +142,24 @@ final class VisibilityProbe: Sendable {
         let clock = ContinuousClock()
         let deadline = clock.now + timeout
         while clock.now < deadline {
-            let rows = try await counter.query("SELECT count(*) FROM billing_events WHERE dedup_key LIKE \(pattern)")
+            let rows =
+                try await counter.query("SELECT count(*) FROM billing_events WHERE dedup_key LIKE \(pattern)")
                 .first?.decode(column: 0, as: Int.self) ?? 0
             if rows >= expect { break }
             try await Task.sleep(for: .milliseconds(200))
         }
-        try await Task.sleep(for: .milliseconds(50))  // one more snapshot after the last commit
+        try await Task.sleep(for: .milliseconds(50)) // one more snapshot after the last commit
         stop.store(true, ordering: .relaxed)
         await task.withLock { $0 }?.value
         let rows = try await counter.query(
             "SELECT xmin::text, extract(epoch FROM received_at)::float8 FROM billing_events WHERE dedup_key LIKE \(pattern)")
-        let applied = try await counter.query("""
+        let applied = try await counter.query(
+            """
             SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM applied_at - received_at)::float8),
                    percentile_cont(0.99) WITHIN GROUP (ORDER BY extract(epoch FROM applied_at - received_at)::float8)
             FROM billing_events WHERE dedup_key LIKE \(pattern)
-            """).first
+            """
+        ).first
         await counter.close()
         await connection.close()
 

@@ -58,8 +58,9 @@ enum WebhookBodies {
             let sequence = position / subscriptions, index = position % subscriptions
             let webhookID = "\(runID)-0000-4000-8000-\(String(position + 1, radix: 16).leftPadded(to: 12))"
             let step = WebhookBodies.step(sequence: sequence, of: perSubscription, subscription: index)
-            let body = WebhookBodies.make(eventName: step.eventName, webhookID: webhookID, runID: runID, index: index,
-                                          sequence: sequence, status: step.status, start: start, bodyBytes: bodyBytes)
+            let body = WebhookBodies.make(
+                eventName: step.eventName, webhookID: webhookID, runID: runID, index: index,
+                sequence: sequence, status: step.status, start: start, bodyBytes: bodyBytes)
             return (step.eventName, webhookID, body)
         }
     }
@@ -85,8 +86,10 @@ enum WebhookBodies {
         return 900_000_000_000 + run * 10_000_000 + index
     }
 
-    static func make(eventName: String, webhookID: String, runID: String, index: Int, sequence: Int, status: String,
-                     start: Date, bodyBytes: Int) -> [UInt8] {
+    static func make(
+        eventName: String, webhookID: String, runID: String, index: Int, sequence: Int, status: String,
+        start: Date, bodyBytes: Int
+    ) -> [UInt8] {
         let subscriptionID = subscriptionID(runID: runID, index: index)
         let customerID = 70_000_000 + index
         let createdAt = start.addingTimeInterval(Double(index % 86_400))
@@ -103,10 +106,21 @@ enum WebhookBodies {
             ("custom_data", .object([("storefront_user_id", .string("bench-\(runID)-user-\(index)"))])),
         ])
         func relationships(_ type: String, _ id: String, _ names: [String]) -> JSON {
-            .object(names.map { name in
-                (name, .object([("links", .object([("related", .string("\(api)/\(type)/\(id)/\(name)")),
-                                                  ("self", .string("\(api)/\(type)/\(id)/relationships/\(name)"))]))]))
-            })
+            .object(
+                names.map { name in
+                    (
+                        name,
+                        .object([
+                            (
+                                "links",
+                                .object([
+                                    ("related", .string("\(api)/\(type)/\(id)/\(name)")),
+                                    ("self", .string("\(api)/\(type)/\(id)/relationships/\(name)")),
+                                ])
+                            )
+                        ])
+                    )
+                })
         }
         let data: JSON
         if eventName == "subscription_payment_success" {
@@ -114,18 +128,32 @@ enum WebhookBodies {
             data = .object([
                 ("type", "subscription-invoices"),
                 ("id", .string(invoiceID)),
-                ("attributes", .object([
-                    ("store_id", 1), ("subscription_id", .int(subscriptionID)), ("customer_id", .int(customerID)),
-                    ("user_name", .string("Bench Customer \(index)")), ("user_email", .string(email)), ("billing_reason", "renewal"),
-                    ("card_brand", "visa"), ("card_last_four", "4242"), ("currency", "USD"), ("currency_rate", "1.00000000"),
-                    ("status", "paid"), ("status_formatted", "Paid"), ("refunded", false), ("refunded_at", .null),
-                    ("subtotal", 1200), ("discount_total", 0), ("tax", 0), ("tax_inclusive", false), ("total", 1200),
-                    ("refunded_amount", 0), ("subtotal_usd", 1200), ("discount_total_usd", 0), ("tax_usd", 0), ("total_usd", 1200),
-                    ("refunded_amount_usd", 0), ("subtotal_formatted", "$12.00"), ("discount_total_formatted", "$0.00"),
-                    ("tax_formatted", "$0.00"), ("total_formatted", "$12.00"), ("refunded_amount_formatted", "$0.00"),
-                    ("urls", .object([("invoice_url", .string("https://app.lemonsqueezy.com/my-orders/\(webhookID)/subscription-invoice/\(invoiceID)?expires=\(expires)&signature=\(signature)"))])),
-                    ("created_at", .string(Timestamp.format(updatedAt))), ("updated_at", .string(Timestamp.format(updatedAt))), ("test_mode", true),
-                ])),
+                (
+                    "attributes",
+                    .object([
+                        ("store_id", 1), ("subscription_id", .int(subscriptionID)), ("customer_id", .int(customerID)),
+                        ("user_name", .string("Bench Customer \(index)")), ("user_email", .string(email)), ("billing_reason", "renewal"),
+                        ("card_brand", "visa"), ("card_last_four", "4242"), ("currency", "USD"), ("currency_rate", "1.00000000"),
+                        ("status", "paid"), ("status_formatted", "Paid"), ("refunded", false), ("refunded_at", .null),
+                        ("subtotal", 1200), ("discount_total", 0), ("tax", 0), ("tax_inclusive", false), ("total", 1200),
+                        ("refunded_amount", 0), ("subtotal_usd", 1200), ("discount_total_usd", 0), ("tax_usd", 0), ("total_usd", 1200),
+                        ("refunded_amount_usd", 0), ("subtotal_formatted", "$12.00"), ("discount_total_formatted", "$0.00"),
+                        ("tax_formatted", "$0.00"), ("total_formatted", "$12.00"), ("refunded_amount_formatted", "$0.00"),
+                        (
+                            "urls",
+                            .object([
+                                (
+                                    "invoice_url",
+                                    .string(
+                                        "https://app.lemonsqueezy.com/my-orders/\(webhookID)/subscription-invoice/\(invoiceID)?expires=\(expires)&signature=\(signature)"
+                                    )
+                                )
+                            ])
+                        ),
+                        ("created_at", .string(Timestamp.format(updatedAt))), ("updated_at", .string(Timestamp.format(updatedAt))),
+                        ("test_mode", true),
+                    ])
+                ),
                 ("relationships", relationships("subscription-invoices", invoiceID, ["store", "subscription", "customer"])),
                 ("links", .object([("self", .string("\(api)/subscription-invoices/\(invoiceID)"))])),
             ])
@@ -135,28 +163,62 @@ enum WebhookBodies {
             data = .object([
                 ("type", "subscriptions"),
                 ("id", .string(id)),
-                ("attributes", .object([
-                    ("store_id", 1), ("customer_id", .int(customerID)), ("order_id", .int(customerID + 1)), ("order_item_id", .int(customerID + 2)),
-                    ("product_id", 1001), ("variant_id", 2001), ("product_name", "Storefront Pro"), ("variant_name", "Monthly"),
-                    ("user_name", .string("Bench Customer \(index)")), ("user_email", .string(email)),
-                    ("status", .string(status)), ("status_formatted", .string(status.replacingOccurrences(of: "_", with: " ").capitalized)),
-                    ("card_brand", "visa"), ("card_last_four", "4242"), ("pause", .null), ("cancelled", .bool(status == "cancelled")),
-                    ("trial_ends_at", .null), ("billing_anchor", .int(1 + index % 28)),
-                    ("first_subscription_item", .object([
-                        ("id", .int(customerID + 3)), ("subscription_id", .int(subscriptionID)), ("price_id", 556_677), ("quantity", 1),
-                        ("is_usage_based", false), ("created_at", .string(Timestamp.format(createdAt))), ("updated_at", .string(Timestamp.format(updatedAt))),
-                    ])),
-                    ("urls", .object([
-                        ("update_payment_method", .string("https://storefront-bench.lemonsqueezy.com/subscription/\(id)/payment-details?expires=\(expires)&signature=\(signature)")),
-                        ("customer_portal", .string("https://storefront-bench.lemonsqueezy.com/billing?expires=\(expires)&user=\(customerID)&signature=\(signature)")),
-                        ("customer_portal_update_subscription", .string("https://storefront-bench.lemonsqueezy.com/billing/\(id)/update?expires=\(expires)&user=\(customerID)&signature=\(signature)")),
-                    ])),
-                    ("renews_at", .string(Timestamp.format(updatedAt.addingTimeInterval(30 * 86_400)))),
-                    ("ends_at", ended ? .string(Timestamp.format(updatedAt.addingTimeInterval(86_400))) : .null),
-                    ("created_at", .string(Timestamp.format(createdAt))), ("updated_at", .string(Timestamp.format(updatedAt))), ("test_mode", true),
-                ])),
-                ("relationships", relationships("subscriptions", id, ["store", "customer", "order", "order-item", "product", "variant",
-                                                                      "subscription-items", "subscription-invoices"])),
+                (
+                    "attributes",
+                    .object([
+                        ("store_id", 1), ("customer_id", .int(customerID)), ("order_id", .int(customerID + 1)),
+                        ("order_item_id", .int(customerID + 2)),
+                        ("product_id", 1001), ("variant_id", 2001), ("product_name", "Storefront Pro"), ("variant_name", "Monthly"),
+                        ("user_name", .string("Bench Customer \(index)")), ("user_email", .string(email)),
+                        ("status", .string(status)), ("status_formatted", .string(status.replacingOccurrences(of: "_", with: " ").capitalized)),
+                        ("card_brand", "visa"), ("card_last_four", "4242"), ("pause", .null), ("cancelled", .bool(status == "cancelled")),
+                        ("trial_ends_at", .null), ("billing_anchor", .int(1 + index % 28)),
+                        (
+                            "first_subscription_item",
+                            .object([
+                                ("id", .int(customerID + 3)), ("subscription_id", .int(subscriptionID)), ("price_id", 556_677), ("quantity", 1),
+                                ("is_usage_based", false), ("created_at", .string(Timestamp.format(createdAt))),
+                                ("updated_at", .string(Timestamp.format(updatedAt))),
+                            ])
+                        ),
+                        (
+                            "urls",
+                            .object([
+                                (
+                                    "update_payment_method",
+                                    .string(
+                                        "https://storefront-bench.lemonsqueezy.com/subscription/\(id)/payment-details?expires=\(expires)&signature=\(signature)"
+                                    )
+                                ),
+                                (
+                                    "customer_portal",
+                                    .string(
+                                        "https://storefront-bench.lemonsqueezy.com/billing?expires=\(expires)&user=\(customerID)&signature=\(signature)"
+                                    )
+                                ),
+                                (
+                                    "customer_portal_update_subscription",
+                                    .string(
+                                        "https://storefront-bench.lemonsqueezy.com/billing/\(id)/update?expires=\(expires)&user=\(customerID)&signature=\(signature)"
+                                    )
+                                ),
+                            ])
+                        ),
+                        ("renews_at", .string(Timestamp.format(updatedAt.addingTimeInterval(30 * 86_400)))),
+                        ("ends_at", ended ? .string(Timestamp.format(updatedAt.addingTimeInterval(86_400))) : .null),
+                        ("created_at", .string(Timestamp.format(createdAt))), ("updated_at", .string(Timestamp.format(updatedAt))),
+                        ("test_mode", true),
+                    ])
+                ),
+                (
+                    "relationships",
+                    relationships(
+                        "subscriptions", id,
+                        [
+                            "store", "customer", "order", "order-item", "product", "variant",
+                            "subscription-items", "subscription-invoices",
+                        ])
+                ),
                 ("links", .object([("self", .string("\(api)/subscriptions/\(id)"))])),
             ])
         }
@@ -246,8 +308,10 @@ enum DeliveryFile {
         for line in data.split(separator: 10, omittingEmptySubsequences: true) {
             let fields = line.split(separator: 9, maxSplits: 3, omittingEmptySubsequences: false)
             guard fields.count == 4 else { throw Options.Invalid(description: "\(path): malformed line") }
-            result.append(Delivery(signature: String(decoding: fields[0], as: UTF8.self), eventName: String(decoding: fields[1], as: UTF8.self),
-                                   webhookID: String(decoding: fields[2], as: UTF8.self), body: [UInt8](fields[3])))
+            result.append(
+                Delivery(
+                    signature: String(decoding: fields[0], as: UTF8.self), eventName: String(decoding: fields[1], as: UTF8.self),
+                    webhookID: String(decoding: fields[2], as: UTF8.self), body: [UInt8](fields[3])))
         }
         return result
     }

@@ -43,7 +43,7 @@ struct WebhookCPUBench {
         var results: [(String, Double)] = []
         for (name, work) in [("old", old), ("new", new)] where only == nil || only == name {
             var sink = 0
-            for _ in 0..<min(iterations, 500) { sink &+= try work() }  // warm-up
+            for _ in 0..<min(iterations, 500) { sink &+= try work() } // warm-up
             let clock = ContinuousClock()
             let start = clock.now
             for _ in 0..<iterations { sink &+= try work() }
@@ -60,9 +60,11 @@ struct WebhookCPUBench {
 
     /// A subscription_updated body of about 4 KB, shaped like Lemon Squeezy's.
     static func body() -> [UInt8] {
-        var text = #"{"meta":{"test_mode":true,"event_name":"subscription_updated","webhook_id":"7c1f3a52-9d0e-4b8a-a3f1-2e5d6c7b8a91","custom_data":{"storefront_user_id":"user-7f3a","storefront_checkout_id":"2d9c6a40-5b1e-4f7a-9c3d-8e2f1a0b4c6d"}},"data":{"type":"subscriptions","id":"880123","attributes":{"store_id":12345,"customer_id":6120345,"order_id":4451290,"order_item_id":4401220,"product_id":310456,"variant_id":472301,"product_name":"Storefront Pro","variant_name":"Monthly","user_name":"Ada Lovelace","user_email":"ada@example.com","status":"active","status_formatted":"Active","card_brand":"mastercard","card_last_four":"5454","pause":null,"cancelled":false,"trial_ends_at":null,"billing_anchor":3,"first_subscription_item":{"id":223344,"subscription_id":880123,"price_id":556677,"quantity":1,"is_usage_based":false,"created_at":"2025-03-03T09:15:40.000000Z","updated_at":"2025-04-03T09:20:11.000000Z"},"urls":{"update_payment_method":"https:\/\/storefront-demo.lemonsqueezy.com\/subscription\/880123\/payment-details?expires=1741079742&signature=8d3c","customer_portal":"https:\/\/storefront-demo.lemonsqueezy.com\/billing?expires=1741079742&user=3120456&signature=2f7a","customer_portal_update_subscription":"https:\/\/storefront-demo.lemonsqueezy.com\/billing\/880123\/update?expires=1741079742&signature=91bc"},"renews_at":"2025-05-03T09:15:38.000000Z","ends_at":null,"created_at":"2025-03-03T09:15:40.000000Z","updated_at":"2025-04-03T09:20:11.000000Z","test_mode":true},"relationships":{"#
+        var text =
+            #"{"meta":{"test_mode":true,"event_name":"subscription_updated","webhook_id":"7c1f3a52-9d0e-4b8a-a3f1-2e5d6c7b8a91","custom_data":{"storefront_user_id":"user-7f3a","storefront_checkout_id":"2d9c6a40-5b1e-4f7a-9c3d-8e2f1a0b4c6d"}},"data":{"type":"subscriptions","id":"880123","attributes":{"store_id":12345,"customer_id":6120345,"order_id":4451290,"order_item_id":4401220,"product_id":310456,"variant_id":472301,"product_name":"Storefront Pro","variant_name":"Monthly","user_name":"Ada Lovelace","user_email":"ada@example.com","status":"active","status_formatted":"Active","card_brand":"mastercard","card_last_four":"5454","pause":null,"cancelled":false,"trial_ends_at":null,"billing_anchor":3,"first_subscription_item":{"id":223344,"subscription_id":880123,"price_id":556677,"quantity":1,"is_usage_based":false,"created_at":"2025-03-03T09:15:40.000000Z","updated_at":"2025-04-03T09:20:11.000000Z"},"urls":{"update_payment_method":"https:\/\/storefront-demo.lemonsqueezy.com\/subscription\/880123\/payment-details?expires=1741079742&signature=8d3c","customer_portal":"https:\/\/storefront-demo.lemonsqueezy.com\/billing?expires=1741079742&user=3120456&signature=2f7a","customer_portal_update_subscription":"https:\/\/storefront-demo.lemonsqueezy.com\/billing\/880123\/update?expires=1741079742&signature=91bc"},"renews_at":"2025-05-03T09:15:38.000000Z","ends_at":null,"created_at":"2025-03-03T09:15:40.000000Z","updated_at":"2025-04-03T09:20:11.000000Z","test_mode":true},"relationships":{"#
         for name in ["store", "customer", "order", "order-item", "product", "variant", "subscription-items", "subscription-invoices"] {
-            text += #""\#(name)":{"links":{"related":"https:\/\/api.lemonsqueezy.com\/v1\/subscriptions\/880123\/\#(name)","self":"https:\/\/api.lemonsqueezy.com\/v1\/subscriptions\/880123\/relationships\/\#(name)"}},"#
+            text +=
+                #""\#(name)":{"links":{"related":"https:\/\/api.lemonsqueezy.com\/v1\/subscriptions\/880123\/\#(name)","self":"https:\/\/api.lemonsqueezy.com\/v1\/subscriptions\/880123\/relationships\/\#(name)"}},"#
         }
         text.removeLast()
         text += #"},"links":{"self":"https:\/\/api.lemonsqueezy.com\/v1\/subscriptions\/880123"}}}"#

@@ -35,10 +35,12 @@ public struct CatalogRefresher: Service {
                 failures = outcome.ok ? 0 : failures + 1
                 let delay = configuration.delay(afterConsecutiveFailures: failures)
                 if !outcome.ok {
-                    logger.notice("catalog refresh incomplete; retrying", metadata: [
-                        "failed.providers": outcome.failures.map(\.provider.rawValue).joined(separator: ","),
-                        "retry.in_seconds": String(delay.inSeconds), "catalog.loaded": String(outcome.isLoaded),
-                    ])
+                    logger.notice(
+                        "catalog refresh incomplete; retrying",
+                        metadata: [
+                            "failed.providers": outcome.failures.map(\.provider.rawValue).joined(separator: ","),
+                            "retry.in_seconds": String(delay.inSeconds), "catalog.loaded": String(outcome.isLoaded),
+                        ])
                 }
                 try await Task.sleep(for: delay)
             }

@@ -47,7 +47,8 @@ enum CatalogRenderer {
                 continue
             }
             let variantCount = variantsByProduct[ProductKey(provider: item.provider, productID: item.productID)]?.count ?? 1
-            let id = variantCount > 1
+            let id =
+                variantCount > 1
                 ? CatalogID(provider: item.provider, rawID: item.productID + "." + item.variantID)
                 : item.catalogProductID
             guard let id else {

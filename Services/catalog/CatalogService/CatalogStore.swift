@@ -124,9 +124,11 @@ public final class CatalogStore: Sendable {
                 let reason = Self.describe(error)
                 failures.append(.init(provider: provider, reason: reason))
                 // Cancellation is shutdown, not a provider fault: no warning for it.
-                logger.log(error is CancellationError ? .info : .warning,
-                           previous[index] == nil ? "catalog source failed; nothing loaded from it yet" : "catalog source failed; serving its last good items",
-                           metadata: ["provider": provider.rawValue, "error": reason])
+                logger.log(
+                    error is CancellationError ? .info : .warning,
+                    previous[index] == nil
+                        ? "catalog source failed; nothing loaded from it yet" : "catalog source failed; serving its last good items",
+                    metadata: ["provider": provider.rawValue, "error": reason])
             }
         }
 
@@ -154,8 +156,9 @@ public final class CatalogStore: Sendable {
             state.inFlight = nil
         }
         (failures.isEmpty ? metrics.refreshOK : metrics.refreshError).increment()
-        let outcome = CatalogRefreshOutcome(refreshed: refreshed, failures: failures, isLoaded: served != nil,
-                                            itemCount: served?.products.count ?? 0)
+        let outcome = CatalogRefreshOutcome(
+            refreshed: refreshed, failures: failures, isLoaded: served != nil,
+            itemCount: served?.products.count ?? 0)
         if failures.isEmpty {
             logger.debug("catalog refreshed", metadata: ["catalog.items": String(outcome.itemCount)])
         }
@@ -195,8 +198,9 @@ public final class CatalogStore: Sendable {
             // provider, so a stray item would claim another provider's namespace.
             let own = state.items.filter { $0.provider == provider }
             if own.count != state.items.count {
-                logger.warning("catalog source returned items of another provider; skipped them",
-                               metadata: ["provider": provider.rawValue, "skipped": String(state.items.count - own.count)])
+                logger.warning(
+                    "catalog source returned items of another provider; skipped them",
+                    metadata: ["provider": provider.rawValue, "skipped": String(state.items.count - own.count)])
             }
             items += own
             oldest = min(oldest, state.fetchedAt)
@@ -204,10 +208,12 @@ public final class CatalogStore: Sendable {
         var skipped: [CatalogRenderer.Skipped] = []
         let products = CatalogRenderer.resources(from: items, skipped: &skipped)
         for entry in skipped.prefix(20) {
-            logger.warning("catalog item skipped", metadata: [
-                "provider": entry.provider.rawValue, "product.id": String(entry.productID.prefix(64)),
-                "variant.id": String(entry.variantID.prefix(64)), "reason": entry.reason,
-            ])
+            logger.warning(
+                "catalog item skipped",
+                metadata: [
+                    "provider": entry.provider.rawValue, "product.id": String(entry.productID.prefix(64)),
+                    "variant.id": String(entry.variantID.prefix(64)), "reason": entry.reason,
+                ])
         }
         if skipped.count > 20 {
             logger.warning("more catalog items skipped", metadata: ["count": String(skipped.count - 20)])

@@ -55,14 +55,15 @@ public enum EntityTag {
                 index = bytes.index(after: index)
             } else {
                 if bytes[index] == UInt8(ascii: "W"), bytes.index(after: index) < bytes.endIndex,
-                   bytes[bytes.index(after: index)] == UInt8(ascii: "/") {
+                    bytes[bytes.index(after: index)] == UInt8(ascii: "/")
+                {
                     index = bytes.index(index, offsetBy: 2)
                 }
                 if index < bytes.endIndex, bytes[index] == UInt8(ascii: "\"") {
                     let start = bytes.index(after: index)
                     var end = start
                     while end < bytes.endIndex, bytes[end] != UInt8(ascii: "\"") { end = bytes.index(after: end) }
-                    guard end < bytes.endIndex else { return }   // unterminated: ignore the rest
+                    guard end < bytes.endIndex else { return } // unterminated: ignore the rest
                     body(.tag(bytes[start..<end]))
                     index = bytes.index(after: end)
                 }

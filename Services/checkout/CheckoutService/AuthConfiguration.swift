@@ -44,8 +44,11 @@ public enum AuthConfiguration: Sendable {
 
         switch (issuer, audience, allowAny) {
         case (nil, nil, false):
-            reader.report("AUTH_JWT_ISSUER", "set AUTH_JWT_ISSUER and/or AUTH_JWT_AUDIENCE to the iss/aud your identity provider puts in app tokens "
-                + "(tokens are then checked against them), or \(allowAnyIssuerAndAudienceVariable)=true to accept any issuer and audience signed with the key")
+            reader.report(
+                "AUTH_JWT_ISSUER",
+                "set AUTH_JWT_ISSUER and/or AUTH_JWT_AUDIENCE to the iss/aud your identity provider puts in app tokens "
+                    + "(tokens are then checked against them), or \(allowAnyIssuerAndAudienceVariable)=true to accept any issuer and audience signed with the key"
+            )
         case (_, _, true) where issuer != nil || audience != nil:
             let set = [issuer.map { _ in "AUTH_JWT_ISSUER" }, audience.map { _ in "AUTH_JWT_AUDIENCE" }].compactMap { $0 }.joined(separator: " and ")
             reader.report(allowAnyIssuerAndAudienceVariable, "is true but \(set) is set (and checked); unset one or the other")
@@ -56,7 +59,8 @@ public enum AuthConfiguration: Sendable {
         let key: JWTVerificationKey
         switch (secret, keyFile) {
         case (nil, nil):
-            reader.report("AUTH_JWT_SECRET", "set AUTH_JWT_SECRET (HS256) or AUTH_JWT_PUBLIC_KEY_FILE (RS256), or AUTH_DISABLED=true for local experiments")
+            reader.report(
+                "AUTH_JWT_SECRET", "set AUTH_JWT_SECRET (HS256) or AUTH_JWT_PUBLIC_KEY_FILE (RS256), or AUTH_DISABLED=true for local experiments")
             return .disabled
         case (.some, .some):
             reader.report("AUTH_JWT_SECRET", "both AUTH_JWT_SECRET and AUTH_JWT_PUBLIC_KEY_FILE are set; set only one")
@@ -70,7 +74,7 @@ public enum AuthConfiguration: Sendable {
             }
         case (nil, let path?):
             guard let data = FileManager.default.contents(atPath: path), data.count <= maximumKeyFileBytes,
-                  let pem = String(data: data, encoding: .utf8)
+                let pem = String(data: data, encoding: .utf8)
             else {
                 reader.report("AUTH_JWT_PUBLIC_KEY_FILE", "cannot read a PEM file of at most \(maximumKeyFileBytes) bytes at that path")
                 return .disabled
@@ -109,9 +113,11 @@ public enum AuthConfiguration: Sendable {
             return ["AUTH_DISABLED=true: tokens are NOT checked and anyone can act as any email; use only for local experiments"]
         case .jwt(let verifier, _):
             guard verifier.issuer == nil, verifier.audience == nil else { return [] }
-            return ["\(Self.allowAnyIssuerAndAudienceVariable)=true: app tokens are NOT checked for issuer or audience; "
-                + "any token signed with the configured key is accepted, including ones minted for other applications. "
-                + "Set AUTH_JWT_ISSUER and/or AUTH_JWT_AUDIENCE instead"]
+            return [
+                "\(Self.allowAnyIssuerAndAudienceVariable)=true: app tokens are NOT checked for issuer or audience; "
+                    + "any token signed with the configured key is accepted, including ones minted for other applications. "
+                    + "Set AUTH_JWT_ISSUER and/or AUTH_JWT_AUDIENCE instead"
+            ]
         }
     }
 }

@@ -73,8 +73,9 @@ public func buildCheckoutApplication(
 
     let routes = CheckoutRoutes(
         authenticator: Authenticator(configuration: auth),
-        creator: CheckoutCreator(catalog: catalog, registry: providers, idempotency: idempotency, publisher: publisher,
-                                 configuration: configuration, metrics: checkoutMetrics, now: now),
+        creator: CheckoutCreator(
+            catalog: catalog, registry: providers, idempotency: idempotency, publisher: publisher,
+            configuration: configuration, metrics: checkoutMetrics, now: now),
         commander: SubscriptionCommander(reader: reader, registry: providers, publisher: publisher, metrics: checkoutMetrics, now: now),
         reader: reader, claimer: PurchaseClaimer(publisher: publisher, now: now), maxBodyBytes: configuration.maxBodyBytes, now: now)
     let completionPage = CheckoutCompletionPage(appReturnURL: configuration.appReturnURL)

@@ -31,7 +31,9 @@ public struct CheckoutCatalogRefresher: Service {
                 }
             }
             let interval = configuration.catalogRefreshInterval
-            let delay = failures == 0 ? interval
+            let delay =
+                failures == 0
+                ? interval
                 : Backoff(initial: min(configuration.catalogRetryDelay, interval), maximum: interval).delay(afterFailures: failures)
             do {
                 try await Task.sleep(for: delay)

@@ -34,9 +34,10 @@ struct CheckoutCompletionPage: Sendable {
     }
 
     func html(reference: String?) -> String {
-        let back = appReturnURL.map {
-            #"<p><a id="return-to-app" class="button" href="\#(Self.escape($0))">Return to the app</a></p>"#
-        } ?? #"<p id="close-hint">You can close this page and go back to the app.</p>"#
+        let back =
+            appReturnURL.map {
+                #"<p><a id="return-to-app" class="button" href="\#(Self.escape($0))">Return to the app</a></p>"#
+            } ?? #"<p id="close-hint">You can close this page and go back to the app.</p>"#
         let referenceLine = reference.map { #"<p class="note">Payment reference: <code id="reference">\#(Self.escape($0))</code></p>"# } ?? ""
         return """
             <!doctype html>

@@ -50,7 +50,9 @@ public struct CheckoutConfiguration: Sendable {
             configuration.catalogRefreshInterval = refresh
         }
         if let redirect = reader.string("CHECKOUT_REDIRECT_URL") {
-            if let url = URL(string: redirect), let scheme = url.scheme?.lowercased(), ["https", "http"].contains(scheme) || url.host == nil, redirect.utf8.count <= 2048 {
+            if let url = URL(string: redirect), let scheme = url.scheme?.lowercased(), ["https", "http"].contains(scheme) || url.host == nil,
+                redirect.utf8.count <= 2048
+            {
                 configuration.redirectURL = redirect
             } else {
                 reader.report("CHECKOUT_REDIRECT_URL", "must be an absolute URL (https://… or an app deep link) of at most 2048 bytes")
@@ -59,11 +61,14 @@ public struct CheckoutConfiguration: Sendable {
         if let link = reader.string("CHECKOUT_APP_RETURN_URL") {
             // It becomes a link on a page: no script or data URLs, no spaces.
             if let url = URL(string: link), let scheme = url.scheme?.lowercased(),
-               !["javascript", "data", "vbscript", "file", "blob"].contains(scheme),
-               link.utf8.count <= 2048, link.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) {
+                !["javascript", "data", "vbscript", "file", "blob"].contains(scheme),
+                link.utf8.count <= 2048, link.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F })
+            {
                 configuration.appReturnURL = link
             } else {
-                reader.report("CHECKOUT_APP_RETURN_URL", "must be an absolute URL (the app's deep link such as myapp://purchase-complete, or https://…) of at most 2048 bytes")
+                reader.report(
+                    "CHECKOUT_APP_RETURN_URL",
+                    "must be an absolute URL (the app's deep link such as myapp://purchase-complete, or https://…) of at most 2048 bytes")
             }
         }
         let expiry = reader.duration("CHECKOUT_EXPIRY", default: configuration.checkoutExpiry)

@@ -30,7 +30,9 @@ struct CheckoutCreator: Sendable {
     func create(_ body: CreateCheckoutRequest, user: AppUser, idempotencyKey: String?, logger: Logger) async throws -> Outcome {
         let (item, variant) = try validate(body, user: user)
         guard let key = idempotencyKey else {
-            return Outcome(body: try await createNew(body, item: item, variant: variant, user: user, checkoutID: Self.newCheckoutID(), logger: logger), replayed: false)
+            return Outcome(
+                body: try await createNew(body, item: item, variant: variant, user: user, checkoutID: Self.newCheckoutID(), logger: logger),
+                replayed: false)
         }
         let checkoutID = Self.newCheckoutID()
         let claim = try await idempotency.begin(user: user.id, key: key, requestHash: Self.hash(body), checkoutID: checkoutID)
@@ -74,8 +76,10 @@ struct CheckoutCreator: Sendable {
         }
     }
 
-    private func createNew(_ body: CreateCheckoutRequest, item: CatalogItem, variant: CatalogID, user: AppUser, checkoutID: String,
-                           logger: Logger) async throws -> [UInt8] {
+    private func createNew(
+        _ body: CreateCheckoutRequest, item: CatalogItem, variant: CatalogID, user: AppUser, checkoutID: String,
+        logger: Logger
+    ) async throws -> [UInt8] {
         let client: any PaymentProvider
         do {
             client = try registry.client(for: variant.provider, operation: "createCheckout")
@@ -94,7 +98,8 @@ struct CheckoutCreator: Sendable {
             checkout = try await client.createCheckout(request)
         } catch {
             metrics.providerErrors(variant.provider, kind: error.kind.rawValue).increment()
-            logger.warning("provider refused checkout", metadata: ["provider": variant.provider.rawValue, "error": error.description, "checkout.id": checkoutID])
+            logger.warning(
+                "provider refused checkout", metadata: ["provider": variant.provider.rawValue, "error": error.description, "checkout.id": checkoutID])
             throw error.httpError
         }
         let record = CheckoutCreatedRecord(
@@ -109,7 +114,8 @@ struct CheckoutCreator: Sendable {
         }
         metrics.checkoutsCreated(variant.provider).increment()
         logger.info("checkout created", metadata: ["provider": variant.provider.rawValue, "checkout.id": checkoutID, "variant": variant.description])
-        let response = CreateCheckoutResponse(checkoutUrl: checkout.url, checkoutId: checkoutID, provider: variant.provider, expiresAt: record.expiresAt)
+        let response = CreateCheckoutResponse(
+            checkoutUrl: checkout.url, checkoutId: checkoutID, provider: variant.provider, expiresAt: record.expiresAt)
         return try HTTPResponse.json(response).body
     }
 
@@ -118,8 +124,10 @@ struct CheckoutCreator: Sendable {
     /// A digest of the request's fields in a fixed order, so the same request
     /// hashes the same whatever the JSON's key order or spacing.
     static func hash(_ body: CreateCheckoutRequest) -> String {
-        let canonical = [body.customerEmail?.trimmingCharacters(in: .whitespacesAndNewlines).lowercased() ?? "", body.variantId, body.productId ?? ""]
-            .map { "\($0.utf8.count):\($0)" }.joined(separator: "|")
+        let canonical = [
+            body.customerEmail?.trimmingCharacters(in: .whitespacesAndNewlines).lowercased() ?? "", body.variantId, body.productId ?? "",
+        ]
+        .map { "\($0.utf8.count):\($0)" }.joined(separator: "|")
         return Hex.encode(SHA256.hash(Array(canonical.utf8)))
     }
 

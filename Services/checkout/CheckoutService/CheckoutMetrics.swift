@@ -11,7 +11,8 @@ public struct CheckoutMetrics: Sendable {
 
     init(registry: MetricsRegistry) {
         self.registry = registry
-        idempotentReplays = registry.counter("checkout_idempotent_replays_total", help: "Create-checkout answers replayed from an idempotency record.")
+        idempotentReplays = registry.counter(
+            "checkout_idempotent_replays_total", help: "Create-checkout answers replayed from an idempotency record.")
         catalogRefreshFailures = registry.counter("checkout_catalog_refresh_failures_total", help: "Provider catalog loads that failed.")
     }
 
@@ -22,14 +23,16 @@ public struct CheckoutMetrics: Sendable {
 
     /// `checkout_subscription_commands_total{provider,kind}` (kind `cancel` or `resume`).
     func commands(_ provider: Provider, kind: String) -> Counter {
-        registry.counter("checkout_subscription_commands_total", help: "Subscription cancels and resumes accepted by the provider.",
-                         labels: ["provider": provider.rawValue, "kind": kind])
+        registry.counter(
+            "checkout_subscription_commands_total", help: "Subscription cancels and resumes accepted by the provider.",
+            labels: ["provider": provider.rawValue, "kind": kind])
     }
 
     /// `checkout_provider_errors_total{provider,kind}`.
     func providerErrors(_ provider: Provider, kind: String) -> Counter {
-        registry.counter("checkout_provider_errors_total", help: "Failed provider calls, by provider and error kind.",
-                         labels: ["provider": provider.rawValue, "kind": kind])
+        registry.counter(
+            "checkout_provider_errors_total", help: "Failed provider calls, by provider and error kind.",
+            labels: ["provider": provider.rawValue, "kind": kind])
     }
 
     /// `checkout_catalog_items{provider}`.

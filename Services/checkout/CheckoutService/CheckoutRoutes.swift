@@ -36,7 +36,8 @@ struct CheckoutRoutes: Sendable {
         }
         router.get("/api/subscription/portal") { request, context in
             let user = try authenticator.authenticate(request, fallbackEmail: request.query["email"])
-            var response = try HTTPResponse.json(try await commander.portalLink(code: request.query["subscription_code"], user: user, logger: context.logger))
+            var response = try HTTPResponse.json(
+                try await commander.portalLink(code: request.query["subscription_code"], user: user, logger: context.logger))
             response.headers.add(name: "Cache-Control", value: "no-store")
             return response
         }

@@ -9,42 +9,46 @@ public enum CheckoutSchema {
 
     /// The migrations, in order.
     public static let migrations: [PostgresMigration] = [
-        PostgresMigration(version: 1, name: "idempotency keys", sql: """
-            -- One row per (app user, Idempotency-Key): 'pending' while the first
-            -- request talks to the provider, then 'completed' with its answer.
-            CREATE TABLE checkout_idempotency_keys (
-                app_user_id      text NOT NULL,
-                idempotency_key  text NOT NULL,
-                request_hash     text NOT NULL,
-                state            text NOT NULL CHECK (state IN ('pending', 'completed')),
-                checkout_id      text NOT NULL,
-                response         text,
-                created_at       timestamptz NOT NULL DEFAULT now(),
-                completed_at     timestamptz,
-                PRIMARY KEY (app_user_id, idempotency_key)
-            );
-            CREATE INDEX checkout_idempotency_keys_created ON checkout_idempotency_keys (created_at);
-            """),
-        PostgresMigration(version: 2, name: "the checkout's database role", sql: """
-            -- The checkout's group role (also created by the projection's migration 6,
-            -- whichever runs first; roles belong to the cluster, so another database's
-            -- migration may create it meanwhile). It keeps its idempotency keys:
-            -- claims, answers, and the sweep of old ones.
-            DO $roles$
-            BEGIN
-                IF NOT EXISTS (SELECT FROM pg_catalog.pg_roles WHERE rolname = 'storefront_checkout') THEN
-                    BEGIN
-                        CREATE ROLE storefront_checkout NOLOGIN;
-                    EXCEPTION WHEN duplicate_object OR unique_violation THEN
-                        NULL; -- created meanwhile by the migration of another database
-                    END;
-                END IF;
-            END
-            $roles$;
-            GRANT SELECT, INSERT, UPDATE, DELETE ON checkout_idempotency_keys TO storefront_checkout;
-            -- Read at start-up to see that these migrations are applied.
-            GRANT SELECT ON checkout_schema_migrations TO storefront_checkout;
-            """),
+        PostgresMigration(
+            version: 1, name: "idempotency keys",
+            sql: """
+                -- One row per (app user, Idempotency-Key): 'pending' while the first
+                -- request talks to the provider, then 'completed' with its answer.
+                CREATE TABLE checkout_idempotency_keys (
+                    app_user_id      text NOT NULL,
+                    idempotency_key  text NOT NULL,
+                    request_hash     text NOT NULL,
+                    state            text NOT NULL CHECK (state IN ('pending', 'completed')),
+                    checkout_id      text NOT NULL,
+                    response         text,
+                    created_at       timestamptz NOT NULL DEFAULT now(),
+                    completed_at     timestamptz,
+                    PRIMARY KEY (app_user_id, idempotency_key)
+                );
+                CREATE INDEX checkout_idempotency_keys_created ON checkout_idempotency_keys (created_at);
+                """),
+        PostgresMigration(
+            version: 2, name: "the checkout's database role",
+            sql: """
+                -- The checkout's group role (also created by the projection's migration 6,
+                -- whichever runs first; roles belong to the cluster, so another database's
+                -- migration may create it meanwhile). It keeps its idempotency keys:
+                -- claims, answers, and the sweep of old ones.
+                DO $roles$
+                BEGIN
+                    IF NOT EXISTS (SELECT FROM pg_catalog.pg_roles WHERE rolname = 'storefront_checkout') THEN
+                        BEGIN
+                            CREATE ROLE storefront_checkout NOLOGIN;
+                        EXCEPTION WHEN duplicate_object OR unique_violation THEN
+                            NULL; -- created meanwhile by the migration of another database
+                        END;
+                    END IF;
+                END
+                $roles$;
+                GRANT SELECT, INSERT, UPDATE, DELETE ON checkout_idempotency_keys TO storefront_checkout;
+                -- Read at start-up to see that these migrations are applied.
+                GRANT SELECT ON checkout_schema_migrations TO storefront_checkout;
+                """),
     ]
 
     /// Applies pending checkout migrations (safe to run from several processes

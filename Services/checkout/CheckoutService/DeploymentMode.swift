@@ -49,8 +49,10 @@ public enum DeploymentMode: String, Sendable, CaseIterable, CustomStringConverti
         guard let key = paystackSecretKey?.trimmingCharacters(in: .whitespacesAndNewlines), !key.isEmpty else {
             if let configured { return configured }
             if !invalid {
-                reader.report(variable, "set STOREFRONT_MODE=test or live: Paystack is not configured, so the mode cannot be derived "
-                    + "from its key, and Lemon Squeezy keys do not show their mode offline")
+                reader.report(
+                    variable,
+                    "set STOREFRONT_MODE=test or live: Paystack is not configured, so the mode cannot be derived "
+                        + "from its key, and Lemon Squeezy keys do not show their mode offline")
             }
             return .test
         }
@@ -63,8 +65,10 @@ public enum DeploymentMode: String, Sendable, CaseIterable, CustomStringConverti
             return invalid ? .test : keyMode
         }
         guard configured == keyMode else {
-            reader.report(variable, "STOREFRONT_MODE is \(configured) but PAYSTACK_SECRET_KEY is a \(keyMode) key (sk_\(keyMode)_…); "
-                + "use a \(configured) key or set STOREFRONT_MODE=\(keyMode)")
+            reader.report(
+                variable,
+                "STOREFRONT_MODE is \(configured) but PAYSTACK_SECRET_KEY is a \(keyMode) key (sk_\(keyMode)_…); "
+                    + "use a \(configured) key or set STOREFRONT_MODE=\(keyMode)")
             return .test
         }
         return configured

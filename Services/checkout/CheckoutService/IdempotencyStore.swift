@@ -44,7 +44,8 @@ struct IdempotencyStore: Sendable {
         var isWaiting = false
         defer { if isWaiting { waiters.leave(user) } }
         while true {
-            let inserted = try await pool.query("""
+            let inserted = try await pool.query(
+                """
                 INSERT INTO checkout_idempotency_keys (app_user_id, idempotency_key, request_hash, state, checkout_id)
                 VALUES (\(user), \(key), \(requestHash), 'pending', \(checkoutID))
                 ON CONFLICT (app_user_id, idempotency_key) DO NOTHING
@@ -52,18 +53,20 @@ struct IdempotencyStore: Sendable {
                 """)
             if !inserted.isEmpty { return .acquired }
 
-            let rows = try await pool.query("""
+            let rows = try await pool.query(
+                """
                 SELECT request_hash, state, response,
                        created_at < now() - make_interval(secs => \(ttl.inSeconds)) AS expired,
                        state = 'pending' AND created_at < now() - make_interval(secs => \(staleAfter.inSeconds)) AS stale
                 FROM checkout_idempotency_keys
                 WHERE app_user_id = \(user) AND idempotency_key = \(key)
                 """)
-            guard let row = rows.first else { continue }  // released meanwhile: try to take it
+            guard let row = rows.first else { continue } // released meanwhile: try to take it
             let (hash, state, response, expired, stale) = try row.decode((String, String, String?, Bool, Bool).self)
             if expired || stale {
                 // Forget the old record (only if it is still the one we saw) and compete again.
-                try await pool.execute("""
+                try await pool.execute(
+                    """
                     DELETE FROM checkout_idempotency_keys
                     WHERE app_user_id = \(user) AND idempotency_key = \(key) AND request_hash = \(hash) AND state = \(state)
                       AND (created_at < now() - make_interval(secs => \(ttl.inSeconds))
@@ -85,7 +88,8 @@ struct IdempotencyStore: Sendable {
 
     /// Stores the answer of the request that owns the key.
     func complete(user: String, key: String, response: String) async throws {
-        try await pool.execute("""
+        try await pool.execute(
+            """
             UPDATE checkout_idempotency_keys SET state = 'completed', response = \(response), completed_at = now()
             WHERE app_user_id = \(user) AND idempotency_key = \(key) AND state = 'pending'
             """)
@@ -93,7 +97,8 @@ struct IdempotencyStore: Sendable {
 
     /// Releases the key after a failure, so the client may retry with it.
     func release(user: String, key: String, checkoutID: String) async {
-        _ = try? await pool.execute("""
+        _ = try? await pool.execute(
+            """
             DELETE FROM checkout_idempotency_keys
             WHERE app_user_id = \(user) AND idempotency_key = \(key) AND state = 'pending' AND checkout_id = \(checkoutID)
             """)
@@ -102,7 +107,8 @@ struct IdempotencyStore: Sendable {
     /// Deletes records older than the TTL.
     @discardableResult
     func sweep() async throws -> Int {
-        try await pool.execute("""
+        try await pool.execute(
+            """
             DELETE FROM checkout_idempotency_keys WHERE created_at < now() - make_interval(secs => \(ttl.inSeconds))
             """)
     }

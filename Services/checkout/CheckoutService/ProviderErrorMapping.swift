@@ -12,8 +12,9 @@ extension ProviderError {
         case .rateLimited, .unavailable:
             let seconds = retryAfter.map { max(1, Int($0.components.seconds)) } ?? 5
             let reason = kind == .rateLimited ? "is rate limiting requests" : "is unavailable"
-            return HTTPError(.serviceUnavailable, "Payment provider \(provider.rawValue) \(reason); try again later",
-                             headers: ["Retry-After": String(min(seconds, 3600))])
+            return HTTPError(
+                .serviceUnavailable, "Payment provider \(provider.rawValue) \(reason); try again later",
+                headers: ["Retry-After": String(min(seconds, 3600))])
         case .decoding:
             return HTTPError(502, "Payment provider \(provider.rawValue) sent an answer that could not be read")
         case .unauthorized, .notFound, .validation, .rejected:

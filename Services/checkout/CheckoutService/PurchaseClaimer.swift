@@ -16,7 +16,8 @@ struct PurchaseClaimer: Sendable {
     /// logged, not thrown: the read it rides on is still right, and the next
     /// read claims again.
     func claimUnowned(in snapshot: SubscriptionStatusSnapshot, for user: AppUser, logger: Logger) async {
-        let unowned = snapshot.subscriptions.filter { $0.appUserID == nil }.map { ($0.provider, $0.subscriptionID, PurchaseType.subscription) }
+        let unowned =
+            snapshot.subscriptions.filter { $0.appUserID == nil }.map { ($0.provider, $0.subscriptionID, PurchaseType.subscription) }
             + snapshot.orders.filter { $0.appUserID == nil }.map { ($0.provider, $0.orderID, PurchaseType.order) }
         for (provider, purchaseID, type) in unowned {
             var command = SubscriptionCommand(
@@ -25,9 +26,11 @@ struct PurchaseClaimer: Sendable {
             command.purchaseType = type
             do {
                 try await publisher.publish(command, topic: Topics.commands, key: command.key)
-                logger.info("unowned purchase claimed by verified email", metadata: [
-                    "provider": provider.rawValue, "purchase.type": type.rawValue, "purchase.id": purchaseID, "command.id": command.commandID,
-                ])
+                logger.info(
+                    "unowned purchase claimed by verified email",
+                    metadata: [
+                        "provider": provider.rawValue, "purchase.type": type.rawValue, "purchase.id": purchaseID, "command.id": command.commandID,
+                    ])
             } catch {
                 logger.warning("claim not published; the next read retries", metadata: ["error": String(describing: error)])
             }

@@ -31,8 +31,10 @@ struct SubscriptionCommander: Sendable {
         }
         try Self.checkCharacters(code)
         // Someone else's subscription is answered exactly like a missing one.
-        guard let owned = try await reader.ownedSubscription(
-            code: code, for: ProjectionUser(appUserID: user.id, verifiedEmail: user.verifiedEmail), at: now()) else {
+        guard
+            let owned = try await reader.ownedSubscription(
+                code: code, for: ProjectionUser(appUserID: user.id, verifiedEmail: user.verifiedEmail), at: now())
+        else {
             throw HTTPError(.notFound, "Subscription not found")
         }
         guard let client = registry[owned.provider] else {
@@ -109,8 +111,10 @@ struct SubscriptionCommander: Sendable {
         guard !code.isEmpty else { throw HTTPError(.badRequest, "subscription_code is required") }
         guard code.utf8.count <= Self.maximumFieldLength else { throw HTTPError(.badRequest, "subscription_code is too long") }
         try Self.checkCharacters(code)
-        guard let owned = try await reader.ownedSubscription(
-            code: code, for: ProjectionUser(appUserID: user.id, verifiedEmail: user.verifiedEmail), at: now()) else {
+        guard
+            let owned = try await reader.ownedSubscription(
+                code: code, for: ProjectionUser(appUserID: user.id, verifiedEmail: user.verifiedEmail), at: now())
+        else {
             throw HTTPError(.notFound, "Subscription not found")
         }
         guard let client = registry[owned.provider] else {

@@ -22,52 +22,60 @@ import Telemetry
 @main
 struct CheckoutMain {
     static func main() async {
-        await ServiceLauncher.run("checkout", read: { reader, logger in
-            let databaseURL = reader.required.string("DATABASE_URL")
-            var database: PostgresConfiguration?
-            do {
-                database = try PostgresConfiguration(url: databaseURL)
-            } catch {
-                if !databaseURL.isEmpty { reader.report("DATABASE_URL", "not a valid postgres:// URL") }
-            }
-            let providers = ProvidersConfiguration.fromEnvironment(&reader, uses: .api)
-            // After the providers, so a bad Paystack key is reported once.
-            let mode = DeploymentMode.fromEnvironment(&reader, paystackSecretKey: providers?.paystack?.secretKey.reveal())
-            return (http: HTTPServerConfiguration.fromEnvironment(&reader, defaultPort: 8082),
+        await ServiceLauncher.run(
+            "checkout",
+            read: { reader, logger in
+                let databaseURL = reader.required.string("DATABASE_URL")
+                var database: PostgresConfiguration?
+                do {
+                    database = try PostgresConfiguration(url: databaseURL)
+                } catch {
+                    if !databaseURL.isEmpty { reader.report("DATABASE_URL", "not a valid postgres:// URL") }
+                }
+                let providers = ProvidersConfiguration.fromEnvironment(&reader, uses: .api)
+                // After the providers, so a bad Paystack key is reported once.
+                let mode = DeploymentMode.fromEnvironment(&reader, paystackSecretKey: providers?.paystack?.secretKey.reveal())
+                return (
+                    http: HTTPServerConfiguration.fromEnvironment(&reader, defaultPort: 8082),
                     configuration: CheckoutConfiguration.fromEnvironment(&reader),
                     auth: AuthConfiguration.fromEnvironment(&reader),
                     messaging: MessagingSettings.fromEnvironment(&reader, service: "checkout", logger: logger),
                     database: database,
                     maxConnections: reader.int("DATABASE_MAX_CONNECTIONS", default: 10, in: 1...200),
                     providers: providers, mode: mode,
-                    entitlements: EntitlementResolver.fromEnvironment(&reader, testDeployment: !mode.isLive))
-        }, start: { settings, logger, metrics in
-            // Both are nil only when the reader reported why (and the launcher exited).
-            guard let database = settings.database, let providers = settings.providers else {
-                throw ConfigurationError(problems: [ConfigurationProblem(variable: "DATABASE_URL", message: "configuration incomplete")])
-            }
-            let pool = PostgresPool(configuration: database, options: PostgresPoolConfiguration(maximumConnections: settings.maxConnections))
-            try await CheckoutSchema.migrate(pool: pool)
-            try await settings.messaging.ensureTopics(Topics.all)
-            let producer = try KafkaProducer(configuration: KafkaProducerConfiguration(client: settings.messaging.client), logger: logger)
-            let admin = try KafkaAdmin(configuration: settings.messaging.client)
-            let application = buildCheckoutApplication(
-                configuration: settings.configuration, auth: settings.auth,
-                providers: ProviderRegistry(configuration: providers, httpClient: HTTPClient()),
-                pool: pool, publisher: KafkaRecordPublisher(producer: producer),
-                brokerCheck: { _ = try await admin.partitionCount(topic: Topics.checkouts, timeout: .seconds(2)) },
-                http: settings.http, entitlements: settings.entitlements, logger: logger, metrics: metrics)
+                    entitlements: EntitlementResolver.fromEnvironment(&reader, testDeployment: !mode.isLive)
+                )
+            },
+            start: { settings, logger, metrics in
+                // Both are nil only when the reader reported why (and the launcher exited).
+                guard let database = settings.database, let providers = settings.providers else {
+                    throw ConfigurationError(problems: [ConfigurationProblem(variable: "DATABASE_URL", message: "configuration incomplete")])
+                }
+                let pool = PostgresPool(configuration: database, options: PostgresPoolConfiguration(maximumConnections: settings.maxConnections))
+                try await CheckoutSchema.migrate(pool: pool)
+                try await settings.messaging.ensureTopics(Topics.all)
+                let producer = try KafkaProducer(configuration: KafkaProducerConfiguration(client: settings.messaging.client), logger: logger)
+                let admin = try KafkaAdmin(configuration: settings.messaging.client)
+                let application = buildCheckoutApplication(
+                    configuration: settings.configuration, auth: settings.auth,
+                    providers: ProviderRegistry(configuration: providers, httpClient: HTTPClient()),
+                    pool: pool, publisher: KafkaRecordPublisher(producer: producer),
+                    brokerCheck: { _ = try await admin.partitionCount(topic: Topics.checkouts, timeout: .seconds(2)) },
+                    http: settings.http, entitlements: settings.entitlements, logger: logger, metrics: metrics)
 
-            logger.info("checkout starting", metadata: [
-                "http.port": String(settings.http.port),
-                "checkout.providers": application.catalog.providers.map(\.provider.rawValue).joined(separator: ","),
-                "auth": settings.auth.isDisabled ? "disabled" : "jwt",
-                "mode": settings.mode.rawValue,
-                "entitlements": settings.entitlements.configuration == nil ? "one per product" : "ENTITLEMENTS_FILE",
-            ])
-            // The producer drains last: services stop in reverse order, HTTP first.
-            return ServiceLaunch(services: [producer] + application.services,
-                                 afterStop: { await pool.close() })
-        })
+                logger.info(
+                    "checkout starting",
+                    metadata: [
+                        "http.port": String(settings.http.port),
+                        "checkout.providers": application.catalog.providers.map(\.provider.rawValue).joined(separator: ","),
+                        "auth": settings.auth.isDisabled ? "disabled" : "jwt",
+                        "mode": settings.mode.rawValue,
+                        "entitlements": settings.entitlements.configuration == nil ? "one per product" : "ENTITLEMENTS_FILE",
+                    ])
+                // The producer drains last: services stop in reverse order, HTTP first.
+                return ServiceLaunch(
+                    services: [producer] + application.services,
+                    afterStop: { await pool.close() })
+            })
     }
 }

@@ -20,7 +20,9 @@ public enum ReconcileRecordDecoder {
         guard let value = record.value else { return .unreadable("record has no value") }
         switch record.topic {
         case Topics.webhooks:
-            guard let envelope = try? RecordCoding.decode(WebhookEnvelope.self, from: value) else { return .unreadable("undecodable webhook envelope") }
+            guard let envelope = try? RecordCoding.decode(WebhookEnvelope.self, from: value) else {
+                return .unreadable("undecodable webhook envelope")
+            }
             do {
                 return .requests(requests(for: try ProviderWebhooks.normalize(envelope), envelope: envelope))
             } catch {

@@ -32,8 +32,10 @@ public final class Reconciler: Sendable {
     private let stopped = Atomic<Bool>(false)
     private let retryPolicy: RetryPolicy
 
-    public init(source: any SnapshotSource, publisher: any SnapshotPublisher, metrics: ReconcilerMetrics, health: ProviderHealth,
-                configuration: ReconcilerConfiguration, logger: Logger, settle: @escaping @Sendable ([Int]) -> Void = { _ in }) {
+    public init(
+        source: any SnapshotSource, publisher: any SnapshotPublisher, metrics: ReconcilerMetrics, health: ProviderHealth,
+        configuration: ReconcilerConfiguration, logger: Logger, settle: @escaping @Sendable ([Int]) -> Void = { _ in }
+    ) {
         self.source = source
         self.publisher = publisher
         self.metrics = metrics
@@ -107,8 +109,9 @@ public final class Reconciler: Sendable {
                 let released = queue.withLock { $0.releaseHeld(now: now, maximumHold: hold) }
                 if !released.isEmpty {
                     metrics.releasedEarly("overdue").increment(by: released.count)
-                    logger.info("records committed before their snapshots (the provider budget is behind; a sweep covers them after a crash)",
-                                metadata: ["records": String(released.count)])
+                    logger.info(
+                        "records committed before their snapshots (the provider budget is behind; a sweep covers them after a crash)",
+                        metadata: ["records": String(released.count)])
                     settle(released)
                 }
             }
@@ -146,7 +149,7 @@ public final class Reconciler: Sendable {
         do {
             body = try await source.fetch(target).body
             metrics.fetches(target.provider, .found).increment()
-        } catch where error.kind == .notFound {
+        } catch  where error.kind == .notFound {
             body = nil
             metrics.fetches(target.provider, .notFound).increment()
         } catch {
@@ -155,8 +158,9 @@ public final class Reconciler: Sendable {
         }
         health.succeeded(target.provider)
         let finished = Date()
-        let keyed = SnapshotBuilder.fetched(target, body: body, started: started, finished: finished,
-                                            trigger: entry.trigger.label, customerID: entry.customerID)
+        let keyed = SnapshotBuilder.fetched(
+            target, body: body, started: started, finished: finished,
+            trigger: entry.trigger.label, customerID: entry.customerID)
         var retries = BackoffCounter(Backoff(initial: .milliseconds(100), maximum: .seconds(5)))
         while true {
             do {
@@ -171,10 +175,12 @@ public final class Reconciler: Sendable {
         }
         metrics.published(target.provider, entry.trigger.kind).increment()
         metrics.lag(target.provider).observe(max(0, finished.timeIntervalSince(entry.oldestReceivedAt)))
-        logger.debug("snapshot published", metadata: [
-            "target": target.description, "outcome": keyed.snapshot.outcome.rawValue, "trigger": entry.trigger.label,
-            "requests": String(entry.requests), "lag_seconds": String(format: "%.3f", finished.timeIntervalSince(entry.oldestReceivedAt)),
-        ])
+        logger.debug(
+            "snapshot published",
+            metadata: [
+                "target": target.description, "outcome": keyed.snapshot.outcome.rawValue, "trigger": entry.trigger.label,
+                "requests": String(entry.requests), "lag_seconds": String(format: "%.3f", finished.timeIntervalSince(entry.oldestReceivedAt)),
+            ])
         let released = queue.withLock { $0.succeeded(target) }
         if !released.isEmpty { settle(released) }
     }
@@ -194,10 +200,12 @@ public final class Reconciler: Sendable {
         health.failed(target.provider, error: error.description)
         var delay = retryPolicy.backoff(beforeRetry: entry.attempts + 1)
         if let wanted = error.retryAfter { delay = max(delay, wanted) }
-        logger.warning("fetch failed; parked for a retry", metadata: [
-            "target": target.description, "error": error.description, "attempt": String(entry.attempts + 1),
-            "retry.in_seconds": String(format: "%.1f", delay.inSeconds),
-        ])
+        logger.warning(
+            "fetch failed; parked for a retry",
+            metadata: [
+                "target": target.description, "error": error.description, "attempt": String(entry.attempts + 1),
+                "retry.in_seconds": String(format: "%.1f", delay.inSeconds),
+            ])
         let released = queue.withLock { $0.failed(target, retryAt: Date().addingTimeInterval(delay.inSeconds)) }
         if !released.isEmpty {
             metrics.releasedEarly("parked").increment(by: released.count)

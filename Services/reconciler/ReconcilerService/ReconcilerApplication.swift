@@ -69,7 +69,8 @@ public func buildReconcilerApplication(
     do {
         consumer = try KafkaConsumer(
             topics: [Topics.webhooks, Topics.commands],
-            configuration: KafkaConsumerConfiguration(client: messaging.client, groupID: configuration.groupID, maxBatchSize: configuration.batchSize))
+            configuration: KafkaConsumerConfiguration(client: messaging.client, groupID: configuration.groupID, maxBatchSize: configuration.batchSize)
+        )
         producer = try KafkaProducer(configuration: KafkaProducerConfiguration(client: messaging.client), logger: logger)
         admin = try KafkaAdmin(configuration: messaging.client)
     } catch {
@@ -87,8 +88,9 @@ public func buildReconcilerApplication(
     let consumerService = ReconcilerConsumerService(
         consumer: consumer, reconciler: reconciler, tracker: tracker, configuration: configuration, messaging: messaging,
         metrics: reconcilerMetrics, logger: logger)
-    let sweeper = Sweeper(source: source, publisher: publisher, statuses: pool.map(PostgresProjectionStatusReader.init(pool:)),
-                          health: providerHealth, logger: logger)
+    let sweeper = Sweeper(
+        source: source, publisher: publisher, statuses: pool.map(PostgresProjectionStatusReader.init(pool:)),
+        health: providerHealth, logger: logger)
     let sweepService = SweepService(
         sweeper: sweeper, providers: source.providers, configuration: configuration, metrics: reconcilerMetrics, logger: logger,
         isLeader: { consumerService.isSweepLeader })

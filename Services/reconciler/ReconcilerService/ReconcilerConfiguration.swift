@@ -92,10 +92,12 @@ public struct ReconcilerConfiguration: Sendable {
         configuration.maxPending = reader.int("RECONCILER_MAX_PENDING", default: configuration.maxPending, in: 100...10_000_000)
         configuration.maxCommitDelay = reader.duration("RECONCILER_MAX_COMMIT_DELAY", default: configuration.maxCommitDelay)
         if configuration.maxCommitDelay > .seconds(240) {
-            reader.report("RECONCILER_MAX_COMMIT_DELAY", "must be at most 4 min (the consumer must poll within librdkafka's 5-minute max.poll.interval.ms)")
+            reader.report(
+                "RECONCILER_MAX_COMMIT_DELAY", "must be at most 4 min (the consumer must poll within librdkafka's 5-minute max.poll.interval.ms)")
         }
         configuration.batchSize = reader.int("RECONCILER_BATCH_SIZE", default: configuration.batchSize, in: 1...10_000)
-        configuration.maxUncommittedBatches = reader.int("RECONCILER_MAX_UNCOMMITTED_BATCHES", default: configuration.maxUncommittedBatches, in: 1...10_000)
+        configuration.maxUncommittedBatches = reader.int(
+            "RECONCILER_MAX_UNCOMMITTED_BATCHES", default: configuration.maxUncommittedBatches, in: 1...10_000)
         configuration.shutdownGrace = reader.duration("RECONCILER_SHUTDOWN_GRACE", default: configuration.shutdownGrace)
         if configuration.shutdownGrace > .seconds(8) {
             reader.report("RECONCILER_SHUTDOWN_GRACE", "must be at most 8 s (each service gets 10 s to stop, leaving the group included)")

@@ -38,8 +38,10 @@ public final class ReconcilerConsumerService: Service, Sendable {
     private let stopping = Atomic<Bool>(false)
     private let startedUp = Atomic<Bool>(false)
 
-    init(consumer: KafkaConsumer, reconciler: Reconciler, tracker: BatchTracker, configuration: ReconcilerConfiguration,
-         messaging: MessagingSettings?, metrics: ReconcilerMetrics, logger: Logger) {
+    init(
+        consumer: KafkaConsumer, reconciler: Reconciler, tracker: BatchTracker, configuration: ReconcilerConfiguration,
+        messaging: MessagingSettings?, metrics: ReconcilerMetrics, logger: Logger
+    ) {
         self.consumer = consumer
         self.reconciler = reconciler
         self.tracker = tracker
@@ -127,9 +129,12 @@ public final class ReconcilerConsumerService: Service, Sendable {
                 metrics.records(record.topic, "ignored").increment()
             case .unreadable(let reason):
                 metrics.records(record.topic, "unreadable").increment()
-                logger.debug("record skipped (the projector dead-letters it)", metadata: [
-                    "source.topic": record.topic, "source.partition": String(record.partition), "source.offset": String(record.offset), "reason": reason,
-                ])
+                logger.debug(
+                    "record skipped (the projector dead-letters it)",
+                    metadata: [
+                        "source.topic": record.topic, "source.partition": String(record.partition), "source.offset": String(record.offset),
+                        "reason": reason,
+                    ])
             }
         }
         let ticket = tracker.add(batch, expected: requests.count)
@@ -143,7 +148,8 @@ public final class ReconcilerConsumerService: Service, Sendable {
                 let result = try await consumer.commit(batch)
                 if !result.isComplete {
                     // Revoked partitions are re-read by their new owner; fetching twice is harmless.
-                    logger.info("commit skipped partitions", metadata: ["partitions": result.skipped.keys.map(\.description).sorted().joined(separator: ",")])
+                    logger.info(
+                        "commit skipped partitions", metadata: ["partitions": result.skipped.keys.map(\.description).sorted().joined(separator: ",")])
                 }
             } catch {
                 logger.warning("commit failed; the records will be read again: \(error)")

@@ -24,8 +24,10 @@ public struct ReconcilerProviderSettings: Sendable {
     public static let paystackTestLimit = 100
     public static let paystackLiveLimit = 600
 
-    public init(providers: ProvidersConfiguration, lemonSqueezyRequestsPerMinute: Int = lemonSqueezyLimit,
-                paystackRequestsPerMinute: Int? = nil, pageSize: Int = 100) {
+    public init(
+        providers: ProvidersConfiguration, lemonSqueezyRequestsPerMinute: Int = lemonSqueezyLimit,
+        paystackRequestsPerMinute: Int? = nil, pageSize: Int = 100
+    ) {
         self.providers = providers
         self.lemonSqueezyRequestsPerMinute = lemonSqueezyRequestsPerMinute
         let live = providers.paystack?.secretKey.reveal().hasPrefix("sk_live_") == true
@@ -52,17 +54,20 @@ public struct ReconcilerProviderSettings: Sendable {
     /// counted in `metrics`, retrying with ``Providers/ProviderRetry/backgroundPolicy``.
     public func makeSource(httpClient: HTTPClient, metrics: ReconcilerMetrics) -> ProviderClients {
         func budget(_ provider: Provider) -> MeteredBudget {
-            MeteredBudget(budget: RequestBudget(requestsPerMinute: requestsPerMinute(provider)),
-                          requests: metrics.requests(provider), rateLimited: metrics.rateLimited(provider))
+            MeteredBudget(
+                budget: RequestBudget(requestsPerMinute: requestsPerMinute(provider)),
+                requests: metrics.requests(provider), rateLimited: metrics.rateLimited(provider))
         }
         return ProviderClients(
             lemonSqueezy: providers.lemonSqueezy.map {
-                LemonSqueezyClient(configuration: $0, httpClient: httpClient, pageSize: pageSize, retryPolicy: ProviderRetry.backgroundPolicy,
-                                   budget: budget(.lemonsqueezy))
+                LemonSqueezyClient(
+                    configuration: $0, httpClient: httpClient, pageSize: pageSize, retryPolicy: ProviderRetry.backgroundPolicy,
+                    budget: budget(.lemonsqueezy))
             },
             paystack: providers.paystack.map {
-                PaystackClient(configuration: $0, httpClient: httpClient, pageSize: pageSize, retryPolicy: ProviderRetry.backgroundPolicy,
-                               budget: budget(.paystack))
+                PaystackClient(
+                    configuration: $0, httpClient: httpClient, pageSize: pageSize, retryPolicy: ProviderRetry.backgroundPolicy,
+                    budget: budget(.paystack))
             })
     }
 }

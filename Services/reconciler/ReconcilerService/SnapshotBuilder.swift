@@ -46,7 +46,8 @@ public enum SnapshotBuilder {
         switch provider {
         case .lemonsqueezy:
             guard let id = item["id"]?.string else { return nil }
-            return ListedObject(id: id, updatedAt: item["attributes", "updated_at"]?.date, status: item["attributes", "status"]?.string, customerID: nil)
+            return ListedObject(
+                id: id, updatedAt: item["attributes", "updated_at"]?.date, status: item["attributes", "status"]?.string, customerID: nil)
         case .paystack:
             let id = list == .transactions ? item["reference"]?.string : item["subscription_code"]?.string
             guard let id else { return nil }

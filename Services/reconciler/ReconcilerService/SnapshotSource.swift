@@ -65,7 +65,8 @@ public struct ProviderClients: SnapshotSource {
         case (.paystack, .subscription): try await ps(target.provider).subscriptionDocument(code: target.id)
         case (.paystack, .transaction): try await ps(target.provider).transactionDocument(reference: target.id)
         case (let provider, let entity):
-            throw ProviderError(provider: provider, operation: "fetch", kind: .validation, message: "\(provider.rawValue) has no \(entity.rawValue) endpoint")
+            throw ProviderError(
+                provider: provider, operation: "fetch", kind: .validation, message: "\(provider.rawValue) has no \(entity.rawValue) endpoint")
         }
     }
 
@@ -76,12 +77,15 @@ public struct ProviderClients: SnapshotSource {
         case (.paystack, .subscriptions): try await ps(provider).subscriptionsPage(number)
         case (.paystack, .transactions): try await ps(provider).transactionsPage(number)
         case (_, let list):
-            throw ProviderError(provider: provider, operation: "page", kind: .validation, message: "\(provider.rawValue) has no \(list.rawValue) list")
+            throw ProviderError(
+                provider: provider, operation: "page", kind: .validation, message: "\(provider.rawValue) has no \(list.rawValue) list")
         }
     }
 
     private func ls(_ provider: Provider) throws(ProviderError) -> LemonSqueezyClient {
-        guard let lemonSqueezy else { throw ProviderError(provider: provider, operation: "fetch", kind: .validation, message: "provider is not enabled") }
+        guard let lemonSqueezy else {
+            throw ProviderError(provider: provider, operation: "fetch", kind: .validation, message: "provider is not enabled")
+        }
         return lemonSqueezy
     }
 

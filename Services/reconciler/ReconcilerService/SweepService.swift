@@ -23,8 +23,10 @@ public final class SweepService: Service, Sendable {
     private let watermarks = Mutex<[Provider: Date]>([:])
     private let wasLeader = Atomic<Bool>(false)
 
-    public init(sweeper: Sweeper, providers: [Provider], configuration: ReconcilerConfiguration, metrics: ReconcilerMetrics,
-                logger: Logger, isLeader: @escaping @Sendable () -> Bool) {
+    public init(
+        sweeper: Sweeper, providers: [Provider], configuration: ReconcilerConfiguration, metrics: ReconcilerMetrics,
+        logger: Logger, isLeader: @escaping @Sendable () -> Bool
+    ) {
         self.sweeper = sweeper
         self.providers = providers
         self.configuration = configuration

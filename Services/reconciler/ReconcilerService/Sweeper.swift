@@ -86,9 +86,11 @@ public struct Sweeper: Sendable {
     /// Safety bound on pages per list.
     public let maximumPages: Int
 
-    public init(source: any SnapshotSource, publisher: any SnapshotPublisher, statuses: (any ProjectionStatusReader)?, health: ProviderHealth? = nil,
-                logger: Logger, pageAttempts: Int = 5, pageRetry: RetryPolicy = RetryPolicy(baseDelay: .seconds(1), maxDelay: .seconds(30)),
-                maximumPages: Int = 100_000) {
+    public init(
+        source: any SnapshotSource, publisher: any SnapshotPublisher, statuses: (any ProjectionStatusReader)?, health: ProviderHealth? = nil,
+        logger: Logger, pageAttempts: Int = 5, pageRetry: RetryPolicy = RetryPolicy(baseDelay: .seconds(1), maxDelay: .seconds(30)),
+        maximumPages: Int = 100_000
+    ) {
         self.source = source
         self.publisher = publisher
         self.statuses = statuses
@@ -104,8 +106,10 @@ public struct Sweeper: Sendable {
     ///   - since: publish objects updated at or after this; nil publishes everything.
     ///   - trigger: `.sweep` or `.cli`; the snapshots' trigger is `<kind>:<sweepID>`.
     ///   - progress: called after each page.
-    public func sweep(_ provider: Provider, since: Date?, trigger: ReconcileTrigger.Kind, sweepID: String,
-                      progress: @Sendable (SweepProgress) -> Void = { _ in }) async -> [SweepListReport] {
+    public func sweep(
+        _ provider: Provider, since: Date?, trigger: ReconcileTrigger.Kind, sweepID: String,
+        progress: @Sendable (SweepProgress) -> Void = { _ in }
+    ) async -> [SweepListReport] {
         var reports: [SweepListReport] = []
         for list in SweepList.lists(of: provider) {
             reports.append(await sweep(provider, list, since: since, label: "\(trigger.rawValue):\(sweepID)", progress: progress))
@@ -114,8 +118,10 @@ public struct Sweeper: Sendable {
         return reports
     }
 
-    func sweep(_ provider: Provider, _ list: SweepList, since: Date?, label: String,
-               progress: @Sendable (SweepProgress) -> Void) async -> SweepListReport {
+    func sweep(
+        _ provider: Provider, _ list: SweepList, since: Date?, label: String,
+        progress: @Sendable (SweepProgress) -> Void
+    ) async -> SweepListReport {
         var report = SweepListReport(provider: provider, list: list)
         report.driftChecked = list == .subscriptions && statuses != nil
         let clock = ContinuousClock()
@@ -125,8 +131,10 @@ public struct Sweeper: Sendable {
         return report
     }
 
-    private func sweep(into report: inout SweepListReport, since: Date?, label: String,
-                       progress: @Sendable (SweepProgress) -> Void) async {
+    private func sweep(
+        into report: inout SweepListReport, since: Date?, label: String,
+        progress: @Sendable (SweepProgress) -> Void
+    ) async {
         let (provider, list) = (report.provider, report.list)
         var number = 1
         while number <= maximumPages {
@@ -136,9 +144,11 @@ public struct Sweeper: Sendable {
                 page = try await fetchPage(provider, list, number: number)
             } catch {
                 report.failure = "page \(number): \(error)"
-                logger.error("sweep stopped: a page could not be read", metadata: [
-                    "provider": provider.rawValue, "list": list.rawValue, "page": String(number), "error": "\(error)",
-                ])
+                logger.error(
+                    "sweep stopped: a page could not be read",
+                    metadata: [
+                        "provider": provider.rawValue, "list": list.rawValue, "page": String(number), "error": "\(error)",
+                    ])
                 return
             }
             let finished = Date()
@@ -177,8 +187,10 @@ public struct Sweeper: Sendable {
                     logger.warning("drift not checked: the projection could not be read", metadata: ["error": "\(error)"])
                 }
             }
-            progress(SweepProgress(provider: provider, list: list, page: number, pageCount: page.pageCount,
-                                   listed: report.listed, published: report.published, drift: report.drift.count))
+            progress(
+                SweepProgress(
+                    provider: provider, list: list, page: number, pageCount: page.pageCount,
+                    listed: report.listed, published: report.published, drift: report.drift.count))
             guard page.hasMore, !Task.isCancelled else { break }
             number += 1
         }
@@ -198,10 +210,12 @@ public struct Sweeper: Sendable {
                 guard error.isTransient || error.kind == .decoding, attempt < pageAttempts, !Task.isCancelled else { throw error }
                 var delay = pageRetry.backoff(beforeRetry: attempt)
                 if let wanted = error.retryAfter { delay = max(delay, wanted) }
-                logger.warning("sweep page failed; asking again", metadata: [
-                    "provider": provider.rawValue, "list": list.rawValue, "page": String(number), "error": error.description,
-                    "retry.in_seconds": String(format: "%.1f", delay.inSeconds),
-                ])
+                logger.warning(
+                    "sweep page failed; asking again",
+                    metadata: [
+                        "provider": provider.rawValue, "list": list.rawValue, "page": String(number), "error": error.description,
+                        "retry.in_seconds": String(format: "%.1f", delay.inSeconds),
+                    ])
                 try await Task.sleep(for: delay)
                 attempt += 1
             }
@@ -235,7 +249,8 @@ public struct PostgresProjectionStatusReader: ProjectionStatusReader {
     public func statuses(_ provider: Provider, subscriptionIDs: [String]) async throws -> [String: String] {
         guard !subscriptionIDs.isEmpty else { return [:] }
         let ids = try PostgresJSON(encoding: subscriptionIDs)
-        let rows = try await pool.query("""
+        let rows = try await pool.query(
+            """
             SELECT subscription_id, status FROM subscriptions
             WHERE provider = \(provider.rawValue) AND subscription_id IN (SELECT jsonb_array_elements_text(\(ids)))
             """)

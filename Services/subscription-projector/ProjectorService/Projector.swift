@@ -57,10 +57,12 @@ public struct Projector: Sendable {
         if !letters.isEmpty {
             try await deadLetters.send(letters)
             for letter in letters {
-                logger.warning("record dead-lettered", metadata: [
-                    "source.topic": letter.sourceTopic, "source.partition": String(letter.sourcePartition),
-                    "source.offset": String(letter.sourceOffset), "reason": letter.reason,
-                ])
+                logger.warning(
+                    "record dead-lettered",
+                    metadata: [
+                        "source.topic": letter.sourceTopic, "source.partition": String(letter.sourcePartition),
+                        "source.offset": String(letter.sourceOffset), "reason": letter.reason,
+                    ])
             }
         }
         outcome.deadLettered = letters.count
@@ -75,11 +77,14 @@ public struct Projector: Sendable {
     /// Writes in one transaction. If the database rejects the data itself (not
     /// a connection problem), halves the batch until the offending record is
     /// alone, and dead-letters it, so one bad record never blocks a partition.
-    private func write(_ inputs: ArraySlice<(record: KafkaConsumerRecord, input: ProjectionInput)>) async throws
-        -> (ProjectionWriteResult, [DeadLetterRecord]) {
+    private func write(
+        _ inputs: ArraySlice<(record: KafkaConsumerRecord, input: ProjectionInput)>
+    ) async throws
+        -> (ProjectionWriteResult, [DeadLetterRecord])
+    {
         do {
             return (try await writer.write(inputs.map(\.input)), [])
-        } catch where Self.rejectsRecord(error) {
+        } catch  where Self.rejectsRecord(error) {
             if inputs.count == 1, let only = inputs.first {
                 return (ProjectionWriteResult(), [letter(only.record, reason: Self.reason(error))])
             }

@@ -17,8 +17,10 @@ public struct ProjectorConfiguration: Sendable {
     /// `PROJECTOR_DB_CONNECTIONS` (default 4).
     public var databaseConnections: Int
 
-    public init(databaseURL: String, groupID: String = "subscription-projector", batchSize: Int = 500,
-                batchWait: Duration = .milliseconds(100), migrate: Bool = true, databaseConnections: Int = 4) {
+    public init(
+        databaseURL: String, groupID: String = "subscription-projector", batchSize: Int = 500,
+        batchWait: Duration = .milliseconds(100), migrate: Bool = true, databaseConnections: Int = 4
+    ) {
         self.databaseURL = databaseURL
         self.groupID = groupID
         self.batchSize = batchSize

@@ -27,8 +27,10 @@ public final class ProjectorConsumerService: Service, Sendable {
     private let stopping = Atomic<Bool>(false)
     private let startedUp = Atomic<Bool>(false)
 
-    public init(consumer: KafkaConsumer, projector: Projector, pool: PostgresPool, producer: KafkaProducer?,
-                messaging: MessagingSettings?, migrate: Bool, logger: Logger) {
+    public init(
+        consumer: KafkaConsumer, projector: Projector, pool: PostgresPool, producer: KafkaProducer?,
+        messaging: MessagingSettings?, migrate: Bool, logger: Logger
+    ) {
         self.consumer = consumer
         self.projector = projector
         self.pool = pool
@@ -101,10 +103,12 @@ public final class ProjectorConsumerService: Service, Sendable {
         while true {
             do {
                 let outcome = try await projector.apply(batch.records)
-                logger.debug("batch applied", metadata: [
-                    "records": String(batch.records.count), "applied": String(outcome.applied),
-                    "duplicates": String(outcome.duplicates), "dead_lettered": String(outcome.deadLettered),
-                ])
+                logger.debug(
+                    "batch applied",
+                    metadata: [
+                        "records": String(batch.records.count), "applied": String(outcome.applied),
+                        "duplicates": String(outcome.duplicates), "dead_lettered": String(outcome.deadLettered),
+                    ])
                 break
             } catch {
                 projector.metrics.batchFailures.increment()
@@ -119,7 +123,8 @@ public final class ProjectorConsumerService: Service, Sendable {
             projector.metrics.committed(result.committed)
             if !result.isComplete {
                 // Revoked partitions are re-read by their new owner; the apply is idempotent.
-                logger.info("commit skipped partitions", metadata: ["partitions": result.skipped.keys.map(\.description).sorted().joined(separator: ",")])
+                logger.info(
+                    "commit skipped partitions", metadata: ["partitions": result.skipped.keys.map(\.description).sorted().joined(separator: ",")])
             }
         } catch {
             logger.warning("commit failed; the batch will be redelivered and absorbed: \(error)")

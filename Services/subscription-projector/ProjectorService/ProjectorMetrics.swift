@@ -37,16 +37,20 @@ public struct ProjectorMetrics: Sendable {
     /// Records the offsets a batch reached.
     func consumed(_ offsets: [KafkaTopicPartition: Int64]) {
         for (partition, offset) in offsets {
-            registry.gauge("projector_consumed_offset", help: "Offset after the last record consumed, per partition.",
-                           labels: ["topic": partition.topic, "partition": String(partition.partition)]).set(Double(offset))
+            registry.gauge(
+                "projector_consumed_offset", help: "Offset after the last record consumed, per partition.",
+                labels: ["topic": partition.topic, "partition": String(partition.partition)]
+            ).set(Double(offset))
         }
     }
 
     /// Records the offsets a commit stored.
     func committed(_ offsets: [KafkaTopicPartition: Int64]) {
         for (partition, offset) in offsets {
-            registry.gauge("projector_committed_offset", help: "Last offset committed, per partition.",
-                           labels: ["topic": partition.topic, "partition": String(partition.partition)]).set(Double(offset))
+            registry.gauge(
+                "projector_committed_offset", help: "Last offset committed, per partition.",
+                labels: ["topic": partition.topic, "partition": String(partition.partition)]
+            ).set(Double(offset))
         }
     }
 }

@@ -29,9 +29,11 @@ public enum ProjectorRecordDecoder {
             guard !envelope.id.isEmpty else { return .deadLetter(reason: "webhook envelope has an empty id") }
             do {
                 let event = try ProviderWebhooks.normalize(envelope)
-                return .input(.webhook(WebhookDelivery(
-                    dedupKey: envelope.id, event: event, receivedAt: envelope.receivedAt, payload: envelope.payload.bytes,
-                    sourcePartition: record.partition, sourceOffset: record.offset)))
+                return .input(
+                    .webhook(
+                        WebhookDelivery(
+                            dedupKey: envelope.id, event: event, receivedAt: envelope.receivedAt, payload: envelope.payload.bytes,
+                            sourcePartition: record.partition, sourceOffset: record.offset)))
             } catch {
                 return .deadLetter(reason: "webhook payload not understood (\(envelope.provider.rawValue)): \(error.description)")
             }
@@ -46,11 +48,14 @@ public enum ProjectorRecordDecoder {
             do {
                 // A snapshot is logged like a delivery: the provider's body is its payload.
                 let event = try ProviderSnapshots.normalize(snapshot)
-                return .input(.webhook(WebhookDelivery(
-                    dedupKey: "snapshot:\(snapshot.snapshotID)", event: event, receivedAt: snapshot.fetchFinishedAt,
-                    payload: snapshot.body.bytes, sourcePartition: record.partition, sourceOffset: record.offset)))
+                return .input(
+                    .webhook(
+                        WebhookDelivery(
+                            dedupKey: "snapshot:\(snapshot.snapshotID)", event: event, receivedAt: snapshot.fetchFinishedAt,
+                            payload: snapshot.body.bytes, sourcePartition: record.partition, sourceOffset: record.offset)))
             } catch {
-                return .deadLetter(reason: "snapshot body not understood (\(snapshot.provider.rawValue) \(snapshot.entity.rawValue)): \(error.description)")
+                return .deadLetter(
+                    reason: "snapshot body not understood (\(snapshot.provider.rawValue) \(snapshot.entity.rawValue)): \(error.description)")
             }
         case Topics.checkouts:
             do {
@@ -73,7 +78,7 @@ public enum ProjectorRecordDecoder {
     static func describe(_ error: any Error) -> String {
         switch error {
         case DecodingError.dataCorrupted(let context), DecodingError.keyNotFound(_, let context),
-             DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context):
+            DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context):
             let path = context.codingPath.map(\.stringValue).joined(separator: ".")
             return path.isEmpty ? context.debugDescription : "\(path): \(context.debugDescription)"
         default:

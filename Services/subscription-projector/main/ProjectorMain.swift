@@ -14,19 +14,26 @@ import Telemetry
 @main
 struct ProjectorMain {
     static func main() async {
-        await ServiceLauncher.run("subscription-projector", read: { reader, logger in
-            (http: HTTPServerConfiguration.fromEnvironment(&reader, defaultPort: 8084),
-             configuration: ProjectorConfiguration.fromEnvironment(&reader),
-             messaging: MessagingSettings.fromEnvironment(&reader, service: "subscription-projector", logger: logger))
-        }, start: { settings, logger, metrics in
-            let application = try buildProjectorApplication(
-                configuration: settings.configuration, messaging: settings.messaging, http: settings.http, logger: logger, metrics: metrics)
-            logger.info("subscription-projector starting", metadata: [
-                "http.port": String(settings.http.port), "kafka.group": settings.configuration.groupID,
-                "batch.size": String(settings.configuration.batchSize), "migrate": String(settings.configuration.migrate),
-            ])
-            let pool = application.pool
-            return ServiceLaunch(services: application.services, afterStop: { await pool.close() })
-        })
+        await ServiceLauncher.run(
+            "subscription-projector",
+            read: { reader, logger in
+                (
+                    http: HTTPServerConfiguration.fromEnvironment(&reader, defaultPort: 8084),
+                    configuration: ProjectorConfiguration.fromEnvironment(&reader),
+                    messaging: MessagingSettings.fromEnvironment(&reader, service: "subscription-projector", logger: logger)
+                )
+            },
+            start: { settings, logger, metrics in
+                let application = try buildProjectorApplication(
+                    configuration: settings.configuration, messaging: settings.messaging, http: settings.http, logger: logger, metrics: metrics)
+                logger.info(
+                    "subscription-projector starting",
+                    metadata: [
+                        "http.port": String(settings.http.port), "kafka.group": settings.configuration.groupID,
+                        "batch.size": String(settings.configuration.batchSize), "migrate": String(settings.configuration.migrate),
+                    ])
+                let pool = application.pool
+                return ServiceLaunch(services: application.services, afterStop: { await pool.close() })
+            })
     }
 }

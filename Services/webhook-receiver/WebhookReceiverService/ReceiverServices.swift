@@ -16,8 +16,10 @@ public struct TopicSetupService: Service {
     let maximumDelay: Duration
     let done = TopicSetupState()
 
-    init(ensure: @escaping @Sendable () async throws -> Void, logger: Logger,
-         initialDelay: Duration = .seconds(1), maximumDelay: Duration = .seconds(30)) {
+    init(
+        ensure: @escaping @Sendable () async throws -> Void, logger: Logger,
+        initialDelay: Duration = .seconds(1), maximumDelay: Duration = .seconds(30)
+    ) {
         self.ensure = ensure
         self.logger = logger
         self.initialDelay = initialDelay
@@ -37,10 +39,12 @@ public struct TopicSetupService: Service {
                 break
             } catch {
                 let delay = retries.failed()
-                logger.warning("kafka topics not ensured yet (broker unreachable?); retrying", metadata: [
-                    "error": String(describing: error), "kafka.attempt": String(retries.failures),
-                    "retry_in_seconds": String(delay.inSeconds),
-                ])
+                logger.warning(
+                    "kafka topics not ensured yet (broker unreachable?); retrying",
+                    metadata: [
+                        "error": String(describing: error), "kafka.attempt": String(retries.failures),
+                        "retry_in_seconds": String(delay.inSeconds),
+                    ])
                 try? await Task.sleep(for: delay)
             }
         }
@@ -55,4 +59,3 @@ public struct TopicSetupService: Service {
 final class TopicSetupState: Sendable {
     let flag = Atomic<Bool>(false)
 }
-

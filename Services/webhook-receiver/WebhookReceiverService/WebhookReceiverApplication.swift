@@ -94,8 +94,9 @@ public func buildWebhookReceiverApplication(
     let producer: KafkaProducer
     let admin: KafkaAdmin
     do {
-        producer = try KafkaProducer(configuration: WebhookPublisher.producerConfiguration(
-            client: messaging.client, timeout: configuration.publishTimeout), logger: logger)
+        producer = try KafkaProducer(
+            configuration: WebhookPublisher.producerConfiguration(
+                client: messaging.client, timeout: configuration.publishTimeout), logger: logger)
         admin = try KafkaAdmin(configuration: messaging.client)
     } catch {
         throw .kafka(String(describing: error))

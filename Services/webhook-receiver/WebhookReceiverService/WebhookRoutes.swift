@@ -91,8 +91,9 @@ public struct WebhookRoutes: Sendable {
             metrics.count(provider, .publishFailed)
             described["error"] = error.description
             logger.error("webhook not stored; answering 503 so the provider retries", metadata: described)
-            throw HTTPError(.serviceUnavailable, "Webhook could not be stored, retry later",
-                            headers: ["Retry-After": String(configuration.retryAfterSeconds)])
+            throw HTTPError(
+                .serviceUnavailable, "Webhook could not be stored, retry later",
+                headers: ["Retry-After": String(configuration.retryAfterSeconds)])
         }
     }
 

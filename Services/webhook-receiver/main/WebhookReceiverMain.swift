@@ -20,26 +20,33 @@ import Webhooks
 @main
 struct WebhookReceiverMain {
     static func main() async {
-        await ServiceLauncher.run("webhook-receiver", read: { reader, logger in
-            (http: HTTPServerConfiguration.fromEnvironment(&reader, defaultPort: 8083),
-             configuration: WebhookReceiverConfiguration.fromEnvironment(&reader),
-             messaging: MessagingSettings.fromEnvironment(&reader, service: "webhook-receiver", logger: logger),
-             providers: ProvidersConfiguration.fromEnvironment(&reader, uses: .webhooks))
-        }, start: { settings, logger, metrics in
-            let verifiers = settings.providers.map(webhookVerifiers(for:)) ?? []
-            let configuration = settings.configuration
-            let application = try buildWebhookReceiverApplication(
-                verifiers: verifiers, messaging: settings.messaging, configuration: configuration, http: settings.http,
-                logger: logger, metrics: metrics)
-            logger.info("webhook-receiver starting", metadata: [
-                "http.port": String(settings.http.port),
-                "webhook.providers": verifiers.map(\.provider.rawValue).joined(separator: ","),
-                "webhook.max_body_bytes": String(configuration.maxBodyBytes),
-                "webhook.publish_timeout_ms": String(configuration.publishTimeout.wholeMilliseconds),
-                "webhook.trust_forwarded_for": String(configuration.trustForwardedFor),
-                "kafka.brokers": settings.messaging.client.bootstrapServers.joined(separator: ","),
-            ])
-            return ServiceLaunch(services: application.services)
-        })
+        await ServiceLauncher.run(
+            "webhook-receiver",
+            read: { reader, logger in
+                (
+                    http: HTTPServerConfiguration.fromEnvironment(&reader, defaultPort: 8083),
+                    configuration: WebhookReceiverConfiguration.fromEnvironment(&reader),
+                    messaging: MessagingSettings.fromEnvironment(&reader, service: "webhook-receiver", logger: logger),
+                    providers: ProvidersConfiguration.fromEnvironment(&reader, uses: .webhooks)
+                )
+            },
+            start: { settings, logger, metrics in
+                let verifiers = settings.providers.map(webhookVerifiers(for:)) ?? []
+                let configuration = settings.configuration
+                let application = try buildWebhookReceiverApplication(
+                    verifiers: verifiers, messaging: settings.messaging, configuration: configuration, http: settings.http,
+                    logger: logger, metrics: metrics)
+                logger.info(
+                    "webhook-receiver starting",
+                    metadata: [
+                        "http.port": String(settings.http.port),
+                        "webhook.providers": verifiers.map(\.provider.rawValue).joined(separator: ","),
+                        "webhook.max_body_bytes": String(configuration.maxBodyBytes),
+                        "webhook.publish_timeout_ms": String(configuration.publishTimeout.wholeMilliseconds),
+                        "webhook.trust_forwarded_for": String(configuration.trustForwardedFor),
+                        "kafka.brokers": settings.messaging.client.bootstrapServers.joined(separator: ","),
+                    ])
+                return ServiceLaunch(services: application.services)
+            })
     }
 }

@@ -1,4 +1,3 @@
-
 /// Every problem found while reading a service's configuration, reported
 /// together so one start-up attempt shows all of them.
 public struct ConfigurationError: Error, Sendable, CustomStringConvertible {

@@ -24,8 +24,10 @@ public struct ApplicationShell: Sendable {
     ///   - metrics: the process's registry.
     ///   - logger: the server's base logger.
     ///   - routes: mounts the process's own routes.
-    public init(http: HTTPServerConfiguration, health: HealthChecks = HealthChecks(), metrics: MetricsRegistry,
-                logger: Logger, routes: (Router) -> Void = { _ in }) {
+    public init(
+        http: HTTPServerConfiguration, health: HealthChecks = HealthChecks(), metrics: MetricsRegistry,
+        logger: Logger, routes: (Router) -> Void = { _ in }
+    ) {
         let router = Router()
         router.addOperationalRoutes(health: health, metrics: metrics)
         routes(router)

@@ -12,12 +12,14 @@ extension Router {
         }
         get("/readyz") { _, _ in
             let report = await health.readiness()
-            return HTTPResponse(status: HTTPStatus(code: report.httpStatus), headers: ["Content-Type": "application/json", "Cache-Control": "no-store"],
-                                body: Array(report.jsonBody()))
+            return HTTPResponse(
+                status: HTTPStatus(code: report.httpStatus), headers: ["Content-Type": "application/json", "Cache-Control": "no-store"],
+                body: Array(report.jsonBody()))
         }
         get("/metrics") { _, _ in
-            HTTPResponse(status: 200, headers: ["Content-Type": "text/plain; version=0.0.4; charset=utf-8"],
-                         body: Array(metrics.renderPrometheus().utf8))
+            HTTPResponse(
+                status: 200, headers: ["Content-Type": "text/plain; version=0.0.4; charset=utf-8"],
+                body: Array(metrics.renderPrometheus().utf8))
         }
     }
 }

@@ -13,8 +13,10 @@ public struct HTTPRequest: Sendable {
     /// The `X-Request-Id` the client sent (when acceptable) or one the server generated.
     public var requestID: String
 
-    public init(method: HTTPMethod, path: String, query: QueryParameters = QueryParameters(), headers: HTTPHeaders = HTTPHeaders(),
-                body: [UInt8] = [], remoteAddress: String = "", requestID: String = RequestID.generate()) {
+    public init(
+        method: HTTPMethod, path: String, query: QueryParameters = QueryParameters(), headers: HTTPHeaders = HTTPHeaders(),
+        body: [UInt8] = [], remoteAddress: String = "", requestID: String = RequestID.generate()
+    ) {
         self.method = method
         self.path = path
         self.query = query
@@ -26,8 +28,10 @@ public struct HTTPRequest: Sendable {
 
     /// Builds a request from a raw request target (`/path?query`).
     /// - Throws: ``HTTPError`` 400 when the target does not start with `/` or its query is malformed.
-    public init(method: HTTPMethod, target: String, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = [],
-                remoteAddress: String = "", requestID: String = RequestID.generate()) throws(HTTPError) {
+    public init(
+        method: HTTPMethod, target: String, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = [],
+        remoteAddress: String = "", requestID: String = RequestID.generate()
+    ) throws(HTTPError) {
         guard target.utf8.first == UInt8(ascii: "/") else { throw HTTPError(.badRequest, "Malformed request target") }
         let path: Substring
         let query: QueryParameters
@@ -38,7 +42,8 @@ public struct HTTPRequest: Sendable {
             path = target[...]
             query = QueryParameters()
         }
-        self.init(method: method, path: String(path), query: query, headers: headers, body: body,
-                  remoteAddress: remoteAddress, requestID: requestID)
+        self.init(
+            method: method, path: String(path), query: query, headers: headers, body: body,
+            remoteAddress: remoteAddress, requestID: requestID)
     }
 }

@@ -22,7 +22,7 @@ public struct QueryParameters: Sendable, Sequence {
                 value = ""
             }
             guard let decodedName = PercentDecoding.decode(name, plusAsSpace: true),
-                  let decodedValue = PercentDecoding.decode(value, plusAsSpace: true)
+                let decodedValue = PercentDecoding.decode(value, plusAsSpace: true)
             else { throw HTTPError(.badRequest, "Malformed query string") }
             pairs.append((decodedName, decodedValue))
         }

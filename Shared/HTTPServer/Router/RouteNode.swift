@@ -3,8 +3,8 @@
 /// mounting a whole sub-application), and the endpoints for the path ending here.
 struct RouteNode: Sendable {
     var literals: [String: RouteNode] = [:]
-    var parameter: [RouteNode] = []  // zero or one element; an array keeps the struct finite
-    var catchAll: [RouteNode] = []   // likewise; matches zero or more remaining segments
+    var parameter: [RouteNode] = [] // zero or one element; an array keeps the struct finite
+    var catchAll: [RouteNode] = [] // likewise; matches zero or more remaining segments
     var endpoints: [HTTPMethod: Endpoint] = [:]
 
     /// A template segment: a literal or a named parameter.

@@ -8,8 +8,10 @@ public protocol RouteRegistrar {
 extension RouteRegistrar {
     /// Registers a handler whose result is encoded as JSON with status 200.
     @discardableResult
-    public func on<Output: Encodable & Sendable>(_ path: String, method: HTTPMethod,
-                                                 use handler: @escaping @Sendable (HTTPRequest, RequestContext) async throws -> Output) -> Self {
+    public func on<Output: Encodable & Sendable>(
+        _ path: String, method: HTTPMethod,
+        use handler: @escaping @Sendable (HTTPRequest, RequestContext) async throws -> Output
+    ) -> Self {
         on(path, method: method) { request, context in
             try HTTPResponse.json(try await handler(request, context))
         }
@@ -27,23 +29,33 @@ extension RouteRegistrar {
     public func delete(_ path: String, use handler: @escaping RouteHandler) -> Self { on(path, method: .delete, use: handler) }
 
     @discardableResult
-    public func get<Output: Encodable & Sendable>(_ path: String, use handler: @escaping @Sendable (HTTPRequest, RequestContext) async throws -> Output) -> Self {
+    public func get<Output: Encodable & Sendable>(
+        _ path: String, use handler: @escaping @Sendable (HTTPRequest, RequestContext) async throws -> Output
+    ) -> Self {
         on(path, method: .get, use: handler)
     }
     @discardableResult
-    public func post<Output: Encodable & Sendable>(_ path: String, use handler: @escaping @Sendable (HTTPRequest, RequestContext) async throws -> Output) -> Self {
+    public func post<Output: Encodable & Sendable>(
+        _ path: String, use handler: @escaping @Sendable (HTTPRequest, RequestContext) async throws -> Output
+    ) -> Self {
         on(path, method: .post, use: handler)
     }
     @discardableResult
-    public func put<Output: Encodable & Sendable>(_ path: String, use handler: @escaping @Sendable (HTTPRequest, RequestContext) async throws -> Output) -> Self {
+    public func put<Output: Encodable & Sendable>(
+        _ path: String, use handler: @escaping @Sendable (HTTPRequest, RequestContext) async throws -> Output
+    ) -> Self {
         on(path, method: .put, use: handler)
     }
     @discardableResult
-    public func patch<Output: Encodable & Sendable>(_ path: String, use handler: @escaping @Sendable (HTTPRequest, RequestContext) async throws -> Output) -> Self {
+    public func patch<Output: Encodable & Sendable>(
+        _ path: String, use handler: @escaping @Sendable (HTTPRequest, RequestContext) async throws -> Output
+    ) -> Self {
         on(path, method: .patch, use: handler)
     }
     @discardableResult
-    public func delete<Output: Encodable & Sendable>(_ path: String, use handler: @escaping @Sendable (HTTPRequest, RequestContext) async throws -> Output) -> Self {
+    public func delete<Output: Encodable & Sendable>(
+        _ path: String, use handler: @escaping @Sendable (HTTPRequest, RequestContext) async throws -> Output
+    ) -> Self {
         on(path, method: .delete, use: handler)
     }
 }

@@ -44,8 +44,9 @@ public final class Router: RouteRegistrar {
             case .literal: nil
             }
         }
-        let endpoint = Endpoint(method: method, template: template, parameterNames: names,
-                                handler: MiddlewareChain.compose(middlewares, around: handler))
+        let endpoint = Endpoint(
+            method: method, template: template, parameterNames: names,
+            handler: MiddlewareChain.compose(middlewares, around: handler))
         root.insert(segments[...], endpoint: endpoint)
     }
 

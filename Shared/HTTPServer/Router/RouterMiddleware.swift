@@ -4,8 +4,10 @@
 /// context), or return a response of your own to stop it. Errors thrown by
 /// `next` pass through, so a middleware can observe or translate them.
 public protocol RouterMiddleware: Sendable {
-    func handle(_ request: HTTPRequest, context: RequestContext,
-                next: (HTTPRequest, RequestContext) async throws -> HTTPResponse) async throws -> HTTPResponse
+    func handle(
+        _ request: HTTPRequest, context: RequestContext,
+        next: (HTTPRequest, RequestContext) async throws -> HTTPResponse
+    ) async throws -> HTTPResponse
 }
 
 /// The shape every route handler is reduced to.

@@ -21,8 +21,9 @@ public struct RouterResponder: Sendable {
         guard !middlewares.isEmpty else { return node }
         var copy = node
         copy.endpoints = node.endpoints.mapValues { endpoint in
-            Endpoint(method: endpoint.method, template: endpoint.template, parameterNames: endpoint.parameterNames,
-                     handler: MiddlewareChain.compose(middlewares, around: endpoint.handler))
+            Endpoint(
+                method: endpoint.method, template: endpoint.template, parameterNames: endpoint.parameterNames,
+                handler: MiddlewareChain.compose(middlewares, around: endpoint.handler))
         }
         copy.literals = node.literals.mapValues { wrap($0, in: middlewares) }
         copy.parameter = node.parameter.map { wrap($0, in: middlewares) }
@@ -59,13 +60,15 @@ public struct RouterResponder: Sendable {
             let template = node.endpoints.values.first?.template ?? Self.unmatchedRoute
             return failure(HTTPError(.methodNotAllowed, "Method not allowed", headers: ["Allow": allow]), route: template)
         }
-        return Resolution(route: endpoint.template, parameters: RouteParameters(names: endpoint.parameterNames, values: values),
-                          handler: endpoint.handler)
+        return Resolution(
+            route: endpoint.template, parameters: RouteParameters(names: endpoint.parameterNames, values: values),
+            handler: endpoint.handler)
     }
 
     private func failure(_ error: HTTPError, route: String = RouterResponder.unmatchedRoute) -> Resolution {
-        Resolution(route: route, parameters: RouteParameters(),
-                   handler: MiddlewareChain.compose(middlewares) { _, _ in throw error })
+        Resolution(
+            route: route, parameters: RouteParameters(),
+            handler: MiddlewareChain.compose(middlewares) { _, _ in throw error })
     }
 
     /// Runs the request through middleware and handler and turns errors into responses:
@@ -73,8 +76,9 @@ public struct RouterResponder: Sendable {
     /// - Returns: the response and the route template used as metric label.
     public func respond(to request: HTTPRequest, logger: Logger) async -> (response: HTTPResponse, route: String) {
         let resolution = resolve(method: request.method, path: request.path)
-        let context = RequestContext(parameters: resolution.parameters, route: resolution.route,
-                                     logger: logger, requestID: request.requestID)
+        let context = RequestContext(
+            parameters: resolution.parameters, route: resolution.route,
+            logger: logger, requestID: request.requestID)
         return (await Self.run(resolution.handler, request, context), resolution.route)
     }
 

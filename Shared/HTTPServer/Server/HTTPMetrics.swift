@@ -27,8 +27,9 @@ final class HTTPMetrics: Sendable {
         let counterKey = method.rawValue + " " + route + " " + String(status)
         let counter = counters.withLock { cache in
             if let cached = cache[counterKey] { return cached }
-            let made = registry.counter("http_requests_total", help: "HTTP requests answered.",
-                                        labels: ["method": method.rawValue, "route": route, "status": String(status)])
+            let made = registry.counter(
+                "http_requests_total", help: "HTTP requests answered.",
+                labels: ["method": method.rawValue, "route": route, "status": String(status)])
             cache[counterKey] = made
             return made
         }
@@ -36,8 +37,9 @@ final class HTTPMetrics: Sendable {
         let histogramKey = method.rawValue + " " + route
         let histogram = histograms.withLock { cache in
             if let cached = cache[histogramKey] { return cached }
-            let made = registry.histogram("http_request_duration_seconds", help: "Time from request line to queued response.",
-                                          labels: ["method": method.rawValue, "route": route])
+            let made = registry.histogram(
+                "http_request_duration_seconds", help: "Time from request line to queued response.",
+                labels: ["method": method.rawValue, "route": route])
             cache[histogramKey] = made
             return made
         }

@@ -43,8 +43,10 @@ public final class HTTPServer: Sendable {
     ///   - logger: base logger; each request gets a copy carrying its request id.
     ///   - metrics: where `http_requests_total`, `http_request_duration_seconds` and
     ///     `http_requests_in_flight` go; `nil` to skip metrics.
-    public init(responder: RouterResponder, configuration: HTTPServerConfiguration = HTTPServerConfiguration(),
-                logger: Logger, metrics: MetricsRegistry? = nil) {
+    public init(
+        responder: RouterResponder, configuration: HTTPServerConfiguration = HTTPServerConfiguration(),
+        logger: Logger, metrics: MetricsRegistry? = nil
+    ) {
         core = ServerCore(responder: responder, configuration: configuration, logger: logger, metrics: metrics)
     }
 
@@ -81,8 +83,9 @@ public final class HTTPServer: Sendable {
                 { cls, connection, url, method, _, uploadData, uploadSize, context in
                     guard let cls, let connection, let uploadSize, let context else { return .NO }
                     return Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
-                        .access(connection: connection, url: url, method: method, uploadData: uploadData,
-                                uploadSize: uploadSize, context: context)
+                        .access(
+                            connection: connection, url: url, method: method, uploadData: uploadData,
+                            uploadSize: uploadSize, context: context)
                 }, box,
                 { cls, _, context, _ in
                     guard let cls else { return }
@@ -140,8 +143,9 @@ public final class HTTPServer: Sendable {
         core.refusing.store(true, ordering: .releasing)
         let leftover = core.suspended.count
         if leftover > 0 {
-            core.logger.warning("shutdown grace period over; answering in-flight requests with 503",
-                                metadata: ["http.in_flight": String(leftover)])
+            core.logger.warning(
+                "shutdown grace period over; answering in-flight requests with 503",
+                metadata: ["http.in_flight": String(leftover)])
         }
         // libmicrohttpd aborts the process when stopped with a suspended connection:
         // wait (briefly) until every request has been answered, answering again any
@@ -163,7 +167,9 @@ public final class HTTPServer: Sendable {
         }
         Unmanaged.passUnretained(core).release()
         lifecycle.withLock { $0 = .stopped }
-        for waiter in stopWaiters.withLock({ waiters in defer { waiters.removeAll() }; return waiters }) {
+        for waiter in stopWaiters.withLock({ waiters in
+            defer { waiters.removeAll() }; return waiters
+        }) {
             waiter.resume()
         }
     }

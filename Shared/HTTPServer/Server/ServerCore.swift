@@ -40,9 +40,11 @@ final class ServerCore: Sendable {
 
     /// Access handler: called once with the headers, once per body chunk, once with an
     /// empty chunk, and once more after each resume.
-    func access(connection: OpaquePointer, url: UnsafePointer<CChar>?, method: UnsafePointer<CChar>?,
-                uploadData: UnsafePointer<CChar>?, uploadSize: UnsafeMutablePointer<Int>,
-                context: UnsafeMutablePointer<UnsafeMutableRawPointer?>) -> MHD_Result {
+    func access(
+        connection: OpaquePointer, url: UnsafePointer<CChar>?, method: UnsafePointer<CChar>?,
+        uploadData: UnsafePointer<CChar>?, uploadSize: UnsafeMutablePointer<Int>,
+        context: UnsafeMutablePointer<UnsafeMutableRawPointer?>
+    ) -> MHD_Result {
         let state: RequestState
         if let raw = context.pointee {
             state = Unmanaged<RequestState>.fromOpaque(raw).takeUnretainedValue()
@@ -102,12 +104,14 @@ final class ServerCore: Sendable {
         activeRequests.add(1, ordering: .relaxed)
         state.method = HTTPMethod(rawValue: method.map { String(cString: $0) } ?? "GET")
         let box = Unmanaged.passUnretained(state).toOpaque()
-        _ = MHD_get_connection_values(state.connection, .HEADER_KIND, { cls, _, key, value in
-            guard let cls, let key else { return .YES }
-            let state = Unmanaged<RequestState>.fromOpaque(cls).takeUnretainedValue()
-            state.headers.add(name: String(cString: key), value: value.map { String(cString: $0) } ?? "")
-            return .YES
-        }, box)
+        _ = MHD_get_connection_values(
+            state.connection, .HEADER_KIND,
+            { cls, _, key, value in
+                guard let cls, let key else { return .YES }
+                let state = Unmanaged<RequestState>.fromOpaque(cls).takeUnretainedValue()
+                state.headers.add(name: String(cString: key), value: value.map { String(cString: $0) } ?? "")
+                return .YES
+            }, box)
         state.remoteAddress = Self.clientAddress(state.connection)
         if let offered = state.headers[RequestID.headerName], RequestID.isAcceptable(offered) {
             state.requestID = offered
@@ -147,21 +151,23 @@ final class ServerCore: Sendable {
     private func dispatch(_ state: RequestState) -> MHD_Result {
         let request: HTTPRequest
         do {
-            request = try HTTPRequest(method: state.method, target: state.rawTarget, headers: state.headers, body: state.body,
-                                      remoteAddress: state.remoteAddress, requestID: state.requestID)
+            request = try HTTPRequest(
+                method: state.method, target: state.rawTarget, headers: state.headers, body: state.body,
+                remoteAddress: state.remoteAddress, requestID: state.requestID)
         } catch {
             state.phase = .answered
             return queue(state, error.response)
         }
-        state.body = []  // the request owns the bytes now; no second copy stays behind
+        state.body = [] // the request owns the bytes now; no second copy stays behind
         let resolution = responder.resolve(method: request.method, path: request.path)
         state.route = resolution.route
         if refusing.load(ordering: .acquiring) {
             state.phase = .answered
             return queue(state, Self.shuttingDown)
         }
-        let context = RequestContext(parameters: resolution.parameters, route: resolution.route,
-                                     logger: logger.with(Logger.requestIDKey, request.requestID), requestID: request.requestID)
+        let context = RequestContext(
+            parameters: resolution.parameters, route: resolution.route,
+            logger: logger.with(Logger.requestIDKey, request.requestID), requestID: request.requestID)
         let handler = resolution.handler
         state.phase = .suspended
         state.dispatched = true
@@ -204,14 +210,16 @@ final class ServerCore: Sendable {
         let seconds = elapsed.inSeconds
         metrics?.record(method: state.method, route: state.route, status: status, seconds: seconds)
         if logger.isEnabled(.info) {
-            logger.info("request", metadata: [
-                Logger.requestIDKey: state.requestID,
-                "http.method": state.method.rawValue,
-                "http.route": state.route,
-                "http.status": String(status),
-                "http.duration_ms": String(Double(Int(seconds * 1_000_000)) / 1000),
-                "http.response_bytes": String(bytes),
-            ])
+            logger.info(
+                "request",
+                metadata: [
+                    Logger.requestIDKey: state.requestID,
+                    "http.method": state.method.rawValue,
+                    "http.route": state.route,
+                    "http.status": String(status),
+                    "http.duration_ms": String(Double(Int(seconds * 1_000_000)) / 1000),
+                    "http.response_bytes": String(bytes),
+                ])
         }
     }
 

@@ -11,8 +11,9 @@ extension RDKafkaClient {
         var newTopics: [OpaquePointer?] = []
         defer { for topic in newTopics { rd_kafka_NewTopic_destroy(topic) } }
         for topic in topics {
-            guard let newTopic = rd_kafka_NewTopic_new(
-                topic.name, topic.partitions, Int32(topic.replicationFactor), &errorText, errorText.count)
+            guard
+                let newTopic = rd_kafka_NewTopic_new(
+                    topic.name, topic.partitions, Int32(topic.replicationFactor), &errorText, errorText.count)
             else {
                 throw KafkaError(.invalidArgument, reason: "topic \(topic.name): \(cText(errorText))")
             }

@@ -57,8 +57,9 @@ let rdKafkaDeliveryCallback: @convention(c) (OpaquePointer?, UnsafePointer<rd_ka
     RDKafkaCallbackContext.from(opaque)?.deliveryReport(message)
 }
 
-let rdKafkaRebalanceCallback: @convention(c) (OpaquePointer?, rd_kafka_resp_err_t, UnsafeMutablePointer<rd_kafka_topic_partition_list_t>?, UnsafeMutableRawPointer?) -> Void = {
-    handle, error, partitions, opaque in
-    guard let handle, let context = RDKafkaCallbackContext.from(opaque) else { return }
-    context.rebalance(handle, error, partitions)
-}
+let rdKafkaRebalanceCallback:
+    @convention(c) (OpaquePointer?, rd_kafka_resp_err_t, UnsafeMutablePointer<rd_kafka_topic_partition_list_t>?, UnsafeMutableRawPointer?) -> Void = {
+        handle, error, partitions, opaque in
+        guard let handle, let context = RDKafkaCallbackContext.from(opaque) else { return }
+        context.rebalance(handle, error, partitions)
+    }

@@ -118,7 +118,9 @@ final class RDKafkaConsumerLoop: @unchecked Sendable {
         var closing = false
 
         while !closing {
-            for command in inbox.withLock({ inbox in defer { inbox.commands = [] }; return inbox.commands }) {
+            for command in inbox.withLock({ inbox in
+                defer { inbox.commands = [] }; return inbox.commands
+            }) {
                 switch command {
                 case .batch(let id, let giveUpAfter, let waiter):
                     if cancelled.remove(id) != nil {
@@ -126,9 +128,10 @@ final class RDKafkaConsumerLoop: @unchecked Sendable {
                         continue
                     }
                     let now = clock.now
-                    demands.append(Demand(
-                        id: id, waiter: waiter, fillDeadline: now.advanced(by: maxBatchWait),
-                        giveUpDeadline: giveUpAfter.map { now.advanced(by: $0) }))
+                    demands.append(
+                        Demand(
+                            id: id, waiter: waiter, fillDeadline: now.advanced(by: maxBatchWait),
+                            giveUpDeadline: giveUpAfter.map { now.advanced(by: $0) }))
                 case .cancelBatch(let id):
                     if let index = demands.firstIndex(where: { $0.id == id }) {
                         demands.remove(at: index).waiter.resume(throwing: CancellationError())
@@ -151,8 +154,9 @@ final class RDKafkaConsumerLoop: @unchecked Sendable {
                     continue
                 }
                 if state.buffer.isEmpty, let giveUp = demand.giveUpDeadline, now >= giveUp {
-                    demands.removeFirst().waiter.resume(returning: KafkaConsumerBatch(
-                        records: [], consumerID: consumerID, assignmentEpochs: [:]))
+                    demands.removeFirst().waiter.resume(
+                        returning: KafkaConsumerBatch(
+                            records: [], consumerID: consumerID, assignmentEpochs: [:]))
                     continue
                 }
             }
@@ -249,7 +253,8 @@ final class RDKafkaConsumerLoop: @unchecked Sendable {
             rewind(partition, to: offset)
             return false
         case .acceptGap(let missing):
-            state.logHandler?(.warning, "\(partition): offsets \(missing.lowerBound)..<\(missing.upperBound) never arrived; going on from \(record.offset)")
+            state.logHandler?(
+                .warning, "\(partition): offsets \(missing.lowerBound)..<\(missing.upperBound) never arrived; going on from \(record.offset)")
             return true
         case .acceptRestart(let from):
             state.logHandler?(.warning, "\(partition): offsets went back from \(from) to \(record.offset); reading on from there")

@@ -35,8 +35,9 @@ extension RDKafkaClient {
             guard error == RD_KAFKA_RESP_ERR_NO_ERROR else {
                 throw KafkaError(.adminRequestFailed, rdKafka: error, context: "watermarks of \(topic)[\(partition)]")
             }
-            result.append(KafkaConsumerGroupLag.Partition(
-                partition: partition, lowWatermark: low, highWatermark: high, committedOffset: committed[partition]))
+            result.append(
+                KafkaConsumerGroupLag.Partition(
+                    partition: partition, lowWatermark: low, highWatermark: high, committedOffset: committed[partition]))
         }
         return result
     }

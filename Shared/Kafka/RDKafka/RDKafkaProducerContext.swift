@@ -86,8 +86,9 @@ final class RDKafkaProducerContext: RDKafkaCallbackContext, @unchecked Sendable 
         let code = message.pointee.err
         let result: Result<KafkaDeliveryReport, KafkaError>
         if code == RD_KAFKA_RESP_ERR_NO_ERROR {
-            result = .success(KafkaDeliveryReport(
-                topic: message.topicName, partition: message.pointee.partition, offset: message.pointee.offset))
+            result = .success(
+                KafkaDeliveryReport(
+                    topic: message.topicName, partition: message.pointee.partition, offset: message.pointee.offset))
         } else {
             let kind: KafkaError.Code = code == RD_KAFKA_RESP_ERR__MSG_TIMED_OUT ? .messageTimedOut : .deliveryFailed
             result = .failure(KafkaError(kind, rdKafka: code, context: "delivery to \(message.topicName) failed"))

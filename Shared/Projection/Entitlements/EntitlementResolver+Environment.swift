@@ -10,10 +10,11 @@ extension EntitlementResolver {
     /// charge failed).
     /// - Parameter testDeployment: whether the deployment sells in test mode (`STOREFRONT_MODE`).
     public static func fromEnvironment(_ reader: inout ConfigReader, testDeployment: Bool) -> EntitlementResolver {
-        var resolver = EntitlementResolver(policy: AccessPolicy(
-            unpaidGrace: reader.duration("ENTITLEMENT_UNPAID_GRACE", default: .zero).inSeconds,
-            attentionGrace: reader.duration("ENTITLEMENT_ATTENTION_GRACE", default: .zero).inSeconds,
-            testDeployment: testDeployment))
+        var resolver = EntitlementResolver(
+            policy: AccessPolicy(
+                unpaidGrace: reader.duration("ENTITLEMENT_UNPAID_GRACE", default: .zero).inSeconds,
+                attentionGrace: reader.duration("ENTITLEMENT_ATTENTION_GRACE", default: .zero).inSeconds,
+                testDeployment: testDeployment))
         if let path = reader.string("ENTITLEMENTS_FILE") {
             do {
                 resolver.configuration = try EntitlementsConfiguration.load(path: path)

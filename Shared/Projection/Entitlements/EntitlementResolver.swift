@@ -26,23 +26,25 @@ public struct EntitlementResolver: Sendable, Hashable {
         for s in subscriptions {
             let access = AccessRules.access(s, policy: policy, at: now)
             for (identifier, _) in grants(s.provider, product: s.productID, variant: s.variantID) {
-                offer(EntitlementInfo(
-                    identifier: identifier, isActive: access.isActive, expiresAt: access.expiresAt, willRenew: access.willRenew,
-                    periodType: access.periodType, productID: Self.catalogID(s.provider, s.productID, s.variantID) ?? identifier,
-                    provider: s.provider, source: .subscription, latestPurchaseAt: s.latestPurchaseAt ?? s.originalPurchaseAt,
-                    originalPurchaseAt: s.originalPurchaseAt, unsubscribeDetectedAt: s.unsubscribeDetectedAt,
-                    billingIssueDetectedAt: s.billingIssueDetectedAt, sandbox: s.testMode ?? policy.testDeployment))
+                offer(
+                    EntitlementInfo(
+                        identifier: identifier, isActive: access.isActive, expiresAt: access.expiresAt, willRenew: access.willRenew,
+                        periodType: access.periodType, productID: Self.catalogID(s.provider, s.productID, s.variantID) ?? identifier,
+                        provider: s.provider, source: .subscription, latestPurchaseAt: s.latestPurchaseAt ?? s.originalPurchaseAt,
+                        originalPurchaseAt: s.originalPurchaseAt, unsubscribeDetectedAt: s.unsubscribeDetectedAt,
+                        billingIssueDetectedAt: s.billingIssueDetectedAt, sandbox: s.testMode ?? policy.testDeployment))
             }
         }
         // The first payment of a subscription is part of it, not a purchase of its own.
         for order in orders where order.subscriptionID == nil {
             for (identifier, duration) in grants(order.provider, product: order.productID, variant: order.variantID) {
                 let access = AccessRules.access(order, duration: duration, policy: policy, at: now)
-                offer(EntitlementInfo(
-                    identifier: identifier, isActive: access.isActive, expiresAt: access.expiresAt, willRenew: false,
-                    periodType: .normal, productID: Self.catalogID(order.provider, order.productID, order.variantID) ?? identifier,
-                    provider: order.provider, source: .purchase, latestPurchaseAt: order.paidAt, originalPurchaseAt: order.paidAt,
-                    unsubscribeDetectedAt: nil, billingIssueDetectedAt: nil, sandbox: order.testMode ?? policy.testDeployment))
+                offer(
+                    EntitlementInfo(
+                        identifier: identifier, isActive: access.isActive, expiresAt: access.expiresAt, willRenew: false,
+                        periodType: .normal, productID: Self.catalogID(order.provider, order.productID, order.variantID) ?? identifier,
+                        provider: order.provider, source: .purchase, latestPurchaseAt: order.paidAt, originalPurchaseAt: order.paidAt,
+                        unsubscribeDetectedAt: nil, billingIssueDetectedAt: nil, sandbox: order.testMode ?? policy.testDeployment))
             }
         }
         return best.values.sorted { ($0.isActive ? 0 : 1, $0.identifier) < ($1.isActive ? 0 : 1, $1.identifier) }

@@ -120,15 +120,18 @@ public struct EntitlementsConfiguration: Sendable, Hashable {
     }
 
     static func isValidIdentifier(_ text: String) -> Bool {
-        !text.isEmpty && text.utf8.count <= 64 && text.utf8.allSatisfy { byte in
-            isAlphanumeric(byte) || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "-")
-        }
+        !text.isEmpty && text.utf8.count <= 64
+            && text.utf8.allSatisfy { byte in
+                isAlphanumeric(byte) || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "-")
+            }
     }
 
     static func isValidProviderID(_ text: String) -> Bool {
-        !text.isEmpty && text.utf8.count <= CatalogID.maximumRawLength && text.utf8.allSatisfy { byte in
-            isAlphanumeric(byte) || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ".") || byte == UInt8(ascii: ":") || byte == UInt8(ascii: "-")
-        }
+        !text.isEmpty && text.utf8.count <= CatalogID.maximumRawLength
+            && text.utf8.allSatisfy { byte in
+                isAlphanumeric(byte) || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ".") || byte == UInt8(ascii: ":")
+                    || byte == UInt8(ascii: "-")
+            }
     }
 
     static func isAlphanumeric(_ byte: UInt8) -> Bool {
@@ -150,11 +153,12 @@ public struct EntitlementsConfiguration: Sendable, Hashable {
             var ids = Set<String>()
             for (index, item) in items.enumerated() {
                 // Lemon Squeezy ids are integers in its attributes: accept both spellings.
-                let text: String? = switch item {
-                case .string(let string): string
-                case .number(let number) where number.rounded() == number && abs(number) < 1e15: String(Int64(number))
-                default: nil
-                }
+                let text: String? =
+                    switch item {
+                    case .string(let string): string
+                    case .number(let number) where number.rounded() == number && abs(number) < 1e15: String(Int64(number))
+                    default: nil
+                    }
                 guard let text, isValidProviderID(text) else {
                     problems.append("\(at).\(key)[\(index)] must be a provider id (1-128 characters of A-Z a-z 0-9 _ . : -)")
                     continue
@@ -189,11 +193,18 @@ enum ConfigJSON: Decodable, Equatable {
 
     init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
-        if container.decodeNil() { self = .null }
-        else if let value = try? container.decode(Bool.self) { self = .bool(value) }
-        else if let value = try? container.decode(Double.self) { self = .number(value) }
-        else if let value = try? container.decode(String.self) { self = .string(value) }
-        else if let value = try? container.decode([ConfigJSON].self) { self = .array(value) }
-        else { self = .object(try container.decode([String: ConfigJSON].self)) }
+        if container.decodeNil() {
+            self = .null
+        } else if let value = try? container.decode(Bool.self) {
+            self = .bool(value)
+        } else if let value = try? container.decode(Double.self) {
+            self = .number(value)
+        } else if let value = try? container.decode(String.self) {
+            self = .string(value)
+        } else if let value = try? container.decode([ConfigJSON].self) {
+            self = .array(value)
+        } else {
+            self = .object(try container.decode([String: ConfigJSON].self))
+        }
     }
 }

@@ -36,8 +36,9 @@ public struct SubscriptionStatusReader: Sendable {
             let pending = latest.flatMap { checkout in
                 Self.isPending(checkout, now: now, subscriptions: subscriptions, orders: orders) ? checkout : nil
             }
-            return SubscriptionStatusSnapshot(now: now, subscriptions: subscriptions, orders: orders, pendingCheckout: pending,
-                                              resolver: resolver)
+            return SubscriptionStatusSnapshot(
+                now: now, subscriptions: subscriptions, orders: orders, pendingCheckout: pending,
+                resolver: resolver)
         }
     }
 

@@ -18,8 +18,10 @@ public struct SubscriptionStatusSnapshot: Sendable, Hashable {
     /// How purchases become entitlements.
     public var resolver: EntitlementResolver
 
-    public init(now: Date, subscriptions: [SubscriptionState], orders: [ProjectedOrder], pendingCheckout: ProjectedCheckout?,
-                resolver: EntitlementResolver) {
+    public init(
+        now: Date, subscriptions: [SubscriptionState], orders: [ProjectedOrder], pendingCheckout: ProjectedCheckout?,
+        resolver: EntitlementResolver
+    ) {
         self.now = now
         self.subscriptions = subscriptions
         self.orders = orders

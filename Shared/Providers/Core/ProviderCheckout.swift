@@ -16,7 +16,8 @@ public struct ProviderCheckout: Sendable, Hashable, Codable {
     /// Whether the provider created it in test mode, when it says.
     public var testMode: Bool?
 
-    public init(provider: Provider, providerCheckoutID: String, url: String, expiresAt: Date? = nil, accessCode: String? = nil, testMode: Bool? = nil) {
+    public init(provider: Provider, providerCheckoutID: String, url: String, expiresAt: Date? = nil, accessCode: String? = nil, testMode: Bool? = nil)
+    {
         self.provider = provider
         self.providerCheckoutID = providerCheckoutID
         self.url = url

@@ -43,7 +43,9 @@ public struct ProviderError: Error, Sendable, Hashable, CustomStringConvertible 
     /// How long the provider asked us to wait (`Retry-After`), when it said.
     public let retryAfter: Duration?
 
-    public init(provider: Provider, operation: String, kind: Kind, status: Int? = nil, message: String, code: String? = nil, retryAfter: Duration? = nil) {
+    public init(
+        provider: Provider, operation: String, kind: Kind, status: Int? = nil, message: String, code: String? = nil, retryAfter: Duration? = nil
+    ) {
         self.provider = provider
         self.operation = operation
         self.kind = kind

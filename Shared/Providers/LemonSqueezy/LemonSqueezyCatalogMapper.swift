@@ -15,7 +15,9 @@ enum LemonSqueezyCatalogMapper {
         var variantsByProduct: [String: [JSONValue]] = [:]
         var seenVariants: Set<String> = []
         for resource in included where resource["type"]?.string == "variants" {
-            guard let id = resource["id"]?.string, let product = resource["attributes", "product_id"]?.string, seenVariants.insert(id).inserted else { continue }
+            guard let id = resource["id"]?.string, let product = resource["attributes", "product_id"]?.string, seenVariants.insert(id).inserted else {
+                continue
+            }
             variantsByProduct[product, default: []].append(resource)
         }
 
@@ -37,7 +39,9 @@ enum LemonSqueezyCatalogMapper {
                 let description = variantDescription.isEmpty ? (attributes["description"]?.string ?? "") : variantDescription
                 let price = v["price"]?.int64 ?? attributes["price"]?.int64 ?? 0
                 let isSubscription = v["is_subscription"]?.bool ?? false
-                let interval = isSubscription ? BillingInterval(lemonSqueezyInterval: v["interval"]?.string, count: v["interval_count"]?.int64.map { Int($0) }) : nil
+                let interval =
+                    isSubscription
+                    ? BillingInterval(lemonSqueezyInterval: v["interval"]?.string, count: v["interval_count"]?.int64.map { Int($0) }) : nil
                 // The product's own display price is right only when this variant is its price.
                 let formatted = single && attributes["price"]?.int64 == price ? attributes["price_formatted"]?.string : nil
                 let item = CatalogItem(

@@ -95,7 +95,8 @@ public struct LemonSqueezyClient: PaymentProvider, CustomStringConvertible {
     public func subscriptions(customerEmail: EmailAddress) async throws(ProviderError) -> [ProviderSubscription] {
         let operation = "subscriptions"
         var resources: [JSONValue] = []
-        try await forEachPage(operation, "/v1/subscriptions", filters: [("filter[store_id]", storeID), ("filter[user_email]", customerEmail.value)]) { page in
+        try await forEachPage(operation, "/v1/subscriptions", filters: [("filter[store_id]", storeID), ("filter[user_email]", customerEmail.value)]) {
+            page in
             resources += page["data"]?.array ?? []
         }
         return resources.compactMap(LemonSqueezySubscriptionMapper.subscription)
@@ -169,7 +170,8 @@ public struct LemonSqueezyClient: PaymentProvider, CustomStringConvertible {
         let query = [("filter[store_id]", storeID), ("page[number]", String(number)), ("page[size]", String(pageSize))]
         let document = try await transport.sendDocument(operation, .get, path, query: query, retry: .idempotent)
         guard let data = document.json["data"]?.array, let raw = JSONSlices.arrayElements(ofTopLevelKey: "data", in: document.body),
-              raw.count == data.count else {
+            raw.count == data.count
+        else {
             throw transport.failure(operation, .decoding, message: "list response lacks a data array")
         }
         let lastPage = document.json["meta", "page", "lastPage"]?.int64
@@ -210,7 +212,7 @@ public struct LemonSqueezyClient: PaymentProvider, CustomStringConvertible {
             } else {
                 more = page["links", "next"]?.string != nil
             }
-            guard more, (page["data"]?.array?.isEmpty == false) else { return }
+            guard more, page["data"]?.array?.isEmpty == false else { return }
             guard number < maximumPages else {
                 throw transport.failure(operation, .decoding, message: "more than \(maximumPages) pages; refusing to continue")
             }

@@ -4,7 +4,9 @@ import Webhooks
 /// Reads a Lemon Squeezy `subscriptions` resource.
 enum LemonSqueezySubscriptionMapper {
     static func subscription(_ resource: JSONValue) -> ProviderSubscription? {
-        guard resource["type"]?.string == "subscriptions", let id = resource["id"]?.string, let a = resource["attributes"], a.object != nil else { return nil }
+        guard resource["type"]?.string == "subscriptions", let id = resource["id"]?.string, let a = resource["attributes"], a.object != nil else {
+            return nil
+        }
         var s = ProviderSubscription(provider: .lemonsqueezy, id: id, status: a["status"]?.string ?? "unknown")
         s.customerID = a["customer_id"]?.string
         s.customerEmail = a["user_email"]?.string

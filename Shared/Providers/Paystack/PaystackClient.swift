@@ -71,7 +71,9 @@ public struct PaystackClient: PaymentProvider, CustomStringConvertible {
     public func createCheckout(_ request: CheckoutRequest) async throws(ProviderError) -> ProviderCheckout {
         let operation = "createCheckout"
         guard let email = request.email else { throw transport.failure(operation, .validation, message: "Paystack needs the buyer's email") }
-        guard ProviderIDs.isSafe(request.variantID) else { throw transport.failure(operation, .validation, message: "plan code has unexpected characters") }
+        guard ProviderIDs.isSafe(request.variantID) else {
+            throw transport.failure(operation, .validation, message: "plan code has unexpected characters")
+        }
         let reference: String
         if let given = request.reference {
             reference = given
@@ -113,9 +115,10 @@ public struct PaystackClient: PaymentProvider, CustomStringConvertible {
     }
 
     static func isValidReference(_ reference: String) -> Bool {
-        !reference.isEmpty && reference.utf8.count <= 100 && reference.utf8.allSatisfy { byte in
-            (QueryString.isUnreserved(byte) && byte != UInt8(ascii: "_") && byte != UInt8(ascii: "~")) || byte == UInt8(ascii: "=")
-        }
+        !reference.isEmpty && reference.utf8.count <= 100
+            && reference.utf8.allSatisfy { byte in
+                (QueryString.isUnreserved(byte) && byte != UInt8(ascii: "_") && byte != UInt8(ascii: "~")) || byte == UInt8(ascii: "=")
+            }
     }
 
     // MARK: - Subscriptions
@@ -132,7 +135,7 @@ public struct PaystackClient: PaymentProvider, CustomStringConvertible {
         let customer: JSONValue
         do {
             customer = try await transport.send(operation, .get, "/customer/\(QueryString.percentEncode(customerEmail.value))", retry: .idempotent)
-        } catch where error.kind == .notFound {
+        } catch  where error.kind == .notFound {
             return []
         }
         guard let customerID = customer["data", "id"]?.string else {
@@ -196,9 +199,10 @@ public struct PaystackClient: PaymentProvider, CustomStringConvertible {
         do {
             document = try await transport.sendDocument(
                 operation, .get, "/transaction/verify/\(QueryString.percentEncode(reference))", retry: .idempotent)
-        } catch where error.kind == .validation && Self.isUnknownReference(error) {
-            throw ProviderError(provider: .paystack, operation: operation, kind: .notFound, status: error.status,
-                                message: error.message, code: error.code)
+        } catch  where error.kind == .validation && Self.isUnknownReference(error) {
+            throw ProviderError(
+                provider: .paystack, operation: operation, kind: .notFound, status: error.status,
+                message: error.message, code: error.code)
         }
         guard document.json["data", "reference"]?.string != nil else {
             throw transport.failure(operation, .decoding, message: "response is not a transaction")
@@ -225,7 +229,8 @@ public struct PaystackClient: PaymentProvider, CustomStringConvertible {
         let document = try await transport.sendDocument(
             operation, .get, path, query: [("perPage", String(pageSize)), ("page", String(number))], retry: .idempotent)
         guard let data = document.json["data"]?.array, let raw = JSONSlices.arrayElements(ofTopLevelKey: "data", in: document.body),
-              raw.count == data.count else {
+            raw.count == data.count
+        else {
             throw transport.failure(operation, .decoding, message: "list response lacks a data array")
         }
         let pageCount = document.json["meta", "pageCount"]?.int64
@@ -255,15 +260,20 @@ public struct PaystackClient: PaymentProvider, CustomStringConvertible {
     }
 
     private func checkCode(_ code: String, _ operation: String) throws(ProviderError) {
-        guard ProviderIDs.isSafe(code) else { throw transport.failure(operation, .validation, message: "subscription code has unexpected characters") }
+        guard ProviderIDs.isSafe(code) else {
+            throw transport.failure(operation, .validation, message: "subscription code has unexpected characters")
+        }
     }
 
     /// Requests `page=1,2,…` with `perPage` until `meta.pageCount` (or, without
     /// meta, until a short page).
-    private func forEachPage(_ operation: String, _ path: String, filters: [(String, String)], _ body: ([JSONValue]) -> Void) async throws(ProviderError) {
+    private func forEachPage(
+        _ operation: String, _ path: String, filters: [(String, String)], _ body: ([JSONValue]) -> Void
+    ) async throws(ProviderError) {
         var number = 1
         while true {
-            let page = try await transport.send(operation, .get, path, query: filters + [("perPage", String(pageSize)), ("page", String(number))], retry: .idempotent)
+            let page = try await transport.send(
+                operation, .get, path, query: filters + [("perPage", String(pageSize)), ("page", String(number))], retry: .idempotent)
             guard let items = page["data"]?.array else { throw transport.failure(operation, .decoding, message: "list response lacks a data array") }
             body(items)
             let more: Bool

@@ -14,11 +14,12 @@ enum PaystackMapper {
             if plan["is_deleted"]?.bool == true || plan["is_archived"]?.bool == true { continue }
             guard let amount = plan["amount"]?.int64, let currency = plan["currency"]?.string else { continue }
             let hosted = plan["hosted_page"]?.bool == true ? plan["hosted_page_url"]?.string : nil
-            items.append(CatalogItem(
-                provider: .paystack, productID: code, variantID: code, name: plan["name"]?.string ?? code,
-                descriptionHTML: plan["description"]?.string ?? "", price: amount, currency: currency,
-                interval: BillingInterval(paystackInterval: plan["interval"]?.string), buyNowURL: hosted,
-                testMode: plan["domain"]?.string == "test"))
+            items.append(
+                CatalogItem(
+                    provider: .paystack, productID: code, variantID: code, name: plan["name"]?.string ?? code,
+                    descriptionHTML: plan["description"]?.string ?? "", price: amount, currency: currency,
+                    interval: BillingInterval(paystackInterval: plan["interval"]?.string), buyNowURL: hosted,
+                    testMode: plan["domain"]?.string == "test"))
         }
         return items.sorted { a, b in
             let (x, y) = (a.name.lowercased(), b.name.lowercased())

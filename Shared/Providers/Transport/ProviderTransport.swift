@@ -64,11 +64,13 @@ struct ProviderTransport: Sendable, CustomStringConvertible {
             response = try await execute(operation, request)
         case (.idempotent, let budget?):
             // Attempt by attempt, so the budget paces retries too.
-            response = try await executeStepwise(operation, request, budget: budget,
-                                                 retryStatus: { retryPolicy.retryableStatuses.contains($0) }, retryError: \.isRetryable)
+            response = try await executeStepwise(
+                operation, request, budget: budget,
+                retryStatus: { retryPolicy.retryableStatuses.contains($0) }, retryError: \.isRetryable)
         case (.unprocessedOnly, let budget):
-            response = try await executeStepwise(operation, request, budget: budget,
-                                                 retryStatus: { $0 == 429 }, retryError: { $0 == .connectionRefused || $0 == .dns })
+            response = try await executeStepwise(
+                operation, request, budget: budget,
+                retryStatus: { $0 == 429 }, retryError: { $0 == .connectionRefused || $0 == .dns })
         }
         return ProviderDocument(body: response.body, json: try interpret(operation, response))
     }
@@ -130,15 +132,17 @@ struct ProviderTransport: Sendable, CustomStringConvertible {
             }
             // Paystack signals failure in the envelope even on some 200s.
             if let detail = ProviderErrorFormat.failureInSuccess(provider, parsed) {
-                throw failure(operation, detail.kind ?? .validation, status: response.status, message: detail.message ?? "request failed", code: detail.code)
+                throw failure(
+                    operation, detail.kind ?? .validation, status: response.status, message: detail.message ?? "request failed", code: detail.code)
             }
             return parsed
         }
         let detail = ProviderErrorFormat.detail(provider, parsed)
         let kind = detail.kind ?? Self.kind(forStatus: response.status)
         let retryAfter = response.headers["Retry-After"].flatMap { RetryPolicy.parseRetryAfter($0) }
-        throw failure(operation, kind, status: response.status,
-                      message: detail.message ?? "HTTP \(response.status) without a readable error message", code: detail.code, retryAfter: retryAfter)
+        throw failure(
+            operation, kind, status: response.status,
+            message: detail.message ?? "HTTP \(response.status) without a readable error message", code: detail.code, retryAfter: retryAfter)
     }
 
     static func kind(forStatus status: Int) -> ProviderError.Kind {
@@ -155,7 +159,9 @@ struct ProviderTransport: Sendable, CustomStringConvertible {
     func failure(
         _ operation: String, _ kind: ProviderError.Kind, status: Int? = nil, message: String, code: String? = nil, retryAfter: Duration? = nil
     ) -> ProviderError {
-        ProviderError(provider: provider, operation: operation, kind: kind, status: status, message: scrub(message), code: code.map(scrub), retryAfter: retryAfter)
+        ProviderError(
+            provider: provider, operation: operation, kind: kind, status: status, message: scrub(message), code: code.map(scrub),
+            retryAfter: retryAfter)
     }
 
     /// Removes credentials, should a provider (or a proxy) ever echo one back.

@@ -19,7 +19,9 @@ public enum ServiceConfigurationFailure {
         for problem in configurationError.problems {
             logger.critical("invalid configuration: \(problem)", metadata: ["config.variable": problem.variable, "config.problem": problem.message])
         }
-        logger.critical("refusing to start: \(configurationError.problems.count) configuration problem(s) in \(configurationError.variables.joined(separator: ", "))")
+        logger.critical(
+            "refusing to start: \(configurationError.problems.count) configuration problem(s) in \(configurationError.variables.joined(separator: ", "))"
+        )
     }
 
     /// Logs `error` with ``log(_:to:)`` and exits the process with ``exitCode``.

@@ -97,7 +97,8 @@ public final class HealthChecks: Sendable {
     /// be served to anyone who can reach the probe port.
     static func sanitize(_ error: any Error) -> String {
         let firstLine = String(describing: error).split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
-        var text = String(String.UnicodeScalarView(ConfigReader.redactingCredentials(firstLine).unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F }))
+        var text = String(
+            String.UnicodeScalarView(ConfigReader.redactingCredentials(firstLine).unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F }))
         if text.isEmpty { text = String(describing: type(of: error)) }
         if text.count > maximumErrorLength { text = String(text.prefix(maximumErrorLength)) + "…" }
         return text

@@ -168,7 +168,7 @@ public final class ServiceGroup: Sendable {
                 continue
             }
         }
-        guard let cause else { return }   // unreachable: the stream ends only after run() returns
+        guard let cause else { return } // unreachable: the stream ends only after run() returns
         logStopCause(cause)
 
         // Stop, in reverse.
@@ -196,7 +196,8 @@ public final class ServiceGroup: Sendable {
                         break waiting
                     }
                 case .stopDeadline(let overdue) where overdue == index:
-                    logger.error("service did not stop in time; abandoning it", metadata: ["service.name": name, "timeout": "\(configuration.stopTimeout)"])
+                    logger.error(
+                        "service did not stop in time; abandoning it", metadata: ["service.name": name, "timeout": "\(configuration.stopTimeout)"])
                     problems.append("\(name) did not stop within \(configuration.stopTimeout)")
                     break waiting
                 case .shutdownRequested(let reason):

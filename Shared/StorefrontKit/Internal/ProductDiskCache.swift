@@ -23,7 +23,8 @@ struct ProductDiskCache: Sendable {
 
     func load() -> ProductsEntry? {
         guard let data = try? Data(contentsOf: file), var entry = try? JSONDecoder().decode(ProductsEntry.self, from: data),
-              let list = try? JSONDecoder().decode(ProductListBody.self, from: entry.body) else { return nil }
+            let list = try? JSONDecoder().decode(ProductListBody.self, from: entry.body)
+        else { return nil }
         entry.products = list.products.data
         return entry
     }

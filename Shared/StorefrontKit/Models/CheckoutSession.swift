@@ -89,8 +89,10 @@ public struct SubscriptionChange: Codable, Hashable, Sendable {
     public var cancelAtPeriodEnd: Bool
 
     /// Creates a change, e.g. for previews and tests.
-    public init(message: String, provider: Provider, subscriptionCode: String, providerStatus: String,
-                endsAt: Date?, renewsAt: Date?, cancelAtPeriodEnd: Bool) {
+    public init(
+        message: String, provider: Provider, subscriptionCode: String, providerStatus: String,
+        endsAt: Date?, renewsAt: Date?, cancelAtPeriodEnd: Bool
+    ) {
         self.message = message
         self.provider = provider
         self.subscriptionCode = subscriptionCode

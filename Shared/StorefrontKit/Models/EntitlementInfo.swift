@@ -62,10 +62,12 @@ public struct EntitlementInfo: Codable, Hashable, Sendable, Identifiable {
     public var isLifetime: Bool { expiresAt == nil }
 
     /// Creates an entitlement, e.g. for previews and tests.
-    public init(identifier: String, isActive: Bool, expiresAt: Date? = nil, willRenew: Bool = false, periodType: PeriodType = .normal,
-                productID: String, provider: Provider, source: Source = .subscription, latestPurchaseAt: Date? = nil,
-                originalPurchaseAt: Date? = nil, unsubscribeDetectedAt: Date? = nil, billingIssueDetectedAt: Date? = nil,
-                isSandbox: Bool = false) {
+    public init(
+        identifier: String, isActive: Bool, expiresAt: Date? = nil, willRenew: Bool = false, periodType: PeriodType = .normal,
+        productID: String, provider: Provider, source: Source = .subscription, latestPurchaseAt: Date? = nil,
+        originalPurchaseAt: Date? = nil, unsubscribeDetectedAt: Date? = nil, billingIssueDetectedAt: Date? = nil,
+        isSandbox: Bool = false
+    ) {
         self.identifier = identifier
         self.isActive = isActive
         self.expiresAt = expiresAt

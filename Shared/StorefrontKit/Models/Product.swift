@@ -42,10 +42,12 @@ public struct Product: Codable, Hashable, Sendable, Identifiable {
     public var isSubscription: Bool { interval != nil }
 
     /// Creates a product, e.g. for previews and tests.
-    public init(id: String, variantID: String, name: String, priceFormatted: String, provider: Provider,
-                descriptionHTML: String = "", descriptionText: String = "", buyNowURL: URL? = nil, price: Int64 = 0,
-                currency: String = "", interval: String? = nil, intervalCount: Int? = nil, isTestMode: Bool = false,
-                type: String = "products") {
+    public init(
+        id: String, variantID: String, name: String, priceFormatted: String, provider: Provider,
+        descriptionHTML: String = "", descriptionText: String = "", buyNowURL: URL? = nil, price: Int64 = 0,
+        currency: String = "", interval: String? = nil, intervalCount: Int? = nil, isTestMode: Bool = false,
+        type: String = "products"
+    ) {
         self.id = id
         self.variantID = variantID
         self.type = type

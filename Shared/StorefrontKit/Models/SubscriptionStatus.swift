@@ -79,10 +79,12 @@ public struct SubscriptionStatus: Codable, Hashable, Sendable {
     public var pendingCheckout: PendingCheckout?
 
     /// Creates a status, e.g. for previews and tests.
-    public init(isActive: Bool, planName: String? = nil, nextBillingDate: Date? = nil, subscriptionCode: String? = nil,
-                emailToken: String? = nil, providerStatus: String? = nil, provider: Provider? = nil, renewsAt: Date? = nil,
-                endsAt: Date? = nil, cancelAtPeriodEnd: Bool = false, customerPortalURL: URL? = nil,
-                entitlements: [EntitlementInfo] = [], pendingCheckout: PendingCheckout? = nil) {
+    public init(
+        isActive: Bool, planName: String? = nil, nextBillingDate: Date? = nil, subscriptionCode: String? = nil,
+        emailToken: String? = nil, providerStatus: String? = nil, provider: Provider? = nil, renewsAt: Date? = nil,
+        endsAt: Date? = nil, cancelAtPeriodEnd: Bool = false, customerPortalURL: URL? = nil,
+        entitlements: [EntitlementInfo] = [], pendingCheckout: PendingCheckout? = nil
+    ) {
         self.isActive = isActive
         self.planName = planName
         self.nextBillingDate = nextBillingDate

@@ -21,8 +21,9 @@ public enum ProviderSnapshots {
     public static func normalize(_ snapshot: ProviderSnapshot) throws(WebhookPayloadError) -> BillingEvent {
         let name = eventName(snapshot)
         guard snapshot.outcome == .found else {
-            var event = BillingEvent(kind: .unknown("\(name).not_found"), provider: snapshot.provider, providerEventName: name,
-                                     entityKey: TopicKey.snapshot(snapshot.provider, entity: snapshot.entity, entityID: snapshot.entityID, customerID: nil))
+            var event = BillingEvent(
+                kind: .unknown("\(name).not_found"), provider: snapshot.provider, providerEventName: name,
+                entityKey: TopicKey.snapshot(snapshot.provider, entity: snapshot.entity, entityID: snapshot.entityID, customerID: nil))
             switch snapshot.entity {
             case .subscription: event.subscriptionID = snapshot.entityID
             case .order: event.orderID = snapshot.entityID

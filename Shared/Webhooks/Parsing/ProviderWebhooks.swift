@@ -64,10 +64,11 @@ public enum ProviderWebhooks {
             case .paystack: try? PaystackWebhook.normalize(root: root)
             }
         }
-        let dedupKey = switch provider {
-        case .lemonsqueezy: LemonSqueezyWebhook.dedupKey(root: root, body: body, sha256Hex: sha256Hex)
-        case .paystack: PaystackWebhook.dedupKey(root: root, body: body, sha256Hex: sha256Hex)
-        }
+        let dedupKey =
+            switch provider {
+            case .lemonsqueezy: LemonSqueezyWebhook.dedupKey(root: root, body: body, sha256Hex: sha256Hex)
+            case .paystack: PaystackWebhook.dedupKey(root: root, body: body, sha256Hex: sha256Hex)
+            }
         // The event name as sent, even when the rest of the body is not understood.
         let eventName = event?.providerEventName ?? (provider == .lemonsqueezy ? root?["meta", "event_name"] : root?["event"])?.string ?? ""
         return WebhookRead(

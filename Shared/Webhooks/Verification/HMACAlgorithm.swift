@@ -7,10 +7,11 @@ enum HMACAlgorithm: Sendable {
     /// Constant-time comparison of the hex signature with our HMAC of `body`
     /// (Crypto's `verifyHexSignature`: case-insensitive hex, surrounding spaces ignored).
     func verify(secret: [UInt8], body: [UInt8], signatureHex: String) -> Bool {
-        let digest: DigestAlgorithm = switch self {
-        case .sha256: .sha256
-        case .sha512: .sha512
-        }
+        let digest: DigestAlgorithm =
+            switch self {
+            case .sha256: .sha256
+            case .sha512: .sha512
+            }
         return verifyHexSignature(expectedAlgorithm: digest, secret: secret, body: body, signatureHex: signatureHex)
     }
 }

@@ -24,7 +24,9 @@ enum CheckoutPage {
 
     static func checkout(_ item: Item) -> String {
         let providerName = item.provider == .lemonSqueezy ? "Lemon Squeezy (sandbox)" : "Paystack (sandbox)"
-        return layout("Checkout – \(item.title)", """
+        return layout(
+            "Checkout – \(item.title)",
+            """
             <p class="note">\(providerName)</p>
             <h1>\(Formatting.html(item.title))</h1>
             <p>\(Formatting.html(item.detail))</p>

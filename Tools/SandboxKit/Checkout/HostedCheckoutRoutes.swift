@@ -43,20 +43,31 @@ struct HostedCheckoutRoutes {
     private func page(_ provider: String, _ id: String) -> SandboxResponse {
         switch SandboxProvider(rawValue: provider) {
         case .lemonSqueezy:
-            guard let checkout = store.read({ $0.lsCheckouts[id] }), let (product, variant) = ls.catalog.variant(id: checkout.variantID) else { break }
-            if let expires = checkout.expiresAt, expires <= context.clock.now() { return .html(410, CheckoutPage.message("Checkout expired", "This checkout link has expired.")) }
+            guard let checkout = store.read({ $0.lsCheckouts[id] }), let (product, variant) = ls.catalog.variant(id: checkout.variantID) else {
+                break
+            }
+            if let expires = checkout.expiresAt, expires <= context.clock.now() {
+                return .html(410, CheckoutPage.message("Checkout expired", "This checkout link has expired."))
+            }
             if checkout.paidOrderID != nil { return .html(200, CheckoutPage.message("Already paid", "This checkout was paid. Thank you!")) }
             let every = variant.isSubscription ? " / \(variant.intervalCount.map { $0 > 1 ? "\($0) " : "" } ?? "")\(variant.interval ?? "month")" : ""
-            return .html(200, CheckoutPage.checkout(.init(
-                provider: .lemonSqueezy, id: id, title: product.name, detail: variant.name == "Default" ? "" : variant.name,
-                price: Formatting.usd(checkout.customPrice ?? variant.price) + every, email: checkout.email)))
+            return .html(
+                200,
+                CheckoutPage.checkout(
+                    .init(
+                        provider: .lemonSqueezy, id: id, title: product.name, detail: variant.name == "Default" ? "" : variant.name,
+                        price: Formatting.usd(checkout.customPrice ?? variant.price) + every, email: checkout.email)))
         case .paystack:
             guard let t = store.read({ state in state.psAccessCodes[id].flatMap { state.psTransactions[$0] } }) else { break }
             if t.status != "abandoned" { return .html(200, CheckoutPage.message("Already paid", "This payment was completed. Thank you!")) }
             let plan = t.planID.flatMap { id in ps.catalog.plans.first { $0.id == id } }
-            return .html(200, CheckoutPage.checkout(.init(
-                provider: .paystack, id: id, title: plan?.name ?? "Payment", detail: plan.map { "Billed \($0.interval)" } ?? "One-time payment",
-                price: t.currency == "NGN" ? Formatting.naira(t.amount) : "\(t.currency) \(Double(t.amount) / 100)", email: t.email)))
+            return .html(
+                200,
+                CheckoutPage.checkout(
+                    .init(
+                        provider: .paystack, id: id, title: plan?.name ?? "Payment",
+                        detail: plan.map { "Billed \($0.interval)" } ?? "One-time payment",
+                        price: t.currency == "NGN" ? Formatting.naira(t.amount) : "\(t.currency) \(Double(t.amount) / 100)", email: t.email)))
         case nil:
             break
         }
@@ -79,7 +90,8 @@ struct HostedCheckoutRoutes {
                     throw .notFound("Unknown provider \(provider).")
                 }
             }
-            let response: SandboxResponse = redirect.map { .seeOther($0) } ?? .html(200, CheckoutPage.message("Payment complete", "Thank you! You can close this page."))
+            let response: SandboxResponse =
+                redirect.map { .seeOther($0) } ?? .html(200, CheckoutPage.message("Payment complete", "Thank you! You can close this page."))
             return HandlerResult(response, events: events)
         } catch {
             let status = error.kind == .notFound ? 404 : (error.kind == .conflict ? 409 : 422)
@@ -96,10 +108,14 @@ struct HostedCheckoutRoutes {
             }
         }
         guard let status else { return .html(404, CheckoutPage.message("Not found", "No such subscription.")) }
-        return .html(200, CheckoutPage.layout("Manage subscription", """
-            <h1>Your subscription</h1><p>Status: <strong>\(Formatting.html(status))</strong></p>
-            <form method="post" action="/manage/\(provider)/\(Formatting.html(id))/cancel"><button type="submit">Cancel subscription</button></form>
-            """))
+        return .html(
+            200,
+            CheckoutPage.layout(
+                "Manage subscription",
+                """
+                <h1>Your subscription</h1><p>Status: <strong>\(Formatting.html(status))</strong></p>
+                <form method="post" action="/manage/\(provider)/\(Formatting.html(id))/cancel"><button type="submit">Cancel subscription</button></form>
+                """))
     }
 
     private func cancel(_ provider: String, _ id: String) -> HandlerResult {
@@ -116,7 +132,8 @@ struct HostedCheckoutRoutes {
                     throw .notFound("Unknown provider \(provider).")
                 }
             }
-            return HandlerResult(.html(200, CheckoutPage.message("Subscription cancelled", "It stays active until the end of the paid period.")), events: events)
+            return HandlerResult(
+                .html(200, CheckoutPage.message("Subscription cancelled", "It stays active until the end of the paid period.")), events: events)
         } catch {
             return HandlerResult(.html(error.kind == .notFound ? 404 : 422, CheckoutPage.message("Could not cancel", error.message)))
         }

@@ -72,7 +72,9 @@ struct SandboxControlRoutes {
             var api = APIFaults()
             api.rateLimitNext = max(0, min(100_000, body["api_429_next"]?.intValue ?? 0))
             if let name = body["api_429_provider"]?.stringValue {
-                guard let provider = SandboxProvider(rawValue: name) else { return json(400, ["error": "api_429_provider must be lemonsqueezy or paystack"]) }
+                guard let provider = SandboxProvider(rawValue: name) else {
+                    return json(400, ["error": "api_429_provider must be lemonsqueezy or paystack"])
+                }
                 api.rateLimitProvider = provider
             }
             api.retryAfterSeconds = max(0, min(3600, body["api_retry_after_seconds"]?.intValue ?? 1))
@@ -102,7 +104,8 @@ struct SandboxControlRoutes {
         var names: Set<String> = []
         for item in items {
             guard let text = item.stringValue, let colon = text.firstIndex(of: ":"),
-                  SandboxProvider(rawValue: String(text[..<colon])) != nil, text.index(after: colon) < text.endIndex else { return nil }
+                SandboxProvider(rawValue: String(text[..<colon])) != nil, text.index(after: colon) < text.endIndex
+            else { return nil }
             names.insert(text)
         }
         return names
@@ -111,7 +114,9 @@ struct SandboxControlRoutes {
     /// Many paid subscriptions at once (load and reconciliation tests), through
     /// the same purchase code as a paid checkout.
     private func seed(_ providerName: String, _ body: JSONValue) -> HandlerResult {
-        guard let provider = SandboxProvider(rawValue: providerName) else { return json(404, ["error": .string("Unknown provider \(providerName).")]) }
+        guard let provider = SandboxProvider(rawValue: providerName) else {
+            return json(404, ["error": .string("Unknown provider \(providerName).")])
+        }
         guard let count = body["subscriptions"]?.intValue, (1...100_000).contains(count) else {
             return json(422, ["error": "subscriptions must be 1...100000"])
         }
@@ -125,13 +130,18 @@ struct SandboxControlRoutes {
                     switch provider {
                     case .lemonSqueezy:
                         let variant = body["variant"]?.intValue ?? 2
-                        guard let (_, v) = checkout.ls.catalog.variant(id: variant), v.isSubscription else { throw .invalid("Variant \(variant) is not a subscription.") }
+                        guard let (_, v) = checkout.ls.catalog.variant(id: variant), v.isSubscription else {
+                            throw .invalid("Variant \(variant) is not a subscription.")
+                        }
                         let n = state.next(.lsCheckout)
                         let id = Formatting.uuid(1, n)
                         state.lsCheckouts[id] = LSCheckout(
-                            id: id, storeID: checkout.ls.catalog.store.id, variantID: variant, customPrice: nil, productOptions: [:], checkoutOptions: [:],
-                            email: "seed-\(n)@example.com", name: "Seed \(n)", custom: nil, expiresAt: nil, testMode: true, createdAt: now, paidOrderID: nil)
-                        let purchase = try LemonSqueezyLifecycle(resources: checkout.ls, now: now).purchase(checkoutID: id, email: nil, name: nil, state: &state)
+                            id: id, storeID: checkout.ls.catalog.store.id, variantID: variant, customPrice: nil, productOptions: [:],
+                            checkoutOptions: [:],
+                            email: "seed-\(n)@example.com", name: "Seed \(n)", custom: nil, expiresAt: nil, testMode: true, createdAt: now,
+                            paidOrderID: nil)
+                        let purchase = try LemonSqueezyLifecycle(resources: checkout.ls, now: now).purchase(
+                            checkoutID: id, email: nil, name: nil, state: &state)
                         ids.append(purchase.subscriptionID.map(String.init) ?? "")
                         if withWebhooks { events += purchase.events }
                     case .paystack:
@@ -140,25 +150,36 @@ struct SandboxControlRoutes {
                         let n = state.next(.psTransaction)
                         let access = Formatting.code("", state.next(.psAccessCode))
                         let t = PSTransaction(
-                            id: n, reference: "sbxseed-\(n)", accessCode: access, amount: plan.amount, currency: plan.currency, email: "seed-\(n)@example.com",
-                            planID: plan.id, callbackURL: nil, metadata: "", status: "abandoned", createdAt: now, paidAt: nil, customerID: nil, subscriptionID: nil)
+                            id: n, reference: "sbxseed-\(n)", accessCode: access, amount: plan.amount, currency: plan.currency,
+                            email: "seed-\(n)@example.com",
+                            planID: plan.id, callbackURL: nil, metadata: "", status: "abandoned", createdAt: now, paidAt: nil, customerID: nil,
+                            subscriptionID: nil)
                         state.psTransactions[t.reference] = t
                         state.psAccessCodes[access] = t.reference
-                        let purchase = try PaystackLifecycle(resources: checkout.ps, now: now).purchase(accessCodeOrReference: t.reference, email: nil, state: &state)
+                        let purchase = try PaystackLifecycle(resources: checkout.ps, now: now).purchase(
+                            accessCodeOrReference: t.reference, email: nil, state: &state)
                         ids.append(purchase.subscriptionCode ?? "")
                         if withWebhooks { events += purchase.events }
                     }
                 }
                 return (ids, events)
             }
-            return HandlerResult(.json(200, [
-                "created": .int(ids.count), "first": JSONValue(ids.first), "last": JSONValue(ids.last), "webhooks": .int(events.count),
-            ]), events: events)
+            return HandlerResult(
+                .json(
+                    200,
+                    [
+                        "created": .int(ids.count), "first": JSONValue(ids.first), "last": JSONValue(ids.last), "webhooks": .int(events.count),
+                    ]), events: events)
         } catch { return errorResult(error) }
     }
 
     private func errorResult(_ error: SandboxError) -> HandlerResult {
-        let status = switch error.kind { case .notFound: 404; case .conflict: 409; case .invalid, .unsupported: 422 }
+        let status =
+            switch error.kind {
+            case .notFound: 404;
+            case .conflict: 409;
+            case .invalid, .unsupported: 422
+            }
         return json(status, ["error": .string(error.message)])
     }
 
@@ -181,11 +202,24 @@ struct SandboxControlRoutes {
             let (fields, events): ([JSONField], [OutgoingWebhook]) = try store.withState { (state) throws(SandboxError) in
                 switch SandboxProvider(rawValue: provider) {
                 case .lemonSqueezy:
-                    let p = try LemonSqueezyLifecycle(resources: checkout.ls, now: now).purchase(checkoutID: id, email: body["email"]?.stringValue, name: body["name"]?.stringValue, state: &state)
-                    return ([JSONField(key: "order_id", value: .int(p.orderID)), JSONField(key: "subscription_id", value: JSONValue(p.subscriptionID)), JSONField(key: "redirect_url", value: JSONValue(p.redirectURL))], p.events)
+                    let p = try LemonSqueezyLifecycle(resources: checkout.ls, now: now).purchase(
+                        checkoutID: id, email: body["email"]?.stringValue, name: body["name"]?.stringValue, state: &state)
+                    return (
+                        [
+                            JSONField(key: "order_id", value: .int(p.orderID)), JSONField(key: "subscription_id", value: JSONValue(p.subscriptionID)),
+                            JSONField(key: "redirect_url", value: JSONValue(p.redirectURL)),
+                        ], p.events
+                    )
                 case .paystack:
-                    let p = try PaystackLifecycle(resources: checkout.ps, now: now).purchase(accessCodeOrReference: id, email: body["email"]?.stringValue, state: &state)
-                    return ([JSONField(key: "reference", value: .string(p.reference)), JSONField(key: "subscription_code", value: JSONValue(p.subscriptionCode)), JSONField(key: "redirect_url", value: JSONValue(p.redirectURL))], p.events)
+                    let p = try PaystackLifecycle(resources: checkout.ps, now: now).purchase(
+                        accessCodeOrReference: id, email: body["email"]?.stringValue, state: &state)
+                    return (
+                        [
+                            JSONField(key: "reference", value: .string(p.reference)),
+                            JSONField(key: "subscription_code", value: JSONValue(p.subscriptionCode)),
+                            JSONField(key: "redirect_url", value: JSONValue(p.redirectURL)),
+                        ], p.events
+                    )
                 case nil:
                     throw .notFound("Unknown provider \(provider).")
                 }
@@ -195,7 +229,9 @@ struct SandboxControlRoutes {
     }
 
     private func lemonSqueezy(_ idText: String, _ actionText: String, _ body: JSONValue) -> HandlerResult {
-        guard let action = LemonSqueezyLifecycle.Action(rawValue: actionText) else { return json(404, ["error": .string("unknown action \(actionText)")]) }
+        guard let action = LemonSqueezyLifecycle.Action(rawValue: actionText) else {
+            return json(404, ["error": .string("unknown action \(actionText)")])
+        }
         guard let id = Int(idText) else { return json(404, ["error": .string("No subscription \(idText).")]) }
         let resumesAtText = body["resumes_at"]?.stringValue
         let resumesAt = resumesAtText.flatMap(Formatting.parseISO)
@@ -204,7 +240,8 @@ struct SandboxControlRoutes {
         let now = context.clock.now()
         do throws(SandboxError) {
             let (subscription, events) = try store.withState { (state) throws(SandboxError) -> (JSONValue, [OutgoingWebhook]) in
-                let events = try LemonSqueezyLifecycle(resources: resources, now: now).apply(action, subscriptionID: id, pauseMode: body["mode"]?.stringValue, resumesAt: resumesAt, state: &state)
+                let events = try LemonSqueezyLifecycle(resources: resources, now: now).apply(
+                    action, subscriptionID: id, pauseMode: body["mode"]?.stringValue, resumesAt: resumesAt, state: &state)
                 return (state.lsSubscriptions[id].map(resources.subscription) ?? .null, events)
             }
             return HandlerResult(.json(200, summary(events, extra: [JSONField(key: "subscription", value: subscription)])), events: events)
@@ -212,12 +249,15 @@ struct SandboxControlRoutes {
     }
 
     private func paystack(_ code: String, _ actionText: String, _ body: JSONValue) -> HandlerResult {
-        guard let action = PaystackLifecycle.Action(rawValue: actionText) else { return json(404, ["error": .string("unknown action \(actionText)")]) }
+        guard let action = PaystackLifecycle.Action(rawValue: actionText) else {
+            return json(404, ["error": .string("unknown action \(actionText)")])
+        }
         let resources = checkout.ps
         let now = context.clock.now()
         do throws(SandboxError) {
             let (subscription, events) = try store.withState { (state) throws(SandboxError) -> (JSONValue, [OutgoingWebhook]) in
-                let events = try PaystackLifecycle(resources: resources, now: now).apply(action, subscriptionCode: code, endStatus: body["status"]?.stringValue, state: &state)
+                let events = try PaystackLifecycle(resources: resources, now: now).apply(
+                    action, subscriptionCode: code, endStatus: body["status"]?.stringValue, state: &state)
                 let s = state.psSubscriptions.values.first { $0.code == code || String($0.id) == code }
                 return (s.map { resources.subscription($0, state: state) } ?? .null, events)
             }

@@ -71,14 +71,17 @@ final class APIGate: Sendable {
     /// `{"lemonsqueezy": {"total": N, "rate_limited": M, "routes": {"GET /subscriptions": n, …}}, …}`.
     var statistics: JSONValue {
         state.withLock { state in
-            .object(SandboxProvider.allCases.map { provider in
-                let routes = state.requests[provider] ?? [:]
-                return JSONField(key: provider.rawValue, value: [
-                    "total": .int(routes.values.reduce(0, +)),
-                    "rate_limited": .int(state.refused[provider] ?? 0),
-                    "routes": .object(routes.keys.sorted().map { JSONField(key: $0, value: .int(routes[$0] ?? 0)) }),
-                ])
-            })
+            .object(
+                SandboxProvider.allCases.map { provider in
+                    let routes = state.requests[provider] ?? [:]
+                    return JSONField(
+                        key: provider.rawValue,
+                        value: [
+                            "total": .int(routes.values.reduce(0, +)),
+                            "rate_limited": .int(state.refused[provider] ?? 0),
+                            "routes": .object(routes.keys.sorted().map { JSONField(key: $0, value: .int(routes[$0] ?? 0)) }),
+                        ])
+                })
         }
     }
 

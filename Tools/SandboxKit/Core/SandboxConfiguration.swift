@@ -44,7 +44,10 @@ public struct LemonSqueezySettings: Sendable {
     /// Delays between attempts after the first: 5 s, 25 s, 125 s (3 retries).
     public var retrySchedule: [Double]
 
-    public init(apiKey: String = "ls_test_sandbox_key", webhookSecret: String = "ls_sandbox_webhook_secret", webhookURL: String? = nil, retrySchedule: [Double] = [5, 25, 125]) {
+    public init(
+        apiKey: String = "ls_test_sandbox_key", webhookSecret: String = "ls_sandbox_webhook_secret", webhookURL: String? = nil,
+        retrySchedule: [Double] = [5, 25, 125]
+    ) {
         self.apiKey = apiKey
         self.webhookSecret = webhookSecret
         self.webhookURL = webhookURL
@@ -64,7 +67,8 @@ public struct PaystackSettings: Sendable {
     /// Paystack test mode: hourly for 10 hours.
     public static let testRetrySchedule: [Double] = Array(repeating: 3600, count: 10)
 
-    public init(secretKey: String = "sk_test_sandbox_secret", webhookURL: String? = nil, retrySchedule: [Double] = PaystackSettings.testRetrySchedule) {
+    public init(secretKey: String = "sk_test_sandbox_secret", webhookURL: String? = nil, retrySchedule: [Double] = PaystackSettings.testRetrySchedule)
+    {
         self.secretKey = secretKey
         self.webhookURL = webhookURL
         self.retrySchedule = retrySchedule

@@ -11,7 +11,7 @@ struct SandboxContext: Sendable {
     /// Base of the emulated Lemon Squeezy API (JSON:API links point here).
     var lsAPIBase: String { publicBase + "/lemonsqueezy/v1" }
     /// Catalog records carry this fixed creation time, so responses are stable.
-    static let catalogDate = Date(timeIntervalSince1970: 1_704_067_200)  // 2024-01-01T00:00:00Z
+    static let catalogDate = Date(timeIntervalSince1970: 1_704_067_200) // 2024-01-01T00:00:00Z
 
     /// A URL signature like the providers' signed links (not a security feature here).
     func urlSignature(_ text: String) -> String {

@@ -8,7 +8,9 @@ public struct SandboxRequest: Sendable {
     public var headers: SandboxHeaders
     public var body: [UInt8]
 
-    public init(method: String, path: String, query: [(name: String, value: String)] = [], headers: SandboxHeaders = SandboxHeaders(), body: [UInt8] = []) {
+    public init(
+        method: String, path: String, query: [(name: String, value: String)] = [], headers: SandboxHeaders = SandboxHeaders(), body: [UInt8] = []
+    ) {
         self.method = method.uppercased()
         self.path = path
         self.query = query
@@ -22,7 +24,9 @@ public struct SandboxRequest: Sendable {
         let parts = target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
         let rawPath = parts.first.map(String.init) ?? "/"
         let rawQuery = parts.count > 1 ? String(parts[1]) : ""
-        self.init(method: method, path: FormDecoding.percentDecode(rawPath, plusIsSpace: false), query: FormDecoding.decode(rawQuery), headers: headers, body: body)
+        self.init(
+            method: method, path: FormDecoding.percentDecode(rawPath, plusIsSpace: false), query: FormDecoding.decode(rawQuery), headers: headers,
+            body: body)
     }
 
     /// The first value of query item `name`, or nil.
@@ -45,7 +49,8 @@ public enum FormDecoding {
         var utf8 = Array(text.utf8)[...]
         while let byte = utf8.popFirst() {
             if byte == UInt8(ascii: "%"), utf8.count >= 2,
-               let value = UInt8(String(decoding: utf8.prefix(2), as: UTF8.self), radix: 16) {
+                let value = UInt8(String(decoding: utf8.prefix(2), as: UTF8.self), radix: 16)
+            {
                 bytes.append(value)
                 utf8 = utf8.dropFirst(2)
             } else if byte == UInt8(ascii: "+"), plusIsSpace {
@@ -63,7 +68,7 @@ public enum FormDecoding {
         for byte in text.utf8 {
             switch byte {
             case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+                UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
                 out.unicodeScalars.append(Unicode.Scalar(byte))
             default:
                 let hex = String(byte, radix: 16, uppercase: true)

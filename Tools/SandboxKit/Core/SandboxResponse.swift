@@ -11,7 +11,9 @@ public struct SandboxResponse: Sendable {
     }
 
     /// A JSON response with the given content type.
-    public static func json(_ status: Int, _ value: JSONValue, contentType: String = "application/json", dialect: JSONWriter.Dialect = .node) -> SandboxResponse {
+    public static func json(
+        _ status: Int, _ value: JSONValue, contentType: String = "application/json", dialect: JSONWriter.Dialect = .node
+    ) -> SandboxResponse {
         SandboxResponse(status: status, headers: SandboxHeaders([("Content-Type", contentType)]), body: JSONWriter.encode(value, dialect: dialect))
     }
 
@@ -22,7 +24,8 @@ public struct SandboxResponse: Sendable {
 
     /// A `303 See Other` to `location`, so a browser follows a form post with a GET.
     public static func seeOther(_ location: String) -> SandboxResponse {
-        SandboxResponse(status: 303, headers: SandboxHeaders([("Location", location), ("Content-Type", "text/plain")]), body: Array("See \(location)".utf8))
+        SandboxResponse(
+            status: 303, headers: SandboxHeaders([("Location", location), ("Content-Type", "text/plain")]), body: Array("See \(location)".utf8))
     }
 
     /// The body as UTF-8 text (for tests and logs).

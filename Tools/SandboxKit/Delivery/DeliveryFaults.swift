@@ -22,8 +22,10 @@ public struct DeliveryFaults: Sendable, Equatable {
     /// before it is paid: `lemonsqueezy:<checkout id>`, `paystack:<access code or reference>`.
     public var dropCheckouts: Set<String> = []
 
-    public init(duplicateNext: Int = 0, shuffleNextBatch: Bool = false, delayMilliseconds: Int = 0, failNextAttempts: Int = 0,
-                dropSubscriptions: Set<String> = [], dropCheckouts: Set<String> = []) {
+    public init(
+        duplicateNext: Int = 0, shuffleNextBatch: Bool = false, delayMilliseconds: Int = 0, failNextAttempts: Int = 0,
+        dropSubscriptions: Set<String> = [], dropCheckouts: Set<String> = []
+    ) {
         self.duplicateNext = duplicateNext
         self.shuffleNextBatch = shuffleNextBatch
         self.delayMilliseconds = delayMilliseconds
@@ -50,7 +52,6 @@ public struct DeliveryFaults: Sendable, Equatable {
 
     var json: JSONValue { .object(jsonFields) }
 }
-
 
 /// A small deterministic generator (SplitMix64) so a shuffle is repeatable for a seed.
 struct SeededGenerator: RandomNumberGenerator {

@@ -37,7 +37,9 @@ struct DeliverySubjects: Sendable, Equatable {
             break
         }
         if let orderID {
-            for checkout in state.lsCheckouts.values where checkout.paidOrderID == orderID { subjects.checkouts.insert("lemonsqueezy:\(checkout.id)") }
+            for checkout in state.lsCheckouts.values where checkout.paidOrderID == orderID {
+                subjects.checkouts.insert("lemonsqueezy:\(checkout.id)")
+            }
         }
         return subjects
     }

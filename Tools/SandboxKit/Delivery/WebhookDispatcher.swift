@@ -101,10 +101,11 @@ actor WebhookDispatcher {
         var failure: String?
         var simulated = false
         if faults.drops(item.subjects) {
-            record(DeliveryAttempt(
-                deliveryID: item.id, provider: item.provider, eventName: item.eventName, url: item.url, attempt: number,
-                sentAt: sentAt, status: nil, error: "dropped by fault (drop_subscriptions/drop_checkouts); nothing was sent",
-                simulated: true, outcome: .dropped, headers: item.headers, body: item.body, duplicateOf: item.duplicateOf))
+            record(
+                DeliveryAttempt(
+                    deliveryID: item.id, provider: item.provider, eventName: item.eventName, url: item.url, attempt: number,
+                    sentAt: sentAt, status: nil, error: "dropped by fault (drop_subscriptions/drop_checkouts); nothing was sent",
+                    simulated: true, outcome: .dropped, headers: item.headers, body: item.body, duplicateOf: item.duplicateOf))
             finishOne()
             return
         }
@@ -127,10 +128,11 @@ actor WebhookDispatcher {
         let schedule = schedules[item.provider] ?? []
         let canRetry = !ok && item.url != nil && number - 1 < schedule.count
         let outcome: DeliveryAttempt.Outcome = ok ? .delivered : (canRetry ? .retrying : .failed)
-        record(DeliveryAttempt(
-            deliveryID: item.id, provider: item.provider, eventName: item.eventName, url: item.url, attempt: number,
-            sentAt: sentAt, status: status, error: failure, simulated: simulated, outcome: outcome,
-            headers: item.headers, body: item.body, duplicateOf: item.duplicateOf))
+        record(
+            DeliveryAttempt(
+                deliveryID: item.id, provider: item.provider, eventName: item.eventName, url: item.url, attempt: number,
+                sentAt: sentAt, status: status, error: failure, simulated: simulated, outcome: outcome,
+                headers: item.headers, body: item.body, duplicateOf: item.duplicateOf))
         if canRetry {
             let delay = schedule[number - 1] * timeScale
             let clock = self.clock

@@ -46,8 +46,13 @@ struct LemonSqueezyAPI {
         } catch {
             return HandlerResult(LemonSqueezyErrors.from(error))
         }
-        let known = ["products", "products/:id", "variants", "variants/:id", "checkouts", "checkouts/:id", "subscriptions", "subscriptions/:id", "orders", "orders/:id", "subscription-invoices/:id"]
-        if known.contains(where: r.matchesPath) { return HandlerResult(LemonSqueezyErrors.response(405, "The \(r.method) method is not supported for this route.")) }
+        let known = [
+            "products", "products/:id", "variants", "variants/:id", "checkouts", "checkouts/:id", "subscriptions", "subscriptions/:id", "orders",
+            "orders/:id", "subscription-invoices/:id",
+        ]
+        if known.contains(where: r.matchesPath) {
+            return HandlerResult(LemonSqueezyErrors.response(405, "The \(r.method) method is not supported for this route."))
+        }
         return HandlerResult(LemonSqueezyErrors.notFound())
     }
 
@@ -63,24 +68,30 @@ struct LemonSqueezyAPI {
     }
 
     /// A list document with `meta.page` and `links` (`next`/`prev` only when they exist).
-    func listDocument(_ request: SandboxRequest, path: String, sort: String, items: [JSONValue], included: [JSONValue]? = nil, window: PageWindow) -> JSONValue {
+    func listDocument(
+        _ request: SandboxRequest, path: String, sort: String, items: [JSONValue], included: [JSONValue]? = nil, window: PageWindow
+    ) -> JSONValue {
         let carried = request.query.filter { $0.name.hasPrefix("filter[") || $0.name == "include" }.map { ($0.name, $0.value) }
         func link(_ page: Int) -> JSONValue {
-            .string(context.lsAPIBase + path + "?" + FormDecoding.encode(carried + [("page[number]", String(page)), ("page[size]", String(window.size)), ("sort", sort)]))
+            .string(
+                context.lsAPIBase + path + "?"
+                    + FormDecoding.encode(carried + [("page[number]", String(page)), ("page[size]", String(window.size)), ("sort", sort)]))
         }
         var links: [JSONField] = [JSONField(key: "first", value: link(1)), JSONField(key: "last", value: link(window.lastPage))]
         if window.number < window.lastPage { links.append(JSONField(key: "next", value: link(window.number + 1))) }
         if window.number > 1 { links.append(JSONField(key: "prev", value: link(min(window.number - 1, window.lastPage)))) }
         let range = window.range
         var doc: JSONValue = [
-            "meta": ["page": [
-                "currentPage": .int(window.number),
-                "from": range.isEmpty ? .null : .int(range.lowerBound + 1),
-                "lastPage": .int(window.lastPage),
-                "perPage": .int(window.size),
-                "to": range.isEmpty ? .null : .int(range.upperBound),
-                "total": .int(window.total),
-            ]],
+            "meta": [
+                "page": [
+                    "currentPage": .int(window.number),
+                    "from": range.isEmpty ? .null : .int(range.lowerBound + 1),
+                    "lastPage": .int(window.lastPage),
+                    "perPage": .int(window.size),
+                    "to": range.isEmpty ? .null : .int(range.upperBound),
+                    "total": .int(window.total),
+                ]
+            ],
             "jsonapi": ["version": "1.0"],
             "links": .object(links),
             "data": .array(items),
@@ -90,8 +101,9 @@ struct LemonSqueezyAPI {
     }
 
     func window(_ request: SandboxRequest, total: Int) -> PageWindow {
-        PageWindow(number: request.queryValue("page[number]").flatMap { Int($0) }, size: request.queryValue("page[size]").flatMap { Int($0) },
-                   total: total, defaultSize: 10, maxSize: 100)
+        PageWindow(
+            number: request.queryValue("page[number]").flatMap { Int($0) }, size: request.queryValue("page[size]").flatMap { Int($0) },
+            total: total, defaultSize: 10, maxSize: 100)
     }
 
     func includes(_ request: SandboxRequest) -> Set<String> {

@@ -8,9 +8,13 @@ extension LemonSqueezyAPI {
         let window = window(request, total: products.count)
         let page = window.slice(products)
         let withVariants = includes(request).contains("variants")
-        let included = withVariants
+        let included =
+            withVariants
             ? page.flatMap { p in p.variants.sorted { $0.sort < $1.sort }.map { resources.variant($0, productID: p.id) } } : nil
-        return ok(listDocument(request, path: "/products", sort: "name", items: page.map { resources.product($0, linkVariants: withVariants) }, included: included, window: window))
+        return ok(
+            listDocument(
+                request, path: "/products", sort: "name", items: page.map { resources.product($0, linkVariants: withVariants) }, included: included,
+                window: window))
     }
 
     func getProduct(_ idText: String, _ request: SandboxRequest) throws(SandboxError) -> SandboxResponse {
@@ -26,7 +30,10 @@ extension LemonSqueezyAPI {
         if let product = request.queryValue("filter[product_id]") { variants = variants.filter { String($0.0) == product } }
         if let status = request.queryValue("filter[status]") { variants = variants.filter { $0.1.status == status } }
         let window = window(request, total: variants.count)
-        return ok(listDocument(request, path: "/variants", sort: "sort", items: window.slice(variants).map { resources.variant($0.1, productID: $0.0) }, window: window))
+        return ok(
+            listDocument(
+                request, path: "/variants", sort: "sort", items: window.slice(variants).map { resources.variant($0.1, productID: $0.0) },
+                window: window))
     }
 
     func getVariant(_ idText: String) throws(SandboxError) -> SandboxResponse {

@@ -35,22 +35,27 @@ extension LemonSqueezyAPI {
         }
         var customPrice: Int?
         if let price = attributes["custom_price"], !price.isNull {
-            guard let cents = price.intValue, cents >= 0 else { throw .invalid("The custom price must be an integer.", pointer: "/data/attributes/custom_price") }
+            guard let cents = price.intValue, cents >= 0 else {
+                throw .invalid("The custom price must be an integer.", pointer: "/data/attributes/custom_price")
+            }
             customPrice = cents
         }
-        let productOptions = Self.merge(defaults: [
-            "name": "", "description": "", "media": [], "redirect_url": "", "receipt_button_text": "", "receipt_link_url": "",
-            "receipt_thank_you_note": "", "enabled_variants": [],
-        ], with: attributes["product_options"])
-        let checkoutOptions = Self.merge(defaults: [
-            "embed": false, "media": true, "logo": true, "desc": true, "discount": true, "dark": false, "subscription_preview": true,
-        ], with: attributes["checkout_options"])
+        let productOptions = Self.merge(
+            defaults: [
+                "name": "", "description": "", "media": [], "redirect_url": "", "receipt_button_text": "", "receipt_link_url": "",
+                "receipt_thank_you_note": "", "enabled_variants": [],
+            ], with: attributes["product_options"])
+        let checkoutOptions = Self.merge(
+            defaults: [
+                "embed": false, "media": true, "logo": true, "desc": true, "discount": true, "dark": false, "subscription_preview": true,
+            ], with: attributes["checkout_options"])
         let now = context.clock.now()
         let checkout = try store.withState { (state) throws(SandboxError) -> LSCheckout in
             let checkout = LSCheckout(
                 id: Formatting.uuid(1, state.next(.lsCheckout)), storeID: storeID, variantID: variantID, customPrice: customPrice,
                 productOptions: productOptions, checkoutOptions: checkoutOptions,
-                email: String((checkoutData["email"]?.stringValue ?? "").prefix(254)), name: String((checkoutData["name"]?.stringValue ?? "").prefix(200)),
+                email: String((checkoutData["email"]?.stringValue ?? "").prefix(254)),
+                name: String((checkoutData["name"]?.stringValue ?? "").prefix(200)),
                 custom: custom.flatMap { $0.isNull ? nil : $0 }, expiresAt: expiresAt,
                 testMode: attributes["test_mode"]?.boolValue ?? true, createdAt: now, paidOrderID: nil)
             state.lsCheckouts[checkout.id] = checkout

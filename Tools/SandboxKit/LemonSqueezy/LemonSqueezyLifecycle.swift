@@ -29,11 +29,17 @@ struct LemonSqueezyLifecycle {
         if checkout.paidOrderID != nil { throw .conflict("This checkout was already paid.") }
         guard let (product, variant) = resources.catalog.variant(id: checkout.variantID) else { throw .notFound("No variant \(checkout.variantID).") }
         let email = (override?.isEmpty == false ? override! : checkout.email).trimmingCharacters(in: .whitespaces)
-        guard email.contains("@"), email.count <= 254 else { throw .invalid("A valid email is required to pay.", pointer: "/data/attributes/checkout_data/email") }
-        let userName = name.flatMap { $0.isEmpty ? nil : $0 } ?? (checkout.name.isEmpty ? email.split(separator: "@").first.map(String.init) ?? email : checkout.name)
+        guard email.contains("@"), email.count <= 254 else {
+            throw .invalid("A valid email is required to pay.", pointer: "/data/attributes/checkout_data/email")
+        }
+        let userName =
+            name.flatMap { $0.isEmpty ? nil : $0 }
+            ?? (checkout.name.isEmpty ? email.split(separator: "@").first.map(String.init) ?? email : checkout.name)
 
         let customerID: Int
-        if let existing = state.lsCustomers[email.lowercased()] { customerID = existing } else {
+        if let existing = state.lsCustomers[email.lowercased()] {
+            customerID = existing
+        } else {
             customerID = state.next(.lsCustomer)
             state.lsCustomers[email.lowercased()] = customerID
         }
@@ -69,12 +75,22 @@ struct LemonSqueezyLifecycle {
             state.lsInvoices[invoiceID] = invoice
             subscriptionID = sid
             state.lsOrders[orderID] = order
-            events.append(LemonSqueezyWebhooks.event("order_created", data: resources.order(order), custom: order.custom, testMode: order.testMode, state: &state))
-            events.append(LemonSqueezyWebhooks.event("subscription_created", data: resources.subscription(subscription), custom: subscription.custom, testMode: subscription.testMode, state: &state))
-            events.append(LemonSqueezyWebhooks.event("subscription_payment_success", data: resources.invoice(invoice), custom: subscription.custom, testMode: subscription.testMode, state: &state))
+            events.append(
+                LemonSqueezyWebhooks.event(
+                    "order_created", data: resources.order(order), custom: order.custom, testMode: order.testMode, state: &state))
+            events.append(
+                LemonSqueezyWebhooks.event(
+                    "subscription_created", data: resources.subscription(subscription), custom: subscription.custom, testMode: subscription.testMode,
+                    state: &state))
+            events.append(
+                LemonSqueezyWebhooks.event(
+                    "subscription_payment_success", data: resources.invoice(invoice), custom: subscription.custom, testMode: subscription.testMode,
+                    state: &state))
         } else {
             state.lsOrders[orderID] = order
-            events.append(LemonSqueezyWebhooks.event("order_created", data: resources.order(order), custom: order.custom, testMode: order.testMode, state: &state))
+            events.append(
+                LemonSqueezyWebhooks.event(
+                    "order_created", data: resources.order(order), custom: order.custom, testMode: order.testMode, state: &state))
         }
         checkout.paidOrderID = orderID
         checkout.email = email
@@ -83,7 +99,9 @@ struct LemonSqueezyLifecycle {
     }
 
     /// Applies `action` to subscription `id`; returns the webhooks (empty when nothing changed).
-    func apply(_ action: Action, subscriptionID id: Int, pauseMode: String? = nil, resumesAt: Date? = nil, state: inout SandboxState) throws(SandboxError) -> [OutgoingWebhook] {
+    func apply(
+        _ action: Action, subscriptionID id: Int, pauseMode: String? = nil, resumesAt: Date? = nil, state: inout SandboxState
+    ) throws(SandboxError) -> [OutgoingWebhook] {
         guard var s = state.lsSubscriptions[id] else { throw .notFound("No subscription \(id).") }
         if s.status == "expired", action != .refund { throw .invalid("Subscription \(id) has expired and can no longer change.") }
         var specific: [(String, JSONValue)] = []
@@ -103,9 +121,13 @@ struct LemonSqueezyLifecycle {
             s.endsAt = nil
             specific = [("subscription_resumed", [:])]
         case .pause:
-            guard !s.cancelled else { throw .invalid("A cancelled subscription cannot be paused; resume it first.", pointer: "/data/attributes/pause") }
+            guard !s.cancelled else {
+                throw .invalid("A cancelled subscription cannot be paused; resume it first.", pointer: "/data/attributes/pause")
+            }
             let mode = pauseMode ?? "void"
-            guard mode == "void" || mode == "free" else { throw .invalid("The pause.mode must be void or free.", pointer: "/data/attributes/pause/mode") }
+            guard mode == "void" || mode == "free" else {
+                throw .invalid("The pause.mode must be void or free.", pointer: "/data/attributes/pause/mode")
+            }
             s.status = "paused"
             s.pauseMode = mode
             s.pauseResumesAt = resumesAt
@@ -117,7 +139,9 @@ struct LemonSqueezyLifecycle {
             s.pauseResumesAt = nil
             specific = [("subscription_unpaused", [:])]
         case .renew:
-            guard s.status == "active" else { throw .invalid("Only an active subscription renews (status is \(s.status)); use recover for past_due.") }
+            guard s.status == "active" else {
+                throw .invalid("Only an active subscription renews (status is \(s.status)); use recover for past_due.")
+            }
             let invoice = newInvoice(for: s, reason: "renewal", status: "paid", state: &state)
             s.invoiceIDs.append(invoice.id)
             s.renewsAt = Self.advance(s.renewsAt, interval: s.interval, count: s.intervalCount)
@@ -133,14 +157,18 @@ struct LemonSqueezyLifecycle {
         case .unpaid:
             // The last of the dunning retries failed: the same invoice fails once more and the
             // subscription stays `unpaid` (what follows is up to the store's dunning rules).
-            guard s.status == "past_due" else { throw .invalid("Only a past_due subscription becomes unpaid (status is \(s.status)); send payment_failed first.") }
+            guard s.status == "past_due" else {
+                throw .invalid("Only a past_due subscription becomes unpaid (status is \(s.status)); send payment_failed first.")
+            }
             guard let openID = s.invoiceIDs.last(where: { state.lsInvoices[$0]?.status == "pending" }), let invoice = state.lsInvoices[openID] else {
                 throw .invalid("Subscription \(id) has no unpaid invoice.")
             }
             s.status = "unpaid"
             specific = [("subscription_payment_failed", resources.invoice(invoice))]
         case .recover:
-            guard s.status == "past_due" || s.status == "unpaid" else { throw .invalid("Only a past_due or unpaid subscription can recover (status is \(s.status)).") }
+            guard s.status == "past_due" || s.status == "unpaid" else {
+                throw .invalid("Only a past_due or unpaid subscription can recover (status is \(s.status)).")
+            }
             guard let openID = s.invoiceIDs.last(where: { state.lsInvoices[$0]?.status == "pending" }), var invoice = state.lsInvoices[openID] else {
                 throw .invalid("Subscription \(id) has no unpaid invoice.")
             }
@@ -174,7 +202,8 @@ struct LemonSqueezyLifecycle {
         var events: [OutgoingWebhook] = specific.map { name, data in
             LemonSqueezyWebhooks.event(name, data: data == [:] ? subscriptionJSON : data, custom: s.custom, testMode: s.testMode, state: &state)
         }
-        events.append(LemonSqueezyWebhooks.event("subscription_updated", data: subscriptionJSON, custom: s.custom, testMode: s.testMode, state: &state))
+        events.append(
+            LemonSqueezyWebhooks.event("subscription_updated", data: subscriptionJSON, custom: s.custom, testMode: s.testMode, state: &state))
         return events
     }
 
@@ -194,7 +223,9 @@ struct LemonSqueezyLifecycle {
         s.intervalCount = variant.intervalCount ?? 1
         s.updatedAt = now
         state.lsSubscriptions[id] = s
-        return [LemonSqueezyWebhooks.event("subscription_updated", data: resources.subscription(s), custom: s.custom, testMode: s.testMode, state: &state)]
+        return [
+            LemonSqueezyWebhooks.event("subscription_updated", data: resources.subscription(s), custom: s.custom, testMode: s.testMode, state: &state)
+        ]
     }
 
     /// Refunds order `id` in full: `order_refunded`, then `subscription_payment_refunded`
@@ -208,7 +239,9 @@ struct LemonSqueezyLifecycle {
         order.refundedAmount = order.total
         order.updatedAt = now
         state.lsOrders[id] = order
-        var events = [LemonSqueezyWebhooks.event("order_refunded", data: resources.order(order), custom: order.custom, testMode: order.testMode, state: &state)]
+        var events = [
+            LemonSqueezyWebhooks.event("order_refunded", data: resources.order(order), custom: order.custom, testMode: order.testMode, state: &state)
+        ]
         if let sid = order.subscriptionID, let initial = state.lsSubscriptions[sid]?.invoiceIDs.first, state.lsInvoices[initial]?.status == "paid" {
             events += refundInvoice(initial, state: &state)
         }
@@ -223,7 +256,11 @@ struct LemonSqueezyLifecycle {
         invoice.updatedAt = now
         state.lsInvoices[id] = invoice
         let subscription = state.lsSubscriptions[invoice.subscriptionID]
-        return [LemonSqueezyWebhooks.event("subscription_payment_refunded", data: resources.invoice(invoice), custom: subscription?.custom, testMode: invoice.testMode, state: &state)]
+        return [
+            LemonSqueezyWebhooks.event(
+                "subscription_payment_refunded", data: resources.invoice(invoice), custom: subscription?.custom, testMode: invoice.testMode,
+                state: &state)
+        ]
     }
 
     private func newInvoice(for s: LSSubscription, reason: String, status: String, state: inout SandboxState) -> LSInvoice {

@@ -10,14 +10,18 @@ struct LemonSqueezyResources {
     func ts(_ date: Date?) -> JSONValue { date.map { ts($0) } ?? .null }
 
     func relationships(_ type: String, _ id: String, _ names: [String], data: [String: JSONValue] = [:]) -> JSONValue {
-        .object(names.map { name in
-            var rel: JSONValue = ["links": ["related": .string("\(base)/\(type)/\(id)/\(name)"), "self": .string("\(base)/\(type)/\(id)/relationships/\(name)")]]
-            if let linkage = data[name] { rel = rel.setting("data", linkage) }
-            return JSONField(key: name, value: rel)
-        })
+        .object(
+            names.map { name in
+                var rel: JSONValue = [
+                    "links": ["related": .string("\(base)/\(type)/\(id)/\(name)"), "self": .string("\(base)/\(type)/\(id)/relationships/\(name)")]
+                ]
+                if let linkage = data[name] { rel = rel.setting("data", linkage) }
+                return JSONField(key: name, value: rel)
+            })
     }
 
-    func resource(_ type: String, _ id: String, _ attributes: JSONValue, _ relationshipNames: [String], data: [String: JSONValue] = [:]) -> JSONValue {
+    func resource(_ type: String, _ id: String, _ attributes: JSONValue, _ relationshipNames: [String], data: [String: JSONValue] = [:]) -> JSONValue
+    {
         [
             "type": .string(type),
             "id": .string(id),
@@ -61,7 +65,8 @@ struct LemonSqueezyResources {
             "updated_at": ts(SandboxContext.catalogDate),
             "test_mode": true,
         ]
-        let linkage: [String: JSONValue] = linkVariants
+        let linkage: [String: JSONValue] =
+            linkVariants
             ? ["variants": .array(variants.map { ["type": "variants", "id": .string(String($0.id))] })] : [:]
         return resource("products", String(p.id), attributes, ["store", "variants"], data: linkage)
     }
@@ -182,12 +187,15 @@ struct LemonSqueezyResources {
                 "updated_at": ts(o.createdAt),
                 "test_mode": .bool(o.testMode),
             ],
-            "urls": ["receipt": .string("\(context.publicBase)/receipt/lemonsqueezy/\(o.identifier)?signature=\(context.urlSignature(o.identifier))")],
+            "urls": [
+                "receipt": .string("\(context.publicBase)/receipt/lemonsqueezy/\(o.identifier)?signature=\(context.urlSignature(o.identifier))")
+            ],
             "created_at": ts(o.createdAt),
             "updated_at": ts(o.updatedAt),
             "test_mode": .bool(o.testMode),
         ]
-        return resource("orders", String(o.id), attributes, ["store", "customer", "order-items", "subscriptions", "license-keys", "discount-redemptions"])
+        return resource(
+            "orders", String(o.id), attributes, ["store", "customer", "order-items", "subscriptions", "license-keys", "discount-redemptions"])
     }
 
     static func statusFormatted(_ status: String) -> String {
@@ -237,7 +245,9 @@ struct LemonSqueezyResources {
             "updated_at": ts(s.updatedAt),
             "test_mode": .bool(s.testMode),
         ]
-        return resource("subscriptions", String(s.id), attributes, ["store", "customer", "order", "order-item", "product", "variant", "subscription-items", "subscription-invoices"])
+        return resource(
+            "subscriptions", String(s.id), attributes,
+            ["store", "customer", "order", "order-item", "product", "variant", "subscription-items", "subscription-invoices"])
     }
 
     func invoice(_ i: LSInvoice) -> JSONValue {

@@ -17,7 +17,8 @@ extension LemonSqueezyAPI {
         for (name, field) in filters { if let want = request.queryValue("filter[\(name)]") { items = items.filter { field($0) == want } } }
         if let email = request.queryValue("filter[user_email]") { items = items.filter { $0.userEmail.lowercased() == email.lowercased() } }
         let window = window(request, total: items.count)
-        return ok(listDocument(request, path: "/subscriptions", sort: "-createdAt", items: window.slice(items).map(resources.subscription), window: window))
+        return ok(
+            listDocument(request, path: "/subscriptions", sort: "-createdAt", items: window.slice(items).map(resources.subscription), window: window))
     }
 
     /// PATCH: `cancelled` (true cancels, false resumes), `pause` (object pauses, null unpauses), `variant_id`.
@@ -30,7 +31,9 @@ extension LemonSqueezyAPI {
         let attributes = data["attributes"] ?? [:]
         var resumesAt: Date?
         if let pause = attributes["pause"], let text = pause["resumes_at"]?.stringValue {
-            guard let date = Formatting.parseISO(text) else { throw .invalid("The pause.resumes at is not a valid date.", pointer: "/data/attributes/pause/resumes_at") }
+            guard let date = Formatting.parseISO(text) else {
+                throw .invalid("The pause.resumes at is not a valid date.", pointer: "/data/attributes/pause/resumes_at")
+            }
             resumesAt = date
         }
         let lifecycle = lifecycle
@@ -38,7 +41,9 @@ extension LemonSqueezyAPI {
             guard state.lsSubscriptions[id] != nil else { throw .notFound("No subscription \(id).") }
             var events: [OutgoingWebhook] = []
             if let variant = attributes["variant_id"], !variant.isNull {
-                guard let variantID = variant.intValue else { throw .invalid("The variant id must be an integer.", pointer: "/data/attributes/variant_id") }
+                guard let variantID = variant.intValue else {
+                    throw .invalid("The variant id must be an integer.", pointer: "/data/attributes/variant_id")
+                }
                 events += try lifecycle.changeVariant(subscriptionID: id, variantID: variantID, state: &state)
             }
             if let cancelled = attributes["cancelled"]?.boolValue {
@@ -48,7 +53,8 @@ extension LemonSqueezyAPI {
                 if pause.isNull {
                     events += try lifecycle.apply(.unpause, subscriptionID: id, state: &state)
                 } else {
-                    events += try lifecycle.apply(.pause, subscriptionID: id, pauseMode: pause["mode"]?.stringValue, resumesAt: resumesAt, state: &state)
+                    events += try lifecycle.apply(
+                        .pause, subscriptionID: id, pauseMode: pause["mode"]?.stringValue, resumesAt: resumesAt, state: &state)
                 }
             }
             return (state.lsSubscriptions[id]!, events)

@@ -37,8 +37,9 @@ struct PaystackAPI {
     }
 
     func window(_ request: SandboxRequest, total: Int) -> PageWindow {
-        PageWindow(number: request.queryValue("page").flatMap { Int($0) }, size: request.queryValue("perPage").flatMap { Int($0) },
-                   total: total, defaultSize: 50, maxSize: 100)
+        PageWindow(
+            number: request.queryValue("page").flatMap { Int($0) }, size: request.queryValue("perPage").flatMap { Int($0) },
+            total: total, defaultSize: 50, maxSize: 100)
     }
 
     /// A JSON body (object) of at most 64 KiB, or nil.

@@ -11,17 +11,20 @@ enum PaystackErrors {
     static func invalidKey() -> SandboxResponse { response(401, "Invalid key") }
 
     static func rateLimited(retryAfter: Int) -> SandboxResponse {
-        var r = response(429, "Rate limit exceeded!", nextStep: "Wait a few minutes and try the API call again", type: "api_error", code: "rate_limited")
+        var r = response(
+            429, "Rate limit exceeded!", nextStep: "Wait a few minutes and try the API call again", type: "api_error", code: "rate_limited")
         r.headers.add("Retry-After", String(retryAfter))
         return r
     }
 
     static func duplicateReference() -> SandboxResponse {
-        .json(400, [
-            "status": false, "message": "Duplicate Transaction Reference",
-            "meta": ["nextStep": "Try and create the Transaction or Charge with a new reference"],
-            "type": "validation_error", "code": "duplicate_reference", "errorCodeMappingNotFound": false,
-        ])
+        .json(
+            400,
+            [
+                "status": false, "message": "Duplicate Transaction Reference",
+                "meta": ["nextStep": "Try and create the Transaction or Charge with a new reference"],
+                "type": "validation_error", "code": "duplicate_reference", "errorCodeMappingNotFound": false,
+            ])
     }
 
     static func from(_ error: SandboxError) -> SandboxResponse {

@@ -28,7 +28,8 @@ struct PaystackLifecycle {
     /// `charge.success` and `subscription.create` carry the same
     /// `authorization_code`.
     func purchase(accessCodeOrReference key: String, email override: String?, state: inout SandboxState) throws(SandboxError) -> Purchase {
-        guard let reference = state.psAccessCodes[key] ?? (state.psTransactions[key] != nil ? key : nil), var t = state.psTransactions[reference] else {
+        guard let reference = state.psAccessCodes[key] ?? (state.psTransactions[key] != nil ? key : nil), var t = state.psTransactions[reference]
+        else {
             throw .notFound("No transaction for \(key).")
         }
         guard t.status == "abandoned" else { throw .conflict("Transaction \(reference) was already paid.") }
@@ -79,7 +80,9 @@ struct PaystackLifecycle {
     /// - Parameter endStatus: for `expire` only: `cancelled` or `complete`
     ///   (`completed` accepted); nil picks `cancelled` for a non-renewing
     ///   subscription and `complete` otherwise.
-    func apply(_ action: Action, subscriptionCode code: String, endStatus: String? = nil, state: inout SandboxState) throws(SandboxError) -> [OutgoingWebhook] {
+    func apply(
+        _ action: Action, subscriptionCode code: String, endStatus: String? = nil, state: inout SandboxState
+    ) throws(SandboxError) -> [OutgoingWebhook] {
         guard var s = state.psSubscriptions.values.first(where: { $0.code == code || String($0.id) == code }) else {
             throw .notFound("Subscription not found")
         }
@@ -92,7 +95,9 @@ struct PaystackLifecycle {
         case .unpaid:
             throw .unsupported("Paystack has no unpaid status; a failed charge leaves the subscription in attention (payment_failed).")
         case .renew:
-            guard s.status == "active" || s.status == "non-renewing" else { throw .invalid("Only an active subscription renews (status is \(s.status)).") }
+            guard s.status == "active" || s.status == "non-renewing" else {
+                throw .invalid("Only an active subscription renews (status is \(s.status)).")
+            }
             let due = s.nextPaymentDate ?? now
             var invoice = newInvoice(s, periodStart: due, periodEnd: PaystackResources.advance(due, interval: plan.interval), state: &state)
             s.openInvoice = invoice.code
@@ -168,7 +173,8 @@ struct PaystackLifecycle {
             state.psSubscriptions[s.id] = s
             events.append(webhooks.event("subscription.disable", webhooks.subscriptionData(s, state: state, includeToken: true)))
         case .refund:
-            guard let t = state.psTransactions.values.filter({ $0.subscriptionID == s.id && $0.status == "success" }).max(by: { $0.id < $1.id }) else {
+            guard let t = state.psTransactions.values.filter({ $0.subscriptionID == s.id && $0.status == "success" }).max(by: { $0.id < $1.id })
+            else {
                 throw .invalid("Subscription \(s.code) has no successful charge to refund.")
             }
             events += try refund(reference: t.reference, state: &state)
@@ -205,7 +211,8 @@ struct PaystackLifecycle {
         let reference = "sbxrenew-" + String(n)
         let email = state.psCustomers[s.customerID]?.email ?? ""
         let t = PSTransaction(
-            id: n, reference: reference, accessCode: "", amount: s.amount, currency: resources.catalog.plans.first { $0.id == s.planID }?.currency ?? "NGN",
+            id: n, reference: reference, accessCode: "", amount: s.amount,
+            currency: resources.catalog.plans.first { $0.id == s.planID }?.currency ?? "NGN",
             email: email, planID: s.planID, callbackURL: nil, metadata: ["invoice_action": "create"], status: "success",
             createdAt: now, paidAt: now, customerID: s.customerID, subscriptionID: s.id, authorization: s.authorization)
         state.psTransactions[reference] = t

@@ -7,7 +7,11 @@ extension PaystackAPI {
         let window = window(request, total: plans.count)
         let data: [JSONValue] = store.read { state in
             window.slice(plans).map { plan in
-                resources.plan(plan, subscriptions: state.psSubscriptions.values.filter { $0.planID == plan.id }.sorted { $0.id < $1.id }.map { resources.subscriptionInPlan($0, state: state) })
+                resources.plan(
+                    plan,
+                    subscriptions: state.psSubscriptions.values.filter { $0.planID == plan.id }.sorted { $0.id < $1.id }.map {
+                        resources.subscriptionInPlan($0, state: state)
+                    })
             }
         }
         return resources.ok("Plans retrieved", data: .array(data), meta: resources.listMeta(window))
@@ -16,7 +20,11 @@ extension PaystackAPI {
     func getPlan(_ key: String) throws(SandboxError) -> SandboxResponse {
         guard let plan = resources.catalog.plan(idOrCode: key) else { throw .notFound("Plan not found") }
         let data = store.read { state in
-            resources.plan(plan, subscriptions: state.psSubscriptions.values.filter { $0.planID == plan.id }.sorted { $0.id < $1.id }.map { resources.subscriptionInPlan($0, state: state) })
+            resources.plan(
+                plan,
+                subscriptions: state.psSubscriptions.values.filter { $0.planID == plan.id }.sorted { $0.id < $1.id }.map {
+                    resources.subscriptionInPlan($0, state: state)
+                })
         }
         return resources.ok("Plan retrieved", data: data)
     }

@@ -22,7 +22,10 @@ struct PaystackResources {
     }
 
     func listMeta(_ window: PageWindow) -> JSONValue {
-        ["total": .int(window.total), "skipped": .int(window.range.lowerBound), "perPage": .int(window.size), "page": .int(window.number), "pageCount": .int(window.lastPage)]
+        [
+            "total": .int(window.total), "skipped": .int(window.range.lowerBound), "perPage": .int(window.size), "page": .int(window.number),
+            "pageCount": .int(window.lastPage),
+        ]
     }
 
     func plan(_ p: PaystackCatalog.Plan, subscriptions: [JSONValue]) -> JSONValue {
@@ -84,8 +87,17 @@ struct PaystackResources {
         let subscriptions = state.psSubscriptions.values.filter { $0.customerID == c.id }.sorted { $0.id < $1.id }
         let transactions = state.psTransactions.values.filter { $0.customerID == c.id && $0.status != "abandoned" }.sorted { $0.id < $1.id }
         return [
-            "transactions": .array(transactions.map { ["id": .int($0.id), "reference": .string($0.reference), "amount": .int($0.amount), "status": .string($0.status), "currency": .string($0.currency)] }),
-            "subscriptions": .array(subscriptions.map { ["id": .int($0.id), "subscription_code": .string($0.code), "status": .string($0.status), "amount": .int($0.amount)] }),
+            "transactions": .array(
+                transactions.map {
+                    [
+                        "id": .int($0.id), "reference": .string($0.reference), "amount": .int($0.amount), "status": .string($0.status),
+                        "currency": .string($0.currency),
+                    ]
+                }),
+            "subscriptions": .array(
+                subscriptions.map {
+                    ["id": .int($0.id), "subscription_code": .string($0.code), "status": .string($0.status), "amount": .int($0.amount)]
+                }),
             "authorizations": .array(authorizations(of: c, state: state).map(authorization)),
             "first_name": .null, "last_name": .null, "email": .string(c.email), "phone": .null, "metadata": .null,
             "domain": "test", "customer_code": .string(c.code), "risk_action": "default", "id": .int(c.id),
@@ -165,7 +177,10 @@ struct PaystackResources {
     }
 
     func invoiceSummary(_ i: PSInvoice) -> JSONValue {
-        ["invoice_code": .string(i.code), "amount": .int(i.amount), "status": .string(i.status), "paid": .bool(i.paid), "paid_at": ts(i.paidAt), "period_start": ts(i.periodStart), "period_end": ts(i.periodEnd), "created_at": ts(i.createdAt)]
+        [
+            "invoice_code": .string(i.code), "amount": .int(i.amount), "status": .string(i.status), "paid": .bool(i.paid), "paid_at": ts(i.paidAt),
+            "period_start": ts(i.periodStart), "period_end": ts(i.periodEnd), "created_at": ts(i.createdAt),
+        ]
     }
 
     /// The subscription as fetch and list return it.

@@ -48,7 +48,9 @@ extension PaystackAPI {
 
     func getCustomer(_ key: String) throws(SandboxError) -> SandboxResponse {
         let data: JSONValue? = store.read { state in
-            state.psCustomers.values.first { $0.code == key || $0.email.lowercased() == key.lowercased() }.map { resources.customerDetail($0, state: state) }
+            state.psCustomers.values.first { $0.code == key || $0.email.lowercased() == key.lowercased() }.map {
+                resources.customerDetail($0, state: state)
+            }
         }
         guard let data else { throw .notFound("Customer not found") }
         return resources.ok("Customer retrieved", data: data)

@@ -14,13 +14,17 @@ extension PaystackAPI {
         }
         // The plan overrides amount, as documented.
         let amount: Int
-        if let plan { amount = plan.amount } else {
+        if let plan {
+            amount = plan.amount
+        } else {
             guard let given = body["amount"]?.intValue, given > 0 else { return PaystackErrors.response(400, "Invalid Amount Sent") }
             amount = given
         }
         var reference = body["reference"]?.stringValue
         if let given = reference {
-            let allowed = given.unicodeScalars.allSatisfy { ($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0))) || "-.=".unicodeScalars.contains($0) }
+            let allowed = given.unicodeScalars.allSatisfy {
+                ($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0))) || "-.=".unicodeScalars.contains($0)
+            }
             guard !given.isEmpty, given.count <= 100, allowed else {
                 return PaystackErrors.response(400, "Invalid transaction reference: only -, ., = and alphanumeric characters are allowed")
             }
@@ -28,7 +32,11 @@ extension PaystackAPI {
         // Metadata may arrive as an object or as a JSON string; both come back as an object in webhooks.
         var metadata: JSONValue = ""
         if let given = body["metadata"], !given.isNull {
-            if let text = given.stringValue, let parsed = JSONValue.parse(text), parsed.objectValue != nil { metadata = parsed } else { metadata = given }
+            if let text = given.stringValue, let parsed = JSONValue.parse(text), parsed.objectValue != nil {
+                metadata = parsed
+            } else {
+                metadata = given
+            }
         }
         let callback = body["callback_url"]?.stringValue
         let currency = body["currency"]?.stringValue ?? plan?.currency ?? "NGN"
@@ -47,17 +55,22 @@ extension PaystackAPI {
         }
         guard let t = created else { return PaystackErrors.duplicateReference() }
         reference = t.reference
-        return resources.ok("Authorization URL created", data: [
-            "authorization_url": .string("\(context.publicBase)/checkout/paystack/\(t.accessCode)"),
-            "access_code": .string(t.accessCode),
-            "reference": .string(t.reference),
-        ])
+        return resources.ok(
+            "Authorization URL created",
+            data: [
+                "authorization_url": .string("\(context.publicBase)/checkout/paystack/\(t.accessCode)"),
+                "access_code": .string(t.accessCode),
+                "reference": .string(t.reference),
+            ])
     }
 
     func verify(_ reference: String) -> SandboxResponse {
         let data: JSONValue? = store.read { state in state.psTransactions[reference].map { resources.transaction($0, state: state) } }
         guard let data else {
-            return PaystackErrors.response(400, "Transaction reference not found", nextStep: "Ensure that you're passing the reference of a transaction that exists on this integration", type: "validation_error", code: "transaction_not_found")
+            return PaystackErrors.response(
+                400, "Transaction reference not found",
+                nextStep: "Ensure that you're passing the reference of a transaction that exists on this integration", type: "validation_error",
+                code: "transaction_not_found")
         }
         return resources.ok("Verification successful", data: data)
     }

@@ -49,9 +49,10 @@ struct PaystackWebhooks {
         guard let s = state.psSubscriptions[i.subscriptionID] else { return [:] }
         let customer = state.psCustomers[s.customerID]
         let plan = r.catalog.plans.first { $0.id == s.planID }
-        let transaction: JSONValue = i.transactionReference.flatMap { state.psTransactions[$0] }.map {
-            ["reference": .string($0.reference), "status": .string($0.status), "amount": .int($0.amount), "currency": .string($0.currency)]
-        } ?? [:]
+        let transaction: JSONValue =
+            i.transactionReference.flatMap { state.psTransactions[$0] }.map {
+                ["reference": .string($0.reference), "status": .string($0.status), "amount": .int($0.amount), "currency": .string($0.currency)]
+            } ?? [:]
         return [
             "domain": "test",
             "invoice_code": .string(i.code),
@@ -77,16 +78,18 @@ struct PaystackWebhooks {
     /// `refund.*`: `amount` is a string in the docs' examples.
     func refund(_ status: String, _ t: PSTransaction, refundReference: String?, state: SandboxState) -> OutgoingWebhook {
         let customer = t.customerID.flatMap { state.psCustomers[$0] }
-        return event("refund.\(status)", [
-            "status": .string(status),
-            "transaction_reference": .string(t.reference),
-            "refund_reference": JSONValue(refundReference),
-            "amount": .string(String(t.amount)),
-            "currency": .string(t.currency),
-            "processor": "instant-transfer",
-            "customer": ["first_name": .null, "last_name": .null, "email": .string(customer?.email ?? t.email)],
-            "integration": .int(resources.catalog.integration),
-            "domain": "test",
-        ])
+        return event(
+            "refund.\(status)",
+            [
+                "status": .string(status),
+                "transaction_reference": .string(t.reference),
+                "refund_reference": JSONValue(refundReference),
+                "amount": .string(String(t.amount)),
+                "currency": .string(t.currency),
+                "processor": "instant-transfer",
+                "customer": ["first_name": .null, "last_name": .null, "email": .string(customer?.email ?? t.email)],
+                "integration": .int(resources.catalog.integration),
+                "domain": "test",
+            ])
     }
 }

@@ -70,7 +70,9 @@ struct SandboxError: Error, Sendable {
     var pointer: String? = nil
 
     static func notFound(_ message: String) -> SandboxError { SandboxError(kind: .notFound, message: message) }
-    static func invalid(_ message: String, pointer: String? = nil) -> SandboxError { SandboxError(kind: .invalid, message: message, pointer: pointer) }
+    static func invalid(_ message: String, pointer: String? = nil) -> SandboxError {
+        SandboxError(kind: .invalid, message: message, pointer: pointer)
+    }
     static func unsupported(_ message: String) -> SandboxError { SandboxError(kind: .unsupported, message: message) }
     static func conflict(_ message: String) -> SandboxError { SandboxError(kind: .conflict, message: message) }
 }

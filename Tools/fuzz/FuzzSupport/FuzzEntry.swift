@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// libFuzzer's per-input callback (`LLVMFuzzerTestOneInput`'s signature).
@@ -20,9 +20,10 @@ public typealias FuzzCallback = @convention(c) (UnsafePointer<UInt8>?, Int) -> C
 /// command line through the same callback, so a crash input can be rerun under
 /// a debugger, and the targets compile and link with every other product.
 public enum FuzzEntry {
-    private typealias Driver = @convention(c) (
-        UnsafeMutablePointer<CInt>, UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>, FuzzCallback
-    ) -> CInt
+    private typealias Driver =
+        @convention(c) (
+            UnsafeMutablePointer<CInt>, UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>, FuzzCallback
+        ) -> CInt
 
     public static func run(_ callback: FuzzCallback) -> Never {
         if let symbol = dlsym(dlopen(nil, RTLD_NOW), "LLVMFuzzerRunDriver") {

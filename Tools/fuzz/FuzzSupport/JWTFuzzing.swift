@@ -67,8 +67,9 @@ public enum JWTFuzzing {
 
     static func expectAccepted(_ claims: JWTClaims) {
         guard claims.issuer == "fuzz-issuer", claims.audience.contains("fuzz-app"),
-              let expiresAt = claims.expiresAt, now < expiresAt.addingTimeInterval(60),
-              claims.notBefore.map({ now.addingTimeInterval(60) >= $0 }) ?? true else {
+            let expiresAt = claims.expiresAt, now < expiresAt.addingTimeInterval(60),
+            claims.notBefore.map({ now.addingTimeInterval(60) >= $0 }) ?? true
+        else {
             preconditionFailure("a token verified with the wrong issuer, audience or validity period")
         }
     }

@@ -26,10 +26,11 @@ public enum WebhookFuzzing {
     }
 
     static func checkVerification(_ provider: Provider, _ body: [UInt8]) {
-        let verifier: any WebhookVerifier = switch provider {
-        case .lemonsqueezy: LemonSqueezyWebhookVerifier(secret: Secret(secret))
-        case .paystack: PaystackWebhookVerifier(secretKey: Secret(secret))
-        }
+        let verifier: any WebhookVerifier =
+            switch provider {
+            case .lemonsqueezy: LemonSqueezyWebhookVerifier(secret: Secret(secret))
+            case .paystack: PaystackWebhookVerifier(secretKey: Secret(secret))
+            }
         let header = verifier.signatureHeader
         let good = signature(provider, body)
         let fits = body.count <= JSONValue.maximumBodySize
@@ -66,8 +67,9 @@ public enum WebhookFuzzing {
             preconditionFailure("read says understood=\(read.isUnderstood), normalize says \(normalized != nil)")
         }
         guard read.topicKey == ProviderWebhooks.topicKey(provider, body: body),
-              read.envelope.id == ProviderWebhooks.dedupKey(provider, body: body, sha256Hex: sha256Hex),
-              read.envelope.payload.bytes == body, !read.envelope.id.isEmpty else {
+            read.envelope.id == ProviderWebhooks.dedupKey(provider, body: body, sha256Hex: sha256Hex),
+            read.envelope.payload.bytes == body, !read.envelope.id.isEmpty
+        else {
             preconditionFailure("the envelope of a \(provider) body disagrees with the single-purpose functions")
         }
         if let normalized, read.topicKey != normalized.entityKey {
@@ -89,7 +91,8 @@ public enum WebhookFuzzing {
         }
         // The byte-level reader accepts nothing Foundation's parser calls malformed.
         if (try? JSONValue.parse(body)) != nil,
-           (try? JSONSerialization.jsonObject(with: Data(body), options: [.fragmentsAllowed])) == nil {
+            (try? JSONSerialization.jsonObject(with: Data(body), options: [.fragmentsAllowed])) == nil
+        {
             preconditionFailure("JSONReader accepted what JSONSerialization rejects")
         }
     }

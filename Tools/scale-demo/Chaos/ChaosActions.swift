@@ -13,7 +13,8 @@ struct ChaosActions: Sendable {
     func brokerPID() throws -> pid_t {
         let file = "\(stateDirectory)/tansu.pid"
         guard let text = try? String(contentsOfFile: file, encoding: .utf8),
-              let pid = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines)), pid > 0 else {
+            let pid = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines)), pid > 0
+        else {
             throw Failure(description: "no pid in \(file): is the broker running?")
         }
         return pid

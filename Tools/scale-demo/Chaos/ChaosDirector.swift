@@ -53,8 +53,10 @@ struct RecoveryRule: Sendable {
     let settle: Double
     let maxLag: Int64
 
-    func recoveredAt(samples: [LagSample], unreadable: [Double], buckets: [SendProgress.Bucket],
-                     after end: Double, nothingInFlight: Bool) -> Double? {
+    func recoveredAt(
+        samples: [LagSample], unreadable: [Double], buckets: [SendProgress.Bucket],
+        after end: Double, nothingInFlight: Bool
+    ) -> Double? {
         let window = samples.filter { $0.time >= end }
         guard let stable = stableStart(window, unreadable: unreadable) else { return nil }
         if nothingInFlight { return stable }
@@ -142,8 +144,10 @@ final class ChaosDirector: Sendable {
             }
             record.recoveredAt = await waitForRecovery(after: record.end)
             if let recovered = record.recoveredAt {
-                log.event(recovered, "fault \(record.number): recovered \(String(format: "%.1f", recovered - record.end)) s after it ended "
-                    + "(lag ≤ \(rule.maxLag) for \(String(format: "%g", rule.settle)) s, committing, webhooks accepted)")
+                log.event(
+                    recovered,
+                    "fault \(record.number): recovered \(String(format: "%.1f", recovered - record.end)) s after it ended "
+                        + "(lag ≤ \(rule.maxLag) for \(String(format: "%g", rule.settle)) s, committing, webhooks accepted)")
             } else {
                 log.problem("fault \(record.number) (\(record.title)): not recovered within \(session.options.recoveryTimeout) of its end")
                 log.event(session.now(), "fault \(record.number): NOT recovered within \(session.options.recoveryTimeout)")
@@ -207,8 +211,10 @@ final class ChaosDirector: Sendable {
         let progress = session.progress
         while clock.now < deadline {
             let idle = sent.value - progress.acknowledged - progress.failureCount <= 0
-            if let at = rule.recoveredAt(samples: session.sampler.all, unreadable: session.sampler.unreadableTimes,
-                                         buckets: progress.buckets, after: end, nothingInFlight: idle) {
+            if let at = rule.recoveredAt(
+                samples: session.sampler.all, unreadable: session.sampler.unreadableTimes,
+                buckets: progress.buckets, after: end, nothingInFlight: idle)
+            {
                 return at
             }
             try? await Task.sleep(for: .milliseconds(250))

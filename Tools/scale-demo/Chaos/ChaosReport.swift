@@ -46,17 +46,19 @@ struct ChaosReport {
 
     func render() -> String {
         var out: [String] = ["", "== Storefront chaos run =="]
-        out.append("plan:               \(total) signed Lemon Squeezy webhooks for \(options.subscriptions) subscriptions through the gateway, "
-            + "\(Int(options.rate))/s, at most \(options.concurrency) in flight; faults \(ChaosFault.describe(options.faults)), "
-            + "freezes of \(String(format: "%g", options.freezeSeconds.inSeconds)) s")
+        out.append(
+            "plan:               \(total) signed Lemon Squeezy webhooks for \(options.subscriptions) subscriptions through the gateway, "
+                + "\(Int(options.rate))/s, at most \(options.concurrency) in flight; faults \(ChaosFault.describe(options.faults)), "
+                + "freezes of \(String(format: "%g", options.freezeSeconds.inSeconds)) s")
         out.append("")
         out.append(contentsOf: delivery())
         out.append("")
         out.append("what happened when (seconds since the first webhook):")
         for event in events { out.append(String(format: "  %7.1f  ", event.time) + event.text) }
         out.append("")
-        out.append("faults and recovery (a delayed event: applied more than \(fmt(delayedAfter)) s after its receipt, twice the "
-            + "99th percentile before the first fault, at least 2 s):")
+        out.append(
+            "faults and recovery (a delayed event: applied more than \(fmt(delayedAfter)) s after its receipt, twice the "
+                + "99th percentile before the first fault, at least 2 s):")
         for fault in faults { out.append(contentsOf: describe(fault)) }
         out.append("")
         out.append(contentsOf: timeline())
@@ -97,10 +99,12 @@ struct ChaosReport {
             lines.append("caught up:          NOT within the drain timeout (\(options.drainTimeout))")
         }
         if let duplicatesAbsorbed {
-            lines.append("redeliveries:       \(duplicatesAbsorbed) records read again and absorbed as duplicates (metrics of the projectors still running)")
+            lines.append(
+                "redeliveries:       \(duplicatesAbsorbed) records read again and absorbed as duplicates (metrics of the projectors still running)")
         }
         if !unreadable.isEmpty {
-            lines.append("lag readings:       \(unreadable.count) failed (the broker did not answer within 2 s; a span with one never counts as recovered)")
+            lines.append(
+                "lag readings:       \(unreadable.count) failed (the broker did not answer within 2 s; a span with one never counts as recovered)")
         }
         return lines
     }
@@ -112,8 +116,9 @@ struct ChaosReport {
         if let failure = fault.failure { lines.append("     FAILED: \(failure)") }
 
         let answers = sum(from: fault.start, to: windowEnd)
-        lines.append("     answered meanwhile (until recovered): \(answers.succeeded) × 2xx, \(answers.unavailable) × 503, "
-            + "\(answers.otherStatus) other non-2xx, \(answers.transportErrors) without an answer")
+        lines.append(
+            "     answered meanwhile (until recovered): \(answers.succeeded) × 2xx, \(answers.unavailable) × 503, "
+                + "\(answers.otherStatus) other non-2xx, \(answers.transportErrors) without an answer")
         if fault.fault.kind == .freeze, let accepted = RecoveryRule.firstSuccess(progress.buckets, after: fault.end) {
             lines.append("     webhooks accepted again \(fmt(accepted - fault.end)) s after SIGCONT")
         }
@@ -126,8 +131,9 @@ struct ChaosReport {
         if let last = stalls.stalls.map(\.to).max() {
             let worst = stalls.stalls.map(\.length).max() ?? 0
             let partitions = Set(stalls.stalls.map(\.partition)).count
-            lines.append("     commits stalled on \(partitions) partition(s), up to \(fmt(worst)) s; every partition committing again "
-                + "\(fmt(last - fault.end)) s after the fault ended")
+            lines.append(
+                "     commits stalled on \(partitions) partition(s), up to \(fmt(worst)) s; every partition committing again "
+                    + "\(fmt(last - fault.end)) s after the fault ended")
         } else {
             lines.append("     no partition stopped committing for \(fmt(options.stallThreshold.inSeconds)) s or more")
         }
@@ -136,13 +142,15 @@ struct ChaosReport {
         let touched = applied.filter { $0.applied >= fault.start && $0.applied < settled }
         let delayed = touched.filter { $0.latency > threshold }
         if let worst = delayed.map(\.latency).max(), let last = delayed.map(\.applied).max() {
-            lines.append("     \(delayed.count) events applied more than \(fmt(threshold)) s after their receipt (worst \(fmt(worst)) s); "
-                + "the last at \(fmt(last)) s, \(fmt(last - fault.end)) s after the fault ended")
+            lines.append(
+                "     \(delayed.count) events applied more than \(fmt(threshold)) s after their receipt (worst \(fmt(worst)) s); "
+                    + "the last at \(fmt(last)) s, \(fmt(last - fault.end)) s after the fault ended")
         } else {
             lines.append("     every event applied within \(fmt(threshold)) s of its receipt")
         }
         if fault.fault.kind == .postgres || fault.fault.kind == .kill,
-           let before = fault.batchFailures.before, let after = fault.batchFailures.after, after > before {
+            let before = fault.batchFailures.before, let after = fault.batchFailures.after, after > before
+        {
             lines.append("     projector batches that failed and were retried: \(after - before)")
         }
         if let recovered = fault.recoveredAt {
@@ -227,7 +235,8 @@ struct ChaosReport {
                 lag = ""
             }
             let appliedHere = appliedPerSecond[second]
-            var line = String(format: "%6d  %5d %5d  %5d", second, row.succeeded, row.unavailable, row.otherStatus + row.transportErrors)
+            var line =
+                String(format: "%6d  %5d %5d  %5d", second, row.succeeded, row.unavailable, row.otherStatus + row.transportErrors)
                 + "  " + Self.pad(lag, 7) + "  " + Self.pad(appliedHere.map { String($0.count) } ?? "0", 7)
                 + "  " + Self.pad(appliedHere.map { fmt($0.worst) + "s" } ?? "", 7)
             if let notes = marks[second] { line += "  <- " + notes.joined(separator: "; ") }

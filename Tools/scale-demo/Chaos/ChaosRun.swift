@@ -16,8 +16,9 @@ struct ChaosRun {
         let sampling = session.startSampling()
         log.event(0, "sending \(session.total) webhooks; faults \(ChaosFault.describe(options.faults))")
         let directing = Task { await director.run() }
-        await session.sender.send(session.plan.webhooks, progress: progress,
-                                  gate: { await director.gate($0) }, started: { director.started($0) })
+        await session.sender.send(
+            session.plan.webhooks, progress: progress,
+            gate: { await director.gate($0) }, started: { director.started($0) })
         let sendSeconds = session.now()
         log.event(sendSeconds, "every webhook answered 2xx or given up on (\(progress.acknowledged) of \(session.total) delivered)")
         await directing.value
@@ -56,7 +57,8 @@ struct ChaosRun {
     /// This run's events as `billing_events` holds them: received and applied, in seconds since the start.
     func appliedEvents(_ pool: PostgresPool) async throws -> [AppliedEvent] {
         let origin = session.wallStart.timeIntervalSince1970
-        let rows = try await pool.query("""
+        let rows = try await pool.query(
+            """
             SELECT extract(epoch FROM received_at)::float8, extract(epoch FROM applied_at)::float8
             FROM billing_events WHERE dedup_key LIKE \(session.plan.dedupKeyPattern)
             """)

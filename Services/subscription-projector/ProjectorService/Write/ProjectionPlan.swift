@@ -63,12 +63,16 @@ struct ProjectionPlan {
         let eventJSON = String(decoding: e.encodedRecord(), as: UTF8.self)
         let eventItem = items.count
         if isCounted { counted.append((eventItem, .event)) }
-        items.append(PostgresBatchItem(ProjectionStatements.event, [
-            delivery.dedupKey, provider, e.providerEventName, e.kind.rawValue, e.entityKey, e.subscriptionID, e.orderID,
-            e.customerID, e.appUserID, e.orderingTimestamp, delivery.receivedAt, delivery.sourcePartition,
-            delivery.sourceOffset, PostgresJSON(text: eventJSON), delivery.payload, e.productID.flatMap { e.provider == .paystack ? $0 : nil },
-            e.checkoutID, e.transactionReference, e.authorizationCode,
-        ]))
+        items.append(
+            PostgresBatchItem(
+                ProjectionStatements.event,
+                [
+                    delivery.dedupKey, provider, e.providerEventName, e.kind.rawValue, e.entityKey, e.subscriptionID, e.orderID,
+                    e.customerID, e.appUserID, e.orderingTimestamp, delivery.receivedAt, delivery.sourcePartition,
+                    delivery.sourceOffset, PostgresJSON(text: eventJSON), delivery.payload,
+                    e.productID.flatMap { e.provider == .paystack ? $0 : nil },
+                    e.checkoutID, e.transactionReference, e.authorizationCode,
+                ]))
         // Unknown kinds are logged (kept for audit and replay) and change nothing else.
         if e.kind.isUnknown { return }
 
@@ -87,27 +91,34 @@ struct ProjectionPlan {
                 items.append(PostgresBatchItem(ProjectionStatements.orderOfSubscription, [provider, orderID, subscriptionID]))
             }
         } else if e.provider == .paystack, e.kind == .paymentSucceeded || e.kind == .paymentRecovered,
-                  let customer = e.customerID, let plan = e.productID {
+            let customer = e.customerID, let plan = e.productID
+        {
             renewalLinks.insert(Pair(customer, plan))
         }
 
         switch e.kind {
         case .orderCreated:
             if let orderID = e.orderID {
-                items.append(PostgresBatchItem(ProjectionStatements.orderCreated, [
-                    provider, orderID, e.customerID, e.customerEmail, e.productID, e.variantID, e.planName,
-                    e.amount, e.currency, e.paidAt ?? e.createdAt ?? at, e.transactionReference, e.testMode,
-                ]))
+                items.append(
+                    PostgresBatchItem(
+                        ProjectionStatements.orderCreated,
+                        [
+                            provider, orderID, e.customerID, e.customerEmail, e.productID, e.variantID, e.planName,
+                            e.amount, e.currency, e.paidAt ?? e.createdAt ?? at, e.transactionReference, e.testMode,
+                        ]))
                 if let reference = e.transactionReference {
                     items.append(PostgresBatchItem(ProjectionStatements.orderEarlierRefunds, [provider, orderID, reference]))
                 }
             }
         case .orderRefunded:
             if let orderID = e.orderID {
-                items.append(PostgresBatchItem(ProjectionStatements.orderRefunded, [
-                    provider, orderID, e.customerID, e.customerEmail, e.productID, e.variantID, e.planName,
-                    e.currency, at, e.amount, e.transactionReference,
-                ]))
+                items.append(
+                    PostgresBatchItem(
+                        ProjectionStatements.orderRefunded,
+                        [
+                            provider, orderID, e.customerID, e.customerEmail, e.productID, e.variantID, e.planName,
+                            e.currency, at, e.amount, e.transactionReference,
+                        ]))
             }
         case .refundProcessed:
             if let reference = e.transactionReference {
@@ -115,9 +126,12 @@ struct ProjectionPlan {
             }
         case .paymentSucceeded, .paymentFailed, .paymentRecovered, .paymentRefunded, .invoiceCreated, .invoiceUpdated:
             if let paymentID = e.invoiceID ?? e.orderID ?? e.transactionReference {
-                items.append(PostgresBatchItem(ProjectionStatements.payment, [
-                    provider, paymentID, e.subscriptionID, e.kind.rawValue, e.status, e.amount, e.currency, e.orderingTimestamp,
-                ]))
+                items.append(
+                    PostgresBatchItem(
+                        ProjectionStatements.payment,
+                        [
+                            provider, paymentID, e.subscriptionID, e.kind.rawValue, e.status, e.amount, e.currency, e.orderingTimestamp,
+                        ]))
             }
         default:
             break
@@ -149,27 +163,40 @@ struct ProjectionPlan {
         let at = e.orderingTimestamp ?? delivery.receivedAt
         if let appUserID = e.appUserID {
             if e.provider == .lemonsqueezy, let subscriptionID = e.subscriptionID {
-                items.append(PostgresBatchItem(ProjectionStatements.owner, [
-                    provider, PurchaseType.subscription.rawValue, subscriptionID, appUserID, "checkout", delivery.dedupKey]))
+                items.append(
+                    PostgresBatchItem(
+                        ProjectionStatements.owner,
+                        [
+                            provider, PurchaseType.subscription.rawValue, subscriptionID, appUserID, "checkout", delivery.dedupKey,
+                        ]))
             }
             if e.kind == .orderCreated || e.kind == .orderRefunded, let orderID = e.orderID {
-                items.append(PostgresBatchItem(ProjectionStatements.owner, [
-                    provider, PurchaseType.order.rawValue, orderID, appUserID, "checkout", delivery.dedupKey]))
+                items.append(
+                    PostgresBatchItem(
+                        ProjectionStatements.owner,
+                        [
+                            provider, PurchaseType.order.rawValue, orderID, appUserID, "checkout", delivery.dedupKey,
+                        ]))
             }
             if e.provider == .paystack, e.kind == .paymentSucceeded, let code = e.authorizationCode, let customer = e.customerID {
                 items.append(PostgresBatchItem(ProjectionStatements.ownerOfChargedSubscriptions, [appUserID, delivery.dedupKey, code, customer, at]))
             }
         }
         if e.provider == .lemonsqueezy, e.appUserID == nil, e.providerEventName.hasPrefix(Self.snapshotEventPrefix),
-           let variant = e.variantID.flatMap({ CatalogID(provider: .lemonsqueezy, rawID: $0) }), let email = e.customerEmail, let created = e.createdAt {
-            let purchase: (PurchaseType, String)? = e.kind == .subscriptionObserved ? e.subscriptionID.map { (.subscription, $0) }
+            let variant = e.variantID.flatMap({ CatalogID(provider: .lemonsqueezy, rawID: $0) }), let email = e.customerEmail,
+            let created = e.createdAt
+        {
+            let purchase: (PurchaseType, String)? =
+                e.kind == .subscriptionObserved
+                ? e.subscriptionID.map { (.subscription, $0) }
                 : e.kind == .orderCreated ? e.orderID.map { (.order, $0) } : nil
             if let (type, id) = purchase {
                 items.append(PostgresBatchItem(ProjectionStatements.ownerFromCheckout, [type.rawValue, id, variant.description, email, created]))
             }
         }
         if e.provider == .paystack, SubscriptionFold.subscriptionObjectKinds.contains(e.kind),
-           let subscriptionID = e.subscriptionID, let code = e.authorizationCode, let customer = e.customerID {
+            let subscriptionID = e.subscriptionID, let code = e.authorizationCode, let customer = e.customerID
+        {
             items.append(PostgresBatchItem(ProjectionStatements.ownerFromCharge, [subscriptionID, code, customer, at]))
         }
     }
@@ -180,21 +207,29 @@ struct ProjectionPlan {
     /// with the webhooks), and a claim records the owner it names.
     private mutating func add(_ command: SubscriptionCommand) throws {
         counted.append((items.count, .record))
-        items.append(PostgresBatchItem(ProjectionStatements.command, [
-            command.commandID, command.kind.rawValue, command.provider.rawValue, command.subscriptionID,
-            command.appUserID, command.requestedAt,
-        ]))
+        items.append(
+            PostgresBatchItem(
+                ProjectionStatements.command,
+                [
+                    command.commandID, command.kind.rawValue, command.provider.rawValue, command.subscriptionID,
+                    command.appUserID, command.requestedAt,
+                ]))
         let provider = command.provider.rawValue
         if command.kind == .claimByEmail {
-            items.append(PostgresBatchItem(ProjectionStatements.owner, [
-                provider, command.purchaseType.rawValue, command.subscriptionID, command.appUserID, "email", "command:\(command.commandID)"]))
+            items.append(
+                PostgresBatchItem(
+                    ProjectionStatements.owner,
+                    [
+                        provider, command.purchaseType.rawValue, command.subscriptionID, command.appUserID, "email", "command:\(command.commandID)",
+                    ]))
             let apply = command.purchaseType == .order ? ProjectionStatements.claimedOrder : ProjectionStatements.claimedSubscription
             items.append(PostgresBatchItem(apply, [provider, command.subscriptionID]))
             return
         }
         guard let observed = command.observed else { return }
-        var event = BillingEvent(kind: .subscriptionObserved, provider: command.provider,
-                                 providerEventName: "storefront.\(command.kind.rawValue)", entityKey: command.key)
+        var event = BillingEvent(
+            kind: .subscriptionObserved, provider: command.provider,
+            providerEventName: "storefront.\(command.kind.rawValue)", entityKey: command.key)
         event.subscriptionID = command.subscriptionID
         event.status = observed.status
         event.renewsAt = observed.renewsAt
@@ -204,18 +239,23 @@ struct ProjectionPlan {
         event.orderingTimestamp = observed.observedAt
         // Not from the webhook topic: partition and offset -1; the command's
         // own record is the payload (and the `commands` row).
-        try add(WebhookDelivery(dedupKey: "command:\(command.commandID)", event: event, receivedAt: observed.observedAt,
-                                payload: try RecordCoding.encode(command), sourcePartition: -1, sourceOffset: -1),
-                isCounted: false)
+        try add(
+            WebhookDelivery(
+                dedupKey: "command:\(command.commandID)", event: event, receivedAt: observed.observedAt,
+                payload: try RecordCoding.encode(command), sourcePartition: -1, sourceOffset: -1),
+            isCounted: false)
     }
 
     private mutating func add(_ record: CheckoutCreatedRecord) {
         counted.append((items.count, .record))
-        items.append(PostgresBatchItem(ProjectionStatements.checkout, [
-            record.checkoutID, record.provider.rawValue, record.appUserID, record.email ?? "",
-            record.productID?.description, record.variantID.description, record.providerCheckoutID, record.url,
-            record.createdAt, record.expiresAt,
-        ]))
+        items.append(
+            PostgresBatchItem(
+                ProjectionStatements.checkout,
+                [
+                    record.checkoutID, record.provider.rawValue, record.appUserID, record.email ?? "",
+                    record.productID?.description, record.variantID.description, record.providerCheckoutID, record.url,
+                    record.createdAt, record.expiresAt,
+                ]))
         items.append(PostgresBatchItem(ProjectionStatements.appUser, [record.appUserID, record.email, record.createdAt]))
     }
 

@@ -43,8 +43,9 @@ public struct ProjectionWriter: Sendable {
                 guard !plan.subscriptionKeys.isEmpty || !plan.renewalLinks.isEmpty else { return result }
                 let states = try await fold(plan, counts: counts, on: connection)
                 if !states.isEmpty {
-                    _ = try await connection.pipeline(statements: [ProjectionStatements.subscription],
-                                                      batch: states.map(Self.subscriptionItem))
+                    _ = try await connection.pipeline(
+                        statements: [ProjectionStatements.subscription],
+                        batch: states.map(Self.subscriptionItem))
                 }
                 result.subscriptionsProjected = states.count
                 return result
@@ -85,7 +86,8 @@ public struct ProjectionWriter: Sendable {
     func rows(_ keys: [ProjectionPlan.Pair], on connection: PostgresConnection) async throws -> [ProjectionPlan.Pair: SubscriptionState] {
         guard !keys.isEmpty else { return [:] }
         let list = try ProjectionPlan.jsonArray(keys.map { [$0.first, $0.second] })
-        let found = try await connection.query("""
+        let found = try await connection.query(
+            """
             SELECT \(unescaped: SubscriptionStatusReader.subscriptionColumns)
             FROM subscriptions s JOIN jsonb_array_elements(\(list)::jsonb) AS k ON s.provider = k->>0 AND s.subscription_id = k->>1
             """)
@@ -99,11 +101,14 @@ public struct ProjectionWriter: Sendable {
 
     /// Reads every logged event of `keys` and of the subscriptions `links`
     /// reach (one query) and folds each.
-    func refold(keys subscriptionKeys: Set<ProjectionPlan.Pair>, links renewalLinks: Set<ProjectionPlan.Pair>,
-                on connection: PostgresConnection) async throws -> [SubscriptionState] {
+    func refold(
+        keys subscriptionKeys: Set<ProjectionPlan.Pair>, links renewalLinks: Set<ProjectionPlan.Pair>,
+        on connection: PostgresConnection
+    ) async throws -> [SubscriptionState] {
         let keys = try ProjectionPlan.jsonArray(subscriptionKeys.map { [$0.first, $0.second] }.sorted { $0.lexicographicallyPrecedes($1) })
         let links = try ProjectionPlan.jsonArray(renewalLinks.map { [$0.first, $0.second] }.sorted { $0.lexicographicallyPrecedes($1) })
-        let rows = try await connection.query("""
+        let rows = try await connection.query(
+            """
             WITH keys AS (SELECT k->>0 AS provider, k->>1 AS subscription_id FROM jsonb_array_elements(\(keys)::jsonb) AS k),
                  links AS (SELECT k->>0 AS customer_id, k->>1 AS plan_code FROM jsonb_array_elements(\(links)::jsonb) AS k),
                  subs AS (
@@ -138,15 +143,17 @@ public struct ProjectionWriter: Sendable {
     }
 
     static func subscriptionItem(_ s: SubscriptionState) -> PostgresBatchItem {
-        PostgresBatchItem(ProjectionStatements.subscription, [
-            s.provider.rawValue, s.subscriptionID, s.customerID, s.customerEmail, s.productID, s.variantID,
-            s.planName, s.status, s.renewsAt, s.endsAt, s.trialEndsAt, s.cancelAtPeriodEnd, s.emailToken, s.cardBrand,
-            s.cardLastFour, s.customerPortalURL, s.updatePaymentMethodURL, s.sourceUpdatedAt, s.lastEventKey,
-            s.pauseMode, s.pauseResumesAt, s.testMode, s.orderID, s.authorizationCode, s.originalPurchaseAt,
-            s.latestPurchaseAt, s.unsubscribeDetectedAt, s.billingIssueDetectedAt, s.refundedAt, s.portalURLsSeenAt,
-            // distantPast (no provider time) is stored as NULL.
-            s.foldPosition.flatMap { $0.at == .distantPast ? nil : $0.at }, s.foldPosition.map { Int32($0.rank) },
-        ])
+        PostgresBatchItem(
+            ProjectionStatements.subscription,
+            [
+                s.provider.rawValue, s.subscriptionID, s.customerID, s.customerEmail, s.productID, s.variantID,
+                s.planName, s.status, s.renewsAt, s.endsAt, s.trialEndsAt, s.cancelAtPeriodEnd, s.emailToken, s.cardBrand,
+                s.cardLastFour, s.customerPortalURL, s.updatePaymentMethodURL, s.sourceUpdatedAt, s.lastEventKey,
+                s.pauseMode, s.pauseResumesAt, s.testMode, s.orderID, s.authorizationCode, s.originalPurchaseAt,
+                s.latestPurchaseAt, s.unsubscribeDetectedAt, s.billingIssueDetectedAt, s.refundedAt, s.portalURLsSeenAt,
+                // distantPast (no provider time) is stored as NULL.
+                s.foldPosition.flatMap { $0.at == .distantPast ? nil : $0.at }, s.foldPosition.map { Int32($0.rank) },
+            ])
     }
 }
 
