@@ -18,8 +18,13 @@ import Telemetry
 /// (`<group>.<T>`), because committing past the letters it skipped would hide
 /// them from every later replay.
 public enum DeadLetterCommand {
-    /// How long a read waits for more records before deciding the topic is drained.
+    /// How long a read that has reached where the topic ended at its start
+    /// waits for letters that arrived since, before it stops.
     static let drainWait: Duration = .seconds(3)
+    /// How long a read that has not reached that end yet waits for a batch
+    /// (joining a new group can take seconds on a loaded broker) before it
+    /// fails rather than report fewer letters than there are.
+    static let unreadWait: Duration = .seconds(60)
     static let replayGroup = "storefront-deadletter-replay"
 
     public static func run(
@@ -60,35 +65,53 @@ public enum DeadLetterCommand {
         sourceTopic.map { "\(base).\($0)" } ?? base
     }
 
-    /// Reads until no record arrives for ``drainWait``; `handle` runs per
-    /// decodable letter before the batch's offsets are committed.
+    /// Reads every letter the group has not committed, as far as each
+    /// partition's end when the read starts (then until no record arrives for
+    /// ``drainWait``); `handle` runs per decodable letter before the batch's
+    /// offsets are committed.
+    /// - Throws: ``UnreadLetters`` when a partition's letters do not arrive
+    ///   within ``unreadWait``, or the broker's error.
     static func read(
         _ messaging: MessagingSettings, group: String, commit: Bool,
         handle: (DeadLetterRecord) async throws -> Void
     ) async throws -> [(KafkaConsumerRecord, DeadLetterRecord?)] {
+        // Where each partition ends now, for this group: the read is not done before it gets there.
+        let start = try await KafkaConsumerGroupLagReader(configuration: messaging.client, groupID: group).lag(topic: Topics.deadLetter)
+        var unreadEnds = Dictionary(uniqueKeysWithValues: start.partitions.filter { $0.lag > 0 }.map { ($0.partition, $0.highWatermark) })
+        if unreadEnds.isEmpty { return [] }
         let consumer = try KafkaConsumer(
             topics: [Topics.deadLetter],
             configuration: KafkaConsumerConfiguration(
                 client: messaging.client, groupID: group, sessionTimeout: .milliseconds(2000), maxBatchSize: 500))
         var seen: [(KafkaConsumerRecord, DeadLetterRecord?)] = []
         do {
-            // The first join of a new group takes about a second on Tansu; wait longer for the first batch.
-            var wait = Duration.seconds(10)
-            while let batch = try await consumer.nextBatch(timeout: wait) {
+            while let batch = try await consumer.nextBatch(timeout: unreadEnds.isEmpty ? drainWait : unreadWait) {
                 for record in batch.records {
                     let letter = record.value.flatMap { try? RecordCoding.decode(DeadLetterRecord.self, from: $0) }
                     if let letter { try await handle(letter) }
                     seen.append((record, letter))
+                    if let end = unreadEnds[record.partition], record.offset + 1 >= end { unreadEnds[record.partition] = nil }
                 }
                 if commit { _ = try await consumer.commit(batch) }
-                wait = drainWait
             }
+            if !unreadEnds.isEmpty { throw UnreadLetters(partitions: unreadEnds.keys.sorted(), wait: unreadWait) }
         } catch {
             await consumer.close()
             throw error
         }
         await consumer.close()
         return seen
+    }
+
+    /// Letters the read could not get to.
+    struct UnreadLetters: Error, CustomStringConvertible {
+        let partitions: [Int32]
+        let wait: Duration
+
+        var description: String {
+            "\(Topics.deadLetter) partitions \(partitions.map(String.init).joined(separator: ",")) still hold unread letters, "
+                + "but none arrived within \(Int(wait.inSeconds)) s; what was read is committed, run the command again for the rest"
+        }
     }
 
     static func describe(_ record: KafkaConsumerRecord, _ letter: DeadLetterRecord?) -> String {
