@@ -33,6 +33,40 @@ import Testing
     }
 }
 
+/// `Backoff.retry` with a recorded wait: no time passes.
+@Suite struct BackoffRetryTests {
+    struct Refused: Error {}
+
+    @Test func retriesUntilTheAttemptSucceedsWaitingTheScheduleBetween() async {
+        var attempts = 0
+        var waited: [Duration] = []
+        var told: [Int] = []
+        let succeeded = await Backoff(initial: .milliseconds(100), maximum: .milliseconds(300)).retry(
+            wait: { waited.append($0) }, failed: { _, failures, _ in told.append(failures) }
+        ) {
+            attempts += 1
+            if attempts < 4 { throw Refused() }
+        }
+        #expect(succeeded)
+        #expect(attempts == 4)
+        #expect(waited == [.milliseconds(100), .milliseconds(200), .milliseconds(300)])
+        #expect(told == [1, 2, 3])
+    }
+
+    @Test func givesUpOnceTheCallerStopsAndNeverAttemptsAfter() async {
+        var attempts = 0
+        var keepGoing = true
+        let succeeded = await Backoff(initial: .milliseconds(1), maximum: .milliseconds(1)).retry(
+            while: { keepGoing }, wait: { _ in }, failed: { _, failures, _ in if failures == 2 { keepGoing = false } }
+        ) {
+            attempts += 1
+            throw Refused()
+        }
+        #expect(!succeeded)
+        #expect(attempts == 2)
+    }
+}
+
 @Suite struct DurationUnitsTests {
     @Test func secondsAndMilliseconds() {
         #expect(Duration.milliseconds(1500).inSeconds == 1.5)

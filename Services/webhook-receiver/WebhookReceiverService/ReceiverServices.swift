@@ -30,23 +30,20 @@ public struct TopicSetupService: Service {
     public var isDone: Bool { done.flag.load(ordering: .acquiring) }
 
     public func run() async throws {
-        var retries = BackoffCounter(Backoff(initial: initialDelay, maximum: maximumDelay))
-        while !Task.isCancelled {
-            do {
-                try await ensure()
-                done.flag.store(true, ordering: .releasing)
-                logger.info("kafka topics ensured", metadata: ["kafka.attempt": String(retries.failures + 1)])
-                break
-            } catch {
-                let delay = retries.failed()
+        var attempts = 1
+        let ensured = await Backoff(initial: initialDelay, maximum: maximumDelay).retry(
+            failed: { error, failures, delay in
+                attempts = failures + 1
                 logger.warning(
                     "kafka topics not ensured yet (broker unreachable?); retrying",
                     metadata: [
-                        "error": String(describing: error), "kafka.attempt": String(retries.failures),
+                        "error": String(describing: error), "kafka.attempt": String(failures),
                         "retry_in_seconds": String(delay.inSeconds),
                     ])
-                try? await Task.sleep(for: delay)
-            }
+            }, ensure)
+        if ensured {
+            done.flag.store(true, ordering: .releasing)
+            logger.info("kafka topics ensured", metadata: ["kafka.attempt": String(attempts)])
         }
         // Returning early would stop the whole group: idle until stopped.
         while !Task.isCancelled {
