@@ -110,7 +110,8 @@ import Webhooks
         let application = try buildProjectorApplication(
             configuration: ProjectorConfiguration(databaseURL: url, groupID: Support.unique("projector-live")),
             messaging: messaging, logger: logger, metrics: metrics)
-        let group = ServiceGroup(services: [application.consumerService], configuration: .init(signals: []), logger: logger)
+        let group = ServiceGroup(
+            services: [application.consumerService.consumer, application.consumerService], configuration: .init(signals: []), logger: logger)
         let running = Task { try await group.run() }
 
         let deadline = ContinuousClock.now + .seconds(60)

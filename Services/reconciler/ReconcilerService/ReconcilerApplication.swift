@@ -22,11 +22,12 @@ public struct ReconcilerApplication: ServiceApplication {
     let producer: KafkaProducer
     let pool: PostgresPool?
 
-    /// HTTP first (probes answer during start-up), the producer, the consumer,
-    /// then the sweep. Stopped in reverse: the sweep ends, the consumer drains
-    /// and commits, the producer flushes, HTTP goes last.
+    /// HTTP first (probes answer during start-up), the producer, the
+    /// consumer, the loop that reads it, then the sweep. Stopped in reverse:
+    /// the sweep ends, the loop drains and commits, the consumer leaves the
+    /// group, the producer flushes, HTTP goes last.
     public var services: [any Service] {
-        [shell.server, producer, consumerService, sweepService]
+        [shell.server, producer, consumerService.consumer, consumerService, sweepService]
     }
 
     /// Releases the projection pool (after the services stopped).

@@ -24,8 +24,8 @@ import Telemetry
 ///
 /// On stop: no more batches; waiting fetches are made due at once; the
 /// batches that complete within ``ReconcilerConfiguration/shutdownGrace`` are
-/// committed; the consumer leaves the group (the rest is re-read by the
-/// partitions' next owner).
+/// committed. Then the consumer, a service of its own before this one in the
+/// group, leaves the group (the rest is re-read by the partitions' next owner).
 public final class ReconcilerConsumerService: Service, Sendable {
     public let name = "reconciler-consumer"
     public let consumer: KafkaConsumer
@@ -73,7 +73,6 @@ public final class ReconcilerConsumerService: Service, Sendable {
         await Task { await self.drain() }.value
         reconciler.stop()
         await engine.value
-        await consumer.close()
         logger.info("reconciler consumer stopped")
         if Task.isCancelled { throw CancellationError() }
     }
@@ -102,19 +101,18 @@ public final class ReconcilerConsumerService: Service, Sendable {
     }
 
     private func startUp() async -> Bool {
-        var retries = BackoffCounter(Backoff(initial: .milliseconds(200), maximum: .seconds(5)))
-        while !isStopping {
-            do {
-                if let messaging { try await messaging.ensureTopics(Topics.all) }
-                startedUp.store(true, ordering: .releasing)
-                return true
-            } catch {
-                let delay = retries.failed()
+        let done = await Backoff(initial: .milliseconds(200), maximum: .seconds(5)).retry(
+            while: { !isStopping },
+            // Wakes at once on shutdown (the cancellation handler rings it).
+            wait: { await tracker.progress.wait(upTo: $0) },
+            failed: { error, _, delay in
                 logger.warning("topics not ensured yet; retrying", metadata: ["error": "\(error)", "retry.in_seconds": "\(delay.inSeconds)"])
-                await tracker.progress.wait(upTo: delay)
             }
+        ) {
+            if let messaging { try await messaging.ensureTopics(Topics.all) }
         }
-        return false
+        if done { startedUp.store(true, ordering: .releasing) }
+        return done
     }
 
     /// Turns the batch's records into requests and hands them over.

@@ -13,14 +13,18 @@ public struct ProjectorApplication: ServiceApplication {
     public let pool: PostgresPool
     public let consumerService: ProjectorConsumerService
     public let projector: Projector
+    /// Where dead letters go.
+    let deadLetterProducer: KafkaProducer
     /// Operational routes only; readiness: `postgres` (SELECT 1), `kafka`
     /// (metadata request), `startup` (migrations and topics done).
     public let shell: ApplicationShell
 
-    /// HTTP first (so probes answer during start-up), then the consumer; the
-    /// group stops them in reverse, so the consumer drains before HTTP goes.
+    /// HTTP first (so probes answer during start-up), the dead-letter
+    /// producer, the consumer, then the loop that reads it. Stopped in
+    /// reverse: the loop finishes and commits its batch, the consumer leaves
+    /// the group, the producer flushes, HTTP goes last.
     public var services: [any Service] {
-        [shell.server, consumerService]
+        [shell.server, deadLetterProducer, consumerService.consumer, consumerService]
     }
 }
 
@@ -58,7 +62,7 @@ public func buildProjectorApplication(
             configuration: KafkaConsumerConfiguration(
                 client: messaging.client, groupID: configuration.groupID,
                 maxBatchSize: configuration.batchSize, maxBatchWait: configuration.batchWait))
-        producer = try KafkaProducer(configuration: KafkaProducerConfiguration(client: messaging.client))
+        producer = try KafkaProducer(configuration: KafkaProducerConfiguration(client: messaging.client), logger: logger)
         admin = try KafkaAdmin(configuration: messaging.client)
     } catch {
         throw ProjectorSetupError(description: "Kafka client setup failed: \(error)")
@@ -68,8 +72,8 @@ public func buildProjectorApplication(
         writer: ProjectionWriter(pool: pool), deadLetters: KafkaDeadLetterSink(producer: producer),
         metrics: projectorMetrics, consumerName: configuration.groupID, logger: logger)
     let consumerService = ProjectorConsumerService(
-        consumer: consumer, projector: projector, pool: pool, producer: producer, messaging: messaging,
-        migrate: configuration.migrate, logger: logger)
+        consumer: consumer, projector: projector, pool: pool, messaging: messaging, migrate: configuration.migrate,
+        logger: logger)
 
     let health = HealthChecks()
     health.register("postgres") { _ = try await pool.query("SELECT 1") }
@@ -78,6 +82,6 @@ public func buildProjectorApplication(
         guard consumerService.isStarted else { throw ProjectorSetupError(description: "migrations or topic creation not done yet") }
     }
     return ProjectorApplication(
-        pool: pool, consumerService: consumerService, projector: projector,
+        pool: pool, consumerService: consumerService, projector: projector, deadLetterProducer: producer,
         shell: ApplicationShell(http: http, health: health, metrics: metrics, logger: logger))
 }

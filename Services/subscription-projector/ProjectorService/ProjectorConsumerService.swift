@@ -13,14 +13,14 @@ import Telemetry
 /// At start: migrations (unless disabled) and topic creation, retried until
 /// they succeed. Then, per batch: apply (one transaction, dead letters
 /// acknowledged), then commit. On stop (task cancelled) the batch in flight
-/// is finished and committed, then the consumer leaves the group and the
-/// dead-letter producer flushes.
+/// is finished and committed. The consumer and the dead-letter producer are
+/// services of their own, before this one in the group, so they close after
+/// it: the consumer leaves the group, then the producer flushes.
 public final class ProjectorConsumerService: Service, Sendable {
     public let name = "projector-consumer"
     public let consumer: KafkaConsumer
     public let projector: Projector
     let pool: PostgresPool
-    let producer: KafkaProducer?
     let messaging: MessagingSettings?
     let migrate: Bool
     let logger: Logger
@@ -28,13 +28,12 @@ public final class ProjectorConsumerService: Service, Sendable {
     private let startedUp = Atomic<Bool>(false)
 
     public init(
-        consumer: KafkaConsumer, projector: Projector, pool: PostgresPool, producer: KafkaProducer?,
-        messaging: MessagingSettings?, migrate: Bool, logger: Logger
+        consumer: KafkaConsumer, projector: Projector, pool: PostgresPool, messaging: MessagingSettings?, migrate: Bool,
+        logger: Logger
     ) {
         self.consumer = consumer
         self.projector = projector
         self.pool = pool
-        self.producer = producer
         self.messaging = messaging
         self.migrate = migrate
         self.logger = logger
@@ -48,11 +47,6 @@ public final class ProjectorConsumerService: Service, Sendable {
             await runLoop()
         } onCancel: {
             stopping.store(true, ordering: .releasing)
-        }
-        await consumer.close()
-        if let producer {
-            let lost = await producer.shutdown()
-            if !lost.isEmpty { logger.error("dead letters not delivered at shutdown", metadata: ["count": String(lost.count)]) }
         }
         logger.info("projector consumer stopped")
         if Task.isCancelled { throw CancellationError() }
@@ -77,23 +71,20 @@ public final class ProjectorConsumerService: Service, Sendable {
     }
 
     private func startUp() async -> Bool {
-        var retries = BackoffCounter(Backoff(initial: .milliseconds(200), maximum: .seconds(5)))
-        while !isStopping {
-            do {
-                if migrate {
-                    let applied = try await ProjectionSchema.migrate(pool: pool)
-                    if !applied.isEmpty { logger.info("migrations applied", metadata: ["versions": applied.map(String.init).joined(separator: ",")]) }
-                }
-                if let messaging { try await messaging.ensureTopics(Topics.all) }
-                startedUp.store(true, ordering: .releasing)
-                return true
-            } catch {
-                let delay = retries.failed()
+        let done = await Backoff(initial: .milliseconds(200), maximum: .seconds(5)).retry(
+            while: { !isStopping },
+            failed: { error, _, delay in
                 logger.warning("start-up failed; retrying", metadata: ["error": "\(error)", "retry.in_seconds": "\(delay.inSeconds)"])
-                try? await Task.sleep(for: delay)
             }
+        ) {
+            if migrate {
+                let applied = try await ProjectionSchema.migrate(pool: pool)
+                if !applied.isEmpty { logger.info("migrations applied", metadata: ["versions": applied.map(String.init).joined(separator: ",")]) }
+            }
+            if let messaging { try await messaging.ensureTopics(Topics.all) }
         }
-        return false
+        if done { startedUp.store(true, ordering: .releasing) }
+        return done
     }
 
     /// Applies, retrying while the database or broker is away, then commits.
