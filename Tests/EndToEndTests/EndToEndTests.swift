@@ -59,11 +59,20 @@ import Testing
                 )
             }
         }
+        // A probe that fails (the stack's database busy on a loaded machine) is
+        // tried again; the last failure is reported if the rows never match.
+        var lastProblem = "no probe answered"
         let converged = try? await stack.eventually("the duplicated run's rows to match the clean run's") {
-            let rows = try await snapshots()
-            return rows.0 == rows.1 ? rows : nil
+            do {
+                let rows = try await snapshots()
+                lastProblem = "clean \(rows.0) vs duplicated+shuffled \(rows.1)"
+                return rows.0 == rows.1 ? rows : nil
+            } catch {
+                lastProblem = "the rows could not be read: \(error)"
+                return nil
+            }
         }
-        #expect(converged != nil, "never converged")
+        #expect(converged != nil, "never converged; last: \(lastProblem)")
         // A duplicate that slipped past the dedup key would add a row after convergence, never remove one.
         try await Task.sleep(for: .seconds(1))
         let rows = try await snapshots()

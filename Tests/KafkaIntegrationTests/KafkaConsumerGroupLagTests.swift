@@ -18,7 +18,7 @@ import Testing
         #expect(await producer.shutdown().isEmpty)
 
         let reader = try KafkaConsumerGroupLagReader(configuration: KafkaTestSupport.client(brokers), groupID: group)
-        let before = try await reader.lag(topic: topic)
+        let before = try await reader.lag(topic: topic, timeout: .seconds(30))
         #expect(before.groupID == group && before.topic == topic)
         #expect(before.partitions.map(\.partition) == [0, 1])
         #expect(before.partitions.map(\.highWatermark) == [6, 4])
@@ -37,7 +37,7 @@ import Testing
         #expect(seen == 10)
         #expect(consumer.assignment.count == 2, "the lag reader must not take partitions: \(consumer.assignment)")
 
-        let after = try await reader.lag(topic: topic)
+        let after = try await reader.lag(topic: topic, timeout: .seconds(30))
         #expect(after.partitions.map(\.committedOffset) == [6, 4])
         #expect(after.partitions.map(\.lag) == [0, 0])
         #expect(after.totalLag == 0)

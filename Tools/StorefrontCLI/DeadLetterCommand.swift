@@ -76,7 +76,9 @@ public enum DeadLetterCommand {
         handle: (DeadLetterRecord) async throws -> Void
     ) async throws -> [(KafkaConsumerRecord, DeadLetterRecord?)] {
         // Where each partition ends now, for this group: the read is not done before it gets there.
-        let start = try await KafkaConsumerGroupLagReader(configuration: messaging.client, groupID: group).lag(topic: Topics.deadLetter)
+        // An operator's command can wait for a slow broker longer than a probe would.
+        let start = try await KafkaConsumerGroupLagReader(configuration: messaging.client, groupID: group)
+            .lag(topic: Topics.deadLetter, timeout: .seconds(30))
         var unreadEnds = Dictionary(uniqueKeysWithValues: start.partitions.filter { $0.lag > 0 }.map { ($0.partition, $0.highWatermark) })
         if unreadEnds.isEmpty { return [] }
         let consumer = try KafkaConsumer(
