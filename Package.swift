@@ -110,14 +110,14 @@ let package = Package(
         .target(
             name: "CheckoutService",
             dependencies: [
-                "Basics", "Models", "Providers", "Projection", "Postgres", "Kafka", "Crypto", "HTTPServer", "ServiceRuntime", "Telemetry",
+                "Basics", "Catalog", "Models", "Providers", "Projection", "Postgres", "Kafka", "Crypto", "HTTPServer", "ServiceRuntime", "Telemetry",
             ],
             path: "Services/checkout/CheckoutService", swiftSettings: strict, linkerSettings: vendoredLibraries),
         .executableTarget(
             name: "checkout",
             dependencies: [
-                "Basics", "CheckoutService", "Projection", "Providers", "ProviderConfiguration", "Kafka", "Postgres", "HTTPClient", "Models",
-                "HTTPServer", "ServiceRuntime", "Telemetry",
+                "Basics", "Catalog", "CheckoutService", "Projection", "Providers", "ProviderConfiguration", "Kafka", "Postgres", "HTTPClient",
+                "Models", "HTTPServer", "ServiceRuntime", "Telemetry",
             ],
             path: "Services/checkout/main", swiftSettings: strict, linkerSettings: vendoredLibraries),
 
@@ -209,7 +209,10 @@ let package = Package(
         tests(
             "CatalogServiceTests",
             ["Basics", "Catalog", "SeedModels", "TestSupport", "CatalogService", "Models", "HTTPServer", "HTTPClient", "ServiceRuntime", "Telemetry"]),
-        tests("CheckoutServiceTests", ["Basics", "CheckoutService", "Crypto", "HTTPServer", "ServiceRuntime"], linker: vendoredLibraries),
+        tests(
+            "CheckoutServiceTests",
+            ["Basics", "Catalog", "CheckoutService", "Crypto", "HTTPServer", "Models", "Postgres", "Providers", "ServiceRuntime", "Telemetry"],
+            linker: vendoredLibraries),
         tests(
             "ReconcilerServiceTests",
             [
@@ -236,7 +239,8 @@ let package = Package(
         tests(
             "CheckoutServiceIntegrationTests",
             [
-                "Basics", "SeedModels", "TestSupport", "CheckoutService", "Models", "Providers", "Projection", "Postgres", "Kafka", "Crypto",
+                "Basics", "Catalog", "SeedModels", "TestSupport", "CheckoutService", "Models", "Providers", "Projection", "Postgres", "Kafka",
+                "Crypto",
                 "HTTPServer", "HTTPClient", "ServiceRuntime", "Telemetry", "SandboxServer", "SandboxKit",
             ], linker: vendoredLibraries),
         tests(
