@@ -65,8 +65,12 @@ let package = Package(
         library("Webhooks", ["Basics", "Models", "Crypto"]),
         // The providers' settings read from the environment (ProvidersConfiguration.fromEnvironment).
         library("ProviderConfiguration", ["Basics", "Models", "Webhooks"]),
-        // The providers' API clients.
-        library("Providers", ["Basics", "Models", "HTTPClient", "Crypto", "Webhooks", "ProviderConfiguration"]),
+        // The one catalog cache both the catalog and the checkout service keep: the `CatalogSource`
+        // seam, last good items per provider, lookups, the refresher with its backoff. No provider
+        // client (so no libcurl): `Providers.ProviderCatalogSource` adapts a client to the seam.
+        library("Catalog", ["Basics", "Models", "ServiceRuntime", "Telemetry"]),
+        // The providers' API clients, and their adapter to `Catalog.CatalogSource`.
+        library("Providers", ["Basics", "Catalog", "Models", "HTTPClient", "Crypto", "Webhooks", "ProviderConfiguration"]),
         library("ServiceRuntime", ["Basics", "Telemetry"]),
         library("HTTPServer", ["Basics", "CMicroHTTPD", "HTTPTypes", "Models", "ServiceRuntime", "Telemetry"]),
         library("Projection", ["Basics", "Models", "Postgres", "ServiceRuntime"]),
@@ -76,12 +80,13 @@ let package = Package(
 
         // MARK: - Services (logic in a library, a thin executable each)
         .target(
-            name: "CatalogService", dependencies: ["Basics", "Models", "HTTPServer", "ServiceRuntime", "Telemetry"],
+            name: "CatalogService", dependencies: ["Basics", "Catalog", "Models", "HTTPServer", "ServiceRuntime", "Telemetry"],
             path: "Services/catalog/CatalogService", swiftSettings: strict),
         .executableTarget(
             name: "catalog",
             dependencies: [
-                "Basics", "CatalogService", "Providers", "ProviderConfiguration", "HTTPClient", "Models", "HTTPServer", "ServiceRuntime", "Telemetry",
+                "Basics", "Catalog", "CatalogService", "Providers", "ProviderConfiguration", "HTTPClient", "Models", "HTTPServer", "ServiceRuntime",
+                "Telemetry",
             ],
             path: "Services/catalog/main", swiftSettings: strict),
         .target(
@@ -105,14 +110,14 @@ let package = Package(
         .target(
             name: "CheckoutService",
             dependencies: [
-                "Basics", "Models", "Providers", "Projection", "Postgres", "Kafka", "Crypto", "HTTPServer", "ServiceRuntime", "Telemetry",
+                "Basics", "Catalog", "Models", "Providers", "Projection", "Postgres", "Kafka", "Crypto", "HTTPServer", "ServiceRuntime", "Telemetry",
             ],
             path: "Services/checkout/CheckoutService", swiftSettings: strict, linkerSettings: vendoredLibraries),
         .executableTarget(
             name: "checkout",
             dependencies: [
-                "Basics", "CheckoutService", "Projection", "Providers", "ProviderConfiguration", "Kafka", "Postgres", "HTTPClient", "Models",
-                "HTTPServer", "ServiceRuntime", "Telemetry",
+                "Basics", "Catalog", "CheckoutService", "Projection", "Providers", "ProviderConfiguration", "Kafka", "Postgres", "HTTPClient",
+                "Models", "HTTPServer", "ServiceRuntime", "Telemetry",
             ],
             path: "Services/checkout/main", swiftSettings: strict, linkerSettings: vendoredLibraries),
 
@@ -203,8 +208,11 @@ let package = Package(
             ["Basics", "Providers", "ServiceRuntime", "Models", "HTTPClient", "SandboxServer", "SandboxKit", "Telemetry", "TestSupport"]),
         tests(
             "CatalogServiceTests",
-            ["Basics", "SeedModels", "TestSupport", "CatalogService", "Models", "HTTPServer", "HTTPClient", "ServiceRuntime", "Telemetry"]),
-        tests("CheckoutServiceTests", ["Basics", "CheckoutService", "Crypto", "HTTPServer", "ServiceRuntime"], linker: vendoredLibraries),
+            ["Basics", "Catalog", "SeedModels", "TestSupport", "CatalogService", "Models", "HTTPServer", "HTTPClient", "ServiceRuntime", "Telemetry"]),
+        tests(
+            "CheckoutServiceTests",
+            ["Basics", "Catalog", "CheckoutService", "Crypto", "HTTPServer", "Models", "Postgres", "Providers", "ServiceRuntime", "Telemetry"],
+            linker: vendoredLibraries),
         tests(
             "ReconcilerServiceTests",
             [
@@ -231,7 +239,8 @@ let package = Package(
         tests(
             "CheckoutServiceIntegrationTests",
             [
-                "Basics", "SeedModels", "TestSupport", "CheckoutService", "Models", "Providers", "Projection", "Postgres", "Kafka", "Crypto",
+                "Basics", "Catalog", "SeedModels", "TestSupport", "CheckoutService", "Models", "Providers", "Projection", "Postgres", "Kafka",
+                "Crypto",
                 "HTTPServer", "HTTPClient", "ServiceRuntime", "Telemetry", "SandboxServer", "SandboxKit",
             ], linker: vendoredLibraries),
         tests(

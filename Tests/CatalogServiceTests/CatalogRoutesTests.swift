@@ -1,4 +1,5 @@
 @testable import SeedModels
+import Catalog
 import CatalogService
 import Foundation
 import HTTPServer
@@ -10,7 +11,7 @@ struct CatalogRoutesTests {
     @Test("the list decodes with the seed's iOS models, one entry per variant, ids unique and opaque")
     func listDecodesWithSeedModels() async throws {
         let app = try makeApp([FakeCatalogSource(.lemonsqueezy, items: lemonItems), FakeCatalogSource(.paystack, items: paystackItems)])
-        #expect(await app.store.refresh().ok)
+        #expect(await app.catalog.refresh().ok)
 
         let response = try await app.get("/api/products")
         #expect(response.status == .ok)
@@ -34,11 +35,11 @@ struct CatalogRoutesTests {
     @Test("order is provider order as configured, then the source's order, the same on every request")
     func stableOrder() async throws {
         let app = try makeApp([FakeCatalogSource(.paystack, items: paystackItems), FakeCatalogSource(.lemonsqueezy, items: lemonItems)])
-        _ = await app.store.refresh()
+        _ = await app.catalog.refresh()
         let first = try await app.get("/api/products")
         let ids = try first.decode(ProductResponse.self).products.data.map(\.id)
         #expect(ids == ["ps_PLN_abc", "ls_10.101", "ls_10.102", "ls_20"])
-        _ = await app.store.refresh()
+        _ = await app.catalog.refresh()
         let second = try await app.get("/api/products")
         #expect(second.body == first.body)
     }
@@ -46,7 +47,7 @@ struct CatalogRoutesTests {
     @Test("a single product by id, and 404 in the error envelope for unknown ids")
     func singleProductAndNotFound() async throws {
         let app = try makeApp([FakeCatalogSource(.lemonsqueezy, items: lemonItems)])
-        _ = await app.store.refresh()
+        _ = await app.catalog.refresh()
 
         let found = try await app.get("/api/products/ls_10.102")
         #expect(found.status == .ok)
@@ -73,7 +74,7 @@ struct CatalogRoutesTests {
     @Test("ETag and If-None-Match: 304 without a body for a match, a list, W/ and *; 200 otherwise")
     func conditionalRequests() async throws {
         let app = try makeApp([FakeCatalogSource(.lemonsqueezy, items: lemonItems)])
-        _ = await app.store.refresh()
+        _ = await app.catalog.refresh()
         for path in ["/api/products", "/api/products/ls_20"] {
             let full = try await app.get(path)
             let etag = try #require(full.headers["ETag"])
@@ -108,25 +109,25 @@ struct CatalogRoutesTests {
         let source = FakeCatalogSource(.lemonsqueezy, items: lemonItems)
         let clock = ManualClock()
         let app = try makeApp([source], clock: clock)
-        _ = await app.store.refresh()
+        _ = await app.catalog.refresh()
         let first = try #require(try await app.get("/api/products").headers["ETag"])
         let firstProduct = try #require(try await app.get("/api/products/ls_20").headers["ETag"])
 
         clock.advance(by: 60)
-        _ = await app.store.refresh()
+        _ = await app.catalog.refresh()
         #expect(try await app.get("/api/products").headers["ETag"] == first)
 
         var changed = lemonItems
         changed[2].name = "Icon pack deluxe"
         source.set(items: changed)
-        _ = await app.store.refresh()
+        _ = await app.catalog.refresh()
         let after = try await app.get("/api/products")
         #expect(after.headers["ETag"] != first)
         #expect(try await app.get("/api/products", headers: ["If-None-Match": first]).status == .ok)
         #expect(try await app.get("/api/products/ls_20").headers["ETag"] != firstProduct)
         // Unchanged products keep their own tags.
         let before = try await app.get("/api/products/ls_10.101", headers: [:])
-        _ = await app.store.refresh()
+        _ = await app.catalog.refresh()
         #expect(try await app.get("/api/products/ls_10.101").headers["ETag"] == before.headers["ETag"])
     }
 
@@ -139,15 +140,15 @@ struct CatalogRoutesTests {
             #expect(response.status == .serviceUnavailable)
             #expect(response.text == #"{"success":false,"error":"Catalog not loaded yet"}"#)
         }
-        let failed = await app.store.refresh()
+        let failed = await app.catalog.refresh()
         #expect(!failed.ok && !failed.isLoaded)
         #expect(try await app.get("/api/products").status == .serviceUnavailable)
 
         source.set(items: lemonItems)
-        #expect(await app.store.refresh().isLoaded)
+        #expect(await app.catalog.refresh().isLoaded)
         #expect(try await app.get("/api/products").status == .ok)
         source.fail()
-        _ = await app.store.refresh()
+        _ = await app.catalog.refresh()
         #expect(try await app.get("/api/products").status == .ok)
     }
 
@@ -159,11 +160,11 @@ struct CatalogRoutesTests {
         let before = try await app.get("/readyz")
         #expect(before.status == .serviceUnavailable)
         #expect(before.text.contains("\"catalog\""))
-        _ = await app.store.refresh()
+        _ = await app.catalog.refresh()
         #expect(try await app.get("/readyz").status == .serviceUnavailable)
 
         source.set(items: paystackItems)
-        _ = await app.store.refresh()
+        _ = await app.catalog.refresh()
         #expect(try await app.get("/readyz").status == .ok)
     }
 

@@ -1,3 +1,4 @@
+import Catalog
 import CatalogService
 import Foundation
 import HTTPServer
@@ -15,13 +16,13 @@ struct CatalogStoreTests {
         let clock = ManualClock()
         let metrics = MetricsRegistry()
         let app = try makeApp([source], clock: clock, metrics: metrics)
-        #expect(await app.store.refresh().ok)
+        #expect(await app.catalog.refresh().ok)
         let good = try await app.get("/api/products")
         #expect(good.headers["X-Catalog-Age"] == "0")
 
         clock.advance(by: 30)
         source.fail()
-        let outcome = await app.store.refresh()
+        let outcome = await app.catalog.refresh()
         #expect(outcome.failures.map(\.provider) == [.lemonsqueezy])
         #expect(outcome.isLoaded && outcome.itemCount == 3)
 
@@ -42,7 +43,7 @@ struct CatalogStoreTests {
         #expect(text.contains("catalog_age_seconds 45.5\n"))
 
         source.set(items: lemonItems)
-        #expect(await app.store.refresh().ok)
+        #expect(await app.catalog.refresh().ok)
         #expect(try await app.get("/api/products").headers["X-Catalog-Age"] == "0")
         #expect(metrics.renderPrometheus().contains("catalog_age_seconds 0\n"))
     }
@@ -60,14 +61,14 @@ struct CatalogStoreTests {
         let paystack = FakeCatalogSource(.paystack, items: paystackItems)
         let clock = ManualClock()
         let app = try makeApp([lemon, paystack], clock: clock)
-        _ = await app.store.refresh()
+        _ = await app.catalog.refresh()
 
         clock.advance(by: 100)
         lemon.fail()
         var renamed = paystackItems
         renamed[0].name = "Basic (new)"
         paystack.set(items: renamed)
-        let outcome = await app.store.refresh()
+        let outcome = await app.catalog.refresh()
         #expect(outcome.refreshed == [.paystack])
         #expect(outcome.failures.map(\.provider) == [.lemonsqueezy])
 
@@ -80,7 +81,7 @@ struct CatalogStoreTests {
 
         clock.advance(by: 50)
         lemon.set(items: Array(lemonItems.prefix(2)))
-        #expect(await app.store.refresh().ok)
+        #expect(await app.catalog.refresh().ok)
         let recovered = try await app.get("/api/products")
         #expect(try recovered.decode(ProductResponse.self).products.data.map(\.id) == ["ls_10.101", "ls_10.102", "ps_PLN_abc"])
         #expect(recovered.headers["X-Catalog-Age"] == "0")
@@ -91,13 +92,13 @@ struct CatalogStoreTests {
         let lemon = FakeCatalogSource(failing: .lemonsqueezy)
         let paystack = FakeCatalogSource(.paystack, items: paystackItems)
         let app = try makeApp([lemon, paystack])
-        let outcome = await app.store.refresh()
+        let outcome = await app.catalog.refresh()
         #expect(outcome.isLoaded && !outcome.ok)
         #expect(try await app.get("/readyz").status == .ok)
         #expect(try await app.get("/api/products").decode(ProductResponse.self).products.data.map(\.id) == ["ps_PLN_abc"])
 
         lemon.set(items: lemonItems)
-        _ = await app.store.refresh()
+        _ = await app.catalog.refresh()
         #expect(
             try await app.get("/api/products").decode(ProductResponse.self).products.data.map(\.id)
                 == ["ls_10.101", "ls_10.102", "ls_20", "ps_PLN_abc"])
@@ -109,7 +110,7 @@ struct CatalogStoreTests {
         let source = FakeCatalogSource(.lemonsqueezy, items: lemonItems)
         source.hold(at: gate)
         let app = try makeApp([source])
-        let store = app.store
+        let store = app.catalog
 
         let first = store.triggerRefresh()
         #expect(await eventually { gate.arrivals == 1 }, "the first fetch should start")
@@ -147,7 +148,7 @@ struct CatalogStoreTests {
             makeItem(.paystack, product: "PLN_x", variant: "PLN_x", name: "foreign"), // wrong provider for this source
         ]
         let app = try makeApp([FakeCatalogSource(.lemonsqueezy, items: items)])
-        _ = await app.store.refresh()
+        _ = await app.catalog.refresh()
         let products = try await app.get("/api/products").decode(ProductResponse.self).products.data
         #expect(products.map(\.id) == ["ls_7", "ls_9.91", "ls_9.92"])
         #expect(products.map(\.variantId) == ["ls_71", "ls_91", "ls_92"])
@@ -158,12 +159,12 @@ struct CatalogStoreTests {
     func itemLimit() async throws {
         let source = FakeCatalogSource(.paystack, items: paystackItems)
         let app = try makeApp([source])
-        _ = await app.store.refresh()
-        let many = (0...CatalogStore.maximumItemsPerSource).map {
+        _ = await app.catalog.refresh()
+        let many = (0...CatalogCache.defaultMaximumItemsPerSource).map {
             makeItem(.paystack, product: "PLN_\($0)", variant: "PLN_\($0)", name: "n")
         }
         source.set(items: many)
-        let outcome = await app.store.refresh()
+        let outcome = await app.catalog.refresh()
         #expect(outcome.failures.first?.reason.contains("limit") == true)
         #expect(outcome.itemCount == 1)
     }

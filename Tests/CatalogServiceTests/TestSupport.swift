@@ -1,3 +1,4 @@
+import Catalog
 import CatalogService
 import Foundation
 import HTTPServer

@@ -1,3 +1,4 @@
+import Catalog
 import CheckoutService
 import Foundation
 import HTTPServer

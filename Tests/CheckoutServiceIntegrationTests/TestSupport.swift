@@ -1,4 +1,5 @@
 import Basics
+import Catalog
 import CheckoutService
 import Crypto
 import Foundation
@@ -88,7 +89,7 @@ struct Harness {
                 publisher: KafkaRecordPublisher(producer: producer),
                 logger: Logger(service: "checkout-tests", minimumLevel: .critical))
             if loadCatalog {
-                let failures = await app.catalog.refresh()
+                let failures = await app.catalog.refresh().failures
                 #expect(failures.isEmpty, "catalog load failed: \(failures)")
             }
             let harness = Harness(app: app, sandbox: sandbox, sandboxURL: baseURL, pool: pool)

@@ -1,3 +1,4 @@
+import Catalog
 import HTTPServer
 import Models
 import ServiceRuntime
@@ -20,15 +21,16 @@ public enum CatalogSetupError: Error, Sendable, Equatable, CustomStringConvertib
     }
 }
 
-/// The catalog service, assembled: store, refresher, routes and server.
+/// The catalog service, assembled: the shared catalog cache and its
+/// refresher, the store that renders it, routes and server.
 ///
 /// The executable and the tests build it the same way through
 /// ``buildCatalogApplication(sources:configuration:http:logger:metrics:clock:)``;
 /// tests may call ``ServiceApplication/respond(to:logger:)``, without a socket.
 public struct CatalogApplication: ServiceApplication {
-    /// The in-memory catalog (tests trigger refreshes on it directly).
+    /// The rendered catalog the routes serve.
     public let store: CatalogStore
-    /// The background service that loads and refreshes ``store``.
+    /// The background service that loads and refreshes ``catalog``.
     public let refresher: CatalogRefresher
     /// Products and operational routes; readiness `catalog` passes once a
     /// first load succeeded; `catalog_*` and the HTTP metrics.
@@ -40,6 +42,9 @@ public struct CatalogApplication: ServiceApplication {
     public var services: [any Service] {
         [refresher, shell.server]
     }
+
+    /// Each provider's last good items (tests trigger refreshes on it directly).
+    public var catalog: CatalogCache { store.cache }
 }
 
 /// Builds the catalog service.
@@ -72,7 +77,7 @@ public func buildCatalogApplication(
     }
     return CatalogApplication(
         store: store,
-        refresher: CatalogRefresher(store: store, configuration: configuration, logger: logger),
+        refresher: CatalogRefresher(cache: store.cache, schedule: configuration.schedule, logger: logger),
         shell: ApplicationShell(http: http, health: health, metrics: metrics, logger: logger) { CatalogRoutes.mount(on: $0, store: store) })
 }
 

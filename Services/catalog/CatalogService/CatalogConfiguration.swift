@@ -1,5 +1,5 @@
 import Basics
-import ServiceRuntime
+import Catalog
 
 /// The catalog's own settings (HTTP settings come from
 /// `HTTPServerConfiguration.fromEnvironment`).
@@ -43,13 +43,16 @@ public struct CatalogConfiguration: Sendable {
             maximumRetryDelay: read("CATALOG_RETRY_MAX_DELAY", default: defaults.maximumRetryDelay))
     }
 
-    /// The wait after a refresh: ``refreshInterval`` after a full success,
-    /// otherwise an exponential backoff capped by ``maximumRetryDelay`` and
-    /// ``refreshInterval``.
+    /// The refresher's schedule: ``refreshInterval`` after a full success,
+    /// otherwise an exponential backoff from ``initialRetryDelay``, capped by
+    /// ``maximumRetryDelay`` and ``refreshInterval``.
+    public var schedule: CatalogRefreshSchedule {
+        CatalogRefreshSchedule(interval: refreshInterval, initialRetryDelay: initialRetryDelay, maximumRetryDelay: maximumRetryDelay)
+    }
+
+    /// The wait after a refresh (``schedule``).
     /// - Parameter consecutiveFailures: refreshes in a row with a failing source (0 after a success).
     public func delay(afterConsecutiveFailures consecutiveFailures: Int) -> Duration {
-        guard consecutiveFailures > 0 else { return refreshInterval }
-        let cap = min(maximumRetryDelay, refreshInterval)
-        return Backoff(initial: min(initialRetryDelay, cap), maximum: cap).delay(afterFailures: consecutiveFailures)
+        schedule.delay(afterConsecutiveFailures: consecutiveFailures)
     }
 }

@@ -1,4 +1,5 @@
 import Basics
+import Catalog
 import CatalogService
 import HTTPClient
 import HTTPServer

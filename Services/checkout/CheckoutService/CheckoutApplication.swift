@@ -1,3 +1,4 @@
+import Catalog
 import Foundation
 import HTTPServer
 import Models
@@ -10,13 +11,15 @@ import Telemetry
 /// The checkout service, assembled: catalog cache, routes, health checks and server.
 ///
 /// The executable and the tests build it the same way through
-/// ``buildCheckoutApplication(configuration:auth:providers:pool:publisher:brokerCheck:http:logger:metrics:now:)``;
+/// ``buildCheckoutApplication(configuration:auth:providers:catalogSources:pool:publisher:brokerCheck:http:entitlements:logger:metrics:now:)``;
 /// tests may call ``respond(to:logger:)`` without a socket.
 public struct CheckoutApplication: ServiceApplication {
-    /// The cached provider catalogs (tests load it with `refresh()`).
-    public let catalog: CheckoutCatalog
+    /// The cached provider catalogs, to check that a requested variant exists
+    /// and know a Paystack plan's amount without calling the provider per
+    /// request (tests load it with `refresh()`).
+    public let catalog: CatalogCache
     /// Loads and refreshes ``catalog`` in the background.
-    public let refresher: CheckoutCatalogRefresher
+    public let refresher: CatalogRefresher
     /// The API, the completion page and the operational routes; readiness
     /// checks `database`, `broker` (when given), `catalog`.
     public let shell: ApplicationShell
@@ -36,6 +39,8 @@ public struct CheckoutApplication: ServiceApplication {
 ///   - configuration: catalog refresh, checkout expiry, redirect URL, limits.
 ///   - auth: how tokens are verified (or that they are not).
 ///   - providers: the enabled payment providers.
+///   - catalogSources: where ``CheckoutApplication/catalog`` comes from; nil
+///     for one `ProviderCatalogSource` per client in `providers` (tests pass fakes).
 ///   - pool: PostgreSQL with the projection tables and ``CheckoutSchema`` applied.
 ///   - publisher: where checkout and command records go.
 ///   - brokerCheck: the readiness check for the broker, if any.
@@ -49,6 +54,7 @@ public func buildCheckoutApplication(
     configuration: CheckoutConfiguration = CheckoutConfiguration(),
     auth: AuthConfiguration,
     providers: ProviderRegistry,
+    catalogSources: [any CatalogSource]? = nil,
     pool: PostgresPool,
     publisher: any RecordPublisher,
     brokerCheck: (@Sendable () async throws -> Void)? = nil,
@@ -60,7 +66,16 @@ public func buildCheckoutApplication(
 ) -> CheckoutApplication {
     for warning in auth.startupWarnings { logger.warning(warning) }
     let checkoutMetrics = CheckoutMetrics(registry: metrics)
-    let catalog = CheckoutCatalog(providers: providers.enabled.compactMap { providers[$0] })
+    let catalog = CatalogCache(
+        sources: catalogSources ?? providers.catalogSources, logger: logger,
+        // Checkout never limited what it keeps per provider.
+        maximumItemsPerSource: nil,
+        didRefresh: { outcome, contents in
+            for provider in contents.providers {
+                checkoutMetrics.catalogItems(provider).set(Double(contents.variantCount(provider)))
+            }
+            checkoutMetrics.catalogRefreshFailures.increment(by: outcome.failures.count)
+        })
     let idempotency = IdempotencyStore(pool: pool, ttl: configuration.idempotencyTTL, wait: configuration.idempotencyWait)
     let reader = SubscriptionStatusReader(pool: pool, resolver: entitlements)
 
@@ -68,7 +83,7 @@ public func buildCheckoutApplication(
     health.register("database") { _ = try await pool.query("SELECT 1") }
     if let brokerCheck { health.register("broker", brokerCheck) }
     health.register("catalog") {
-        guard catalog.isLoaded else { throw CatalogNotLoaded() }
+        guard catalog.allSourcesLoaded else { throw CatalogNotLoaded() }
     }
 
     let routes = CheckoutRoutes(
@@ -81,7 +96,7 @@ public func buildCheckoutApplication(
     let completionPage = CheckoutCompletionPage(appReturnURL: configuration.appReturnURL)
     return CheckoutApplication(
         catalog: catalog,
-        refresher: CheckoutCatalogRefresher(catalog: catalog, configuration: configuration, metrics: checkoutMetrics, logger: logger),
+        refresher: CatalogRefresher(cache: catalog, schedule: configuration.catalogRefreshSchedule, logger: logger),
         shell: ApplicationShell(http: CheckoutApplication.bounded(http, by: configuration), health: health, metrics: metrics, logger: logger) {
             routes.mount(on: $0)
             completionPage.mount(on: $0)

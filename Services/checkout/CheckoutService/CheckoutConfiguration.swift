@@ -1,4 +1,5 @@
 import Basics
+import Catalog
 import Foundation
 import ServiceRuntime
 
@@ -38,6 +39,12 @@ public struct CheckoutConfiguration: Sendable {
         self.maxBodyBytes = maxBodyBytes
         self.idempotencyTTL = idempotencyTTL
         self.idempotencyWait = idempotencyWait
+    }
+
+    /// The catalog refresher's schedule: ``catalogRefreshInterval`` after a
+    /// full success, otherwise doubling from ``catalogRetryDelay`` up to the interval.
+    public var catalogRefreshSchedule: CatalogRefreshSchedule {
+        CatalogRefreshSchedule(interval: catalogRefreshInterval, initialRetryDelay: catalogRetryDelay)
     }
 
     /// Reads the variables above; bad values are reported to `reader`.

@@ -1,4 +1,5 @@
 import Basics
+import Catalog
 import Crypto
 import Foundation
 import HTTPServer
@@ -10,7 +11,7 @@ import Telemetry
 /// catalog, honours `Idempotency-Key`, asks the provider, and publishes the
 /// ``CheckoutCreatedRecord`` before answering.
 struct CheckoutCreator: Sendable {
-    let catalog: CheckoutCatalog
+    let catalog: CatalogCache
     let registry: ProviderRegistry
     let idempotency: IdempotencyStore
     let publisher: any RecordPublisher

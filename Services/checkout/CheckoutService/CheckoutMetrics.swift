@@ -6,7 +6,7 @@ public struct CheckoutMetrics: Sendable {
     let registry: MetricsRegistry
     /// `checkout_idempotent_replays_total`: answers served from a stored idempotency record.
     let idempotentReplays: Counter
-    /// `checkout_catalog_refresh_failures_total`: provider catalog loads that failed.
+    /// `checkout_catalog_refresh_failures_total`: provider catalog loads that failed (one per failed source per refresh).
     let catalogRefreshFailures: Counter
 
     init(registry: MetricsRegistry) {

@@ -1,4 +1,5 @@
 import Basics
+import Catalog
 import CheckoutService
 import HTTPClient
 import HTTPServer
@@ -67,7 +68,7 @@ struct CheckoutMain {
                     "checkout starting",
                     metadata: [
                         "http.port": String(settings.http.port),
-                        "checkout.providers": application.catalog.providers.map(\.provider.rawValue).joined(separator: ","),
+                        "checkout.providers": application.catalog.sources.map(\.provider.rawValue).joined(separator: ","),
                         "auth": settings.auth.isDisabled ? "disabled" : "jwt",
                         "mode": settings.mode.rawValue,
                         "entitlements": settings.entitlements.configuration == nil ? "one per product" : "ENTITLEMENTS_FILE",

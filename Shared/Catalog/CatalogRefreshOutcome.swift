@@ -6,16 +6,28 @@ public struct CatalogRefreshOutcome: Sendable, Equatable {
     public struct Failure: Sendable, Equatable {
         public let provider: Provider
         public let reason: String
+
+        public init(provider: Provider, reason: String) {
+            self.provider = provider
+            self.reason = reason
+        }
     }
 
     /// Sources whose fresh items are now served, in configured order.
     public let refreshed: [Provider]
-    /// Sources that failed; their last good items (if any) are still served.
+    /// Sources that failed; their last good items (if any) are still kept.
     public let failures: [Failure]
-    /// Whether a catalog is being served after this refresh.
+    /// Whether at least one source's items are kept after this refresh.
     public let isLoaded: Bool
-    /// Products served after this refresh.
+    /// Items kept after this refresh, all sources together.
     public let itemCount: Int
+
+    public init(refreshed: [Provider], failures: [Failure], isLoaded: Bool, itemCount: Int) {
+        self.refreshed = refreshed
+        self.failures = failures
+        self.isLoaded = isLoaded
+        self.itemCount = itemCount
+    }
 
     /// True when every source refreshed.
     public var ok: Bool { failures.isEmpty }
