@@ -105,7 +105,7 @@ let package = Package(
             dependencies: ["Basics", "Models", "Webhooks", "Projection", "Postgres", "Kafka", "HTTPServer", "ServiceRuntime", "Telemetry"],
             path: "Services/subscription-projector/ProjectorService", swiftSettings: strict, linkerSettings: vendoredLibraries),
         .executableTarget(
-            name: "subscription-projector", dependencies: ["ProjectorService", "HTTPServer", "ServiceRuntime", "Telemetry", "Kafka"],
+            name: "subscription-projector", dependencies: ["ProjectorService", "HTTPServer", "ServiceRuntime", "Telemetry", "Kafka", "Postgres"],
             path: "Services/subscription-projector/main", swiftSettings: strict, linkerSettings: vendoredLibraries),
         .target(
             name: "CheckoutService",
@@ -130,16 +130,16 @@ let package = Package(
             path: "Services/reconciler/ReconcilerService", swiftSettings: strict, linkerSettings: vendoredLibraries),
         .executableTarget(
             name: "reconciler",
-            dependencies: ["Basics", "ReconcilerService", "ProviderConfiguration", "HTTPServer", "ServiceRuntime", "Telemetry", "Kafka"],
+            dependencies: ["Basics", "ReconcilerService", "ProviderConfiguration", "HTTPServer", "ServiceRuntime", "Telemetry", "Kafka", "Models"],
             path: "Services/reconciler/main", swiftSettings: strict, linkerSettings: vendoredLibraries),
 
         // MARK: - Tools
         .target(name: "SandboxKit", dependencies: [], path: "Tools/SandboxKit", swiftSettings: strict),
         .target(
-            name: "SandboxServer", dependencies: ["SandboxKit", "HTTPServer", "HTTPClient", "Crypto", "ServiceRuntime", "Telemetry"],
+            name: "SandboxServer", dependencies: ["SandboxKit", "HTTPServer", "HTTPClient", "Crypto", "ServiceRuntime", "Telemetry", "Basics"],
             path: "Tools/SandboxServer", swiftSettings: strict),
         .executableTarget(
-            name: "provider-sandbox", dependencies: ["SandboxServer", "ServiceRuntime", "Telemetry"],
+            name: "provider-sandbox", dependencies: ["SandboxServer", "ServiceRuntime", "Telemetry", "SandboxKit"],
             path: "Tools/provider-sandbox", swiftSettings: strict),
         .target(
             name: "StorefrontCLI",
@@ -149,7 +149,7 @@ let package = Package(
             ],
             path: "Tools/StorefrontCLI", swiftSettings: strict),
         .executableTarget(
-            name: "storefront", dependencies: ["StorefrontCLI", "ServiceRuntime", "Telemetry"],
+            name: "storefront", dependencies: ["StorefrontCLI", "ServiceRuntime", "Telemetry", "Basics"],
             path: "Tools/storefront", swiftSettings: strict, linkerSettings: vendoredLibraries),
         .executableTarget(
             name: "scale-demo", dependencies: ["Basics", "Crypto", "HTTPClient", "Kafka", "Models", "Postgres"],
@@ -194,7 +194,7 @@ let package = Package(
         tests("BasicsTests", ["Basics"]),
         tests("TelemetryTests", ["Telemetry"]),
         tests("ModelsTests", ["SeedModels", "Models"]),
-        tests("ProjectionTests", ["Basics", "Projection", "Models", "Postgres", "ServiceRuntime"]),
+        tests("ProjectionTests", ["Basics", "Projection", "Models", "ServiceRuntime"]),
         tests("SandboxKitTests", ["SandboxKit"]),
         tests("CryptoTests", ["Crypto", "TestSupport"]),
         tests("HTTPClientTests", ["HTTPClient"]),
@@ -205,7 +205,10 @@ let package = Package(
         tests("WebhooksTests", ["Basics", "Webhooks", "ProviderConfiguration", "Models", "HTTPTypes", "TestSupport"]),
         tests(
             "ProvidersTests",
-            ["Basics", "Providers", "ServiceRuntime", "Models", "HTTPClient", "SandboxServer", "SandboxKit", "Telemetry", "TestSupport"]),
+            [
+                "Basics", "Providers", "ServiceRuntime", "Models", "HTTPClient", "SandboxServer", "SandboxKit", "Telemetry", "TestSupport",
+                "ProviderConfiguration", "Webhooks",
+            ]),
         tests(
             "CatalogServiceTests",
             ["Basics", "Catalog", "SeedModels", "TestSupport", "CatalogService", "Models", "HTTPServer", "HTTPClient", "ServiceRuntime", "Telemetry"]),
@@ -217,11 +220,15 @@ let package = Package(
             "ReconcilerServiceTests",
             [
                 "Basics", "TestSupport", "ReconcilerService", "Models", "Providers", "Kafka", "HTTPClient", "SandboxServer", "SandboxKit",
-                "ServiceRuntime", "Telemetry",
+                "ServiceRuntime", "Telemetry", "ProviderConfiguration", "Webhooks",
             ],
             linker: vendoredLibraries),
         tests(
-            "WebhookReceiverServiceTests", ["WebhookReceiverTestSupport", "Basics", "HTTPServer", "ServiceRuntime", "WebhookReceiverService"],
+            "WebhookReceiverServiceTests",
+            [
+                "WebhookReceiverTestSupport", "Basics", "HTTPServer", "ServiceRuntime", "WebhookReceiverService", "Kafka", "Models", "Telemetry",
+                "Webhooks",
+            ],
             linker: vendoredLibraries),
         tests("StorefrontCLITests", ["Basics", "Crypto", "ServiceRuntime", "StorefrontCLI"], linker: vendoredLibraries),
         // The kit's own tests, plus the server's completion page (CheckoutService; a test
@@ -234,20 +241,23 @@ let package = Package(
         tests("HTTPClientIntegrationTests", ["HTTPClient", "TestSupport"], exclude: ["test_server.py"]),
         tests(
             "ProjectorServiceIntegrationTests",
-            ["TestSupport", "ProjectorService", "Projection", "Providers", "Models", "Postgres", "Kafka", "Crypto", "ServiceRuntime", "Telemetry"],
+            [
+                "TestSupport", "ProjectorService", "Projection", "Models", "Postgres", "Kafka", "Crypto", "ServiceRuntime", "Telemetry", "HTTPServer",
+                "Webhooks",
+            ],
             linker: vendoredLibraries),
         tests(
             "CheckoutServiceIntegrationTests",
             [
                 "Basics", "Catalog", "SeedModels", "TestSupport", "CheckoutService", "Models", "Providers", "Projection", "Postgres", "Kafka",
-                "Crypto",
-                "HTTPServer", "HTTPClient", "ServiceRuntime", "Telemetry", "SandboxServer", "SandboxKit",
+                "Crypto", "HTTPServer", "HTTPClient", "ServiceRuntime", "Telemetry", "SandboxServer", "SandboxKit", "ProviderConfiguration",
+                "Webhooks",
             ], linker: vendoredLibraries),
         tests(
             "WebhookReceiverServiceIntegrationTests",
             [
                 "WebhookReceiverTestSupport", "Basics", "TestSupport", "WebhookReceiverService", "Models", "Providers", "Crypto", "Kafka",
-                "HTTPServer", "HTTPClient", "SandboxServer", "SandboxKit", "ServiceRuntime", "Telemetry",
+                "HTTPServer", "HTTPClient", "SandboxServer", "SandboxKit", "ServiceRuntime", "Telemetry", "ProviderConfiguration", "Webhooks",
             ], linker: vendoredLibraries),
         tests(
             "StorefrontCLIIntegrationTests",
@@ -257,7 +267,7 @@ let package = Package(
             ], linker: vendoredLibraries),
 
         // End-to-end
-        tests("EndToEndTests", ["SeedModels", "TestSupport", "HTTPClient", "Postgres", "Crypto"]),
+        tests("EndToEndTests", ["SeedModels", "TestSupport", "HTTPClient", "Postgres", "Crypto", "HTTPTypes"]),
         tests("StorefrontKitEndToEndTests", ["StorefrontKit", "TestSupport", "HTTPClient"]),
         tests("ScaleDemoEndToEndTests", ["TestSupport"]),
     ],
