@@ -24,14 +24,16 @@ enum TestNames {
     }
 }
 
-/// A fresh database per test with the projection schema and the checkout's own migrations.
+/// A fresh database per test with the projection schema and the checkout's own
+/// migrations, dropped when `body` returns or throws.
 enum TestDatabase {
-    static func create() async throws -> PostgresPool {
-        let pool = try await FreshDatabase.create(prefix: "test_checkout", maximumConnections: 8).pool
-        try await ProjectionSchema.migrate(pool: pool)
-        let applied = try await CheckoutSchema.migrate(pool: pool)
-        #expect(applied == CheckoutSchema.migrations.map(\.version))
-        return pool
+    static func with<T>(_ body: (PostgresPool) async throws -> T) async throws -> T {
+        try await FreshDatabase.with(prefix: "test_checkout", maximumConnections: 8) { pool, _ in
+            try await ProjectionSchema.migrate(pool: pool)
+            let applied = try await CheckoutSchema.migrate(pool: pool)
+            #expect(applied == CheckoutSchema.migrations.map(\.version))
+            return try await body(pool)
+        }
     }
 }
 
@@ -55,7 +57,15 @@ struct Harness {
         _ body: (Harness) async throws -> T
     ) async throws -> T {
         let brokers = try TestEnvironment.kafkaBrokers()
-        let pool = try await TestDatabase.create()
+        return try await TestDatabase.with { pool in
+            try await with(brokers: brokers, pool: pool, rateLimit: rateLimit, auth: auth, loadCatalog: loadCatalog, body)
+        }
+    }
+
+    private static func with<T>(
+        brokers: [String], pool: PostgresPool, rateLimit: RateLimitSettings?, auth: AuthConfiguration?, loadCatalog: Bool,
+        _ body: (Harness) async throws -> T
+    ) async throws -> T {
         let sandboxConfiguration = SandboxConfiguration(
             lemonSqueezy: LemonSqueezySettings(apiKey: lsKey, webhookSecret: lsSecret, retrySchedule: []),
             paystack: PaystackSettings(secretKey: psKey, retrySchedule: []),
@@ -93,18 +103,17 @@ struct Harness {
             }
             let harness = Harness(app: app, sandbox: sandbox, sandboxURL: baseURL, pool: pool)
             let result = try await body(harness)
-            await cleanup(sandbox, producer, pool)
+            await cleanup(sandbox, producer)
             return result
         } catch {
-            await cleanup(sandbox, producer, pool)
+            await cleanup(sandbox, producer)
             throw error
         }
     }
 
-    private static func cleanup(_ sandbox: ProviderSandboxServer, _ producer: KafkaProducer, _ pool: PostgresPool) async {
+    private static func cleanup(_ sandbox: ProviderSandboxServer, _ producer: KafkaProducer) async {
         await sandbox.shutdown()
         _ = await producer.shutdown()
-        await pool.close()
     }
 
     // MARK: - Tokens
