@@ -170,38 +170,6 @@ extension HTTPResponse {
     func decode<T: Decodable>(_ type: T.Type) throws -> T { try JSONDecoder().decode(type, from: Data(body)) }
 }
 
-/// Reads `topic` from the beginning with a unique group until `match` finds a
-/// record (other suites' records on the shared topic are skipped).
-func findRecord<T: Decodable & Sendable>(
-    _ type: T.Type, topic: String, timeout: Duration = .seconds(45), where match: @Sendable (T, KafkaConsumerRecord) -> Bool
-) async throws -> (T, KafkaConsumerRecord)? {
-    let brokers = try TestEnvironment.kafkaBrokers()
-    let consumer = try KafkaConsumer(
-        topics: [topic],
-        configuration: KafkaConsumerConfiguration(
-            client: KafkaClientConfiguration(bootstrapServers: brokers, clientID: "checkout-tests-reader"),
-            groupID: TestNames.unique("checkout-tests"), sessionTimeout: .milliseconds(2000), heartbeatInterval: .milliseconds(500)))
-    let deadline = ContinuousClock.now + timeout
-    var found: (T, KafkaConsumerRecord)?
-    do {
-        search: while ContinuousClock.now < deadline {
-            guard let batch = try await consumer.nextBatch(timeout: .milliseconds(500)) else { continue }
-            for record in batch.records {
-                guard let value = record.value, let decoded = try? RecordCoding.decode(T.self, from: value) else { continue }
-                if match(decoded, record) {
-                    found = (decoded, record)
-                    break search
-                }
-            }
-        }
-    } catch {
-        await consumer.close()
-        throw error
-    }
-    await consumer.close()
-    return found
-}
-
 /// A value from a sandbox JSON answer as text (ids come as numbers or strings).
 func text(_ value: Any?) -> String? {
     switch value {

@@ -7,6 +7,7 @@ import Projection
 import ProjectorService
 import ServiceRuntime
 import Telemetry
+import TestSupport
 import Testing
 import Webhooks
 
@@ -131,10 +132,8 @@ import Webhooks
             #expect(report.ok, "ready: \(report.failing.joined(separator: ","))")
 
             // The garbage record went to the dead-letter topic with its reason.
-            let letters = try Self.consumer(brokers, group: Support.unique("projector-dlq"), topics: [Topics.deadLetter])
-            let dead = try await Self.read(letters, keys: [garbageKey])
-            await letters.close()
-            let letter = try RecordCoding.decode(DeadLetterRecord.self, from: try #require(dead.first?.value))
+            let dead = try await TopicReader.first(topic: Topics.deadLetter, clientID: "projector-tests") { $0.key == Array(garbageKey.utf8) }
+            let letter = try RecordCoding.decode(DeadLetterRecord.self, from: try #require(dead?.value, "records did not arrive in time"))
             #expect(letter.sourceTopic == Topics.webhooks)
             #expect(letter.reason.contains("undecodable webhook envelope"))
             #expect(letter.sourceValue.bytes == Array("{not an envelope".utf8))
