@@ -81,7 +81,7 @@ import Webhooks
             #expect(redelivered.applied == 0 && redelivered.duplicates == 1)
             await second.close()
             #expect(try await Support.count(pool, "SELECT count(*) FROM billing_events") == 1)
-            #expect(try await Support.count(pool, "SELECT count(*) FROM subscriptions WHERE subscription_id = '\(purchase.subscriptionID)'") == 1)
+            #expect(try await Support.count(pool, "SELECT count(*) FROM subscriptions WHERE subscription_id = \(purchase.subscriptionID)") == 1)
         }
     }
 
@@ -117,7 +117,7 @@ import Webhooks
             func completed() async throws -> Bool {
                 guard try await Support.count(pool, "SELECT count(*) FROM pg_tables WHERE tablename = 'checkouts'") > 0 else { return false }
                 return try await Support.count(
-                    pool, "SELECT count(*) FROM checkouts WHERE checkout_id = '\(purchase.checkoutID)' AND completed_at IS NOT NULL") > 0
+                    pool, "SELECT count(*) FROM checkouts WHERE checkout_id = \(purchase.checkoutID) AND completed_at IS NOT NULL") > 0
             }
             while try await !completed() {
                 try #require(ContinuousClock.now < deadline, "the projector did not complete the checkout in time")
@@ -126,7 +126,7 @@ import Webhooks
             #expect(
                 try await Support.count(
                     pool,
-                    "SELECT count(*) FROM subscriptions WHERE subscription_id = '\(purchase.subscriptionID)' AND app_user_id = '\(purchase.user)'")
+                    "SELECT count(*) FROM subscriptions WHERE subscription_id = \(purchase.subscriptionID) AND app_user_id = \(purchase.user)")
                     == 1)
             let report = await application.health.readiness()
             #expect(report.ok, "ready: \(report.failing.joined(separator: ","))")

@@ -86,8 +86,9 @@ enum Support {
         return result
     }
 
-    static func count(_ pool: PostgresPool, _ sql: String) async throws -> Int {
-        try await pool.query(PostgresQuery(unsafeSQL: sql))[0].decode(column: 0, as: Int.self)
+    /// The one number `query` (a `SELECT count(*) …`) answers.
+    static func count(_ pool: PostgresPool, _ query: PostgresQuery) async throws -> Int {
+        try await pool.query(query)[0].decode(column: 0, as: Int.self)
     }
 }
 

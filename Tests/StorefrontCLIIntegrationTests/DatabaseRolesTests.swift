@@ -75,19 +75,19 @@ import Testing
         }
     }
 
-    static func expectDenied(_ pool: PostgresPool, _ sql: String, sourceLocation: SourceLocation = #_sourceLocation) async {
+    static func expectDenied(_ pool: PostgresPool, _ statement: PostgresQuery, sourceLocation: SourceLocation = #_sourceLocation) async {
         do {
-            try await pool.execute("\(unescaped: sql)")
-            Issue.record("allowed, but should be refused: \(sql)", sourceLocation: sourceLocation)
+            try await pool.execute(statement)
+            Issue.record("allowed, but should be refused: \(statement.sql)", sourceLocation: sourceLocation)
         } catch let error as PostgresError {
-            #expect(error.sqlState == "42501", "\(sql): \(error.debugDescription)", sourceLocation: sourceLocation)
+            #expect(error.sqlState == "42501", "\(statement.sql): \(error.debugDescription)", sourceLocation: sourceLocation)
         } catch {
-            Issue.record("\(sql): \(error)", sourceLocation: sourceLocation)
+            Issue.record("\(statement.sql): \(error)", sourceLocation: sourceLocation)
         }
     }
 
     /// What no service may do, whatever its role.
-    static let nobodyMay = [
+    static let nobodyMay: [PostgresQuery] = [
         "CREATE TABLE sneaky (id int)",
         "DROP TABLE subscriptions",
         "ALTER TABLE subscriptions ADD COLUMN sneaky int",
