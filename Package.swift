@@ -182,8 +182,11 @@ let package = Package(
         // need PostgreSQL, the broker or a server process of their own; `…EndToEndTests` start whole
         // stacks. Both run in `make test` after it starts the servers (docs/architecture.md, "Tests").
         // The provider payloads are kept once, in Tests/Fixtures (outside every target), read through
-        // TestSupport's `Fixture`.
-        .target(name: "TestSupport", dependencies: ["Postgres", "HTTPClient"], path: "Tests/TestSupport", swiftSettings: strict),
+        // TestSupport's `Fixture`. TestSupport also holds the fresh databases (`FreshDatabase.with`,
+        // dropped afterwards) and the topic reader (`TopicReader`) the integration targets share.
+        .target(
+            name: "TestSupport", dependencies: ["Kafka", "Models", "Postgres", "HTTPClient"], path: "Tests/TestSupport", swiftSettings: strict,
+            linkerSettings: vendoredLibraries),
         .target(name: "SeedModels", path: "Tests/SeedModels", swiftSettings: strict),
         // The webhook receiver's test secrets and signed bodies, shared by its unit and integration targets.
         .target(

@@ -7,6 +7,7 @@ import Models
 import Postgres
 @testable import SeedModels
 import Telemetry
+import TestSupport
 import Testing
 
 /// Cancel and resume against sandbox subscriptions created by paying a checkout.
@@ -48,7 +49,9 @@ import Testing
             #expect(
                 fetched.bodyString.contains(provider == .lemonsqueezy ? "\"cancelled\":true" : "non-renewing"), "\(fetched.bodyString.prefix(400))")
 
-            let command = try await findRecord(SubscriptionCommand.self, topic: Topics.commands) { command, _ in
+            let command = try await TopicReader.first(
+                SubscriptionCommand.self, topic: Topics.commands, clientID: "checkout-tests", timeout: .seconds(45)
+            ) { command, _ in
                 command.subscriptionID == code && command.appUserID == user && command.kind == .cancelRequested
             }
             let (record, raw) = try #require(command, "cancel command for \(code) not found on \(Topics.commands)")

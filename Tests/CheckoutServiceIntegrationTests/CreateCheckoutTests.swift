@@ -9,6 +9,7 @@ import SandboxKit
 import SandboxServer
 @testable import SeedModels
 import Telemetry
+import TestSupport
 import Testing
 
 /// `POST /api/create-checkout` against the provider sandbox, PostgreSQL and the broker.
@@ -27,7 +28,9 @@ import Testing
             let checkoutID = try #require(answer.checkoutId)
             #expect(answer.provider == provider && answer.expiresAt != nil)
 
-            let found = try await findRecord(CheckoutCreatedRecord.self, topic: Topics.checkouts) { record, _ in record.checkoutID == checkoutID }
+            let found = try await TopicReader.first(
+                CheckoutCreatedRecord.self, topic: Topics.checkouts, clientID: "checkout-tests", timeout: .seconds(45)
+            ) { record, _ in record.checkoutID == checkoutID }
             let (record, raw) = try #require(found, "checkout record \(checkoutID) not found on \(Topics.checkouts)")
             #expect(record.appUserID == user && record.provider == provider && record.url == seed.checkoutUrl)
             #expect(record.variantID.description == variant && record.email == "buyer@example.com")

@@ -25,14 +25,16 @@ enum TestNames {
     }
 }
 
-/// A fresh database per test with the projection schema and the checkout's own migrations.
+/// A fresh database per test with the projection schema and the checkout's own
+/// migrations, dropped when `body` returns or throws.
 enum TestDatabase {
-    static func create() async throws -> PostgresPool {
-        let pool = try await FreshDatabase.create(prefix: "test_checkout", maximumConnections: 8).pool
-        try await ProjectionSchema.migrate(pool: pool)
-        let applied = try await CheckoutSchema.migrate(pool: pool)
-        #expect(applied == CheckoutSchema.migrations.map(\.version))
-        return pool
+    static func with<T>(_ body: (PostgresPool) async throws -> T) async throws -> T {
+        try await FreshDatabase.with(prefix: "test_checkout", maximumConnections: 8) { pool, _ in
+            try await ProjectionSchema.migrate(pool: pool)
+            let applied = try await CheckoutSchema.migrate(pool: pool)
+            #expect(applied == CheckoutSchema.migrations.map(\.version))
+            return try await body(pool)
+        }
     }
 }
 
@@ -56,7 +58,15 @@ struct Harness {
         _ body: (Harness) async throws -> T
     ) async throws -> T {
         let brokers = try TestEnvironment.kafkaBrokers()
-        let pool = try await TestDatabase.create()
+        return try await TestDatabase.with { pool in
+            try await with(brokers: brokers, pool: pool, rateLimit: rateLimit, auth: auth, loadCatalog: loadCatalog, body)
+        }
+    }
+
+    private static func with<T>(
+        brokers: [String], pool: PostgresPool, rateLimit: RateLimitSettings?, auth: AuthConfiguration?, loadCatalog: Bool,
+        _ body: (Harness) async throws -> T
+    ) async throws -> T {
         let sandboxConfiguration = SandboxConfiguration(
             lemonSqueezy: LemonSqueezySettings(apiKey: lsKey, webhookSecret: lsSecret, retrySchedule: []),
             paystack: PaystackSettings(secretKey: psKey, retrySchedule: []),
@@ -94,18 +104,17 @@ struct Harness {
             }
             let harness = Harness(app: app, sandbox: sandbox, sandboxURL: baseURL, pool: pool)
             let result = try await body(harness)
-            await cleanup(sandbox, producer, pool)
+            await cleanup(sandbox, producer)
             return result
         } catch {
-            await cleanup(sandbox, producer, pool)
+            await cleanup(sandbox, producer)
             throw error
         }
     }
 
-    private static func cleanup(_ sandbox: ProviderSandboxServer, _ producer: KafkaProducer, _ pool: PostgresPool) async {
+    private static func cleanup(_ sandbox: ProviderSandboxServer, _ producer: KafkaProducer) async {
         await sandbox.shutdown()
         _ = await producer.shutdown()
-        await pool.close()
     }
 
     // MARK: - Tokens
@@ -160,38 +169,6 @@ extension HTTPResponse {
         try JSONSerialization.jsonObject(with: Data(body)) as? [String: Any] ?? [:]
     }
     func decode<T: Decodable>(_ type: T.Type) throws -> T { try JSONDecoder().decode(type, from: Data(body)) }
-}
-
-/// Reads `topic` from the beginning with a unique group until `match` finds a
-/// record (other suites' records on the shared topic are skipped).
-func findRecord<T: Decodable & Sendable>(
-    _ type: T.Type, topic: String, timeout: Duration = .seconds(45), where match: @Sendable (T, KafkaConsumerRecord) -> Bool
-) async throws -> (T, KafkaConsumerRecord)? {
-    let brokers = try TestEnvironment.kafkaBrokers()
-    let consumer = try KafkaConsumer(
-        topics: [topic],
-        configuration: KafkaConsumerConfiguration(
-            client: KafkaClientConfiguration(bootstrapServers: brokers, clientID: "checkout-tests-reader"),
-            groupID: TestNames.unique("checkout-tests"), sessionTimeout: .milliseconds(2000), heartbeatInterval: .milliseconds(500)))
-    let deadline = ContinuousClock.now + timeout
-    var found: (T, KafkaConsumerRecord)?
-    do {
-        search: while ContinuousClock.now < deadline {
-            guard let batch = try await consumer.nextBatch(timeout: .milliseconds(500)) else { continue }
-            for record in batch.records {
-                guard let value = record.value, let decoded = try? RecordCoding.decode(T.self, from: value) else { continue }
-                if match(decoded, record) {
-                    found = (decoded, record)
-                    break search
-                }
-            }
-        }
-    } catch {
-        await consumer.close()
-        throw error
-    }
-    await consumer.close()
-    return found
 }
 
 /// A value from a sandbox JSON answer as text (ids come as numbers or strings).

@@ -64,14 +64,14 @@ extension EndToEndTests {
         }
         #expect(users == ["checkout": "checkout", "subscription_projector": "subscription_projector", "reconciler": "reconciler"])
 
-        func expectRefused(_ urlSetting: String, _ sql: String, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        func expectRefused(_ urlSetting: String, _ statement: PostgresQuery, sourceLocation: SourceLocation = #_sourceLocation) async throws {
             let url = try #require(stack.settings[urlSetting], sourceLocation: sourceLocation)
             let pool = PostgresPool(configuration: try PostgresConfiguration(url: url), options: .init(maximumConnections: 1))
             do {
-                try await pool.execute("\(unescaped: sql)")
-                Issue.record("\(urlSetting): allowed, but should be refused: \(sql)", sourceLocation: sourceLocation)
+                try await pool.execute(statement)
+                Issue.record("\(urlSetting): allowed, but should be refused: \(statement.sql)", sourceLocation: sourceLocation)
             } catch let error as PostgresError {
-                #expect(error.sqlState == "42501", "\(urlSetting) \(sql): \(error.debugDescription)", sourceLocation: sourceLocation)
+                #expect(error.sqlState == "42501", "\(urlSetting) \(statement.sql): \(error.debugDescription)", sourceLocation: sourceLocation)
             }
             await pool.close()
         }

@@ -4,6 +4,8 @@ import Testing
 
 @Suite struct MigratorTests {
     func migrations(_ prefix: String) -> [PostgresMigration] {
+        // A migration is SQL text (DDL, several statements), not a PostgresQuery: nothing in it
+        // can be a bound parameter, so the table name goes in through the named quoting helper.
         let table = PostgresQuery.quoteIdentifier(prefix + "_items")
         return [
             PostgresMigration(version: 1, name: "create", sql: "CREATE TABLE \(table) (id int PRIMARY KEY, note text);"),
@@ -65,6 +67,7 @@ import Testing
         let connection = try await TestDatabase.connect()
         let prefix = TestDatabase.uniqueName("mig")
         let ledger = prefix + "_ledger"
+        // Migration text: quoted with the named helper, as in migrations(_:).
         let table = PostgresQuery.quoteIdentifier(prefix + "_t")
         let list = [
             PostgresMigration(version: 1, name: "ok", sql: "CREATE TABLE \(table) (id int);"),
@@ -78,8 +81,8 @@ import Testing
         #expect(error?.sqlState == "22012")
         let versions = try await connection.query("SELECT version FROM \(identifier: ledger)").map { try $0.decode(Int.self) }
         #expect(versions == [1])
-        #expect(try await connection.query("SELECT count(*) FROM \(unescaped: table)")[0].decode(Int.self) == 0)
-        try await connection.execute("DROP TABLE \(unescaped: table), \(identifier: ledger)")
+        #expect(try await connection.query("SELECT count(*) FROM \(identifier: prefix + "_t")")[0].decode(Int.self) == 0)
+        try await connection.execute("DROP TABLE \(identifier: prefix + "_t"), \(identifier: ledger)")
     }
 
     /// A service whose role may only read the ledger (no DDL) starts against
@@ -104,6 +107,7 @@ import Testing
         #expect(unreadable?.kind == .migration && unreadable?.sqlState == "42501")
         #expect(unreadable?.message?.contains("schema owner") == true, "\(String(describing: unreadable?.message))")
         // A pending migration: refused, naming the migration and the fix; nothing recorded.
+        // Migration text again: the name is quoted with the named helper.
         let pending =
             list + [PostgresMigration(version: 11, name: "more", sql: "CREATE TABLE \(PostgresQuery.quoteIdentifier(prefix + "_more")) (id int);")]
         let refused = await expectPostgresError {

@@ -1,6 +1,8 @@
 import Testing
 @testable import Postgres
 
+/// A prepared statement is SQL text with `$n` placeholders, not a PostgresQuery, and a table
+/// name cannot be a parameter: the names go in through `PostgresQuery.quoteIdentifier`.
 @Suite struct PipelineTests {
     func makeTable(_ connection: PostgresConnection) async throws -> String {
         let table = TestDatabase.uniqueName("pipe")

@@ -86,89 +86,90 @@ import Webhooks
 
     @Test(arguments: [[0, 1, 2, 3], [3, 2, 1, 0], [1, 3, 0, 2], [2, 0, 3, 1], [1, 0, 3, 2]])
     func aSharedPaystackCustomerNeverMovesAPurchaseBetweenUsers(order: [Int]) async throws {
-        let pool = try await Support.freshDatabase()
-        defer { Task { await pool.close() } }
-        let projector = Support.projector(pool)
-        let records = try Self.paystackTakeover()
-        for index in order { _ = try await projector.apply([records[index]]) }
+        try await Support.withDatabase { pool in
+            let projector = Support.projector(pool)
+            let records = try Self.paystackTakeover()
+            for index in order { _ = try await projector.apply([records[index]]) }
 
-        #expect(try await Self.owners(pool) == ["subscription:SUB_b": "user-b", "subscription:SUB_a": "user-a"])
-        let reader = SubscriptionStatusReader(pool: pool, resolver: Self.policy)
-        let now = Self.t0.addingTimeInterval(3600)
-        let b = try await reader.snapshot(for: ProjectionUser(appUserID: "user-b", verifiedEmail: "b@example.com"), at: now)
-        #expect(b.subscriptions.map(\.subscriptionID) == ["SUB_b"])
-        let a = try await reader.snapshot(for: ProjectionUser(appUserID: "user-a", verifiedEmail: nil), at: now)
-        #expect(a.subscriptions.map(\.subscriptionID) == ["SUB_a"])
-        #expect(
-            try await reader.ownedSubscription(code: "SUB_b", for: ProjectionUser(appUserID: "user-a", verifiedEmail: nil), at: now) == nil,
-            "A cannot act on B's subscription")
+            #expect(try await Self.owners(pool) == ["subscription:SUB_b": "user-b", "subscription:SUB_a": "user-a"])
+            let reader = SubscriptionStatusReader(pool: pool, resolver: Self.policy)
+            let now = Self.t0.addingTimeInterval(3600)
+            let b = try await reader.snapshot(for: ProjectionUser(appUserID: "user-b", verifiedEmail: "b@example.com"), at: now)
+            #expect(b.subscriptions.map(\.subscriptionID) == ["SUB_b"])
+            let a = try await reader.snapshot(for: ProjectionUser(appUserID: "user-a", verifiedEmail: nil), at: now)
+            #expect(a.subscriptions.map(\.subscriptionID) == ["SUB_a"])
+            #expect(
+                try await reader.ownedSubscription(code: "SUB_b", for: ProjectionUser(appUserID: "user-a", verifiedEmail: nil), at: now) == nil,
+                "A cannot act on B's subscription")
+        }
     }
 
     @Test func aLemonSqueezyCheckoutWithAnotherUsersEmailBuysOnlyForItsOwnUser() async throws {
-        let pool = try await Support.freshDatabase()
-        defer { Task { await pool.close() } }
-        let projector = Support.projector(pool)
-        func subscription(_ id: String, user: String, at offset: TimeInterval) throws -> KafkaConsumerRecord {
-            let body = try Support.body(
-                "lemonsqueezy.webhook.subscription_created.synthetic.json",
-                replacing: [
-                    "\"880123\"": "\"\(id)\"", "user-7f3a": user, "7c1f3a52": String(id.suffix(8)),
-                ])
-            return try Self.record(.lemonsqueezy, body, receivedAt: offset)
+        try await Support.withDatabase { pool in
+            let projector = Support.projector(pool)
+            func subscription(_ id: String, user: String, at offset: TimeInterval) throws -> KafkaConsumerRecord {
+                let body = try Support.body(
+                    "lemonsqueezy.webhook.subscription_created.synthetic.json",
+                    replacing: [
+                        "\"880123\"": "\"\(id)\"", "user-7f3a": user, "7c1f3a52": String(id.suffix(8)),
+                    ])
+                return try Self.record(.lemonsqueezy, body, receivedAt: offset)
+            }
+            _ = try await projector.apply([try subscription("900001", user: "user-b", at: 0)])
+            // A's later purchase has the same customer and email (LS keys customers by email) but A's custom data.
+            _ = try await projector.apply([try subscription("900002", user: "user-a", at: 60)])
+            #expect(try await Self.owners(pool) == ["subscription:900001": "user-b", "subscription:900002": "user-a"])
         }
-        _ = try await projector.apply([try subscription("900001", user: "user-b", at: 0)])
-        // A's later purchase has the same customer and email (LS keys customers by email) but A's custom data.
-        _ = try await projector.apply([try subscription("900002", user: "user-a", at: 60)])
-        #expect(try await Self.owners(pool) == ["subscription:900001": "user-b", "subscription:900002": "user-a"])
     }
 
     @Test func anEmailClaimLinksAnUnownedPurchaseForGoodAndIsAudited() async throws {
-        let pool = try await Support.freshDatabase()
-        defer { Task { await pool.close() } }
-        let projector = Support.projector(pool)
-        // Bought from a dashboard link: no storefront metadata anywhere.
-        let customer = "CUS_dash1", email = "dash@example.com", plan = "PLN_premium1"
-        _ = try await projector.apply([
-            try Self.record(
-                .paystack, Self.paystackCharge(user: nil, customer: customer, email: email, plan: plan, authorization: "AUTH_d1", id: 2001, at: 0),
-                receivedAt: 1),
-            try Self.record(
-                .paystack,
-                Self.paystackSubscription(
-                    "subscription.create", code: "SUB_dash", customer: customer, email: email, plan: plan,
-                    authorization: "AUTH_d1", status: "active"), receivedAt: 2),
-        ])
-        #expect(try await Self.owners(pool).isEmpty)
+        try await Support.withDatabase { pool in
+            let projector = Support.projector(pool)
+            // Bought from a dashboard link: no storefront metadata anywhere.
+            let customer = "CUS_dash1", email = "dash@example.com", plan = "PLN_premium1"
+            _ = try await projector.apply([
+                try Self.record(
+                    .paystack,
+                    Self.paystackCharge(user: nil, customer: customer, email: email, plan: plan, authorization: "AUTH_d1", id: 2001, at: 0),
+                    receivedAt: 1),
+                try Self.record(
+                    .paystack,
+                    Self.paystackSubscription(
+                        "subscription.create", code: "SUB_dash", customer: customer, email: email, plan: plan,
+                        authorization: "AUTH_d1", status: "active"), receivedAt: 2),
+            ])
+            #expect(try await Self.owners(pool).isEmpty)
 
-        func claim(_ user: String) throws -> KafkaConsumerRecord {
-            var command = SubscriptionCommand(
-                commandID: UUID().uuidString.lowercased(), kind: .claimByEmail, provider: .paystack,
-                subscriptionID: "SUB_dash", appUserID: user, requestedAt: Self.t0.addingTimeInterval(3600))
-            command.purchaseType = .subscription
-            return Support.record(Topics.commands, key: command.key, value: try RecordCoding.encode(command))
+            func claim(_ user: String) throws -> KafkaConsumerRecord {
+                var command = SubscriptionCommand(
+                    commandID: UUID().uuidString.lowercased(), kind: .claimByEmail, provider: .paystack,
+                    subscriptionID: "SUB_dash", appUserID: user, requestedAt: Self.t0.addingTimeInterval(3600))
+                command.purchaseType = .subscription
+                return Support.record(Topics.commands, key: command.key, value: try RecordCoding.encode(command))
+            }
+            _ = try await projector.apply([try claim("user-first")])
+            _ = try await projector.apply([try claim("user-second")])
+            #expect(try await Self.owners(pool) == ["subscription:SUB_dash": "user-first"])
+            let source = try await pool.query("SELECT source, evidence LIKE 'command:%' FROM purchase_owners")
+            #expect(try source.map { try $0.decode((String, Bool).self) }.first! == ("email", true))
+            let row = try await pool.query("SELECT app_user_id FROM subscriptions WHERE subscription_id = 'SUB_dash'")
+            let first = try #require(row.first)
+            let claimed = try first.decode(String?.self)
+            #expect(claimed == "user-first")
+
+            // A later event of the same subscription keeps the claimed owner.
+            _ = try await projector.apply([
+                try Self.record(
+                    .paystack,
+                    Self.paystackSubscription(
+                        "subscription.not_renew", code: "SUB_dash", customer: customer, email: email, plan: plan, authorization: "AUTH_d1",
+                        status: "non-renewing"),
+                    receivedAt: 7200)
+            ])
+            let after = try await pool.query("SELECT app_user_id, status FROM subscriptions WHERE subscription_id = 'SUB_dash'")
+            let last = try #require(after.first)
+            let (owner, status) = try last.decode((String?, String).self)
+            #expect(owner == "user-first" && status == "non-renewing")
         }
-        _ = try await projector.apply([try claim("user-first")])
-        _ = try await projector.apply([try claim("user-second")])
-        #expect(try await Self.owners(pool) == ["subscription:SUB_dash": "user-first"])
-        let source = try await pool.query("SELECT source, evidence LIKE 'command:%' FROM purchase_owners")
-        #expect(try source.map { try $0.decode((String, Bool).self) }.first! == ("email", true))
-        let row = try await pool.query("SELECT app_user_id FROM subscriptions WHERE subscription_id = 'SUB_dash'")
-        let first = try #require(row.first)
-        let claimed = try first.decode(String?.self)
-        #expect(claimed == "user-first")
-
-        // A later event of the same subscription keeps the claimed owner.
-        _ = try await projector.apply([
-            try Self.record(
-                .paystack,
-                Self.paystackSubscription(
-                    "subscription.not_renew", code: "SUB_dash", customer: customer, email: email, plan: plan, authorization: "AUTH_d1",
-                    status: "non-renewing"),
-                receivedAt: 7200)
-        ])
-        let after = try await pool.query("SELECT app_user_id, status FROM subscriptions WHERE subscription_id = 'SUB_dash'")
-        let last = try #require(after.first)
-        let (owner, status) = try last.decode((String?, String).self)
-        #expect(owner == "user-first" && status == "non-renewing")
     }
 }

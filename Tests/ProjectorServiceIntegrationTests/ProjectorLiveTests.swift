@@ -7,6 +7,7 @@ import Projection
 import ProjectorService
 import ServiceRuntime
 import Telemetry
+import TestSupport
 import Testing
 import Webhooks
 
@@ -60,90 +61,89 @@ import Webhooks
 
     @Test func aConsumerKilledAfterTheWriteButBeforeTheCommitIsAbsorbedOnRedelivery() async throws {
         let brokers = try Support.brokers()
-        let pool = try await Support.freshDatabase()
-        defer { Task { await pool.close() } }
-        let purchase = try Self.uniqueSubscription()
-        let envelope = Support.envelope(.lemonsqueezy, purchase.body)
-        let key = ProviderWebhookKey.of(purchase.body)
-        try await Self.produce(brokers, [KafkaProducerMessage(topic: Topics.webhooks, key: key, value: try RecordCoding.encode(envelope))])
+        try await Support.withDatabase { pool in
+            let purchase = try Self.uniqueSubscription()
+            let envelope = Support.envelope(.lemonsqueezy, purchase.body)
+            let key = ProviderWebhookKey.of(purchase.body)
+            try await Self.produce(brokers, [KafkaProducerMessage(topic: Topics.webhooks, key: key, value: try RecordCoding.encode(envelope))])
 
-        let group = Support.unique("projector-redelivery")
-        let first = try Self.consumer(brokers, group: group)
-        let records = try await Self.read(first, keys: [key])
-        let outcome = try await Support.projector(pool).apply(records)
-        #expect(outcome.applied == 1)
-        await first.close() // "killed": the write is durable, the offsets were never committed
+            let group = Support.unique("projector-redelivery")
+            let first = try Self.consumer(brokers, group: group)
+            let records = try await Self.read(first, keys: [key])
+            let outcome = try await Support.projector(pool).apply(records)
+            #expect(outcome.applied == 1)
+            await first.close() // "killed": the write is durable, the offsets were never committed
 
-        let second = try Self.consumer(brokers, group: group)
-        let again = try await Self.read(second, keys: [key])
-        #expect(again.map(\.offset) == records.map(\.offset), "the uncommitted record is delivered again")
-        let redelivered = try await Support.projector(pool).apply(again)
-        #expect(redelivered.applied == 0 && redelivered.duplicates == 1)
-        await second.close()
-        #expect(try await Support.count(pool, "SELECT count(*) FROM billing_events") == 1)
-        #expect(try await Support.count(pool, "SELECT count(*) FROM subscriptions WHERE subscription_id = '\(purchase.subscriptionID)'") == 1)
+            let second = try Self.consumer(brokers, group: group)
+            let again = try await Self.read(second, keys: [key])
+            #expect(again.map(\.offset) == records.map(\.offset), "the uncommitted record is delivered again")
+            let redelivered = try await Support.projector(pool).apply(again)
+            #expect(redelivered.applied == 0 && redelivered.duplicates == 1)
+            await second.close()
+            #expect(try await Support.count(pool, "SELECT count(*) FROM billing_events") == 1)
+            #expect(try await Support.count(pool, "SELECT count(*) FROM subscriptions WHERE subscription_id = \(purchase.subscriptionID)") == 1)
+        }
     }
 
     @Test func theRunningServiceProjectsDeadLettersAndStopsGracefully() async throws {
         let brokers = try Support.brokers()
-        let (pool, url) = try await Support.freshDatabaseWithURL(migrate: false)
-        defer { Task { await pool.close() } }
-        let purchase = try Self.uniqueSubscription()
-        let checkout = CheckoutCreatedRecord(
-            checkoutID: purchase.checkoutID, provider: .lemonsqueezy, appUserID: purchase.user, email: "b@example.com",
-            variantID: CatalogID(provider: .lemonsqueezy, rawID: "1")!, productID: nil, providerCheckoutID: "x",
-            url: "https://example.test/c", createdAt: Timestamp.parse("2025-03-01T00:00:00Z")!, expiresAt: nil)
-        let garbageKey = "lemonsqueezy:\(Support.unique("garbage"))"
-        try await Self.produce(
-            brokers,
-            [
-                KafkaProducerMessage(topic: Topics.checkouts, key: checkout.key, value: try RecordCoding.encode(checkout)),
-                KafkaProducerMessage(topic: Topics.webhooks, key: garbageKey, value: Array("{not an envelope".utf8)),
-                KafkaProducerMessage(
-                    topic: Topics.webhooks, key: ProviderWebhookKey.of(purchase.body),
-                    value: try RecordCoding.encode(Support.envelope(.lemonsqueezy, purchase.body))),
-            ])
+        try await Support.withDatabaseAndURL(migrate: false) { pool, url in
+            let purchase = try Self.uniqueSubscription()
+            let checkout = CheckoutCreatedRecord(
+                checkoutID: purchase.checkoutID, provider: .lemonsqueezy, appUserID: purchase.user, email: "b@example.com",
+                variantID: CatalogID(provider: .lemonsqueezy, rawID: "1")!, productID: nil, providerCheckoutID: "x",
+                url: "https://example.test/c", createdAt: Timestamp.parse("2025-03-01T00:00:00Z")!, expiresAt: nil)
+            let garbageKey = "lemonsqueezy:\(Support.unique("garbage"))"
+            try await Self.produce(
+                brokers,
+                [
+                    KafkaProducerMessage(topic: Topics.checkouts, key: checkout.key, value: try RecordCoding.encode(checkout)),
+                    KafkaProducerMessage(topic: Topics.webhooks, key: garbageKey, value: Array("{not an envelope".utf8)),
+                    KafkaProducerMessage(
+                        topic: Topics.webhooks, key: ProviderWebhookKey.of(purchase.body),
+                        value: try RecordCoding.encode(Support.envelope(.lemonsqueezy, purchase.body))),
+                ])
 
-        let logger = Logger(service: "projector-tests", minimumLevel: .error)
-        let metrics = MetricsRegistry()
-        let messaging = MessagingSettings(client: KafkaClientConfiguration(bootstrapServers: brokers, clientID: "projector-tests"))
-        let application = try buildProjectorApplication(
-            configuration: ProjectorConfiguration(databaseURL: url, groupID: Support.unique("projector-live")),
-            messaging: messaging, logger: logger, metrics: metrics)
-        let group = ServiceGroup(
-            services: [application.consumerService.consumer, application.consumerService], configuration: .init(signals: []), logger: logger)
-        let running = Task { try await group.run() }
+            let logger = Logger(service: "projector-tests", minimumLevel: .error)
+            let metrics = MetricsRegistry()
+            let messaging = MessagingSettings(client: KafkaClientConfiguration(bootstrapServers: brokers, clientID: "projector-tests"))
+            let application = try buildProjectorApplication(
+                configuration: ProjectorConfiguration(databaseURL: url, groupID: Support.unique("projector-live")),
+                messaging: messaging, logger: logger, metrics: metrics)
+            let group = ServiceGroup(
+                services: [application.consumerService.consumer, application.consumerService], configuration: .init(signals: []), logger: logger)
+            let running = Task { try await group.run() }
 
-        let deadline = ContinuousClock.now + .seconds(60)
-        func completed() async throws -> Bool {
-            guard try await Support.count(pool, "SELECT count(*) FROM pg_tables WHERE tablename = 'checkouts'") > 0 else { return false }
-            return try await Support.count(
-                pool, "SELECT count(*) FROM checkouts WHERE checkout_id = '\(purchase.checkoutID)' AND completed_at IS NOT NULL") > 0
+            let deadline = ContinuousClock.now + .seconds(60)
+            func completed() async throws -> Bool {
+                guard try await Support.count(pool, "SELECT count(*) FROM pg_tables WHERE tablename = 'checkouts'") > 0 else { return false }
+                return try await Support.count(
+                    pool, "SELECT count(*) FROM checkouts WHERE checkout_id = \(purchase.checkoutID) AND completed_at IS NOT NULL") > 0
+            }
+            while try await !completed() {
+                try #require(ContinuousClock.now < deadline, "the projector did not complete the checkout in time")
+                try await Task.sleep(for: .milliseconds(200))
+            }
+            #expect(
+                try await Support.count(
+                    pool,
+                    "SELECT count(*) FROM subscriptions WHERE subscription_id = \(purchase.subscriptionID) AND app_user_id = \(purchase.user)")
+                    == 1)
+            let report = await application.health.readiness()
+            #expect(report.ok, "ready: \(report.failing.joined(separator: ","))")
+
+            // The garbage record went to the dead-letter topic with its reason.
+            let dead = try await TopicReader.first(topic: Topics.deadLetter, clientID: "projector-tests") { $0.key == Array(garbageKey.utf8) }
+            let letter = try RecordCoding.decode(DeadLetterRecord.self, from: try #require(dead?.value, "records did not arrive in time"))
+            #expect(letter.sourceTopic == Topics.webhooks)
+            #expect(letter.reason.contains("undecodable webhook envelope"))
+            #expect(letter.sourceValue.bytes == Array("{not an envelope".utf8))
+            #expect(application.projector.metrics.deadLettered.current >= 1)
+
+            group.triggerGracefulShutdown(reason: "test")
+            try await running.value
+            #expect(metrics.renderPrometheus().contains("projector_committed_offset"))
         }
-        while try await !completed() {
-            try #require(ContinuousClock.now < deadline, "the projector did not complete the checkout in time")
-            try await Task.sleep(for: .milliseconds(200))
-        }
-        #expect(
-            try await Support.count(
-                pool, "SELECT count(*) FROM subscriptions WHERE subscription_id = '\(purchase.subscriptionID)' AND app_user_id = '\(purchase.user)'")
-                == 1)
-        let report = await application.health.readiness()
-        #expect(report.ok, "ready: \(report.failing.joined(separator: ","))")
-
-        // The garbage record went to the dead-letter topic with its reason.
-        let letters = try Self.consumer(brokers, group: Support.unique("projector-dlq"), topics: [Topics.deadLetter])
-        let dead = try await Self.read(letters, keys: [garbageKey])
-        await letters.close()
-        let letter = try RecordCoding.decode(DeadLetterRecord.self, from: try #require(dead.first?.value))
-        #expect(letter.sourceTopic == Topics.webhooks)
-        #expect(letter.reason.contains("undecodable webhook envelope"))
-        #expect(letter.sourceValue.bytes == Array("{not an envelope".utf8))
-        #expect(application.projector.metrics.deadLettered.current >= 1)
-
-        group.triggerGracefulShutdown(reason: "test")
-        try await running.value
-        #expect(metrics.renderPrometheus().contains("projector_committed_offset"))
     }
 }
 

@@ -54,43 +54,43 @@ import Testing
     }
 
     @Test func everyWriteSucceedsThroughTheProjectorRoleAndMatchesTheOwners() async throws {
-        let owner = try await Support.freshDatabase()
-        let (restricted, url) = try await Support.freshDatabaseWithURL()
-        let login = Support.unique("projector_login")
-        try await restricted.execute("CREATE ROLE \(identifier: login) LOGIN IN ROLE \(identifier: ProjectionSchema.ServiceRoles.projector)")
-        var components = try #require(URLComponents(string: url))
-        components.user = login
-        let asProjector = PostgresPool(configuration: try PostgresConfiguration(url: try #require(components.string)))
+        try await Support.withDatabase { owner in
+            try await Support.withDatabaseAndURL { restricted, url in
+                let login = Support.unique("projector_login")
+                try await restricted.execute("CREATE ROLE \(identifier: login) LOGIN IN ROLE \(identifier: ProjectionSchema.ServiceRoles.projector)")
+                var components = try #require(URLComponents(string: url))
+                components.user = login
+                let asProjector = PostgresPool(configuration: try PostgresConfiguration(url: try #require(components.string)))
 
-        do {
-            let sink = RecordingSink(), referenceSink = RecordingSink()
-            let projector = Support.projector(asProjector, sink: sink)
-            let reference = Support.projector(owner, sink: referenceSink)
-            // Its start-up with PROJECTOR_MIGRATE on: the schema is current, nothing to do.
-            #expect(try await ProjectionSchema.migrate(pool: asProjector).isEmpty)
-            for batch in try Self.batches() {
-                let outcome = try await projector.apply(batch)
-                let expected = try await reference.apply(batch)
-                #expect(
-                    outcome.deadLettered == expected.deadLettered && outcome.applied == expected.applied
-                        && outcome.duplicates == expected.duplicates, "\(outcome) vs \(expected)")
+                do {
+                    let sink = RecordingSink(), referenceSink = RecordingSink()
+                    let projector = Support.projector(asProjector, sink: sink)
+                    let reference = Support.projector(owner, sink: referenceSink)
+                    // Its start-up with PROJECTOR_MIGRATE on: the schema is current, nothing to do.
+                    #expect(try await ProjectionSchema.migrate(pool: asProjector).isEmpty)
+                    for batch in try Self.batches() {
+                        let outcome = try await projector.apply(batch)
+                        let expected = try await reference.apply(batch)
+                        #expect(
+                            outcome.deadLettered == expected.deadLettered && outcome.applied == expected.applied
+                                && outcome.duplicates == expected.duplicates, "\(outcome) vs \(expected)")
+                    }
+                    // A refused write would be dead-lettered with its reason.
+                    #expect(sink.received.map(\.reason) == referenceSink.received.map(\.reason))
+                    let expected = try await Support.dump(owner)
+                    let actual = try await Support.dump(restricted)
+                    for table in expected.keys.sorted() {
+                        #expect(actual[table] == expected[table], "table \(table) differs")
+                    }
+                    #expect((expected["subscriptions"]?.count ?? 0) >= 4)
+                    #expect((expected["purchase_owners"]?.count ?? 0) >= 3)
+                } catch {
+                    Issue.record("\(error)")
+                }
+                await asProjector.close()
+                _ = try? await restricted.execute("DROP OWNED BY \(identifier: login)")
+                _ = try? await restricted.execute("DROP ROLE \(identifier: login)")
             }
-            // A refused write would be dead-lettered with its reason.
-            #expect(sink.received.map(\.reason) == referenceSink.received.map(\.reason))
-            let expected = try await Support.dump(owner)
-            let actual = try await Support.dump(restricted)
-            for table in expected.keys.sorted() {
-                #expect(actual[table] == expected[table], "table \(table) differs")
-            }
-            #expect((expected["subscriptions"]?.count ?? 0) >= 4)
-            #expect((expected["purchase_owners"]?.count ?? 0) >= 3)
-        } catch {
-            Issue.record("\(error)")
         }
-        await asProjector.close()
-        _ = try? await restricted.execute("DROP OWNED BY \(identifier: login)")
-        _ = try? await restricted.execute("DROP ROLE \(identifier: login)")
-        await restricted.close()
-        await owner.close()
     }
 }

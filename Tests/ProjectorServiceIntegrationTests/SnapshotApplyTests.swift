@@ -42,47 +42,52 @@ import Testing
 
     @Test(arguments: [[0, 1], [1, 0]])
     func aPaystackPurchaseWhoseWebhooksNeverCameIsRecoveredFromSnapshots(order: [Int]) async throws {
-        let pool = try await Support.freshDatabase()
-        defer { Task { await pool.close() } }
-        let customer = "CUS_lost1", email = "lost@example.com", plan = "PLN_premium1"
-        let charge = OwnershipTests.paystackCharge(
-            user: "user-lost", customer: customer, email: email, plan: plan, authorization: "AUTH_l1", id: 3001, at: 0)
-        let subscription = OwnershipTests.paystackSubscription(
-            "subscription.create", code: "SUB_lost", customer: customer, email: email, plan: plan,
-            authorization: "AUTH_l1", status: "active")
-        let records = [
-            try Self.snapshot(.paystack, .transaction, id: "ref-3001", data: try Self.data(of: charge), fetchedAt: 100, customer: customer),
-            try Self.snapshot(.paystack, .subscription, id: "SUB_lost", data: try Self.data(of: subscription), fetchedAt: 101, customer: customer),
-        ]
-        let projector = Support.projector(pool)
-        for index in order { _ = try await projector.apply([records[index]]) }
-        let (status, owner) = try await Self.row(pool, "SUB_lost")
-        #expect(status == "active" && owner == "user-lost")
+        try await Support.withDatabase { pool in
+            let customer = "CUS_lost1", email = "lost@example.com", plan = "PLN_premium1"
+            let charge = OwnershipTests.paystackCharge(
+                user: "user-lost", customer: customer, email: email, plan: plan, authorization: "AUTH_l1", id: 3001, at: 0)
+            let subscription = OwnershipTests.paystackSubscription(
+                "subscription.create", code: "SUB_lost", customer: customer, email: email, plan: plan,
+                authorization: "AUTH_l1", status: "active")
+            let records = [
+                try Self.snapshot(.paystack, .transaction, id: "ref-3001", data: try Self.data(of: charge), fetchedAt: 100, customer: customer),
+                try Self.snapshot(
+                    .paystack, .subscription, id: "SUB_lost", data: try Self.data(of: subscription), fetchedAt: 101, customer: customer),
+            ]
+            let projector = Support.projector(pool)
+            for index in order { _ = try await projector.apply([records[index]]) }
+            let (status, owner) = try await Self.row(pool, "SUB_lost")
+            #expect(status == "active" && owner == "user-lost")
+        }
     }
 
     @Test func aLemonSqueezyPurchaseSeenOnlyThroughTheApiTakesTheOwnerOfItsCheckout() async throws {
-        let pool = try await Support.freshDatabase()
-        defer { Task { await pool.close() } }
-        let projector = Support.projector(pool)
-        let checkout = CheckoutCreatedRecord(
-            checkoutID: "chk-lost", provider: .lemonsqueezy, appUserID: "user-ls-lost", email: "Ada@Example.com",
-            variantID: CatalogID(provider: .lemonsqueezy, rawID: "472301")!, productID: nil, providerCheckoutID: "lsc-9",
-            url: "https://example.test/c", createdAt: Timestamp.parse("2025-03-03T09:10:00Z")!, expiresAt: Timestamp.parse("2025-03-03T10:10:00Z"))
-        // Another user's older checkout for the same variant and email does not match: it closed before.
-        let older = CheckoutCreatedRecord(
-            checkoutID: "chk-old", provider: .lemonsqueezy, appUserID: "user-other", email: "ada@example.com",
-            variantID: CatalogID(provider: .lemonsqueezy, rawID: "472301")!, productID: nil, providerCheckoutID: "lsc-8",
-            url: "https://example.test/c", createdAt: Timestamp.parse("2025-03-01T09:10:00Z")!, expiresAt: Timestamp.parse("2025-03-01T10:10:00Z"))
-        for record in [checkout, older] {
-            _ = try await projector.apply([Support.record(Topics.checkouts, key: record.key, value: try RecordCoding.encode(record))])
+        try await Support.withDatabase { pool in
+            let projector = Support.projector(pool)
+            let checkout = CheckoutCreatedRecord(
+                checkoutID: "chk-lost", provider: .lemonsqueezy, appUserID: "user-ls-lost", email: "Ada@Example.com",
+                variantID: CatalogID(provider: .lemonsqueezy, rawID: "472301")!, productID: nil, providerCheckoutID: "lsc-9",
+                url: "https://example.test/c", createdAt: Timestamp.parse("2025-03-03T09:10:00Z")!, expiresAt: Timestamp.parse("2025-03-03T10:10:00Z")
+            )
+            // Another user's older checkout for the same variant and email does not match: it closed before.
+            let older = CheckoutCreatedRecord(
+                checkoutID: "chk-old", provider: .lemonsqueezy, appUserID: "user-other", email: "ada@example.com",
+                variantID: CatalogID(provider: .lemonsqueezy, rawID: "472301")!, productID: nil, providerCheckoutID: "lsc-8",
+                url: "https://example.test/c", createdAt: Timestamp.parse("2025-03-01T09:10:00Z")!, expiresAt: Timestamp.parse("2025-03-01T10:10:00Z")
+            )
+            for record in [checkout, older] {
+                _ = try await projector.apply([Support.record(Topics.checkouts, key: record.key, value: try RecordCoding.encode(record))])
+            }
+            let webhook = try Support.body("lemonsqueezy.webhook.subscription_created.synthetic.json")
+            _ = try await projector.apply([
+                try Self.snapshot(.lemonsqueezy, .subscription, id: "880123", data: try Self.data(of: webhook), fetchedAt: 0)
+            ])
+            let (status, owner) = try await Self.row(pool, "880123")
+            #expect(status == "active" && owner == "user-ls-lost")
+            let evidence = try await pool.query("SELECT evidence FROM purchase_owners WHERE purchase_id = '880123'")
+            let evidences: [String] = try evidence.map { try $0.decode(String.self) }
+            #expect(evidences == ["checkout:chk-lost"])
         }
-        let webhook = try Support.body("lemonsqueezy.webhook.subscription_created.synthetic.json")
-        _ = try await projector.apply([try Self.snapshot(.lemonsqueezy, .subscription, id: "880123", data: try Self.data(of: webhook), fetchedAt: 0)])
-        let (status, owner) = try await Self.row(pool, "880123")
-        #expect(status == "active" && owner == "user-ls-lost")
-        let evidence = try await pool.query("SELECT evidence FROM purchase_owners WHERE purchase_id = '880123'")
-        let evidences: [String] = try evidence.map { try $0.decode(String.self) }
-        #expect(evidences == ["checkout:chk-lost"])
     }
 
     /// A snapshot at T and webhooks received before and after it: every
@@ -102,12 +107,12 @@ import Testing
         ]
         var dumps: [[String: [String]]] = []
         for order in [[0, 1, 2], [2, 1, 0], [1, 2, 0], [2, 0, 1]] {
-            let pool = try await Support.freshDatabase()
-            let projector = Support.projector(pool)
-            for index in order { _ = try await projector.apply([records[index]]) }
-            #expect(try await Self.row(pool, "SUB_mix").status == "non-renewing", "order \(order)")
-            dumps.append(try await Support.dump(pool))
-            await pool.close()
+            try await Support.withDatabase { pool in
+                let projector = Support.projector(pool)
+                for index in order { _ = try await projector.apply([records[index]]) }
+                #expect(try await Self.row(pool, "SUB_mix").status == "non-renewing", "order \(order)")
+                dumps.append(try await Support.dump(pool))
+            }
         }
         for dump in dumps.dropFirst() {
             for table in ["subscriptions", "purchase_owners", "orders"] { #expect(dump[table] == dumps[0][table], "table \(table)") }
@@ -115,49 +120,51 @@ import Testing
     }
 
     @Test func aSnapshotOfAnObjectTheProviderNoLongerHasIsKeptNotApplied() async throws {
-        let pool = try await Support.freshDatabase()
-        defer { Task { await pool.close() } }
-        let outcome = try await Support.projector(pool).apply([try Self.snapshot(.lemonsqueezy, .subscription, id: "404404", data: nil, fetchedAt: 0)]
-        )
-        #expect(outcome.applied == 1 && outcome.deadLettered == 0)
-        #expect(
-            try await Support.count(pool, "SELECT count(*) FROM billing_events WHERE kind = 'unknown:storefront.snapshot.subscription.not_found'")
-                == 1)
-        #expect(try await Support.count(pool, "SELECT count(*) FROM subscriptions") == 0)
+        try await Support.withDatabase { pool in
+            let outcome = try await Support.projector(pool).apply([
+                try Self.snapshot(.lemonsqueezy, .subscription, id: "404404", data: nil, fetchedAt: 0)
+            ]
+            )
+            #expect(outcome.applied == 1 && outcome.deadLettered == 0)
+            #expect(
+                try await Support.count(pool, "SELECT count(*) FROM billing_events WHERE kind = 'unknown:storefront.snapshot.subscription.not_found'")
+                    == 1)
+            #expect(try await Support.count(pool, "SELECT count(*) FROM subscriptions") == 0)
+        }
     }
 }
 
 /// Records no retry can cure are dead-lettered with their reason and never block the partition.
 @Suite struct PoisonRecordTests {
     @Test func anIdTooLongForAnIndexIsDeadLetteredAndTheRestApplied() async throws {
-        let pool = try await Support.freshDatabase()
-        defer { Task { await pool.close() } }
-        let sink = RecordingSink()
-        let projector = Support.projector(pool, sink: sink)
-        // Random text does not compress under PostgreSQL's ~2.7 KB btree row limit.
-        let longID = (0..<120).map { _ in UUID().uuidString }.joined()
-        let poisoned = try Support.webhookRecord(
-            .lemonsqueezy,
-            Support.body(
-                "lemonsqueezy.webhook.subscription_created.synthetic.json",
-                replacing: ["\"880123\"": "\"\(longID)\""]), offset: 3)
-        let fine = try Support.webhookRecord(.lemonsqueezy, Support.body("lemonsqueezy.webhook.order_created.with_custom_data.json"), offset: 4)
-        let outcome = try await projector.apply([poisoned, fine])
-        #expect(outcome.applied == 1 && outcome.deadLettered == 1)
-        #expect(sink.received.map(\.sourceOffset) == [3])
-        #expect(sink.received.first?.reason.contains("54000") == true, "\(sink.received.first?.reason ?? "")")
+        try await Support.withDatabase { pool in
+            let sink = RecordingSink()
+            let projector = Support.projector(pool, sink: sink)
+            // Random text does not compress under PostgreSQL's ~2.7 KB btree row limit.
+            let longID = (0..<120).map { _ in UUID().uuidString }.joined()
+            let poisoned = try Support.webhookRecord(
+                .lemonsqueezy,
+                Support.body(
+                    "lemonsqueezy.webhook.subscription_created.synthetic.json",
+                    replacing: ["\"880123\"": "\"\(longID)\""]), offset: 3)
+            let fine = try Support.webhookRecord(.lemonsqueezy, Support.body("lemonsqueezy.webhook.order_created.with_custom_data.json"), offset: 4)
+            let outcome = try await projector.apply([poisoned, fine])
+            #expect(outcome.applied == 1 && outcome.deadLettered == 1)
+            #expect(sink.received.map(\.sourceOffset) == [3])
+            #expect(sink.received.first?.reason.contains("54000") == true, "\(sink.received.first?.reason ?? "")")
+        }
     }
 
     @Test func aTimestampNoRecordCouldCarryIsNoTimestamp() async throws {
-        let pool = try await Support.freshDatabase()
-        defer { Task { await pool.close() } }
-        let body = try Support.body(
-            "lemonsqueezy.webhook.subscription_created.synthetic.json",
-            replacing: ["\"renews_at\": \"": "\"renews_at\": \"0000-01-01T00:00:00+01:00\", \"old_renews_at\": \""])
-        let outcome = try await Support.projector(pool).apply([try Support.webhookRecord(.lemonsqueezy, body)])
-        #expect(outcome.applied == 1 && outcome.deadLettered == 0)
-        // Logged and read back (an event after it re-folds from the log).
-        let later = try Support.webhookRecord(.lemonsqueezy, Support.body("lemonsqueezy.webhook.subscription_updated.synthetic.json"))
-        #expect(try await Support.projector(pool).apply([later]).deadLettered == 0)
+        try await Support.withDatabase { pool in
+            let body = try Support.body(
+                "lemonsqueezy.webhook.subscription_created.synthetic.json",
+                replacing: ["\"renews_at\": \"": "\"renews_at\": \"0000-01-01T00:00:00+01:00\", \"old_renews_at\": \""])
+            let outcome = try await Support.projector(pool).apply([try Support.webhookRecord(.lemonsqueezy, body)])
+            #expect(outcome.applied == 1 && outcome.deadLettered == 0)
+            // Logged and read back (an event after it re-folds from the log).
+            let later = try Support.webhookRecord(.lemonsqueezy, Support.body("lemonsqueezy.webhook.subscription_updated.synthetic.json"))
+            #expect(try await Support.projector(pool).apply([later]).deadLettered == 0)
+        }
     }
 }

@@ -19,16 +19,18 @@ enum Support {
 
     static func unique(_ prefix: String) -> String { "\(prefix)_\(UUID().uuidString.prefix(8).lowercased())" }
 
-    /// A new, empty, migrated database on the DATABASE_URL server (suites run in parallel).
-    static func freshDatabase(migrate: Bool = true) async throws -> PostgresPool {
-        try await freshDatabaseWithURL(migrate: migrate).pool
+    /// Runs `body` on a new database on the DATABASE_URL server (suites run in
+    /// parallel), migrated unless `migrate` is false, and drops it afterwards.
+    static func withDatabase<T>(migrate: Bool = true, _ body: (PostgresPool) async throws -> T) async throws -> T {
+        try await withDatabaseAndURL(migrate: migrate) { pool, _ in try await body(pool) }
     }
 
-    /// Like ``freshDatabase(migrate:)``, also returning the new database's URL.
-    static func freshDatabaseWithURL(migrate: Bool = true) async throws -> (pool: PostgresPool, url: String) {
-        let (pool, url) = try await FreshDatabase.create(prefix: "test_projector")
-        if migrate { try await ProjectionSchema.migrate(pool: pool) }
-        return (pool, url)
+    /// Like ``withDatabase(migrate:_:)``, also passing the database's URL.
+    static func withDatabaseAndURL<T>(migrate: Bool = true, _ body: (PostgresPool, String) async throws -> T) async throws -> T {
+        try await FreshDatabase.with(prefix: "test_projector") { pool, url in
+            if migrate { try await ProjectionSchema.migrate(pool: pool) }
+            return try await body(pool, url)
+        }
     }
 
     static let fixtures = Fixture.directory
@@ -84,8 +86,9 @@ enum Support {
         return result
     }
 
-    static func count(_ pool: PostgresPool, _ sql: String) async throws -> Int {
-        try await pool.query(PostgresQuery(unsafeSQL: sql))[0].decode(column: 0, as: Int.self)
+    /// The one number `query` (a `SELECT count(*) …`) answers.
+    static func count(_ pool: PostgresPool, _ query: PostgresQuery) async throws -> Int {
+        try await pool.query(query)[0].decode(column: 0, as: Int.self)
     }
 }
 

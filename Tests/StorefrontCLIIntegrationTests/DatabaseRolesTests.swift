@@ -17,34 +17,37 @@ import Testing
 @Suite struct DatabaseRolesTests {
     typealias Roles = ProjectionSchema.ServiceRoles
 
-    /// A migrated database, seeded with one subscription, one order, one
-    /// checkout, one event and one owner (as the superuser).
-    static func migratedDatabase() async throws -> (pool: PostgresPool, url: String) {
-        let (pool, url) = try await FreshDatabase.create(prefix: "test_roles")
-        _ = try await MigrateCommand.run(environment: Environment(["DATABASE_URL": url]), logger: .init(service: "tests", minimumLevel: .critical))
-        try await pool.execute("INSERT INTO app_users (app_user_id, email) VALUES ('user-1', 'ada@example.com')")
-        try await pool.execute(
-            """
-            INSERT INTO subscriptions (provider, subscription_id, app_user_id, customer_email, status, last_event_key, email_token)
-            VALUES ('lemonsqueezy', '7', 'user-1', 'ada@example.com', 'active', 'k1', 'secret-token')
-            """)
-        try await pool.execute("INSERT INTO orders (provider, order_id, app_user_id, status) VALUES ('paystack', 'T1', 'user-1', 'paid')")
-        try await pool.execute(
-            """
-            INSERT INTO checkouts (checkout_id, provider, app_user_id, email, variant_id, url, created_at)
-            VALUES ('c1', 'lemonsqueezy', 'user-1', 'ada@example.com', '2', 'https://x', now())
-            """)
-        try await pool.execute(
-            """
-            INSERT INTO billing_events (dedup_key, provider, event_name, kind, entity_key, received_at, source_partition, source_offset, event, payload)
-            VALUES ('e1', 'lemonsqueezy', 'subscription_created', 'subscriptionCreated', 'lemonsqueezy:7', now(), 0, 0, '{}', '\\x00')
-            """)
-        try await pool.execute(
-            """
-            INSERT INTO purchase_owners (provider, purchase_type, purchase_id, app_user_id, source, evidence)
-            VALUES ('lemonsqueezy', 'subscription', '7', 'user-1', 'checkout', 'e1')
-            """)
-        return (pool, url)
+    /// Runs `body` on a migrated database, seeded with one subscription, one
+    /// order, one checkout, one event and one owner (as the superuser), and
+    /// drops it afterwards.
+    static func withMigratedDatabase<T>(_ body: (PostgresPool, String) async throws -> T) async throws -> T {
+        try await FreshDatabase.with(prefix: "test_roles") { pool, url in
+            _ = try await MigrateCommand.run(
+                environment: Environment(["DATABASE_URL": url]), logger: .init(service: "tests", minimumLevel: .critical))
+            try await pool.execute("INSERT INTO app_users (app_user_id, email) VALUES ('user-1', 'ada@example.com')")
+            try await pool.execute(
+                """
+                INSERT INTO subscriptions (provider, subscription_id, app_user_id, customer_email, status, last_event_key, email_token)
+                VALUES ('lemonsqueezy', '7', 'user-1', 'ada@example.com', 'active', 'k1', 'secret-token')
+                """)
+            try await pool.execute("INSERT INTO orders (provider, order_id, app_user_id, status) VALUES ('paystack', 'T1', 'user-1', 'paid')")
+            try await pool.execute(
+                """
+                INSERT INTO checkouts (checkout_id, provider, app_user_id, email, variant_id, url, created_at)
+                VALUES ('c1', 'lemonsqueezy', 'user-1', 'ada@example.com', '2', 'https://x', now())
+                """)
+            try await pool.execute(
+                """
+                INSERT INTO billing_events (dedup_key, provider, event_name, kind, entity_key, received_at, source_partition, source_offset, event, payload)
+                VALUES ('e1', 'lemonsqueezy', 'subscription_created', 'subscriptionCreated', 'lemonsqueezy:7', now(), 0, 0, '{}', '\\x00')
+                """)
+            try await pool.execute(
+                """
+                INSERT INTO purchase_owners (provider, purchase_type, purchase_id, app_user_id, source, evidence)
+                VALUES ('lemonsqueezy', 'subscription', '7', 'user-1', 'checkout', 'e1')
+                """)
+            return try await body(pool, url)
+        }
     }
 
     /// Runs `body` on a pool connected as a new login user that is a member
@@ -72,19 +75,19 @@ import Testing
         }
     }
 
-    static func expectDenied(_ pool: PostgresPool, _ sql: String, sourceLocation: SourceLocation = #_sourceLocation) async {
+    static func expectDenied(_ pool: PostgresPool, _ statement: PostgresQuery, sourceLocation: SourceLocation = #_sourceLocation) async {
         do {
-            try await pool.execute("\(unescaped: sql)")
-            Issue.record("allowed, but should be refused: \(sql)", sourceLocation: sourceLocation)
+            try await pool.execute(statement)
+            Issue.record("allowed, but should be refused: \(statement.sql)", sourceLocation: sourceLocation)
         } catch let error as PostgresError {
-            #expect(error.sqlState == "42501", "\(sql): \(error.debugDescription)", sourceLocation: sourceLocation)
+            #expect(error.sqlState == "42501", "\(statement.sql): \(error.debugDescription)", sourceLocation: sourceLocation)
         } catch {
-            Issue.record("\(sql): \(error)", sourceLocation: sourceLocation)
+            Issue.record("\(statement.sql): \(error)", sourceLocation: sourceLocation)
         }
     }
 
     /// What no service may do, whatever its role.
-    static let nobodyMay = [
+    static let nobodyMay: [PostgresQuery] = [
         "CREATE TABLE sneaky (id int)",
         "DROP TABLE subscriptions",
         "ALTER TABLE subscriptions ADD COLUMN sneaky int",
@@ -97,108 +100,108 @@ import Testing
     ]
 
     @Test func everyRoleIsAGroupWithoutLogin() async throws {
-        let (pool, _) = try await Self.migratedDatabase()
-        let rows = try await pool.query(
-            """
-            SELECT rolname, rolcanlogin, rolsuper, rolcreaterole, rolcreatedb, rolbypassrls FROM pg_roles
-            WHERE rolname LIKE 'storefront\\_%' ORDER BY rolname
-            """)
-        let found = try rows.map { try $0.decode((String, Bool, Bool, Bool, Bool, Bool).self) }
-        #expect(found.map(\.0) == Roles.all.sorted())
-        #expect(found.allSatisfy { !$0.1 && !$0.2 && !$0.3 && !$0.4 && !$0.5 }, "\(found)")
-        await pool.close()
+        try await Self.withMigratedDatabase { pool, _ in
+            let rows = try await pool.query(
+                """
+                SELECT rolname, rolcanlogin, rolsuper, rolcreaterole, rolcreatedb, rolbypassrls FROM pg_roles
+                WHERE rolname LIKE 'storefront\\_%' ORDER BY rolname
+                """)
+            let found = try rows.map { try $0.decode((String, Bool, Bool, Bool, Bool, Bool).self) }
+            #expect(found.map(\.0) == Roles.all.sorted())
+            #expect(found.allSatisfy { !$0.1 && !$0.2 && !$0.3 && !$0.4 && !$0.5 }, "\(found)")
+        }
     }
 
     @Test func theCheckoutReadsTheProjectionAndKeepsOnlyItsOwnTables() async throws {
-        let (pool, url) = try await Self.migratedDatabase()
-        try await Self.asMember(of: Roles.checkout, database: url) { checkout, _ in
-            // Its start-up: both schemas current, no DDL needed.
-            #expect(try await CheckoutSchema.migrate(pool: checkout).isEmpty)
-            // Status and entitlements, as the routes read them.
-            let reader = SubscriptionStatusReader(pool: checkout, resolver: EntitlementResolver(policy: AccessPolicy(testDeployment: true)))
-            let snapshot = try await reader.snapshot(for: ProjectionUser(appUserID: "user-1", verifiedEmail: nil))
-            #expect(snapshot.subscriptions.map(\.subscriptionID) == ["7"])
-            #expect(snapshot.orders.map(\.orderID) == ["T1"])
-            // Idempotency keys: claim, answer, release, sweep.
-            let store = IdempotencyStore(pool: checkout, ttl: .seconds(86_400), wait: .milliseconds(10))
-            #expect(try await store.begin(user: "user-1", key: "k", requestHash: "h", checkoutID: "c2") == .acquired)
-            try await store.complete(user: "user-1", key: "k", response: "{}")
-            #expect(try await store.begin(user: "user-1", key: "k", requestHash: "h", checkoutID: "c3") == .replay("{}"))
-            #expect(try await store.begin(user: "user-1", key: "k2", requestHash: "h", checkoutID: "c4") == .acquired)
-            await store.release(user: "user-1", key: "k2", checkoutID: "c4")
-            #expect(try await store.sweep() == 0)
+        try await Self.withMigratedDatabase { pool, url in
+            try await Self.asMember(of: Roles.checkout, database: url) { checkout, _ in
+                // Its start-up: both schemas current, no DDL needed.
+                #expect(try await CheckoutSchema.migrate(pool: checkout).isEmpty)
+                // Status and entitlements, as the routes read them.
+                let reader = SubscriptionStatusReader(pool: checkout, resolver: EntitlementResolver(policy: AccessPolicy(testDeployment: true)))
+                let snapshot = try await reader.snapshot(for: ProjectionUser(appUserID: "user-1", verifiedEmail: nil))
+                #expect(snapshot.subscriptions.map(\.subscriptionID) == ["7"])
+                #expect(snapshot.orders.map(\.orderID) == ["T1"])
+                // Idempotency keys: claim, answer, release, sweep.
+                let store = IdempotencyStore(pool: checkout, ttl: .seconds(86_400), wait: .milliseconds(10))
+                #expect(try await store.begin(user: "user-1", key: "k", requestHash: "h", checkoutID: "c2") == .acquired)
+                try await store.complete(user: "user-1", key: "k", response: "{}")
+                #expect(try await store.begin(user: "user-1", key: "k", requestHash: "h", checkoutID: "c3") == .replay("{}"))
+                #expect(try await store.begin(user: "user-1", key: "k2", requestHash: "h", checkoutID: "c4") == .acquired)
+                await store.release(user: "user-1", key: "k2", checkoutID: "c4")
+                #expect(try await store.sweep() == 0)
 
-            // The projection is the projector's: checkout publishes, never writes it.
-            for sql in Self.nobodyMay + [
-                "UPDATE subscriptions SET status = 'active'",
-                "INSERT INTO checkouts (checkout_id, provider, app_user_id, email, variant_id, url, created_at) VALUES ('x', 'p', 'u', 'e', 'v', 'u', now())",
-                "INSERT INTO billing_events (dedup_key, provider, event_name, kind, entity_key, received_at, source_partition, source_offset, event, payload) VALUES ('x', 'p', 'n', 'k', 'e', now(), 0, 0, '{}', '\\x00')",
-                "INSERT INTO purchase_owners (provider, purchase_type, purchase_id, app_user_id, source, evidence) VALUES ('p', 'order', 'x', 'u', 'email', 'x')",
-                "UPDATE orders SET app_user_id = 'mallory'",
-                "SELECT * FROM billing_events", "SELECT * FROM app_users", "SELECT * FROM purchase_owners", "SELECT * FROM provider_customers",
-                "TRUNCATE checkout_idempotency_keys", "DROP TABLE checkout_idempotency_keys",
-            ] { await Self.expectDenied(checkout, sql) }
+                // The projection is the projector's: checkout publishes, never writes it.
+                for sql in Self.nobodyMay + [
+                    "UPDATE subscriptions SET status = 'active'",
+                    "INSERT INTO checkouts (checkout_id, provider, app_user_id, email, variant_id, url, created_at) VALUES ('x', 'p', 'u', 'e', 'v', 'u', now())",
+                    "INSERT INTO billing_events (dedup_key, provider, event_name, kind, entity_key, received_at, source_partition, source_offset, event, payload) VALUES ('x', 'p', 'n', 'k', 'e', now(), 0, 0, '{}', '\\x00')",
+                    "INSERT INTO purchase_owners (provider, purchase_type, purchase_id, app_user_id, source, evidence) VALUES ('p', 'order', 'x', 'u', 'email', 'x')",
+                    "UPDATE orders SET app_user_id = 'mallory'",
+                    "SELECT * FROM billing_events", "SELECT * FROM app_users", "SELECT * FROM purchase_owners", "SELECT * FROM provider_customers",
+                    "TRUNCATE checkout_idempotency_keys", "DROP TABLE checkout_idempotency_keys",
+                ] { await Self.expectDenied(checkout, sql) }
+            }
         }
-        await pool.close()
     }
 
     @Test func theReconcilerReadsStatusesAndNothingElse() async throws {
-        let (pool, url) = try await Self.migratedDatabase()
-        try await Self.asMember(of: Roles.reconciler, database: url) { reconciler, _ in
-            // Its drift figures, as the sweeper reads them.
-            let statuses = try await PostgresProjectionStatusReader(pool: reconciler).statuses(.lemonsqueezy, subscriptionIDs: ["7", "8"])
-            #expect(statuses == ["7": "active"])
-            // It cannot write at all, nor read what the drift does not need (emails, tokens, payloads).
-            for sql in Self.nobodyMay + [
-                "UPDATE subscriptions SET status = 'cancelled'",
-                "INSERT INTO commands (command_id, kind, provider, subscription_id, requested_at) VALUES ('x', 'k', 'p', 's', now())",
-                "INSERT INTO app_users (app_user_id) VALUES ('x')",
-                "UPDATE checkout_idempotency_keys SET state = 'completed'",
-                "SELECT email_token FROM subscriptions", "SELECT customer_email FROM subscriptions", "SELECT * FROM subscriptions",
-                "SELECT * FROM orders", "SELECT * FROM billing_events", "SELECT * FROM checkout_idempotency_keys",
-            ] { await Self.expectDenied(reconciler, sql) }
+        try await Self.withMigratedDatabase { pool, url in
+            try await Self.asMember(of: Roles.reconciler, database: url) { reconciler, _ in
+                // Its drift figures, as the sweeper reads them.
+                let statuses = try await PostgresProjectionStatusReader(pool: reconciler).statuses(.lemonsqueezy, subscriptionIDs: ["7", "8"])
+                #expect(statuses == ["7": "active"])
+                // It cannot write at all, nor read what the drift does not need (emails, tokens, payloads).
+                for sql in Self.nobodyMay + [
+                    "UPDATE subscriptions SET status = 'cancelled'",
+                    "INSERT INTO commands (command_id, kind, provider, subscription_id, requested_at) VALUES ('x', 'k', 'p', 's', now())",
+                    "INSERT INTO app_users (app_user_id) VALUES ('x')",
+                    "UPDATE checkout_idempotency_keys SET state = 'completed'",
+                    "SELECT email_token FROM subscriptions", "SELECT customer_email FROM subscriptions", "SELECT * FROM subscriptions",
+                    "SELECT * FROM orders", "SELECT * FROM billing_events", "SELECT * FROM checkout_idempotency_keys",
+                ] { await Self.expectDenied(reconciler, sql) }
+            }
         }
-        await pool.close()
     }
 
     @Test func theProjectorWritesTheProjectionButNeverDeletesOrRewritesOwners() async throws {
-        let (pool, url) = try await Self.migratedDatabase()
-        try await Self.asMember(of: Roles.projector, database: url) { projector, _ in
-            // Its start-up with PROJECTOR_MIGRATE on: the schema is current, no DDL needed.
-            #expect(try await ProjectionSchema.migrate(pool: projector).isEmpty)
-            // (ProjectorServiceIntegrationTests applies whole batches through this role.)
-            try await projector.execute("UPDATE subscriptions SET status = 'cancelled' WHERE subscription_id = '7'")
-            try await projector.execute(
-                """
-                INSERT INTO commands (command_id, kind, provider, subscription_id, requested_at) VALUES ('c', 'cancel_requested', 'lemonsqueezy', '7', now())
-                ON CONFLICT (command_id) DO NOTHING
-                """)
-            for sql in Self.nobodyMay + [
-                "UPDATE billing_events SET payload = '\\x01'",
-                "DELETE FROM purchase_owners", "DELETE FROM orders", "DELETE FROM checkouts",
-                "UPDATE commands SET kind = 'x'", "SELECT * FROM commands", "SELECT app_user_id FROM commands",
-                "SELECT * FROM checkout_idempotency_keys",
-                "INSERT INTO checkout_idempotency_keys (app_user_id, idempotency_key, request_hash, state, checkout_id) VALUES ('u', 'k', 'h', 'pending', 'c')",
-                "SELECT * FROM checkout_schema_migrations",
-            ] { await Self.expectDenied(projector, sql) }
+        try await Self.withMigratedDatabase { pool, url in
+            try await Self.asMember(of: Roles.projector, database: url) { projector, _ in
+                // Its start-up with PROJECTOR_MIGRATE on: the schema is current, no DDL needed.
+                #expect(try await ProjectionSchema.migrate(pool: projector).isEmpty)
+                // (ProjectorServiceIntegrationTests applies whole batches through this role.)
+                try await projector.execute("UPDATE subscriptions SET status = 'cancelled' WHERE subscription_id = '7'")
+                try await projector.execute(
+                    """
+                    INSERT INTO commands (command_id, kind, provider, subscription_id, requested_at) VALUES ('c', 'cancel_requested', 'lemonsqueezy', '7', now())
+                    ON CONFLICT (command_id) DO NOTHING
+                    """)
+                for sql in Self.nobodyMay + [
+                    "UPDATE billing_events SET payload = '\\x01'",
+                    "DELETE FROM purchase_owners", "DELETE FROM orders", "DELETE FROM checkouts",
+                    "UPDATE commands SET kind = 'x'", "SELECT * FROM commands", "SELECT app_user_id FROM commands",
+                    "SELECT * FROM checkout_idempotency_keys",
+                    "INSERT INTO checkout_idempotency_keys (app_user_id, idempotency_key, request_hash, state, checkout_id) VALUES ('u', 'k', 'h', 'pending', 'c')",
+                    "SELECT * FROM checkout_schema_migrations",
+                ] { await Self.expectDenied(projector, sql) }
+            }
         }
-        await pool.close()
     }
 
     @Test func theReadOnlyRoleServesStorefrontStatusAndWritesNothing() async throws {
-        let (pool, url) = try await Self.migratedDatabase()
-        try await Self.asMember(of: Roles.readOnly, database: url) { readOnly, loginURL in
-            let output = Output()
-            try await StatusCommand.run(
-                try CommandLineArguments(["status", "ada@example.com"]), environment: Environment(["DATABASE_URL": loginURL])
-            ) { output($0) }
-            #expect(output.text.contains("subscription lemonsqueezy:7 status=active"), "\(output.text)")
-            for sql in Self.nobodyMay + [
-                "UPDATE subscriptions SET status = 'cancelled'", "INSERT INTO app_users (app_user_id) VALUES ('x')",
-                "SELECT * FROM checkout_idempotency_keys",
-            ] { await Self.expectDenied(readOnly, sql) }
+        try await Self.withMigratedDatabase { pool, url in
+            try await Self.asMember(of: Roles.readOnly, database: url) { readOnly, loginURL in
+                let output = Output()
+                try await StatusCommand.run(
+                    try CommandLineArguments(["status", "ada@example.com"]), environment: Environment(["DATABASE_URL": loginURL])
+                ) { output($0) }
+                #expect(output.text.contains("subscription lemonsqueezy:7 status=active"), "\(output.text)")
+                for sql in Self.nobodyMay + [
+                    "UPDATE subscriptions SET status = 'cancelled'", "INSERT INTO app_users (app_user_id) VALUES ('x')",
+                    "SELECT * FROM checkout_idempotency_keys",
+                ] { await Self.expectDenied(readOnly, sql) }
+            }
         }
-        await pool.close()
     }
 
     /// Roles belong to the cluster: the migrations of several databases of a

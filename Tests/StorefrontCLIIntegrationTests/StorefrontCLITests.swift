@@ -24,27 +24,27 @@ final class Output: Sendable {
     let logger = Logger(service: "cli-tests", minimumLevel: .critical)
 
     @Test func migrateAppliesOnceAndStatusShowsTheCustomer() async throws {
-        let (pool, url) = try await FreshDatabase.create(prefix: "test_cli")
-        let environment = Environment(["DATABASE_URL": url])
-        let applied = try await MigrateCommand.run(environment: environment, logger: logger)
-        #expect(applied.projection == ProjectionSchema.migrations.map(\.version))
-        #expect(applied.checkout == CheckoutSchema.migrations.map(\.version))
-        #expect(applied.summary == "projection 1, 2, 3, 4, 5, 6; checkout 1, 2")
-        #expect(try await MigrateCommand.run(environment: environment, logger: logger).isEmpty)
+        try await FreshDatabase.with(prefix: "test_cli") { pool, url in
+            let environment = Environment(["DATABASE_URL": url])
+            let applied = try await MigrateCommand.run(environment: environment, logger: logger)
+            #expect(applied.projection == ProjectionSchema.migrations.map(\.version))
+            #expect(applied.checkout == CheckoutSchema.migrations.map(\.version))
+            #expect(applied.summary == "projection 1, 2, 3, 4, 5, 6; checkout 1, 2")
+            #expect(try await MigrateCommand.run(environment: environment, logger: logger).isEmpty)
 
-        let renews = Date().addingTimeInterval(86_400 * 20)
-        try await pool.execute("INSERT INTO app_users (app_user_id, email) VALUES ('user-7', 'Grace@Example.com')")
-        try await pool.execute(
-            """
-            INSERT INTO subscriptions (provider, subscription_id, app_user_id, customer_email, plan_name, status, renews_at, last_event_key)
-            VALUES ('lemonsqueezy', '42', 'user-7', 'grace@example.com', 'Premium', 'active', \(renews), 'k1')
-            """)
-        let output = Output()
-        try await StatusCommand.run(try CommandLineArguments(["status", "grace@example.com"]), environment: environment) { output($0) }
-        #expect(output.text.contains("app user: user-7"))
-        #expect(output.text.contains("subscription lemonsqueezy:42 status=active active=true owner=user-7 plan=Premium"))
-        #expect(output.text.contains("\"active\" : true"))
-        await pool.close()
+            let renews = Date().addingTimeInterval(86_400 * 20)
+            try await pool.execute("INSERT INTO app_users (app_user_id, email) VALUES ('user-7', 'Grace@Example.com')")
+            try await pool.execute(
+                """
+                INSERT INTO subscriptions (provider, subscription_id, app_user_id, customer_email, plan_name, status, renews_at, last_event_key)
+                VALUES ('lemonsqueezy', '42', 'user-7', 'grace@example.com', 'Premium', 'active', \(renews), 'k1')
+                """)
+            let output = Output()
+            try await StatusCommand.run(try CommandLineArguments(["status", "grace@example.com"]), environment: environment) { output($0) }
+            #expect(output.text.contains("app user: user-7"))
+            #expect(output.text.contains("subscription lemonsqueezy:42 status=active active=true owner=user-7 plan=Premium"))
+            #expect(output.text.contains("\"active\" : true"))
+        }
     }
 }
 
@@ -89,14 +89,10 @@ final class Output: Sendable {
         ) { again($0) }
         #expect(again.text.contains("replayed 0 dead letter(s)"), "a second replay sends only new letters")
 
-        let consumer = try KafkaConsumer(
-            topics: [source],
-            configuration: KafkaConsumerConfiguration(
-                client: client, groupID: "cli-check-\(UUID().uuidString.prefix(8))", sessionTimeout: .milliseconds(2000)))
-        let batch = try #require(try await consumer.nextBatch(timeout: .seconds(15)), "the replayed record reached its source topic")
-        #expect(batch.records.first?.value == Array("{\"broken\":".utf8))
-        #expect(batch.records.first?.key == Array("lemonsqueezy:sub_1".utf8))
-        await consumer.close()
+        let first = try await TopicReader.first(topic: source, clientID: "cli-check", timeout: .seconds(15)) { _ in true }
+        let replayedRecord = try #require(first, "the replayed record reached its source topic")
+        #expect(replayedRecord.value == Array("{\"broken\":".utf8))
+        #expect(replayedRecord.key == Array("lemonsqueezy:sub_1".utf8))
     }
 
     /// Replaying one topic's letters must not mark the others as replayed.

@@ -6,7 +6,6 @@ import HTTPServer
 import Kafka
 import Models
 import ServiceRuntime
-import Synchronization
 import Telemetry
 import TestSupport
 import Testing
@@ -88,68 +87,36 @@ struct PublishedWebhook: Sendable {
     let envelope: WebhookEnvelope
 }
 
-/// Reads `storefront.webhooks.v1` from the beginning with a group of its own,
+/// Reads `storefront.webhooks.v1` from the beginning with a ``TopicReader``,
 /// keeping every record that decodes as an envelope (other suites publish to
 /// the same topic; tests look for the ids they made).
 final class TopicWatcher: Sendable {
-    /// The decoded records, shared with the reading task.
-    final class Store: Sendable {
-        let records = Mutex<[PublishedWebhook]>([])
-    }
-
-    private let consumer: KafkaConsumer
-    private let store = Store()
-    private let reader: Task<Void, Never>
+    private let reader: TopicReader
 
     init(brokers: [String]) async throws {
         // The topics must exist before a consumer subscribes to them.
         try await messagingSettings(brokers).ensureTopics(Topics.all)
-        let client = KafkaClientConfiguration(bootstrapServers: brokers, clientID: "webhook-receiver-tests")
-        let consumer = try KafkaConsumer(
-            topics: [Topics.webhooks],
-            configuration: KafkaConsumerConfiguration(client: client, groupID: uniqueName("receiver-tests"), maxBatchWait: .milliseconds(50)))
-        self.consumer = consumer
-        reader = Self.read(consumer, into: store)
-    }
-
-    private static func read(_ consumer: KafkaConsumer, into store: Store) -> Task<Void, Never> {
-        Task {
-            while !Task.isCancelled {
-                do {
-                    guard let batch = try await consumer.nextBatch(timeout: .milliseconds(200)) else { continue }
-                    let decoded = batch.records.compactMap { record -> PublishedWebhook? in
-                        guard let value = record.value, let key = record.key,
-                            let envelope = try? RecordCoding.decode(WebhookEnvelope.self, from: value)
-                        else { return nil }
-                        return PublishedWebhook(key: String(decoding: key, as: UTF8.self), envelope: envelope)
-                    }
-                    store.records.withLock { $0.append(contentsOf: decoded) }
-                } catch {
-                    if Task.isCancelled { return }
-                    try? await Task.sleep(for: .milliseconds(50))
-                }
-            }
-        }
+        reader = try TopicReader(topics: [Topics.webhooks], clientID: "webhook-receiver-tests")
     }
 
     /// Records with envelope id `id` seen so far.
     func records(id: String) -> [PublishedWebhook] {
-        store.records.withLock { $0.filter { $0.envelope.id == id } }
+        reader.decoded(WebhookEnvelope.self).compactMap { envelope, record in
+            guard envelope.id == id, let key = record.key else { return nil }
+            return PublishedWebhook(key: String(decoding: key, as: UTF8.self), envelope: envelope)
+        }
     }
 
     /// Waits for a record with envelope `id` (and, when given, exactly these payload bytes).
     func find(id: String, payload: [UInt8]? = nil, timeout: Duration = .seconds(30)) async -> PublishedWebhook? {
-        var found: PublishedWebhook?
-        _ = await eventually(timeout: timeout) {
-            found = records(id: id).first { payload == nil || $0.envelope.payload.bytes == payload }
-            return found != nil
+        let found = await reader.first(WebhookEnvelope.self, timeout: timeout) { (envelope: WebhookEnvelope, record: KafkaConsumerRecord) -> Bool in
+            guard envelope.id == id, record.key != nil else { return false }
+            guard let payload else { return true }
+            return envelope.payload.bytes == payload
         }
-        return found
+        guard let found, let key = found.record.key else { return nil }
+        return PublishedWebhook(key: String(decoding: key, as: UTF8.self), envelope: found.value)
     }
 
-    func close() async {
-        reader.cancel()
-        await reader.value
-        await consumer.close()
-    }
+    func close() async { await reader.close() }
 }
