@@ -10,9 +10,7 @@ extension KafkaConsumer: Service {
 
     /// Waits until cancelled, then ``close()``.
     public func run() async throws {
-        while !Task.isCancelled {
-            try? await Task.sleep(for: .seconds(3600))
-        }
+        await idleUntilStopped()
         await close()
     }
 }

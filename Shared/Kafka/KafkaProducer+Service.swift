@@ -11,9 +11,7 @@ extension KafkaProducer: Service {
     /// Waits until cancelled, then ``shutdown(timeout:)`` with
     /// ``KafkaProducerConfiguration/closeTimeout`` and logs the totals.
     public func run() async throws {
-        while !Task.isCancelled {
-            try? await Task.sleep(for: .seconds(3600))
-        }
+        await idleUntilStopped()
         let undelivered = await shutdown(timeout: configuration.closeTimeout)
         let counters = counters
         let metadata = [

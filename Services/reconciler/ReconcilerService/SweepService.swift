@@ -41,7 +41,7 @@ public final class SweepService: Service, Sendable {
     public func run() async throws {
         guard configuration.sweepInterval > .zero else {
             logger.info("scheduled sweeps are off (RECONCILER_SWEEP_INTERVAL=0)")
-            while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
+            await idleUntilStopped()
             return
         }
         let clock = ContinuousClock()

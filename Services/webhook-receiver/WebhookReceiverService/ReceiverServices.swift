@@ -46,9 +46,7 @@ public struct TopicSetupService: Service {
             logger.info("kafka topics ensured", metadata: ["kafka.attempt": String(attempts)])
         }
         // Returning early would stop the whole group: idle until stopped.
-        while !Task.isCancelled {
-            try? await Task.sleep(for: .seconds(3600))
-        }
+        await idleUntilStopped()
     }
 }
 

@@ -20,4 +20,13 @@ public protocol Service: Sendable {
 
 extension Service {
     public var signalsReadiness: Bool { false }
+
+    /// Suspends until the group stops this service (cancels its task): for a
+    /// service whose work is at its stop (a producer's flush, a consumer's
+    /// leave) or that must not return early, since returning stops the group.
+    public func idleUntilStopped() async {
+        while !Task.isCancelled {
+            try? await Task.sleep(for: .seconds(3600))
+        }
+    }
 }
