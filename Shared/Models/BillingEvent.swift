@@ -44,9 +44,16 @@ public struct BillingEvent: Codable, Sendable, Hashable {
     public var cancelled: Bool?
 
     // MARK: Money
-    /// Amount in minor units (order total, invoice total, charge amount, refund amount).
+    /// Amount in minor units: what the purchase cost (order total, invoice
+    /// total, charge amount; for a dispute, the disputed transaction's amount).
     public var amount: Int64?
+    /// Money given back, in minor units: Lemon Squeezy `refunded_amount`
+    /// (cumulative), Paystack `refund.*` `amount`, a dispute's `refund_amount`.
+    public var refundedAmount: Int64?
     public var currency: String?
+    /// Paystack `charge.dispute.resolve` `resolution`: `merchant-accepted`
+    /// (the buyer got the money back) or `declined` (the merchant kept it).
+    public var disputeResolution: String?
 
     // MARK: When (provider clock)
     public var createdAt: Date?
@@ -94,7 +101,8 @@ public struct BillingEvent: Codable, Sendable, Hashable {
         case kind, provider, providerEventName, entityKey, customerID = "customerId", appUserID = "appUserId"
         case checkoutID = "checkoutId", customerEmail, customData, subscriptionID = "subscriptionId", orderID = "orderId"
         case invoiceID = "invoiceId", transactionReference, productID = "productId", variantID = "variantId", planName
-        case status, cancelled, amount, currency, createdAt, updatedAt, renewsAt, endsAt, trialEndsAt, nextPaymentDate
+        case status, cancelled, amount, refundedAmount, currency, disputeResolution, createdAt, updatedAt, renewsAt, endsAt, trialEndsAt,
+            nextPaymentDate
         case paidAt, orderingTimestamp, emailToken, cardBrand, cardLastFour
         case customerPortalURL = "customerPortalUrl", updatePaymentMethodURL = "updatePaymentMethodUrl", testMode
         case authorizationCode, pauseMode, pauseResumesAt
@@ -121,7 +129,9 @@ public struct BillingEvent: Codable, Sendable, Hashable {
         status = try c.decodeIfPresent(String.self, forKey: .status)
         cancelled = try c.decodeIfPresent(Bool.self, forKey: .cancelled)
         amount = try c.decodeIfPresent(Int64.self, forKey: .amount)
+        refundedAmount = try c.decodeIfPresent(Int64.self, forKey: .refundedAmount)
         currency = try c.decodeIfPresent(String.self, forKey: .currency)
+        disputeResolution = try c.decodeIfPresent(String.self, forKey: .disputeResolution)
         createdAt = try c.decodeTimestamp(forKey: .createdAt)
         updatedAt = try c.decodeTimestamp(forKey: .updatedAt)
         renewsAt = try c.decodeTimestamp(forKey: .renewsAt)
@@ -162,7 +172,9 @@ public struct BillingEvent: Codable, Sendable, Hashable {
         try c.encodeIfPresent(status, forKey: .status)
         try c.encodeIfPresent(cancelled, forKey: .cancelled)
         try c.encodeIfPresent(amount, forKey: .amount)
+        try c.encodeIfPresent(refundedAmount, forKey: .refundedAmount)
         try c.encodeIfPresent(currency, forKey: .currency)
+        try c.encodeIfPresent(disputeResolution, forKey: .disputeResolution)
         for (date, key) in [
             (createdAt, CodingKeys.createdAt), (updatedAt, .updatedAt), (renewsAt, .renewsAt), (endsAt, .endsAt),
             (trialEndsAt, .trialEndsAt), (nextPaymentDate, .nextPaymentDate), (paidAt, .paidAt),

@@ -19,10 +19,13 @@ public struct CheckoutCreatedRecord: Codable, Sendable, Hashable {
     public var url: String
     public var createdAt: Date
     public var expiresAt: Date?
+    /// Whether ``email`` is the buyer's verified token email; false when it
+    /// was typed (a pre-fill only, never evidence of who bought).
+    public var emailVerified: Bool = false
 
     enum CodingKeys: String, CodingKey {
         case checkoutID = "checkoutId", provider, appUserID = "appUserId", email, variantID = "variantId"
-        case productID = "productId", providerCheckoutID = "providerCheckoutId", url, createdAt, expiresAt
+        case productID = "productId", providerCheckoutID = "providerCheckoutId", url, createdAt, expiresAt, emailVerified
     }
 
     public init(
@@ -56,6 +59,7 @@ public struct CheckoutCreatedRecord: Codable, Sendable, Hashable {
         url = try c.decode(String.self, forKey: .url)
         createdAt = try c.decodeRequiredTimestamp(forKey: .createdAt)
         expiresAt = try c.decodeTimestamp(forKey: .expiresAt)
+        emailVerified = try c.decodeIfPresent(Bool.self, forKey: .emailVerified) ?? false
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -70,5 +74,6 @@ public struct CheckoutCreatedRecord: Codable, Sendable, Hashable {
         try c.encode(url, forKey: .url)
         try c.encodeTimestamp(createdAt, forKey: .createdAt)
         try c.encodeTimestamp(expiresAt, forKey: .expiresAt)
+        try c.encode(emailVerified, forKey: .emailVerified)
     }
 }

@@ -41,6 +41,11 @@ public struct EntitlementInfo: Codable, Sendable, Hashable {
     public var billingIssueDetectedAt: Date?
     /// A test-mode purchase (Lemon Squeezy `test_mode`, Paystack test keys).
     public var sandbox: Bool
+    /// When a dispute (chargeback) of a payment was opened; null when none is
+    /// open. Access continues while it is open (README, "Access").
+    public var disputeDetectedAt: Date? = nil
+    /// When money given back (a refund, a lost dispute) ended access; null when none did.
+    public var refundedAt: Date? = nil
 
     public init(
         identifier: String, isActive: Bool, expiresAt: Date?, willRenew: Bool, periodType: PeriodType,
@@ -67,6 +72,7 @@ public struct EntitlementInfo: Codable, Sendable, Hashable {
         case isActive = "is_active", expiresAt = "expires_at", willRenew = "will_renew", periodType = "period_type"
         case productID = "product_id", latestPurchaseAt = "latest_purchase_at", originalPurchaseAt = "original_purchase_at"
         case unsubscribeDetectedAt = "unsubscribe_detected_at", billingIssueDetectedAt = "billing_issue_detected_at"
+        case disputeDetectedAt = "dispute_detected_at", refundedAt = "refunded_at"
     }
 
     public init(from decoder: any Decoder) throws {
@@ -84,6 +90,8 @@ public struct EntitlementInfo: Codable, Sendable, Hashable {
         unsubscribeDetectedAt = try c.decodeTimestamp(forKey: .unsubscribeDetectedAt)
         billingIssueDetectedAt = try c.decodeTimestamp(forKey: .billingIssueDetectedAt)
         sandbox = try c.decode(Bool.self, forKey: .sandbox)
+        disputeDetectedAt = try c.decodeTimestamp(forKey: .disputeDetectedAt)
+        refundedAt = try c.decodeTimestamp(forKey: .refundedAt)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -101,6 +109,8 @@ public struct EntitlementInfo: Codable, Sendable, Hashable {
         try c.encodeTimestamp(unsubscribeDetectedAt, forKey: .unsubscribeDetectedAt)
         try c.encodeTimestamp(billingIssueDetectedAt, forKey: .billingIssueDetectedAt)
         try c.encode(sandbox, forKey: .sandbox)
+        try c.encodeTimestamp(disputeDetectedAt, forKey: .disputeDetectedAt)
+        try c.encodeTimestamp(refundedAt, forKey: .refundedAt)
     }
 }
 

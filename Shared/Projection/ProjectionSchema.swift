@@ -10,6 +10,7 @@ public enum ProjectionSchema {
         (4, "when the signed portal links were issued", portalLinks),
         (5, "the fold position of each subscription", foldPosition),
         (6, "a database role per service", serviceRoles),
+        (7, "ranked ownership evidence, refunds and disputes", moneyBack),
     ]
 
     /// The NOLOGIN group roles of the services, created by migration 6 and
@@ -300,5 +301,57 @@ public enum ProjectionSchema {
         -- Operators: storefront status, ad-hoc reads.
         GRANT SELECT ON app_users, provider_customers, billing_events, subscriptions, orders, payments, checkouts,
             commands, purchase_owners, schema_migrations TO storefront_readonly;
+        """
+
+    /// Ownership becomes ranked evidence instead of first-writer-wins, and
+    /// the projection learns partial refunds and disputes.
+    ///
+    /// `purchase_owners` stays append-only, but holds every piece of evidence
+    /// (one row per purchase, user and kind of evidence). The owner is
+    /// `purchase_owner(...)`: the one app user named by the strongest kind of
+    /// evidence, or nobody when that kind names more than one (a heuristic
+    /// never picks between users). Ranks: `custom_data` (the purchase's own
+    /// custom data or metadata, carrying Storefront's proof) 4 > `charge` (a
+    /// Paystack subscription linked to the proven charge that created it) 3 >
+    /// `checkout` (a purchase matched to an open checkout with the same
+    /// variant and verified email) 2 > `email` (a claim through a verified
+    /// email) 1. Before this migration `checkout` meant custom data, except
+    /// for evidence `checkout:<id>` (a checkout match) and Paystack
+    /// subscriptions (linked through their charge).
+    static let moneyBack = """
+        ALTER TABLE purchase_owners DROP CONSTRAINT purchase_owners_pkey;
+        ALTER TABLE purchase_owners DROP CONSTRAINT purchase_owners_source_check;
+        UPDATE purchase_owners SET source = 'charge'
+            WHERE source = 'checkout' AND provider = 'paystack' AND purchase_type = 'subscription';
+        UPDATE purchase_owners SET source = 'custom_data' WHERE source = 'checkout' AND evidence NOT LIKE 'checkout:%';
+        ALTER TABLE purchase_owners ADD CONSTRAINT purchase_owners_source_check
+            CHECK (source IN ('custom_data', 'charge', 'checkout', 'email'));
+        ALTER TABLE purchase_owners ADD COLUMN rank smallint GENERATED ALWAYS AS (
+            CASE source WHEN 'custom_data' THEN 4 WHEN 'charge' THEN 3 WHEN 'checkout' THEN 2 ELSE 1 END) STORED;
+        ALTER TABLE purchase_owners ADD PRIMARY KEY (provider, purchase_type, purchase_id, app_user_id, source);
+        CREATE INDEX purchase_owners_purchase ON purchase_owners (provider, purchase_type, purchase_id, rank);
+
+        CREATE FUNCTION purchase_owner(p_provider text, p_type text, p_id text) RETURNS text
+        LANGUAGE sql STABLE AS $owner$
+            SELECT CASE WHEN count(DISTINCT po.app_user_id) = 1 THEN min(po.app_user_id) END
+            FROM purchase_owners AS po
+            WHERE po.provider = p_provider AND po.purchase_type = p_type AND po.purchase_id = p_id
+                AND po.rank = (SELECT max(q.rank) FROM purchase_owners AS q
+                               WHERE q.provider = p_provider AND q.purchase_type = p_type AND q.purchase_id = p_id)
+        $owner$;
+
+        -- Facts the access rules weigh (README, "Access"): a partial refund of
+        -- the current period, and a dispute (chargeback) still open.
+        ALTER TABLE subscriptions
+            ADD COLUMN partially_refunded_at timestamptz,
+            ADD COLUMN dispute_opened_at timestamptz;
+        ALTER TABLE orders
+            ADD COLUMN partially_refunded_at timestamptz,
+            ADD COLUMN dispute_opened_at timestamptz,
+            ADD COLUMN dispute_resolved_at timestamptz;
+
+        -- Only a checkout opened with the user's verified email may be matched
+        -- to a purchase by email; a typed address is a pre-fill.
+        ALTER TABLE checkouts ADD COLUMN email_verified boolean NOT NULL DEFAULT false;
         """
 }

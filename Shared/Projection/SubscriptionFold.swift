@@ -27,9 +27,10 @@ public enum SubscriptionFold {
 
     public static func fold(provider: Provider, subscriptionID: String, events: [LoggedEvent]) -> SubscriptionState {
         var state = SubscriptionState(provider: provider, subscriptionID: subscriptionID)
+        let payments = MoneyBack.Payments(events.map(\.event))
         // Unknown kinds stay in the log for audits but never change state.
         for logged in events.sorted(by: precedes) where !logged.event.kind.isUnknown {
-            apply(logged, to: &state)
+            apply(logged, payments: payments, to: &state)
         }
         return state
     }
@@ -41,7 +42,8 @@ public enum SubscriptionFold {
         case .subscriptionCreated: 1
         case .invoiceCreated, .invoiceUpdated, .paymentSucceeded, .paymentRecovered: 2
         case .subscriptionUpdated, .subscriptionResumed, .subscriptionUnpaused, .subscriptionObserved: 3
-        case .paymentFailed, .subscriptionPaused, .paymentRefunded: 4
+        case .paymentFailed, .subscriptionPaused, .paymentRefunded, .orderRefunded, .refundProcessed: 4
+        case .disputeCreated, .disputeReminder, .disputeResolved: 4
         case .subscriptionNotRenewing, .subscriptionCancelled: 5
         case .subscriptionDisabled, .subscriptionExpired: 6
         default: 2
@@ -73,7 +75,8 @@ public enum SubscriptionFold {
         guard let first = known.first else { return state }
         guard let applied = state.foldPosition, applied < position(first) else { return nil }
         var state = state
-        for logged in known { apply(logged, to: &state) }
+        let payments = MoneyBack.Payments(known.map(\.event))
+        for logged in known { apply(logged, payments: payments, to: &state) }
         return state
     }
 
@@ -83,7 +86,7 @@ public enum SubscriptionFold {
         .subscriptionPaused, .subscriptionUnpaused, .subscriptionNotRenewing, .subscriptionDisabled, .subscriptionObserved,
     ]
 
-    static func apply(_ logged: LoggedEvent, to state: inout SubscriptionState) {
+    static func apply(_ logged: LoggedEvent, payments: MoneyBack.Payments, to state: inout SubscriptionState) {
         let event = logged.event
         overwrite(&state.customerID, event.customerID)
         overwrite(&state.customerEmail, event.customerEmail)
@@ -108,6 +111,7 @@ public enum SubscriptionFold {
         case .lemonsqueezy: applyLemonSqueezy(event, to: &state)
         case .paystack: applyPaystack(event, to: &state)
         }
+        MoneyBack.apply(event, payments: payments, to: &state)
         trackLifecycle(event, in: &state)
     }
 
@@ -147,10 +151,16 @@ public enum SubscriptionFold {
         overwrite(&state.variantID, event.variantID)
         overwrite(&state.planName, event.planName)
         if let next = event.nextPaymentDate { state.renewsAt = next }
+        // Paystack state changes are ordered by receipt, so a late delivery
+        // sorts after what really came later: a webhook never revives a
+        // subscription that a later one ended (only Paystack's own word, a
+        // fetch, or a confirmed resume can).
+        let ended = paystackEnded.contains(state.status)
         switch event.kind {
         case .subscriptionCreated:
-            state.status = event.status ?? "active"
+            if state.status == "unknown" { state.status = event.status ?? "active" }
         case .subscriptionNotRenewing:
+            guard !ended else { break }
             state.status = "non-renewing"
             state.cancelAtPeriodEnd = true
             state.endsAt = event.nextPaymentDate ?? state.renewsAt
@@ -158,7 +168,7 @@ public enum SubscriptionFold {
             state.status = event.status ?? "cancelled"
             state.endsAt = event.orderingTimestamp ?? state.endsAt
         case .paymentFailed:
-            state.status = "attention"
+            if ["active", "attention", "unknown"].contains(state.status) { state.status = "attention" }
         case .paymentSucceeded, .paymentRecovered:
             if state.status == "attention" || state.status == "unknown" { state.status = "active" }
         case .subscriptionResumed:
@@ -179,6 +189,9 @@ public enum SubscriptionFold {
         }
     }
 
+    /// Paystack statuses after which only a fetch or a resume changes the status.
+    static let paystackEnded: Set<String> = ["cancelled", "complete", "completed"]
+
     /// Statuses in which no renewal charge will happen.
     static let endedOrEnding: Set<String> = ["cancelled", "non-renewing", "expired", "complete", "completed"]
     /// Statuses that mean a payment failed.
@@ -192,11 +205,11 @@ public enum SubscriptionFold {
         case .paymentSucceeded, .paymentRecovered:
             if let paid = event.paidAt ?? at { state.latestPurchaseAt = max(state.latestPurchaseAt ?? paid, paid) }
             state.billingIssueDetectedAt = nil
+            // A new period is paid: an earlier refund no longer speaks for it.
             state.refundedAt = nil
+            state.partiallyRefundedAt = nil
         case .paymentFailed:
             state.billingIssueDetectedAt = state.billingIssueDetectedAt ?? at
-        case .paymentRefunded:
-            state.refundedAt = at
         default:
             break
         }

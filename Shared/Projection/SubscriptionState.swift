@@ -57,8 +57,14 @@ public struct SubscriptionState: Sendable, Hashable, Codable {
     public var unsubscribeDetectedAt: Date?
     /// First seen with a failed payment (cleared once paid).
     public var billingIssueDetectedAt: Date?
-    /// A payment of the subscription was refunded and nothing was paid since.
+    /// The current period's payment was refunded in full (or charged back)
+    /// and nothing was paid since.
     public var refundedAt: Date?
+    /// The current period's payment was refunded in part and nothing was
+    /// paid since; whether that ends access is ``AccessPolicy``'s call.
+    public var partiallyRefundedAt: Date?
+    /// A dispute (chargeback) of one of its payments is open since then.
+    public var disputeOpenedAt: Date?
 
     public init(provider: Provider, subscriptionID: String) {
         self.provider = provider

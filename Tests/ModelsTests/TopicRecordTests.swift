@@ -100,7 +100,7 @@ import Testing
         e.paidAt = at.addingTimeInterval(6); e.orderingTimestamp = at.addingTimeInterval(7); e.emailToken = "tok"
         e.cardBrand = "visa"; e.cardLastFour = "4242"; e.customerPortalURL = "https://x/portal?a=1&b=2"
         e.updatePaymentMethodURL = "https://x/update"; e.testMode = true; e.authorizationCode = "AUTH_1"; e.pauseMode = "free"
-        e.pauseResumesAt = at.addingTimeInterval(8)
+        e.pauseResumesAt = at.addingTimeInterval(8); e.refundedAmount = 250; e.disputeResolution = "merchant-accepted"
         return e
     }
 

@@ -135,7 +135,8 @@ import Models
     @Test func refundsReadStringAmountsAndKeyByReference() throws {
         let event = try PaystackWebhook.normalize(body: Fixture.bytes("paystack.webhook.refund.processed.json"))
         #expect(event.kind == .refundProcessed)
-        #expect(event.amount == 5000) // sent as the string "5000"
+        #expect(event.refundedAmount == 5000) // sent as the string "5000"
+        #expect(event.amount == nil, "a refund's amount is what went back, not what the charge cost")
         #expect(event.transactionReference == "T2154954_412829_3be32076_6lcg3")
         #expect(event.customerEmail == "damilola@email.com")
         #expect(event.entityKey == "paystack:ref_T2154954_412829_3be32076_6lcg3")

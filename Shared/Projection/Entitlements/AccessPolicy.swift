@@ -14,11 +14,30 @@ public struct AccessPolicy: Sendable, Hashable {
     /// True when the deployment uses the providers' test mode: only test-mode
     /// purchases grant; false (live): only live ones do.
     public var testDeployment: Bool
+    /// What a partial refund of the current period's payment (or of a
+    /// one-time order) does (`ENTITLEMENT_PARTIAL_REFUND`, default `keep`):
+    /// a partial refund is usually a goodwill credit, not a cancellation.
+    public var partialRefund: PartialRefund
 
-    public init(unpaidGrace: TimeInterval = 0, attentionGrace: TimeInterval = 0, testDeployment: Bool) {
+    /// What a partial refund does to access.
+    public enum PartialRefund: String, Sendable, Hashable, CaseIterable {
+        /// Access continues; the refund is only recorded.
+        case keep
+        /// Access ends as with a full refund.
+        case revoke
+    }
+
+    public init(unpaidGrace: TimeInterval = 0, attentionGrace: TimeInterval = 0, partialRefund: PartialRefund = .keep, testDeployment: Bool) {
         self.unpaidGrace = unpaidGrace
         self.attentionGrace = attentionGrace
+        self.partialRefund = partialRefund
         self.testDeployment = testDeployment
+    }
+
+    /// When money given back ended access: a full refund or lost dispute,
+    /// or a partial refund under ``PartialRefund/revoke``; nil while none did.
+    public func revokedAt(refundedAt: Date?, partiallyRefundedAt: Date?) -> Date? {
+        refundedAt ?? (partialRefund == .revoke ? partiallyRefundedAt : nil)
     }
 
     /// Whether a purchase in this mode may grant here. An unknown mode is the

@@ -28,13 +28,16 @@ public struct Access: Sendable, Hashable {
 /// | Paystack | `attention` | for ``AccessPolicy/attentionGrace`` after the failure was first seen |
 /// | Paystack | `complete`, `completed`, `cancelled` | no |
 ///
-/// A refunded payment revokes the subscription until a later payment
-/// succeeds; a refunded order grants nothing; a purchase in the other mode
+/// A full refund (or lost dispute) of the current period's payment revokes
+/// the subscription until a later payment succeeds, a partial one only
+/// under ``AccessPolicy/PartialRefund/revoke`` (see ``MoneyBack``); an open
+/// dispute is flagged and still grants; a refunded order grants nothing; a purchase in the other mode
 /// (test vs live) than the deployment grants nothing. Unknown statuses grant nothing.
 public enum AccessRules {
     public static func access(_ s: SubscriptionState, policy: AccessPolicy, at now: Date) -> Access {
-        guard policy.grants(testMode: s.testMode), s.refundedAt == nil else {
-            return Access(isActive: false, expiresAt: s.refundedAt, willRenew: false, periodType: .normal)
+        let revokedAt = policy.revokedAt(refundedAt: s.refundedAt, partiallyRefundedAt: s.partiallyRefundedAt)
+        guard policy.grants(testMode: s.testMode), revokedAt == nil else {
+            return Access(isActive: false, expiresAt: revokedAt, willRenew: false, periodType: .normal)
         }
         let renews = !s.cancelAtPeriodEnd
         func until(_ end: Date?, renewing: Bool = false, trial: Bool = false) -> Access {
@@ -72,8 +75,9 @@ public enum AccessRules {
     /// mode, and not the first payment of a subscription; for life, or for
     /// `duration` after it was paid.
     public static func access(_ order: ProjectedOrder, duration: TimeInterval?, policy: AccessPolicy, at now: Date) -> Access {
-        guard order.subscriptionID == nil, policy.grants(testMode: order.testMode), order.grantsAccess else {
-            return Access(isActive: false, expiresAt: order.refundedAt, willRenew: false, periodType: .normal)
+        let revokedAt = policy.revokedAt(refundedAt: order.refundedAt, partiallyRefundedAt: order.partiallyRefundedAt)
+        guard order.subscriptionID == nil, policy.grants(testMode: order.testMode), order.grantsAccess, revokedAt == nil else {
+            return Access(isActive: false, expiresAt: revokedAt, willRenew: false, periodType: .normal)
         }
         guard let duration else { return Access(isActive: true, expiresAt: nil, willRenew: false, periodType: .normal) }
         let end = (order.paidAt ?? now).addingTimeInterval(duration)

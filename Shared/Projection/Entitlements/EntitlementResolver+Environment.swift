@@ -7,13 +7,14 @@ extension EntitlementResolver {
     /// ``EntitlementsConfiguration`` describes; every problem in it is
     /// reported), `ENTITLEMENT_UNPAID_GRACE` and `ENTITLEMENT_ATTENTION_GRACE`
     /// (durations, default 0: no access once the provider gave up or the
-    /// charge failed).
+    /// charge failed), and `ENTITLEMENT_PARTIAL_REFUND` (`keep` or `revoke`).
     /// - Parameter testDeployment: whether the deployment sells in test mode (`STOREFRONT_MODE`).
     public static func fromEnvironment(_ reader: inout ConfigReader, testDeployment: Bool) -> EntitlementResolver {
         var resolver = EntitlementResolver(
             policy: AccessPolicy(
                 unpaidGrace: reader.duration("ENTITLEMENT_UNPAID_GRACE", default: .zero).inSeconds,
                 attentionGrace: reader.duration("ENTITLEMENT_ATTENTION_GRACE", default: .zero).inSeconds,
+                partialRefund: reader.enumeration("ENTITLEMENT_PARTIAL_REFUND", default: AccessPolicy.PartialRefund.keep),
                 testDeployment: testDeployment))
         if let path = reader.string("ENTITLEMENTS_FILE") {
             do {

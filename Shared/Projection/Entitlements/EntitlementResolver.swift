@@ -27,27 +27,40 @@ public struct EntitlementResolver: Sendable, Hashable {
             let access = AccessRules.access(s, policy: policy, at: now)
             for (identifier, _) in grants(s.provider, product: s.productID, variant: s.variantID) {
                 offer(
-                    EntitlementInfo(
-                        identifier: identifier, isActive: access.isActive, expiresAt: access.expiresAt, willRenew: access.willRenew,
-                        periodType: access.periodType, productID: Self.catalogID(s.provider, s.productID, s.variantID) ?? identifier,
-                        provider: s.provider, source: .subscription, latestPurchaseAt: s.latestPurchaseAt ?? s.originalPurchaseAt,
-                        originalPurchaseAt: s.originalPurchaseAt, unsubscribeDetectedAt: s.unsubscribeDetectedAt,
-                        billingIssueDetectedAt: s.billingIssueDetectedAt, sandbox: s.testMode ?? policy.testDeployment))
+                    moneyBack(
+                        s.disputeOpenedAt, policy.revokedAt(refundedAt: s.refundedAt, partiallyRefundedAt: s.partiallyRefundedAt),
+                        EntitlementInfo(
+                            identifier: identifier, isActive: access.isActive, expiresAt: access.expiresAt, willRenew: access.willRenew,
+                            periodType: access.periodType, productID: Self.catalogID(s.provider, s.productID, s.variantID) ?? identifier,
+                            provider: s.provider, source: .subscription, latestPurchaseAt: s.latestPurchaseAt ?? s.originalPurchaseAt,
+                            originalPurchaseAt: s.originalPurchaseAt, unsubscribeDetectedAt: s.unsubscribeDetectedAt,
+                            billingIssueDetectedAt: s.billingIssueDetectedAt, sandbox: s.testMode ?? policy.testDeployment)))
             }
         }
         // The first payment of a subscription is part of it, not a purchase of its own.
         for order in orders where order.subscriptionID == nil {
             for (identifier, duration) in grants(order.provider, product: order.productID, variant: order.variantID) {
                 let access = AccessRules.access(order, duration: duration, policy: policy, at: now)
+                let revokedAt = policy.revokedAt(refundedAt: order.refundedAt, partiallyRefundedAt: order.partiallyRefundedAt)
                 offer(
-                    EntitlementInfo(
-                        identifier: identifier, isActive: access.isActive, expiresAt: access.expiresAt, willRenew: false,
-                        periodType: .normal, productID: Self.catalogID(order.provider, order.productID, order.variantID) ?? identifier,
-                        provider: order.provider, source: .purchase, latestPurchaseAt: order.paidAt, originalPurchaseAt: order.paidAt,
-                        unsubscribeDetectedAt: nil, billingIssueDetectedAt: nil, sandbox: order.testMode ?? policy.testDeployment))
+                    moneyBack(
+                        order.disputeOpenedAt, revokedAt,
+                        EntitlementInfo(
+                            identifier: identifier, isActive: access.isActive, expiresAt: access.expiresAt, willRenew: false,
+                            periodType: .normal, productID: Self.catalogID(order.provider, order.productID, order.variantID) ?? identifier,
+                            provider: order.provider, source: .purchase, latestPurchaseAt: order.paidAt, originalPurchaseAt: order.paidAt,
+                            unsubscribeDetectedAt: nil, billingIssueDetectedAt: nil, sandbox: order.testMode ?? policy.testDeployment)))
             }
         }
         return best.values.sorted { ($0.isActive ? 0 : 1, $0.identifier) < ($1.isActive ? 0 : 1, $1.identifier) }
+    }
+
+    /// The entitlement with the money-back facts an app may show (a dispute open, access ended by a refund).
+    func moneyBack(_ disputeOpenedAt: Date?, _ refundedAt: Date?, _ info: EntitlementInfo) -> EntitlementInfo {
+        var info = info
+        info.disputeDetectedAt = disputeOpenedAt
+        info.refundedAt = refundedAt
+        return info
     }
 
     /// (identifier, one-time duration) pairs a purchase grants.

@@ -14,6 +14,10 @@ public struct ProjectedOrder: Sendable, Hashable {
     public var status: String
     public var paidAt: Date?
     public var refundedAt: Date?
+    /// Part of the price was given back (``AccessPolicy/partialRefund`` decides).
+    public var partiallyRefundedAt: Date?
+    /// A dispute (chargeback) is open since then.
+    public var disputeOpenedAt: Date?
     /// Set when the order is a subscription's first payment (Lemon Squeezy
     /// sends `order_created` for it too): it is part of that subscription.
     public var subscriptionID: String?

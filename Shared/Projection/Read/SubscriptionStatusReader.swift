@@ -95,7 +95,8 @@ public struct SubscriptionStatusReader: Sendable {
                            \(now.addingTimeInterval(-claimDelay))::timestamptz AS claimable_before),
         \(unescaped: ownedCTE(table: "orders", idColumn: "order_id"))
         SELECT r.provider, r.order_id, r.app_user_id, r.customer_email, r.product_id, r.variant_id, r.product_name,
-               r.status, r.paid_at, r.refunded_at, r.subscription_id, r.test_mode
+               r.status, r.paid_at, r.refunded_at, r.subscription_id, r.test_mode, r.partially_refunded_at,
+               CASE WHEN r.dispute_resolved_at IS NULL THEN r.dispute_opened_at END AS dispute_opened_at
         FROM orders r JOIN owned o ON o.provider = r.provider AND o.order_id = r.order_id
         ORDER BY r.paid_at DESC NULLS LAST, r.provider, r.order_id
         LIMIT \(rowLimit)
@@ -121,7 +122,8 @@ public struct SubscriptionStatusReader: Sendable {
         s.email_token, s.card_brand, s.card_last_four, s.customer_portal_url, s.update_payment_method_url,
         s.source_updated_at, s.last_event_key, s.pause_mode, s.pause_resumes_at, s.test_mode, s.order_id,
         s.authorization_code, s.original_purchase_at, s.latest_purchase_at, s.unsubscribe_detected_at,
-        s.billing_issue_detected_at, s.refunded_at, s.portal_urls_seen_at, s.last_event_at, s.last_event_rank
+        s.billing_issue_detected_at, s.refunded_at, s.portal_urls_seen_at, s.last_event_at, s.last_event_rank,
+        s.partially_refunded_at, s.dispute_opened_at
         """
 
     /// Rows naming a provider this build does not know are skipped, not fatal.
@@ -155,6 +157,8 @@ public struct SubscriptionStatusReader: Sendable {
         state.unsubscribeDetectedAt = try row.decode(column: "unsubscribe_detected_at")
         state.billingIssueDetectedAt = try row.decode(column: "billing_issue_detected_at")
         state.refundedAt = try row.decode(column: "refunded_at")
+        state.partiallyRefundedAt = try row.decode(column: "partially_refunded_at")
+        state.disputeOpenedAt = try row.decode(column: "dispute_opened_at")
         state.portalURLsSeenAt = try row.decode(column: "portal_urls_seen_at")
         state.authorizationCode = try row.decode(column: "authorization_code")
         if let rank: Int32 = try row.decode(column: "last_event_rank") {
@@ -176,6 +180,8 @@ public struct SubscriptionStatusReader: Sendable {
         order.refundedAt = try row.decode(column: "refunded_at")
         order.subscriptionID = try row.decode(column: "subscription_id")
         order.testMode = try row.decode(column: "test_mode")
+        order.partiallyRefundedAt = try row.decode(column: "partially_refunded_at")
+        order.disputeOpenedAt = try row.decode(column: "dispute_opened_at")
         return order
     }
 

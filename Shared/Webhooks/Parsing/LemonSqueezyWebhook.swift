@@ -91,9 +91,7 @@ public enum LemonSqueezyWebhook {
             event.productID = item?["product_id"]?.string
             event.variantID = item?["variant_id"]?.string
             event.planName = item?["product_name"]?.string
-            if event.kind == .orderRefunded {
-                event.amount = attributes["refunded_amount"]?.int64 ?? event.amount
-            }
+            event.refundedAmount = refunded(attributes)
         case "subscriptions":
             event.subscriptionID = id
             event.orderID = attributes["order_id"]?.string
@@ -115,9 +113,7 @@ public enum LemonSqueezyWebhook {
             event.amount = attributes["total"]?.int64
             event.currency = attributes["currency"]?.string
             if event.status == "paid" { event.paidAt = event.updatedAt ?? event.createdAt }
-            if event.kind == .paymentRefunded {
-                event.amount = attributes["refunded_amount"]?.int64 ?? event.amount
-            }
+            event.refundedAmount = refunded(attributes)
         case "license-keys":
             event.orderID = attributes["order_id"]?.string
             event.productID = attributes["product_id"]?.string
@@ -126,6 +122,15 @@ public enum LemonSqueezyWebhook {
         }
         event.entityKey = entityKey(type: type, id: id, event: event)
         return event
+    }
+
+    /// `refunded_amount` (cumulative, minor units) once something was
+    /// refunded; nil while nothing was. `total` stays the amount paid, so a
+    /// partial refund (`partial_refund`, `partial_refunded`) is told from a
+    /// full one by comparing the two.
+    static func refunded(_ attributes: JSONValue) -> Int64? {
+        guard let amount = attributes["refunded_amount"]?.int64, amount > 0 else { return nil }
+        return amount
     }
 
     /// `lemonsqueezy:sub_<subscription id>` for subscription and invoice events

@@ -104,7 +104,16 @@ public enum PaystackWebhook {
         if name.hasPrefix("charge.dispute.") {
             let transaction = data["transaction"]
             event.transactionReference = transaction?["reference"]?.string
-            event.amount = data["refund_amount"]?.int64 ?? transaction?["amount"]?.int64
+            event.amount = transaction?["amount"]?.int64
+            event.refundedAmount = data["refund_amount"]?.int64
+            event.disputeResolution = data["resolution"]?.string
+            event.currency = data["currency"]?.string ?? transaction?["currency"]?.string
+            // The disputed charge's plan names the subscription's plan (the
+            // top-level `plan` is absent on disputes).
+            if let code = transaction?["plan", "plan_code"]?.string {
+                event.productID = code
+                event.variantID = code
+            }
             event.cardLastFour = data["last4"]?.string
             event.customData = CustomData.flatten(transaction?["metadata"])
             event.appUserID = CustomData.appUserID(in: event.customData)
@@ -123,6 +132,9 @@ public enum PaystackWebhook {
             event.currency = event.currency ?? data["transaction", "currency"]?.string
         } else if name.hasPrefix("refund.") {
             event.transactionReference = data["transaction_reference"]?.string
+            // `amount` is the refund's (a string of minor units), not the charge's.
+            event.refundedAmount = event.amount
+            event.amount = nil
         } else if name == "subscription.expiring_cards" {
             let subscription = data["subscription"]
             event.subscriptionID = subscription?["subscription_code"]?.string
@@ -141,10 +153,12 @@ public enum PaystackWebhook {
     /// state change of one subscription would tie. For those (when no
     /// `updated_at` is sent) the change is ordered by when Storefront received
     /// it, which is also what a provider fetch (``BillingEventKind/subscriptionObserved``)
-    /// is ordered by. Charges keep `paid_at`, the provider's own time.
+    /// is ordered by. `refund.*` bodies carry no time at all: a refund is
+    /// ordered by when it was received too. Charges keep `paid_at`, the
+    /// provider's own time; disputes their `updated_at`.
     public static func orderByReceipt(_ event: inout BillingEvent, receivedAt: Date) {
-        guard event.updatedAt == nil, event.providerEventName.hasPrefix("subscription.") || event.providerEventName.hasPrefix("invoice.")
-        else { return }
+        let name = event.providerEventName
+        guard event.updatedAt == nil, name.hasPrefix("subscription.") || name.hasPrefix("invoice.") || name.hasPrefix("refund.") else { return }
         event.orderingTimestamp = receivedAt
     }
 

@@ -53,7 +53,11 @@ public enum ProviderSnapshots {
             event = try PaystackWebhook.normalize(envelope: body, name: "charge.success", kind: nil)
             switch event.status {
             case "success": break
-            case "reversed": event.kind = .refundProcessed
+            case "reversed":
+                // Reversed (refunded or charged back) some time before the
+                // fetch: ordered then, not at the charge's `paid_at`.
+                event.kind = .refundProcessed
+                event.orderingTimestamp = snapshot.fetchStartedAt
             default: event.kind = .unknown("\(name).\(event.status ?? "unknown")")
             }
         }
