@@ -64,18 +64,26 @@ import Testing
     @Test func aLemonSqueezyPurchaseSeenOnlyThroughTheApiTakesTheOwnerOfItsCheckout() async throws {
         try await Support.withDatabase { pool in
             let projector = Support.projector(pool)
-            let checkout = CheckoutCreatedRecord(
+            var checkout = CheckoutCreatedRecord(
                 checkoutID: "chk-lost", provider: .lemonsqueezy, appUserID: "user-ls-lost", email: "Ada@Example.com",
                 variantID: CatalogID(provider: .lemonsqueezy, rawID: "472301")!, productID: nil, providerCheckoutID: "lsc-9",
                 url: "https://example.test/c", createdAt: Timestamp.parse("2025-03-03T09:10:00Z")!, expiresAt: Timestamp.parse("2025-03-03T10:10:00Z")
             )
+            checkout.emailVerified = true
+            // A third user's open checkout with the same email, typed (unverified): a pre-fill, no evidence.
+            let typed = CheckoutCreatedRecord(
+                checkoutID: "chk-typed", provider: .lemonsqueezy, appUserID: "user-attacker", email: "ada@example.com",
+                variantID: CatalogID(provider: .lemonsqueezy, rawID: "472301")!, productID: nil, providerCheckoutID: "lsc-10",
+                url: "https://example.test/c", createdAt: Timestamp.parse("2025-03-03T09:20:00Z")!, expiresAt: Timestamp.parse("2025-03-03T10:20:00Z")
+            )
             // Another user's older checkout for the same variant and email does not match: it closed before.
-            let older = CheckoutCreatedRecord(
+            var older = CheckoutCreatedRecord(
                 checkoutID: "chk-old", provider: .lemonsqueezy, appUserID: "user-other", email: "ada@example.com",
                 variantID: CatalogID(provider: .lemonsqueezy, rawID: "472301")!, productID: nil, providerCheckoutID: "lsc-8",
                 url: "https://example.test/c", createdAt: Timestamp.parse("2025-03-01T09:10:00Z")!, expiresAt: Timestamp.parse("2025-03-01T10:10:00Z")
             )
-            for record in [checkout, older] {
+            older.emailVerified = true
+            for record in [checkout, older, typed] {
                 _ = try await projector.apply([Support.record(Topics.checkouts, key: record.key, value: try RecordCoding.encode(record))])
             }
             let webhook = try Support.body("lemonsqueezy.webhook.subscription_created.synthetic.json")

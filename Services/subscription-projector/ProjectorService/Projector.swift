@@ -51,6 +51,18 @@ public struct Projector: Sendable {
         var outcome = ProjectorBatchOutcome()
         let (result, rejected) = try await write(inputs[...])
         letters += rejected
+        // Logged and applied once the purchase arrives, but never silent:
+        // money went back for something Storefront has no record of yet.
+        let unlinked = Set(result.unlinkedMoneyBack)
+        for (record, input) in inputs {
+            guard case .webhook(let delivery) = input, unlinked.contains(delivery.dedupKey) else { continue }
+            letters.append(
+                letter(
+                    record,
+                    reason: "unlinked money back: \(delivery.event.providerEventName) names transaction "
+                        + "\(delivery.event.transactionReference ?? "?"), which no logged charge, order or invoice carries; "
+                        + "logged, and applied when that purchase arrives (the reconciler fetches it)"))
+        }
         outcome.applied = result.newEvents + result.newRecords
         outcome.duplicates = result.duplicateEvents + result.duplicateRecords
         outcome.subscriptionsProjected = result.subscriptionsProjected
@@ -97,6 +109,7 @@ public struct Projector: Sendable {
             merged.newRecords += second.newRecords
             merged.duplicateRecords += second.duplicateRecords
             merged.subscriptionsProjected += second.subscriptionsProjected
+            merged.unlinkedMoneyBack += second.unlinkedMoneyBack
             return (merged, firstLetters + secondLetters)
         }
     }

@@ -41,6 +41,11 @@ public struct ProjectionWriteResult: Sendable, Hashable {
     public var duplicateRecords = 0
     /// Subscriptions re-folded and upserted.
     public var subscriptionsProjected = 0
+    /// Dedup keys of new refunds and disputes whose transaction no logged
+    /// charge, order or invoice has: logged (and applied when the purchase
+    /// arrives), and reported so that an operator sees money given back for
+    /// a purchase Storefront does not know.
+    public var unlinkedMoneyBack: [String] = []
 
     public init() {}
 }

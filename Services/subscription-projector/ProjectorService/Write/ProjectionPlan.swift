@@ -17,6 +17,17 @@ struct ProjectionPlan {
     private(set) var subscriptionKeys = Set<Pair>()
     /// Paystack renewals without a subscription code: (customer code, plan code).
     private(set) var renewalLinks = Set<Pair>()
+    /// Refunds and disputes naming only a transaction: (provider, transaction reference).
+    private(set) var moneyReferences = Set<Pair>()
+    /// Those refunds and disputes, with the index of their log insert: a new
+    /// one whose transaction no logged purchase has is reported (see ``ProjectionWriteResult/unlinkedMoneyBack``).
+    private(set) var moneyEvents: [(item: Int, reference: Pair, dedupKey: String)] = []
+    /// Refunded Lemon Squeezy orders (a subscription's first order among them): (provider, order id).
+    private(set) var refundedOrders = Set<Pair>()
+    /// Subscriptions whose new events link other logged events to them (a
+    /// Paystack invoice naming a charge, a subscription object naming its
+    /// card): folded from the whole log, never extended.
+    private(set) var refoldKeys = Set<Pair>()
     /// Understood events naming a subscription, with the index of their log
     /// insert (whose count says whether the event is new): what an
     /// incremental fold applies.
@@ -39,20 +50,45 @@ struct ProjectionPlan {
         var seen = Set<String>()
         items.append(PostgresBatchItem(statement: ProjectionStatements.lock.name, binds: []))
         for input in inputs {
+            lockKeys.formUnion(Self.lockKeys(input))
             switch input {
             case .webhook(let delivery):
-                lockKeys.insert(delivery.event.entityKey)
                 if !seen.insert(delivery.dedupKey).inserted { repeatedInBatch += 1; continue }
                 try add(delivery)
             case .checkout(let record):
-                lockKeys.insert(record.key)
                 add(record)
             case .command(let command):
-                lockKeys.insert(command.key)
                 try add(command)
             }
         }
         items[0] = PostgresBatchItem(ProjectionStatements.lock, [try Self.jsonArray(lockKeys.sorted())])
+    }
+
+    /// What a batch locks for one record: its topic key, and one key per
+    /// purchase it names, the same whatever the record kind (a webhook, a
+    /// command, a snapshot of one subscription all take
+    /// ``purchaseLockKey(_:_:_:)``), so two projectors never fold one
+    /// purchase at once. Subscriptions reached only through the log (a
+    /// Paystack renewal, a refund) are locked by the writer before it folds.
+    static func lockKeys(_ input: ProjectionInput) -> [String] {
+        switch input {
+        case .webhook(let delivery):
+            let e = delivery.event
+            return [e.entityKey]
+                + [
+                    e.subscriptionID.map { purchaseLockKey(e.provider.rawValue, .subscription, $0) },
+                    e.orderID.map { purchaseLockKey(e.provider.rawValue, .order, $0) },
+                ].compactMap { $0 }
+        case .checkout(let record):
+            return [record.key]
+        case .command(let command):
+            return [command.key, purchaseLockKey(command.provider.rawValue, command.purchaseType, command.subscriptionID)]
+        }
+    }
+
+    /// The advisory-lock key of one purchase.
+    static func purchaseLockKey(_ provider: String, _ type: PurchaseType, _ id: String) -> String {
+        "purchase:\(provider):\(type.rawValue):\(id)"
     }
 
     /// - Parameter isCounted: false for a command's observation, which the command's own row counts.
@@ -90,11 +126,19 @@ struct ProjectionPlan {
             if e.provider == .lemonsqueezy, let orderID = e.orderID {
                 items.append(PostgresBatchItem(ProjectionStatements.orderOfSubscription, [provider, orderID, subscriptionID]))
             }
+            if e.provider == .paystack, e.transactionReference != nil || e.authorizationCode != nil {
+                refoldKeys.insert(Pair(provider, subscriptionID))
+            }
         } else if e.provider == .paystack, e.kind == .paymentSucceeded || e.kind == .paymentRecovered,
             let customer = e.customerID, let plan = e.productID
         {
             renewalLinks.insert(Pair(customer, plan))
         }
+        if Self.moneyBackKinds.contains(e.kind), let reference = e.transactionReference, e.subscriptionID == nil {
+            moneyReferences.insert(Pair(provider, reference))
+            moneyEvents.append((eventItem, Pair(provider, reference), delivery.dedupKey))
+        }
+        if e.kind == .orderRefunded, let orderID = e.orderID { refundedOrders.insert(Pair(provider, orderID)) }
 
         switch e.kind {
         case .orderCreated:
@@ -107,22 +151,30 @@ struct ProjectionPlan {
                             e.amount, e.currency, e.paidAt ?? e.createdAt ?? at, e.transactionReference, e.testMode,
                         ]))
                 if let reference = e.transactionReference {
-                    items.append(PostgresBatchItem(ProjectionStatements.orderEarlierRefunds, [provider, orderID, reference]))
+                    items.append(PostgresBatchItem(ProjectionStatements.orderEarlierMoneyBack, [provider, orderID, reference, e.amount]))
                 }
             }
         case .orderRefunded:
             if let orderID = e.orderID {
+                // Lemon Squeezy: `refunded_amount` below `total` is a partial refund.
+                let full = e.refundedAmount.map { refunded in e.amount.map { refunded >= $0 } ?? true } ?? true
                 items.append(
                     PostgresBatchItem(
                         ProjectionStatements.orderRefunded,
                         [
                             provider, orderID, e.customerID, e.customerEmail, e.productID, e.variantID, e.planName,
-                            e.currency, at, e.amount, e.transactionReference,
+                            e.currency, at, e.refundedAmount ?? e.amount, e.transactionReference, full,
                         ]))
             }
         case .refundProcessed:
             if let reference = e.transactionReference {
-                items.append(PostgresBatchItem(ProjectionStatements.orderRefundedByReference, [provider, reference, at, e.amount]))
+                items.append(PostgresBatchItem(ProjectionStatements.orderRefundedByReference, [provider, reference, at, e.refundedAmount]))
+            }
+        case .disputeCreated, .disputeReminder, .disputeResolved:
+            if let reference = e.transactionReference {
+                let resolved = e.kind == .disputeResolved
+                let moneyReturned = resolved && e.disputeResolution == "merchant-accepted"
+                items.append(PostgresBatchItem(ProjectionStatements.orderDispute, [provider, reference, at, resolved, moneyReturned]))
             }
         case .paymentSucceeded, .paymentFailed, .paymentRecovered, .paymentRefunded, .invoiceCreated, .invoiceUpdated:
             if let paymentID = e.invoiceID ?? e.orderID ?? e.transactionReference {
@@ -150,13 +202,14 @@ struct ProjectionPlan {
         }
     }
 
-    /// Records who owns what the delivery is about, when its own custom data
-    /// or metadata names the app user (Lemon Squeezy: every event of the
-    /// purchase; Paystack: the charge). A Paystack subscription has no
-    /// metadata of its own and is linked to the charge that created it
-    /// through their shared authorization. A Lemon Squeezy purchase seen only
-    /// through a provider fetch is matched to the checkout that opened it.
-    /// Customers and emails alone never decide.
+    /// Records the evidence of who owns what the delivery is about (ranked
+    /// in `purchase_owners`, see ``ProjectionSchema``): the purchase's own
+    /// custom data or metadata, when its proof checked out (Lemon Squeezy:
+    /// every event of the purchase; Paystack: the charge); for a Paystack
+    /// subscription, which has no metadata of its own, the charge that
+    /// created it through their shared authorization; for a Lemon Squeezy
+    /// purchase seen only through a provider fetch, the checkouts that could
+    /// have opened it. Customers and typed emails never decide.
     private mutating func addOwnership(_ delivery: WebhookDelivery) {
         let e = delivery.event
         let provider = e.provider.rawValue
@@ -167,7 +220,7 @@ struct ProjectionPlan {
                     PostgresBatchItem(
                         ProjectionStatements.owner,
                         [
-                            provider, PurchaseType.subscription.rawValue, subscriptionID, appUserID, "checkout", delivery.dedupKey,
+                            provider, PurchaseType.subscription.rawValue, subscriptionID, appUserID, "custom_data", delivery.dedupKey,
                         ]))
             }
             if e.kind == .orderCreated || e.kind == .orderRefunded, let orderID = e.orderID {
@@ -175,11 +228,12 @@ struct ProjectionPlan {
                     PostgresBatchItem(
                         ProjectionStatements.owner,
                         [
-                            provider, PurchaseType.order.rawValue, orderID, appUserID, "checkout", delivery.dedupKey,
+                            provider, PurchaseType.order.rawValue, orderID, appUserID, "custom_data", delivery.dedupKey,
                         ]))
             }
             if e.provider == .paystack, e.kind == .paymentSucceeded, let code = e.authorizationCode, let customer = e.customerID {
                 items.append(PostgresBatchItem(ProjectionStatements.ownerOfChargedSubscriptions, [appUserID, delivery.dedupKey, code, customer, at]))
+                items.append(PostgresBatchItem(ProjectionStatements.syncChargedSubscriptionOwners, [code, customer]))
             }
         }
         if e.provider == .lemonsqueezy, e.appUserID == nil, e.providerEventName.hasPrefix(Self.snapshotEventPrefix),
@@ -218,12 +272,10 @@ struct ProjectionPlan {
         if command.kind == .claimByEmail {
             items.append(
                 PostgresBatchItem(
-                    ProjectionStatements.owner,
-                    [
-                        provider, command.purchaseType.rawValue, command.subscriptionID, command.appUserID, "email", "command:\(command.commandID)",
-                    ]))
-            let apply = command.purchaseType == .order ? ProjectionStatements.claimedOrder : ProjectionStatements.claimedSubscription
-            items.append(PostgresBatchItem(apply, [provider, command.subscriptionID]))
+                    ProjectionStatements.emailClaim,
+                    [provider, command.purchaseType.rawValue, command.subscriptionID, command.appUserID, "command:\(command.commandID)"]))
+            let sync = command.purchaseType == .order ? ProjectionStatements.syncOrderOwner : ProjectionStatements.syncSubscriptionOwner
+            items.append(PostgresBatchItem(sync, [provider, command.subscriptionID]))
             return
         }
         guard let observed = command.observed else { return }
@@ -254,10 +306,13 @@ struct ProjectionPlan {
                 [
                     record.checkoutID, record.provider.rawValue, record.appUserID, record.email ?? "",
                     record.productID?.description, record.variantID.description, record.providerCheckoutID, record.url,
-                    record.createdAt, record.expiresAt,
+                    record.createdAt, record.expiresAt, record.emailVerified,
                 ]))
         items.append(PostgresBatchItem(ProjectionStatements.appUser, [record.appUserID, record.email, record.createdAt]))
     }
+
+    /// Refunds and disputes: linked to the purchase they paid for through the log.
+    static let moneyBackKinds: Set<BillingEventKind> = [.refundProcessed, .disputeCreated, .disputeReminder, .disputeResolved]
 
     /// A JSON array of strings (or of string pairs), bound as one parameter.
     static func jsonArray<T: Encodable>(_ values: [T]) throws -> String {

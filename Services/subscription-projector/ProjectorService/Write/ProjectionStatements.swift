@@ -27,78 +27,103 @@ enum ProjectionStatements {
             ON CONFLICT (dedup_key) DO NOTHING
             """, parameterTypes: [t, t, t, t, t, t, t, t, t, ts, ts, .int4, i8, .jsonb, .bytea, t, t, t, t])
 
-    // MARK: - Ownership (first owner wins; nothing overwrites it)
+    // MARK: - Ownership (ranked evidence, append-only; the owner is `purchase_owner(...)`)
 
-    /// A purchase whose own custom data / metadata names the app user.
+    /// Evidence that names the app user: the purchase's own proven custom
+    /// data / metadata (`custom_data`). The first evidence of each user is kept.
     static let owner = PostgresPreparedStatement(
-        name: "projector_owner_v1",
+        name: "projector_owner_v2",
         sql: """
             INSERT INTO purchase_owners (provider, purchase_type, purchase_id, app_user_id, source, evidence)
             VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING
             """, parameterTypes: [t, t, t, t, t, t])
 
+    /// A claim through the user's verified email (`email`, the weakest
+    /// evidence): the first claim of a purchase stands; a second user with
+    /// the same verified email adds no evidence.
+    static let emailClaim = PostgresPreparedStatement(
+        name: "projector_email_claim_v1",
+        sql: """
+            INSERT INTO purchase_owners (provider, purchase_type, purchase_id, app_user_id, source, evidence)
+            SELECT $1, $2, $3, $4, 'email', $5
+            WHERE NOT EXISTS (
+                SELECT 1 FROM purchase_owners WHERE provider = $1 AND purchase_type = $2 AND purchase_id = $3 AND source = 'email')
+            ON CONFLICT DO NOTHING
+            """, parameterTypes: [t, t, t, t, t])
+
+    /// After new evidence: the subscription row names whoever the evidence now says owns it.
+    static let syncSubscriptionOwner = PostgresPreparedStatement(
+        name: "projector_sync_subscription_owner_v1",
+        sql: """
+            UPDATE subscriptions SET app_user_id = purchase_owner(provider, 'subscription', subscription_id)
+            WHERE provider = $1 AND subscription_id = $2
+                AND app_user_id IS DISTINCT FROM purchase_owner(provider, 'subscription', subscription_id)
+            """, parameterTypes: [t, t])
+
+    /// After new evidence: the order row names whoever the evidence now says owns it.
+    static let syncOrderOwner = PostgresPreparedStatement(
+        name: "projector_sync_order_owner_v1",
+        sql: """
+            UPDATE orders SET app_user_id = purchase_owner(provider, 'order', order_id)
+            WHERE provider = $1 AND order_id = $2 AND app_user_id IS DISTINCT FROM purchase_owner(provider, 'order', order_id)
+            """, parameterTypes: [t, t])
+
+    /// After a charge named owners of the subscriptions it created (``ownerOfChargedSubscriptions``).
+    static let syncChargedSubscriptionOwners = PostgresPreparedStatement(
+        name: "projector_sync_charged_owners_v1",
+        sql: """
+            UPDATE subscriptions SET app_user_id = purchase_owner(provider, 'subscription', subscription_id)
+            WHERE provider = 'paystack' AND authorization_code = $1 AND customer_id = $2
+                AND app_user_id IS DISTINCT FROM purchase_owner(provider, 'subscription', subscription_id)
+            """, parameterTypes: [t, t])
+
     /// How far apart a Paystack charge and the subscription it created may be.
     static let chargeWindowSeconds = 86_400
 
-    /// A Paystack subscription takes the owner of the charge that created it:
-    /// same customer, same authorization, the one nearest in time.
+    /// A Paystack subscription is owned (`charge`) by the user whose proven
+    /// charge created it: same customer, same authorization, within a day.
+    /// Every such charge is evidence; two users' charges make it nobody's.
     static let ownerFromCharge = PostgresPreparedStatement(
-        name: "projector_owner_from_charge_v1",
+        name: "projector_owner_from_charge_v2",
         sql: """
             INSERT INTO purchase_owners (provider, purchase_type, purchase_id, app_user_id, source, evidence)
-            SELECT 'paystack', 'subscription', $1, e.app_user_id, 'checkout', e.dedup_key FROM billing_events AS e
+            SELECT DISTINCT ON (e.app_user_id) 'paystack', 'subscription', $1, e.app_user_id, 'charge', e.dedup_key
+            FROM billing_events AS e
             WHERE e.provider = 'paystack' AND e.authorization_code = $2 AND e.customer_id = $3 AND e.app_user_id IS NOT NULL
                 AND e.subscription_id IS NULL AND e.kind = 'paymentSucceeded'
                 AND abs(extract(epoch FROM COALESCE(e.ordering_ts, e.received_at) - $4)) < \(chargeWindowSeconds)
-            ORDER BY abs(extract(epoch FROM COALESCE(e.ordering_ts, e.received_at) - $4)), e.dedup_key
-            LIMIT 1
+            ORDER BY e.app_user_id, e.dedup_key
             ON CONFLICT DO NOTHING
             """, parameterTypes: [t, t, t, ts])
 
     /// The same link from the charge's side, when the subscription came first.
     static let ownerOfChargedSubscriptions = PostgresPreparedStatement(
-        name: "projector_owner_charged_v1",
+        name: "projector_owner_charged_v2",
         sql: """
             INSERT INTO purchase_owners (provider, purchase_type, purchase_id, app_user_id, source, evidence)
-            SELECT DISTINCT 'paystack', 'subscription', e.subscription_id, $1::text, 'checkout', $2::text FROM billing_events AS e
+            SELECT DISTINCT 'paystack', 'subscription', e.subscription_id, $1::text, 'charge', $2::text FROM billing_events AS e
             WHERE e.provider = 'paystack' AND e.authorization_code = $3 AND e.customer_id = $4 AND e.subscription_id IS NOT NULL
                 AND abs(extract(epoch FROM COALESCE(e.ordering_ts, e.received_at) - $5)) < \(chargeWindowSeconds)
             ON CONFLICT DO NOTHING
             """, parameterTypes: [t, t, t, t, ts])
 
-    /// A Lemon Squeezy purchase known only from a provider fetch (its
-    /// webhooks, which carry the custom data, never came) takes the owner of
-    /// the checkout that produced it: same variant, the email typed at that
-    /// checkout, created while the checkout was open; the latest such checkout.
+    /// A Lemon Squeezy purchase known only from a provider fetch (API objects
+    /// carry no custom data) is matched (`checkout`) to the checkouts that
+    /// could have produced it: same variant, opened with the user's VERIFIED
+    /// email (a typed address is only a pre-fill), created while the checkout
+    /// was open. Checkouts of two users make it nobody's by this evidence;
+    /// the webhook's proven custom data, when it comes, outranks it.
     static let ownerFromCheckout = PostgresPreparedStatement(
-        name: "projector_owner_from_checkout_v1",
+        name: "projector_owner_from_checkout_v2",
         sql: """
             INSERT INTO purchase_owners (provider, purchase_type, purchase_id, app_user_id, source, evidence)
-            SELECT 'lemonsqueezy', $1, $2, c.app_user_id, 'checkout', 'checkout:' || c.checkout_id FROM checkouts AS c
-            WHERE c.provider = 'lemonsqueezy' AND c.variant_id = $3 AND lower(c.email) = lower($4)
+            SELECT DISTINCT ON (c.app_user_id) 'lemonsqueezy', $1, $2, c.app_user_id, 'checkout', 'checkout:' || c.checkout_id
+            FROM checkouts AS c
+            WHERE c.provider = 'lemonsqueezy' AND c.variant_id = $3 AND c.email_verified AND lower(c.email) = lower($4)
                 AND c.created_at <= $5 AND $5 <= COALESCE(c.expires_at, c.created_at + interval '1 day')
-            ORDER BY c.created_at DESC, c.checkout_id
-            LIMIT 1
+            ORDER BY c.app_user_id, c.created_at DESC, c.checkout_id
             ON CONFLICT DO NOTHING
             """, parameterTypes: [t, t, t, t, ts])
-
-    /// A claim through a verified email gives an unowned subscription its owner.
-    static let claimedSubscription = PostgresPreparedStatement(
-        name: "projector_claimed_subscription_v1",
-        sql: """
-            UPDATE subscriptions AS s SET app_user_id = po.app_user_id FROM purchase_owners AS po
-            WHERE po.provider = s.provider AND po.purchase_type = 'subscription' AND po.purchase_id = s.subscription_id
-                AND s.provider = $1 AND s.subscription_id = $2 AND s.app_user_id IS NULL
-            """, parameterTypes: [t, t])
-
-    /// A claim through a verified email gives an unowned order its owner.
-    static let claimedOrder = PostgresPreparedStatement(
-        name: "projector_claimed_order_v1",
-        sql: """
-            UPDATE orders AS o SET app_user_id = po.app_user_id FROM purchase_owners AS po
-            WHERE po.provider = o.provider AND po.purchase_type = 'order' AND po.purchase_id = o.order_id
-                AND o.provider = $1 AND o.order_id = $2 AND o.app_user_id IS NULL
-            """, parameterTypes: [t, t])
 
     /// Email: the newest non-null value by (provider timestamp, value) wins.
     static let appUser = PostgresPreparedStatement(
@@ -146,11 +171,11 @@ enum ProjectionStatements {
         sql: """
             INSERT INTO orders AS o (provider, order_id, app_user_id, customer_id, customer_email, product_id, variant_id,
                 product_name, status, amount, currency, paid_at, transaction_reference, test_mode, subscription_id)
-            VALUES ($1, $2, \(ownerOf("order", provider: "$1", id: "$2")), $3, $4, $5, $6, $7, 'paid', $8, $9, $10, $11, $12,
+            VALUES ($1, $2, purchase_owner($1, 'order', $2), $3, $4, $5, $6, $7, 'paid', $8, $9, $10, $11, $12,
                 (SELECT min(e.subscription_id) FROM billing_events AS e
                  WHERE e.provider = $1 AND e.order_id = $2 AND e.subscription_id IS NOT NULL))
             ON CONFLICT (provider, order_id) DO UPDATE SET
-                app_user_id = COALESCE(o.app_user_id, EXCLUDED.app_user_id),
+                app_user_id = EXCLUDED.app_user_id,
                 customer_id = COALESCE(EXCLUDED.customer_id, o.customer_id),
                 customer_email = COALESCE(EXCLUDED.customer_email, o.customer_email),
                 product_id = COALESCE(EXCLUDED.product_id, o.product_id),
@@ -171,51 +196,85 @@ enum ProjectionStatements {
             UPDATE orders SET subscription_id = $3 WHERE provider = $1 AND order_id = $2 AND subscription_id IS NULL
             """, parameterTypes: [t, t, t])
 
-    /// The owner of a purchase as a sub-select over `purchase_owners`.
-    static func ownerOf(_ type: String, provider: String, id: String) -> String {
-        "(SELECT po.app_user_id FROM purchase_owners AS po WHERE po.provider = \(provider) AND po.purchase_type = '\(type)' AND po.purchase_id = \(id))"
-    }
-
-    /// A refund logged before its order (Paystack refunds name only the
-    /// transaction reference) is applied when the order arrives.
-    static let orderEarlierRefunds = PostgresPreparedStatement(
-        name: "projector_order_earlier_refunds_v1",
+    /// Refunds and disputes logged before their order (Paystack names only
+    /// the transaction reference) are applied when the order arrives, by
+    /// the same rules as ``orderRefundedByReference`` and ``orderDispute``.
+    static let orderEarlierMoneyBack = PostgresPreparedStatement(
+        name: "projector_order_earlier_money_back_v1",
         sql: """
-            UPDATE orders AS o SET status = 'refunded',
-                refunded_at = GREATEST(o.refunded_at, r.at), refunded_amount = GREATEST(o.refunded_amount, r.amount)
-            FROM (SELECT max(COALESCE(ordering_ts, received_at)) AS at, max((event->>'amount')::bigint) AS amount
-                  FROM billing_events WHERE provider = $1 AND kind = 'refundProcessed' AND transaction_reference = $3) AS r
-            WHERE o.provider = $1 AND o.order_id = $2 AND r.at IS NOT NULL
-            """, parameterTypes: [t, t, t])
+            WITH r AS (
+                SELECT COALESCE(ordering_ts, received_at) AS at, kind, (event->>'refundedAmount')::bigint AS refunded,
+                    event->>'disputeResolution' AS resolution
+                FROM billing_events WHERE provider = $1 AND transaction_reference = $3
+                    AND kind IN ('refundProcessed', 'disputeCreated', 'disputeReminder', 'disputeResolved'))
+            UPDATE orders AS o SET
+                status = CASE WHEN whole.at IS NOT NULL THEN 'refunded' ELSE o.status END,
+                refunded_at = LEAST(o.refunded_at, whole.at),
+                partially_refunded_at = LEAST(o.partially_refunded_at, part.at),
+                refunded_amount = GREATEST(o.refunded_amount, (SELECT max(refunded) FROM r WHERE kind = 'refundProcessed')),
+                dispute_opened_at = LEAST(o.dispute_opened_at, (SELECT min(at) FROM r WHERE kind IN ('disputeCreated', 'disputeReminder'))),
+                dispute_resolved_at = GREATEST(o.dispute_resolved_at, (SELECT max(at) FROM r WHERE kind = 'disputeResolved'))
+            FROM (SELECT min(at) AS at FROM r WHERE (kind = 'refundProcessed' OR resolution = 'merchant-accepted')
+                      AND (refunded IS NULL OR refunded >= $4 OR $4 IS NULL)) AS whole,
+                 (SELECT min(at) AS at FROM r WHERE kind = 'refundProcessed' AND refunded < $4) AS part
+            WHERE o.provider = $1 AND o.order_id = $2 AND EXISTS (SELECT 1 FROM r)
+            """, parameterTypes: [t, t, t, i8])
 
-    /// Refund naming the order (Lemon Squeezy `order_refunded`): terminal;
-    /// fills fields the order has not set; latest time and largest amount win.
+    /// Refund naming the order (Lemon Squeezy `order_refunded`, full or
+    /// partial; `$12` says full). A full refund is terminal; a partial one
+    /// is recorded for the access policy. Fills fields the order has not
+    /// set; earliest refund time and largest amount win.
     static let orderRefunded = PostgresPreparedStatement(
-        name: "projector_order_refunded_v2",
+        name: "projector_order_refunded_v3",
         sql: """
             INSERT INTO orders AS o (provider, order_id, app_user_id, customer_id, customer_email, product_id, variant_id,
-                product_name, status, currency, refunded_at, refunded_amount, transaction_reference)
-            VALUES ($1, $2, \(ownerOf("order", provider: "$1", id: "$2")), $3, $4, $5, $6, $7, 'refunded', $8, $9, $10, $11)
-            ON CONFLICT (provider, order_id) DO UPDATE SET status = 'refunded',
-                app_user_id = COALESCE(o.app_user_id, EXCLUDED.app_user_id),
+                product_name, status, currency, refunded_at, refunded_amount, transaction_reference, partially_refunded_at)
+            VALUES ($1, $2, purchase_owner($1, 'order', $2), $3, $4, $5, $6, $7, CASE WHEN $12 THEN 'refunded' ELSE 'paid' END,
+                $8, CASE WHEN $12 THEN $9::timestamptz END, $10, $11, CASE WHEN $12 THEN NULL ELSE $9::timestamptz END)
+            ON CONFLICT (provider, order_id) DO UPDATE SET
+                status = CASE WHEN $12 THEN 'refunded' ELSE o.status END,
+                partially_refunded_at = LEAST(o.partially_refunded_at, EXCLUDED.partially_refunded_at),
+                app_user_id = EXCLUDED.app_user_id,
                 customer_id = COALESCE(o.customer_id, EXCLUDED.customer_id),
                 customer_email = COALESCE(o.customer_email, EXCLUDED.customer_email),
                 product_id = COALESCE(o.product_id, EXCLUDED.product_id),
                 variant_id = COALESCE(o.variant_id, EXCLUDED.variant_id),
                 product_name = COALESCE(o.product_name, EXCLUDED.product_name),
                 currency = COALESCE(o.currency, EXCLUDED.currency),
-                refunded_at = GREATEST(o.refunded_at, EXCLUDED.refunded_at),
+                refunded_at = LEAST(o.refunded_at, EXCLUDED.refunded_at),
                 refunded_amount = GREATEST(o.refunded_amount, EXCLUDED.refunded_amount),
                 transaction_reference = COALESCE(o.transaction_reference, EXCLUDED.transaction_reference)
-            """, parameterTypes: [t, t, t, t, t, t, t, t, ts, i8, t])
+            """, parameterTypes: [t, t, t, t, t, t, t, t, ts, i8, t, .bool])
 
-    /// Refund naming only the transaction reference (Paystack `refund.processed`).
+    /// Refund naming only the transaction reference (Paystack
+    /// `refund.processed`, a transaction fetched `reversed`): full when it
+    /// returns at least the order's amount (or says no amount), else partial.
     static let orderRefundedByReference = PostgresPreparedStatement(
-        name: "projector_order_refunded_ref_v1",
+        name: "projector_order_refunded_ref_v2",
         sql: """
-            UPDATE orders SET status = 'refunded', refunded_at = GREATEST(refunded_at, $3), refunded_amount = GREATEST(refunded_amount, $4)
+            UPDATE orders SET
+                status = CASE WHEN $4::bigint IS NULL OR amount IS NULL OR $4 >= amount THEN 'refunded' ELSE status END,
+                refunded_at = CASE WHEN $4::bigint IS NULL OR amount IS NULL OR $4 >= amount
+                    THEN LEAST(refunded_at, $3) ELSE refunded_at END,
+                partially_refunded_at = CASE WHEN $4 < amount THEN LEAST(partially_refunded_at, $3) ELSE partially_refunded_at END,
+                refunded_amount = GREATEST(refunded_amount, $4)
             WHERE provider = $1 AND transaction_reference = $2
             """, parameterTypes: [t, t, ts, i8])
+
+    /// A dispute of a one-time charge (Paystack `charge.dispute.*`, by
+    /// transaction reference): opened (`$4` false) flags the order; resolved
+    /// (`$4` true) clears the flag, and resolved `merchant-accepted` (`$5`
+    /// true: the buyer got the money back) refunds it.
+    static let orderDispute = PostgresPreparedStatement(
+        name: "projector_order_dispute_v1",
+        sql: """
+            UPDATE orders SET
+                dispute_opened_at = CASE WHEN $4 THEN dispute_opened_at ELSE LEAST(dispute_opened_at, $3) END,
+                dispute_resolved_at = CASE WHEN $4 THEN GREATEST(dispute_resolved_at, $3) ELSE dispute_resolved_at END,
+                status = CASE WHEN $5 THEN 'refunded' ELSE status END,
+                refunded_at = CASE WHEN $5 THEN LEAST(refunded_at, $3) ELSE refunded_at END
+            WHERE provider = $1 AND transaction_reference = $2
+            """, parameterTypes: [t, t, ts, .bool, .bool])
 
     /// One row per provider payment or invoice; the newest (time, kind, status) wins.
     static let payment = PostgresPreparedStatement(
@@ -239,17 +298,17 @@ enum ProjectionStatements {
     /// A checkout as the checkout service published it; completed at the
     /// earliest matching purchase already logged (events may come first).
     static let checkout = PostgresPreparedStatement(
-        name: "projector_checkout_v1",
+        name: "projector_checkout_v2",
         sql: """
             INSERT INTO checkouts (checkout_id, provider, app_user_id, email, product_id, variant_id, provider_checkout_id,
-                url, created_at, expires_at, completed_at)
-            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, (
+                url, created_at, expires_at, email_verified, completed_at)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, (
                 SELECT min(COALESCE(e.ordering_ts, e.received_at)) FROM billing_events AS e WHERE e.provider = $2 AND (
                     (e.checkout_id = $1 AND e.kind IN \(completingKinds))
                     OR (e.checkout_id IS NULL AND e.app_user_id = $3 AND e.kind IN \(completingKindsByUser)
                         AND COALESCE(e.ordering_ts, e.received_at) >= $9))))
             ON CONFLICT (checkout_id) DO NOTHING
-            """, parameterTypes: [t, t, t, t, t, t, t, t, ts, ts])
+            """, parameterTypes: [t, t, t, t, t, t, t, t, ts, ts, .bool])
 
     /// A purchase naming its checkout: completed at the earliest such time.
     static let completeByID = PostgresPreparedStatement(
@@ -277,16 +336,16 @@ enum ProjectionStatements {
 
     /// The fold's result replaces the row; the owner comes from `purchase_owners`.
     static let subscription = PostgresPreparedStatement(
-        name: "projector_subscription_v4",
+        name: "projector_subscription_v5",
         sql: """
             INSERT INTO subscriptions (provider, subscription_id, app_user_id, customer_id, customer_email, product_id,
                 variant_id, plan_name, status, renews_at, ends_at, trial_ends_at, cancel_at_period_end, email_token,
                 card_brand, card_last_four, customer_portal_url, update_payment_method_url, source_updated_at, last_event_key,
                 pause_mode, pause_resumes_at, test_mode, order_id, authorization_code, original_purchase_at,
                 latest_purchase_at, unsubscribe_detected_at, billing_issue_detected_at, refunded_at, portal_urls_seen_at,
-                last_event_at, last_event_rank)
-            VALUES ($1, $2, \(ownerOf("subscription", provider: "$1", id: "$2")), $3, $4, $5, $6, $7, $8, $9, $10, $11, $12,
-                $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32)
+                last_event_at, last_event_rank, partially_refunded_at, dispute_opened_at)
+            VALUES ($1, $2, purchase_owner($1, 'subscription', $2), $3, $4, $5, $6, $7, $8, $9, $10, $11, $12,
+                $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32, $33, $34)
             ON CONFLICT (provider, subscription_id) DO UPDATE SET
                 app_user_id = EXCLUDED.app_user_id, customer_id = EXCLUDED.customer_id,
                 customer_email = EXCLUDED.customer_email, product_id = EXCLUDED.product_id,
@@ -303,16 +362,17 @@ enum ProjectionStatements {
                 latest_purchase_at = EXCLUDED.latest_purchase_at, unsubscribe_detected_at = EXCLUDED.unsubscribe_detected_at,
                 billing_issue_detected_at = EXCLUDED.billing_issue_detected_at, refunded_at = EXCLUDED.refunded_at,
                 portal_urls_seen_at = EXCLUDED.portal_urls_seen_at, last_event_at = EXCLUDED.last_event_at,
-                last_event_rank = EXCLUDED.last_event_rank, projected_at = now()
+                last_event_rank = EXCLUDED.last_event_rank, partially_refunded_at = EXCLUDED.partially_refunded_at,
+                dispute_opened_at = EXCLUDED.dispute_opened_at, projected_at = now()
             """,
         parameterTypes: [
             t, t, t, t, t, t, t, t, ts, ts, ts, .bool, t, t, t, t, t, ts, t, t, ts, .bool, t, t, ts, ts, ts, ts, ts, ts,
-            ts, .int4,
+            ts, .int4, ts, ts,
         ])
 
     static let all = [
-        lock, event, owner, ownerFromCharge, ownerOfChargedSubscriptions, ownerFromCheckout, claimedSubscription, claimedOrder,
-        appUser, customer, orderCreated, orderOfSubscription, orderEarlierRefunds, orderRefunded,
-        orderRefundedByReference, payment, checkout, completeByID, completeByUser, command,
+        lock, event, owner, emailClaim, ownerFromCharge, ownerOfChargedSubscriptions, ownerFromCheckout, syncSubscriptionOwner, syncOrderOwner,
+        syncChargedSubscriptionOwners, appUser, customer, orderCreated, orderOfSubscription, orderEarlierMoneyBack, orderRefunded,
+        orderRefundedByReference, orderDispute, payment, checkout, completeByID, completeByUser, command,
     ]
 }

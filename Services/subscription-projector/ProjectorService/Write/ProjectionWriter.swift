@@ -40,7 +40,11 @@ public struct ProjectionWriter: Sendable {
                     }
                 }
                 result.duplicateEvents += plan.repeatedInBatch
-                guard !plan.subscriptionKeys.isEmpty || !plan.renewalLinks.isEmpty else { return result }
+                result.unlinkedMoneyBack = try await unlinkedMoneyBack(plan, counts: counts, on: connection)
+                guard
+                    !plan.subscriptionKeys.isEmpty || !plan.renewalLinks.isEmpty || !plan.moneyReferences.isEmpty
+                        || !plan.refundedOrders.isEmpty
+                else { return result }
                 let states = try await fold(plan, counts: counts, on: connection)
                 if !states.isEmpty {
                     _ = try await connection.pipeline(
@@ -56,30 +60,64 @@ public struct ProjectionWriter: Sendable {
     /// The new state of every subscription the batch touched. In the common
     /// case (its new events all come after what its row already applied) the
     /// row is extended with them (``SubscriptionFold/extend(_:with:)``); an
-    /// event out of order, a subscription without a row, and Paystack
-    /// renewals linked by customer and plan are folded from the whole log.
-    /// Duplicates change nothing, so a subscription that got only
-    /// duplicates is not written again.
+    /// event out of order, a subscription without a row, one whose new events
+    /// link other logged events to it, and every subscription reached only
+    /// through the log (a Paystack renewal, a refund or dispute, a refunded
+    /// first order) are folded from the whole log. Before reading anything,
+    /// every one of them is locked by its purchase key, the key commands and
+    /// webhooks of that purchase also take, so a concurrent batch's events
+    /// are either all seen or all after. Duplicates change nothing, so a
+    /// subscription that got only duplicates is not written again.
     func fold(_ plan: ProjectionPlan, counts: [Int], on connection: PostgresConnection) async throws -> [SubscriptionState] {
         var fresh: [ProjectionPlan.Pair: [SubscriptionFold.LoggedEvent]] = [:]
         for (item, key, logged) in plan.subscriptionEvents where counts[item] > 0 { fresh[key, default: []].append(logged) }
+        let linked = try await linkedSubscriptions(plan, on: connection)
+        let all = Set(fresh.keys).union(linked)
+        guard !all.isEmpty else { return [] }
+        let lockKeys = all.map { ProjectionPlan.purchaseLockKey($0.first, .subscription, $0.second) }.sorted()
+        _ = try await connection.pipeline(
+            statements: [ProjectionStatements.lock],
+            batch: [PostgresBatchItem(ProjectionStatements.lock, [try ProjectionPlan.jsonArray(lockKeys)])])
+
         var states: [SubscriptionKey: SubscriptionState] = [:]
-        var fromLog = Set<ProjectionPlan.Pair>()
-        let current = try await rows(Array(fresh.keys), on: connection)
-        for (key, events) in fresh {
+        var fromLog = linked.union(plan.refoldKeys.intersection(fresh.keys))
+        let current = try await rows(Array(Set(fresh.keys).subtracting(fromLog)), on: connection)
+        for (key, events) in fresh where !fromLog.contains(key) {
             if let row = current[key], let extended = SubscriptionFold.extend(row, with: events) {
                 states[SubscriptionKey(provider: key.first, subscriptionID: key.second)] = extended
             } else {
                 fromLog.insert(key)
             }
         }
-        if !fromLog.isEmpty || !plan.renewalLinks.isEmpty {
-            // A fold of the whole log wins over an extension of the same subscription.
-            for state in try await refold(keys: fromLog, links: plan.renewalLinks, on: connection) {
-                states[SubscriptionKey(provider: state.provider.rawValue, subscriptionID: state.subscriptionID)] = state
-            }
+        // A fold of the whole log wins over an extension of the same subscription.
+        for state in try await refold(fromLog, on: connection) {
+            states[SubscriptionKey(provider: state.provider.rawValue, subscriptionID: state.subscriptionID)] = state
         }
         return states.keys.sorted().compactMap { states[$0] }
+    }
+
+    /// The new refunds and disputes of the batch whose transaction reference
+    /// no logged charge, order or invoice carries (one query).
+    func unlinkedMoneyBack(_ plan: ProjectionPlan, counts: [Int], on connection: PostgresConnection) async throws -> [String] {
+        let fresh = plan.moneyEvents.filter { counts[$0.item] > 0 }
+        guard !fresh.isEmpty else { return [] }
+        let references = try ProjectionPlan.jsonArray(
+            Set(fresh.map(\.reference)).map { [$0.first, $0.second] }.sorted { $0.lexicographicallyPrecedes($1) })
+        let kinds = try ProjectionPlan.jsonArray(ProjectionPlan.moneyBackKinds.map(\.rawValue).sorted())
+        let rows = try await connection.query(
+            """
+            SELECT r->>0, r->>1 FROM jsonb_array_elements(\(references)::jsonb) AS r
+            WHERE NOT EXISTS (
+                SELECT 1 FROM billing_events AS e
+                WHERE e.provider = r->>0 AND e.transaction_reference = r->>1
+                    AND e.kind NOT IN (SELECT jsonb_array_elements_text(\(kinds)::jsonb)))
+            """)
+        var unlinked = Set<ProjectionPlan.Pair>()
+        for row in rows {
+            let (provider, reference) = try row.decode((String, String).self)
+            unlinked.insert(ProjectionPlan.Pair(provider, reference))
+        }
+        return fresh.filter { unlinked.contains($0.reference) }.map(\.dedupKey)
     }
 
     /// The current rows of `keys` (one query).
@@ -99,35 +137,112 @@ public struct ProjectionWriter: Sendable {
         return result
     }
 
-    /// Reads every logged event of `keys` and of the subscriptions `links`
-    /// reach (one query) and folds each.
-    func refold(
-        keys subscriptionKeys: Set<ProjectionPlan.Pair>, links renewalLinks: Set<ProjectionPlan.Pair>,
-        on connection: PostgresConnection
-    ) async throws -> [SubscriptionState] {
+    /// Subscriptions the batch reaches only through the log (one query):
+    /// those with a Paystack renewal's customer and plan, those a refunded
+    /// or disputed transaction was paid for (through an invoice naming it,
+    /// or a charge with the subscription's customer and plan), and those
+    /// whose first order was refunded. Candidates only: ``refold(_:on:)``
+    /// links each event by evidence.
+    func linkedSubscriptions(_ plan: ProjectionPlan, on connection: PostgresConnection) async throws -> Set<ProjectionPlan.Pair> {
+        guard !plan.renewalLinks.isEmpty || !plan.moneyReferences.isEmpty || !plan.refundedOrders.isEmpty else { return [] }
+        func list(_ pairs: Set<ProjectionPlan.Pair>) throws -> String {
+            try ProjectionPlan.jsonArray(pairs.map { [$0.first, $0.second] }.sorted { $0.lexicographicallyPrecedes($1) })
+        }
+        let links = try list(plan.renewalLinks), references = try list(plan.moneyReferences), orders = try list(plan.refundedOrders)
+        let rows = try await connection.query(
+            """
+            WITH links AS (SELECT k->>0 AS customer_id, k->>1 AS plan_code FROM jsonb_array_elements(\(links)::jsonb) AS k),
+                 refs AS (SELECT k->>0 AS provider, k->>1 AS reference FROM jsonb_array_elements(\(references)::jsonb) AS k),
+                 refunded AS (SELECT k->>0 AS provider, k->>1 AS order_id FROM jsonb_array_elements(\(orders)::jsonb) AS k),
+                 charges AS (
+                    SELECT c.provider, c.customer_id, c.plan_code FROM refs AS r
+                    JOIN billing_events AS c ON c.provider = r.provider AND c.transaction_reference = r.reference
+                    WHERE c.subscription_id IS NULL AND c.customer_id IS NOT NULL AND c.plan_code IS NOT NULL
+                    UNION SELECT 'paystack', customer_id, plan_code FROM links)
+            SELECT e.provider, e.subscription_id FROM charges AS c
+            JOIN billing_events AS e ON e.provider = c.provider AND e.customer_id = c.customer_id AND e.plan_code = c.plan_code
+            WHERE e.subscription_id IS NOT NULL
+            UNION
+            SELECT e.provider, e.subscription_id FROM refs AS r
+            JOIN billing_events AS e ON e.provider = r.provider AND e.transaction_reference = r.reference
+            WHERE e.subscription_id IS NOT NULL
+            UNION
+            SELECT e.provider, e.subscription_id FROM refunded AS o
+            JOIN billing_events AS e ON e.provider = o.provider AND e.order_id = o.order_id
+            WHERE e.subscription_id IS NOT NULL
+            """)
+        var result = Set<ProjectionPlan.Pair>()
+        for row in rows {
+            let (provider, subscriptionID) = try row.decode((String, String).self)
+            result.insert(ProjectionPlan.Pair(provider, subscriptionID))
+        }
+        return result
+    }
+
+    /// Reads the log of every subscription in `keys` (one query) and folds
+    /// each. A subscription's log is its own events, plus what evidence links
+    /// to it:
+    /// - a Paystack charge without a subscription code (a renewal, or the
+    ///   charge that created it) when one of the subscription's invoices
+    ///   names the charge's transaction, or else when the subscription is the
+    ///   only one with the charge's customer, plan and card (authorization)
+    ///   and no invoice names the charge for another: one charge, one
+    ///   subscription, never every subscription of a shared customer;
+    /// - the refunds and disputes of those charges and invoices (Paystack
+    ///   names only the transaction);
+    /// - a Lemon Squeezy `order_refunded` of the subscription's first order.
+    func refold(_ subscriptionKeys: Set<ProjectionPlan.Pair>, on connection: PostgresConnection) async throws -> [SubscriptionState] {
+        guard !subscriptionKeys.isEmpty else { return [] }
         let keys = try ProjectionPlan.jsonArray(subscriptionKeys.map { [$0.first, $0.second] }.sorted { $0.lexicographicallyPrecedes($1) })
-        let links = try ProjectionPlan.jsonArray(renewalLinks.map { [$0.first, $0.second] }.sorted { $0.lexicographicallyPrecedes($1) })
+        let objectKinds = try ProjectionPlan.jsonArray(SubscriptionFold.subscriptionObjectKinds.map(\.rawValue).sorted())
         let rows = try await connection.query(
             """
             WITH keys AS (SELECT k->>0 AS provider, k->>1 AS subscription_id FROM jsonb_array_elements(\(keys)::jsonb) AS k),
-                 links AS (SELECT k->>0 AS customer_id, k->>1 AS plan_code FROM jsonb_array_elements(\(links)::jsonb) AS k),
-                 subs AS (
-                    SELECT provider, subscription_id FROM keys
+                 object_kinds AS (SELECT jsonb_array_elements_text(\(objectKinds)::jsonb) AS kind),
+                 own AS (
+                    SELECT k.provider, k.subscription_id, e.dedup_key, e.event, e.kind, e.transaction_reference, e.order_id,
+                        e.customer_id, e.plan_code, e.authorization_code
+                    FROM keys AS k JOIN billing_events AS e ON e.provider = k.provider AND e.subscription_id = k.subscription_id),
+                 cards AS (
+                    SELECT DISTINCT provider, subscription_id, customer_id, plan_code, authorization_code FROM own
+                    WHERE provider = 'paystack' AND customer_id IS NOT NULL AND plan_code IS NOT NULL AND authorization_code IS NOT NULL
+                        AND kind IN (SELECT kind FROM object_kinds)),
+                 charges AS (
+                    SELECT o.provider, o.subscription_id, c.dedup_key, c.event, c.transaction_reference FROM own AS o
+                    JOIN billing_events AS c ON c.provider = o.provider AND c.transaction_reference = o.transaction_reference
+                        AND c.subscription_id IS NULL AND c.kind IN ('paymentSucceeded', 'paymentRecovered')
+                    WHERE o.provider = 'paystack'
                     UNION
-                    SELECT e.provider, e.subscription_id FROM billing_events AS e
-                    JOIN links AS l ON e.customer_id = l.customer_id AND e.plan_code = l.plan_code
-                    WHERE e.provider = 'paystack' AND e.subscription_id IS NOT NULL),
-                 owners AS (
-                    SELECT DISTINCT s.provider, s.subscription_id, e.customer_id, e.plan_code FROM subs AS s
-                    JOIN billing_events AS e ON e.provider = s.provider AND e.subscription_id = s.subscription_id
-                    WHERE s.provider = 'paystack' AND e.customer_id IS NOT NULL AND e.plan_code IS NOT NULL)
-            SELECT s.provider, s.subscription_id, e.dedup_key, e.event::text FROM subs AS s
-            JOIN billing_events AS e ON e.provider = s.provider AND e.subscription_id = s.subscription_id
-            UNION
-            SELECT o.provider, o.subscription_id, e.dedup_key, e.event::text FROM owners AS o
-            JOIN billing_events AS e ON e.provider = 'paystack' AND e.subscription_id IS NULL
-                AND e.customer_id = o.customer_id AND e.plan_code = o.plan_code
-                AND e.kind IN ('paymentSucceeded', 'paymentRecovered')
+                    SELECT d.provider, d.subscription_id, c.dedup_key, c.event, c.transaction_reference FROM cards AS d
+                    JOIN billing_events AS c ON c.provider = 'paystack' AND c.subscription_id IS NULL
+                        AND c.kind IN ('paymentSucceeded', 'paymentRecovered') AND c.customer_id = d.customer_id
+                        AND c.plan_code = d.plan_code AND c.authorization_code = d.authorization_code
+                    WHERE NOT EXISTS (
+                            SELECT 1 FROM billing_events AS x
+                            WHERE x.provider = 'paystack' AND x.customer_id = d.customer_id AND x.plan_code = d.plan_code
+                                AND x.authorization_code = d.authorization_code AND x.subscription_id IS NOT NULL
+                                AND x.subscription_id <> d.subscription_id AND x.kind IN (SELECT kind FROM object_kinds))
+                        AND NOT EXISTS (
+                            SELECT 1 FROM billing_events AS v
+                            WHERE v.provider = 'paystack' AND v.transaction_reference = c.transaction_reference
+                                AND v.subscription_id IS NOT NULL AND v.subscription_id <> d.subscription_id)),
+                 paid AS (
+                    SELECT provider, subscription_id, transaction_reference FROM charges WHERE transaction_reference IS NOT NULL
+                    UNION
+                    SELECT provider, subscription_id, transaction_reference FROM own WHERE transaction_reference IS NOT NULL),
+                 money AS (
+                    SELECT p.provider, p.subscription_id, m.dedup_key, m.event FROM paid AS p
+                    JOIN billing_events AS m ON m.provider = p.provider AND m.transaction_reference = p.transaction_reference
+                        AND m.subscription_id IS NULL
+                        AND m.kind IN ('refundProcessed', 'disputeCreated', 'disputeReminder', 'disputeResolved')
+                    UNION
+                    SELECT o.provider, o.subscription_id, m.dedup_key, m.event
+                    FROM (SELECT DISTINCT provider, subscription_id, order_id FROM own WHERE order_id IS NOT NULL) AS o
+                    JOIN billing_events AS m ON m.provider = o.provider AND m.order_id = o.order_id AND m.subscription_id IS NULL
+                        AND m.kind = 'orderRefunded')
+            SELECT provider, subscription_id, dedup_key, event::text FROM own
+            UNION SELECT provider, subscription_id, dedup_key, event::text FROM charges
+            UNION SELECT provider, subscription_id, dedup_key, event::text FROM money
             """)
         var grouped: [SubscriptionKey: [SubscriptionFold.LoggedEvent]] = [:]
         for row in rows {
@@ -153,6 +268,7 @@ public struct ProjectionWriter: Sendable {
                 s.latestPurchaseAt, s.unsubscribeDetectedAt, s.billingIssueDetectedAt, s.refundedAt, s.portalURLsSeenAt,
                 // distantPast (no provider time) is stored as NULL.
                 s.foldPosition.flatMap { $0.at == .distantPast ? nil : $0.at }, s.foldPosition.map { Int32($0.rank) },
+                s.partiallyRefundedAt, s.disputeOpenedAt,
             ])
     }
 }
