@@ -25,6 +25,23 @@ import Testing
         #expect(listed.count == 1 && listed.first?["source"] as? String == "subscription" && listed.first?["is_active"] as? Bool == false)
     }
 
+    /// A refund of the subscription's payment (Lemon Squeezy
+    /// `subscription_payment_refunded`; Paystack `refund.processed`, which
+    /// names only the transaction) ends access at once, with `refunded_at`.
+    @Test(arguments: ["lemonsqueezy", "paystack"])
+    func aRefundedSubscriptionPaymentEndsAccess(provider: String) async throws {
+        let flow = try await PurchaseFlow.make(try stack, provider: provider)
+        let bought = try await flow.buySubscription()
+        let code = try #require(bought.subscriptionCode)
+        #expect(try await flow.activeEntitlements().count == 1)
+        try await flow.sandbox("refund", subscription: code)
+        let refunded = try await flow.stack.eventually(timeout: .seconds(30), "the refund projected") {
+            let listed = try await flow.entitlements()
+            return listed.first.flatMap { $0["is_active"] as? Bool == false ? $0 : nil }
+        }
+        #expect(refunded["refunded_at"] is String, "refunded_at names when the money went back: \(refunded)")
+    }
+
     /// Paystack's `/subscription/enable` sends no webhook; the status still
     /// shows the resumed, renewing subscription.
     @Test func aPaystackResumeIsActiveAndRenewingWithoutAWebhook() async throws {
