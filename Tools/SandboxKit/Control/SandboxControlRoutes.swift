@@ -35,7 +35,8 @@ struct SandboxControlRoutes {
         if let c = r.match("POST", "lemonsqueezy/orders/:id/refund") {
             return change { state, now throws(SandboxError) in
                 guard let id = Int(c[0]) else { throw .notFound("No order \(c[0]).") }
-                return try LemonSqueezyLifecycle(resources: LemonSqueezyResources(context: context), now: now).refundOrder(id, state: &state)
+                return try LemonSqueezyLifecycle(resources: LemonSqueezyResources(context: context), now: now).refundOrder(
+                    id, amount: try Self.amount(body), state: &state)
             }
         }
         if let c = r.match("POST", "paystack/transactions/:reference/refund") {
@@ -96,6 +97,13 @@ struct SandboxControlRoutes {
     }
 
     private func json(_ status: Int, _ value: JSONValue) -> HandlerResult { HandlerResult(.json(status, value)) }
+
+    /// The optional `"amount"` of a refund (minor units, a positive integer); nil when absent or null.
+    static func amount(_ body: JSONValue) throws(SandboxError) -> Int? {
+        guard let value = body["amount"], !value.isNull else { return nil }
+        guard let amount = value.intValue, amount > 0 else { throw .invalid("amount must be a positive integer of minor units") }
+        return amount
+    }
 
     /// `["lemonsqueezy:5", …]` → a set; nil when it is neither absent nor an array of `provider:id` strings.
     static func names(_ value: JSONValue?) -> Set<String>? {
@@ -241,7 +249,8 @@ struct SandboxControlRoutes {
         do throws(SandboxError) {
             let (subscription, events) = try store.withState { (state) throws(SandboxError) -> (JSONValue, [OutgoingWebhook]) in
                 let events = try LemonSqueezyLifecycle(resources: resources, now: now).apply(
-                    action, subscriptionID: id, pauseMode: body["mode"]?.stringValue, resumesAt: resumesAt, state: &state)
+                    action, subscriptionID: id, pauseMode: body["mode"]?.stringValue, resumesAt: resumesAt,
+                    refundAmount: action == .refund ? try Self.amount(body) : nil, state: &state)
                 return (state.lsSubscriptions[id].map(resources.subscription) ?? .null, events)
             }
             return HandlerResult(.json(200, summary(events, extra: [JSONField(key: "subscription", value: subscription)])), events: events)

@@ -99,8 +99,11 @@ struct LemonSqueezyLifecycle {
     }
 
     /// Applies `action` to subscription `id`; returns the webhooks (empty when nothing changed).
+    /// - Parameter refundAmount: for `refund` only: cents to refund of the
+    ///   latest paid invoice; nil refunds all that is left of it.
     func apply(
-        _ action: Action, subscriptionID id: Int, pauseMode: String? = nil, resumesAt: Date? = nil, state: inout SandboxState
+        _ action: Action, subscriptionID id: Int, pauseMode: String? = nil, resumesAt: Date? = nil, refundAmount: Int? = nil,
+        state: inout SandboxState
     ) throws(SandboxError) -> [OutgoingWebhook] {
         guard var s = state.lsSubscriptions[id] else { throw .notFound("No subscription \(id).") }
         if s.status == "expired", action != .refund { throw .invalid("Subscription \(id) has expired and can no longer change.") }
@@ -185,16 +188,18 @@ struct LemonSqueezyLifecycle {
             s.pauseResumesAt = nil
             specific = [("subscription_expired", [:])]
         case .refund:
-            guard let paidID = s.invoiceIDs.last(where: { state.lsInvoices[$0]?.status == "paid" }) else {
+            // The latest invoice with money left on it; the initial one was paid
+            // through the order, so refunding it refunds the order (and the
+            // order refund carries on to the invoice).
+            guard let paidID = s.invoiceIDs.last(where: { state.lsInvoices[$0].map(Self.isRefundable) ?? false }),
+                let invoice = state.lsInvoices[paidID]
+            else {
                 throw .invalid("Subscription \(id) has no paid invoice to refund.")
             }
-            var events: [OutgoingWebhook] = []
-            if state.lsInvoices[paidID]?.billingReason == "initial" {
-                events += try refundOrder(s.orderID, state: &state)
-            } else {
-                events += refundInvoice(paidID, state: &state)
+            if invoice.billingReason == "initial", let order = state.lsOrders[s.orderID], order.total > 0 {
+                return try refundOrder(s.orderID, amount: refundAmount, state: &state)
             }
-            return events
+            return try refundInvoice(paidID, amount: refundAmount, state: &state)
         }
         s.updatedAt = now
         state.lsSubscriptions[id] = s
@@ -228,30 +233,49 @@ struct LemonSqueezyLifecycle {
         ]
     }
 
-    /// Refunds order `id` in full: `order_refunded`, then `subscription_payment_refunded`
-    /// when the order paid a subscription's initial invoice.
-    func refundOrder(_ id: Int, state: inout SandboxState) throws(SandboxError) -> [OutgoingWebhook] {
+    /// Refunds `amount` cents of order `id` (nil: all that is left).
+    ///
+    /// Lemon Squeezy sends `order_refunded` for full and partial refunds
+    /// alike. `refunded_amount` is the running total of the refunds, `status`
+    /// is `partial_refund` while money is left and `refunded` once none is,
+    /// and `refunded` turns true only then (the docs' partial-refund example
+    /// shows `refunded: false` next to a `refunded_amount`); `refunded_at` is
+    /// the time of the latest refund. When the order paid a subscription's
+    /// initial invoice, that invoice is refunded by the same amount
+    /// (`subscription_payment_refunded`). More than is left answers 422.
+    func refundOrder(_ id: Int, amount: Int? = nil, state: inout SandboxState) throws(SandboxError) -> [OutgoingWebhook] {
         guard var order = state.lsOrders[id] else { throw .notFound("No order \(id).") }
-        guard !order.refunded else { throw .invalid("Order \(id) is already refunded.") }
-        order.status = "refunded"
-        order.refunded = true
+        let refund = try Self.refund(amount, total: order.total, alreadyRefunded: order.refundedAmount, of: "Order \(id)")
+        // Checked before anything changes: a throw must leave the state as it was.
+        let initialID = order.subscriptionID.flatMap { state.lsSubscriptions[$0]?.invoiceIDs.first }.flatMap { invoiceID in
+            state.lsInvoices[invoiceID].flatMap { $0.billingReason == "initial" && Self.isRefundable($0) ? invoiceID : nil }
+        }
+        if let initialID, let invoice = state.lsInvoices[initialID] {
+            _ = try Self.refund(refund, total: invoice.total, alreadyRefunded: invoice.refundedAmount, of: "Subscription invoice \(initialID)")
+        }
+        order.refundedAmount += refund
+        order.refunded = order.refundedAmount == order.total
+        order.status = order.refunded ? "refunded" : "partial_refund"
         order.refundedAt = now
-        order.refundedAmount = order.total
         order.updatedAt = now
         state.lsOrders[id] = order
         var events = [
             LemonSqueezyWebhooks.event("order_refunded", data: resources.order(order), custom: order.custom, testMode: order.testMode, state: &state)
         ]
-        if let sid = order.subscriptionID, let initial = state.lsSubscriptions[sid]?.invoiceIDs.first, state.lsInvoices[initial]?.status == "paid" {
-            events += refundInvoice(initial, state: &state)
-        }
+        if let initialID { events += try refundInvoice(initialID, amount: refund, state: &state) }
         return events
     }
 
-    private func refundInvoice(_ id: Int, state: inout SandboxState) -> [OutgoingWebhook] {
-        guard var invoice = state.lsInvoices[id] else { return [] }
-        invoice.status = "refunded"
-        invoice.refunded = true
+    /// Refunds `amount` cents of subscription invoice `id` (nil: all that is
+    /// left): `status` `partial_refunded` or `refunded`, `refunded_amount` the
+    /// running total; sends `subscription_payment_refunded`.
+    private func refundInvoice(_ id: Int, amount: Int?, state: inout SandboxState) throws(SandboxError) -> [OutgoingWebhook] {
+        guard var invoice = state.lsInvoices[id] else { throw .notFound("No subscription invoice \(id).") }
+        guard Self.isRefundable(invoice) else { throw .invalid("Subscription invoice \(id) is \(invoice.status) and cannot be refunded.") }
+        let refund = try Self.refund(amount, total: invoice.total, alreadyRefunded: invoice.refundedAmount, of: "Subscription invoice \(id)")
+        invoice.refundedAmount += refund
+        invoice.refunded = invoice.refundedAmount == invoice.total
+        invoice.status = invoice.refunded ? "refunded" : "partial_refunded"
         invoice.refundedAt = now
         invoice.updatedAt = now
         state.lsInvoices[id] = invoice
@@ -261,6 +285,25 @@ struct LemonSqueezyLifecycle {
                 "subscription_payment_refunded", data: resources.invoice(invoice), custom: subscription?.custom, testMode: invoice.testMode,
                 state: &state)
         ]
+    }
+
+    /// A paid invoice with money left to refund.
+    static func isRefundable(_ invoice: LSInvoice) -> Bool {
+        (invoice.status == "paid" || invoice.status == "partial_refunded") && invoice.refundedAmount < invoice.total
+    }
+
+    /// The cents a refund takes: `requested`, or all that is left when nil.
+    static func refund(_ requested: Int?, total: Int, alreadyRefunded: Int, of what: String) throws(SandboxError) -> Int {
+        let left = total - alreadyRefunded
+        guard left > 0 else {
+            throw .invalid(total == 0 ? "\(what) was free; there is nothing to refund." : "\(what) is already fully refunded.")
+        }
+        guard let requested else { return left }
+        guard requested > 0 else { throw .invalid("The refund amount must be a positive number of cents.") }
+        guard requested <= left else {
+            throw .invalid("The refund amount (\(requested)) is more than the \(left) cents left to refund on \(what).")
+        }
+        return requested
     }
 
     private func newInvoice(for s: LSSubscription, reason: String, status: String, state: inout SandboxState) -> LSInvoice {

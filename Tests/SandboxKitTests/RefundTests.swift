@@ -1,0 +1,121 @@
+import Testing
+@testable import SandboxKit
+
+/// Full and partial refunds through the `/_sandbox` refund controls: the
+/// webhooks each provider documents, running totals, and the API objects.
+@Suite struct RefundTests {
+    /// Buys one-time variant 1 ($9.99) and returns the order id.
+    func lsOrder(_ h: Harness) async throws -> Int {
+        let checkout = try #require(await h.lsCheckout(variant: 1))
+        return try #require(await h.control("POST", "/checkouts/lemonsqueezy/\(checkout)/pay").json?["order_id"]?.intValue)
+    }
+
+    @Test func lemonSqueezyPartialOrderRefundsAccumulateUntilFull() async throws {
+        let h = Harness()
+        let orderID = try await lsOrder(h)
+        var mark = await h.mark()
+
+        let first = await h.control("POST", "/lemonsqueezy/orders/\(orderID)/refund", body: ["amount": 300])
+        #expect(first.status == 200)
+        #expect(first.json?["events"] == ["order_refunded"])
+        let sent = try #require(await h.delivered(after: mark).first)
+        #expect(sent.header("X-Event-Name") == "order_refunded")
+        #expect(sent.json["meta"]?["custom_data"] == ["user_id": "42"])
+        let partial = try #require(sent.json["data"]?["attributes"])
+        #expect(partial["status"]?.stringValue == "partial_refund")
+        #expect(partial["status_formatted"]?.stringValue == "Partial refund")
+        #expect(partial["refunded"] == .bool(false))
+        #expect(partial["refunded_amount"]?.intValue == 300)
+        #expect(partial["refunded_amount_usd"]?.intValue == 300)
+        #expect(partial["refunded_amount_formatted"]?.stringValue == "$3.00")
+        #expect(partial["refunded_at"]?.stringValue == "2025-06-15T15:06:40.000000Z")
+        #expect(partial["total"]?.intValue == 999)
+        let fetched = try #require(await h.ls("GET", "/orders/\(orderID)").json?["data"]?["attributes"])
+        #expect(fetched["status"]?.stringValue == "partial_refund")
+        #expect(fetched["refunded_amount"]?.intValue == 300)
+
+        h.clock.advance(days: 1)
+        mark = await h.mark()
+        #expect(await h.control("POST", "/lemonsqueezy/orders/\(orderID)/refund", body: ["amount": 500]).json?["events"] == ["order_refunded"])
+        let second = try #require(await h.delivered(after: mark).first?.json["data"]?["attributes"])
+        #expect(second["refunded_amount"]?.intValue == 800) // the running total, not this refund
+        #expect(second["status"]?.stringValue == "partial_refund")
+        #expect(second["refunded_at"]?.stringValue == "2025-06-16T15:06:40.000000Z")
+
+        // 199 left: more is refused and changes nothing; so are amounts that are not positive integers.
+        mark = await h.mark()
+        let over = await h.control("POST", "/lemonsqueezy/orders/\(orderID)/refund", body: ["amount": 200])
+        #expect(over.status == 422)
+        #expect(over.json?["error"]?.stringValue?.contains("199") == true)
+        for bad: JSONValue in [0, -5, "lots", 1.5] {
+            #expect(await h.control("POST", "/lemonsqueezy/orders/\(orderID)/refund", body: ["amount": bad]).status == 422, "\(bad)")
+        }
+        #expect(await h.delivered(after: mark).isEmpty)
+        #expect(await h.ls("GET", "/orders/\(orderID)").json?["data"]?["attributes"]?["refunded_amount"]?.intValue == 800)
+
+        // No amount: the rest.
+        #expect(await h.control("POST", "/lemonsqueezy/orders/\(orderID)/refund").json?["events"] == ["order_refunded"])
+        let full = try #require(await h.delivered(after: mark).first?.json["data"]?["attributes"])
+        #expect(full["status"]?.stringValue == "refunded")
+        #expect(full["refunded"] == .bool(true))
+        #expect(full["refunded_amount"]?.intValue == 999)
+        let after = try #require(await h.ls("GET", "/orders/\(orderID)").json?["data"]?["attributes"])
+        #expect(after["status"]?.stringValue == "refunded")
+        #expect(after["refunded"] == .bool(true))
+        #expect(after["refunded_amount"]?.intValue == 999)
+        #expect(await h.control("POST", "/lemonsqueezy/orders/\(orderID)/refund", body: ["amount": 1]).status == 422)
+    }
+
+    @Test func lemonSqueezySubscriptionRefundsTheLatestInvoiceInPartsThenTheOrder() async throws {
+        let h = Harness()
+        let id = try #require(await h.lsSubscribe())
+        var mark = await h.mark()
+        _ = await h.control("POST", "/lemonsqueezy/subscriptions/\(id)/renew")
+        let renewal = try #require(await h.delivered(after: mark).first { $0.lsEvent == "subscription_payment_success" }?.json["data"])
+        let renewalID = try #require(renewal["id"]?.stringValue)
+        #expect(renewal["attributes"]?["billing_reason"]?.stringValue == "renewal")
+        mark = await h.mark()
+
+        let partial = await h.control("POST", "/lemonsqueezy/subscriptions/\(id)/refund", body: ["amount": 100])
+        #expect(partial.json?["events"] == ["subscription_payment_refunded"])
+        let refunded = try #require(await h.delivered(after: mark).first)
+        #expect(refunded.json["data"]?["type"]?.stringValue == "subscription-invoices")
+        #expect(refunded.json["data"]?["id"]?.stringValue == renewalID)
+        #expect(refunded.json["meta"]?["custom_data"] == ["user_id": "42"])
+        let attributes = try #require(refunded.json["data"]?["attributes"])
+        #expect(attributes["status"]?.stringValue == "partial_refunded")
+        #expect(attributes["refunded"] == .bool(false))
+        #expect(attributes["refunded_amount"]?.intValue == 100)
+        #expect(attributes["refunded_at"]?.stringValue == "2025-06-15T15:06:40.000000Z")
+        let fetched = try #require(await h.ls("GET", "/subscription-invoices/\(renewalID)").json?["data"]?["attributes"])
+        #expect(fetched["status"]?.stringValue == "partial_refunded")
+        #expect(fetched["refunded_amount"]?.intValue == 100)
+        #expect(fetched["refunded_amount_formatted"]?.stringValue == "$1.00")
+
+        #expect(await h.control("POST", "/lemonsqueezy/subscriptions/\(id)/refund", body: ["amount": 400]).status == 422) // 399 left
+        // The rest of the renewal; the order (which paid the initial invoice) is untouched.
+        #expect(await h.control("POST", "/lemonsqueezy/subscriptions/\(id)/refund").json?["events"] == ["subscription_payment_refunded"])
+        let full = try #require(await h.ls("GET", "/subscription-invoices/\(renewalID)").json?["data"]?["attributes"])
+        #expect(full["status"]?.stringValue == "refunded")
+        #expect(full["refunded"] == .bool(true))
+        #expect(full["refunded_amount"]?.intValue == 499)
+        #expect(await h.ls("GET", "/orders/1").json?["data"]?["attributes"]?["status"]?.stringValue == "paid")
+
+        // Next in line is the initial invoice, paid through the order: both get the same partial refund.
+        mark = await h.mark()
+        let initial = await h.control("POST", "/lemonsqueezy/subscriptions/\(id)/refund", body: ["amount": 200])
+        #expect(initial.json?["events"] == ["order_refunded", "subscription_payment_refunded"])
+        let sent = await h.delivered(after: mark)
+        #expect(sent.first?.json["data"]?["attributes"]?["status"]?.stringValue == "partial_refund")
+        #expect(sent.first?.json["data"]?["attributes"]?["refunded_amount"]?.intValue == 200)
+        #expect(sent.last?.json["data"]?["attributes"]?["billing_reason"]?.stringValue == "initial")
+        #expect(sent.last?.json["data"]?["attributes"]?["status"]?.stringValue == "partial_refunded")
+        #expect(sent.last?.json["data"]?["attributes"]?["refunded_amount"]?.intValue == 200)
+        #expect(await h.control("POST", "/lemonsqueezy/orders/1/refund", body: ["amount": 300]).status == 422) // 299 left
+        #expect(await h.control("POST", "/lemonsqueezy/orders/1/refund").json?["events"] == ["order_refunded", "subscription_payment_refunded"])
+        let invoiceID = try #require(sent.last?.json["data"]?["id"]?.stringValue)
+        #expect(await h.ls("GET", "/subscription-invoices/\(invoiceID)").json?["data"]?["attributes"]?["status"]?.stringValue == "refunded")
+        #expect(await h.ls("GET", "/orders/1").json?["data"]?["attributes"]?["refunded_amount"]?.intValue == 499)
+        #expect(await h.control("POST", "/lemonsqueezy/subscriptions/\(id)/refund").status == 422) // nothing paid is left
+    }
+}
