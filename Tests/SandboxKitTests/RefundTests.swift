@@ -118,4 +118,78 @@ import Testing
         #expect(await h.ls("GET", "/orders/1").json?["data"]?["attributes"]?["refunded_amount"]?.intValue == 499)
         #expect(await h.control("POST", "/lemonsqueezy/subscriptions/\(id)/refund").status == 422) // nothing paid is left
     }
+
+    @Test func paystackPartialRefundsSendPendingThenProcessedWithStringAmounts() async throws {
+        let h = Harness()
+        let (reference, _) = try #require(await h.psSubscribe()) // ₦2,500.00 = 250000 kobo
+        var mark = await h.mark()
+
+        let first = await h.control("POST", "/paystack/transactions/\(reference)/refund", body: ["amount": 100_000])
+        #expect(first.json?["events"] == ["refund.pending", "refund.processed"])
+        let sent = await h.delivered(after: mark)
+        #expect(sent.map(\.psEvent) == ["refund.pending", "refund.processed"])
+        let pending = try #require(sent.first?.json["data"])
+        let processed = try #require(sent.last?.json["data"])
+        let documented: Set<String> = [
+            "status", "transaction_reference", "refund_reference", "amount", "currency", "processor", "customer", "integration", "domain",
+        ]
+        #expect(Set(pending.objectValue?.map(\.key) ?? []) == documented)
+        #expect(Set(processed.objectValue?.map(\.key) ?? []) == documented)
+        #expect(pending["status"]?.stringValue == "pending")
+        #expect(pending["refund_reference"] == .null)
+        #expect(pending["amount"] == .string("100000")) // a string of subunits, as documented
+        #expect(processed["status"]?.stringValue == "processed")
+        #expect(processed["amount"] == .string("100000"))
+        #expect(processed["transaction_reference"]?.stringValue == reference)
+        #expect(processed["currency"]?.stringValue == "NGN")
+        #expect(processed["customer"] == ["first_name": nil, "last_name": nil, "email": "payer@example.com"])
+        #expect(processed["integration"]?.intValue == 100_032)
+        #expect(processed["domain"]?.stringValue == "test")
+        let firstRefund = try #require(processed["refund_reference"]?.stringValue)
+        #expect(firstRefund.hasPrefix("TRF_"))
+        #expect(await h.ps("GET", "/transaction/verify/\(reference)").json?["data"]?["status"]?.stringValue == "success")
+
+        mark = await h.mark()
+        #expect(await h.control("POST", "/paystack/transactions/\(reference)/refund", body: ["amount": "100000"]).status == 200)
+        let second = try #require(await h.delivered(after: mark).last?.json["data"])
+        #expect(second["amount"] == .string("100000"))
+        #expect(second["refund_reference"]?.stringValue != firstRefund) // one reference per refund
+        #expect(await h.ps("GET", "/transaction/verify/\(reference)").json?["data"]?["status"]?.stringValue == "success")
+
+        // 50000 left.
+        mark = await h.mark()
+        let over = await h.control("POST", "/paystack/transactions/\(reference)/refund", body: ["amount": 50_001])
+        #expect(over.status == 422)
+        #expect(over.json?["error"]?.stringValue?.contains("50000") == true)
+        #expect(await h.control("POST", "/paystack/transactions/\(reference)/refund", body: ["amount": 0]).status == 422)
+        #expect(await h.delivered(after: mark).isEmpty)
+
+        #expect(await h.control("POST", "/paystack/transactions/\(reference)/refund").json?["events"] == ["refund.pending", "refund.processed"])
+        #expect(await h.delivered(after: mark).last?.json["data"]?["amount"] == .string("50000"))
+        #expect(await h.ps("GET", "/transaction/verify/\(reference)").json?["data"]?["status"]?.stringValue == "reversed")
+        #expect(await h.control("POST", "/paystack/transactions/\(reference)/refund", body: ["amount": 1]).status == 422)
+    }
+
+    @Test func paystackSubscriptionRefundTakesAnAmountFromTheLatestCharge() async throws {
+        let h = Harness()
+        let (reference, code) = try #require(await h.psSubscribe())
+        var mark = await h.mark()
+        _ = await h.control("POST", "/paystack/subscriptions/\(code)/renew")
+        let renewal = try #require(await h.delivered(after: mark).first { $0.psEvent == "charge.success" }?.json["data"]?["reference"]?.stringValue)
+        mark = await h.mark()
+
+        let refund = await h.control("POST", "/paystack/subscriptions/\(code)/refund", body: ["amount": 1000])
+        #expect(refund.json?["events"] == ["refund.pending", "refund.processed"])
+        let processed = try #require(await h.delivered(after: mark).last?.json["data"])
+        #expect(processed["transaction_reference"]?.stringValue == renewal)
+        #expect(processed["amount"] == .string("1000"))
+        #expect(await h.ps("GET", "/transaction/verify/\(renewal)").json?["data"]?["status"]?.stringValue == "success")
+        #expect(await h.control("POST", "/paystack/subscriptions/\(code)/refund", body: ["amount": 250_000]).status == 422) // 249000 left
+        // The rest of the renewal, then the first charge is next.
+        _ = await h.control("POST", "/paystack/subscriptions/\(code)/refund")
+        #expect(await h.ps("GET", "/transaction/verify/\(renewal)").json?["data"]?["status"]?.stringValue == "reversed")
+        mark = await h.mark()
+        _ = await h.control("POST", "/paystack/subscriptions/\(code)/refund", body: ["amount": 5])
+        #expect(await h.delivered(after: mark).last?.json["data"]?["transaction_reference"]?.stringValue == reference)
+    }
 }

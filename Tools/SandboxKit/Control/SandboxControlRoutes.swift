@@ -41,7 +41,8 @@ struct SandboxControlRoutes {
         }
         if let c = r.match("POST", "paystack/transactions/:reference/refund") {
             return change { state, now throws(SandboxError) in
-                try PaystackLifecycle(resources: PaystackResources(context: context), now: now).refund(reference: c[0], state: &state)
+                try PaystackLifecycle(resources: PaystackResources(context: context), now: now).refund(
+                    reference: c[0], amount: try Self.amount(body), state: &state)
             }
         }
         if r.match("GET", "deliveries") != nil {
@@ -266,7 +267,8 @@ struct SandboxControlRoutes {
         do throws(SandboxError) {
             let (subscription, events) = try store.withState { (state) throws(SandboxError) -> (JSONValue, [OutgoingWebhook]) in
                 let events = try PaystackLifecycle(resources: resources, now: now).apply(
-                    action, subscriptionCode: code, endStatus: body["status"]?.stringValue, state: &state)
+                    action, subscriptionCode: code, endStatus: body["status"]?.stringValue,
+                    refundAmount: action == .refund ? try Self.amount(body) : nil, state: &state)
                 let s = state.psSubscriptions.values.first { $0.code == code || String($0.id) == code }
                 return (s.map { resources.subscription($0, state: state) } ?? .null, events)
             }

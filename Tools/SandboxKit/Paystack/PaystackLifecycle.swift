@@ -80,8 +80,10 @@ struct PaystackLifecycle {
     /// - Parameter endStatus: for `expire` only: `cancelled` or `complete`
     ///   (`completed` accepted); nil picks `cancelled` for a non-renewing
     ///   subscription and `complete` otherwise.
+    /// - Parameter refundAmount: for `refund` only: subunits to refund of the
+    ///   latest successful charge; nil refunds all that is left of it.
     func apply(
-        _ action: Action, subscriptionCode code: String, endStatus: String? = nil, state: inout SandboxState
+        _ action: Action, subscriptionCode code: String, endStatus: String? = nil, refundAmount: Int? = nil, state: inout SandboxState
     ) throws(SandboxError) -> [OutgoingWebhook] {
         guard var s = state.psSubscriptions.values.first(where: { $0.code == code || String($0.id) == code }) else {
             throw .notFound("Subscription not found")
@@ -177,21 +179,34 @@ struct PaystackLifecycle {
             else {
                 throw .invalid("Subscription \(s.code) has no successful charge to refund.")
             }
-            events += try refund(reference: t.reference, state: &state)
+            events += try refund(reference: t.reference, amount: refundAmount, state: &state)
         }
         return events
     }
 
-    /// Refunds a successful transaction in full: `refund.pending`, `refund.processing`, `refund.processed`.
-    func refund(reference: String, state: inout SandboxState) throws(SandboxError) -> [OutgoingWebhook] {
+    /// Refunds `amount` subunits (nil: all that is left) of a successful
+    /// transaction: `refund.pending`, then `refund.processed`, each with the
+    /// documented `refund.*` data (`amount` a string of this refund's
+    /// subunits). Real Paystack may also send `refund.processing` in between
+    /// (and `refund.failed` or `refund.needs-attention` when a refund goes
+    /// wrong); the sandbox sends just these two.
+    /// Refunds accumulate; the transaction stays `success` until fully
+    /// refunded, then verify shows it `reversed`. More than is left answers 422.
+    func refund(reference: String, amount: Int? = nil, state: inout SandboxState) throws(SandboxError) -> [OutgoingWebhook] {
         guard var t = state.psTransactions[reference] else { throw .notFound("Transaction reference not found") }
-        guard t.status == "success" else { throw .invalid("Transaction has not been paid or was already refunded") }
-        let pending = webhooks.refund("pending", t, refundReference: nil, state: state)
-        let processing = webhooks.refund("processing", t, refundReference: nil, state: state)
-        t.status = "reversed"
+        guard t.status == "success" else {
+            throw .invalid(t.status == "reversed" ? "Transaction has been fully reversed" : "Transaction has not been paid")
+        }
+        let left = t.amount - t.refundedAmount
+        let refund = amount ?? left
+        guard refund > 0 else { throw .invalid("Refund amount must be a positive number of subunits") }
+        guard refund <= left else { throw .invalid("Refund amount (\(refund)) cannot be more than the \(left) left on the transaction") }
+        let pending = webhooks.refund("pending", t, amount: refund, refundReference: nil, state: state)
+        t.refundedAmount += refund
+        if t.refundedAmount == t.amount { t.status = "reversed" }
         state.psTransactions[reference] = t
-        let processed = webhooks.refund("processed", t, refundReference: Formatting.code("TRF_", t.id), state: state)
-        return [pending, processing, processed]
+        let processed = webhooks.refund("processed", t, amount: refund, refundReference: Formatting.code("TRF_", state.next(.psRefund)), state: state)
+        return [pending, processed]
     }
 
     private func newInvoice(_ s: PSSubscription, periodStart: Date, periodEnd: Date, state: inout SandboxState) -> PSInvoice {

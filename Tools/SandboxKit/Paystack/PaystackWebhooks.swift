@@ -75,8 +75,9 @@ struct PaystackWebhooks {
         ]
     }
 
-    /// `refund.*`: `amount` is a string in the docs' examples.
-    func refund(_ status: String, _ t: PSTransaction, refundReference: String?, state: SandboxState) -> OutgoingWebhook {
+    /// `refund.*` for a refund of `amount` subunits of `t`: `amount` is a
+    /// string in the docs' examples (and `refund_reference` null until processed).
+    func refund(_ status: String, _ t: PSTransaction, amount: Int, refundReference: String?, state: SandboxState) -> OutgoingWebhook {
         let customer = t.customerID.flatMap { state.psCustomers[$0] }
         return event(
             "refund.\(status)",
@@ -84,7 +85,7 @@ struct PaystackWebhooks {
                 "status": .string(status),
                 "transaction_reference": .string(t.reference),
                 "refund_reference": JSONValue(refundReference),
-                "amount": .string(String(t.amount)),
+                "amount": .string(String(amount)),
                 "currency": .string(t.currency),
                 "processor": "instant-transfer",
                 "customer": ["first_name": .null, "last_name": .null, "email": .string(customer?.email ?? t.email)],

@@ -12,7 +12,8 @@ struct PSTransaction: Sendable {
     let callbackURL: String?
     /// As sent by the client (object, string, or absent → `""` like the docs' examples).
     let metadata: JSONValue
-    /// `abandoned` until paid, then `success`; `reversed` after a refund.
+    /// `abandoned` until paid, then `success`; `reversed` once fully refunded
+    /// (a partial refund leaves it `success`).
     var status: String
     let createdAt: Date
     var paidAt: Date?
@@ -20,6 +21,8 @@ struct PSTransaction: Sendable {
     var subscriptionID: Int?
     /// Set when paid: a fresh one for a checkout, the subscription's for a renewal.
     var authorization: PSAuthorization? = nil
+    /// The running total of the money given back (refunds), in subunits.
+    var refundedAmount: Int = 0
 }
 
 /// A card authorization, always Paystack's test Visa card.

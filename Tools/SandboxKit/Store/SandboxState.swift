@@ -5,7 +5,7 @@ import Synchronization
 struct SandboxState: Sendable {
     enum Counter: String, Sendable {
         case lsCheckout, lsOrder, lsOrderItem, lsSubscription, lsSubscriptionItem, lsInvoice, lsCustomer, lsWebhook
-        case psTransaction, psCustomer, psSubscription, psInvoice, psAccessCode
+        case psTransaction, psCustomer, psSubscription, psInvoice, psAccessCode, psRefund
     }
 
     private var counters: [Counter: Int] = [:]
