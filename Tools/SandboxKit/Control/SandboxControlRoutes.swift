@@ -45,6 +45,7 @@ struct SandboxControlRoutes {
                     reference: c[0], amount: try Self.amount(body), state: &state)
             }
         }
+        if let c = r.match("POST", "paystack/transactions/:reference/dispute") { return dispute(c[0], body) }
         if r.match("GET", "deliveries") != nil {
             let provider = request.queryValue("provider").flatMap(SandboxProvider.init(rawValue:))
             if request.queryValue("provider") != nil, provider == nil { return json(400, ["error": "provider must be lemonsqueezy or paystack"]) }
@@ -234,6 +235,30 @@ struct SandboxControlRoutes {
                 }
             }
             return HandlerResult(.json(200, summary(events, extra: fields)), events: events)
+        } catch { return errorResult(error) }
+    }
+
+    /// `{"action": "create"|"remind"|"resolve", "resolution"?, "amount"?}` on a Paystack transaction.
+    private func dispute(_ reference: String, _ body: JSONValue) -> HandlerResult {
+        let resources = checkout.ps
+        let now = context.clock.now()
+        do throws(SandboxError) {
+            guard let name = body["action"]?.stringValue, let action = PaystackLifecycle.DisputeAction(rawValue: name) else {
+                throw .invalid("action must be create, remind or resolve")
+            }
+            var resolution: String?
+            if let value = body["resolution"], !value.isNull {
+                guard let text = value.stringValue else { throw .invalid("resolution must be merchant-accepted or declined") }
+                resolution = text
+            }
+            let amount = try Self.amount(body)
+            let events = try store.withState { (state) throws(SandboxError) -> [OutgoingWebhook] in
+                try PaystackLifecycle(resources: resources, now: now).dispute(
+                    reference: reference, action: action, resolution: resolution, amount: amount, state: &state
+                ).events
+            }
+            let dispute = events.first?.payload["data"] ?? .null
+            return HandlerResult(.json(200, summary(events, extra: [JSONField(key: "dispute", value: dispute)])), events: events)
         } catch { return errorResult(error) }
     }
 

@@ -96,3 +96,38 @@ struct PSInvoice: Sendable {
     var transactionReference: String?
     let createdAt: Date
 }
+
+/// A chargeback on a transaction, driven by `POST /_sandbox/paystack/transactions/{reference}/dispute`.
+/// A transaction has at most one open (unresolved) dispute.
+struct PSDispute: Sendable {
+    /// One line of the dispute's `history` (`{status, by, createdAt}`).
+    struct Step: Sendable {
+        let status: String
+        let by: String
+        let at: Date
+    }
+
+    /// One of the dispute's `messages` (`{sender, body, createdAt}`).
+    struct Message: Sendable {
+        let sender: String
+        let body: String
+        let at: Date
+    }
+
+    let id: Int
+    let transactionReference: String
+    /// Subunits disputed; on a `merchant-accepted` resolution, what goes back to the customer.
+    var refundAmount: Int
+    let currency: String
+    /// `awaiting-merchant-feedback` while open, `resolved` once resolved.
+    var status: String
+    /// nil while open; `merchant-accepted` (the customer gets `refundAmount`
+    /// back) or `declined` (the merchant keeps the money).
+    var resolution: String?
+    let dueAt: Date
+    var resolvedAt: Date?
+    var history: [Step]
+    var messages: [Message]
+    let createdAt: Date
+    var updatedAt: Date
+}
