@@ -209,11 +209,18 @@ struct SandboxControlRoutes {
     private func pay(_ provider: String, _ id: String, _ body: JSONValue) -> HandlerResult {
         let now = context.clock.now()
         do throws(SandboxError) {
+            var trialDays: Int?
+            if let value = body["trial_days"], !value.isNull {
+                guard let days = value.intValue, (1...730).contains(days) else {
+                    throw .invalid("trial_days must be a whole number of days, 1...730")
+                }
+                trialDays = days
+            }
             let (fields, events): ([JSONField], [OutgoingWebhook]) = try store.withState { (state) throws(SandboxError) in
                 switch SandboxProvider(rawValue: provider) {
                 case .lemonSqueezy:
                     let p = try LemonSqueezyLifecycle(resources: checkout.ls, now: now).purchase(
-                        checkoutID: id, email: body["email"]?.stringValue, name: body["name"]?.stringValue, state: &state)
+                        checkoutID: id, email: body["email"]?.stringValue, name: body["name"]?.stringValue, trialDays: trialDays, state: &state)
                     return (
                         [
                             JSONField(key: "order_id", value: .int(p.orderID)), JSONField(key: "subscription_id", value: JSONValue(p.subscriptionID)),
@@ -221,6 +228,8 @@ struct SandboxControlRoutes {
                         ], p.events
                     )
                 case .paystack:
+                    // Paystack documents no free trials (a plan starts charging when subscribed).
+                    if trialDays != nil { throw .unsupported("Paystack has no free trials; trial_days is for Lemon Squeezy only.") }
                     let p = try PaystackLifecycle(resources: checkout.ps, now: now).purchase(
                         accessCodeOrReference: id, email: body["email"]?.stringValue, state: &state)
                     return (

@@ -23,11 +23,24 @@ struct LemonSqueezyLifecycle {
     /// Pays checkout `id`: creates the order and, for a subscription variant, the
     /// subscription and its initial invoice; emits `order_created`,
     /// `subscription_created`, `subscription_payment_success`.
-    func purchase(checkoutID id: String, email override: String?, name: String?, state: inout SandboxState) throws(SandboxError) -> Purchase {
+    ///
+    /// With `trialDays` (subscriptions only) the subscription starts with a
+    /// free trial instead: the order's total is 0, the subscription is
+    /// `on_trial` with `trial_ends_at` and `renews_at` at the trial's end, and
+    /// no invoice exists yet, so only `order_created` and
+    /// `subscription_created` are sent; `renew` ends the trial with the first
+    /// charge (billing reason `initial`).
+    func purchase(
+        checkoutID id: String, email override: String?, name: String?, trialDays: Int? = nil, state: inout SandboxState
+    ) throws(SandboxError) -> Purchase {
         guard var checkout = state.lsCheckouts[id] else { throw .notFound("No checkout \(id).") }
         if let expires = checkout.expiresAt, expires <= now { throw .invalid("This checkout expired at \(Formatting.lemonSqueezy(expires)).") }
         if checkout.paidOrderID != nil { throw .conflict("This checkout was already paid.") }
         guard let (product, variant) = resources.catalog.variant(id: checkout.variantID) else { throw .notFound("No variant \(checkout.variantID).") }
+        if trialDays != nil, !variant.isSubscription {
+            throw .invalid("Variant \(variant.id) is a one-time purchase; only subscriptions have free trials.")
+        }
+        let trialEndsAt = trialDays.map { Formatting.adding(.day, $0, to: now) }
         let email = (override?.isEmpty == false ? override! : checkout.email).trimmingCharacters(in: .whitespaces)
         guard email.contains("@"), email.count <= 254 else {
             throw .invalid("A valid email is required to pay.", pointer: "/data/attributes/checkout_data/email")
@@ -49,30 +62,35 @@ struct LemonSqueezyLifecycle {
             id: orderID, identifier: Formatting.uuid(2, orderID), orderNumber: orderID, orderItemID: state.next(.lsOrderItem),
             storeID: checkout.storeID, customerID: customerID, userName: userName, userEmail: email,
             productID: product.id, variantID: variant.id, productName: product.name, variantName: variant.name,
-            total: price, status: "paid", refunded: false, refundedAt: nil, refundedAmount: 0,
+            total: trialEndsAt == nil ? price : 0, status: "paid", refunded: false, refundedAt: nil, refundedAmount: 0,
             custom: checkout.custom, testMode: checkout.testMode, createdAt: now, updatedAt: now, subscriptionID: nil)
         var events: [OutgoingWebhook] = []
         var subscriptionID: Int?
         if variant.isSubscription {
             let sid = state.next(.lsSubscription)
-            let invoiceID = state.next(.lsInvoice)
             let interval = variant.interval ?? "month"
             let count = variant.intervalCount ?? 1
-            let subscription = LSSubscription(
+            let renewsAt = trialEndsAt ?? Self.advance(now, interval: interval, count: count)
+            var subscription = LSSubscription(
                 id: sid, storeID: checkout.storeID, customerID: customerID, orderID: orderID, orderItemID: order.orderItemID,
                 productID: product.id, variantID: variant.id, productName: product.name, variantName: variant.name,
-                userName: userName, userEmail: email, status: "active", cancelled: false, pauseMode: nil, pauseResumesAt: nil,
-                renewsAt: Self.advance(now, interval: interval, count: count), endsAt: nil,
-                billingAnchor: Formatting.components(now).day ?? 1, price: price, interval: interval, intervalCount: count,
+                userName: userName, userEmail: email, status: trialEndsAt == nil ? "active" : "on_trial", cancelled: false, pauseMode: nil,
+                pauseResumesAt: nil, renewsAt: renewsAt, endsAt: nil,
+                billingAnchor: Formatting.components(trialEndsAt ?? now).day ?? 1, price: price, interval: interval, intervalCount: count,
                 cardBrand: "visa", cardLastFour: "4242", custom: checkout.custom, subscriptionItemID: state.next(.lsSubscriptionItem),
-                priceID: variant.id, testMode: checkout.testMode, createdAt: now, updatedAt: now, invoiceIDs: [invoiceID])
-            let invoice = LSInvoice(
-                id: invoiceID, subscriptionID: sid, storeID: checkout.storeID, customerID: customerID, userName: userName, userEmail: email,
-                billingReason: "initial", status: "paid", total: price, refunded: false, refundedAt: nil,
-                cardBrand: "visa", cardLastFour: "4242", testMode: checkout.testMode, createdAt: now, updatedAt: now)
+                priceID: variant.id, testMode: checkout.testMode, createdAt: now, updatedAt: now, invoiceIDs: [], trialEndsAt: trialEndsAt)
+            var invoice: LSInvoice?
+            if trialEndsAt == nil {
+                let paid = LSInvoice(
+                    id: state.next(.lsInvoice), subscriptionID: sid, storeID: checkout.storeID, customerID: customerID, userName: userName,
+                    userEmail: email, billingReason: "initial", status: "paid", total: price, refunded: false, refundedAt: nil,
+                    cardBrand: "visa", cardLastFour: "4242", testMode: checkout.testMode, createdAt: now, updatedAt: now)
+                subscription.invoiceIDs = [paid.id]
+                state.lsInvoices[paid.id] = paid
+                invoice = paid
+            }
             order.subscriptionID = sid
             state.lsSubscriptions[sid] = subscription
-            state.lsInvoices[invoiceID] = invoice
             subscriptionID = sid
             state.lsOrders[orderID] = order
             events.append(
@@ -82,10 +100,12 @@ struct LemonSqueezyLifecycle {
                 LemonSqueezyWebhooks.event(
                     "subscription_created", data: resources.subscription(subscription), custom: subscription.custom, testMode: subscription.testMode,
                     state: &state))
-            events.append(
-                LemonSqueezyWebhooks.event(
-                    "subscription_payment_success", data: resources.invoice(invoice), custom: subscription.custom, testMode: subscription.testMode,
-                    state: &state))
+            if let invoice {
+                events.append(
+                    LemonSqueezyWebhooks.event(
+                        "subscription_payment_success", data: resources.invoice(invoice), custom: subscription.custom,
+                        testMode: subscription.testMode, state: &state))
+            }
         } else {
             state.lsOrders[orderID] = order
             events.append(
@@ -120,7 +140,7 @@ struct LemonSqueezyLifecycle {
         case .resume:
             guard s.cancelled else { return [] }
             s.cancelled = false
-            s.status = "active"
+            s.status = s.trialEndsAt == nil ? "active" : "on_trial"
             s.endsAt = nil
             specific = [("subscription_resumed", [:])]
         case .pause:
@@ -137,22 +157,29 @@ struct LemonSqueezyLifecycle {
             specific = [("subscription_paused", [:])]
         case .unpause:
             guard s.status == "paused" else { return [] }
-            s.status = "active"
+            s.status = s.trialEndsAt == nil ? "active" : "on_trial"
             s.pauseMode = nil
             s.pauseResumesAt = nil
             specific = [("subscription_unpaused", [:])]
         case .renew:
-            guard s.status == "active" else {
-                throw .invalid("Only an active subscription renews (status is \(s.status)); use recover for past_due.")
+            // On a trial, this is the trial's end: the first charge (billing reason `initial`).
+            guard s.status == "active" || s.status == "on_trial" else {
+                throw .invalid("Only an active or on_trial subscription renews (status is \(s.status)); use recover for past_due.")
             }
-            let invoice = newInvoice(for: s, reason: "renewal", status: "paid", state: &state)
+            let invoice = newInvoice(for: s, reason: s.status == "on_trial" ? "initial" : "renewal", status: "paid", state: &state)
             s.invoiceIDs.append(invoice.id)
+            s.status = "active"
+            s.trialEndsAt = nil
             s.renewsAt = Self.advance(s.renewsAt, interval: s.interval, count: s.intervalCount)
             specific = [("subscription_payment_success", resources.invoice(invoice))]
         case .paymentFailed:
-            guard s.status == "active" else { throw .invalid("Only an active subscription can fail a renewal (status is \(s.status)).") }
-            let invoice = newInvoice(for: s, reason: "renewal", status: "pending", state: &state)
+            // On a trial, the first charge at the trial's end fails.
+            guard s.status == "active" || s.status == "on_trial" else {
+                throw .invalid("Only an active or on_trial subscription can fail a charge (status is \(s.status)).")
+            }
+            let invoice = newInvoice(for: s, reason: s.status == "on_trial" ? "initial" : "renewal", status: "pending", state: &state)
             s.invoiceIDs.append(invoice.id)
+            s.trialEndsAt = nil
             s.status = "past_due"
             // renews_at of a past_due subscription is the next retry.
             s.renewsAt = Formatting.adding(.day, 3, to: now)

@@ -223,7 +223,7 @@ struct LemonSqueezyResources {
             "payment_processor": "stripe",
             "pause": pause,
             "cancelled": .bool(s.cancelled),
-            "trial_ends_at": .null,
+            "trial_ends_at": ts(s.trialEndsAt),
             "billing_anchor": .int(s.billingAnchor),
             "first_subscription_item": [
                 "id": .int(s.subscriptionItemID),

@@ -84,6 +84,9 @@ struct LSSubscription: Sendable {
     let createdAt: Date
     var updatedAt: Date
     var invoiceIDs: [Int]
+    /// Set while a free trial has not turned into a paid subscription (the
+    /// first charge clears it); `trial_ends_at` shows it.
+    var trialEndsAt: Date? = nil
 }
 
 struct LSInvoice: Sendable {
