@@ -2,14 +2,34 @@ import Foundation
 
 /// JSON control endpoints under `/_sandbox/…` (no auth: a local test tool).
 ///
-/// - `POST /_sandbox/checkouts/{provider}/{id}/pay` `{"email"?, "name"?}`: pay without a browser.
+/// - `POST /_sandbox/checkouts/{provider}/{id}/pay` `{"email"?, "name"?, "trial_days"?}`: pay without a
+///   browser. `trial_days` (1...730, Lemon Squeezy subscription variants only) starts a free trial:
+///   a free order, the subscription `on_trial` until now + N days (`trial_ends_at`, `renews_at`),
+///   only `order_created` and `subscription_created`; `renew` then ends the trial with the first
+///   charge (billing reason `initial`). Paystack documents no trials: `trial_days` there answers 422.
 /// - `POST /_sandbox/{provider}/subscriptions/{id}/{action}`: `renew`, `payment_failed`, `recover`,
-///   `cancel`, `resume`, `pause` (`{"mode","resumes_at"}`), `unpause`, `expire`, `refund`, and for
+///   `cancel`, `resume`, `pause` (`{"mode","resumes_at"}`), `unpause`, `expire`, `refund`
+///   (`{"amount"?}`, see refunds: the latest paid invoice or successful charge), and for
 ///   Lemon Squeezy `unpaid` (a past_due one's last retry failed). Paystack `expire` is the final
 ///   `subscription.disable` and takes `{"status": "cancelled"|"complete"}` (default: `cancelled`
 ///   when non-renewing, else `complete`). Paystack `{id}` is the subscription code or id; a
 ///   concept the provider lacks answers 422.
-/// - `POST /_sandbox/lemonsqueezy/orders/{id}/refund`, `POST /_sandbox/paystack/transactions/{reference}/refund`.
+/// - Refunds take `{"amount"?: <minor units>}`: absent refunds all that is left, refunds accumulate,
+///   more than is left answers 422. `POST /_sandbox/lemonsqueezy/orders/{id}/refund` sends
+///   `order_refunded` (status `partial_refund`, then `refunded`; `refunded_amount` the running total)
+///   and, for an order that paid a subscription's initial invoice, `subscription_payment_refunded`
+///   (invoice status `partial_refunded`, then `refunded`).
+///   `POST /_sandbox/paystack/transactions/{reference}/refund` sends `refund.pending` then
+///   `refund.processed` (`amount` a string of this refund's subunits); the transaction turns
+///   `reversed` once fully refunded.
+/// - `POST /_sandbox/paystack/transactions/{reference}/dispute`
+///   `{"action": "create"|"remind"|"resolve", "resolution": "merchant-accepted"|"declined", "amount"?}`:
+///   a chargeback, sending `charge.dispute.create`/`.remind`/`.resolve` (see ``PaystackLifecycle/dispute(reference:action:resolution:amount:state:)``).
+///   `resolution` is for `resolve` only; `amount` is the disputed amount on `create` (default: all
+///   not refunded) and what goes back to the customer on a `merchant-accepted` resolve.
+///   There is no Lemon Squeezy dispute control on purpose: Lemon Squeezy documents no dispute
+///   webhook, and a chargeback it loses reaches the store as a refund (`order_refunded` /
+///   `subscription_payment_refunded`), which the refund controls produce.
 /// - `GET /_sandbox/deliveries?provider=&event=`, `DELETE /_sandbox/deliveries`, `POST /_sandbox/deliveries/settle`.
 /// - `GET /_sandbox/faults`, `POST /_sandbox/faults` `{"duplicate_next","shuffle_next_batch","delay_ms","fail_next_attempts",
 ///   "drop_subscriptions":["lemonsqueezy:5","paystack:SUB_…"],"drop_checkouts":["lemonsqueezy:<checkout id>","paystack:<access code>"],
