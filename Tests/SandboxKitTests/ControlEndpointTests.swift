@@ -100,10 +100,7 @@ import Testing
         #expect(await h.ps("GET", "/subscription/\(code)").json?["data"]?["most_recent_invoice"]?["status"]?.stringValue == "failed")
         mark = await h.mark()
 
-        #expect(
-            await h.control("POST", "/paystack/transactions/\(reference)/refund").json?["events"] == [
-                "refund.pending", "refund.processing", "refund.processed",
-            ])
+        #expect(await h.control("POST", "/paystack/transactions/\(reference)/refund").json?["events"] == ["refund.pending", "refund.processed"])
         let processed = try #require(await h.delivered(after: mark).last?.json)
         #expect(processed["event"]?.stringValue == "refund.processed")
         #expect(processed["data"]?["transaction_reference"]?.stringValue == reference)

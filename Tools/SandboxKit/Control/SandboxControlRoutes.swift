@@ -2,14 +2,34 @@ import Foundation
 
 /// JSON control endpoints under `/_sandbox/…` (no auth: a local test tool).
 ///
-/// - `POST /_sandbox/checkouts/{provider}/{id}/pay` `{"email"?, "name"?}`: pay without a browser.
+/// - `POST /_sandbox/checkouts/{provider}/{id}/pay` `{"email"?, "name"?, "trial_days"?}`: pay without a
+///   browser. `trial_days` (1...730, Lemon Squeezy subscription variants only) starts a free trial:
+///   a free order, the subscription `on_trial` until now + N days (`trial_ends_at`, `renews_at`),
+///   only `order_created` and `subscription_created`; `renew` then ends the trial with the first
+///   charge (billing reason `initial`). Paystack documents no trials: `trial_days` there answers 422.
 /// - `POST /_sandbox/{provider}/subscriptions/{id}/{action}`: `renew`, `payment_failed`, `recover`,
-///   `cancel`, `resume`, `pause` (`{"mode","resumes_at"}`), `unpause`, `expire`, `refund`, and for
+///   `cancel`, `resume`, `pause` (`{"mode","resumes_at"}`), `unpause`, `expire`, `refund`
+///   (`{"amount"?}`, see refunds: the latest paid invoice or successful charge), and for
 ///   Lemon Squeezy `unpaid` (a past_due one's last retry failed). Paystack `expire` is the final
 ///   `subscription.disable` and takes `{"status": "cancelled"|"complete"}` (default: `cancelled`
 ///   when non-renewing, else `complete`). Paystack `{id}` is the subscription code or id; a
 ///   concept the provider lacks answers 422.
-/// - `POST /_sandbox/lemonsqueezy/orders/{id}/refund`, `POST /_sandbox/paystack/transactions/{reference}/refund`.
+/// - Refunds take `{"amount"?: <minor units>}`: absent refunds all that is left, refunds accumulate,
+///   more than is left answers 422. `POST /_sandbox/lemonsqueezy/orders/{id}/refund` sends
+///   `order_refunded` (status `partial_refund`, then `refunded`; `refunded_amount` the running total)
+///   and, for an order that paid a subscription's initial invoice, `subscription_payment_refunded`
+///   (invoice status `partial_refunded`, then `refunded`).
+///   `POST /_sandbox/paystack/transactions/{reference}/refund` sends `refund.pending` then
+///   `refund.processed` (`amount` a string of this refund's subunits); the transaction turns
+///   `reversed` once fully refunded.
+/// - `POST /_sandbox/paystack/transactions/{reference}/dispute`
+///   `{"action": "create"|"remind"|"resolve", "resolution": "merchant-accepted"|"declined", "amount"?}`:
+///   a chargeback, sending `charge.dispute.create`/`.remind`/`.resolve` (see ``PaystackLifecycle/dispute(reference:action:resolution:amount:state:)``).
+///   `resolution` is for `resolve` only; `amount` is the disputed amount on `create` (default: all
+///   not refunded) and what goes back to the customer on a `merchant-accepted` resolve.
+///   There is no Lemon Squeezy dispute control on purpose: Lemon Squeezy documents no dispute
+///   webhook, and a chargeback it loses reaches the store as a refund (`order_refunded` /
+///   `subscription_payment_refunded`), which the refund controls produce.
 /// - `GET /_sandbox/deliveries?provider=&event=`, `DELETE /_sandbox/deliveries`, `POST /_sandbox/deliveries/settle`.
 /// - `GET /_sandbox/faults`, `POST /_sandbox/faults` `{"duplicate_next","shuffle_next_batch","delay_ms","fail_next_attempts",
 ///   "drop_subscriptions":["lemonsqueezy:5","paystack:SUB_…"],"drop_checkouts":["lemonsqueezy:<checkout id>","paystack:<access code>"],
@@ -35,14 +55,17 @@ struct SandboxControlRoutes {
         if let c = r.match("POST", "lemonsqueezy/orders/:id/refund") {
             return change { state, now throws(SandboxError) in
                 guard let id = Int(c[0]) else { throw .notFound("No order \(c[0]).") }
-                return try LemonSqueezyLifecycle(resources: LemonSqueezyResources(context: context), now: now).refundOrder(id, state: &state)
+                return try LemonSqueezyLifecycle(resources: LemonSqueezyResources(context: context), now: now).refundOrder(
+                    id, amount: try Self.amount(body), state: &state)
             }
         }
         if let c = r.match("POST", "paystack/transactions/:reference/refund") {
             return change { state, now throws(SandboxError) in
-                try PaystackLifecycle(resources: PaystackResources(context: context), now: now).refund(reference: c[0], state: &state)
+                try PaystackLifecycle(resources: PaystackResources(context: context), now: now).refund(
+                    reference: c[0], amount: try Self.amount(body), state: &state)
             }
         }
+        if let c = r.match("POST", "paystack/transactions/:reference/dispute") { return dispute(c[0], body) }
         if r.match("GET", "deliveries") != nil {
             let provider = request.queryValue("provider").flatMap(SandboxProvider.init(rawValue:))
             if request.queryValue("provider") != nil, provider == nil { return json(400, ["error": "provider must be lemonsqueezy or paystack"]) }
@@ -96,6 +119,13 @@ struct SandboxControlRoutes {
     }
 
     private func json(_ status: Int, _ value: JSONValue) -> HandlerResult { HandlerResult(.json(status, value)) }
+
+    /// The optional `"amount"` of a refund (minor units, a positive integer); nil when absent or null.
+    static func amount(_ body: JSONValue) throws(SandboxError) -> Int? {
+        guard let value = body["amount"], !value.isNull else { return nil }
+        guard let amount = value.intValue, amount > 0 else { throw .invalid("amount must be a positive integer of minor units") }
+        return amount
+    }
 
     /// `["lemonsqueezy:5", …]` → a set; nil when it is neither absent nor an array of `provider:id` strings.
     static func names(_ value: JSONValue?) -> Set<String>? {
@@ -199,11 +229,18 @@ struct SandboxControlRoutes {
     private func pay(_ provider: String, _ id: String, _ body: JSONValue) -> HandlerResult {
         let now = context.clock.now()
         do throws(SandboxError) {
+            var trialDays: Int?
+            if let value = body["trial_days"], !value.isNull {
+                guard let days = value.intValue, (1...730).contains(days) else {
+                    throw .invalid("trial_days must be a whole number of days, 1...730")
+                }
+                trialDays = days
+            }
             let (fields, events): ([JSONField], [OutgoingWebhook]) = try store.withState { (state) throws(SandboxError) in
                 switch SandboxProvider(rawValue: provider) {
                 case .lemonSqueezy:
                     let p = try LemonSqueezyLifecycle(resources: checkout.ls, now: now).purchase(
-                        checkoutID: id, email: body["email"]?.stringValue, name: body["name"]?.stringValue, state: &state)
+                        checkoutID: id, email: body["email"]?.stringValue, name: body["name"]?.stringValue, trialDays: trialDays, state: &state)
                     return (
                         [
                             JSONField(key: "order_id", value: .int(p.orderID)), JSONField(key: "subscription_id", value: JSONValue(p.subscriptionID)),
@@ -211,6 +248,8 @@ struct SandboxControlRoutes {
                         ], p.events
                     )
                 case .paystack:
+                    // Paystack documents no free trials (a plan starts charging when subscribed).
+                    if trialDays != nil { throw .unsupported("Paystack has no free trials; trial_days is for Lemon Squeezy only.") }
                     let p = try PaystackLifecycle(resources: checkout.ps, now: now).purchase(
                         accessCodeOrReference: id, email: body["email"]?.stringValue, state: &state)
                     return (
@@ -228,6 +267,30 @@ struct SandboxControlRoutes {
         } catch { return errorResult(error) }
     }
 
+    /// `{"action": "create"|"remind"|"resolve", "resolution"?, "amount"?}` on a Paystack transaction.
+    private func dispute(_ reference: String, _ body: JSONValue) -> HandlerResult {
+        let resources = checkout.ps
+        let now = context.clock.now()
+        do throws(SandboxError) {
+            guard let name = body["action"]?.stringValue, let action = PaystackLifecycle.DisputeAction(rawValue: name) else {
+                throw .invalid("action must be create, remind or resolve")
+            }
+            var resolution: String?
+            if let value = body["resolution"], !value.isNull {
+                guard let text = value.stringValue else { throw .invalid("resolution must be merchant-accepted or declined") }
+                resolution = text
+            }
+            let amount = try Self.amount(body)
+            let events = try store.withState { (state) throws(SandboxError) -> [OutgoingWebhook] in
+                try PaystackLifecycle(resources: resources, now: now).dispute(
+                    reference: reference, action: action, resolution: resolution, amount: amount, state: &state
+                ).events
+            }
+            let dispute = events.first?.payload["data"] ?? .null
+            return HandlerResult(.json(200, summary(events, extra: [JSONField(key: "dispute", value: dispute)])), events: events)
+        } catch { return errorResult(error) }
+    }
+
     private func lemonSqueezy(_ idText: String, _ actionText: String, _ body: JSONValue) -> HandlerResult {
         guard let action = LemonSqueezyLifecycle.Action(rawValue: actionText) else {
             return json(404, ["error": .string("unknown action \(actionText)")])
@@ -241,7 +304,8 @@ struct SandboxControlRoutes {
         do throws(SandboxError) {
             let (subscription, events) = try store.withState { (state) throws(SandboxError) -> (JSONValue, [OutgoingWebhook]) in
                 let events = try LemonSqueezyLifecycle(resources: resources, now: now).apply(
-                    action, subscriptionID: id, pauseMode: body["mode"]?.stringValue, resumesAt: resumesAt, state: &state)
+                    action, subscriptionID: id, pauseMode: body["mode"]?.stringValue, resumesAt: resumesAt,
+                    refundAmount: action == .refund ? try Self.amount(body) : nil, state: &state)
                 return (state.lsSubscriptions[id].map(resources.subscription) ?? .null, events)
             }
             return HandlerResult(.json(200, summary(events, extra: [JSONField(key: "subscription", value: subscription)])), events: events)
@@ -257,7 +321,8 @@ struct SandboxControlRoutes {
         do throws(SandboxError) {
             let (subscription, events) = try store.withState { (state) throws(SandboxError) -> (JSONValue, [OutgoingWebhook]) in
                 let events = try PaystackLifecycle(resources: resources, now: now).apply(
-                    action, subscriptionCode: code, endStatus: body["status"]?.stringValue, state: &state)
+                    action, subscriptionCode: code, endStatus: body["status"]?.stringValue,
+                    refundAmount: action == .refund ? try Self.amount(body) : nil, state: &state)
                 let s = state.psSubscriptions.values.first { $0.code == code || String($0.id) == code }
                 return (s.map { resources.subscription($0, state: state) } ?? .null, events)
             }

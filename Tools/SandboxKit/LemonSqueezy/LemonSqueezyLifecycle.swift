@@ -23,11 +23,24 @@ struct LemonSqueezyLifecycle {
     /// Pays checkout `id`: creates the order and, for a subscription variant, the
     /// subscription and its initial invoice; emits `order_created`,
     /// `subscription_created`, `subscription_payment_success`.
-    func purchase(checkoutID id: String, email override: String?, name: String?, state: inout SandboxState) throws(SandboxError) -> Purchase {
+    ///
+    /// With `trialDays` (subscriptions only) the subscription starts with a
+    /// free trial instead: the order's total is 0, the subscription is
+    /// `on_trial` with `trial_ends_at` and `renews_at` at the trial's end, and
+    /// no invoice exists yet, so only `order_created` and
+    /// `subscription_created` are sent; `renew` ends the trial with the first
+    /// charge (billing reason `initial`).
+    func purchase(
+        checkoutID id: String, email override: String?, name: String?, trialDays: Int? = nil, state: inout SandboxState
+    ) throws(SandboxError) -> Purchase {
         guard var checkout = state.lsCheckouts[id] else { throw .notFound("No checkout \(id).") }
         if let expires = checkout.expiresAt, expires <= now { throw .invalid("This checkout expired at \(Formatting.lemonSqueezy(expires)).") }
         if checkout.paidOrderID != nil { throw .conflict("This checkout was already paid.") }
         guard let (product, variant) = resources.catalog.variant(id: checkout.variantID) else { throw .notFound("No variant \(checkout.variantID).") }
+        if trialDays != nil, !variant.isSubscription {
+            throw .invalid("Variant \(variant.id) is a one-time purchase; only subscriptions have free trials.")
+        }
+        let trialEndsAt = trialDays.map { Formatting.adding(.day, $0, to: now) }
         let email = (override?.isEmpty == false ? override! : checkout.email).trimmingCharacters(in: .whitespaces)
         guard email.contains("@"), email.count <= 254 else {
             throw .invalid("A valid email is required to pay.", pointer: "/data/attributes/checkout_data/email")
@@ -49,30 +62,35 @@ struct LemonSqueezyLifecycle {
             id: orderID, identifier: Formatting.uuid(2, orderID), orderNumber: orderID, orderItemID: state.next(.lsOrderItem),
             storeID: checkout.storeID, customerID: customerID, userName: userName, userEmail: email,
             productID: product.id, variantID: variant.id, productName: product.name, variantName: variant.name,
-            total: price, status: "paid", refunded: false, refundedAt: nil, refundedAmount: 0,
+            total: trialEndsAt == nil ? price : 0, status: "paid", refunded: false, refundedAt: nil, refundedAmount: 0,
             custom: checkout.custom, testMode: checkout.testMode, createdAt: now, updatedAt: now, subscriptionID: nil)
         var events: [OutgoingWebhook] = []
         var subscriptionID: Int?
         if variant.isSubscription {
             let sid = state.next(.lsSubscription)
-            let invoiceID = state.next(.lsInvoice)
             let interval = variant.interval ?? "month"
             let count = variant.intervalCount ?? 1
-            let subscription = LSSubscription(
+            let renewsAt = trialEndsAt ?? Self.advance(now, interval: interval, count: count)
+            var subscription = LSSubscription(
                 id: sid, storeID: checkout.storeID, customerID: customerID, orderID: orderID, orderItemID: order.orderItemID,
                 productID: product.id, variantID: variant.id, productName: product.name, variantName: variant.name,
-                userName: userName, userEmail: email, status: "active", cancelled: false, pauseMode: nil, pauseResumesAt: nil,
-                renewsAt: Self.advance(now, interval: interval, count: count), endsAt: nil,
-                billingAnchor: Formatting.components(now).day ?? 1, price: price, interval: interval, intervalCount: count,
+                userName: userName, userEmail: email, status: trialEndsAt == nil ? "active" : "on_trial", cancelled: false, pauseMode: nil,
+                pauseResumesAt: nil, renewsAt: renewsAt, endsAt: nil,
+                billingAnchor: Formatting.components(trialEndsAt ?? now).day ?? 1, price: price, interval: interval, intervalCount: count,
                 cardBrand: "visa", cardLastFour: "4242", custom: checkout.custom, subscriptionItemID: state.next(.lsSubscriptionItem),
-                priceID: variant.id, testMode: checkout.testMode, createdAt: now, updatedAt: now, invoiceIDs: [invoiceID])
-            let invoice = LSInvoice(
-                id: invoiceID, subscriptionID: sid, storeID: checkout.storeID, customerID: customerID, userName: userName, userEmail: email,
-                billingReason: "initial", status: "paid", total: price, refunded: false, refundedAt: nil,
-                cardBrand: "visa", cardLastFour: "4242", testMode: checkout.testMode, createdAt: now, updatedAt: now)
+                priceID: variant.id, testMode: checkout.testMode, createdAt: now, updatedAt: now, invoiceIDs: [], trialEndsAt: trialEndsAt)
+            var invoice: LSInvoice?
+            if trialEndsAt == nil {
+                let paid = LSInvoice(
+                    id: state.next(.lsInvoice), subscriptionID: sid, storeID: checkout.storeID, customerID: customerID, userName: userName,
+                    userEmail: email, billingReason: "initial", status: "paid", total: price, refunded: false, refundedAt: nil,
+                    cardBrand: "visa", cardLastFour: "4242", testMode: checkout.testMode, createdAt: now, updatedAt: now)
+                subscription.invoiceIDs = [paid.id]
+                state.lsInvoices[paid.id] = paid
+                invoice = paid
+            }
             order.subscriptionID = sid
             state.lsSubscriptions[sid] = subscription
-            state.lsInvoices[invoiceID] = invoice
             subscriptionID = sid
             state.lsOrders[orderID] = order
             events.append(
@@ -82,10 +100,12 @@ struct LemonSqueezyLifecycle {
                 LemonSqueezyWebhooks.event(
                     "subscription_created", data: resources.subscription(subscription), custom: subscription.custom, testMode: subscription.testMode,
                     state: &state))
-            events.append(
-                LemonSqueezyWebhooks.event(
-                    "subscription_payment_success", data: resources.invoice(invoice), custom: subscription.custom, testMode: subscription.testMode,
-                    state: &state))
+            if let invoice {
+                events.append(
+                    LemonSqueezyWebhooks.event(
+                        "subscription_payment_success", data: resources.invoice(invoice), custom: subscription.custom,
+                        testMode: subscription.testMode, state: &state))
+            }
         } else {
             state.lsOrders[orderID] = order
             events.append(
@@ -99,8 +119,11 @@ struct LemonSqueezyLifecycle {
     }
 
     /// Applies `action` to subscription `id`; returns the webhooks (empty when nothing changed).
+    /// - Parameter refundAmount: for `refund` only: cents to refund of the
+    ///   latest paid invoice; nil refunds all that is left of it.
     func apply(
-        _ action: Action, subscriptionID id: Int, pauseMode: String? = nil, resumesAt: Date? = nil, state: inout SandboxState
+        _ action: Action, subscriptionID id: Int, pauseMode: String? = nil, resumesAt: Date? = nil, refundAmount: Int? = nil,
+        state: inout SandboxState
     ) throws(SandboxError) -> [OutgoingWebhook] {
         guard var s = state.lsSubscriptions[id] else { throw .notFound("No subscription \(id).") }
         if s.status == "expired", action != .refund { throw .invalid("Subscription \(id) has expired and can no longer change.") }
@@ -117,7 +140,7 @@ struct LemonSqueezyLifecycle {
         case .resume:
             guard s.cancelled else { return [] }
             s.cancelled = false
-            s.status = "active"
+            s.status = s.trialEndsAt == nil ? "active" : "on_trial"
             s.endsAt = nil
             specific = [("subscription_resumed", [:])]
         case .pause:
@@ -134,22 +157,29 @@ struct LemonSqueezyLifecycle {
             specific = [("subscription_paused", [:])]
         case .unpause:
             guard s.status == "paused" else { return [] }
-            s.status = "active"
+            s.status = s.trialEndsAt == nil ? "active" : "on_trial"
             s.pauseMode = nil
             s.pauseResumesAt = nil
             specific = [("subscription_unpaused", [:])]
         case .renew:
-            guard s.status == "active" else {
-                throw .invalid("Only an active subscription renews (status is \(s.status)); use recover for past_due.")
+            // On a trial, this is the trial's end: the first charge (billing reason `initial`).
+            guard s.status == "active" || s.status == "on_trial" else {
+                throw .invalid("Only an active or on_trial subscription renews (status is \(s.status)); use recover for past_due.")
             }
-            let invoice = newInvoice(for: s, reason: "renewal", status: "paid", state: &state)
+            let invoice = newInvoice(for: s, reason: s.status == "on_trial" ? "initial" : "renewal", status: "paid", state: &state)
             s.invoiceIDs.append(invoice.id)
+            s.status = "active"
+            s.trialEndsAt = nil
             s.renewsAt = Self.advance(s.renewsAt, interval: s.interval, count: s.intervalCount)
             specific = [("subscription_payment_success", resources.invoice(invoice))]
         case .paymentFailed:
-            guard s.status == "active" else { throw .invalid("Only an active subscription can fail a renewal (status is \(s.status)).") }
-            let invoice = newInvoice(for: s, reason: "renewal", status: "pending", state: &state)
+            // On a trial, the first charge at the trial's end fails.
+            guard s.status == "active" || s.status == "on_trial" else {
+                throw .invalid("Only an active or on_trial subscription can fail a charge (status is \(s.status)).")
+            }
+            let invoice = newInvoice(for: s, reason: s.status == "on_trial" ? "initial" : "renewal", status: "pending", state: &state)
             s.invoiceIDs.append(invoice.id)
+            s.trialEndsAt = nil
             s.status = "past_due"
             // renews_at of a past_due subscription is the next retry.
             s.renewsAt = Formatting.adding(.day, 3, to: now)
@@ -185,16 +215,18 @@ struct LemonSqueezyLifecycle {
             s.pauseResumesAt = nil
             specific = [("subscription_expired", [:])]
         case .refund:
-            guard let paidID = s.invoiceIDs.last(where: { state.lsInvoices[$0]?.status == "paid" }) else {
+            // The latest invoice with money left on it; the initial one was paid
+            // through the order, so refunding it refunds the order (and the
+            // order refund carries on to the invoice).
+            guard let paidID = s.invoiceIDs.last(where: { state.lsInvoices[$0].map(Self.isRefundable) ?? false }),
+                let invoice = state.lsInvoices[paidID]
+            else {
                 throw .invalid("Subscription \(id) has no paid invoice to refund.")
             }
-            var events: [OutgoingWebhook] = []
-            if state.lsInvoices[paidID]?.billingReason == "initial" {
-                events += try refundOrder(s.orderID, state: &state)
-            } else {
-                events += refundInvoice(paidID, state: &state)
+            if invoice.billingReason == "initial", let order = state.lsOrders[s.orderID], order.total > 0 {
+                return try refundOrder(s.orderID, amount: refundAmount, state: &state)
             }
-            return events
+            return try refundInvoice(paidID, amount: refundAmount, state: &state)
         }
         s.updatedAt = now
         state.lsSubscriptions[id] = s
@@ -228,30 +260,49 @@ struct LemonSqueezyLifecycle {
         ]
     }
 
-    /// Refunds order `id` in full: `order_refunded`, then `subscription_payment_refunded`
-    /// when the order paid a subscription's initial invoice.
-    func refundOrder(_ id: Int, state: inout SandboxState) throws(SandboxError) -> [OutgoingWebhook] {
+    /// Refunds `amount` cents of order `id` (nil: all that is left).
+    ///
+    /// Lemon Squeezy sends `order_refunded` for full and partial refunds
+    /// alike. `refunded_amount` is the running total of the refunds, `status`
+    /// is `partial_refund` while money is left and `refunded` once none is,
+    /// and `refunded` turns true only then (the docs' partial-refund example
+    /// shows `refunded: false` next to a `refunded_amount`); `refunded_at` is
+    /// the time of the latest refund. When the order paid a subscription's
+    /// initial invoice, that invoice is refunded by the same amount
+    /// (`subscription_payment_refunded`). More than is left answers 422.
+    func refundOrder(_ id: Int, amount: Int? = nil, state: inout SandboxState) throws(SandboxError) -> [OutgoingWebhook] {
         guard var order = state.lsOrders[id] else { throw .notFound("No order \(id).") }
-        guard !order.refunded else { throw .invalid("Order \(id) is already refunded.") }
-        order.status = "refunded"
-        order.refunded = true
+        let refund = try Self.refund(amount, total: order.total, alreadyRefunded: order.refundedAmount, of: "Order \(id)")
+        // Checked before anything changes: a throw must leave the state as it was.
+        let initialID = order.subscriptionID.flatMap { state.lsSubscriptions[$0]?.invoiceIDs.first }.flatMap { invoiceID in
+            state.lsInvoices[invoiceID].flatMap { $0.billingReason == "initial" && Self.isRefundable($0) ? invoiceID : nil }
+        }
+        if let initialID, let invoice = state.lsInvoices[initialID] {
+            _ = try Self.refund(refund, total: invoice.total, alreadyRefunded: invoice.refundedAmount, of: "Subscription invoice \(initialID)")
+        }
+        order.refundedAmount += refund
+        order.refunded = order.refundedAmount == order.total
+        order.status = order.refunded ? "refunded" : "partial_refund"
         order.refundedAt = now
-        order.refundedAmount = order.total
         order.updatedAt = now
         state.lsOrders[id] = order
         var events = [
             LemonSqueezyWebhooks.event("order_refunded", data: resources.order(order), custom: order.custom, testMode: order.testMode, state: &state)
         ]
-        if let sid = order.subscriptionID, let initial = state.lsSubscriptions[sid]?.invoiceIDs.first, state.lsInvoices[initial]?.status == "paid" {
-            events += refundInvoice(initial, state: &state)
-        }
+        if let initialID { events += try refundInvoice(initialID, amount: refund, state: &state) }
         return events
     }
 
-    private func refundInvoice(_ id: Int, state: inout SandboxState) -> [OutgoingWebhook] {
-        guard var invoice = state.lsInvoices[id] else { return [] }
-        invoice.status = "refunded"
-        invoice.refunded = true
+    /// Refunds `amount` cents of subscription invoice `id` (nil: all that is
+    /// left): `status` `partial_refunded` or `refunded`, `refunded_amount` the
+    /// running total; sends `subscription_payment_refunded`.
+    private func refundInvoice(_ id: Int, amount: Int?, state: inout SandboxState) throws(SandboxError) -> [OutgoingWebhook] {
+        guard var invoice = state.lsInvoices[id] else { throw .notFound("No subscription invoice \(id).") }
+        guard Self.isRefundable(invoice) else { throw .invalid("Subscription invoice \(id) is \(invoice.status) and cannot be refunded.") }
+        let refund = try Self.refund(amount, total: invoice.total, alreadyRefunded: invoice.refundedAmount, of: "Subscription invoice \(id)")
+        invoice.refundedAmount += refund
+        invoice.refunded = invoice.refundedAmount == invoice.total
+        invoice.status = invoice.refunded ? "refunded" : "partial_refunded"
         invoice.refundedAt = now
         invoice.updatedAt = now
         state.lsInvoices[id] = invoice
@@ -261,6 +312,25 @@ struct LemonSqueezyLifecycle {
                 "subscription_payment_refunded", data: resources.invoice(invoice), custom: subscription?.custom, testMode: invoice.testMode,
                 state: &state)
         ]
+    }
+
+    /// A paid invoice with money left to refund.
+    static func isRefundable(_ invoice: LSInvoice) -> Bool {
+        (invoice.status == "paid" || invoice.status == "partial_refunded") && invoice.refundedAmount < invoice.total
+    }
+
+    /// The cents a refund takes: `requested`, or all that is left when nil.
+    static func refund(_ requested: Int?, total: Int, alreadyRefunded: Int, of what: String) throws(SandboxError) -> Int {
+        let left = total - alreadyRefunded
+        guard left > 0 else {
+            throw .invalid(total == 0 ? "\(what) was free; there is nothing to refund." : "\(what) is already fully refunded.")
+        }
+        guard let requested else { return left }
+        guard requested > 0 else { throw .invalid("The refund amount must be a positive number of cents.") }
+        guard requested <= left else {
+            throw .invalid("The refund amount (\(requested)) is more than the \(left) cents left to refund on \(what).")
+        }
+        return requested
     }
 
     private func newInvoice(for s: LSSubscription, reason: String, status: String, state: inout SandboxState) -> LSInvoice {

@@ -164,7 +164,7 @@ struct LemonSqueezyResources {
             "tax_rate": "0.00",
             "tax_inclusive": false,
             "status": .string(o.status),
-            "status_formatted": .string(o.status.capitalized),
+            "status_formatted": .string(Self.statusFormatted(o.status)),
             "refunded": .bool(o.refunded),
             "refunded_at": ts(o.refundedAt),
             "subtotal_formatted": .string(Formatting.usd(o.total)),
@@ -223,7 +223,7 @@ struct LemonSqueezyResources {
             "payment_processor": "stripe",
             "pause": pause,
             "cancelled": .bool(s.cancelled),
-            "trial_ends_at": .null,
+            "trial_ends_at": ts(s.trialEndsAt),
             "billing_anchor": .int(s.billingAnchor),
             "first_subscription_item": [
                 "id": .int(s.subscriptionItemID),
@@ -251,7 +251,7 @@ struct LemonSqueezyResources {
     }
 
     func invoice(_ i: LSInvoice) -> JSONValue {
-        let refundedAmount = i.refunded ? i.total : 0
+        let refundedAmount = i.refundedAmount
         let attributes: JSONValue = [
             "store_id": .int(i.storeID),
             "subscription_id": .int(i.subscriptionID),
@@ -264,7 +264,7 @@ struct LemonSqueezyResources {
             "currency": .string(catalog.store.currency),
             "currency_rate": "1.00000000",
             "status": .string(i.status),
-            "status_formatted": .string(i.status.capitalized),
+            "status_formatted": .string(Self.statusFormatted(i.status)),
             "refunded": .bool(i.refunded),
             "refunded_at": ts(i.refundedAt),
             "subtotal": .int(i.total),

@@ -20,6 +20,13 @@ struct PaystackLifecycle {
         case renew, paymentFailed = "payment_failed", unpaid, recover, cancel, resume, pause, unpause, expire, refund
     }
 
+    enum DisputeAction: String, Sendable {
+        case create, remind, resolve
+    }
+
+    /// Who the sandbox names in a dispute's `history` for steps the customer did not take.
+    static let disputeDesk = "disputes@provider-sandbox.test"
+
     /// Pays the transaction behind `accessCode` (or reference).
     ///
     /// The customer is the one with the payer's email (metadata plays no part,
@@ -80,8 +87,10 @@ struct PaystackLifecycle {
     /// - Parameter endStatus: for `expire` only: `cancelled` or `complete`
     ///   (`completed` accepted); nil picks `cancelled` for a non-renewing
     ///   subscription and `complete` otherwise.
+    /// - Parameter refundAmount: for `refund` only: subunits to refund of the
+    ///   latest successful charge; nil refunds all that is left of it.
     func apply(
-        _ action: Action, subscriptionCode code: String, endStatus: String? = nil, state: inout SandboxState
+        _ action: Action, subscriptionCode code: String, endStatus: String? = nil, refundAmount: Int? = nil, state: inout SandboxState
     ) throws(SandboxError) -> [OutgoingWebhook] {
         guard var s = state.psSubscriptions.values.first(where: { $0.code == code || String($0.id) == code }) else {
             throw .notFound("Subscription not found")
@@ -177,21 +186,109 @@ struct PaystackLifecycle {
             else {
                 throw .invalid("Subscription \(s.code) has no successful charge to refund.")
             }
-            events += try refund(reference: t.reference, state: &state)
+            events += try refund(reference: t.reference, amount: refundAmount, state: &state)
         }
         return events
     }
 
-    /// Refunds a successful transaction in full: `refund.pending`, `refund.processing`, `refund.processed`.
-    func refund(reference: String, state: inout SandboxState) throws(SandboxError) -> [OutgoingWebhook] {
+    /// Refunds `amount` subunits (nil: all that is left) of a successful
+    /// transaction: `refund.pending`, then `refund.processed`, each with the
+    /// documented `refund.*` data (`amount` a string of this refund's
+    /// subunits). Real Paystack may also send `refund.processing` in between
+    /// (and `refund.failed` or `refund.needs-attention` when a refund goes
+    /// wrong); the sandbox sends just these two.
+    /// Refunds accumulate; the transaction stays `success` until fully
+    /// refunded, then verify shows it `reversed`. More than is left answers 422.
+    func refund(reference: String, amount: Int? = nil, state: inout SandboxState) throws(SandboxError) -> [OutgoingWebhook] {
         guard var t = state.psTransactions[reference] else { throw .notFound("Transaction reference not found") }
-        guard t.status == "success" else { throw .invalid("Transaction has not been paid or was already refunded") }
-        let pending = webhooks.refund("pending", t, refundReference: nil, state: state)
-        let processing = webhooks.refund("processing", t, refundReference: nil, state: state)
-        t.status = "reversed"
+        guard t.status == "success" else {
+            throw .invalid(t.status == "reversed" ? "Transaction has been fully reversed" : "Transaction has not been paid")
+        }
+        let left = t.amount - t.refundedAmount
+        let refund = amount ?? left
+        guard refund > 0 else { throw .invalid("Refund amount must be a positive number of subunits") }
+        guard refund <= left else { throw .invalid("Refund amount (\(refund)) cannot be more than the \(left) left on the transaction") }
+        let pending = webhooks.refund("pending", t, amount: refund, refundReference: nil, state: state)
+        t.refundedAmount += refund
+        if t.refundedAmount == t.amount { t.status = "reversed" }
         state.psTransactions[reference] = t
-        let processed = webhooks.refund("processed", t, refundReference: Formatting.code("TRF_", t.id), state: state)
-        return [pending, processing, processed]
+        let processed = webhooks.refund("processed", t, amount: refund, refundReference: Formatting.code("TRF_", state.next(.psRefund)), state: state)
+        return [pending, processed]
+    }
+
+    /// Moves the chargeback on transaction `reference` and sends
+    /// `charge.dispute.<action>` with the dispute (see ``PaystackWebhooks/disputeData(_:state:)``).
+    ///
+    /// - `create` opens one on a successful transaction (at most one open per
+    ///   transaction): `awaiting-merchant-feedback`, `refund_amount` = `amount`
+    ///   or all that is not refunded yet, due a day later.
+    /// - `remind` repeats the open dispute (Paystack's reminder before it is due).
+    /// - `resolve` needs an open dispute and a `resolution`: `merchant-accepted`
+    ///   gives `amount` (default `refund_amount`) back to the customer, which
+    ///   counts against what is left to refund and makes the transaction
+    ///   `reversed` once nothing is; `declined` leaves the money with the
+    ///   merchant. A resolved dispute cannot be resolved again.
+    ///
+    /// Every refusal answers 422 and changes nothing.
+    func dispute(
+        reference: String, action: DisputeAction, resolution: String?, amount: Int?, state: inout SandboxState
+    ) throws(SandboxError) -> (dispute: PSDispute, events: [OutgoingWebhook]) {
+        guard var t = state.psTransactions[reference] else { throw .notFound("Transaction reference not found") }
+        let earlier = state.psDisputes.values.filter { $0.transactionReference == reference }.sorted { $0.id < $1.id }
+        let open = earlier.last { $0.status != "resolved" }
+        if action != .resolve, resolution != nil { throw .invalid("resolution is only for resolve") }
+        var d: PSDispute
+        switch action {
+        case .create:
+            if let open { throw .invalid("Transaction \(reference) already has an open dispute (\(open.id)).") }
+            guard t.status == "success" else { throw .invalid("Only a successful transaction can be disputed (status is \(t.status)).") }
+            let left = t.amount - t.refundedAmount
+            let disputed = amount ?? left
+            guard disputed <= left else { throw .invalid("The disputed amount (\(disputed)) is more than the \(left) left on the transaction.") }
+            let email = t.customerID.flatMap { state.psCustomers[$0]?.email } ?? t.email
+            d = PSDispute(
+                id: state.next(.psDispute), transactionReference: reference, refundAmount: disputed, currency: t.currency,
+                status: "awaiting-merchant-feedback", resolution: nil, dueAt: Formatting.adding(.day, 1, to: now), resolvedAt: nil,
+                history: [PSDispute.Step(status: "pending", by: email, at: now)],
+                messages: [PSDispute.Message(sender: email, body: "The customer disputed this charge with their bank.", at: now)],
+                createdAt: now, updatedAt: now)
+        case .remind:
+            guard amount == nil else { throw .invalid("amount is only for create and resolve") }
+            guard var current = open else { throw .invalid("Transaction \(reference) has no open dispute to remind about.") }
+            current.updatedAt = now
+            d = current
+        case .resolve:
+            guard var current = open else {
+                throw .invalid(
+                    earlier.last.map { "Dispute \($0.id) on transaction \(reference) is already resolved (\($0.resolution ?? ""))." }
+                        ?? "Transaction \(reference) has no dispute to resolve; create one first.")
+            }
+            switch resolution {
+            case "merchant-accepted":
+                let refund = amount ?? current.refundAmount
+                let left = t.amount - t.refundedAmount
+                guard refund <= current.refundAmount else {
+                    throw .invalid("The refund amount (\(refund)) is more than the \(current.refundAmount) disputed.")
+                }
+                guard refund <= left else { throw .invalid("The refund amount (\(refund)) is more than the \(left) left on the transaction.") }
+                t.refundedAmount += refund
+                if t.refundedAmount == t.amount { t.status = "reversed" }
+                state.psTransactions[reference] = t
+                current.refundAmount = refund
+            case "declined":
+                guard amount == nil else { throw .invalid("A declined dispute gives nothing back; amount is only for merchant-accepted.") }
+            default:
+                throw .invalid("resolution must be merchant-accepted or declined")
+            }
+            current.status = "resolved"
+            current.resolution = resolution
+            current.resolvedAt = now
+            current.updatedAt = now
+            current.history.append(PSDispute.Step(status: "resolved", by: Self.disputeDesk, at: now))
+            d = current
+        }
+        state.psDisputes[d.id] = d
+        return (d, [webhooks.event("charge.dispute.\(action.rawValue)", webhooks.disputeData(d, state: state))])
     }
 
     private func newInvoice(_ s: PSSubscription, periodStart: Date, periodEnd: Date, state: inout SandboxState) -> PSInvoice {

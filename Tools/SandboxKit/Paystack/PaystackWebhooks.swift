@@ -75,8 +75,9 @@ struct PaystackWebhooks {
         ]
     }
 
-    /// `refund.*`: `amount` is a string in the docs' examples.
-    func refund(_ status: String, _ t: PSTransaction, refundReference: String?, state: SandboxState) -> OutgoingWebhook {
+    /// `refund.*` for a refund of `amount` subunits of `t`: `amount` is a
+    /// string in the docs' examples (and `refund_reference` null until processed).
+    func refund(_ status: String, _ t: PSTransaction, amount: Int, refundReference: String?, state: SandboxState) -> OutgoingWebhook {
         let customer = t.customerID.flatMap { state.psCustomers[$0] }
         return event(
             "refund.\(status)",
@@ -84,12 +85,68 @@ struct PaystackWebhooks {
                 "status": .string(status),
                 "transaction_reference": .string(t.reference),
                 "refund_reference": JSONValue(refundReference),
-                "amount": .string(String(t.amount)),
+                "amount": .string(String(amount)),
                 "currency": .string(t.currency),
                 "processor": "instant-transfer",
                 "customer": ["first_name": .null, "last_name": .null, "email": .string(customer?.email ?? t.email)],
                 "integration": .int(resources.catalog.integration),
                 "domain": "test",
             ])
+    }
+
+    /// The `charge.dispute.*` data, in the docs' example shape: the dispute
+    /// (`refund_amount`, `status`, `resolution`, `category: "chargeback"`,
+    /// `bin`/`last4`, `dueAt`, `resolvedAt`, `history`, `messages`, …), the
+    /// customer in full, and the transaction as that example shows it, with
+    /// its own metadata and plan (for a subscription charge) but an empty
+    /// `authorization` and a near-empty `customer`. `transaction_reference`
+    /// is null there too; the reference is `transaction.reference`.
+    func disputeData(_ d: PSDispute, state: SandboxState) -> JSONValue {
+        let r = resources
+        let t = state.psTransactions[d.transactionReference]
+        let customer = t?.customerID.flatMap { state.psCustomers[$0] }
+        var transaction: JSONValue = [:]
+        if let t {
+            let full = r.transaction(t, state: state)
+            let copied = [
+                "id", "domain", "status", "reference", "amount", "message", "gateway_response", "paid_at", "created_at", "channel", "currency",
+                "ip_address", "metadata", "log", "fees", "fees_split",
+            ]
+            transaction = .object(
+                copied.map { JSONField(key: $0, value: full[$0] ?? .null) } + [
+                    JSONField(key: "authorization", value: [:]),
+                    JSONField(key: "customer", value: ["international_format_phone": nil]),
+                    JSONField(key: "plan", value: full["plan"] ?? [:]),
+                    JSONField(key: "subaccount", value: [:]),
+                    JSONField(key: "split", value: [:]),
+                    JSONField(key: "order_id", value: nil),
+                    JSONField(key: "paidAt", value: full["paidAt"] ?? .null),
+                    JSONField(key: "requested_amount", value: .int(t.amount)),
+                    JSONField(key: "pos_transaction_data", value: nil),
+                ])
+        }
+        return [
+            "id": .int(d.id),
+            "refund_amount": .int(d.refundAmount),
+            "currency": .string(d.currency),
+            "status": .string(d.status),
+            "resolution": JSONValue(d.resolution),
+            "domain": "test",
+            "transaction": transaction,
+            "transaction_reference": nil,
+            "category": "chargeback",
+            "customer": customer.map(r.customer) ?? [:],
+            "bin": JSONValue(t?.authorization?.bin),
+            "last4": JSONValue(t?.authorization?.last4),
+            "dueAt": r.ts(d.dueAt),
+            "resolvedAt": r.ts(d.resolvedAt),
+            "evidence": nil,
+            "attachments": nil,
+            "note": nil,
+            "history": .array(d.history.map { ["status": .string($0.status), "by": .string($0.by), "createdAt": r.ts($0.at)] }),
+            "messages": .array(d.messages.map { ["sender": .string($0.sender), "body": .string($0.body), "createdAt": r.ts($0.at)] }),
+            "created_at": r.ts(d.createdAt),
+            "updated_at": r.ts(d.updatedAt),
+        ]
     }
 }

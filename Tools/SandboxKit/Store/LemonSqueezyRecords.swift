@@ -37,9 +37,13 @@ struct LSOrder: Sendable {
     let productName: String
     let variantName: String
     let total: Int
+    /// `paid`, `partial_refund` after a partial refund, `refunded` once nothing is left.
     var status: String
+    /// True only once fully refunded.
     var refunded: Bool
+    /// The time of the latest refund.
     var refundedAt: Date?
+    /// The running total of every refund so far, in cents.
     var refundedAmount: Int
     let custom: JSONValue?
     let testMode: Bool
@@ -80,6 +84,9 @@ struct LSSubscription: Sendable {
     let createdAt: Date
     var updatedAt: Date
     var invoiceIDs: [Int]
+    /// Set while a free trial has not turned into a paid subscription (the
+    /// first charge clears it); `trial_ends_at` shows it.
+    var trialEndsAt: Date? = nil
 }
 
 struct LSInvoice: Sendable {
@@ -91,11 +98,15 @@ struct LSInvoice: Sendable {
     let userEmail: String
     /// `initial|renewal|updated`.
     let billingReason: String
-    /// `pending|paid|void|refunded`.
+    /// `pending|paid|void|refunded|partial_refunded`.
     var status: String
     let total: Int
+    /// True only once fully refunded.
     var refunded: Bool
+    /// The time of the latest refund.
     var refundedAt: Date?
+    /// The running total of every refund so far, in cents.
+    var refundedAmount: Int = 0
     let cardBrand: String
     let cardLastFour: String
     let testMode: Bool

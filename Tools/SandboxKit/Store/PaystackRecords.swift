@@ -12,7 +12,8 @@ struct PSTransaction: Sendable {
     let callbackURL: String?
     /// As sent by the client (object, string, or absent → `""` like the docs' examples).
     let metadata: JSONValue
-    /// `abandoned` until paid, then `success`; `reversed` after a refund.
+    /// `abandoned` until paid, then `success`; `reversed` once fully refunded
+    /// (a partial refund leaves it `success`).
     var status: String
     let createdAt: Date
     var paidAt: Date?
@@ -20,6 +21,8 @@ struct PSTransaction: Sendable {
     var subscriptionID: Int?
     /// Set when paid: a fresh one for a checkout, the subscription's for a renewal.
     var authorization: PSAuthorization? = nil
+    /// The running total of the money given back (refunds), in subunits.
+    var refundedAmount: Int = 0
 }
 
 /// A card authorization, always Paystack's test Visa card.
@@ -92,4 +95,39 @@ struct PSInvoice: Sendable {
     var description: String?
     var transactionReference: String?
     let createdAt: Date
+}
+
+/// A chargeback on a transaction, driven by `POST /_sandbox/paystack/transactions/{reference}/dispute`.
+/// A transaction has at most one open (unresolved) dispute.
+struct PSDispute: Sendable {
+    /// One line of the dispute's `history` (`{status, by, createdAt}`).
+    struct Step: Sendable {
+        let status: String
+        let by: String
+        let at: Date
+    }
+
+    /// One of the dispute's `messages` (`{sender, body, createdAt}`).
+    struct Message: Sendable {
+        let sender: String
+        let body: String
+        let at: Date
+    }
+
+    let id: Int
+    let transactionReference: String
+    /// Subunits disputed; on a `merchant-accepted` resolution, what goes back to the customer.
+    var refundAmount: Int
+    let currency: String
+    /// `awaiting-merchant-feedback` while open, `resolved` once resolved.
+    var status: String
+    /// nil while open; `merchant-accepted` (the customer gets `refundAmount`
+    /// back) or `declined` (the merchant keeps the money).
+    var resolution: String?
+    let dueAt: Date
+    var resolvedAt: Date?
+    var history: [Step]
+    var messages: [Message]
+    let createdAt: Date
+    var updatedAt: Date
 }

@@ -5,7 +5,7 @@ import Synchronization
 struct SandboxState: Sendable {
     enum Counter: String, Sendable {
         case lsCheckout, lsOrder, lsOrderItem, lsSubscription, lsSubscriptionItem, lsInvoice, lsCustomer, lsWebhook
-        case psTransaction, psCustomer, psSubscription, psInvoice, psAccessCode
+        case psTransaction, psCustomer, psSubscription, psInvoice, psAccessCode, psRefund, psDispute
     }
 
     private var counters: [Counter: Int] = [:]
@@ -26,6 +26,8 @@ struct SandboxState: Sendable {
     private var psCustomerIDs: [String: Int] = [:]
     var psSubscriptions: [Int: PSSubscription] = [:]
     var psInvoices: [Int: PSInvoice] = [:]
+    /// Chargebacks by id (open and resolved).
+    var psDisputes: [Int: PSDispute] = [:]
 
     /// The next id of a kind: 1, 2, 3… (monotonic, never reused).
     mutating func next(_ counter: Counter) -> Int {
