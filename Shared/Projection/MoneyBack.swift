@@ -24,8 +24,10 @@ import Models
 ///
 /// Which payment a refund or dispute names is found through
 /// ``Payments``: the subscription's own charges and invoices by transaction
-/// reference (Paystack), or the refund's own invoice or order (Lemon
-/// Squeezy, whose refund objects carry their total and creation time).
+/// reference (Paystack, whose refunds each name their own amount, so they
+/// add up), or the refund's own invoice or order (Lemon Squeezy, whose
+/// refund objects carry their total, the running refunded total and their
+/// creation time).
 /// An unknown amount counts as a full refund; an unknown payment time as
 /// the current period.
 enum MoneyBack {
@@ -34,49 +36,72 @@ enum MoneyBack {
     /// newest one.
     static let olderPeriodMargin: TimeInterval = 3600
 
-    /// The payments a fold knows, by Paystack transaction reference.
+    /// The payments a fold knows, by Paystack transaction reference, with
+    /// the money given back for each.
     struct Payments: Sendable {
         struct Payment: Sendable {
             var paidAt: Date?
             var amount: Int64?
+            /// Paystack refunds (each `refund.processed` names its own
+            /// amount) and disputes the buyer won, in the fold's order.
+            var returned: [(position: SubscriptionFold.Position, amount: Int64?)] = []
         }
 
         private var byReference: [String: Payment] = [:]
 
-        init(_ events: [BillingEvent]) {
-            for event in events {
+        init(_ events: [SubscriptionFold.LoggedEvent]) {
+            for logged in events {
+                let event = logged.event
                 guard let reference = event.transactionReference else { continue }
+                var payment = byReference[reference] ?? Payment()
                 switch event.kind {
                 case .paymentSucceeded, .paymentRecovered, .invoiceCreated, .invoiceUpdated:
-                    var payment = byReference[reference] ?? Payment()
                     payment.paidAt = payment.paidAt ?? event.paidAt
                     payment.amount = payment.amount ?? event.amount
-                    byReference[reference] = payment
+                case .refundProcessed:
+                    payment.returned.append((SubscriptionFold.position(logged), event.refundedAmount))
+                case .disputeResolved where event.disputeResolution == "merchant-accepted":
+                    payment.returned.append((SubscriptionFold.position(logged), event.refundedAmount ?? event.amount))
                 default:
                     continue
                 }
+                byReference[reference] = payment
             }
         }
 
         subscript(reference: String?) -> Payment? { reference.flatMap { byReference[$0] } }
+
+        /// Everything returned for `reference` up to and including `position`;
+        /// nil when one of those returns named no amount (a whole refund).
+        func returned(_ reference: String?, upTo position: SubscriptionFold.Position) -> Int64?? {
+            guard let payment = self[reference] else { return .none }
+            var total: Int64 = 0
+            for entry in payment.returned where entry.position <= position {
+                guard let amount = entry.amount else { return .some(nil) }
+                total += amount
+            }
+            return .some(total)
+        }
     }
 
-    static func apply(_ event: BillingEvent, payments: Payments, to state: inout SubscriptionState) {
+    static func apply(_ logged: SubscriptionFold.LoggedEvent, payments: Payments, to state: inout SubscriptionState) {
+        let event = logged.event
         let at = event.orderingTimestamp ?? event.createdAt
         switch event.kind {
         case .paymentRefunded, .orderRefunded, .refundProcessed:
-            refund(event, payments: payments, at: at, to: &state)
+            refund(logged, payments: payments, at: at, to: &state)
         case .disputeCreated, .disputeReminder:
             state.disputeOpenedAt = state.disputeOpenedAt ?? at
         case .disputeResolved:
             state.disputeOpenedAt = nil
-            if event.disputeResolution == "merchant-accepted" { refund(event, payments: payments, at: at, to: &state) }
+            if event.disputeResolution == "merchant-accepted" { refund(logged, payments: payments, at: at, to: &state) }
         default:
             break
         }
     }
 
-    private static func refund(_ event: BillingEvent, payments: Payments, at: Date?, to state: inout SubscriptionState) {
+    private static func refund(_ logged: SubscriptionFold.LoggedEvent, payments: Payments, at: Date?, to state: inout SubscriptionState) {
+        let event = logged.event
         let payment = payments[event.transactionReference]
         let paidAt: Date? =
             switch event.provider {
@@ -84,8 +109,15 @@ enum MoneyBack {
             case .paystack: payment?.paidAt ?? event.paidAt
             }
         if let paidAt, let newest = state.latestPurchaseAt, paidAt < newest.addingTimeInterval(-olderPeriodMargin) { return }
+        // Lemon Squeezy's `refunded_amount` is already the running total;
+        // Paystack names each refund's own amount, so they add up.
+        let refunded: Int64? =
+            switch event.provider {
+            case .lemonsqueezy: event.refundedAmount
+            case .paystack: payments.returned(event.transactionReference, upTo: SubscriptionFold.position(logged)) ?? event.refundedAmount
+            }
         let paid = event.provider == .lemonsqueezy ? event.amount : payment?.amount ?? event.amount
-        if let refunded = event.refundedAmount, let paid, refunded < paid {
+        if let refunded, let paid, refunded < paid {
             state.partiallyRefundedAt = state.partiallyRefundedAt ?? at
         } else {
             state.refundedAt = state.refundedAt ?? at

@@ -27,7 +27,7 @@ public enum SubscriptionFold {
 
     public static func fold(provider: Provider, subscriptionID: String, events: [LoggedEvent]) -> SubscriptionState {
         var state = SubscriptionState(provider: provider, subscriptionID: subscriptionID)
-        let payments = MoneyBack.Payments(events.map(\.event))
+        let payments = MoneyBack.Payments(events)
         // Unknown kinds stay in the log for audits but never change state.
         for logged in events.sorted(by: precedes) where !logged.event.kind.isUnknown {
             apply(logged, payments: payments, to: &state)
@@ -75,7 +75,7 @@ public enum SubscriptionFold {
         guard let first = known.first else { return state }
         guard let applied = state.foldPosition, applied < position(first) else { return nil }
         var state = state
-        let payments = MoneyBack.Payments(known.map(\.event))
+        let payments = MoneyBack.Payments(known)
         for logged in known { apply(logged, payments: payments, to: &state) }
         return state
     }
@@ -111,7 +111,7 @@ public enum SubscriptionFold {
         case .lemonsqueezy: applyLemonSqueezy(event, to: &state)
         case .paystack: applyPaystack(event, to: &state)
         }
-        MoneyBack.apply(event, payments: payments, to: &state)
+        MoneyBack.apply(logged, payments: payments, to: &state)
         trackLifecycle(event, in: &state)
     }
 

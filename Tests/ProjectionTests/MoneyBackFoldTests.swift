@@ -74,6 +74,17 @@ private let day: TimeInterval = 86_400
         #expect(!Self.isActive(state, Self.revoke))
     }
 
+    @Test func paystackPartialRefundsAddUpToAFullOne() {
+        let first = Self.paystack(.refundProcessed, at: 31 * day, key: "refund1", reference: "R2", refunded: 2500)
+        let second = Self.paystack(.refundProcessed, at: 32 * day, key: "refund2", reference: "R2", refunded: 2500)
+        let once = Self.fold(Self.paidTwice + [first])
+        #expect(once.partiallyRefundedAt != nil && once.refundedAt == nil)
+        for events in [Self.paidTwice + [first, second], [second] + Self.paidTwice + [first]] {
+            let twice = Self.fold(events)
+            #expect(twice.refundedAt == Self.t0.addingTimeInterval(32 * day), "2500 + 2500 of 5000 is everything")
+        }
+    }
+
     @Test func aRefundWithoutAnAmountIsAFullRefund() {
         let state = Self.fold(Self.paidTwice + [Self.paystack(.refundProcessed, at: 31 * day, key: "refund", reference: "R2")])
         #expect(state.refundedAt != nil)

@@ -131,16 +131,23 @@ import Webhooks
                     "customer":{"customer_code":"CUS_o1","email":"o@example.com"},"authorization":{"authorization_code":"AUTH_o1"}}}
                     """.utf8)
             }
-            for id in [1, 2, 3] { _ = try await Self.apply(projector, order(id), receivedAt: 1) }
+            // A refund of order 4 arrives before the order itself.
+            _ = try await Self.apply(projector, Self.refund(reference: "ord-4", amount: 200_000), receivedAt: 0)
+            for id in [1, 2, 3, 4] { _ = try await Self.apply(projector, order(id), receivedAt: 1) }
             _ = try await Self.apply(projector, Self.refund(reference: "ord-1", amount: 100_000), receivedAt: 10)
             _ = try await Self.apply(projector, Self.refund(reference: "ord-2", amount: 500_000), receivedAt: 10)
             _ = try await Self.apply(
                 projector, Self.dispute("charge.dispute.resolve", reference: "ord-3", resolution: "merchant-accepted", at: 20), receivedAt: 21)
-            let rows = try await pool.query("SELECT order_id, status, partially_refunded_at IS NOT NULL FROM orders ORDER BY order_id")
-            let decoded = try rows.map { try $0.decode((String, String, Bool).self) }
-            #expect(decoded.map(\.0) == ["1", "2", "3"])
-            #expect(decoded.map(\.1) == ["paid", "refunded", "refunded"])
-            #expect(decoded.map(\.2) == [true, false, false])
+            _ = try await Self.apply(projector, Self.refund(reference: "ord-4", amount: 300_000), receivedAt: 30)
+            // A redelivery changes nothing (the two refunds of order 4 are still 500,000, not 800,000).
+            _ = try await Self.apply(projector, Self.refund(reference: "ord-4", amount: 300_000), receivedAt: 30)
+            let rows = try await pool.query(
+                "SELECT order_id, status, partially_refunded_at IS NOT NULL, refunded_amount FROM orders ORDER BY order_id")
+            let decoded = try rows.map { try $0.decode((String, String, Bool, Int64?).self) }
+            #expect(decoded.map(\.0) == ["1", "2", "3", "4"])
+            #expect(decoded.map(\.1) == ["paid", "refunded", "refunded", "refunded"])
+            #expect(decoded.map(\.2) == [true, false, false, false])
+            #expect(decoded.map(\.3) == [100_000, 500_000, 500_000, 500_000])
         }
     }
 

@@ -151,7 +151,7 @@ struct ProjectionPlan {
                             e.amount, e.currency, e.paidAt ?? e.createdAt ?? at, e.transactionReference, e.testMode,
                         ]))
                 if let reference = e.transactionReference {
-                    items.append(PostgresBatchItem(ProjectionStatements.orderEarlierMoneyBack, [provider, orderID, reference, e.amount]))
+                    items.append(PostgresBatchItem(ProjectionStatements.orderMoneyBack, [provider, reference]))
                 }
             }
         case .orderRefunded:
@@ -166,15 +166,9 @@ struct ProjectionPlan {
                             e.currency, at, e.refundedAmount ?? e.amount, e.transactionReference, full,
                         ]))
             }
-        case .refundProcessed:
+        case .refundProcessed, .disputeCreated, .disputeReminder, .disputeResolved:
             if let reference = e.transactionReference {
-                items.append(PostgresBatchItem(ProjectionStatements.orderRefundedByReference, [provider, reference, at, e.refundedAmount]))
-            }
-        case .disputeCreated, .disputeReminder, .disputeResolved:
-            if let reference = e.transactionReference {
-                let resolved = e.kind == .disputeResolved
-                let moneyReturned = resolved && e.disputeResolution == "merchant-accepted"
-                items.append(PostgresBatchItem(ProjectionStatements.orderDispute, [provider, reference, at, resolved, moneyReturned]))
+                items.append(PostgresBatchItem(ProjectionStatements.orderMoneyBack, [provider, reference]))
             }
         case .paymentSucceeded, .paymentFailed, .paymentRecovered, .paymentRefunded, .invoiceCreated, .invoiceUpdated:
             if let paymentID = e.invoiceID ?? e.orderID ?? e.transactionReference {

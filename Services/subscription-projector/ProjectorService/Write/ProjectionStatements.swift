@@ -196,30 +196,6 @@ enum ProjectionStatements {
             UPDATE orders SET subscription_id = $3 WHERE provider = $1 AND order_id = $2 AND subscription_id IS NULL
             """, parameterTypes: [t, t, t])
 
-    /// Refunds and disputes logged before their order (Paystack names only
-    /// the transaction reference) are applied when the order arrives, by
-    /// the same rules as ``orderRefundedByReference`` and ``orderDispute``.
-    static let orderEarlierMoneyBack = PostgresPreparedStatement(
-        name: "projector_order_earlier_money_back_v1",
-        sql: """
-            WITH r AS (
-                SELECT COALESCE(ordering_ts, received_at) AS at, kind, (event->>'refundedAmount')::bigint AS refunded,
-                    event->>'disputeResolution' AS resolution
-                FROM billing_events WHERE provider = $1 AND transaction_reference = $3
-                    AND kind IN ('refundProcessed', 'disputeCreated', 'disputeReminder', 'disputeResolved'))
-            UPDATE orders AS o SET
-                status = CASE WHEN whole.at IS NOT NULL THEN 'refunded' ELSE o.status END,
-                refunded_at = LEAST(o.refunded_at, whole.at),
-                partially_refunded_at = LEAST(o.partially_refunded_at, part.at),
-                refunded_amount = GREATEST(o.refunded_amount, (SELECT max(refunded) FROM r WHERE kind = 'refundProcessed')),
-                dispute_opened_at = LEAST(o.dispute_opened_at, (SELECT min(at) FROM r WHERE kind IN ('disputeCreated', 'disputeReminder'))),
-                dispute_resolved_at = GREATEST(o.dispute_resolved_at, (SELECT max(at) FROM r WHERE kind = 'disputeResolved'))
-            FROM (SELECT min(at) AS at FROM r WHERE (kind = 'refundProcessed' OR resolution = 'merchant-accepted')
-                      AND (refunded IS NULL OR refunded >= $4 OR $4 IS NULL)) AS whole,
-                 (SELECT min(at) AS at FROM r WHERE kind = 'refundProcessed' AND refunded < $4) AS part
-            WHERE o.provider = $1 AND o.order_id = $2 AND EXISTS (SELECT 1 FROM r)
-            """, parameterTypes: [t, t, t, i8])
-
     /// Refund naming the order (Lemon Squeezy `order_refunded`, full or
     /// partial; `$12` says full). A full refund is terminal; a partial one
     /// is recorded for the access policy. Fills fields the order has not
@@ -246,35 +222,43 @@ enum ProjectionStatements {
                 transaction_reference = COALESCE(o.transaction_reference, EXCLUDED.transaction_reference)
             """, parameterTypes: [t, t, t, t, t, t, t, t, ts, i8, t, .bool])
 
-    /// Refund naming only the transaction reference (Paystack
-    /// `refund.processed`, a transaction fetched `reversed`): full when it
-    /// returns at least the order's amount (or says no amount), else partial.
-    static let orderRefundedByReference = PostgresPreparedStatement(
-        name: "projector_order_refunded_ref_v2",
+    /// The refunds and disputes of a one-time order paid by transaction
+    /// `$2` (Paystack names only the transaction), recomputed from the log
+    /// whenever the order or one of them arrives, so any order of arrival
+    /// and any redelivery gives the same row. Each `refund.processed` names
+    /// its own amount, so they add up; a dispute resolved
+    /// `merchant-accepted` returns its amount too; a return without an
+    /// amount (a transaction fetched `reversed`) returns everything. All of
+    /// the order's amount returned: `refunded` (terminal); less: partially
+    /// refunded, for the access policy. A dispute is open from its first
+    /// `create`/`remind` until a `resolve`.
+    static let orderMoneyBack = PostgresPreparedStatement(
+        name: "projector_order_money_back_v1",
         sql: """
-            UPDATE orders SET
-                status = CASE WHEN $4::bigint IS NULL OR amount IS NULL OR $4 >= amount THEN 'refunded' ELSE status END,
-                refunded_at = CASE WHEN $4::bigint IS NULL OR amount IS NULL OR $4 >= amount
-                    THEN LEAST(refunded_at, $3) ELSE refunded_at END,
-                partially_refunded_at = CASE WHEN $4 < amount THEN LEAST(partially_refunded_at, $3) ELSE partially_refunded_at END,
-                refunded_amount = GREATEST(refunded_amount, $4)
-            WHERE provider = $1 AND transaction_reference = $2
-            """, parameterTypes: [t, t, ts, i8])
-
-    /// A dispute of a one-time charge (Paystack `charge.dispute.*`, by
-    /// transaction reference): opened (`$4` false) flags the order; resolved
-    /// (`$4` true) clears the flag, and resolved `merchant-accepted` (`$5`
-    /// true: the buyer got the money back) refunds it.
-    static let orderDispute = PostgresPreparedStatement(
-        name: "projector_order_dispute_v1",
-        sql: """
-            UPDATE orders SET
-                dispute_opened_at = CASE WHEN $4 THEN dispute_opened_at ELSE LEAST(dispute_opened_at, $3) END,
-                dispute_resolved_at = CASE WHEN $4 THEN GREATEST(dispute_resolved_at, $3) ELSE dispute_resolved_at END,
-                status = CASE WHEN $5 THEN 'refunded' ELSE status END,
-                refunded_at = CASE WHEN $5 THEN LEAST(refunded_at, $3) ELSE refunded_at END
-            WHERE provider = $1 AND transaction_reference = $2
-            """, parameterTypes: [t, t, ts, .bool, .bool])
+            WITH m AS (
+                SELECT COALESCE(ordering_ts, received_at) AS at, kind, event->>'disputeResolution' AS resolution,
+                    (CASE WHEN kind = 'refundProcessed' THEN event->>'refundedAmount'
+                          ELSE COALESCE(event->>'refundedAmount', event->>'amount') END)::bigint AS returned
+                FROM billing_events
+                WHERE provider = $1 AND transaction_reference = $2
+                    AND kind IN ('refundProcessed', 'disputeCreated', 'disputeReminder', 'disputeResolved')),
+            back AS (
+                SELECT count(*) AS returns, bool_or(returned IS NULL) AS whole, COALESCE(sum(returned), 0) AS total,
+                    min(at) AS first_at, max(at) AS last_at
+                FROM m WHERE kind = 'refundProcessed' OR resolution = 'merchant-accepted'),
+            dispute AS (
+                SELECT min(at) FILTER (WHERE kind <> 'disputeResolved') AS opened, max(at) FILTER (WHERE kind = 'disputeResolved') AS resolved
+                FROM m)
+            UPDATE orders AS o SET
+                status = CASE WHEN b.returns > 0 AND (b.whole OR o.amount IS NULL OR b.total >= o.amount) THEN 'refunded' ELSE o.status END,
+                refunded_at = CASE WHEN b.returns > 0 AND (b.whole OR o.amount IS NULL OR b.total >= o.amount) THEN b.last_at END,
+                partially_refunded_at = CASE WHEN b.returns > 0 AND NOT (b.whole OR o.amount IS NULL OR b.total >= o.amount)
+                    THEN b.first_at END,
+                refunded_amount = CASE WHEN b.returns > 0 THEN b.total END,
+                dispute_opened_at = d.opened, dispute_resolved_at = d.resolved
+            FROM back AS b, dispute AS d
+            WHERE o.provider = $1 AND o.transaction_reference = $2 AND EXISTS (SELECT 1 FROM m)
+            """, parameterTypes: [t, t])
 
     /// One row per provider payment or invoice; the newest (time, kind, status) wins.
     static let payment = PostgresPreparedStatement(
@@ -372,7 +356,7 @@ enum ProjectionStatements {
 
     static let all = [
         lock, event, owner, emailClaim, ownerFromCharge, ownerOfChargedSubscriptions, ownerFromCheckout, syncSubscriptionOwner, syncOrderOwner,
-        syncChargedSubscriptionOwners, appUser, customer, orderCreated, orderOfSubscription, orderEarlierMoneyBack, orderRefunded,
-        orderRefundedByReference, orderDispute, payment, checkout, completeByID, completeByUser, command,
+        syncChargedSubscriptionOwners, appUser, customer, orderCreated, orderOfSubscription, orderMoneyBack, orderRefunded, payment, checkout,
+        completeByID, completeByUser, command,
     ]
 }
