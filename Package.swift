@@ -217,7 +217,10 @@ let package = Package(
             ["Basics", "Catalog", "SeedModels", "TestSupport", "CatalogService", "Models", "HTTPServer", "HTTPClient", "ServiceRuntime", "Telemetry"]),
         tests(
             "CheckoutServiceTests",
-            ["Basics", "Catalog", "CheckoutService", "Crypto", "HTTPServer", "Models", "Postgres", "Providers", "ServiceRuntime", "Telemetry"],
+            [
+                "Basics", "Catalog", "CheckoutService", "Crypto", "HTTPServer", "Models", "Postgres", "Projection", "Providers", "ServiceRuntime",
+                "Telemetry",
+            ],
             linker: vendoredLibraries),
         tests(
             "ReconcilerServiceTests",

@@ -22,7 +22,9 @@ public struct EntitlementInfo: Codable, Sendable, Hashable {
     public var identifier: String
     /// Whether the user may use it now.
     public var isActive: Bool
-    /// When access ends (or ended); null for lifetime access.
+    /// When access ends (or ended): the end of the paid period or trial; null is
+    /// lifetime access. A renewing subscription whose renewal is overdue stays
+    /// active for the server's renewal grace after it (`ENTITLEMENT_RENEWAL_GRACE`).
     public var expiresAt: Date?
     /// Whether a renewal charge is scheduled.
     public var willRenew: Bool

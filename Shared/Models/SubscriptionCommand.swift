@@ -2,8 +2,9 @@ import Foundation
 
 /// The value of a `storefront.commands.v1` record: something an app user asked
 /// to be done to a purchase, recorded after it was done: a cancel or resume
-/// the provider accepted (with the provider's object as read right after), or
-/// an unowned purchase claimed through a verified email.
+/// the provider accepted (with the provider's object as read right after), an
+/// unowned purchase claimed through a verified email, or a subscription past
+/// its period end to be fetched from the provider now.
 /// Key: ``TopicKey/command(_:subscriptionID:)``.
 public struct SubscriptionCommand: Codable, Sendable, Hashable {
     /// What was requested. Unknown kinds from newer producers decode as `.other`.
@@ -14,6 +15,11 @@ public struct SubscriptionCommand: Codable, Sendable, Hashable {
         /// verified email: the projector makes the caller its owner for good
         /// (unless someone owns it by then).
         case claimByEmail
+        /// A read found the subscription past its period end (the renewal
+        /// should have happened) while its status still says it renews: the
+        /// reconciler fetches it from the provider at once and publishes the
+        /// snapshot. Changes nothing by itself (the projector only audits it).
+        case refreshRequested
         case other(String)
 
         public init(rawValue: String) {
@@ -21,6 +27,7 @@ public struct SubscriptionCommand: Codable, Sendable, Hashable {
             case "cancel_requested": self = .cancelRequested
             case "resume_requested": self = .resumeRequested
             case "claim_by_email": self = .claimByEmail
+            case "refresh_requested": self = .refreshRequested
             default: self = .other(rawValue)
             }
         }
@@ -30,6 +37,7 @@ public struct SubscriptionCommand: Codable, Sendable, Hashable {
             case .cancelRequested: "cancel_requested"
             case .resumeRequested: "resume_requested"
             case .claimByEmail: "claim_by_email"
+            case .refreshRequested: "refresh_requested"
             case .other(let name): name
             }
         }

@@ -101,6 +101,150 @@ import Testing
         #expect(!Self.access(Self.state(.paystack, status)).isActive)
     }
 
+    // MARK: - Access is time-bounded
+
+    /// A status that says the provider charges at a date, and where that date is stored.
+    struct Renewing: Sendable, CustomTestStringConvertible {
+        let provider: Provider
+        let status: String
+        let trial: Bool
+        let setEnd: @Sendable (inout SubscriptionState, Date) -> Void
+        var testDescription: String { "\(provider.rawValue) \(status)\(trial ? " (trial)" : "")" }
+
+        static let all: [Renewing] = [
+            Renewing(provider: .lemonsqueezy, status: "on_trial", trial: true) { $0.trialEndsAt = $1 },
+            // No trial end stored: the renewal date is the trial's end.
+            Renewing(provider: .lemonsqueezy, status: "on_trial", trial: true) { $0.renewsAt = $1 },
+            Renewing(provider: .lemonsqueezy, status: "active", trial: false) { $0.renewsAt = $1 },
+            Renewing(provider: .lemonsqueezy, status: "past_due", trial: false) {
+                $0.renewsAt = $1
+                $0.billingIssueDetectedAt = $1
+            },
+            Renewing(provider: .lemonsqueezy, status: "paused", trial: false) {
+                $0.pauseMode = "free"
+                $0.pauseResumesAt = $1
+            },
+            Renewing(provider: .paystack, status: "active", trial: false) { $0.renewsAt = $1 },
+        ]
+
+        func state(endingAt end: Date) -> SubscriptionState {
+            AccessRulesTests.state(provider, status) {
+                $0.renewsAt = nil
+                setEnd(&$0, end)
+            }
+        }
+    }
+
+    @Test(arguments: Renewing.all)
+    func aRenewingStatusPastItsPeriodEndGrantsWithinTheRenewalGraceOnly(_ c: Renewing) {
+        let grace = AccessPolicy.defaultRenewalGrace
+        let day: TimeInterval = 86_400
+
+        let ahead = Self.access(c.state(endingAt: Self.now.addingTimeInterval(day)))
+        #expect(ahead.isActive && ahead.willRenew && ahead.expiresAt == Self.now.addingTimeInterval(day))
+        #expect(ahead.periodType == (c.trial ? .trial : .normal))
+
+        // The period ended a day ago and no news came: the provider may still
+        // be charging or retrying; access holds, the end is not hidden.
+        let justPast = Self.now.addingTimeInterval(-day)
+        let inGrace = Self.access(c.state(endingAt: justPast))
+        #expect(inGrace.isActive && inGrace.willRenew && inGrace.expiresAt == justPast)
+        #expect(inGrace.periodType == (c.trial ? .trial : .normal))
+
+        let lastMoment = Self.now.addingTimeInterval(-grace + 1)
+        #expect(Self.access(c.state(endingAt: lastMoment)).isActive, "one second of grace left")
+
+        // The grace is over: no access, nothing will renew, the end stays what it was.
+        for end in [Self.now.addingTimeInterval(-grace), Self.now.addingTimeInterval(-grace - day), Self.now.addingTimeInterval(-2.5 * 365 * day)] {
+            let over = Self.access(c.state(endingAt: end))
+            #expect(!over.isActive && !over.willRenew && over.expiresAt == end, "ended \(Self.now.timeIntervalSince(end) / day) days ago")
+        }
+
+        // The grace is the deployment's: none at all ends access at the period end.
+        let noGrace = AccessPolicy(renewalGrace: 0, testDeployment: true)
+        #expect(Self.access(c.state(endingAt: Self.now.addingTimeInterval(1)), noGrace).isActive)
+        #expect(!Self.access(c.state(endingAt: Self.now), noGrace).isActive)
+        #expect(!Self.access(c.state(endingAt: Self.now.addingTimeInterval(-1)), noGrace).isActive)
+        let week = AccessPolicy(renewalGrace: 7 * day, testDeployment: true)
+        #expect(Self.access(c.state(endingAt: Self.now.addingTimeInterval(-6 * day)), week).isActive)
+        #expect(!Self.access(c.state(endingAt: Self.now.addingTimeInterval(-8 * day)), week).isActive)
+    }
+
+    @Test(arguments: Renewing.all)
+    func aRenewingStatusPastItsPeriodEndIsOverdueAndNoneBefore(_ c: Renewing) {
+        let past = Self.now.addingTimeInterval(-60)
+        #expect(AccessRules.overduePeriodEnd(c.state(endingAt: past), at: Self.now) == past)
+        #expect(AccessRules.overduePeriodEnd(c.state(endingAt: Self.now), at: Self.now) == Self.now)
+        #expect(AccessRules.overduePeriodEnd(c.state(endingAt: Self.now.addingTimeInterval(60)), at: Self.now) == nil)
+        let long = Self.now.addingTimeInterval(-900 * 86_400)
+        #expect(AccessRules.overduePeriodEnd(c.state(endingAt: long), at: Self.now) == long, "overdue however long ago")
+    }
+
+    /// The issue's case: a Lemon Squeezy subscription the provider calls
+    /// `active` whose `renews_at` passed two and a half years ago.
+    @Test func anActiveSubscriptionWhoseRenewalPassedYearsAgoGrantsNothing() {
+        let renewsAt = Self.now.addingTimeInterval(-2.5 * 365 * 86_400)
+        let a = Self.access(Self.state(.lemonsqueezy, "active") { $0.renewsAt = renewsAt })
+        #expect(!a.isActive && !a.willRenew && a.expiresAt == renewsAt)
+    }
+
+    @Test func aRenewingStatusWithoutAKnownEndStaysOpen() {
+        for s in [
+            Self.state(.lemonsqueezy, "active") { $0.renewsAt = nil },
+            Self.state(.paystack, "active") { $0.renewsAt = nil },
+            Self.state(.lemonsqueezy, "paused") {
+                $0.pauseMode = "free"
+                $0.pauseResumesAt = nil
+            },
+        ] {
+            let a = Self.access(s)
+            #expect(a.isActive && a.expiresAt == nil, "\(s.provider) \(s.status)")
+            #expect(AccessRules.overduePeriodEnd(s, at: Self.now) == nil)
+        }
+    }
+
+    @Test func statusesBoundedByTheirOwnEndGetNoRenewalGrace() {
+        let yesterday = Self.now.addingTimeInterval(-86_400)
+        let cancelled = Self.state(.lemonsqueezy, "cancelled") {
+            $0.cancelAtPeriodEnd = true
+            $0.renewsAt = yesterday
+            $0.endsAt = yesterday
+        }
+        let nonRenewing = Self.state(.paystack, "non-renewing") {
+            $0.cancelAtPeriodEnd = true
+            $0.renewsAt = yesterday
+        }
+        for s in [cancelled, nonRenewing] {
+            let a = Self.access(s)
+            #expect(!a.isActive && !a.willRenew && a.expiresAt == yesterday, "\(s.status)")
+            #expect(AccessRules.overduePeriodEnd(s, at: Self.now) == nil, "\(s.status) expects no renewal")
+        }
+        // `unpaid` and `attention` count their own grace from the failure, not from the period end.
+        let unpaid = Self.state(.lemonsqueezy, "unpaid") {
+            $0.renewsAt = Self.now.addingTimeInterval(-40 * 86_400)
+            $0.billingIssueDetectedAt = Self.now.addingTimeInterval(-86_400)
+        }
+        #expect(Self.access(unpaid, AccessPolicy(unpaidGrace: 2 * 86_400, testDeployment: true)).isActive)
+        #expect(!Self.access(unpaid).isActive)
+        #expect(AccessRules.overduePeriodEnd(unpaid, at: Self.now) == nil)
+        let attention = Self.state(.paystack, "attention") {
+            $0.renewsAt = Self.now.addingTimeInterval(-40 * 86_400)
+            $0.billingIssueDetectedAt = Self.now.addingTimeInterval(-86_400)
+        }
+        let graced = Self.access(attention, AccessPolicy(attentionGrace: 2 * 86_400, testDeployment: true))
+        #expect(graced.isActive && graced.expiresAt == Self.now.addingTimeInterval(86_400))
+        #expect(!Self.access(attention).isActive)
+        #expect(AccessRules.overduePeriodEnd(attention, at: Self.now) == Self.now.addingTimeInterval(-40 * 86_400), "Paystack retries on that date")
+        // Paused without charge (`void`): no access either way; past `resumes_at` it is overdue.
+        let void = Self.state(.lemonsqueezy, "paused") {
+            $0.pauseMode = "void"
+            $0.pauseResumesAt = yesterday
+        }
+        #expect(!Self.access(void).isActive && AccessRules.overduePeriodEnd(void, at: Self.now) == yesterday)
+        let expired = Self.state(.lemonsqueezy, "expired") { $0.renewsAt = yesterday }
+        #expect(!Self.access(expired).isActive && AccessRules.overduePeriodEnd(expired, at: Self.now) == nil)
+    }
+
     @Test func aRefundedPaymentRevokesTheSubscription() {
         let a = Self.access(Self.state(.lemonsqueezy, "active") { $0.refundedAt = Self.now.addingTimeInterval(-60) })
         #expect(!a.isActive)

@@ -73,4 +73,101 @@ import Testing
         let resolver = EntitlementResolver(configuration: configuration, policy: Self.policy)
         #expect(resolver.entitlements(subscriptions: [Self.subscription("1", product: "2", status: "active")], orders: [], at: Self.now).isEmpty)
     }
+
+    // MARK: - Access is time-bounded, whatever the state
+
+    /// SplitMix64: the same sweep on every run.
+    struct Generator: RandomNumberGenerator {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+    }
+
+    /// Every status of both providers (and ones no rule knows), every date
+    /// field unset or anywhere from years ago to a year ahead (the edges of
+    /// each grace included), refunds, modes and pauses, several graces, one
+    /// to three subscriptions and up to two orders competing for the same
+    /// entitlements: an active entitlement never has an end further back
+    /// than the renewal grace, and a one-time purchase's is never past.
+    @Test func isActiveImpliesNoEndOrAnEndWithinTheRenewalGraceAcrossASweepOfStatesAndTimes() throws {
+        // "2" is a subscription product; a one-time purchase of "3" lasts a while or for life.
+        let configurations = try ["{\"lifetime\": true}", "{\"duration_days\": 1}", "{\"duration_days\": 30}", "{\"duration_days\": 365}"].map {
+            try EntitlementsConfiguration.parse(
+                Array(
+                    #"{"entitlements": {"premium": {"lemonsqueezy": {"products": ["2"]}}, "icons": {"lemonsqueezy": {"products": ["3"]}, "one_time": \#($0)}}}"#
+                        .utf8))
+        }
+        var random = Generator(state: 20_260_501)
+        let day: TimeInterval = 86_400
+        let statuses: [(Provider, String)] =
+            ["on_trial", "active", "past_due", "unpaid", "cancelled", "paused", "expired", "something_new"].map { (.lemonsqueezy, $0) }
+            + ["active", "non-renewing", "attention", "complete", "completed", "cancelled", "something_new"].map { (.paystack, $0) }
+        let graces: [TimeInterval] = [0, 3600, 7 * day, AccessPolicy.defaultRenewalGrace, 30 * day]
+        var checked = 0
+        var active = 0
+        var activeInGrace = 0
+        for _ in 0..<20_000 {
+            let now = Date(timeIntervalSince1970: Double.random(in: 1_600_000_000...2_000_000_000, using: &random))
+            let policy = AccessPolicy(
+                unpaidGrace: graces.randomElement(using: &random)!, attentionGrace: graces.randomElement(using: &random)!,
+                renewalGrace: graces.randomElement(using: &random)!, testDeployment: Bool.random(using: &random))
+            let offsets: [TimeInterval] = [
+                -3 * 365 * day, -policy.renewalGrace - day, -policy.renewalGrace - 1, -policy.renewalGrace,
+                -policy.renewalGrace + 1, -policy.unpaidGrace, -policy.attentionGrace, -day, -1, 0, 1, day, 400 * day,
+            ]
+            func date() -> Date? {
+                Int.random(in: 0..<5, using: &random) == 0
+                    ? nil : now.addingTimeInterval(offsets.randomElement(using: &random)! + Double.random(in: -2...2, using: &random))
+            }
+            let subscriptions = (0..<Int.random(in: 1...3, using: &random)).map { index in
+                let (provider, status) = statuses.randomElement(using: &random)!
+                var s = SubscriptionState(provider: provider, subscriptionID: "s\(index)")
+                s.productID = ["2", "3"].randomElement(using: &random)!
+                s.status = status
+                s.renewsAt = date()
+                s.endsAt = date()
+                s.trialEndsAt = date()
+                s.pauseResumesAt = date()
+                s.billingIssueDetectedAt = date()
+                s.sourceUpdatedAt = date()
+                s.cancelAtPeriodEnd = Bool.random(using: &random)
+                s.pauseMode = [nil, "free", "void"].randomElement(using: &random)!
+                s.testMode = [nil, true, false].randomElement(using: &random)!
+                s.refundedAt = Int.random(in: 0..<8, using: &random) == 0 ? date() : nil
+                return s
+            }
+            let orders = (0..<Int.random(in: 0...2, using: &random)).map { index in
+                var o = ProjectedOrder(
+                    provider: .lemonsqueezy, orderID: "o\(index)", status: ["paid", "paid", "refunded"].randomElement(using: &random)!)
+                o.productID = ["2", "3"].randomElement(using: &random)!
+                o.paidAt = date()
+                o.testMode = [nil, true, false].randomElement(using: &random)!
+                return o
+            }
+            let configuration = configurations.randomElement(using: &random)!
+            for resolver in [EntitlementResolver(policy: policy), EntitlementResolver(configuration: configuration, policy: policy)] {
+                for e in resolver.entitlements(subscriptions: subscriptions, orders: orders, at: now) {
+                    checked += 1
+                    #expect(!e.willRenew || e.isActive, "will_renew without access: \(e)")
+                    guard e.isActive else { continue }
+                    active += 1
+                    guard let end = e.expiresAt else { continue }
+                    if end <= now { activeInGrace += 1 }
+                    switch e.source {
+                    case .subscription:
+                        #expect(end.addingTimeInterval(policy.renewalGrace) > now, "active past the renewal grace: \(e) at \(now), \(subscriptions)")
+                    case .purchase:
+                        #expect(end > now, "a one-time purchase active past its end: \(e) at \(now)")
+                    }
+                }
+            }
+        }
+        // The sweep reached the cases it is about.
+        #expect(checked > 40_000 && active > 5_000 && activeInGrace > 500, "checked \(checked), active \(active), in grace \(activeInGrace)")
+    }
 }

@@ -73,11 +73,19 @@ import Basics
         #expect(reader.problems.isEmpty)
         #expect(resolver.configuration?.entitlements.map(\.identifier) == ["premium"])
         #expect(resolver.policy == AccessPolicy(unpaidGrace: 72 * 3600, attentionGrace: 0, testDeployment: false))
+        #expect(resolver.policy.renewalGrace == 16 * 86_400, "the documented default")
+
+        var renewal = ConfigReader(Environment(["ENTITLEMENT_RENEWAL_GRACE": "72h"]))
+        #expect(EntitlementResolver.fromEnvironment(&renewal, testDeployment: true).policy.renewalGrace == 72 * 3600)
+        var none = ConfigReader(Environment(["ENTITLEMENT_RENEWAL_GRACE": "0"]))
+        #expect(EntitlementResolver.fromEnvironment(&none, testDeployment: true).policy.renewalGrace == 0)
+        #expect(renewal.problems.isEmpty && none.problems.isEmpty)
 
         try #"{"entitlements": {"premium": {}, "x y": {}}}"#.write(toFile: path, atomically: true, encoding: .utf8)
-        var bad = ConfigReader(Environment(["ENTITLEMENTS_FILE": path, "ENTITLEMENT_ATTENTION_GRACE": "soon"]))
+        var bad = ConfigReader(Environment(["ENTITLEMENTS_FILE": path, "ENTITLEMENT_ATTENTION_GRACE": "soon", "ENTITLEMENT_RENEWAL_GRACE": "-1h"]))
         _ = EntitlementResolver.fromEnvironment(&bad, testDeployment: true)
         #expect(bad.problems.filter { $0.variable == "ENTITLEMENTS_FILE" }.count == 3)
         #expect(bad.problems.contains { $0.variable == "ENTITLEMENT_ATTENTION_GRACE" })
+        #expect(bad.problems.contains { $0.variable == "ENTITLEMENT_RENEWAL_GRACE" })
     }
 }

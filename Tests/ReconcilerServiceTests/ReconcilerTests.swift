@@ -1,4 +1,5 @@
 import Foundation
+import Kafka
 import Models
 import Providers
 @testable import ReconcilerService
@@ -167,5 +168,39 @@ import Testing
         #expect(age >= 119 && age < 200)
         #expect(text.contains(#"reconciler_pending_objects{state="parked"} 1"#))
         #expect(text.contains(#"reconciler_provider_up{provider="lemonsqueezy"} 0"#))
+    }
+
+    /// A read found subscription 42 past its period end: the checkout's
+    /// `refresh_requested` command, as consumed, makes the reconciler fetch it
+    /// and publish its snapshot, without the delay a cancel or resume waits.
+    @Test func aRefreshCommandLeadsToAFetchAndASnapshot() async throws {
+        let source = FakeSource()
+        let body = Fixture.lsSubscriptionBody("42", status: "expired")
+        source.answer(sub, .body(body))
+        let publisher = FakePublisher()
+        let running = RunningReconciler.start(source, publisher)
+        let requestedAt = Date()
+        let command = SubscriptionCommand(
+            commandID: "refresh-1", kind: .refreshRequested, provider: .lemonsqueezy, subscriptionID: "42", appUserID: "u-1",
+            requestedAt: requestedAt)
+        let record = KafkaConsumerRecord(
+            topic: Topics.commands, partition: 3, offset: 17, key: Array(command.key.utf8), value: try RecordCoding.encode(command))
+        // The command delay is long: a refresh must not wait for it.
+        guard case .requests(let requests) = ReconcileRecordDecoder.decode(record, commandDelay: .seconds(60)) else {
+            Issue.record("a refresh command is a fetch request")
+            await running.stop()
+            return
+        }
+        running.reconciler.submit(requests, ticket: 5)
+        #expect(await eventually(timeout: .seconds(10)) { running.tickets.count(5) == 1 })
+        await running.stop()
+        #expect(source.calls.map(\.target) == [sub], "one fetch of the subscription")
+        let published = try #require(publisher.published.first)
+        #expect(publisher.published.count == 1 && published.key == "lemonsqueezy:sub_42")
+        let snapshot = published.snapshot
+        #expect(snapshot.outcome == .found && snapshot.body.bytes == Array(body.utf8))
+        #expect(snapshot.entity == .subscription && snapshot.entityID == "42" && snapshot.trigger == "command:refresh-1")
+        #expect(snapshot.fetchStartedAt >= requestedAt && snapshot.fetchStartedAt.timeIntervalSince(requestedAt) < 30)
+        #expect(running.metrics.published(.lemonsqueezy, .command).current == 1)
     }
 }

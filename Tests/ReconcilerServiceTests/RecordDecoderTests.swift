@@ -64,6 +64,24 @@ import Testing
         guard case .ignored = ReconcileRecordDecoder.decode(claim, commandDelay: .seconds(5)) else { Issue.record("a claim is ignored"); return }
     }
 
+    @Test func aRefreshCommandFetchesTheSubscriptionAtOnce() throws {
+        var command = SubscriptionCommand(
+            commandID: "r-1", kind: .refreshRequested, provider: .lemonsqueezy, subscriptionID: "42", appUserID: "u", requestedAt: Self.receivedAt)
+        let record = KafkaConsumerRecord(
+            topic: Topics.commands, partition: 0, offset: 0, key: Array(command.key.utf8), value: try RecordCoding.encode(command))
+        let found = try #require(requests(record))
+        #expect(found.map(\.target) == [EntityRef(.lemonsqueezy, .subscription, "42")])
+        let trigger = try #require(found.first?.trigger)
+        #expect(trigger.kind == .command && trigger.label == "command:r-1" && trigger.receivedAt == Self.receivedAt)
+        #expect(trigger.notBefore == Self.receivedAt, "no command delay: nothing changed at the provider")
+
+        command.purchaseType = .order
+        let order = KafkaConsumerRecord(topic: Topics.commands, partition: 0, offset: 1, key: nil, value: try RecordCoding.encode(command))
+        guard case .ignored = ReconcileRecordDecoder.decode(order, commandDelay: .seconds(5)) else {
+            Issue.record("only subscriptions are refreshed"); return
+        }
+    }
+
     @Test func unreadableRecordsAreSkipped() throws {
         let garbage = KafkaConsumerRecord(topic: Topics.webhooks, partition: 0, offset: 0, key: nil, value: Array("nope".utf8))
         guard case .unreadable = ReconcileRecordDecoder.decode(garbage, commandDelay: .zero) else { Issue.record("garbage is unreadable"); return }

@@ -92,7 +92,9 @@ public func buildCheckoutApplication(
             catalog: catalog, registry: providers, idempotency: idempotency, publisher: publisher,
             configuration: configuration, metrics: checkoutMetrics, now: now),
         commander: SubscriptionCommander(reader: reader, registry: providers, publisher: publisher, metrics: checkoutMetrics, now: now),
-        reader: reader, claimer: PurchaseClaimer(publisher: publisher, now: now), maxBodyBytes: configuration.maxBodyBytes, now: now)
+        reader: reader, claimer: PurchaseClaimer(publisher: publisher, now: now),
+        refresher: SubscriptionRefresher(publisher: publisher, limiter: RefreshLimiter(), metrics: checkoutMetrics),
+        maxBodyBytes: configuration.maxBodyBytes, now: now)
     let completionPage = CheckoutCompletionPage(appReturnURL: configuration.appReturnURL)
     return CheckoutApplication(
         catalog: catalog,

@@ -35,6 +35,26 @@ public struct CheckoutMetrics: Sendable {
             labels: ["provider": provider.rawValue, "kind": kind])
     }
 
+    /// What became of a refresh of a subscription past its period end (``SubscriptionRefresher``).
+    enum RefreshResult: String, Sendable {
+        /// The broker acknowledged the `refresh_requested` command.
+        case published
+        /// The publish failed (logged; the read was answered anyway).
+        case failed
+        /// Asked for the same subscription within the limiter's interval: not sent again.
+        case limited
+        /// The limiter is full: not sent (the reconciler's sweep covers it).
+        case dropped
+    }
+
+    /// `checkout_refresh_requests_total{result}`.
+    func refreshRequests(_ result: RefreshResult) -> Counter {
+        registry.counter(
+            "checkout_refresh_requests_total",
+            help: "Refresh commands for subscriptions read past their period end, by result (published, failed, limited, dropped).",
+            labels: ["result": result.rawValue])
+    }
+
     /// `checkout_catalog_items{provider}`.
     func catalogItems(_ provider: Provider) -> Gauge {
         registry.gauge("checkout_catalog_items", help: "Variants in the cached catalog, by provider.", labels: ["provider": provider.rawValue])

@@ -12,6 +12,7 @@ struct CheckoutRoutes: Sendable {
     let commander: SubscriptionCommander
     let reader: SubscriptionStatusReader
     let claimer: PurchaseClaimer
+    let refresher: SubscriptionRefresher
     let maxBodyBytes: Int
     let now: @Sendable () -> Date
 
@@ -58,7 +59,9 @@ struct CheckoutRoutes: Sendable {
     }
 
     /// What the projection holds for the caller; purchases found through the
-    /// caller's verified email are claimed for them on the way.
+    /// caller's verified email are claimed for them on the way, and
+    /// subscriptions past their period end are refetched in the background
+    /// (``SubscriptionRefresher``; the answer does not wait for it).
     /// The `email` query parameter, when sent, must be the caller's own.
     func snapshot(_ request: HTTPRequest, logger: Logger) async throws -> SubscriptionStatusSnapshot {
         let email = request.query["email"]
@@ -68,6 +71,7 @@ struct CheckoutRoutes: Sendable {
         }
         let found = try await reader.snapshot(for: ProjectionUser(appUserID: user.id, verifiedEmail: user.verifiedEmail), at: now())
         await claimer.claimUnowned(in: found, for: user, logger: logger)
+        refresher.refreshOverdue(in: found, for: user, logger: logger)
         return found
     }
 }

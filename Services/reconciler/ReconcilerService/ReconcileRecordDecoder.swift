@@ -15,7 +15,8 @@ public enum ReconcileRecordDecoder {
         case unreadable(String)
     }
 
-    /// - Parameter commandDelay: how long after a command's request its object is fetched.
+    /// - Parameter commandDelay: how long after a cancel or resume command's
+    ///   request its object is fetched (a `refresh_requested` is fetched at once).
     public static func decode(_ record: KafkaConsumerRecord, commandDelay: Duration) -> Decoded {
         guard let value = record.value else { return .unreadable("record has no value") }
         switch record.topic {
@@ -35,6 +36,12 @@ public enum ReconcileRecordDecoder {
                 guard command.purchaseType == .subscription, !command.subscriptionID.isEmpty else { return .ignored("command names no subscription") }
                 let trigger = ReconcileTrigger.command(
                     command.commandID, requestedAt: command.requestedAt, notBefore: command.requestedAt.addingTimeInterval(commandDelay.inSeconds))
+                return .requests([ReconcileRequest(target: EntityRef(command.provider, .subscription, command.subscriptionID), trigger: trigger)])
+            case .refreshRequested:
+                // Nothing changed at the provider: the subscription's period
+                // ended without news, so its state is fetched now, not after a delay.
+                guard command.purchaseType == .subscription, !command.subscriptionID.isEmpty else { return .ignored("command names no subscription") }
+                let trigger = ReconcileTrigger.command(command.commandID, requestedAt: command.requestedAt, notBefore: command.requestedAt)
                 return .requests([ReconcileRequest(target: EntityRef(command.provider, .subscription, command.subscriptionID), trigger: trigger)])
             case .claimByEmail, .other:
                 return .ignored("\(command.kind.rawValue) changes no provider object")

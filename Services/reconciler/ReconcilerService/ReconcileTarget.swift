@@ -23,7 +23,8 @@ public struct ReconcileTrigger: Sendable, Hashable {
     public enum Kind: String, Sendable, CaseIterable {
         /// A webhook envelope touched it.
         case webhook
-        /// A cancel or resume command was carried out on it.
+        /// A cancel or resume command was carried out on it, or a read asked
+        /// for it (`refresh_requested`: its period ended without news).
         case command
         /// The scheduled sweep listed it.
         case sweep

@@ -11,6 +11,14 @@ public struct AccessPolicy: Sendable, Hashable {
     /// payment date): access for this long after the failure was first seen
     /// (`ENTITLEMENT_ATTENTION_GRACE`, default none).
     public var attentionGrace: TimeInterval
+    /// A subscription whose status still says it renews (Lemon Squeezy
+    /// `active`, `past_due`, `on_trial`, `paused` for free until a date;
+    /// Paystack `active`) but whose period end passed with no news of the
+    /// renewal keeps access for this long after that end, and then loses it
+    /// (`ENTITLEMENT_RENEWAL_GRACE`, default ``defaultRenewalGrace``). The
+    /// bound that makes access end even when the event that ends a
+    /// subscription is lost and the provider no longer knows it.
+    public var renewalGrace: TimeInterval
     /// True when the deployment uses the providers' test mode: only test-mode
     /// purchases grant; false (live): only live ones do.
     public var testDeployment: Bool
@@ -27,9 +35,23 @@ public struct AccessPolicy: Sendable, Hashable {
         case revoke
     }
 
-    public init(unpaidGrace: TimeInterval = 0, attentionGrace: TimeInterval = 0, partialRefund: PartialRefund = .keep, testDeployment: Bool) {
+    /// 16 days. Lemon Squeezy retries a failed renewal four times over about
+    /// two weeks before the subscription becomes `unpaid`, and keeps it
+    /// `past_due` meanwhile: a subscriber in that dunning must not lose
+    /// access before the provider gives up, even if `renews_at` stays at the
+    /// date the charge failed. Two more days cover a late last retry and its
+    /// webhook. Paystack charges on the payment date itself (a failure turns
+    /// the subscription to `attention` at once, whose own grace then counts),
+    /// so for Paystack the bound is generous; one setting serves both.
+    public static let defaultRenewalGrace: TimeInterval = 16 * 86_400
+
+    public init(
+        unpaidGrace: TimeInterval = 0, attentionGrace: TimeInterval = 0, renewalGrace: TimeInterval = defaultRenewalGrace,
+        partialRefund: PartialRefund = .keep, testDeployment: Bool
+    ) {
         self.unpaidGrace = unpaidGrace
         self.attentionGrace = attentionGrace
+        self.renewalGrace = renewalGrace
         self.partialRefund = partialRefund
         self.testDeployment = testDeployment
     }

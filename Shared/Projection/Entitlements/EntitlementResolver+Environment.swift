@@ -7,13 +7,17 @@ extension EntitlementResolver {
     /// ``EntitlementsConfiguration`` describes; every problem in it is
     /// reported), `ENTITLEMENT_UNPAID_GRACE` and `ENTITLEMENT_ATTENTION_GRACE`
     /// (durations, default 0: no access once the provider gave up or the
-    /// charge failed), and `ENTITLEMENT_PARTIAL_REFUND` (`keep` or `revoke`).
+    /// charge failed), `ENTITLEMENT_RENEWAL_GRACE` (a duration, default
+    /// ``AccessPolicy/defaultRenewalGrace``, 16 days: how long a renewing
+    /// subscription keeps access after its period end passed without news),
+    /// and `ENTITLEMENT_PARTIAL_REFUND` (`keep` or `revoke`).
     /// - Parameter testDeployment: whether the deployment sells in test mode (`STOREFRONT_MODE`).
     public static func fromEnvironment(_ reader: inout ConfigReader, testDeployment: Bool) -> EntitlementResolver {
         var resolver = EntitlementResolver(
             policy: AccessPolicy(
                 unpaidGrace: reader.duration("ENTITLEMENT_UNPAID_GRACE", default: .zero).inSeconds,
                 attentionGrace: reader.duration("ENTITLEMENT_ATTENTION_GRACE", default: .zero).inSeconds,
+                renewalGrace: reader.duration("ENTITLEMENT_RENEWAL_GRACE", default: .seconds(AccessPolicy.defaultRenewalGrace)).inSeconds,
                 partialRefund: reader.enumeration("ENTITLEMENT_PARTIAL_REFUND", default: AccessPolicy.PartialRefund.keep),
                 testDeployment: testDeployment))
         if let path = reader.string("ENTITLEMENTS_FILE") {

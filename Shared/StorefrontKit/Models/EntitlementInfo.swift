@@ -33,7 +33,9 @@ public struct EntitlementInfo: Codable, Hashable, Sendable, Identifiable {
     public var identifier: String
     /// Whether the user may use it now.
     public var isActive: Bool
-    /// When access ends (or ended); nil is lifetime access.
+    /// When access ends (or ended): the end of the paid period or trial; nil is
+    /// lifetime access. A renewing subscription whose renewal is overdue stays
+    /// active for the server's renewal grace after it (`ENTITLEMENT_RENEWAL_GRACE`).
     public var expiresAt: Date?
     /// Whether a renewal charge is scheduled.
     public var willRenew: Bool
