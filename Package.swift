@@ -185,8 +185,8 @@ let package = Package(
         // TestSupport's `Fixture`. TestSupport also holds the fresh databases (`FreshDatabase.with`,
         // dropped afterwards) and the topic reader (`TopicReader`) the integration targets share.
         .target(
-            name: "TestSupport", dependencies: ["Kafka", "Models", "Postgres", "HTTPClient"], path: "Tests/TestSupport", swiftSettings: strict,
-            linkerSettings: vendoredLibraries),
+            name: "TestSupport", dependencies: ["Basics", "Kafka", "Models", "Postgres", "HTTPClient", "Webhooks"], path: "Tests/TestSupport",
+            swiftSettings: strict, linkerSettings: vendoredLibraries),
         .target(name: "SeedModels", path: "Tests/SeedModels", swiftSettings: strict),
         // The webhook receiver's test secrets and signed bodies, shared by its unit and integration targets.
         .target(
