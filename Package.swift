@@ -111,13 +111,14 @@ let package = Package(
             name: "CheckoutService",
             dependencies: [
                 "Basics", "Catalog", "Models", "Providers", "Projection", "Postgres", "Kafka", "Crypto", "HTTPServer", "ServiceRuntime", "Telemetry",
+                "Webhooks",
             ],
             path: "Services/checkout/CheckoutService", swiftSettings: strict, linkerSettings: vendoredLibraries),
         .executableTarget(
             name: "checkout",
             dependencies: [
                 "Basics", "Catalog", "CheckoutService", "Projection", "Providers", "ProviderConfiguration", "Kafka", "Postgres", "HTTPClient",
-                "Models", "HTTPServer", "ServiceRuntime", "Telemetry",
+                "Models", "HTTPServer", "ServiceRuntime", "Telemetry", "Webhooks",
             ],
             path: "Services/checkout/main", swiftSettings: strict, linkerSettings: vendoredLibraries),
 
@@ -217,8 +218,10 @@ let package = Package(
             ["Basics", "Catalog", "SeedModels", "TestSupport", "CatalogService", "Models", "HTTPServer", "HTTPClient", "ServiceRuntime", "Telemetry"]),
         tests(
             "CheckoutServiceTests",
-            ["Basics", "Catalog", "CheckoutService", "Crypto", "HTTPServer", "Models", "Postgres", "Providers", "ServiceRuntime", "Telemetry"],
-            linker: vendoredLibraries),
+            [
+                "Basics", "Catalog", "CheckoutService", "Crypto", "HTTPServer", "Models", "Postgres", "Providers", "ServiceRuntime", "Telemetry",
+                "TestSupport",
+            ], linker: vendoredLibraries),
         tests(
             "ReconcilerServiceTests",
             [

@@ -46,6 +46,9 @@ import Testing
                 deliveries.contains {
                     String(decoding: $0.body, as: UTF8.self).contains(checkoutID) && String(decoding: $0.body, as: UTF8.self).contains(user)
                 })
+            // ... with the proof that Storefront made this checkout for this user.
+            let proof = TestOwnership.proof(checkoutID: checkoutID, appUserID: user)
+            #expect(deliveries.contains { String(decoding: $0.body, as: UTF8.self).contains(#""storefront_proof":"\#(proof)""#) })
         }
     }
 
