@@ -248,8 +248,8 @@ let package = Package(
         tests(
             "ProjectorServiceIntegrationTests",
             [
-                "TestSupport", "ProjectorService", "Projection", "Models", "Postgres", "Kafka", "Crypto", "ServiceRuntime", "Telemetry", "HTTPServer",
-                "Webhooks",
+                "Basics", "TestSupport", "ProjectorService", "Projection", "Models", "Postgres", "Kafka", "Crypto", "ServiceRuntime", "Telemetry",
+                "HTTPServer", "Webhooks",
             ],
             linker: vendoredLibraries),
         tests(
