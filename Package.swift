@@ -153,7 +153,7 @@ let package = Package(
             name: "storefront", dependencies: ["StorefrontCLI", "ServiceRuntime", "Telemetry", "Basics"],
             path: "Tools/storefront", swiftSettings: strict, linkerSettings: vendoredLibraries),
         .executableTarget(
-            name: "scale-demo", dependencies: ["Basics", "Crypto", "HTTPClient", "Kafka", "Models", "Postgres"],
+            name: "scale-demo", dependencies: ["Basics", "Crypto", "HTTPClient", "Kafka", "Models", "Postgres", "Webhooks"],
             path: "Tools/scale-demo", swiftSettings: strict, linkerSettings: vendoredLibraries),
         .executableTarget(
             name: "http-bench-server", dependencies: ["HTTPServer", "Telemetry"], path: "Tools/http-bench-server", swiftSettings: strict),
