@@ -108,7 +108,9 @@ struct CheckoutCreator: Sendable {
             throw error.httpError
         }
         let record = CheckoutCreatedRecord(
-            checkoutID: checkoutID, provider: variant.provider, appUserID: user.id, email: email?.value, variantID: variant,
+            checkoutID: checkoutID, provider: variant.provider, appUserID: user.id, email: email?.value,
+            // A typed customerEmail is a pre-fill; only the token's verified email counts for matching.
+            emailVerified: email.map { user.isVerifiedEmail($0.value) } ?? false, variantID: variant,
             productID: item.catalogProductID, providerCheckoutID: checkout.providerCheckoutID, url: checkout.url,
             createdAt: createdAt, expiresAt: checkout.expiresAt ?? request.expiresAt)
         do {
