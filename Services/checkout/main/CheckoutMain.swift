@@ -19,7 +19,8 @@ import Webhooks
 /// `KAFKA_BROKERS`, the providers' settings, `AUTH_JWT_SECRET` /
 /// `AUTH_JWT_PUBLIC_KEY_FILE` (+ `AUTH_JWT_ISSUER` and/or `AUTH_JWT_AUDIENCE`,
 /// or `AUTH_JWT_ALLOW_ANY_ISSUER_AND_AUDIENCE=true`; `AUTH_JWT_LEEWAY`,
-/// `AUTH_EMAILS_ARE_VERIFIED`) or `AUTH_DISABLED=true`, `OWNERSHIP_PROOF_KEY` (the
+/// `AUTH_EMAILS_ARE_VERIFIED`) or `AUTH_DISABLED=true` (refused with
+/// `STOREFRONT_MODE=live`), `OWNERSHIP_PROOF_KEY` (the
 /// projector's, too), `CHECKOUT_CATALOG_REFRESH`,
 /// `CHECKOUT_REDIRECT_URL`, `CHECKOUT_EXPIRY`, `CHECKOUT_MAX_BODY_BYTES`, `LOG_LEVEL`.
 @main
@@ -42,7 +43,8 @@ struct CheckoutMain {
                 return (
                     http: HTTPServerConfiguration.fromEnvironment(&reader, defaultPort: 8082),
                     configuration: CheckoutConfiguration.fromEnvironment(&reader),
-                    auth: AuthConfiguration.fromEnvironment(&reader),
+                    // Refuses AUTH_DISABLED=true in live mode.
+                    auth: AuthConfiguration.fromEnvironment(&reader, mode: mode),
                     ownership: OwnershipProof.configured(key: ownershipKey, reader: &reader),
                     messaging: MessagingSettings.fromEnvironment(&reader, service: "checkout", logger: logger),
                     database: database,
