@@ -81,6 +81,9 @@ public func buildCheckoutApplication(
             checkoutMetrics.catalogRefreshFailures.increment(by: outcome.failures.count)
         })
     let idempotency = IdempotencyStore(pool: pool, ttl: configuration.idempotencyTTL, wait: configuration.idempotencyWait)
+    // Each entitlement's product_id is the catalog id of what was bought, as the catalog lists it.
+    var entitlements = entitlements
+    entitlements.productIDs = PurchasedProductIDs(catalog: catalog)
     let reader = SubscriptionStatusReader(pool: pool, resolver: entitlements)
 
     let health = HealthChecks()
