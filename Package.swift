@@ -111,13 +111,14 @@ let package = Package(
             name: "CheckoutService",
             dependencies: [
                 "Basics", "Catalog", "Models", "Providers", "Projection", "Postgres", "Kafka", "Crypto", "HTTPServer", "ServiceRuntime", "Telemetry",
+                "Webhooks",
             ],
             path: "Services/checkout/CheckoutService", swiftSettings: strict, linkerSettings: vendoredLibraries),
         .executableTarget(
             name: "checkout",
             dependencies: [
                 "Basics", "Catalog", "CheckoutService", "Projection", "Providers", "ProviderConfiguration", "Kafka", "Postgres", "HTTPClient",
-                "Models", "HTTPServer", "ServiceRuntime", "Telemetry",
+                "Models", "HTTPServer", "ServiceRuntime", "Telemetry", "Webhooks",
             ],
             path: "Services/checkout/main", swiftSettings: strict, linkerSettings: vendoredLibraries),
 
@@ -152,7 +153,7 @@ let package = Package(
             name: "storefront", dependencies: ["StorefrontCLI", "ServiceRuntime", "Telemetry", "Basics"],
             path: "Tools/storefront", swiftSettings: strict, linkerSettings: vendoredLibraries),
         .executableTarget(
-            name: "scale-demo", dependencies: ["Basics", "Crypto", "HTTPClient", "Kafka", "Models", "Postgres"],
+            name: "scale-demo", dependencies: ["Basics", "Crypto", "HTTPClient", "Kafka", "Models", "Postgres", "Webhooks"],
             path: "Tools/scale-demo", swiftSettings: strict, linkerSettings: vendoredLibraries),
         .executableTarget(
             name: "http-bench-server", dependencies: ["HTTPServer", "Telemetry"], path: "Tools/http-bench-server", swiftSettings: strict),
@@ -185,8 +186,8 @@ let package = Package(
         // TestSupport's `Fixture`. TestSupport also holds the fresh databases (`FreshDatabase.with`,
         // dropped afterwards) and the topic reader (`TopicReader`) the integration targets share.
         .target(
-            name: "TestSupport", dependencies: ["Kafka", "Models", "Postgres", "HTTPClient"], path: "Tests/TestSupport", swiftSettings: strict,
-            linkerSettings: vendoredLibraries),
+            name: "TestSupport", dependencies: ["Basics", "Kafka", "Models", "Postgres", "HTTPClient", "Webhooks"], path: "Tests/TestSupport",
+            swiftSettings: strict, linkerSettings: vendoredLibraries),
         .target(name: "SeedModels", path: "Tests/SeedModels", swiftSettings: strict),
         // The webhook receiver's test secrets and signed bodies, shared by its unit and integration targets.
         .target(
@@ -219,7 +220,7 @@ let package = Package(
             "CheckoutServiceTests",
             [
                 "Basics", "Catalog", "CheckoutService", "Crypto", "HTTPServer", "Models", "Postgres", "Projection", "Providers", "ServiceRuntime",
-                "Telemetry",
+                "Telemetry", "TestSupport",
             ],
             linker: vendoredLibraries),
         tests(
@@ -248,8 +249,8 @@ let package = Package(
         tests(
             "ProjectorServiceIntegrationTests",
             [
-                "TestSupport", "ProjectorService", "Projection", "Models", "Postgres", "Kafka", "Crypto", "ServiceRuntime", "Telemetry", "HTTPServer",
-                "Webhooks",
+                "Basics", "TestSupport", "ProjectorService", "Projection", "Models", "Postgres", "Kafka", "Crypto", "ServiceRuntime", "Telemetry",
+                "HTTPServer", "Webhooks",
             ],
             linker: vendoredLibraries),
         tests(

@@ -4,7 +4,8 @@
 # file (delete one to rotate it; see deploy/README.md).
 #
 #   deploy/make-secrets.sh          PostgreSQL passwords and passfiles (the
-#                                   schema owner's and one per service), JWT secret
+#                                   schema owner's and one per service), JWT
+#                                   secret, ownership proof key
 #   deploy/make-secrets.sh --demo   also provider keys for the sandbox demo
 #
 # Run as root (or with sudo): the files the Storefront containers read are
@@ -46,6 +47,8 @@ for user in checkout subscription_projector reconciler; do
   new "$dir/pgpass_$user" 0400 "$uid:$uid" "postgres:5432:storefront:$user:$(openssl rand -hex 24)"
 done
 new "$dir/auth_jwt_secret" 0400 "$uid:$uid" "$(openssl rand -hex 32)"
+# The checkout signs each checkout's user and checkout ids with it, the projector checks them.
+new "$dir/ownership_proof_key" 0400 "$uid:$uid" "$(openssl rand -hex 32)"
 
 if [ "${1:-}" = "--demo" ]; then
   # Any values work: the sandbox and the services read the same files.

@@ -272,6 +272,9 @@ if ! STACK_FREE_PORTS=1 STOREFRONT_BIN=$BIN LOG_LEVEL=$LOG_LEVEL STACK_OWNER_PID
 fi
 # shellcheck disable=SC1091
 . "$W/stack/stack.env"
+# The stack's OWNERSHIP_PROOF_KEY (exported by stack.env): the bench's deliveries
+# sign their custom data with it, and its catch-up projectors check with it.
+[ -n "${OWNERSHIP_PROOF_KEY:-}" ] || { echo "error: $W/stack/stack.env has no OWNERSHIP_PROOF_KEY" >&2; exit 1; }
 stack_pid() { cat "$W/stack/pids/$1.pid" 2>/dev/null || echo 0; }
 STACK_SERVICES=$(cd "$W/stack/pids" && ls -- *.pid | sed 's/\.pid$//' | tr '\n' ' ')
 
@@ -451,7 +454,7 @@ if phase catchup; then
     port=$("$root/scripts/free-port.sh")
     started=$(date +%s.%N)
     PORT=$port HOST=127.0.0.1 LOG_LEVEL=$LOG_LEVEL DATABASE_URL=$(db_url "$db") KAFKA_BROKERS=$BACKLOG_BROKERS \
-      KAFKA_GROUP_ID=$group KAFKA_CLIENT_ID=projector-catchup-$round start_bg "projector-catchup-$round" "$BIN/subscription-projector"
+      OWNERSHIP_PROOF_KEY=$OWNERSHIP_PROOF_KEY KAFKA_GROUP_ID=$group KAFKA_CLIENT_ID=projector-catchup-$round start_bg "projector-catchup-$round" "$BIN/subscription-projector"
     ppid=$(pid_of "projector-catchup-$round") kpid=$(cat "$W/broker-backlog/tansu.pid")
     if [ "${BENCH_PERF:-0}" = 1 ] && [ "$round" = "$CATCHUP_ROUNDS" ] && command -v perf >/dev/null; then
       perf record -g -o "$W/projector.perf.data" -p "$ppid" -- sleep "$DURATION_S" >"$W/logs/perf-projector.log" 2>&1 &

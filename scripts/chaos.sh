@@ -35,6 +35,7 @@
 #   CHAOS_DRAIN_TIMEOUT [300 s]     longest wait, after sending, for PostgreSQL to hold everything
 #   CHAOS_KEEP_STATE=1              keep the stack's logs (the folder is printed)
 # STOREFRONT_BIN names the built executables (default .build/debug; built if missing).
+# The stack (scripts/stack.sh) makes its own OWNERSHIP_PROOF_KEY; the webhooks are signed with it.
 # `make test` runs it small (Tests/ScaleDemoEndToEndTests: 2,000 webhooks, 5 s freezes).
 set -euo pipefail
 exec "$(cd "$(dirname "$0")" && pwd)/scale-demo.sh" chaos

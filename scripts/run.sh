@@ -21,6 +21,8 @@ trap cleanup EXIT
 trap 'exit 0' INT TERM
 
 echo "==> starting PostgreSQL, the broker, the provider sandbox, the services and the gateway"
+# stack.sh generates the stack's secrets, among them the OWNERSHIP_PROOF_KEY the
+# checkout signs each checkout's custom data with and the projector checks.
 "$root/scripts/stack.sh" up "$state"
 # shellcheck disable=SC1091
 . "$state/stack.env"

@@ -13,6 +13,9 @@
 #   SCALE_DEMO_KILL_PROJECTOR [2; 0 = no failover]  SCALE_DEMO_DRAIN_TIMEOUT [120 s]
 #   SCALE_DEMO_KEEP_STATE=1 keeps the stack's logs (the folder is printed).
 # STOREFRONT_BIN names the built executables (default .build/debug; built if missing).
+# The webhooks' custom data carries the ownership proof the checkout would
+# have made, under the stack's OWNERSHIP_PROOF_KEY (stack.sh writes it to
+# stack.env, where the tool reads it), so every subscription has a proven owner.
 # `scale-demo.sh chaos` is `make chaos` (settings: the header of scripts/chaos.sh);
 # both start the same stack and drive it with the same tool.
 set -euo pipefail

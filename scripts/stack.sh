@@ -34,7 +34,12 @@
 # The checkout accepts app tokens with iss AUTH_JWT_ISSUER (default
 # storefront-dev) and aud AUTH_JWT_AUDIENCE (default storefront-app), the
 # values `storefront dev-token` uses by default; it runs with
-# STOREFRONT_MODE=test. All three land in STATE_DIR/stack.env.
+# STOREFRONT_MODE=test. All three land in STATE_DIR/stack.env, and so does
+# OWNERSHIP_PROOF_KEY: a fresh random key per stack, given to the checkout
+# (which signs each checkout's user and checkout ids in the provider's custom
+# data) and to every projector (which checks them; add-projector reads it
+# back from stack.env), so tools that publish webhooks of their own (the
+# scale demo) can sign their custom data too.
 # Least privilege, as in docker-compose.yml: `storefront migrate` applies the
 # schema as the cluster's superuser (it also creates the services' group
 # roles), then each service connects as its own login user
@@ -119,8 +124,8 @@ sandbox_ps_secret_key=sk_test_sandbox_secret
 # Each service is started with only the secrets it uses: none is exported,
 # whatever the caller's environment or a sourced pg.env / stack.env holds.
 secret_variables=(DATABASE_URL PROJECTOR_DATABASE_URL CHECKOUT_DATABASE_URL RECONCILER_DATABASE_URL AUTH_JWT_SECRET
-  LEMONSQUEEZY_API_KEY LEMONSQUEEZY_WEBHOOK_SECRET PAYSTACK_SECRET_KEY
-  AUTH_JWT_SECRET_FILE LEMONSQUEEZY_API_KEY_FILE LEMONSQUEEZY_WEBHOOK_SECRET_FILE PAYSTACK_SECRET_KEY_FILE)
+  LEMONSQUEEZY_API_KEY LEMONSQUEEZY_WEBHOOK_SECRET PAYSTACK_SECRET_KEY OWNERSHIP_PROOF_KEY
+  AUTH_JWT_SECRET_FILE LEMONSQUEEZY_API_KEY_FILE LEMONSQUEEZY_WEBHOOK_SECRET_FILE PAYSTACK_SECRET_KEY_FILE OWNERSHIP_PROOF_KEY_FILE)
 unexport_secrets() { export -n "${secret_variables[@]}"; }
 with_api_keys() { LEMONSQUEEZY_API_KEY=$sandbox_ls_api_key PAYSTACK_SECRET_KEY=$sandbox_ps_secret_key "$@"; }
 with_webhook_secrets() { LEMONSQUEEZY_WEBHOOK_SECRET=$sandbox_ls_webhook_secret PAYSTACK_SECRET_KEY=$sandbox_ps_secret_key "$@"; }
@@ -144,8 +149,9 @@ migrate_and_create_users() {
     || { echo "error: creating the services' database users failed; log:" >&2; cat "$state/logs/migrate.log" >&2; return 1; }
 }
 
-start_projector() { # name port
-  DATABASE_URL=$(database_url_for subscription_projector) KAFKA_CLIENT_ID=$1 start_process "$1" "$2" "$bin/subscription-projector"
+start_projector() { # name port (needs $ownership_proof_key)
+  DATABASE_URL=$(database_url_for subscription_projector) KAFKA_CLIENT_ID=$1 OWNERSHIP_PROOF_KEY=$ownership_proof_key \
+    start_process "$1" "$2" "$bin/subscription-projector"
 }
 
 start_receiver() { # number port (in a subshell: restart-receiver has sourced stack.env)
@@ -175,6 +181,8 @@ up() {
 
   local gateway="http://127.0.0.1:$gateway_port" sandbox="http://127.0.0.1:$sandbox_port"
   local jwt_secret; jwt_secret=$(openssl rand -hex 32)
+  # The checkout signs ownership proofs with it, the projectors check them.
+  ownership_proof_key=$(openssl rand -hex 32)
   # App tokens must carry this issuer and audience (`storefront dev-token`
   # puts the same values in by default); override both from the environment.
   local jwt_issuer=${AUTH_JWT_ISSUER:-storefront-dev} jwt_audience=${AUTH_JWT_AUDIENCE:-storefront-app}
@@ -224,7 +232,7 @@ up() {
   with_api_keys start_process catalog "$catalog_port" "$bin/catalog"
   # STOREFRONT_MODE=test: the sandbox's keys are test keys (sk_test_…).
   AUTH_JWT_SECRET=$jwt_secret AUTH_JWT_ISSUER=$jwt_issuer AUTH_JWT_AUDIENCE=$jwt_audience STOREFRONT_MODE=test \
-    CHECKOUT_REDIRECT_URL="$gateway/checkout/complete" DATABASE_URL=$(database_url_for checkout) \
+    OWNERSHIP_PROOF_KEY=$ownership_proof_key CHECKOUT_REDIRECT_URL="$gateway/checkout/complete" DATABASE_URL=$(database_url_for checkout) \
     with_api_keys start_process checkout "$checkout_port" "$bin/checkout"
   for i in $(seq 1 "$receivers"); do
     local p; if [ "$i" = 1 ]; then p=$(port_for receiver "${WEBHOOK_RECEIVER_PORT:-8083}"); else p=$("$root/scripts/free-port.sh"); fi
@@ -292,6 +300,7 @@ export KAFKA_BROKERS=$KAFKA_BROKERS
 export AUTH_JWT_SECRET=$jwt_secret
 export AUTH_JWT_ISSUER=$jwt_issuer
 export AUTH_JWT_AUDIENCE=$jwt_audience
+export OWNERSHIP_PROOF_KEY=$ownership_proof_key
 export STOREFRONT_MODE=test
 export STACK_STATE=$state
 ENV
@@ -303,6 +312,9 @@ add_projector() {
   . "$state/pg.env"; . "$state/kafka.env"
   unexport_secrets
   export KAFKA_BROKERS LOG_LEVEL=${LOG_LEVEL:-info}
+  # The stack's key, as the other projectors and the checkout have it.
+  ownership_proof_key=$(sed -n 's/^export OWNERSHIP_PROOF_KEY=//p' "$state/stack.env")
+  [ -n "$ownership_proof_key" ] || { echo "error: $state/stack.env has no OWNERSHIP_PROOF_KEY" >&2; return 1; }
   # Numbers are never reused (a killed projector keeps its log), so logs stay apart.
   local n=1; while [ -e "$state/logs/subscription-projector-$n.log" ]; do n=$((n + 1)); done
   local name="subscription-projector-$n" p; p=$("$root/scripts/free-port.sh")

@@ -16,7 +16,7 @@ import Telemetry
 /// hooks: `willServe` (before fresh items are kept; throwing keeps the
 /// previous contents, e.g. when they cannot be rendered) and `didRefresh`
 /// (after every refresh, e.g. for metrics).
-public final class CatalogCache: Sendable {
+public final class CatalogCache: CatalogEntryIDSource {
     /// The default for ``maximumItemsPerSource``: more is treated as a failed
     /// fetch (a provider bug or a runaway paging loop), keeping the last good
     /// items, rather than serving a truncated list.
@@ -84,6 +84,11 @@ public final class CatalogCache: Sendable {
 
     /// Distinct variants kept for `provider` (0 before its first load).
     public func variantCount(_ provider: Provider) -> Int { contents.variantCount(provider) }
+
+    /// The id the catalog lists a purchase under now (see ``CatalogContents/catalogEntryID(provider:productID:variantID:)``).
+    public func catalogEntryID(provider: Provider, productID: String, variantID: String) -> CatalogID? {
+        contents.catalogEntryID(provider: provider, productID: productID, variantID: variantID)
+    }
 
     /// Whether a refresh is running now.
     public var isRefreshing: Bool { state.withLock { $0.inFlight != nil } }

@@ -25,12 +25,15 @@ public struct CatalogContents: Sendable {
         public let fetchedAt: Double
         /// ``items`` by ``CatalogItem/variantID``; the first of a repeated id wins.
         let byVariant: [String: CatalogItem]
+        /// The ids the catalog lists ``items`` under.
+        let ids: CatalogEntryIDs
 
         init(provider: Provider, items: [CatalogItem], fetchedAt: Double) {
             self.provider = provider
             self.items = items
             self.fetchedAt = fetchedAt
             byVariant = Dictionary(items.map { ($0.variantID, $0) }, uniquingKeysWith: { first, _ in first })
+            ids = CatalogEntryIDs(items)
         }
     }
 
@@ -65,6 +68,13 @@ public struct CatalogContents: Sendable {
     /// Distinct variants kept for `provider` (0 before its first load).
     public func variantCount(_ provider: Provider) -> Int {
         entry(for: provider)?.byVariant.count ?? 0
+    }
+
+    /// The id the catalog lists (provider, product, variant) under
+    /// (``CatalogEntryIDs``), or nil when `provider` never loaded or does not
+    /// have that variant of that product.
+    public func catalogEntryID(provider: Provider, productID: String, variantID: String) -> CatalogID? {
+        entry(for: provider)?.ids.id(provider: provider, productID: productID, variantID: variantID)
     }
 
     /// The kept item for `variant`.

@@ -18,9 +18,12 @@ public struct BillingEvent: Codable, Sendable, Hashable {
     // MARK: Who
     /// Provider customer id (Lemon Squeezy `customer_id`, Paystack `customer_code`).
     public var customerID: String?
-    /// App user, from custom data ``CustomDataKeys/appUserID`` (or its fall-backs).
+    /// App user, from custom data ``CustomDataKeys/appUserID``. As parsed, a
+    /// claim; the projector keeps it only with a valid ``CustomDataKeys/proof``
+    /// (`OwnershipProof.check`), so in the projection non-nil means proven.
     public var appUserID: String?
-    /// Storefront checkout id from custom data ``CustomDataKeys/checkoutID``.
+    /// Storefront checkout id from custom data ``CustomDataKeys/checkoutID``;
+    /// like ``appUserID``, kept only when proven.
     public var checkoutID: String?
     public var customerEmail: String?
     /// Every custom data / metadata entry with a scalar value, stringified.

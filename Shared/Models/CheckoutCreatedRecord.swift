@@ -11,6 +11,15 @@ public struct CheckoutCreatedRecord: Codable, Sendable, Hashable {
     public var appUserID: String
     /// Email the checkout was pre-filled with, if any.
     public var email: String?
+    /// Whether ``email`` is the buyer's verified email: true only when it is
+    /// the verified email of the caller's token (`email_verified: true`, or
+    /// `AUTH_EMAILS_ARE_VERIFIED=true`); false when it was typed in the
+    /// request (`customerEmail`) by a caller whose token has no verified
+    /// email, with `AUTH_DISABLED`, and when there is no email. A typed email
+    /// only pre-fills the provider's form: matching a purchase to a checkout
+    /// by email may only use verified ones. JSON `emailVerified`; false when
+    /// absent (records written before it existed).
+    public var emailVerified: Bool
     /// Opaque ids the app sent (``CatalogID`` strings).
     public var variantID: CatalogID
     public var productID: CatalogID?
@@ -19,23 +28,21 @@ public struct CheckoutCreatedRecord: Codable, Sendable, Hashable {
     public var url: String
     public var createdAt: Date
     public var expiresAt: Date?
-    /// Whether ``email`` is the buyer's verified token email; false when it
-    /// was typed (a pre-fill only, never evidence of who bought).
-    public var emailVerified: Bool = false
 
     enum CodingKeys: String, CodingKey {
-        case checkoutID = "checkoutId", provider, appUserID = "appUserId", email, variantID = "variantId"
-        case productID = "productId", providerCheckoutID = "providerCheckoutId", url, createdAt, expiresAt, emailVerified
+        case checkoutID = "checkoutId", provider, appUserID = "appUserId", email, emailVerified, variantID = "variantId"
+        case productID = "productId", providerCheckoutID = "providerCheckoutId", url, createdAt, expiresAt
     }
 
     public init(
-        checkoutID: String, provider: Provider, appUserID: String, email: String?, variantID: CatalogID,
+        checkoutID: String, provider: Provider, appUserID: String, email: String?, emailVerified: Bool = false, variantID: CatalogID,
         productID: CatalogID?, providerCheckoutID: String, url: String, createdAt: Date, expiresAt: Date?
     ) {
         self.checkoutID = checkoutID
         self.provider = provider
         self.appUserID = appUserID
         self.email = email
+        self.emailVerified = emailVerified
         self.variantID = variantID
         self.productID = productID
         self.providerCheckoutID = providerCheckoutID
@@ -53,13 +60,13 @@ public struct CheckoutCreatedRecord: Codable, Sendable, Hashable {
         provider = try c.decode(Provider.self, forKey: .provider)
         appUserID = try c.decode(String.self, forKey: .appUserID)
         email = try c.decodeIfPresent(String.self, forKey: .email)
+        emailVerified = try c.decodeIfPresent(Bool.self, forKey: .emailVerified) ?? false
         variantID = try c.decode(CatalogID.self, forKey: .variantID)
         productID = try c.decodeIfPresent(CatalogID.self, forKey: .productID)
         providerCheckoutID = try c.decode(String.self, forKey: .providerCheckoutID)
         url = try c.decode(String.self, forKey: .url)
         createdAt = try c.decodeRequiredTimestamp(forKey: .createdAt)
         expiresAt = try c.decodeTimestamp(forKey: .expiresAt)
-        emailVerified = try c.decodeIfPresent(Bool.self, forKey: .emailVerified) ?? false
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -68,12 +75,12 @@ public struct CheckoutCreatedRecord: Codable, Sendable, Hashable {
         try c.encode(provider, forKey: .provider)
         try c.encode(appUserID, forKey: .appUserID)
         try c.encode(email, forKey: .email)
+        try c.encode(emailVerified, forKey: .emailVerified)
         try c.encode(variantID, forKey: .variantID)
         try c.encode(productID, forKey: .productID)
         try c.encode(providerCheckoutID, forKey: .providerCheckoutID)
         try c.encode(url, forKey: .url)
         try c.encodeTimestamp(createdAt, forKey: .createdAt)
         try c.encodeTimestamp(expiresAt, forKey: .expiresAt)
-        try c.encode(emailVerified, forKey: .emailVerified)
     }
 }

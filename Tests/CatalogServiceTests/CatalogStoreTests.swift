@@ -155,6 +155,54 @@ struct CatalogStoreTests {
         #expect(products.map(\.attributes.name) == ["A", "C", "D"])
     }
 
+    @Test("the cache names a purchase by the id the list shows for it (the entitlement answer's product_id), nil when it does not know it")
+    func cacheNamesPurchasesAsTheListDoes() async throws {
+        let lemon = FakeCatalogSource(.lemonsqueezy, items: lemonItems)
+        let app = try makeApp([lemon, FakeCatalogSource(.paystack, items: paystackItems)])
+        let cache = app.catalog
+        #expect(cache.catalogEntryID(provider: .lemonsqueezy, productID: "10", variantID: "102") == nil, "not loaded yet")
+        _ = await cache.refresh()
+        let products = try await app.get("/api/products").decode(ProductResponse.self).products.data
+        let items = lemonItems + paystackItems
+        #expect(products.count == items.count)
+        for (product, item) in zip(products, items) {
+            #expect(
+                cache.catalogEntryID(provider: item.provider, productID: item.productID, variantID: item.variantID)?.description == product.id,
+                "\(item.productID).\(item.variantID)")
+        }
+        // "Pro yearly" is ls_10.102, never ls_10; the single-variant "Icon pack" is ls_20.
+        #expect(cache.catalogEntryID(provider: .lemonsqueezy, productID: "10", variantID: "102")?.description == "ls_10.102")
+        #expect(cache.catalogEntryID(provider: .lemonsqueezy, productID: "20", variantID: "201")?.description == "ls_20")
+        #expect(cache.catalogEntryID(provider: .paystack, productID: "PLN_abc", variantID: "PLN_abc")?.description == "ps_PLN_abc")
+        // Unknown: a variant of another product, a removed one, another provider's ids.
+        #expect(cache.catalogEntryID(provider: .lemonsqueezy, productID: "20", variantID: "102") == nil)
+        #expect(cache.catalogEntryID(provider: .lemonsqueezy, productID: "10", variantID: "103") == nil)
+        #expect(cache.catalogEntryID(provider: .paystack, productID: "10", variantID: "101") == nil)
+
+        // The yearly variant removed: the product has one variant left, listed (and named) as ls_10.
+        lemon.set(items: [lemonItems[0], lemonItems[2]])
+        _ = await cache.refresh()
+        #expect(try await app.get("/api/products").decode(ProductResponse.self).products.data.map(\.id) == ["ls_10", "ls_20", "ps_PLN_abc"])
+        #expect(cache.catalogEntryID(provider: .lemonsqueezy, productID: "10", variantID: "101")?.description == "ls_10")
+        #expect(cache.catalogEntryID(provider: .lemonsqueezy, productID: "10", variantID: "102") == nil)
+    }
+
+    @Test("the id rule: the product's id with one variant, '<product>.<variant>' with several; the fallback is always '<product>.<variant>'")
+    func idRule() {
+        let ids = CatalogEntryIDs(lemonItems + paystackItems)
+        #expect(lemonItems.map { ids.id(of: $0)?.description } == ["ls_10.101", "ls_10.102", "ls_20"])
+        #expect(
+            ids.variantCount(.lemonsqueezy, "10") == 2 && ids.variantCount(.lemonsqueezy, "20") == 1 && ids.variantCount(.lemonsqueezy, "30") == 0)
+        #expect(ids.id(provider: .lemonsqueezy, productID: "30", variantID: "301") == nil)
+        #expect(CatalogEntryIDs.id(provider: .lemonsqueezy, productID: "2", variantID: "3", variantCount: 1)?.description == "ls_2")
+        #expect(CatalogEntryIDs.id(provider: .lemonsqueezy, productID: "2", variantID: "3", variantCount: 2)?.description == "ls_2.3")
+        #expect(CatalogEntryIDs.fallbackID(provider: .lemonsqueezy, productID: "2", variantID: "3")?.description == "ls_2.3")
+        #expect(CatalogEntryIDs.fallbackID(provider: .paystack, productID: "PLN_a", variantID: "PLN_a")?.description == "ps_PLN_a")
+        #expect(CatalogEntryIDs.fallbackID(provider: .lemonsqueezy, productID: "", variantID: "3")?.description == "ls_3")
+        #expect(CatalogEntryIDs.fallbackID(provider: .lemonsqueezy, productID: "bad id", variantID: "3")?.description == "ls_3")
+        #expect(CatalogEntryIDs.fallbackID(provider: .lemonsqueezy, productID: nil, variantID: nil) == nil)
+    }
+
     @Test("a source returning more than the item limit counts as failed and keeps its last good items")
     func itemLimit() async throws {
         let source = FakeCatalogSource(.paystack, items: paystackItems)

@@ -49,7 +49,7 @@ import Basics
         try await runCommand("/usr/bin/openssl", ["pkey", "-in", directory + "/private.pem", "-pubout", "-out", directory + "/public.pem"])
         // The service reads the key the way the executable does: from AUTH_JWT_PUBLIC_KEY_FILE.
         var reader = ConfigReader(Environment(["AUTH_JWT_PUBLIC_KEY_FILE": directory + "/public.pem", "AUTH_JWT_ISSUER": "https://id.example.com"]))
-        let auth = AuthConfiguration.fromEnvironment(&reader)
+        let auth = AuthConfiguration.fromEnvironment(&reader, mode: .test)
         try reader.finish()
         #expect(!auth.isDisabled)
         let signer = try JWTSigner(rs256PrivateKeyPEM: String(contentsOfFile: directory + "/private.pem", encoding: .utf8))

@@ -34,6 +34,7 @@ import Testing
             let (record, raw) = try #require(found, "checkout record \(checkoutID) not found on \(Topics.checkouts)")
             #expect(record.appUserID == user && record.provider == provider && record.url == seed.checkoutUrl)
             #expect(record.variantID.description == variant && record.email == "buyer@example.com")
+            #expect(!record.emailVerified, "the token's email is not verified")
             #expect(raw.key.map { String(decoding: $0, as: UTF8.self) } == TopicKey.checkout(provider, appUserID: user))
             #expect(harness.app.metrics.renderPrometheus().contains("checkout_checkouts_created_total{provider=\"\(provider.rawValue)\"} 1"))
 
@@ -46,6 +47,40 @@ import Testing
                 deliveries.contains {
                     String(decoding: $0.body, as: UTF8.self).contains(checkoutID) && String(decoding: $0.body, as: UTF8.self).contains(user)
                 })
+            // ... with the proof that Storefront made this checkout for this user.
+            let proof = TestOwnership.proof(checkoutID: checkoutID, appUserID: user)
+            #expect(deliveries.contains { String(decoding: $0.body, as: UTF8.self).contains(#""storefront_proof":"\#(proof)""#) })
+        }
+    }
+
+    /// `emailVerified` on the published record: true only when the record's
+    /// email is the token's verified email; a typed `customerEmail` is a pre-fill.
+    @Test func theRecordSaysWhetherItsEmailIsVerified() async throws {
+        try await Harness.with { harness in
+            func record(token: String, email: String?) async throws -> CheckoutCreatedRecord {
+                let response = try await harness.createCheckout(token: token, email: email, variant: "ls_2")
+                #expect(response.status == .ok, "\(response.text)")
+                let checkoutID = try #require(try response.decode(CreateCheckoutResponse.self).checkoutId)
+                let found = try await TopicReader.first(
+                    CheckoutCreatedRecord.self, topic: Topics.checkouts, clientID: "checkout-tests", timeout: .seconds(45)
+                ) { record, _ in record.checkoutID == checkoutID }
+                return try #require(found?.0, "checkout record \(checkoutID) not found")
+            }
+            let verified = try Harness.token(sub: TestNames.unique("verified"), email: "V@example.com", emailVerified: true)
+            let typedSame = try await record(token: verified, email: "v@Example.com ")
+            #expect(typedSame.email == "v@example.com" && typedSame.emailVerified, "the verified address, typed again")
+            let fromToken = try await record(token: verified, email: nil)
+            #expect(fromToken.email?.lowercased() == "v@example.com" && fromToken.emailVerified)
+
+            let noEmail = try Harness.token(sub: TestNames.unique("no-email"), email: nil)
+            let typed = try await record(token: noEmail, email: "typed@example.com")
+            #expect(typed.email == "typed@example.com" && !typed.emailVerified, "typed by a caller whose token has no email")
+            let nothing = try await record(token: noEmail, email: nil)
+            #expect(nothing.email == nil && !nothing.emailVerified)
+
+            let unverified = try Harness.token(sub: TestNames.unique("unverified"), email: "u@example.com")
+            let unverifiedRecord = try await record(token: unverified, email: "u@example.com")
+            #expect(unverifiedRecord.email == "u@example.com" && !unverifiedRecord.emailVerified, "the token's email is not verified")
         }
     }
 

@@ -94,7 +94,7 @@ struct Harness {
                 httpClient: http, retryPolicy: retry)
             let app = buildCheckoutApplication(
                 configuration: CheckoutConfiguration(redirectURL: "https://app.example.com/done", idempotencyWait: .seconds(20)),
-                auth: try auth ?? .jwt(JWTVerifier(key: .hs256(secret: jwtSecret))),
+                auth: try auth ?? .jwt(JWTVerifier(key: .hs256(secret: jwtSecret))), ownership: TestOwnership.proof,
                 providers: ProviderRegistry(providers: [ls, ps]), pool: pool,
                 publisher: KafkaRecordPublisher(producer: producer),
                 logger: Logger(service: "checkout-tests", minimumLevel: .critical))

@@ -8,20 +8,20 @@ import Testing
     @Test func configurationRules() {
         // AUTH_JWT_ISSUER (or _AUDIENCE) is required too; AuthIdentityTests covers that rule.
         var neither = ConfigReader(Environment(["AUTH_JWT_ISSUER": "storefront-dev"]))
-        _ = AuthConfiguration.fromEnvironment(&neither)
+        _ = AuthConfiguration.fromEnvironment(&neither, mode: .test)
         #expect(neither.problems.map(\.variable) == ["AUTH_JWT_SECRET"])
         var both = ConfigReader(
             Environment([
                 "AUTH_JWT_SECRET": String(repeating: "s", count: 40), "AUTH_JWT_PUBLIC_KEY_FILE": "/nonexistent", "AUTH_JWT_ISSUER": "storefront-dev",
             ]))
-        _ = AuthConfiguration.fromEnvironment(&both)
+        _ = AuthConfiguration.fromEnvironment(&both, mode: .test)
         #expect(both.problems.count == 1)
         var short = ConfigReader(Environment(["AUTH_JWT_SECRET": "short", "AUTH_JWT_AUDIENCE": "storefront-app"]))
-        _ = AuthConfiguration.fromEnvironment(&short)
+        _ = AuthConfiguration.fromEnvironment(&short, mode: .test)
         #expect(short.problems.count == 1 && !short.problems.description.contains("short\""))
         var disabled = ConfigReader(Environment(["AUTH_DISABLED": "true"]))
-        #expect(AuthConfiguration.fromEnvironment(&disabled).isDisabled && disabled.problems.isEmpty)
+        #expect(AuthConfiguration.fromEnvironment(&disabled, mode: .test).isDisabled && disabled.problems.isEmpty)
         var secret = ConfigReader(Environment(["AUTH_JWT_SECRET": String(repeating: "s", count: 40), "AUTH_JWT_ISSUER": "storefront-dev"]))
-        #expect(!AuthConfiguration.fromEnvironment(&secret).isDisabled && secret.problems.isEmpty)
+        #expect(!AuthConfiguration.fromEnvironment(&secret, mode: .test).isDisabled && secret.problems.isEmpty)
     }
 }

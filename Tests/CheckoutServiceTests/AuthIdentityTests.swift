@@ -88,9 +88,9 @@ import Testing
     /// The same secret as text, so tokens from ``token(_:)`` verify under configurations read from it.
     static let hsSecret = String(decoding: secret, as: UTF8.self)
 
-    static func read(_ values: [String: String]) -> (AuthConfiguration, [ConfigurationProblem]) {
+    static func read(_ values: [String: String], mode: DeploymentMode = .test) -> (AuthConfiguration, [ConfigurationProblem]) {
         var reader = ConfigReader(Environment(values))
-        let configuration = AuthConfiguration.fromEnvironment(&reader)
+        let configuration = AuthConfiguration.fromEnvironment(&reader, mode: mode)
         return (configuration, reader.problems)
     }
 
@@ -167,6 +167,28 @@ import Testing
         #expect(problems.isEmpty && configuration.isDisabled)
         #expect(configuration.startupWarnings.count == 1 && configuration.startupWarnings[0].hasPrefix("AUTH_DISABLED=true"))
         #expect(!configuration.emailsAreVerified)
+    }
+
+    /// A deployment that takes real money never runs without token checks:
+    /// the problem makes the launcher exit with EX_CONFIG (78).
+    @Test func disabledIsRefusedInLiveMode() throws {
+        let (_, problems) = Self.read(["AUTH_DISABLED": "true"], mode: .live)
+        #expect(problems.map(\.variable) == ["AUTH_DISABLED"])
+        let message = try #require(problems.first?.message)
+        #expect(message.contains("refused in live mode") && message.contains("AUTH_JWT_SECRET"), "\(message)")
+        // The same read through the launcher's reader: finish() throws, which exits 78.
+        var reader = ConfigReader(Environment(["AUTH_DISABLED": "true", "STOREFRONT_MODE": "live"]))
+        let mode = DeploymentMode.fromEnvironment(&reader)
+        _ = AuthConfiguration.fromEnvironment(&reader, mode: mode)
+        #expect(throws: ConfigurationError.self) { try reader.finish() }
+        #expect(ServiceConfigurationFailure.exitCode == 78)
+        // A live Paystack key makes the mode live as well.
+        var derived = ConfigReader(Environment(["AUTH_DISABLED": "true", "PAYSTACK_SECRET_KEY": "sk_live_0123456789abcdef"]))
+        _ = AuthConfiguration.fromEnvironment(&derived, mode: DeploymentMode.fromEnvironment(&derived))
+        #expect(derived.problems.map(\.variable) == ["AUTH_DISABLED"])
+        // Off, or test mode: no problem.
+        #expect(Self.read(["AUTH_DISABLED": "false", "AUTH_JWT_SECRET": Self.hsSecret, "AUTH_JWT_ISSUER": "i"], mode: .live).1.isEmpty)
+        #expect(Self.read(["AUTH_DISABLED": "true"], mode: .test).1.isEmpty)
     }
 
     @Test func emailsAreVerifiedIsRead() {

@@ -6,6 +6,7 @@ import Postgres
 import Providers
 import Synchronization
 import Telemetry
+import TestSupport
 import Testing
 
 /// Authentication on every app route through the router, with no server at
@@ -37,7 +38,7 @@ import Testing
         let unreachable = try PostgresConfiguration(url: "postgresql://nobody@127.0.0.1:1/none?connect_timeout=1")
         let pool = PostgresPool(configuration: unreachable)
         let app = buildCheckoutApplication(
-            auth: .jwt(try JWTVerifier(key: .hs256(secret: Self.secret))), providers: ProviderRegistry(providers: []),
+            auth: .jwt(try JWTVerifier(key: .hs256(secret: Self.secret))), ownership: TestOwnership.proof, providers: ProviderRegistry(providers: []),
             pool: pool, publisher: publisher, logger: Logger(service: "auth-route-tests", minimumLevel: .critical))
         let routes: [(HTTPMethod, String, String?)] = [
             (.post, "/api/create-checkout", #"{"variantId":"ls_2"}"#),

@@ -8,6 +8,7 @@ import Postgres
 import Providers
 import Synchronization
 import Telemetry
+import TestSupport
 import Testing
 
 /// The checkout's catalog, the shared `CatalogCache`, over fake sources: no
@@ -79,7 +80,7 @@ import Testing
         let metrics = MetricsRegistry()
         let pool = PostgresPool(configuration: try PostgresConfiguration(url: "postgresql://nobody@127.0.0.1:1/none?connect_timeout=1"))
         let app = buildCheckoutApplication(
-            auth: .jwt(try JWTVerifier(key: .hs256(secret: Self.secret))), providers: ProviderRegistry(providers: []),
+            auth: .jwt(try JWTVerifier(key: .hs256(secret: Self.secret))), ownership: TestOwnership.proof, providers: ProviderRegistry(providers: []),
             catalogSources: [lemon, paystack], pool: pool, publisher: DiscardingPublisher(), logger: Self.logger, metrics: metrics)
         let catalog = app.catalog
 
@@ -114,7 +115,7 @@ import Testing
 
         // A provider with no source is unknown, not "not loaded".
         let lemonOnly = buildCheckoutApplication(
-            auth: .disabled, providers: ProviderRegistry(providers: []), catalogSources: [lemon], pool: pool,
+            auth: .disabled, ownership: TestOwnership.proof, providers: ProviderRegistry(providers: []), catalogSources: [lemon], pool: pool,
             publisher: DiscardingPublisher(), logger: Self.logger)
         #expect(lemonOnly.catalog.lookup(try Self.id("ps_PLN_basic")) == .unknown)
 

@@ -24,12 +24,15 @@ extension EndToEndTests {
 
     @Test func eachProcessHoldsOnlyTheSecretsItUses() throws {
         let stack = try self.stack
-        let secrets = ["LEMONSQUEEZY_API_KEY", "LEMONSQUEEZY_WEBHOOK_SECRET", "PAYSTACK_SECRET_KEY", "AUTH_JWT_SECRET", "DATABASE_URL"]
+        let secrets = [
+            "LEMONSQUEEZY_API_KEY", "LEMONSQUEEZY_WEBHOOK_SECRET", "PAYSTACK_SECRET_KEY", "AUTH_JWT_SECRET", "OWNERSHIP_PROOF_KEY", "DATABASE_URL",
+        ]
         let expected: [String: Set<String>] = [
             "catalog": ["LEMONSQUEEZY_API_KEY", "PAYSTACK_SECRET_KEY"],
-            "checkout": ["LEMONSQUEEZY_API_KEY", "PAYSTACK_SECRET_KEY", "AUTH_JWT_SECRET", "DATABASE_URL"],
+            "checkout": ["LEMONSQUEEZY_API_KEY", "PAYSTACK_SECRET_KEY", "AUTH_JWT_SECRET", "OWNERSHIP_PROOF_KEY", "DATABASE_URL"],
             "webhook-receiver-1": ["LEMONSQUEEZY_WEBHOOK_SECRET", "PAYSTACK_SECRET_KEY"],
-            "subscription-projector-1": ["DATABASE_URL"],
+            // The checkout's ownership proof key: it checks the proofs in custom data.
+            "subscription-projector-1": ["OWNERSHIP_PROOF_KEY", "DATABASE_URL"],
             "reconciler-1": ["LEMONSQUEEZY_API_KEY", "PAYSTACK_SECRET_KEY", "DATABASE_URL"],
         ]
         for (process, allowed) in expected.sorted(by: { $0.key < $1.key }) {

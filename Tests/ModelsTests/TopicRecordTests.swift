@@ -47,6 +47,7 @@ import Testing
         let checkoutJSON = try RecordCoding.encode(checkout)
         #expect(try RecordCoding.decode(CheckoutCreatedRecord.self, from: checkoutJSON) == checkout)
         #expect(String(decoding: checkoutJSON, as: UTF8.self).contains(#""variantId":"ps_PLN_x""#))
+        #expect(String(decoding: checkoutJSON, as: UTF8.self).contains(#""emailVerified":false"#))
 
         let command = SubscriptionCommand(
             commandID: "k-1", kind: .cancelRequested, provider: .lemonsqueezy, subscriptionID: "421953", appUserID: "user-1", requestedAt: now)
@@ -60,6 +61,29 @@ import Testing
         let back = try RecordCoding.decode(DeadLetterRecord.self, from: RecordCoding.encode(dead))
         #expect(back == dead)
         #expect(back.sourceValue.bytes == [0xFF, 0x00, 0x7B])
+    }
+
+    /// `emailVerified`: written always, read back as written, false when absent (older records).
+    @Test func checkoutEmailVerifiedRoundTripsAndDefaultsToFalse() throws {
+        var checkout = CheckoutCreatedRecord(
+            checkoutID: "c-2", provider: .lemonsqueezy, appUserID: "user-2", email: "ada@example.com", emailVerified: true,
+            variantID: try #require(CatalogID("ls_472301")), productID: CatalogID("ls_310456"), providerCheckoutID: "lsc-2",
+            url: "https://example.test/checkout", createdAt: now, expiresAt: now.addingTimeInterval(3600))
+        let verified = try RecordCoding.encode(checkout)
+        #expect(String(decoding: verified, as: UTF8.self).contains(#""emailVerified":true"#))
+        #expect(try RecordCoding.decode(CheckoutCreatedRecord.self, from: verified) == checkout)
+        checkout.emailVerified = false
+        #expect(try RecordCoding.decode(CheckoutCreatedRecord.self, from: RecordCoding.encode(checkout)).emailVerified == false)
+
+        let older =
+            #"{"checkoutId":"c-3","provider":"paystack","appUserId":"u","email":"typed@example.com","variantId":"ps_PLN_x","productId":null,"providerCheckoutId":"ref-3","url":"https://checkout.paystack.com/x","createdAt":"2025-11-30T10:53:20.123Z","expiresAt":null}"#
+        let decoded = try RecordCoding.decode(CheckoutCreatedRecord.self, from: Array(older.utf8))
+        #expect(decoded.email == "typed@example.com" && decoded.emailVerified == false)
+        #expect(throws: DecodingError.self) {
+            try RecordCoding.decode(
+                CheckoutCreatedRecord.self,
+                from: Array(older.replacingOccurrences(of: #""expiresAt":null"#, with: #""expiresAt":null,"emailVerified":"yes""#).utf8))
+        }
     }
 
     @Test func topicKeysAndNames() {

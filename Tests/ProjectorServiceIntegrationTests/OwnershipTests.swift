@@ -4,6 +4,7 @@ import Models
 import Postgres
 import Projection
 import ProjectorService
+import TestSupport
 import Testing
 import Webhooks
 
@@ -19,7 +20,7 @@ import Webhooks
     static func paystackCharge(
         user: String?, customer: String, email: String, plan: String, authorization: String, id: Int, at offset: TimeInterval
     ) -> [UInt8] {
-        let metadata = user.map { #"{"storefront_user_id":"\#($0)","storefront_checkout_id":"chk-\#(id)"}"# } ?? "null"
+        let metadata = user.map { TestOwnership.customDataJSON(appUserID: $0, checkoutID: "chk-\(id)") } ?? "null"
         return Array(
             """
             {"event":"charge.success","data":{"id":\(id),"domain":"test","status":"success","reference":"ref-\(id)","amount":500000,
@@ -110,9 +111,7 @@ import Webhooks
             func subscription(_ id: String, user: String, at offset: TimeInterval) throws -> KafkaConsumerRecord {
                 let body = try Support.body(
                     "lemonsqueezy.webhook.subscription_created.synthetic.json",
-                    replacing: [
-                        "\"880123\"": "\"\(id)\"", "user-7f3a": user, "7c1f3a52": String(id.suffix(8)),
-                    ])
+                    replacing: ["\"880123\"": "\"\(id)\"", "7c1f3a52": String(id.suffix(8))], owner: (user, "chk-\(id)"))
                 return try Self.record(.lemonsqueezy, body, receivedAt: offset)
             }
             _ = try await projector.apply([try subscription("900001", user: "user-b", at: 0)])

@@ -23,9 +23,9 @@ import Webhooks
         let body = try Support.body(
             "lemonsqueezy.webhook.subscription_created.synthetic.json",
             replacing: [
-                "880123": subscriptionID, "user-7f3a": user, "2d9c6a40-5b1e-4f7a-9c3d-8e2f1a0b4c6d": checkoutID,
+                "880123": subscriptionID,
                 "\"webhook_id\": \"": "\"webhook_id\": \"\(UUID().uuidString.lowercased().prefix(8))",
-            ])
+            ], owner: (user, checkoutID))
         return (body, subscriptionID, user, checkoutID)
     }
 
@@ -108,7 +108,7 @@ import Webhooks
             let metrics = MetricsRegistry()
             let messaging = MessagingSettings(client: KafkaClientConfiguration(bootstrapServers: brokers, clientID: "projector-tests"))
             let application = try buildProjectorApplication(
-                configuration: ProjectorConfiguration(databaseURL: url, groupID: Support.unique("projector-live")),
+                configuration: ProjectorConfiguration(databaseURL: url, ownership: TestOwnership.proof, groupID: Support.unique("projector-live")),
                 messaging: messaging, logger: logger, metrics: metrics)
             let group = ServiceGroup(
                 services: [application.consumerService.consumer, application.consumerService], configuration: .init(signals: []), logger: logger)

@@ -35,10 +35,21 @@ enum Support {
 
     static let fixtures = Fixture.directory
 
-    /// A fixture body with textual replacements (to give it unique ids or link it to other fixtures).
-    static func body(_ name: String, replacing: [String: String] = [:]) throws -> [UInt8] {
+    /// The app user and checkout of the Lemon Squeezy `*.synthetic.json` fixtures' custom data.
+    static let fixtureOwner = (user: "user-7f3a", checkout: "2d9c6a40-5b1e-4f7a-9c3d-8e2f1a0b4c6d")
+
+    /// A fixture body with textual replacements (to give it unique ids or link
+    /// it to other fixtures); with `owner`, last, its custom data moved to that
+    /// user and checkout, with a valid proof for them (``TestOwnership``).
+    static func body(_ name: String, replacing: [String: String] = [:], owner: (user: String, checkout: String)? = nil) throws -> [UInt8] {
         var text = try String(contentsOf: fixtures.appendingPathComponent(name), encoding: .utf8)
         for (from, to) in replacing { text = text.replacingOccurrences(of: from, with: to) }
+        if let owner {
+            let old = fixtureOwner
+            for (from, to) in TestOwnership.replacing(user: old.user, checkout: old.checkout, with: owner.user, owner.checkout) {
+                text = text.replacingOccurrences(of: from, with: to)
+            }
+        }
         return Array(text.utf8)
     }
 
@@ -63,7 +74,7 @@ enum Support {
     static func projector(_ pool: PostgresPool, sink: any DeadLetterSink = RecordingSink(), metrics: MetricsRegistry = MetricsRegistry()) -> Projector
     {
         Projector(
-            writer: ProjectionWriter(pool: pool), deadLetters: sink, metrics: ProjectorMetrics(registry: metrics),
+            writer: ProjectionWriter(pool: pool), deadLetters: sink, metrics: ProjectorMetrics(registry: metrics), ownership: TestOwnership.proof,
             consumerName: "projector-tests", logger: Logger(service: "projector-tests", minimumLevel: .error))
     }
 

@@ -37,7 +37,7 @@ import Webhooks
             let checkoutID = UUID().uuidString.lowercased()
             let checkout = try await client.createCheckout(
                 CheckoutRequest(
-                    variantID: "2", email: email, appUserID: "user-ls-1", checkoutID: checkoutID,
+                    variantID: "2", email: email, appUserID: "user-ls-1", checkoutID: checkoutID, ownershipProof: "proof-ls-1",
                     redirectURL: "https://app.example.com/thanks", expiresAt: Date().addingTimeInterval(3600)))
             #expect(checkout.provider == .lemonsqueezy)
             #expect(checkout.url.contains(checkout.providerCheckoutID))
@@ -49,6 +49,7 @@ import Webhooks
             #expect(attributes["checkout_data", "email"]?.string == "ls-buyer@example.com")
             #expect(attributes["checkout_data", "custom", "storefront_user_id"]?.string == "user-ls-1")
             #expect(attributes["checkout_data", "custom", "storefront_checkout_id"]?.string == checkoutID)
+            #expect(attributes["checkout_data", "custom", "storefront_proof"]?.string == "proof-ls-1")
             #expect(attributes["product_options", "redirect_url"]?.string == "https://app.example.com/thanks")
             #expect(attributes["variant_id"]?.string == "2")
 
@@ -86,7 +87,8 @@ import Webhooks
             let client = sandbox.lemonSqueezy()
             let checkout = try await client.createCheckout(
                 CheckoutRequest(
-                    variantID: "9", email: EmailAddress("hook@example.com"), appUserID: "user-hook", checkoutID: UUID().uuidString))
+                    variantID: "9", email: EmailAddress("hook@example.com"), appUserID: "user-hook", checkoutID: UUID().uuidString,
+                    ownershipProof: "p"))
             _ = try await sandbox.control("/checkouts/lemonsqueezy/\(checkout.providerCheckoutID)/pay")
             await sandbox.server.app.settleDeliveries()
             let deliveries = await sandbox.server.app.deliveries(provider: .lemonSqueezy)
@@ -128,7 +130,8 @@ import Webhooks
             let unsafe = await #expect(throws: ProviderError.self) { try await client.subscription(id: "1/../../products") }
             #expect(unsafe?.kind == .validation && unsafe?.status == nil)
             let badVariant = await #expect(throws: ProviderError.self) {
-                try await client.createCheckout(CheckoutRequest(variantID: "424242", email: nil, appUserID: "u", checkoutID: "c"))
+                try await client.createCheckout(
+                    CheckoutRequest(variantID: "424242", email: nil, appUserID: "u", checkoutID: "c", ownershipProof: "p"))
             }
             #expect(badVariant?.operation == "createCheckout")
             #expect(
@@ -145,7 +148,8 @@ import Webhooks
             _ = try await client.catalog()
             #expect(try await client.catalog().count == 8)
             // A checkout POST is retried after a 429 too (the request was not processed).
-            let checkout = try await client.createCheckout(CheckoutRequest(variantID: "1", email: nil, appUserID: "u", checkoutID: "c-429"))
+            let checkout = try await client.createCheckout(
+                CheckoutRequest(variantID: "1", email: nil, appUserID: "u", checkoutID: "c-429", ownershipProof: "p"))
             #expect(!checkout.url.isEmpty)
         }
         try await LiveSandbox.with(rateLimit: RateLimitSettings(limit: 1, windowSeconds: 60)) { sandbox in

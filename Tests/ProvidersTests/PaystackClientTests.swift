@@ -34,7 +34,7 @@ import Webhooks
             let checkoutID = UUID().uuidString.lowercased()
             let checkout = try await client.createCheckout(
                 CheckoutRequest(
-                    variantID: "PLN_sbxpremmonth01", email: email, appUserID: "user-ps-1", checkoutID: checkoutID,
+                    variantID: "PLN_sbxpremmonth01", email: email, appUserID: "user-ps-1", checkoutID: checkoutID, ownershipProof: "proof-ps-1",
                     redirectURL: "https://app.example.com/paid"))
             #expect(checkout.provider == .paystack)
             #expect(checkout.providerCheckoutID.hasPrefix("sf-"))
@@ -45,6 +45,7 @@ import Webhooks
             #expect(transaction["data", "amount"]?.int64 == 250_000)
             #expect(transaction["data", "metadata", "storefront_user_id"]?.string == "user-ps-1")
             #expect(transaction["data", "metadata", "storefront_checkout_id"]?.string == checkoutID)
+            #expect(transaction["data", "metadata", "storefront_proof"]?.string == "proof-ps-1")
 
             let paid = try await sandbox.control("/checkouts/paystack/\(checkout.providerCheckoutID)/pay", ["email": "ps-buyer@example.com"])
             let code = try #require(paid["subscription_code"]?.string)
@@ -78,8 +79,9 @@ import Webhooks
         try await LiveSandbox.with { sandbox in
             let checkout = try await sandbox.paystack().createCheckout(
                 CheckoutRequest(
-                    variantID: "PLN_sbxsupportwk01", email: EmailAddress("hook@example.com"), appUserID: "user-ps-hook", checkoutID: UUID().uuidString
-                ))
+                    variantID: "PLN_sbxsupportwk01", email: EmailAddress("hook@example.com"), appUserID: "user-ps-hook",
+                    checkoutID: UUID().uuidString,
+                    ownershipProof: "p"))
             _ = try await sandbox.control("/checkouts/paystack/\(checkout.providerCheckoutID)/pay")
             await sandbox.server.app.settleDeliveries()
             let deliveries = await sandbox.server.app.deliveries(provider: .paystack)
@@ -121,27 +123,30 @@ import Webhooks
             let plan = await #expect(throws: ProviderError.self) {
                 try await client.createCheckout(
                     CheckoutRequest(
-                        variantID: "PLN_nosuchplan00", email: EmailAddress("a@example.com"), appUserID: "u", checkoutID: "c", amount: 1000))
+                        variantID: "PLN_nosuchplan00", email: EmailAddress("a@example.com"), appUserID: "u", checkoutID: "c", ownershipProof: "p",
+                        amount: 1000))
             }
             #expect(plan?.kind == .validation && plan?.status == 400 && plan?.operation == "createCheckout", "\(String(describing: plan))")
             // Re-using a reference is refused by Paystack with its own code.
             let reference = "sf-fixed-\(UInt32.random(in: 0...UInt32.max))"
             let request = CheckoutRequest(
-                variantID: "PLN_sbxbasicmonth1", email: EmailAddress("a@example.com"), appUserID: "u", checkoutID: "c", reference: reference)
+                variantID: "PLN_sbxbasicmonth1", email: EmailAddress("a@example.com"), appUserID: "u", checkoutID: "c", ownershipProof: "p",
+                reference: reference)
             let first = try await client.createCheckout(request)
             #expect(first.providerCheckoutID == reference)
             let duplicate = await #expect(throws: ProviderError.self) { try await client.createCheckout(request) }
             #expect(duplicate?.kind == .validation && duplicate?.status == 400, "\(String(describing: duplicate))")
             // Refused locally: no email (Paystack requires one), and a reference with characters Paystack forbids.
             let noEmail = await #expect(throws: ProviderError.self) {
-                try await client.createCheckout(CheckoutRequest(variantID: "PLN_sbxbasicmonth1", email: nil, appUserID: "u", checkoutID: "c"))
+                try await client.createCheckout(
+                    CheckoutRequest(variantID: "PLN_sbxbasicmonth1", email: nil, appUserID: "u", checkoutID: "c", ownershipProof: "p"))
             }
             #expect(noEmail?.kind == .validation && noEmail?.status == nil)
             let badReference = await #expect(throws: ProviderError.self) {
                 try await client.createCheckout(
                     CheckoutRequest(
                         variantID: "PLN_sbxbasicmonth1", email: EmailAddress("a@example.com"), appUserID: "u", checkoutID: "c",
-                        reference: "has_underscore"))
+                        ownershipProof: "p", reference: "has_underscore"))
             }
             #expect(badReference?.kind == .validation && badReference?.status == nil)
         }
@@ -154,7 +159,8 @@ import Webhooks
             #expect(try await client.catalog().count == 5)
             let checkout = try await client.createCheckout(
                 CheckoutRequest(
-                    variantID: "PLN_sbxbasicmonth1", email: EmailAddress("rl@example.com"), appUserID: "u", checkoutID: "c", amount: 100_000))
+                    variantID: "PLN_sbxbasicmonth1", email: EmailAddress("rl@example.com"), appUserID: "u", checkoutID: "c", ownershipProof: "p",
+                    amount: 100_000))
             #expect(!checkout.url.isEmpty)
         }
         try await LiveSandbox.with(rateLimit: RateLimitSettings(limit: 1, windowSeconds: 60)) { sandbox in

@@ -154,11 +154,11 @@ import Webhooks
     @Test func lemonSqueezyCheckoutBody() throws {
         let request = CheckoutRequest(
             variantID: "42", email: EmailAddress("Buyer@Example.COM"), appUserID: "user-1", checkoutID: "c0ffee00-0000-4000-8000-000000000001",
-            redirectURL: "https://app.example.com/done", expiresAt: Date(timeIntervalSince1970: 1_900_000_000))
+            ownershipProof: "0a1b", redirectURL: "https://app.example.com/done", expiresAt: Date(timeIntervalSince1970: 1_900_000_000))
         let body = String(decoding: LemonSqueezyRequests.checkout(request, storeID: "7", testMode: true).encodedBytes(), as: UTF8.self)
         #expect(
             body
-                == #"{"data":{"attributes":{"checkout_data":{"custom":{"storefront_checkout_id":"c0ffee00-0000-4000-8000-000000000001","storefront_user_id":"user-1"},"email":"Buyer@example.com"},"expires_at":"2030-03-17T17:46:40.000Z","product_options":{"redirect_url":"https://app.example.com/done"},"test_mode":true},"relationships":{"store":{"data":{"id":"7","type":"stores"}},"variant":{"data":{"id":"42","type":"variants"}}},"type":"checkouts"}}"#
+                == #"{"data":{"attributes":{"checkout_data":{"custom":{"storefront_checkout_id":"c0ffee00-0000-4000-8000-000000000001","storefront_proof":"0a1b","storefront_user_id":"user-1"},"email":"Buyer@example.com"},"expires_at":"2030-03-17T17:46:40.000Z","product_options":{"redirect_url":"https://app.example.com/done"},"test_mode":true},"relationships":{"store":{"data":{"id":"7","type":"stores"}},"variant":{"data":{"id":"42","type":"variants"}}},"type":"checkouts"}}"#
         )
     }
 

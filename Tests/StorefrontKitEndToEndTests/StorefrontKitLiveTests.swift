@@ -32,11 +32,11 @@ enum LiveKit {
         try #require(products.first { $0.provider.rawValue == provider && $0.isSubscription }, "a \(provider) subscription is listed")
     }
 
-    /// Whether `entitlement` comes from `product`. The catalog names one
-    /// variant of a multi-variant product `ls_<product>.<variant>`, while an
-    /// entitlement names the product (`ls_<product>`).
+    /// Whether `entitlement` comes from `product`: its product id is the
+    /// catalog id of the entry bought (`ls_<product>.<variant>` for one variant
+    /// of a multi-variant product, never the product's own id).
     static func grants(_ entitlement: EntitlementInfo, _ product: Product) -> Bool {
-        entitlement.productID == product.id || product.id.hasPrefix(entitlement.productID + ".")
+        entitlement.productID == product.id
     }
 
     /// Presses Pay on the sandbox's hosted page without a browser (its form posts to `<page>/pay`).

@@ -25,6 +25,13 @@ public enum TestEnvironment {
         return value
     }
 
+    /// The `OWNERSHIP_PROOF_KEY` of everything tests build in process (a
+    /// projector, a checkout): a fixed key for tests only, never a
+    /// deployment's (`scripts/stack.sh` and `deploy/make-secrets.sh` generate
+    /// theirs). The fixtures' proofs (`Tests/Fixtures/SOURCES.md`) are made
+    /// with it; ``TestOwnership`` makes more.
+    public static let ownershipProofKey = "storefront-tests-only-ownership-proof-key-0001"
+
     /// The shared PostgreSQL server's URL (its superuser, database `postgres`).
     public static func databaseURL() throws -> String {
         try require("DATABASE_URL", hint: "start PostgreSQL with scripts/pg.sh start DIR; . DIR/pg.env")

@@ -61,13 +61,14 @@ struct WebhookSandboxTests {
 
         let lsCheckout = try await lemonSqueezy.createCheckout(
             CheckoutRequest(
-                variantID: "2", email: EmailAddress("ls-\(tag)@example.com"), appUserID: "user-ls-\(tag)", checkoutID: UUID().uuidString))
+                variantID: "2", email: EmailAddress("ls-\(tag)@example.com"), appUserID: "user-ls-\(tag)", checkoutID: UUID().uuidString,
+                ownershipProof: "p"))
         try await pay(
             sandboxURL + "/_sandbox/checkouts/lemonsqueezy/\(lsCheckout.providerCheckoutID)/pay", email: "ls-\(tag)@example.com", http: http)
         let psCheckout = try await paystack.createCheckout(
             CheckoutRequest(
                 variantID: "PLN_sbxpremmonth01", email: EmailAddress("ps-\(tag)@example.com"), appUserID: "user-ps-\(tag)",
-                checkoutID: UUID().uuidString))
+                checkoutID: UUID().uuidString, ownershipProof: "p"))
         try await pay(sandboxURL + "/_sandbox/checkouts/paystack/\(psCheckout.providerCheckoutID)/pay", email: "ps-\(tag)@example.com", http: http)
 
         await sandbox.app.settleDeliveries()

@@ -180,8 +180,11 @@ import Models
         #expect(object.customData["tries"] == "3")
         let string = try customData(#""{\"storefront_user_id\":\"u2\"}""#)
         #expect(string.appUserID == "u2")
-        let fields = try customData(#"{"custom_fields":[{"display_name":"User","variable_name":"app_user_id","value":"u3"}]}"#)
+        let fields = try customData(#"{"custom_fields":[{"display_name":"User","variable_name":"storefront_user_id","value":"u3"}]}"#)
         #expect(fields.appUserID == "u3")
+        // Other integrations' keys name their own users, never ours.
+        let foreign = try customData(#"{"app_user_id":"u4","user_id":"u5","custom_fields":[{"variable_name":"app_user_id","value":"u6"}]}"#)
+        #expect(foreign.appUserID == nil && foreign.customData["app_user_id"] == "u4" && foreign.customData["user_id"] == "u5")
         for empty in [#""""#, "0", "null", "[]", #""not json""#] {
             let event = try customData(empty)
             #expect(event.customData.isEmpty, "metadata \(empty)")

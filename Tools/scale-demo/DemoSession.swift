@@ -3,6 +3,7 @@ import Foundation
 import HTTPClient
 import Models
 import Postgres
+import Webhooks
 
 /// What the scale demo and the chaos run share: the plan, the counters, the
 /// lag sampler, the sender, the run's clock, and the drain and checks that
@@ -28,9 +29,16 @@ struct DemoSession: Sendable {
     /// Builds the plan (ids unique to this run) and the sampler, and starts the clock.
     static func make(_ options: ScaleDemoOptions, _ stack: StackEnvironment) async throws -> DemoSession {
         let runID = String(UUID().uuidString.lowercased().prefix(8))
+        let ownership: OwnershipProof
+        do {
+            ownership = try OwnershipProof(key: Secret(stack["OWNERSHIP_PROOF_KEY"] ?? ""))
+        } catch {
+            throw StackEnvironment.Missing(
+                description: "stack.env has no usable OWNERSHIP_PROOF_KEY (\(error)): start the stack with scripts/stack.sh")
+        }
         let plan = WebhookPlan.make(
             subscriptions: options.subscriptions, eventsPerSubscription: options.eventsPerSubscription,
-            runID: runID, start: Date().addingTimeInterval(-30 * 86_400))
+            runID: runID, start: Date().addingTimeInterval(-30 * 86_400), ownership: ownership)
         say(
             "run \(runID): \(plan.webhooks.count) webhooks for \(options.subscriptions) subscriptions at \(Int(options.rate))/s, "
                 + "at most \(options.concurrency) in flight, via \(stack["GATEWAY_URL"] ?? "")")

@@ -5,6 +5,11 @@ import Models
 struct LemonSqueezySubscriptionFacts: Sendable {
     let id: String
     let appUserID: String
+    /// The Storefront checkout the purchase came from (custom data, with its proof).
+    let checkoutID: String
+    /// `OwnershipProof.proof(checkoutID:appUserID:)` under the stack's `OWNERSHIP_PROOF_KEY`,
+    /// so the projector takes ``appUserID`` for a proven owner.
+    let ownershipProof: String
     let customerID: Int
     let email: String
     let createdAt: Date
@@ -24,7 +29,11 @@ enum LemonSqueezyWebhookBody {
             "test_mode": true,
             "event_name": eventName,
             "webhook_id": webhookID,
-            "custom_data": ["storefront_user_id": subscription.appUserID],
+            // What Storefront's checkout sends and Lemon Squeezy echoes on every event of the purchase.
+            "custom_data": [
+                CustomDataKeys.appUserID: subscription.appUserID, CustomDataKeys.checkoutID: subscription.checkoutID,
+                CustomDataKeys.proof: subscription.ownershipProof,
+            ],
         ]
         let data: [String: Any]
         if eventName == "subscription_payment_success" {

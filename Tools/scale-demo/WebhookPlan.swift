@@ -1,4 +1,5 @@
 import Foundation
+import Webhooks
 
 /// One webhook the demo will send.
 struct PlannedWebhook: Sendable {
@@ -49,7 +50,8 @@ struct WebhookPlan: Sendable {
     ///   - eventsPerSubscription: events per subscription (the first is always `subscription_created`).
     ///   - runID: 8 lowercase hex digits, unique per run.
     ///   - start: the provider timestamp of the first event; later ones are minutes apart.
-    static func make(subscriptions: Int, eventsPerSubscription: Int, runID: String, start: Date) -> WebhookPlan {
+    ///   - ownership: the stack's `OWNERSHIP_PROOF_KEY`: each subscription's custom data carries its proof.
+    static func make(subscriptions: Int, eventsPerSubscription: Int, runID: String, start: Date, ownership: OwnershipProof) -> WebhookPlan {
         // Numeric ids, like Lemon Squeezy's: "9" + 4 digits of the run + 6 digits of the index.
         let runDigits = String(format: "%04d", (Int(runID.prefix(4), radix: 16) ?? 0) % 10_000)
         var byRound = [[PlannedWebhook]](repeating: [], count: eventsPerSubscription)
@@ -57,9 +59,11 @@ struct WebhookPlan: Sendable {
         var payments = 0
         var counter = 0
         for index in 0..<subscriptions {
+            let appUserID = "scale-\(runID)-user-\(index)", checkoutID = "scale-\(runID)-checkout-\(index)"
             let subscription = LemonSqueezySubscriptionFacts(
                 id: "9\(runDigits)\(String(format: "%06d", index))",
-                appUserID: "scale-\(runID)-user-\(index)",
+                appUserID: appUserID, checkoutID: checkoutID,
+                ownershipProof: ownership.proof(checkoutID: checkoutID, appUserID: appUserID),
                 customerID: 70_000_000 + index,
                 email: "scale-\(runID)-\(index)@example.com",
                 createdAt: start.addingTimeInterval(Double(index)))

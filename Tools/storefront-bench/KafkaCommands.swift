@@ -26,7 +26,8 @@ enum BacklogCommand {
             configuration: KafkaProducerConfiguration(
                 client: clientConfiguration(brokers, "storefront-bench-backlog"), messageTimeout: .seconds(300),
                 linger: .milliseconds(5), maxQueuedMessages: 100_000, queueFullTimeout: .seconds(120)))
-        let shape = WebhookBodies.PlanShape(runID: runID, deliveries: count, subscriptions: subscriptions, bodyBytes: bodyBytes)
+        let shape = WebhookBodies.PlanShape(
+            runID: runID, deliveries: count, subscriptions: subscriptions, bodyBytes: bodyBytes, ownership: try Options.ownershipProof())
         let clock = ContinuousClock()
         let started = clock.now
         let failures = Mutex<[String]>([])

@@ -9,7 +9,8 @@ enum DeliveriesCommand {
         let deliveries = WebhookBodies.plan(
             runID: try options.string("run-id"), deliveries: count,
             subscriptions: try options.int("subscriptions", default: max(1, count / 5), in: 1...10_000_000),
-            bodyBytes: try options.int("body-bytes", default: 0, in: 0...1_000_000), secret: try options.string("secret"))
+            bodyBytes: try options.int("body-bytes", default: 0, in: 0...1_000_000), secret: try options.string("secret"),
+            ownership: try Options.ownershipProof())
         try DeliveryFile.write(deliveries, to: try options.string("out"))
         let sizes = deliveries.map(\.body.count)
         result(["deliveries": String(count), "min_body_bytes": String(sizes.min() ?? 0), "max_body_bytes": String(sizes.max() ?? 0)])

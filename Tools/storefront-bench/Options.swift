@@ -1,4 +1,6 @@
+import Basics
 import Foundation
+import Webhooks
 
 /// `--name value` pairs after the subcommand; every value is looked up by name.
 struct Options: Sendable {
@@ -20,6 +22,19 @@ struct Options: Sendable {
     }
 
     func flag(_ name: String) -> Bool { flags.contains(name) }
+
+    /// The ownership proof key from the environment (`OWNERSHIP_PROOF_KEY`, which
+    /// scripts/bench.sh has from the stack's `stack.env`): the deliveries' custom
+    /// data is signed with it, as the checkout signs it.
+    static func ownershipProof() throws -> OwnershipProof {
+        let key = ProcessInfo.processInfo.environment["OWNERSHIP_PROOF_KEY"] ?? ""
+        do {
+            return try OwnershipProof(key: Secret(key))
+        } catch {
+            throw Invalid(
+                description: "OWNERSHIP_PROOF_KEY \(key.isEmpty ? "is not set" : "is unusable: \(error)") (scripts/bench.sh takes the stack's)")
+        }
+    }
 
     func string(_ name: String) throws -> String {
         guard let value = values[name], !value.isEmpty else { throw Invalid(description: "--\(name) is required") }

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import Models
+import Webhooks
 
 /// One signed Lemon Squeezy delivery, ready to send.
 struct Delivery: Sendable {
@@ -19,6 +20,10 @@ struct Delivery: Sendable {
 /// carries (signed URLs, relationship links), so a body is about as large and
 /// as nested as the provider's.
 ///
+/// Each subscription's custom data is what Storefront's checkout sends (user,
+/// checkout, and the ownership proof under the stack's `OWNERSHIP_PROOF_KEY`),
+/// so the projector does the work of a proven owner, as in production.
+///
 /// Plans are deterministic for a run id: `subscriptions` subscriptions, each
 /// with `deliveries / subscriptions` events (created, then payments and
 /// updates, the last one cancelling, expiring or updating), ordered round by
@@ -26,8 +31,10 @@ struct Delivery: Sendable {
 enum WebhookBodies {
     /// The plan's deliveries, signed with `secret`, each body padded with
     /// insignificant whitespace to at least `bodyBytes` (0: natural size).
-    static func plan(runID: String, deliveries: Int, subscriptions: Int, bodyBytes: Int, secret: String) -> [Delivery] {
-        let shape = PlanShape(runID: runID, deliveries: deliveries, subscriptions: subscriptions, bodyBytes: bodyBytes)
+    static func plan(
+        runID: String, deliveries: Int, subscriptions: Int, bodyBytes: Int, secret: String, ownership: OwnershipProof
+    ) -> [Delivery] {
+        let shape = PlanShape(runID: runID, deliveries: deliveries, subscriptions: subscriptions, bodyBytes: bodyBytes, ownership: ownership)
         let key = Array(secret.utf8)
         return (0..<deliveries).map { position in
             let (eventName, webhookID, body) = shape.body(at: position)
@@ -42,10 +49,16 @@ enum WebhookBodies {
         let subscriptions: Int
         let perSubscription: Int
         let bodyBytes: Int
+        /// Signs each subscription's user and checkout ids.
+        let ownership: OwnershipProof
         let start: Date
 
-        init(runID: String, deliveries: Int, subscriptions: Int, bodyBytes: Int, start: Date = Date().addingTimeInterval(-86_400)) {
+        init(
+            runID: String, deliveries: Int, subscriptions: Int, bodyBytes: Int, ownership: OwnershipProof,
+            start: Date = Date().addingTimeInterval(-86_400)
+        ) {
             self.runID = runID
+            self.ownership = ownership
             self.subscriptions = max(1, min(subscriptions, deliveries))
             perSubscription = (deliveries + self.subscriptions - 1) / self.subscriptions
             self.bodyBytes = bodyBytes
@@ -60,7 +73,7 @@ enum WebhookBodies {
             let step = WebhookBodies.step(sequence: sequence, of: perSubscription, subscription: index)
             let body = WebhookBodies.make(
                 eventName: step.eventName, webhookID: webhookID, runID: runID, index: index,
-                sequence: sequence, status: step.status, start: start, bodyBytes: bodyBytes)
+                sequence: sequence, status: step.status, start: start, bodyBytes: bodyBytes, ownership: ownership)
             return (step.eventName, webhookID, body)
         }
     }
@@ -88,7 +101,7 @@ enum WebhookBodies {
 
     static func make(
         eventName: String, webhookID: String, runID: String, index: Int, sequence: Int, status: String,
-        start: Date, bodyBytes: Int
+        start: Date, bodyBytes: Int, ownership: OwnershipProof
     ) -> [UInt8] {
         let subscriptionID = subscriptionID(runID: runID, index: index)
         let customerID = 70_000_000 + index
@@ -96,6 +109,7 @@ enum WebhookBodies {
         // Strictly increasing per subscription: the projector orders by it.
         let updatedAt = createdAt.addingTimeInterval(Double(sequence) * 600)
         let email = "bench-\(runID)-\(index)@example.com"
+        let user = "bench-\(runID)-user-\(index)", checkout = "bench-\(runID)-checkout-\(index)"
         let api = "https://api.lemonsqueezy.com/v1"
         let expires = Int(updatedAt.timeIntervalSince1970) + 86_400
         let signature = webhookID.replacingOccurrences(of: "-", with: "")
@@ -103,7 +117,13 @@ enum WebhookBodies {
             ("test_mode", true),
             ("event_name", .string(eventName)),
             ("webhook_id", .string(webhookID)),
-            ("custom_data", .object([("storefront_user_id", .string("bench-\(runID)-user-\(index)"))])),
+            (
+                "custom_data",
+                .object([
+                    (CustomDataKeys.appUserID, .string(user)), (CustomDataKeys.checkoutID, .string(checkout)),
+                    (CustomDataKeys.proof, .string(ownership.proof(checkoutID: checkout, appUserID: user))),
+                ])
+            ),
         ])
         func relationships(_ type: String, _ id: String, _ names: [String]) -> JSON {
             .object(

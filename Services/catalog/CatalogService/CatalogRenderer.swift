@@ -15,7 +15,8 @@ enum CatalogRenderer {
     /// One resource per purchasable variant, in the given order.
     ///
     /// Id scheme (opaque to apps, unique within the list because the seed's iOS
-    /// `Product` is `Identifiable`):
+    /// `Product` is `Identifiable`): ``CatalogEntryIDs``, the rule the
+    /// entitlement answer's `product_id` follows too:
     /// - a product with a single variant keeps the product's ``CatalogID``
     ///   (`ls_<product>`, `ps_<plan code>`), so the common case reads naturally;
     /// - a product with several variants (e.g. monthly and yearly) gets one
@@ -27,14 +28,7 @@ enum CatalogRenderer {
     /// form a ``CatalogID``, and later items repeating an id already listed,
     /// are skipped and reported.
     static func resources(from items: [CatalogItem], skipped: inout [Skipped]) -> [ProductResource] {
-        struct ProductKey: Hashable {
-            let provider: Provider
-            let productID: String
-        }
-        var variantsByProduct: [ProductKey: Set<String>] = [:]
-        for item in items {
-            variantsByProduct[ProductKey(provider: item.provider, productID: item.productID), default: []].insert(item.variantID)
-        }
+        let ids = CatalogEntryIDs(items)
         var seen = Set<String>()
         var resources: [ProductResource] = []
         resources.reserveCapacity(items.count)
@@ -46,12 +40,7 @@ enum CatalogRenderer {
                 skip("variant id is not a valid catalog id")
                 continue
             }
-            let variantCount = variantsByProduct[ProductKey(provider: item.provider, productID: item.productID)]?.count ?? 1
-            let id =
-                variantCount > 1
-                ? CatalogID(provider: item.provider, rawID: item.productID + "." + item.variantID)
-                : item.catalogProductID
-            guard let id else {
+            guard let id = ids.id(of: item) else {
                 skip("product id is not a valid catalog id")
                 continue
             }

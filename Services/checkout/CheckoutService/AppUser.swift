@@ -29,6 +29,14 @@ public struct AppUser: Sendable, Hashable {
         return normalized.isEmpty ? nil : normalized
     }
 
+    /// Whether `other` is the user's *verified* email (``verifiedEmail``),
+    /// ignoring case and surrounding whitespace: false whenever the token's
+    /// email is missing or unverified, whatever `other` is.
+    public func isVerifiedEmail(_ other: String) -> Bool {
+        guard let verified = verifiedEmail else { return false }
+        return Self.normalize(other) == verified
+    }
+
     /// Whether `other` is the user's email, ignoring case and surrounding
     /// whitespace. A token without an email claim has nothing to contradict,
     /// so any address matches here; such an address is then only a checkout

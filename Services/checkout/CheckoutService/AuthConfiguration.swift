@@ -10,9 +10,9 @@ public enum AuthConfiguration: Sendable {
     /// its `email_verified` claim says (for identity providers that only ever
     /// issue verified emails); otherwise only `email_verified: true` does.
     case jwt(JWTVerifier, emailsAreVerified: Bool = false)
-    /// No token is checked: for local experiments only. The app user id is
-    /// then the caller's email (body `customerEmail` or query `email`), which
-    /// is never treated as verified.
+    /// No token is checked: for local experiments only, and refused in a
+    /// `live` deployment. The app user id is then the caller's email (body
+    /// `customerEmail` or query `email`), which is never treated as verified.
     case disabled
 
     /// Longest public key file read.
@@ -24,6 +24,10 @@ public enum AuthConfiguration: Sendable {
     /// `AUTH_JWT_ALLOW_ANY_ISSUER_AND_AUDIENCE` (default false) and
     /// `AUTH_EMAILS_ARE_VERIFIED` (default false).
     ///
+    /// `AUTH_DISABLED=true` with `mode` ``DeploymentMode/live`` is a problem:
+    /// a deployment that takes real money never runs without token checks
+    /// (the launcher then refuses to start, exit status 78).
+    ///
     /// Unless auth is disabled:
     /// - exactly one of the secret and the public key must be set;
     /// - `iss` is checked when `AUTH_JWT_ISSUER` is set and `aud` when
@@ -31,7 +35,8 @@ public enum AuthConfiguration: Sendable {
     ///   explicit opt-out `AUTH_JWT_ALLOW_ANY_ISSUER_AND_AUDIENCE=true`
     ///   (which then must not be combined with either, and is listed in
     ///   ``startupWarnings``).
-    public static func fromEnvironment(_ reader: inout ConfigReader) -> AuthConfiguration {
+    /// - Parameter mode: the deployment's ``DeploymentMode`` (`STOREFRONT_MODE`).
+    public static func fromEnvironment(_ reader: inout ConfigReader, mode: DeploymentMode) -> AuthConfiguration {
         let disabled = reader.bool("AUTH_DISABLED", default: false)
         let secret = reader.secret("AUTH_JWT_SECRET")
         let keyFile = reader.string("AUTH_JWT_PUBLIC_KEY_FILE")
@@ -40,7 +45,15 @@ public enum AuthConfiguration: Sendable {
         let leeway = reader.duration("AUTH_JWT_LEEWAY", default: .seconds(60))
         let allowAny = reader.bool("AUTH_JWT_ALLOW_ANY_ISSUER_AND_AUDIENCE", default: false)
         let emailsAreVerified = reader.bool("AUTH_EMAILS_ARE_VERIFIED", default: false)
-        if disabled { return .disabled }
+        if disabled {
+            if mode.isLive {
+                reader.report(
+                    "AUTH_DISABLED",
+                    "AUTH_DISABLED=true is refused in live mode (STOREFRONT_MODE=live, or a live Paystack key): without token checks "
+                        + "anyone could act as any user; set AUTH_JWT_SECRET or AUTH_JWT_PUBLIC_KEY_FILE instead")
+            }
+            return .disabled
+        }
 
         switch (issuer, audience, allowAny) {
         case (nil, nil, false):

@@ -7,11 +7,12 @@ import Projection
 import Providers
 import ServiceRuntime
 import Telemetry
+import Webhooks
 
 /// The checkout service, assembled: catalog cache, routes, health checks and server.
 ///
 /// The executable and the tests build it the same way through
-/// ``buildCheckoutApplication(configuration:auth:providers:catalogSources:pool:publisher:brokerCheck:http:entitlements:logger:metrics:now:)``;
+/// ``buildCheckoutApplication(configuration:auth:ownership:providers:catalogSources:pool:publisher:brokerCheck:http:entitlements:logger:metrics:now:)``;
 /// tests may call ``respond(to:logger:)`` without a socket.
 public struct CheckoutApplication: ServiceApplication {
     /// The cached provider catalogs, to check that a requested variant exists
@@ -38,6 +39,8 @@ public struct CheckoutApplication: ServiceApplication {
 /// - Parameters:
 ///   - configuration: catalog refresh, checkout expiry, redirect URL, limits.
 ///   - auth: how tokens are verified (or that they are not).
+///   - ownership: the proofs put into each checkout's custom data (`OWNERSHIP_PROOF_KEY`;
+///     the projector must check them with the same key).
 ///   - providers: the enabled payment providers.
 ///   - catalogSources: where ``CheckoutApplication/catalog`` comes from; nil
 ///     for one `ProviderCatalogSource` per client in `providers` (tests pass fakes).
@@ -53,6 +56,7 @@ public struct CheckoutApplication: ServiceApplication {
 public func buildCheckoutApplication(
     configuration: CheckoutConfiguration = CheckoutConfiguration(),
     auth: AuthConfiguration,
+    ownership: OwnershipProof,
     providers: ProviderRegistry,
     catalogSources: [any CatalogSource]? = nil,
     pool: PostgresPool,
@@ -77,6 +81,9 @@ public func buildCheckoutApplication(
             checkoutMetrics.catalogRefreshFailures.increment(by: outcome.failures.count)
         })
     let idempotency = IdempotencyStore(pool: pool, ttl: configuration.idempotencyTTL, wait: configuration.idempotencyWait)
+    // Each entitlement's product_id is the catalog id of what was bought, as the catalog lists it.
+    var entitlements = entitlements
+    entitlements.productIDs = PurchasedProductIDs(catalog: catalog)
     let reader = SubscriptionStatusReader(pool: pool, resolver: entitlements)
 
     let health = HealthChecks()
@@ -90,7 +97,7 @@ public func buildCheckoutApplication(
         authenticator: Authenticator(configuration: auth),
         creator: CheckoutCreator(
             catalog: catalog, registry: providers, idempotency: idempotency, publisher: publisher,
-            configuration: configuration, metrics: checkoutMetrics, now: now),
+            configuration: configuration, ownership: ownership, metrics: checkoutMetrics, now: now),
         commander: SubscriptionCommander(reader: reader, registry: providers, publisher: publisher, metrics: checkoutMetrics, now: now),
         reader: reader, claimer: PurchaseClaimer(publisher: publisher, now: now),
         refresher: SubscriptionRefresher(publisher: publisher, limiter: RefreshLimiter(), metrics: checkoutMetrics),

@@ -6,6 +6,7 @@ import HTTPServer
 import Models
 import Providers
 import Telemetry
+import Webhooks
 
 /// Creates hosted checkouts: validates the request against the cached
 /// catalog, honours `Idempotency-Key`, asks the provider, and publishes the
@@ -16,6 +17,8 @@ struct CheckoutCreator: Sendable {
     let idempotency: IdempotencyStore
     let publisher: any RecordPublisher
     let configuration: CheckoutConfiguration
+    /// Signs each checkout's (checkout id, app user id) for the provider's custom data.
+    let ownership: OwnershipProof
     let metrics: CheckoutMetrics
     let now: @Sendable () -> Date
 
@@ -91,7 +94,8 @@ struct CheckoutCreator: Sendable {
         let createdAt = now()
         let request = CheckoutRequest(
             variantID: variant.rawID, email: email, appUserID: user.id, checkoutID: checkoutID,
-            redirectURL: configuration.redirectURL, expiresAt: createdAt.addingTimeInterval(configuration.checkoutExpiry.inSeconds),
+            ownershipProof: ownership.proof(checkoutID: checkoutID, appUserID: user.id), redirectURL: configuration.redirectURL,
+            expiresAt: createdAt.addingTimeInterval(configuration.checkoutExpiry.inSeconds),
             // Paystack needs an amount even though the plan sets it; the cached item saves a lookup.
             amount: variant.provider == .paystack ? item.price : nil)
         let checkout: ProviderCheckout
@@ -104,7 +108,9 @@ struct CheckoutCreator: Sendable {
             throw error.httpError
         }
         let record = CheckoutCreatedRecord(
-            checkoutID: checkoutID, provider: variant.provider, appUserID: user.id, email: email?.value, variantID: variant,
+            checkoutID: checkoutID, provider: variant.provider, appUserID: user.id, email: email?.value,
+            // A typed customerEmail is a pre-fill; only the token's verified email counts for matching.
+            emailVerified: email.map { user.isVerifiedEmail($0.value) } ?? false, variantID: variant,
             productID: item.catalogProductID, providerCheckoutID: checkout.providerCheckoutID, url: checkout.url,
             createdAt: createdAt, expiresAt: checkout.expiresAt ?? request.expiresAt)
         do {

@@ -11,6 +11,7 @@ import ProviderConfiguration
 import Providers
 import ServiceRuntime
 import Telemetry
+import Webhooks
 
 /// `checkout`: creates hosted checkouts and answers subscription status,
 /// cancel and resume for the apps. Configuration comes from the environment:
@@ -18,7 +19,9 @@ import Telemetry
 /// `KAFKA_BROKERS`, the providers' settings, `AUTH_JWT_SECRET` /
 /// `AUTH_JWT_PUBLIC_KEY_FILE` (+ `AUTH_JWT_ISSUER` and/or `AUTH_JWT_AUDIENCE`,
 /// or `AUTH_JWT_ALLOW_ANY_ISSUER_AND_AUDIENCE=true`; `AUTH_JWT_LEEWAY`,
-/// `AUTH_EMAILS_ARE_VERIFIED`) or `AUTH_DISABLED=true`, `CHECKOUT_CATALOG_REFRESH`,
+/// `AUTH_EMAILS_ARE_VERIFIED`) or `AUTH_DISABLED=true` (refused with
+/// `STOREFRONT_MODE=live`), `OWNERSHIP_PROOF_KEY` (the
+/// projector's, too), `CHECKOUT_CATALOG_REFRESH`,
 /// `CHECKOUT_REDIRECT_URL`, `CHECKOUT_EXPIRY`, `CHECKOUT_MAX_BODY_BYTES`, `LOG_LEVEL`.
 @main
 struct CheckoutMain {
@@ -36,10 +39,13 @@ struct CheckoutMain {
                 let providers = ProvidersConfiguration.fromEnvironment(&reader, uses: .api)
                 // After the providers, so a bad Paystack key is reported once.
                 let mode = DeploymentMode.fromEnvironment(&reader, paystackSecretKey: providers?.paystack?.secretKey.reveal())
+                let ownershipKey = reader.required.secret("OWNERSHIP_PROOF_KEY")
                 return (
                     http: HTTPServerConfiguration.fromEnvironment(&reader, defaultPort: 8082),
                     configuration: CheckoutConfiguration.fromEnvironment(&reader),
-                    auth: AuthConfiguration.fromEnvironment(&reader),
+                    // Refuses AUTH_DISABLED=true in live mode.
+                    auth: AuthConfiguration.fromEnvironment(&reader, mode: mode),
+                    ownership: OwnershipProof.configured(key: ownershipKey, reader: &reader),
                     messaging: MessagingSettings.fromEnvironment(&reader, service: "checkout", logger: logger),
                     database: database,
                     maxConnections: reader.int("DATABASE_MAX_CONNECTIONS", default: 10, in: 1...200),
@@ -58,7 +64,7 @@ struct CheckoutMain {
                 let producer = try KafkaProducer(configuration: KafkaProducerConfiguration(client: settings.messaging.client), logger: logger)
                 let admin = try KafkaAdmin(configuration: settings.messaging.client)
                 let application = buildCheckoutApplication(
-                    configuration: settings.configuration, auth: settings.auth,
+                    configuration: settings.configuration, auth: settings.auth, ownership: settings.ownership,
                     providers: ProviderRegistry(configuration: providers, httpClient: HTTPClient()),
                     pool: pool, publisher: KafkaRecordPublisher(producer: producer),
                     brokerCheck: { _ = try await admin.partitionCount(topic: Topics.checkouts, timeout: .seconds(2)) },

@@ -5,6 +5,7 @@ import Models
 import Postgres
 import Projection
 import Telemetry
+import Webhooks
 
 /// What applying one batch did.
 public struct ProjectorBatchOutcome: Sendable, Hashable {
@@ -23,14 +24,21 @@ public struct Projector: Sendable {
     public let writer: ProjectionWriter
     public let deadLetters: any DeadLetterSink
     public let metrics: ProjectorMetrics
+    /// Checks the ownership claims in webhooks and snapshots (`OWNERSHIP_PROOF_KEY`,
+    /// the checkout's key): only a proven app user or checkout id reaches the projection.
+    public let ownership: OwnershipProof
     /// The consumer group, written into dead letters.
     public let consumerName: String
     let logger: Logger
 
-    public init(writer: ProjectionWriter, deadLetters: any DeadLetterSink, metrics: ProjectorMetrics, consumerName: String, logger: Logger) {
+    public init(
+        writer: ProjectionWriter, deadLetters: any DeadLetterSink, metrics: ProjectorMetrics, ownership: OwnershipProof, consumerName: String,
+        logger: Logger
+    ) {
         self.writer = writer
         self.deadLetters = deadLetters
         self.metrics = metrics
+        self.ownership = ownership
         self.consumerName = consumerName
         self.logger = logger
     }
@@ -43,7 +51,7 @@ public struct Projector: Sendable {
         var inputs: [(record: KafkaConsumerRecord, input: ProjectionInput)] = []
         var letters: [DeadLetterRecord] = []
         for record in records {
-            switch ProjectorRecordDecoder.decode(record) {
+            switch ProjectorRecordDecoder.decode(record, ownership: ownership, unproven: unproven) {
             case .input(let input): inputs.append((record, input))
             case .deadLetter(let reason): letters.append(letter(record, reason: reason))
             }
@@ -141,6 +149,20 @@ public struct Projector: Sendable {
         default:
             "the record's event cannot be logged and read back: \(ProjectorRecordDecoder.describe(error))"
         }
+    }
+
+    /// Counts and logs an event whose custom data claimed a user or checkout
+    /// without a valid proof (a forged or hand-made buy link, or a checkout
+    /// signed with another key): it is applied without them.
+    private func unproven(_ claim: BillingEvent) {
+        metrics.unprovenOwnershipClaims(claim.provider).increment()
+        logger.notice(
+            "ownership claim without a valid proof; applied without an owner",
+            metadata: [
+                "provider": claim.provider.rawValue, "event": claim.providerEventName, "entity": claim.entityKey,
+                "claim.user": String((claim.appUserID ?? "").prefix(128)), "claim.checkout": String((claim.checkoutID ?? "").prefix(128)),
+                "claim.has_proof": String(claim.customData[CustomDataKeys.proof] != nil),
+            ])
     }
 
     func letter(_ record: KafkaConsumerRecord, reason: String) -> DeadLetterRecord {

@@ -1,6 +1,7 @@
 import Basics
 import Foundation
 import ServiceRuntime
+import Webhooks
 
 /// The projector's own settings, from the environment.
 public struct ProjectorConfiguration: Sendable {
@@ -16,12 +17,17 @@ public struct ProjectorConfiguration: Sendable {
     public var migrate: Bool
     /// `PROJECTOR_DB_CONNECTIONS` (default 4).
     public var databaseConnections: Int
+    /// `OWNERSHIP_PROOF_KEY` or `OWNERSHIP_PROOF_KEY_FILE` (required, at least
+    /// 32 bytes; the checkout's key): checks the ownership claims in webhooks
+    /// and snapshots.
+    public var ownership: OwnershipProof
 
     public init(
-        databaseURL: String, groupID: String = "subscription-projector", batchSize: Int = 500,
+        databaseURL: String, ownership: OwnershipProof, groupID: String = "subscription-projector", batchSize: Int = 500,
         batchWait: Duration = .milliseconds(100), migrate: Bool = true, databaseConnections: Int = 4
     ) {
         self.databaseURL = databaseURL
+        self.ownership = ownership
         self.groupID = groupID
         self.batchSize = batchSize
         self.batchWait = batchWait
@@ -31,8 +37,10 @@ public struct ProjectorConfiguration: Sendable {
 
     /// Reads the settings; problems are collected in `reader`.
     public static func fromEnvironment(_ reader: inout ConfigReader) -> ProjectorConfiguration {
-        ProjectorConfiguration(
+        let ownershipKey = reader.required.secret("OWNERSHIP_PROOF_KEY")
+        return ProjectorConfiguration(
             databaseURL: reader.required.string("DATABASE_URL"),
+            ownership: OwnershipProof.configured(key: ownershipKey, reader: &reader),
             groupID: reader.string("KAFKA_GROUP_ID", default: "subscription-projector"),
             batchSize: reader.int("PROJECTOR_BATCH_SIZE", default: 500, in: 1...10_000),
             batchWait: reader.duration("PROJECTOR_BATCH_WAIT", default: .milliseconds(100)),

@@ -1,4 +1,5 @@
 import Kafka
+import Models
 import Telemetry
 
 /// The projector's Prometheus series.
@@ -32,6 +33,19 @@ public struct ProjectorMetrics: Sendable {
         batchLatency = registry.histogram("projector_batch_seconds", help: "Time to apply one batch, before its commit.")
         batchFailures = registry.counter("projector_batch_failures_total", help: "Batches whose transaction failed (then retried).")
         subscriptionsProjected = registry.counter("projector_subscriptions_projected_total", help: "Subscription rows re-folded and written.")
+        // Every provider's series exists from the start, at 0.
+        for provider in Provider.allCases { _ = unprovenOwnershipClaims(provider) }
+    }
+
+    /// `projector_unproven_ownership_claims_total{provider}`: webhook and
+    /// snapshot records decoded (a redelivery counts again) whose custom data
+    /// named a Storefront user or checkout without a valid ownership proof.
+    public func unprovenOwnershipClaims(_ provider: Provider) -> Counter {
+        registry.counter(
+            "projector_unproven_ownership_claims_total",
+            help: "Webhooks and snapshots whose custom data named a Storefront user or checkout without a valid ownership proof "
+                + "(they gave the purchase no owner), by provider.",
+            labels: ["provider": provider.rawValue])
     }
 
     /// Records the offsets a batch reached.

@@ -14,9 +14,20 @@ public enum ProjectorRecordDecoder {
     }
 
     /// Decodes by topic: webhook envelopes and reconciler snapshots are
-    /// normalised with the provider's parsers; checkouts and commands are
+    /// normalised with the provider's parsers, and their ownership claims
+    /// checked with `ownership` (``OwnershipProof/check(_:)``: a user or
+    /// checkout id without a valid proof is cleared, stays in `customData`
+    /// for audit, and is passed to `unproven`); checkouts and commands are
     /// decoded as published.
-    public static func decode(_ record: KafkaConsumerRecord) -> Decoded {
+    public static func decode(
+        _ record: KafkaConsumerRecord, ownership: OwnershipProof, unproven: (BillingEvent) -> Void = { _ in }
+    ) -> Decoded {
+        func checked(_ event: BillingEvent) -> BillingEvent {
+            var event = event
+            let claim = event
+            if ownership.check(&event) == .unproven { unproven(claim) }
+            return event
+        }
         guard let value = record.value else { return .deadLetter(reason: "record has no value") }
         switch record.topic {
         case Topics.webhooks:
@@ -28,7 +39,7 @@ public enum ProjectorRecordDecoder {
             }
             guard !envelope.id.isEmpty else { return .deadLetter(reason: "webhook envelope has an empty id") }
             do {
-                let event = try ProviderWebhooks.normalize(envelope)
+                let event = checked(try ProviderWebhooks.normalize(envelope))
                 return .input(
                     .webhook(
                         WebhookDelivery(
@@ -47,7 +58,7 @@ public enum ProjectorRecordDecoder {
             guard !snapshot.snapshotID.isEmpty else { return .deadLetter(reason: "snapshot has an empty id") }
             do {
                 // A snapshot is logged like a delivery: the provider's body is its payload.
-                let event = try ProviderSnapshots.normalize(snapshot)
+                let event = checked(try ProviderSnapshots.normalize(snapshot))
                 return .input(
                     .webhook(
                         WebhookDelivery(

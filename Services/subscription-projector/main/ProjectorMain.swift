@@ -8,7 +8,8 @@ import Telemetry
 /// `subscription-projector`: the only writer of subscription state. Consumes
 /// webhooks, checkouts, commands and the reconciler's snapshots, and projects
 /// them into PostgreSQL.
-/// Environment: `DATABASE_URL`, `KAFKA_BROKERS` (required), `KAFKA_GROUP_ID`,
+/// Environment: `DATABASE_URL`, `KAFKA_BROKERS`, `OWNERSHIP_PROOF_KEY` (the
+/// checkout's; all three required), `KAFKA_GROUP_ID`,
 /// `PROJECTOR_BATCH_SIZE`, `PROJECTOR_BATCH_WAIT`, `PROJECTOR_MIGRATE`,
 /// `PROJECTOR_DB_CONNECTIONS`, `PORT` (default 8084; health and metrics only), `LOG_LEVEL`.
 @main

@@ -10,6 +10,9 @@ public struct EntitlementResolver: Sendable, Hashable {
     /// nil: each product is its own entitlement, and one-time purchases grant for life.
     public var configuration: EntitlementsConfiguration?
     public var policy: AccessPolicy
+    /// Names each answer's `product_id`: the catalog id of what was bought
+    /// (the checkout gives it its live catalog; without one, the fallback id).
+    public var productIDs = PurchasedProductIDs()
 
     public init(configuration: EntitlementsConfiguration? = nil, policy: AccessPolicy) {
         self.configuration = configuration
@@ -31,7 +34,7 @@ public struct EntitlementResolver: Sendable, Hashable {
                         s.disputeOpenedAt, policy.revokedAt(refundedAt: s.refundedAt, partiallyRefundedAt: s.partiallyRefundedAt),
                         EntitlementInfo(
                             identifier: identifier, isActive: access.isActive, expiresAt: access.expiresAt, willRenew: access.willRenew,
-                            periodType: access.periodType, productID: Self.catalogID(s.provider, s.productID, s.variantID) ?? identifier,
+                            periodType: access.periodType, productID: productIDs.id(s.provider, s.productID, s.variantID) ?? identifier,
                             provider: s.provider, source: .subscription, latestPurchaseAt: s.latestPurchaseAt ?? s.originalPurchaseAt,
                             originalPurchaseAt: s.originalPurchaseAt, unsubscribeDetectedAt: s.unsubscribeDetectedAt,
                             billingIssueDetectedAt: s.billingIssueDetectedAt, sandbox: s.testMode ?? policy.testDeployment)))
@@ -47,7 +50,7 @@ public struct EntitlementResolver: Sendable, Hashable {
                         order.disputeOpenedAt, revokedAt,
                         EntitlementInfo(
                             identifier: identifier, isActive: access.isActive, expiresAt: access.expiresAt, willRenew: false,
-                            periodType: .normal, productID: Self.catalogID(order.provider, order.productID, order.variantID) ?? identifier,
+                            periodType: .normal, productID: productIDs.id(order.provider, order.productID, order.variantID) ?? identifier,
                             provider: order.provider, source: .purchase, latestPurchaseAt: order.paidAt, originalPurchaseAt: order.paidAt,
                             unsubscribeDetectedAt: nil, billingIssueDetectedAt: nil, sandbox: order.testMode ?? policy.testDeployment)))
             }
@@ -71,7 +74,9 @@ public struct EntitlementResolver: Sendable, Hashable {
         return Self.catalogID(provider, product, variant).map { [($0, nil)] } ?? []
     }
 
-    /// The catalog id apps know the product by: the product's, else the variant's.
+    /// The catalog id of the product (not of the variant bought: see
+    /// ``productIDs``), naming its entitlement when there is no configuration:
+    /// the product's, else the variant's.
     static func catalogID(_ provider: Provider, _ product: String?, _ variant: String?) -> String? {
         for raw in [product, variant].compactMap({ $0 }) {
             if let id = CatalogID(provider: provider, rawID: raw) { return id.description }

@@ -12,6 +12,10 @@ public struct CheckoutRequest: Sendable, Hashable {
     public var appUserID: String
     /// Storefront's checkout id; sent as custom data ``CustomDataKeys/checkoutID``.
     public var checkoutID: String
+    /// `OwnershipProof.proof(checkoutID:appUserID:)` for the two ids above; sent as
+    /// custom data ``CustomDataKeys/proof``. Without it the projector takes
+    /// the ids for an unproven claim and the purchase gets no owner.
+    public var ownershipProof: String
     /// Where the provider sends the buyer afterwards (LS `redirect_url`, Paystack `callback_url`).
     public var redirectURL: String?
     /// When the hosted URL stops working (Lemon Squeezy only; Paystack links do not expire by request).
@@ -24,13 +28,14 @@ public struct CheckoutRequest: Sendable, Hashable {
     public var reference: String?
 
     public init(
-        variantID: String, email: EmailAddress?, appUserID: String, checkoutID: String,
+        variantID: String, email: EmailAddress?, appUserID: String, checkoutID: String, ownershipProof: String,
         redirectURL: String? = nil, expiresAt: Date? = nil, amount: Int64? = nil, reference: String? = nil
     ) {
         self.variantID = variantID
         self.email = email
         self.appUserID = appUserID
         self.checkoutID = checkoutID
+        self.ownershipProof = ownershipProof
         self.redirectURL = redirectURL
         self.expiresAt = expiresAt
         self.amount = amount
@@ -39,6 +44,6 @@ public struct CheckoutRequest: Sendable, Hashable {
 
     /// The custom data / metadata both providers echo back in webhooks.
     var customData: [String: String] {
-        [CustomDataKeys.appUserID: appUserID, CustomDataKeys.checkoutID: checkoutID]
+        [CustomDataKeys.appUserID: appUserID, CustomDataKeys.checkoutID: checkoutID, CustomDataKeys.proof: ownershipProof]
     }
 }

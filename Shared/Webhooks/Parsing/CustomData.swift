@@ -34,11 +34,11 @@ enum CustomData {
         return result
     }
 
-    /// The app user id: ``CustomDataKeys/appUserID``, else the fall-back keys.
+    /// The app user id the data claims: ``CustomDataKeys/appUserID`` only
+    /// (other integrations' `app_user_id`/`user_id` name their own users, not
+    /// ours). A claim until ``OwnershipProof/check(_:)`` has seen its proof.
     static func appUserID(in data: [String: String]) -> String? {
-        for key in [CustomDataKeys.appUserID] + CustomDataKeys.appUserIDFallbacks {
-            if let value = data[key], !value.isEmpty { return value }
-        }
-        return nil
+        guard let value = data[CustomDataKeys.appUserID], !value.isEmpty else { return nil }
+        return value
     }
 }
