@@ -170,6 +170,7 @@ import Testing
         }
         // The sweep reached the cases it is about.
         #expect(checked > 40_000 && active > 5_000 && activeInGrace > 500, "checked \(checked), active \(active), in grace \(activeInGrace)")
+    }
 
     // MARK: - product_id: the catalog entry that was bought
 
