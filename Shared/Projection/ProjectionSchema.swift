@@ -186,7 +186,7 @@ public enum ProjectionSchema {
         CREATE INDEX orders_reference ON orders (provider, transaction_reference) WHERE transaction_reference IS NOT NULL;
         """
 
-    /// Ownership that nothing overwrites, and what the access rules read.
+    /// Ownership (first owner wins until migration 7 ranks the evidence), and what the access rules read.
     /// Existing rows keep the owner the old rule had given them.
     static let ownership = """
         -- Who owns each purchase, for good: the first owner recorded wins and no

@@ -10,7 +10,7 @@ public struct SubscriptionState: Sendable, Hashable, Codable {
     public var subscriptionID: String
     /// The owner: the app user whose checkout produced the subscription (or
     /// who claimed it by verified email). Never set by the fold: it comes
-    /// from `purchase_owners`, which nothing overwrites.
+    /// from `purchase_owners` (the strongest evidence; see ``ProjectionSchema``).
     public var appUserID: String?
     public var customerID: String?
     public var customerEmail: String?

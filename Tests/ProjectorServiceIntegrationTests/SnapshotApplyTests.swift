@@ -98,6 +98,40 @@ import Testing
         }
     }
 
+    /// The snapshot comes before the webhook (a projector backlog, a missed
+    /// webhook) and two users opened verified checkouts that could have
+    /// produced it: the heuristic names nobody; an attacker's webhook
+    /// forging the custom data adds nothing; the buyer's own webhook, with
+    /// its proof, outranks every match, whatever came first.
+    @Test func aSnapshotBeforeItsWebhookNeverHandsThePurchaseToACompetingCheckout() async throws {
+        try await Support.withDatabase { pool in
+            let projector = Support.projector(pool)
+            for (id, user) in [("chk-a", "user-ls-one"), ("chk-b", "user-ls-two")] {
+                var checkout = CheckoutCreatedRecord(
+                    checkoutID: id, provider: .lemonsqueezy, appUserID: user, email: "ada@example.com",
+                    variantID: CatalogID(provider: .lemonsqueezy, rawID: "472301")!, productID: nil, providerCheckoutID: "lsc-\(id)",
+                    url: "https://example.test/c", createdAt: Timestamp.parse("2025-03-03T09:10:00Z")!,
+                    expiresAt: Timestamp.parse("2025-03-03T10:10:00Z"))
+                checkout.emailVerified = true
+                _ = try await projector.apply([Support.record(Topics.checkouts, key: checkout.key, value: try RecordCoding.encode(checkout))])
+            }
+            let webhook = try Support.body("lemonsqueezy.webhook.subscription_created.synthetic.json")
+            _ = try await projector.apply([
+                try Self.snapshot(.lemonsqueezy, .subscription, id: "880123", data: try Self.data(of: webhook), fetchedAt: 0)
+            ])
+            #expect(try await Self.row(pool, "880123").owner == nil, "two users could match: the heuristic decides nothing")
+
+            let forged = String(decoding: webhook, as: UTF8.self)
+                .replacingOccurrences(of: "7c1f3a52-9d0e-4b8a-a3f1-2e5d6c7b8a91", with: "7c1f3a52-9d0e-4b8a-a3f1-2e5d6c7b8a92")
+                .replacingOccurrences(of: "\"storefront_user_id\": \"user-7f3a\"", with: "\"storefront_user_id\": \"user-ls-two\"")
+            _ = try await projector.apply([try Support.webhookRecord(.lemonsqueezy, Array(forged.utf8), offset: 1)])
+            #expect(try await Self.row(pool, "880123").owner == nil, "custom data without a valid proof is no evidence")
+
+            _ = try await projector.apply([try Support.webhookRecord(.lemonsqueezy, webhook, offset: 2)])
+            #expect(try await Self.row(pool, "880123").owner == "user-7f3a", "the proven custom data outranks any checkout match")
+        }
+    }
+
     /// A snapshot at T and webhooks received before and after it: every
     /// arrival order gives the same rows (the fold orders by receipt and fetch time).
     @Test func aSnapshotAndLateWebhooksInAnyOrderGiveTheSameRows() async throws {
