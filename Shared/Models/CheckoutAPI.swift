@@ -96,13 +96,18 @@ public struct CommandAcceptedResponse: Codable, Sendable, Hashable {
     }
 }
 
-/// Every error body: `{"success":false,"error":"<human readable>"}`.
+/// Every error body: `{"success":false,"error":"<human readable>","code":"<stable code>"}`
+/// (`code` is additive to the seed tutorials' shape; see the OpenAPI
+/// document's `Error` for the known codes).
 public struct APIErrorResponse: Codable, Sendable, Hashable, Error {
     public var success: Bool
     public var error: String
+    /// Machine-readable and stable (`unknown_variant`, `rate_limited`, …); nil from servers that predate it.
+    public var code: String?
 
-    public init(_ error: String) {
+    public init(_ error: String, code: String? = nil) {
         success = false
         self.error = error
+        self.code = code
     }
 }

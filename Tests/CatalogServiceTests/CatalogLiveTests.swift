@@ -31,7 +31,7 @@ struct CatalogLiveTests {
         #expect(try await client.get(base + "/readyz").status == 503)
         let early = try await client.get(base + "/api/products")
         #expect(early.status == 503)
-        #expect(early.bodyString == #"{"success":false,"error":"Catalog not loaded yet"}"#)
+        #expect(early.bodyString == #"{"success":false,"error":"Catalog not loaded yet","code":"catalog_not_loaded"}"#)
 
         gate.open()
         #expect(await eventually { (try? await client.get(base + "/readyz").status) == 200 })

@@ -66,7 +66,7 @@ struct CatalogRoutesTests {
         for missing in ["ls_999", "ls_10", "ls_101", String(repeating: "x", count: 5_000), "%2Fetc"] {
             let response = try await app.get("/api/products/\(missing)")
             #expect(response.status == .notFound, "\(missing.prefix(20))")
-            #expect(response.text == #"{"success":false,"error":"Product not found"}"#)
+            #expect(response.text == #"{"success":false,"error":"Product not found","code":"product_not_found"}"#)
             #expect(response.headers["X-Catalog-Age"] == "0")
         }
     }
@@ -138,7 +138,7 @@ struct CatalogRoutesTests {
         for path in ["/api/products", "/api/products/ls_20"] {
             let response = try await app.get(path)
             #expect(response.status == .serviceUnavailable)
-            #expect(response.text == #"{"success":false,"error":"Catalog not loaded yet"}"#)
+            #expect(response.text == #"{"success":false,"error":"Catalog not loaded yet","code":"catalog_not_loaded"}"#)
         }
         let failed = await app.catalog.refresh()
         #expect(!failed.ok && !failed.isLoaded)

@@ -101,7 +101,8 @@ import Testing
             let resumeActive = try await harness.request(.post, "/api/subscription/resume", token: token, json: body)
             #expect(resumeActive.status == .conflict, "\(resumeActive.text)")
             #expect(
-                resumeActive.text == #"{"success":false,"error":"Payment provider paystack refused to resume the subscription in its current state"}"#
+                resumeActive.text
+                    == #"{"success":false,"error":"Payment provider paystack refused to resume the subscription in its current state","code":"provider_refused"}"#
             )
             let cancel = try await harness.request(.post, "/api/subscription/cancel", token: token, json: body)
             #expect(cancel.status == .ok, "\(cancel.text)")
@@ -124,7 +125,7 @@ import Testing
                     let answer = try await harness.request(
                         .post, "/api/subscription/\(action)", token: token, json: "{\"subscription_code\":\"\(code)\"}")
                     #expect(answer.status == .badRequest, "\(action) \(code): \(answer.status) \(answer.text)")
-                    #expect(answer.text == #"{"success":false,"error":"subscription_code must be printable ASCII"}"#)
+                    #expect(answer.text == #"{"success":false,"error":"subscription_code must be printable ASCII","code":"bad_request"}"#)
                 }
             }
         }

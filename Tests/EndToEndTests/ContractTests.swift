@@ -95,7 +95,7 @@ import Testing
         // What the gateway itself refuses is in the API's error shape, never nginx's HTML.
         let huge = try await stack.request(.get, g + "/api/products", headers: [("X-Padding", String(repeating: "p", count: 40_000))])
         #expect(
-            huge.status == 400 && huge.bodyString == #"{"success":false,"error":"Malformed request"}"#,
+            huge.status == 400 && huge.bodyString == #"{"success":false,"error":"Malformed request","code":"bad_request"}"#,
             "\(huge.status) \(huge.bodyString.prefix(200))")
         let body = String(repeating: "x", count: 2 << 20)
         let tooLarge = try await stack.request(.post, g + "/api/webhooks/lemonsqueezy", json: body)

@@ -20,7 +20,7 @@ import Testing
                 return try connection.readResponse()
             }
             #expect(response.status == 413)
-            #expect(response.text == #"{"success":false,"error":"Request body exceeds 1000 bytes"}"#)
+            #expect(response.text == #"{"success":false,"error":"Request body exceeds 1000 bytes","code":"payload_too_large"}"#)
 
             let fits = try await request(harness.port, "POST", "/upload", body: String(repeating: "x", count: 1000))
             #expect(fits.status == 200)

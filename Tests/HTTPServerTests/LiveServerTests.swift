@@ -83,7 +83,7 @@ struct SecretFailure: Error, CustomStringConvertible {
         }) { harness in
             let missing = try await request(harness.port, "GET", "/nothing/here")
             #expect(missing.status == 404)
-            #expect(missing.text == #"{"success":false,"error":"Not found"}"#)
+            #expect(missing.text == #"{"success":false,"error":"Not found","code":"not_found"}"#)
 
             let wrongMethod = try await request(harness.port, "DELETE", "/items/1")
             #expect(wrongMethod.status == 405)
@@ -93,7 +93,7 @@ struct SecretFailure: Error, CustomStringConvertible {
             #expect(badEscape.status == 400)
             let badQuery = try await request(harness.port, "GET", "/items/1?x=%4")
             #expect(badQuery.status == 400)
-            #expect(badQuery.text == #"{"success":false,"error":"Malformed query string"}"#)
+            #expect(badQuery.text == #"{"success":false,"error":"Malformed query string","code":"bad_request"}"#)
 
             // A request line libmicrohttpd cannot parse is answered 400 by libmicrohttpd itself.
             let port = harness.port
@@ -113,13 +113,13 @@ struct SecretFailure: Error, CustomStringConvertible {
         }) { harness in
             let boom = try await request(harness.port, "GET", "/boom")
             #expect(boom.status == 500)
-            #expect(boom.text == #"{"success":false,"error":"Internal server error"}"#)
+            #expect(boom.text == #"{"success":false,"error":"Internal server error","code":"internal_error"}"#)
             #expect(!boom.text.contains("hunter2") && !boom.headers.contains { $0.1.contains("hunter2") })
             #expect(harness.sink.lines.contains { $0.contains("handler failed") && $0.contains("\"level\":\"error\"") })
 
             let teapot = try await request(harness.port, "GET", "/teapot")
             #expect(teapot.status == 418)
-            #expect(teapot.text == #"{"success":false,"error":"I'm a teapot"}"#)
+            #expect(teapot.text == #"{"success":false,"error":"I'm a teapot","code":"client_error"}"#)
         }
     }
 

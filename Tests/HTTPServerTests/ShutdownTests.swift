@@ -83,7 +83,7 @@ final class HitCounter: Sendable {
         ) { harness in
             let response = try await request(harness.port, "GET", "/stuck")
             #expect(response.status == 504)
-            #expect(response.text == #"{"success":false,"error":"Request timed out"}"#)
+            #expect(response.text == #"{"success":false,"error":"Request timed out","code":"timeout"}"#)
             try await waitUntil { cancelled.current == 1 }
         }
     }

@@ -192,7 +192,7 @@ import Testing
             return
         }
         running.reconciler.submit(requests, ticket: 5)
-        #expect(await eventually(timeout: .seconds(10)) { running.tickets.count(5) == 1 })
+        #expect(await eventually(timeout: .seconds(30)) { running.tickets.count(5) == 1 })
         await running.stop()
         #expect(source.calls.map(\.target) == [sub], "one fetch of the subscription")
         let published = try #require(publisher.published.first)

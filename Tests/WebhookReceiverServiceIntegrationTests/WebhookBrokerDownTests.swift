@@ -43,7 +43,7 @@ struct WebhookBrokerDownTests {
         let response = try await receiver.signedPost(.paystack, body: after)
         let elapsed = clock.now - started
         #expect(response.status == 503)
-        #expect(response.bodyString == #"{"success":false,"error":"Webhook could not be stored, retry later"}"#)
+        #expect(response.bodyString == #"{"success":false,"error":"Webhook could not be stored, retry later","code":"unavailable"}"#)
         #expect(response.headers["Retry-After"] == "5")
         // Bounded by the publish timeout (plus margin for a loaded machine), never librdkafka's minutes.
         #expect(elapsed < publishTimeout + .seconds(4), "answered after \(elapsed)")

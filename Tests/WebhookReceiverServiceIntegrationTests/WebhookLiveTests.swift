@@ -68,7 +68,7 @@ struct WebhookLiveTests {
         for (provider, body, headers) in attempts {
             let response = try await receiver.post(provider, body: body, headers: headers)
             #expect(response.status == 401, "\(provider) \(headers.map(\.0))")
-            #expect(response.bodyString == #"{"success":false,"error":"Invalid signature"}"#)
+            #expect(response.bodyString == #"{"success":false,"error":"Invalid signature","code":"invalid_signature"}"#)
         }
 
         // A correctly signed marker per provider, made from the same fixture, so
@@ -104,7 +104,7 @@ struct WebhookLiveTests {
         let body = Array(repeating: UInt8(ascii: " "), count: 4097)
         let response = try await receiver.signedPost(.paystack, body: body)
         #expect(response.status == 413)
-        #expect(response.bodyString == #"{"success":false,"error":"Request body exceeds 4096 bytes"}"#)
+        #expect(response.bodyString == #"{"success":false,"error":"Request body exceeds 4096 bytes","code":"payload_too_large"}"#)
         // At the limit is fine as far as size goes (this one is not signed).
         let atLimit = try await receiver.post(.paystack, body: Array(repeating: UInt8(ascii: " "), count: 4096), headers: [])
         #expect(atLimit.status == 401)

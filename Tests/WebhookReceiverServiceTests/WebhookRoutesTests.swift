@@ -43,7 +43,7 @@ struct WebhookRoutesTests {
         for (provider, body, headers) in cases {
             let response = await app.respond(to: try Self.request(provider, body: body, headers: headers), logger: quietLogger)
             #expect(response.status.code == 401, "\(provider) \(headers.map(\.0))")
-            #expect(String(decoding: response.body, as: UTF8.self) == #"{"success":false,"error":"Invalid signature"}"#)
+            #expect(String(decoding: response.body, as: UTF8.self) == #"{"success":false,"error":"Invalid signature","code":"invalid_signature"}"#)
         }
         #expect(Self.counter(metrics, .lemonsqueezy, .invalidSignature) == 4)
         #expect(Self.counter(metrics, .paystack, .invalidSignature) == 4)

@@ -22,7 +22,7 @@ public enum CatalogRoutes {
             // Bounded lookup: ids longer than any CatalogID cannot match.
             let id = try context.parameters.require("id")
             guard id.utf8.count <= CatalogID.maximumRawLength + 3, let body = snapshot.productsByID[id] else {
-                throw HTTPError(.notFound, "Product not found", headers: [ageHeader: String(age)])
+                throw HTTPError(.notFound, "Product not found", code: "product_not_found", headers: [ageHeader: String(age)])
             }
             return respond(to: request, with: body, age: age)
         }
@@ -31,7 +31,8 @@ public enum CatalogRoutes {
     /// The snapshot, or 503 when nothing was ever loaded.
     static func loadedSnapshot(_ store: CatalogStore) throws(HTTPError) -> CatalogSnapshot {
         guard let snapshot = store.snapshot else {
-            throw HTTPError(.serviceUnavailable, "Catalog not loaded yet", headers: ["Retry-After": "5", "Cache-Control": "no-store"])
+            throw HTTPError(
+                .serviceUnavailable, "Catalog not loaded yet", code: "catalog_not_loaded", headers: ["Retry-After": "5", "Cache-Control": "no-store"])
         }
         return snapshot
     }

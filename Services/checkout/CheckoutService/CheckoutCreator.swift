@@ -45,9 +45,10 @@ struct CheckoutCreator: Sendable {
             metrics.idempotentReplays.increment()
             return Outcome(body: Array(stored.utf8), replayed: true)
         case .mismatch:
-            throw HTTPError(.unprocessableContent, "Idempotency-Key was already used with a different request body")
+            throw HTTPError(.unprocessableContent, "Idempotency-Key was already used with a different request body", code: "idempotency_key_reused")
         case .inProgress:
-            throw HTTPError(.conflict, "A request with this Idempotency-Key is still in progress", headers: ["Retry-After": "1"])
+            throw HTTPError(
+                .conflict, "A request with this Idempotency-Key is still in progress", code: "idempotency_in_progress", headers: ["Retry-After": "1"])
         case .acquired:
             do {
                 let answer = try await createNew(body, item: item, variant: variant, user: user, checkoutID: checkoutID, logger: logger)
@@ -62,9 +63,9 @@ struct CheckoutCreator: Sendable {
 
     /// Checks email syntax and ownership, and that the variant is a known catalog item.
     func validate(_ body: CreateCheckoutRequest, user: AppUser) throws(HTTPError) -> (CatalogItem, CatalogID) {
-        if body.hasInvalidEmail { throw HTTPError(.badRequest, "customerEmail is not a valid email address") }
+        if body.hasInvalidEmail { throw HTTPError(.badRequest, "customerEmail is not a valid email address", code: "invalid_email") }
         if let email = body.email, !user.emailMatches(email.value) {
-            throw HTTPError(.forbidden, "customerEmail does not match the signed-in user")
+            throw HTTPError(.forbidden, "customerEmail does not match the signed-in user", code: "email_mismatch")
         }
         guard !body.variantId.isEmpty else { throw HTTPError(.badRequest, "variantId is required") }
         guard let variant = body.catalogVariantID else {
@@ -75,8 +76,10 @@ struct CheckoutCreator: Sendable {
         }
         switch catalog.lookup(variant) {
         case .found(let item): return (item, variant)
-        case .unknown: throw HTTPError(.notFound, "Unknown variant \(variant)")
-        case .notLoaded: throw HTTPError(.serviceUnavailable, "Catalog not loaded yet; try again shortly", headers: ["Retry-After": "5"])
+        case .unknown: throw HTTPError(.notFound, "Unknown variant \(variant)", code: "unknown_variant")
+        case .notLoaded:
+            throw HTTPError(
+                .serviceUnavailable, "Catalog not loaded yet; try again shortly", code: "catalog_not_loaded", headers: ["Retry-After": "5"])
         }
     }
 
@@ -88,7 +91,7 @@ struct CheckoutCreator: Sendable {
         do {
             client = try registry.client(for: variant.provider, operation: "createCheckout")
         } catch {
-            throw HTTPError(.notFound, "Unknown variant \(variant)")
+            throw HTTPError(.notFound, "Unknown variant \(variant)", code: "unknown_variant")
         }
         let email = body.email ?? user.email.flatMap(EmailAddress.init)
         let createdAt = now()
@@ -117,7 +120,7 @@ struct CheckoutCreator: Sendable {
             try await publisher.publish(record, topic: Topics.checkouts, key: record.key)
         } catch {
             logger.error("checkout record not published", metadata: ["error": String(describing: error), "checkout.id": checkoutID])
-            throw HTTPError(.serviceUnavailable, "Could not record the checkout; try again", headers: ["Retry-After": "2"])
+            throw HTTPError(.serviceUnavailable, "Could not record the checkout; try again", code: "not_recorded", headers: ["Retry-After": "2"])
         }
         metrics.checkoutsCreated(variant.provider).increment()
         logger.info("checkout created", metadata: ["provider": variant.provider.rawValue, "checkout.id": checkoutID, "variant": variant.description])

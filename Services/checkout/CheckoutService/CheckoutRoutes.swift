@@ -67,7 +67,7 @@ struct CheckoutRoutes: Sendable {
         let email = request.query["email"]
         let user = try authenticator.authenticate(request, fallbackEmail: email)
         if let email, !email.isEmpty, !user.emailMatches(email) {
-            throw HTTPError(.forbidden, "email does not match the signed-in user")
+            throw HTTPError(.forbidden, "email does not match the signed-in user", code: "email_mismatch")
         }
         let found = try await reader.snapshot(for: ProjectionUser(appUserID: user.id, verifiedEmail: user.verifiedEmail), at: now())
         await claimer.claimUnowned(in: found, for: user, logger: logger)

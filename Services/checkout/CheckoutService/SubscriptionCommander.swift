@@ -35,10 +35,12 @@ struct SubscriptionCommander: Sendable {
             let owned = try await reader.ownedSubscription(
                 code: code, for: ProjectionUser(appUserID: user.id, verifiedEmail: user.verifiedEmail), at: now())
         else {
-            throw HTTPError(.notFound, "Subscription not found")
+            throw HTTPError(.notFound, "Subscription not found", code: "subscription_not_found")
         }
         guard let client = registry[owned.provider] else {
-            throw HTTPError(.serviceUnavailable, "Payment provider \(owned.provider.rawValue) is not enabled", headers: ["Retry-After": "60"])
+            throw HTTPError(
+                .serviceUnavailable, "Payment provider \(owned.provider.rawValue) is not enabled", code: "provider_disabled",
+                headers: ["Retry-After": "60"])
         }
         // Paystack's disable/enable need the email token; the client fetches
         // the current one from Paystack itself, so neither the request's
@@ -68,7 +70,7 @@ struct SubscriptionCommander: Sendable {
             // The provider already acted; repeating the call is harmless for
             // both providers, so the app may simply retry.
             logger.error("command record not published", metadata: ["error": String(describing: error), "command.id": command.commandID])
-            throw HTTPError(.serviceUnavailable, "Could not record the request; try again", headers: ["Retry-After": "2"])
+            throw HTTPError(.serviceUnavailable, "Could not record the request; try again", code: "not_recorded", headers: ["Retry-After": "2"])
         }
         metrics.commands(owned.provider, kind: action.rawValue).increment()
         logger.info("subscription \(action.rawValue) requested", metadata: ["provider": owned.provider.rawValue, "command.id": command.commandID])
@@ -97,7 +99,9 @@ struct SubscriptionCommander: Sendable {
     static func refusal(_ error: ProviderError, _ action: Action) -> HTTPError {
         switch error.kind {
         case .validation, .notFound:
-            HTTPError(.conflict, "Payment provider \(error.provider.rawValue) refused to \(action.rawValue) the subscription in its current state")
+            HTTPError(
+                .conflict, "Payment provider \(error.provider.rawValue) refused to \(action.rawValue) the subscription in its current state",
+                code: "provider_refused")
         default:
             error.httpError
         }
@@ -115,10 +119,12 @@ struct SubscriptionCommander: Sendable {
             let owned = try await reader.ownedSubscription(
                 code: code, for: ProjectionUser(appUserID: user.id, verifiedEmail: user.verifiedEmail), at: now())
         else {
-            throw HTTPError(.notFound, "Subscription not found")
+            throw HTTPError(.notFound, "Subscription not found", code: "subscription_not_found")
         }
         guard let client = registry[owned.provider] else {
-            throw HTTPError(.serviceUnavailable, "Payment provider \(owned.provider.rawValue) is not enabled", headers: ["Retry-After": "60"])
+            throw HTTPError(
+                .serviceUnavailable, "Payment provider \(owned.provider.rawValue) is not enabled", code: "provider_disabled",
+                headers: ["Retry-After": "60"])
         }
         do {
             let url = try await client.managementURL(subscriptionID: owned.subscriptionID)

@@ -56,7 +56,7 @@ public struct WebhookRoutes: Sendable {
         } catch {
             metrics.count(provider, .invalidSignature)
             logger.warning("webhook refused", metadata: ["webhook.reason": error.description, "http.body_bytes": String(request.body.count)])
-            throw HTTPError(.unauthorized, "Invalid signature")
+            throw HTTPError(.unauthorized, "Invalid signature", code: "invalid_signature")
         }
 
         // One parse of the body gives the dedup key, event name and topic key.
