@@ -36,7 +36,8 @@ public struct AccessPolicy: Sendable, Hashable {
     }
 
     /// 16 days. Lemon Squeezy retries a failed renewal four times over about
-    /// two weeks before the subscription becomes `unpaid`, and keeps it
+    /// two weeks before the subscription becomes `unpaid` (its help page
+    /// "Recovery and dunning", docs.lemonsqueezy.com), and keeps it
     /// `past_due` meanwhile: a subscriber in that dunning must not lose
     /// access before the provider gives up, even if `renews_at` stays at the
     /// date the charge failed. Two more days cover a late last retry and its
