@@ -12,7 +12,9 @@ ruamel.yaml parses the file (anchors and `<<` merges resolved).
 
 Rules (each message starts with the rule's tag):
   [healthcheck]  every service has a healthcheck, except the one-shot jobs in
-                 ONE_SHOT_JOBS (which must not restart); Storefront services
+                 ONE_SHOT_JOBS (which must not restart) and the operator tools
+                 in ON_DEMAND_TOOLS (which must not restart, and sit in a
+                 profile so that `up` never starts them); Storefront services
                  probe /readyz.
   [scaling]      no service has a container_name; only the services in
                  PUBLISHERS publish host ports (the sandbox on loopback only).
@@ -65,9 +67,11 @@ for instance, today's closures give (see --explain for the full lists):
                           the same way once their executable targets exist
 
 A multi-command tool is scanned per command: COMMAND_SCOPES limits which
-files of the tool's own targets count for `storefront migrate`, so that
-another command's required variable (dev-token's AUTH_JWT_SECRET) is not
-demanded from the migrate job.
+files of the tool's own targets count for `storefront migrate` and
+`storefront status`, so that another command's required variable
+(dev-token's AUTH_JWT_SECRET) is not demanded from the migrate job or the
+cli. A service's command is its entrypoint followed by its command (the cli
+service: entrypoint `storefront`, command `status`).
 """
 
 from __future__ import annotations
@@ -87,6 +91,11 @@ from pathlib import Path
 
 #: Services that run once and exit (exempt from healthchecks, must not restart).
 ONE_SHOT_JOBS = {"migrate", "db-users"}
+
+#: Operator tools run on demand (`docker compose run --rm cli status EMAIL`): exempt
+#: from healthchecks, must not restart, and must sit in a profile (`up` never starts
+#: them). Every other rule applies (their own database user, only their secrets).
+ON_DEMAND_TOOLS = {"cli"}
 
 #: The Storefront services: scalable, probed on /readyz, never publishing a port.
 SERVICE_BINARIES = {"catalog", "checkout", "webhook-receiver", "subscription-projector", "reconciler"}
@@ -114,6 +123,16 @@ COMMAND_SCOPES = {
         # `storefront reconcile` reaches the reconciler's library; migrate reads none of it.
         "Services/reconciler/ReconcilerService": set(),
     },
+    # The cli service: the projection's reads and the checkout's entitlement settings.
+    ("storefront", "status"): {
+        "Tools/StorefrontCLI": {"StatusCommand.swift", "CommandLineArguments.swift"},
+        "Services/checkout/CheckoutService": set(),
+        "Services/reconciler/ReconcilerService": set(),
+        # No broker, no provider: status reads PostgreSQL and the entitlement settings only.
+        "Shared/Kafka": set(),
+        "Shared/Providers": set(),
+        "Shared/ProviderConfiguration": set(),
+    },
 }
 
 #: Provider secrets by the ProviderUses member (Shared/ProviderConfiguration) that reads them.
@@ -139,7 +158,7 @@ PROVIDER_SETUP_PATHS = ("Shared/ProviderConfiguration/", "Shared/Providers/")
 #: Compose secrets a service reads without naming them in a setting: service -> secrets.
 SECRET_READERS = {
     # deploy/postgres/db-users.sh reads each service's passfile for its password.
-    "db-users": {"pgpass_checkout", "pgpass_subscription_projector", "pgpass_reconciler"},
+    "db-users": {"pgpass_checkout", "pgpass_subscription_projector", "pgpass_reconciler", "pgpass_operator"},
 }
 #: The PostgreSQL user that owns the schema (POSTGRES_USER); only ONE_SHOT_JOBS connect as it.
 SCHEMA_OWNER = "storefront"
@@ -429,10 +448,13 @@ def default_value(value: object) -> str:
 
 
 def command_of(service: dict) -> list[str]:
-    command = service.get("command")
-    if command is None:
-        return []
-    return shlex.split(command) if isinstance(command, str) else [str(part) for part in command]
+    """What the container runs: its entrypoint (when the service sets one) followed by its command."""
+    words = []
+    for key in ("entrypoint", "command"):
+        part = service.get(key)
+        if part is not None:
+            words += shlex.split(part) if isinstance(part, str) else [str(word) for word in part]
+    return words
 
 
 def is_storefront_image(service: dict) -> bool:
@@ -494,9 +516,12 @@ def check(compose: dict, root: Path, compose_dir: Path, explain: bool = False) -
 
         # [healthcheck]
         health = service.get("healthcheck")
-        if name in ONE_SHOT_JOBS:
+        if name in ONE_SHOT_JOBS or name in ON_DEMAND_TOOLS:
+            kind = "a one-shot job" if name in ONE_SHOT_JOBS else "an on-demand tool"
             if str(service.get("restart", "no")) not in ("no", "False", "false"):
-                report.error("healthcheck", name, "a one-shot job must have restart: \"no\"")
+                report.error("healthcheck", name, f"{kind} must have restart: \"no\"")
+            if name in ON_DEMAND_TOOLS and not service.get("profiles"):
+                report.error("healthcheck", name, "an on-demand tool must sit in a profile, so that `up` never starts it")
         elif not health or health.get("disable") or not health.get("test"):
             report.error("healthcheck", name, "has no healthcheck (every long-running service needs one)")
         elif binary in SERVICE_BINARIES and "/readyz" not in str(health.get("test")):
@@ -772,6 +797,11 @@ def self_test(compose_path: Path, root: Path) -> int:
         ("db-user", lambda d: service_env(d, "reconciler").__setitem__("DATABASE_URL", service_env(d, "checkout")["DATABASE_URL"])),
         ("db-user", lambda d: service_env(d, "reconciler").__setitem__(
             "DATABASE_URL", "postgresql://reconciler@postgres:5432/storefront?passfile=/run/secrets/pgpass_checkout")),
+        ("db-user", lambda d: service_env(d, "cli").__setitem__(
+            "DATABASE_URL", "postgresql://storefront@postgres:5432/storefront?passfile=/run/secrets/pgpass")),
+        # The on-demand cli never restarts and never starts with `up`.
+        ("healthcheck", lambda d: d["services"]["cli"].__setitem__("restart", "unless-stopped")),
+        ("healthcheck", lambda d: d["services"]["cli"].pop("profiles")),
     ]
     with tempfile.TemporaryDirectory(prefix="check-compose-") as scratch:
         for number, (rule, mutate) in enumerate(mutations):
