@@ -44,6 +44,18 @@ Rules (each message starts with the rule's tag):
   [db-user]      services connect to PostgreSQL as their own login user, never
                  as the schema owner (only ONE_SHOT_JOBS may), no two share a
                  user, and each user's passfile is its own (pgpass_<user>).
+  [env-documented] every setting the README documents for a service (the
+                 "its own settings" cell of its row in the services table;
+                 DOCUMENTED_SETTINGS says which rows) can be given without an
+                 override: the service's environment sets it (or NAME_FILE)
+                 from the operator's variable (${NAME...}), or wires it to a
+                 compose secret (its value names a /run/secrets/ path). The
+                 exceptions, in OVERRIDE_ONLY, are opt-outs deliberately left
+                 to an override, and deploy/README.md must mention each.
+  [mounts]       a setting that names a file (NAME_FILE, NAME_LOCATION) points,
+                 by default, into something the service mounts read-only: a
+                 compose secret or a read-only bind mount (ENTITLEMENTS_FILE
+                 into deploy/config/ at /etc/storefront).
 
 What a binary reads is taken from the SOURCE, not from a hand-kept list:
 Package.swift gives each executable target's path and dependencies; the
@@ -160,6 +172,21 @@ SECRET_READERS = {
     # deploy/postgres/db-users.sh reads each service's passfile for its password.
     "db-users": {"pgpass_checkout", "pgpass_subscription_projector", "pgpass_reconciler", "pgpass_operator"},
 }
+
+#: [env-documented]: compose service -> its row's name in the README's services table
+#: ("| service | port | API | its own settings |"), whose last cell lists its settings.
+DOCUMENTED_SETTINGS = {"checkout": "checkout"}
+#: Documented settings compose deliberately does not pass (an override sets them); each
+#: must be mentioned in deploy/README.md, where the override is explained.
+OVERRIDE_ONLY = {
+    "AUTH_DISABLED": "local experiments only, refused in live mode",
+    "AUTH_JWT_ALLOW_ANY_ISSUER_AND_AUDIENCE": "the opt-out of the issuer and audience checks",
+    "AUTH_JWT_PUBLIC_KEY_FILE": "RS256 app tokens: the key is mounted by an override",
+}
+README = "README.md"
+DEPLOY_README = "deploy/README.md"
+#: Settings that name a file the service reads ([mounts]).
+FILE_SETTING = re.compile(r"_(?:FILE|LOCATION)$")
 #: The PostgreSQL user that owns the schema (POSTGRES_USER); only ONE_SHOT_JOBS connect as it.
 SCHEMA_OWNER = "storefront"
 
@@ -457,6 +484,43 @@ def command_of(service: dict) -> list[str]:
     return words
 
 
+def mounts_of(service: dict) -> list[tuple[str, bool]]:
+    """Every path the service's container has mounted: (target, read-only), bind mounts and compose secrets."""
+    mounts = []
+    for volume in service.get("volumes") or []:
+        if isinstance(volume, dict):
+            target, read_only = volume.get("target"), bool(volume.get("read_only"))
+        else:
+            parts = str(volume).split(":")
+            if len(parts) < 2:
+                continue  # an anonymous volume
+            target, read_only = parts[1], len(parts) > 2 and "ro" in parts[2].split(",")
+        if target:
+            mounts.append((str(target).rstrip("/") or "/", read_only))
+    for entry in service.get("secrets") or []:
+        name = entry.get("source") if isinstance(entry, dict) else str(entry)
+        target = (entry.get("target") if isinstance(entry, dict) else None) or name
+        mounts.append((str(target) if str(target).startswith("/") else f"/run/secrets/{target}", True))
+    return mounts
+
+
+@functools.lru_cache(maxsize=None)
+def documented_settings(root: Path, row: str) -> tuple[str, ...]:
+    """The settings the README's services table lists for `row` ("its own settings" cell)."""
+    lines = (root / README).read_text().splitlines()
+    header = next((index for index, line in enumerate(lines) if line.startswith("|") and "its own settings" in line), None)
+    if header is None:
+        raise SystemExit(f"check-compose: {README} has no services table (a header with \"its own settings\")")
+    for line in lines[header + 2:]:
+        if not line.startswith("|"):
+            break
+        cells = line.strip().strip("|").split(" | ")
+        if cells and cells[0].strip() == f"`{row}`":
+            names = re.findall(r"`([A-Z][A-Z0-9_]+)(?:=[^`]*)?`", cells[-1])
+            return tuple(dict.fromkeys(names))
+    raise SystemExit(f"check-compose: {README}'s services table has no row for `{row}`")
+
+
 def is_storefront_image(service: dict) -> bool:
     return "build" in service or "STOREFRONT_IMAGE" in str(service.get("image", "")) \
         or str(service.get("image", "")).startswith("storefront")
@@ -575,6 +639,19 @@ def check(compose: dict, root: Path, compose_dir: Path, explain: bool = False) -
                 if not host.exists() and not generated:
                     report.error("files", name, f"bind-mounted {source} does not exist")
 
+        # [mounts]: a setting naming a file points into a read-only mount of the service.
+        mounts = mounts_of(service)
+        for variable, value in sorted(env.items()):
+            path = default_value(value).strip()
+            if not FILE_SETTING.search(variable) or not path.startswith("/"):
+                continue
+            holder = [(target, read_only) for target, read_only in mounts if path == target or path.startswith(target.rstrip("/") + "/")]
+            if not holder:
+                report.error("mounts", name, f"{variable} points at {path}, which nothing the service mounts holds "
+                                             f"(mount its folder read-only, e.g. deploy/config/ at /etc/storefront)")
+            elif not any(read_only for _, read_only in holder):
+                report.error("mounts", name, f"{variable} points at {path}, on a writable mount; mount it read-only")
+
         # [secret-scope]: compose secrets only where a setting names them.
         readers = SECRET_READERS.get(name, set())
         for entry in service.get("secrets") or []:
@@ -645,6 +722,28 @@ def check(compose: dict, root: Path, compose_dir: Path, explain: bool = False) -
             if variable in known or (base and base in known):
                 continue
             report.error("env-unknown", name, f"{variable} is never read by {binary} (typo?)")
+
+        # [env-documented]: what the README documents can be set without an override.
+        if name in DOCUMENTED_SETTINGS:
+            documented = documented_settings(root, DOCUMENTED_SETTINGS[name])
+            if explain:
+                print(f"  documented ({README}, row {DOCUMENTED_SETTINGS[name]}): {', '.join(documented)}")
+            deploy_readme = (root / DEPLOY_README).read_text() if (root / DEPLOY_README).exists() else ""
+            for variable in documented:
+                if variable in OVERRIDE_ONLY:
+                    if variable not in deploy_readme:
+                        report.error("env-documented", name, f"{variable} is left to an override ({OVERRIDE_ONLY[variable]}), "
+                                                             f"but {DEPLOY_README} never says how")
+                    continue
+                given = [key for key in (variable, variable + "_FILE") if key in env]
+                if not given:
+                    report.error("env-documented", name, f"{variable} is documented ({README}) but compose never passes it; "
+                                                         f"add {variable}: ${{{variable}:-}} (empty: the service's default)")
+                    continue
+                value = str(env[given[0]] if env[given[0]] is not None else "${" + given[0] + "}")
+                if not INTERPOLATION.search(value) and "/run/secrets/" not in value:
+                    report.error("env-documented", name, f"{given[0]} is fixed to {value!r}; let the operator set it "
+                                                         f"(${{{given[0]}:-{value}}}) or wire it to a compose secret")
 
         # [secret-scope]: provider secrets only where the binary uses them.
         used, how = provider_secrets_used(root, binary, subcommand)
@@ -802,6 +901,15 @@ def self_test(compose_path: Path, root: Path) -> int:
         # The on-demand cli never restarts and never starts with `up`.
         ("healthcheck", lambda d: d["services"]["cli"].__setitem__("restart", "unless-stopped")),
         ("healthcheck", lambda d: d["services"]["cli"].pop("profiles")),
+        # Every documented checkout setting can be set from .env (the app's return link was once missing).
+        ("env-documented", lambda d: service_env(d, "checkout").pop("CHECKOUT_APP_RETURN_URL")),
+        ("env-documented", lambda d: service_env(d, "checkout").__setitem__("CHECKOUT_EXPIRY", "1h")),
+        # ENTITLEMENTS_FILE points into the read-only config mount.
+        ("mounts", lambda d: d["services"]["checkout"].__setitem__("volumes", [
+            v for v in d["services"]["checkout"]["volumes"] if not (isinstance(v, dict) and v.get("target") == "/etc/storefront")])),
+        ("mounts", lambda d: service_env(d, "cli").__setitem__("ENTITLEMENTS_FILE", "${ENTITLEMENTS_FILE:-/etc/elsewhere/entitlements.json}")),
+        ("mounts", lambda d: [v.__setitem__("read_only", False) for v in d["services"]["checkout"]["volumes"]
+                              if isinstance(v, dict) and v.get("target") == "/etc/storefront"]),
     ]
     with tempfile.TemporaryDirectory(prefix="check-compose-") as scratch:
         for number, (rule, mutate) in enumerate(mutations):
