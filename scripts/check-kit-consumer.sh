@@ -121,14 +121,16 @@ print("StorefrontKit client for \(storefront.baseURL)")
 EOF
 
 # 3. Build it with each build system, each in its own build folder, with
-#    SwiftPM's caches and configuration in the scratch folder (offline, and
-#    nothing left in the user's home). The swiftbuild engine of SwiftPM 6.3
+#    SwiftPM's caches, configuration, home and temporary files (its lock
+#    files would otherwise stay behind in /tmp) in the scratch folder:
+#    offline, and nothing left in the user's home or /tmp. The swiftbuild engine of SwiftPM 6.3
 #    on Linux sometimes crashes in libdispatch before it compiles anything
 #    ("Program crashed: Bad pointer dereference" in _dispatch_event_loop_drain,
 #    swiftlang/swift#87033; about one run in three on a busy 2-core machine):
 #    a build killed by a signal is run again, up to KIT_CRASH_RETRIES (2)
 #    times, and said so; a build that fails is never retried.
 retries=${KIT_CRASH_RETRIES:-2}
+mkdir "$scratch/tmp" "$scratch/home"
 status=0
 for system in $build_systems; do
   step=$(now)
@@ -138,7 +140,7 @@ for system in $build_systems; do
     log="$scratch/build-$system-$attempt.log"
     result=0
     # (The braces keep bash's own "Segmentation fault" line out of the output.)
-    { (cd "$app" && exec swift build --build-system "$system" --scratch-path "$scratch/build-$system" \
+    { (cd "$app" && HOME="$scratch/home" XDG_CACHE_HOME="$scratch/home/.cache" TMPDIR="$scratch/tmp" exec swift build --build-system "$system" --scratch-path "$scratch/build-$system" \
         --cache-path "$scratch/swiftpm-cache" --config-path "$scratch/swiftpm-config" \
         --security-path "$scratch/swiftpm-security" --manifest-cache local) >"$log" 2>&1; } 2>/dev/null || result=$?
     crashed=0
