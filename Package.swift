@@ -15,11 +15,13 @@ let vendoredLibraries: [LinkerSetting] = [
     .unsafeFlags(["-Xlinker", "-rpath", "-Xlinker", "\(packageRoot)/.vendor/lib"])
 ]
 
-let strict: [SwiftSetting] = [
-    .treatAllWarnings(as: .error),
-    // `any` spelled out; a file sees only the members of modules it imports itself.
-    .enableUpcomingFeature("ExistentialAny"), .enableUpcomingFeature("MemberImportVisibility"),
-]
+/// Language settings every target shares: `any` spelled out; a file sees only
+/// the members of modules it imports itself. Nothing here touches warnings,
+/// so they are safe in a target that apps build as a dependency.
+let language: [SwiftSetting] = [.enableUpcomingFeature("ExistentialAny"), .enableUpcomingFeature("MemberImportVisibility")]
+
+/// The server, tool and test targets: the language settings, and every warning an error.
+let strict: [SwiftSetting] = [.treatAllWarnings(as: .error)] + language
 
 func system(_ name: String, pkgConfig: String, apt: String) -> Target {
     .systemLibrary(name: name, path: "Shared/\(name)", pkgConfig: pkgConfig, providers: [.apt([apt])])
@@ -76,7 +78,20 @@ let package = Package(
         library("Projection", ["Basics", "Models", "Postgres", "ServiceRuntime"]),
 
         // MARK: - App client (Foundation only; no unsafeFlags: apps depend on it remotely)
-        .target(name: "StorefrontKit", path: "Shared/StorefrontKit", swiftSettings: strict),
+        // Only the language settings, no `.treatAllWarnings(as: .error)`: SwiftPM's
+        // `swiftbuild` build system (Xcode's engine, the default from SwiftPM 6.4)
+        // and Xcode compile a package dependency with `-suppress-warnings`, and the
+        // driver rejects it beside `-warnings-as-errors` ("conflicting options"), so
+        // with the setting no app could build the kit (the native build system drops
+        // it for dependencies; swiftlang/swift-package-manager#9517, #10192). A
+        // manifest cannot tell whether it is the root package (an environment switch
+        // could stand in, but builds with and without it would compile the kit
+        // differently and undo each other's work), so no condition is used; the kit
+        // stays warning-free because `make lint` (and so `make test`)
+        // compiles it alone with `-warnings-as-errors` (scripts/lint.sh), and
+        // `make test` builds an app against it with both build systems
+        // (scripts/check-kit-consumer.sh).
+        .target(name: "StorefrontKit", path: "Shared/StorefrontKit", swiftSettings: language),
 
         // MARK: - Services (logic in a library, a thin executable each)
         .target(

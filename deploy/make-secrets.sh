@@ -4,7 +4,8 @@
 # file (delete one to rotate it; see deploy/README.md).
 #
 #   deploy/make-secrets.sh          PostgreSQL passwords and passfiles (the
-#                                   schema owner's and one per service), JWT
+#                                   schema owner's, one per service and the
+#                                   operators' read-only one), JWT
 #                                   secret, ownership proof key
 #   deploy/make-secrets.sh --demo   also provider keys for the sandbox demo
 #
@@ -42,8 +43,9 @@ fi
 # inside the 0700 folder.
 new "$dir/postgres_password" 0444 0:0 "$password"
 new "$dir/pgpass" 0400 "$uid:$uid" "postgres:5432:storefront:storefront:$password"
-# Each service's login user (the db-users job sets these passwords).
-for user in checkout subscription_projector reconciler; do
+# Each service's login user, and the operators' read-only one (the cli
+# service); the db-users job sets these passwords.
+for user in checkout subscription_projector reconciler operator; do
   new "$dir/pgpass_$user" 0400 "$uid:$uid" "postgres:5432:storefront:$user:$(openssl rand -hex 24)"
 done
 new "$dir/auth_jwt_secret" 0400 "$uid:$uid" "$(openssl rand -hex 32)"

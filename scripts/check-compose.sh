@@ -18,12 +18,16 @@ venv="$root/.vendor/compose-check"
 
 "$root/scripts/pinned-venv.sh" "$venv" "$requirements" check-jsonschema "the compose checker (check-jsonschema)"
 python="$venv/bin/python"
+# Through the venv's python, not its console script: a script's #! line holds
+# the absolute path of the folder the venv was made in, which is wrong once
+# .vendor is shared (a git worktree's .vendor linked to the main checkout's).
+check_jsonschema() { "$python" -m check_jsonschema "$@"; }
 
 scratch=$(mktemp -d /tmp/check-compose.XXXXXX)
 trap 'rm -rf "$scratch"' EXIT
 
 echo "==> docker-compose.yml: Compose Specification schema"
-"$venv/bin/check-jsonschema" --builtin-schema vendor.compose-spec "$compose"
+check_jsonschema --builtin-schema vendor.compose-spec "$compose"
 
 # The schema must reject what it should: a misspelt service key.
 "$python" - "$compose" "$scratch/broken.yml" <<'PY'
@@ -33,7 +37,7 @@ marker = "\n  catalog:\n"
 assert marker in text, "docker-compose.yml has no catalog service to break"
 open(sys.argv[2], "w").write(text.replace(marker, marker + "    restart_policy: always\n", 1))
 PY
-if "$venv/bin/check-jsonschema" --builtin-schema vendor.compose-spec "$scratch/broken.yml" >/dev/null 2>&1; then
+if check_jsonschema --builtin-schema vendor.compose-spec "$scratch/broken.yml" >/dev/null 2>&1; then
   echo "error: the Compose Specification check accepted a file with an unknown service key" >&2
   exit 1
 fi
@@ -43,7 +47,7 @@ echo "==> docker-compose.yml: Storefront's rules"
 # The broker's TLS/SASL override: the schema on its own, the rules merged over the file.
 override="$root/deploy/kafka-sasl-ssl.yml"
 echo "==> deploy/kafka-sasl-ssl.yml: Compose Specification schema, then Storefront's rules merged over docker-compose.yml"
-"$venv/bin/check-jsonschema" --builtin-schema vendor.compose-spec "$override"
+check_jsonschema --builtin-schema vendor.compose-spec "$override"
 "$python" "$root/scripts/check_compose.py" --root "$root" --compose "$compose" --override "$override"
 # Then prove the rules bite: the self-test breaks copies of this (passing) file.
 "$python" "$root/scripts/check_compose.py" --root "$root" --compose "$compose" --self-test

@@ -12,7 +12,9 @@ ruamel.yaml parses the file (anchors and `<<` merges resolved).
 
 Rules (each message starts with the rule's tag):
   [healthcheck]  every service has a healthcheck, except the one-shot jobs in
-                 ONE_SHOT_JOBS (which must not restart); Storefront services
+                 ONE_SHOT_JOBS (which must not restart) and the operator tools
+                 in ON_DEMAND_TOOLS (which must not restart, and sit in a
+                 profile so that `up` never starts them); Storefront services
                  probe /readyz.
   [scaling]      no service has a container_name; only the services in
                  PUBLISHERS publish host ports (the sandbox on loopback only).
@@ -42,6 +44,18 @@ Rules (each message starts with the rule's tag):
   [db-user]      services connect to PostgreSQL as their own login user, never
                  as the schema owner (only ONE_SHOT_JOBS may), no two share a
                  user, and each user's passfile is its own (pgpass_<user>).
+  [env-documented] every setting the README documents for a service (the
+                 "its own settings" cell of its row in the services table;
+                 DOCUMENTED_SETTINGS says which rows) can be given without an
+                 override: the service's environment sets it (or NAME_FILE)
+                 from the operator's variable (${NAME...}), or wires it to a
+                 compose secret (its value names a /run/secrets/ path). The
+                 exceptions, in OVERRIDE_ONLY, are opt-outs deliberately left
+                 to an override, and deploy/README.md must mention each.
+  [mounts]       a setting that names a file (NAME_FILE, NAME_LOCATION) points,
+                 by default, into something the service mounts read-only: a
+                 compose secret or a read-only bind mount (ENTITLEMENTS_FILE
+                 into deploy/config/ at /etc/storefront).
 
 What a binary reads is taken from the SOURCE, not from a hand-kept list:
 Package.swift gives each executable target's path and dependencies; the
@@ -65,9 +79,11 @@ for instance, today's closures give (see --explain for the full lists):
                           the same way once their executable targets exist
 
 A multi-command tool is scanned per command: COMMAND_SCOPES limits which
-files of the tool's own targets count for `storefront migrate`, so that
-another command's required variable (dev-token's AUTH_JWT_SECRET) is not
-demanded from the migrate job.
+files of the tool's own targets count for `storefront migrate` and
+`storefront status`, so that another command's required variable
+(dev-token's AUTH_JWT_SECRET) is not demanded from the migrate job or the
+cli. A service's command is its entrypoint followed by its command (the cli
+service: entrypoint `storefront`, command `status`).
 """
 
 from __future__ import annotations
@@ -87,6 +103,11 @@ from pathlib import Path
 
 #: Services that run once and exit (exempt from healthchecks, must not restart).
 ONE_SHOT_JOBS = {"migrate", "db-users"}
+
+#: Operator tools run on demand (`docker compose run --rm cli status EMAIL`): exempt
+#: from healthchecks, must not restart, and must sit in a profile (`up` never starts
+#: them). Every other rule applies (their own database user, only their secrets).
+ON_DEMAND_TOOLS = {"cli"}
 
 #: The Storefront services: scalable, probed on /readyz, never publishing a port.
 SERVICE_BINARIES = {"catalog", "checkout", "webhook-receiver", "subscription-projector", "reconciler"}
@@ -114,6 +135,16 @@ COMMAND_SCOPES = {
         # `storefront reconcile` reaches the reconciler's library; migrate reads none of it.
         "Services/reconciler/ReconcilerService": set(),
     },
+    # The cli service: the projection's reads and the checkout's entitlement settings.
+    ("storefront", "status"): {
+        "Tools/StorefrontCLI": {"StatusCommand.swift", "CommandLineArguments.swift"},
+        "Services/checkout/CheckoutService": set(),
+        "Services/reconciler/ReconcilerService": set(),
+        # No broker, no provider: status reads PostgreSQL and the entitlement settings only.
+        "Shared/Kafka": set(),
+        "Shared/Providers": set(),
+        "Shared/ProviderConfiguration": set(),
+    },
 }
 
 #: Provider secrets by the ProviderUses member (Shared/ProviderConfiguration) that reads them.
@@ -139,8 +170,23 @@ PROVIDER_SETUP_PATHS = ("Shared/ProviderConfiguration/", "Shared/Providers/")
 #: Compose secrets a service reads without naming them in a setting: service -> secrets.
 SECRET_READERS = {
     # deploy/postgres/db-users.sh reads each service's passfile for its password.
-    "db-users": {"pgpass_checkout", "pgpass_subscription_projector", "pgpass_reconciler"},
+    "db-users": {"pgpass_checkout", "pgpass_subscription_projector", "pgpass_reconciler", "pgpass_operator"},
 }
+
+#: [env-documented]: compose service -> its row's name in the README's services table
+#: ("| service | port | API | its own settings |"), whose last cell lists its settings.
+DOCUMENTED_SETTINGS = {"checkout": "checkout"}
+#: Documented settings compose deliberately does not pass (an override sets them); each
+#: must be mentioned in deploy/README.md, where the override is explained.
+OVERRIDE_ONLY = {
+    "AUTH_DISABLED": "local experiments only, refused in live mode",
+    "AUTH_JWT_ALLOW_ANY_ISSUER_AND_AUDIENCE": "the opt-out of the issuer and audience checks",
+    "AUTH_JWT_PUBLIC_KEY_FILE": "RS256 app tokens: the key is mounted by an override",
+}
+README = "README.md"
+DEPLOY_README = "deploy/README.md"
+#: Settings that name a file the service reads ([mounts]).
+FILE_SETTING = re.compile(r"_(?:FILE|LOCATION)$")
 #: The PostgreSQL user that owns the schema (POSTGRES_USER); only ONE_SHOT_JOBS connect as it.
 SCHEMA_OWNER = "storefront"
 
@@ -429,10 +475,50 @@ def default_value(value: object) -> str:
 
 
 def command_of(service: dict) -> list[str]:
-    command = service.get("command")
-    if command is None:
-        return []
-    return shlex.split(command) if isinstance(command, str) else [str(part) for part in command]
+    """What the container runs: its entrypoint (when the service sets one) followed by its command."""
+    words = []
+    for key in ("entrypoint", "command"):
+        part = service.get(key)
+        if part is not None:
+            words += shlex.split(part) if isinstance(part, str) else [str(word) for word in part]
+    return words
+
+
+def mounts_of(service: dict) -> list[tuple[str, bool]]:
+    """Every path the service's container has mounted: (target, read-only), bind mounts and compose secrets."""
+    mounts = []
+    for volume in service.get("volumes") or []:
+        if isinstance(volume, dict):
+            target, read_only = volume.get("target"), bool(volume.get("read_only"))
+        else:
+            parts = str(volume).split(":")
+            if len(parts) < 2:
+                continue  # an anonymous volume
+            target, read_only = parts[1], len(parts) > 2 and "ro" in parts[2].split(",")
+        if target:
+            mounts.append((str(target).rstrip("/") or "/", read_only))
+    for entry in service.get("secrets") or []:
+        name = entry.get("source") if isinstance(entry, dict) else str(entry)
+        target = (entry.get("target") if isinstance(entry, dict) else None) or name
+        mounts.append((str(target) if str(target).startswith("/") else f"/run/secrets/{target}", True))
+    return mounts
+
+
+@functools.lru_cache(maxsize=None)
+def documented_settings(root: Path, row: str) -> tuple[str, ...]:
+    """The settings the README's services table lists for `row` ("its own settings" cell)."""
+    lines = (root / README).read_text().splitlines()
+    header = next((index for index, line in enumerate(lines) if line.startswith("|") and "its own settings" in line), None)
+    if header is None:
+        raise SystemExit(f"check-compose: {README} has no services table (a header with \"its own settings\")")
+    for line in lines[header + 2:]:
+        if not line.startswith("|"):
+            break
+        cells = line.strip().strip("|").split(" | ")
+        if cells and cells[0].strip() == f"`{row}`":
+            names = re.findall(r"`([A-Z][A-Z0-9_]+)(?:=[^`]*)?`", cells[-1])
+            return tuple(dict.fromkeys(names))
+    raise SystemExit(f"check-compose: {README}'s services table has no row for `{row}`")
 
 
 def is_storefront_image(service: dict) -> bool:
@@ -494,9 +580,12 @@ def check(compose: dict, root: Path, compose_dir: Path, explain: bool = False) -
 
         # [healthcheck]
         health = service.get("healthcheck")
-        if name in ONE_SHOT_JOBS:
+        if name in ONE_SHOT_JOBS or name in ON_DEMAND_TOOLS:
+            kind = "a one-shot job" if name in ONE_SHOT_JOBS else "an on-demand tool"
             if str(service.get("restart", "no")) not in ("no", "False", "false"):
-                report.error("healthcheck", name, "a one-shot job must have restart: \"no\"")
+                report.error("healthcheck", name, f"{kind} must have restart: \"no\"")
+            if name in ON_DEMAND_TOOLS and not service.get("profiles"):
+                report.error("healthcheck", name, "an on-demand tool must sit in a profile, so that `up` never starts it")
         elif not health or health.get("disable") or not health.get("test"):
             report.error("healthcheck", name, "has no healthcheck (every long-running service needs one)")
         elif binary in SERVICE_BINARIES and "/readyz" not in str(health.get("test")):
@@ -549,6 +638,19 @@ def check(compose: dict, root: Path, compose_dir: Path, explain: bool = False) -
                 generated = any(default_value(source).lstrip("./").startswith(path) for path in GENERATED_PATHS)
                 if not host.exists() and not generated:
                     report.error("files", name, f"bind-mounted {source} does not exist")
+
+        # [mounts]: a setting naming a file points into a read-only mount of the service.
+        mounts = mounts_of(service)
+        for variable, value in sorted(env.items()):
+            path = default_value(value).strip()
+            if not FILE_SETTING.search(variable) or not path.startswith("/"):
+                continue
+            holder = [(target, read_only) for target, read_only in mounts if path == target or path.startswith(target.rstrip("/") + "/")]
+            if not holder:
+                report.error("mounts", name, f"{variable} points at {path}, which nothing the service mounts holds "
+                                             f"(mount its folder read-only, e.g. deploy/config/ at /etc/storefront)")
+            elif not any(read_only for _, read_only in holder):
+                report.error("mounts", name, f"{variable} points at {path}, on a writable mount; mount it read-only")
 
         # [secret-scope]: compose secrets only where a setting names them.
         readers = SECRET_READERS.get(name, set())
@@ -620,6 +722,28 @@ def check(compose: dict, root: Path, compose_dir: Path, explain: bool = False) -
             if variable in known or (base and base in known):
                 continue
             report.error("env-unknown", name, f"{variable} is never read by {binary} (typo?)")
+
+        # [env-documented]: what the README documents can be set without an override.
+        if name in DOCUMENTED_SETTINGS:
+            documented = documented_settings(root, DOCUMENTED_SETTINGS[name])
+            if explain:
+                print(f"  documented ({README}, row {DOCUMENTED_SETTINGS[name]}): {', '.join(documented)}")
+            deploy_readme = (root / DEPLOY_README).read_text() if (root / DEPLOY_README).exists() else ""
+            for variable in documented:
+                if variable in OVERRIDE_ONLY:
+                    if variable not in deploy_readme:
+                        report.error("env-documented", name, f"{variable} is left to an override ({OVERRIDE_ONLY[variable]}), "
+                                                             f"but {DEPLOY_README} never says how")
+                    continue
+                given = [key for key in (variable, variable + "_FILE") if key in env]
+                if not given:
+                    report.error("env-documented", name, f"{variable} is documented ({README}) but compose never passes it; "
+                                                         f"add {variable}: ${{{variable}:-}} (empty: the service's default)")
+                    continue
+                value = str(env[given[0]] if env[given[0]] is not None else "${" + given[0] + "}")
+                if not INTERPOLATION.search(value) and "/run/secrets/" not in value:
+                    report.error("env-documented", name, f"{given[0]} is fixed to {value!r}; let the operator set it "
+                                                         f"(${{{given[0]}:-{value}}}) or wire it to a compose secret")
 
         # [secret-scope]: provider secrets only where the binary uses them.
         used, how = provider_secrets_used(root, binary, subcommand)
@@ -772,6 +896,20 @@ def self_test(compose_path: Path, root: Path) -> int:
         ("db-user", lambda d: service_env(d, "reconciler").__setitem__("DATABASE_URL", service_env(d, "checkout")["DATABASE_URL"])),
         ("db-user", lambda d: service_env(d, "reconciler").__setitem__(
             "DATABASE_URL", "postgresql://reconciler@postgres:5432/storefront?passfile=/run/secrets/pgpass_checkout")),
+        ("db-user", lambda d: service_env(d, "cli").__setitem__(
+            "DATABASE_URL", "postgresql://storefront@postgres:5432/storefront?passfile=/run/secrets/pgpass")),
+        # The on-demand cli never restarts and never starts with `up`.
+        ("healthcheck", lambda d: d["services"]["cli"].__setitem__("restart", "unless-stopped")),
+        ("healthcheck", lambda d: d["services"]["cli"].pop("profiles")),
+        # Every documented checkout setting can be set from .env (the app's return link was once missing).
+        ("env-documented", lambda d: service_env(d, "checkout").pop("CHECKOUT_APP_RETURN_URL")),
+        ("env-documented", lambda d: service_env(d, "checkout").__setitem__("CHECKOUT_EXPIRY", "1h")),
+        # ENTITLEMENTS_FILE points into the read-only config mount.
+        ("mounts", lambda d: d["services"]["checkout"].__setitem__("volumes", [
+            v for v in d["services"]["checkout"]["volumes"] if not (isinstance(v, dict) and v.get("target") == "/etc/storefront")])),
+        ("mounts", lambda d: service_env(d, "cli").__setitem__("ENTITLEMENTS_FILE", "${ENTITLEMENTS_FILE:-/etc/elsewhere/entitlements.json}")),
+        ("mounts", lambda d: [v.__setitem__("read_only", False) for v in d["services"]["checkout"]["volumes"]
+                              if isinstance(v, dict) and v.get("target") == "/etc/storefront"]),
     ]
     with tempfile.TemporaryDirectory(prefix="check-compose-") as scratch:
         for number, (rule, mutate) in enumerate(mutations):

@@ -2,7 +2,8 @@
 # `make lint`: every Swift file and Package.swift against .swift-format
 # (the toolchain's own `swift format`; nothing to install), and every
 # target's declared dependencies against its imports
-# (scripts/check_dependencies.py). Fails on any finding.
+# (scripts/check_dependencies.py), and compiles StorefrontKit alone with
+# every warning an error. Fails on any finding.
 # `scripts/lint.sh --fix` formats the files in place instead.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -16,3 +17,10 @@ fi
 swift format lint --strict --recursive --parallel "${paths[@]}"
 echo "lint: clean (${paths[*]} against .swift-format)"
 python3 "$root/scripts/check_dependencies.py"
+# The kit's target carries no warnings-as-errors setting (apps could not build
+# it; Package.swift says why), so its strictness is checked here: the kit alone,
+# `-warnings-as-errors` on the command line, in a build folder of its own so the
+# main build's objects keep their flags (incremental: seconds when unchanged).
+echo "lint: compiling StorefrontKit with -warnings-as-errors (.build/kit-strict)"
+swift build --quiet --target StorefrontKit --scratch-path "$root/.build/kit-strict" -Xswiftc -warnings-as-errors
+echo "lint: StorefrontKit compiles without a warning"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# `make test`: install what is missing, lint, build once, run the unit targets
-# with no server (scripts/unit-tests.sh), start a throwaway PostgreSQL and
+# `make test`: install what is missing, lint, build once, build an app against
+# StorefrontKit installed by URL (scripts/check-kit-consumer.sh), run the unit
+# targets with no server (scripts/unit-tests.sh), start a throwaway PostgreSQL and
 # Tansu on free ports, run the integration and end-to-end targets, stop both
 # servers, also when tests fail or the run is interrupted; then a bounded API
 # fuzz run. Arguments select tests instead (they go to one `swift test`
@@ -11,8 +12,9 @@ cd "$root"
 
 "$root/scripts/install-deps.sh"
 
-# Fast and engine-free: fail early when the deployment files break a rule,
-# or the Swift sources stray from .swift-format.
+# Fast and engine-free (but for lint's compile of StorefrontKit alone): fail
+# early when the deployment files break a rule, the Swift sources stray from
+# .swift-format, or the kit has a warning.
 "$root/scripts/check-compose.sh"
 "$root/scripts/lint.sh"
 
@@ -21,9 +23,14 @@ echo "==> building (debug, with tests)"
 # declare in Package.swift (it would build only by accident of build order).
 swift build --build-tests --explicit-target-dependency-import-check error
 
-# Before any server exists, and with the variables that would point at one
-# unset: a unit target that needs a server fails here.
 if [ $# -eq 0 ]; then
+  # An app's view of the kit: a scratch package installs it by URL from a
+  # tagged copy of this working tree and builds with SwiftPM's native and
+  # swiftbuild (Xcode's) build systems; only the kit is compiled, offline.
+  echo "==> StorefrontKit installed by an app (scripts/check-kit-consumer.sh)"
+  "$root/scripts/check-kit-consumer.sh"
+  # Before any server exists, and with the variables that would point at one
+  # unset: a unit target that needs a server fails here.
   "$root/scripts/unit-tests.sh" --skip-build
 fi
 

@@ -88,4 +88,34 @@ import Basics
         #expect(bad.problems.contains { $0.variable == "ENTITLEMENT_ATTENTION_GRACE" })
         #expect(bad.problems.contains { $0.variable == "ENTITLEMENT_RENEWAL_GRACE" })
     }
+
+    @Test func anOptionalFileMayBeAbsentButIsCheckedWhenThere() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("entitlements-\(UUID().uuidString).json").path
+        var absent = ConfigReader(Environment(["ENTITLEMENTS_FILE": path, "ENTITLEMENTS_FILE_OPTIONAL": "true"]))
+        #expect(EntitlementResolver.fromEnvironment(&absent, testDeployment: true).configuration == nil, "each product its own entitlement")
+        #expect(absent.problems.isEmpty)
+        var required = ConfigReader(Environment(["ENTITLEMENTS_FILE": path]))
+        _ = EntitlementResolver.fromEnvironment(&required, testDeployment: true)
+        #expect(required.problems.map(\.variable) == ["ENTITLEMENTS_FILE"], "without ENTITLEMENTS_FILE_OPTIONAL a missing file stops start-up")
+
+        try #"{"entitlements": {"premium": {"paystack": {"plans": ["PLN_p"]}}}}"#.write(toFile: path, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        var present = ConfigReader(Environment(["ENTITLEMENTS_FILE": path, "ENTITLEMENTS_FILE_OPTIONAL": "true"]))
+        #expect(EntitlementResolver.fromEnvironment(&present, testDeployment: true).configuration?.entitlements.map(\.identifier) == ["premium"])
+        try #"{"entitlements": {"premium": {}}}"#.write(toFile: path, atomically: true, encoding: .utf8)
+        var broken = ConfigReader(Environment(["ENTITLEMENTS_FILE": path, "ENTITLEMENTS_FILE_OPTIONAL": "true"]))
+        _ = EntitlementResolver.fromEnvironment(&broken, testDeployment: true)
+        #expect(broken.problems.map(\.variable) == ["ENTITLEMENTS_FILE"], "a broken file is an error, optional or not")
+        var typo = ConfigReader(Environment(["ENTITLEMENTS_FILE_OPTIONAL": "perhaps"]))
+        _ = EntitlementResolver.fromEnvironment(&typo, testDeployment: true)
+        #expect(typo.problems.map(\.variable) == ["ENTITLEMENTS_FILE_OPTIONAL"])
+    }
+
+    /// The example compose mounts (deploy/config), as the deploy README tells sellers to copy it.
+    @Test func theDeploymentExampleIsAValidFile() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let example = try EntitlementsConfiguration.load(path: root.appendingPathComponent("deploy/config/entitlements.example.json").path)
+        #expect(example.entitlements.map(\.identifier) == ["basic", "premium", "pro_icons", "sound_effects"])
+        #expect(example.entitlements.first { $0.identifier == "sound_effects" }?.oneTimeDuration == 365 * 86_400)
+    }
 }

@@ -1,6 +1,8 @@
 #!/bin/sh
 # The `db-users` job of docker-compose.yml: creates (or updates) each
-# service's PostgreSQL login user and grants it its group role. The roles and
+# service's PostgreSQL login user, and the operators' read-only one
+# (`operator`, for `storefront status` in the cli service), and grants it its
+# group role. The roles and
 # their grants come from the migrations (`storefront migrate`, the `migrate`
 # job, which runs first); this only makes the login users, so it runs as the
 # schema owner (PGUSER, PGPASSFILE) and again after every password change.
@@ -11,7 +13,7 @@
 # a command line or in a log.
 set -eu
 secrets=${SECRETS_DIR:-/run/secrets}
-for entry in checkout:storefront_checkout subscription_projector:storefront_projector reconciler:storefront_reconciler; do
+for entry in checkout:storefront_checkout subscription_projector:storefront_projector reconciler:storefront_reconciler operator:storefront_readonly; do
   user=${entry%%:*}
   role=${entry#*:}
   file="$secrets/pgpass_$user"

@@ -11,6 +11,11 @@ extension EntitlementResolver {
     /// ``AccessPolicy/defaultRenewalGrace``, 16 days: how long a renewing
     /// subscription keeps access after its period end passed without news),
     /// and `ENTITLEMENT_PARTIAL_REFUND` (`keep` or `revoke`).
+    ///
+    /// `ENTITLEMENTS_FILE_OPTIONAL=true` lets the file be absent (a default
+    /// location the operator may fill, as compose's `/etc/storefront/entitlements.json`):
+    /// then each product is its own entitlement, as without `ENTITLEMENTS_FILE`.
+    /// A file that is there is read and checked all the same.
     /// - Parameter testDeployment: whether the deployment sells in test mode (`STOREFRONT_MODE`).
     public static func fromEnvironment(_ reader: inout ConfigReader, testDeployment: Bool) -> EntitlementResolver {
         var resolver = EntitlementResolver(
@@ -20,7 +25,8 @@ extension EntitlementResolver {
                 renewalGrace: reader.duration("ENTITLEMENT_RENEWAL_GRACE", default: .seconds(AccessPolicy.defaultRenewalGrace)).inSeconds,
                 partialRefund: reader.enumeration("ENTITLEMENT_PARTIAL_REFUND", default: AccessPolicy.PartialRefund.keep),
                 testDeployment: testDeployment))
-        if let path = reader.string("ENTITLEMENTS_FILE") {
+        let optional = reader.bool("ENTITLEMENTS_FILE_OPTIONAL", default: false)
+        if let path = reader.string("ENTITLEMENTS_FILE"), !optional || FileManager.default.fileExists(atPath: path) {
             do {
                 resolver.configuration = try EntitlementsConfiguration.load(path: path)
             } catch {
