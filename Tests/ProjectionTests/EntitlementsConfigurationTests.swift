@@ -116,6 +116,6 @@ import Basics
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let example = try EntitlementsConfiguration.load(path: root.appendingPathComponent("deploy/config/entitlements.example.json").path)
         #expect(example.entitlements.map(\.identifier) == ["basic", "premium", "pro_icons", "sound_effects"])
-        #expect(example.entitlements.first { $0.identifier == "sound_effects" }?.oneTimeDuration == 365 * 86_400)
+        #expect(example.entitlements.first { $0.identifier == "sound_effects" }?.oneTimeDuration == TimeInterval(365 * 86_400))
     }
 }
