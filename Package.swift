@@ -114,7 +114,7 @@ let package = Package(
             name: "CheckoutService",
             dependencies: [
                 "Basics", "Catalog", "Models", "Providers", "Projection", "Postgres", "Kafka", "Crypto", "HTTPServer", "ServiceRuntime", "Telemetry",
-                "Webhooks",
+                "TokenVerification", "Webhooks",
             ],
             path: "Services/checkout/CheckoutService", swiftSettings: strict, linkerSettings: vendoredLibraries),
         .executableTarget(
@@ -228,7 +228,7 @@ let package = Package(
             "CheckoutServiceTests",
             [
                 "Basics", "Catalog", "CheckoutService", "Crypto", "HTTPServer", "Models", "Postgres", "Projection", "Providers", "ServiceRuntime",
-                "Telemetry", "TestSupport",
+                "Telemetry", "TestSupport", "TokenVerification",
             ],
             linker: vendoredLibraries),
         tests(
