@@ -61,6 +61,9 @@ let package = Package(
         library("HTTPTypes"),
         library("HTTPClient", ["Basics", "CCurl", "HTTPTypes"]),
         library("Crypto", ["Basics", "CCrypto"]),
+        // App tokens: static keys and JWKS key sets (fetched over HTTPClient, cached per
+        // Cache-Control, refreshed in the background, refetched on an unknown kid, rate-limited).
+        library("TokenVerification", ["Basics", "Crypto", "HTTPClient", "ServiceRuntime", "Telemetry"]),
         library("Models"),
         // Webhook verification and parsing (one parse into one value), and the byte-level JSON
         // reader the API clients share; no HTTP client, so the receiver does not link libcurl.
@@ -126,7 +129,7 @@ let package = Package(
             name: "CheckoutService",
             dependencies: [
                 "Basics", "Catalog", "Models", "Providers", "Projection", "Postgres", "Kafka", "Crypto", "HTTPServer", "ServiceRuntime", "Telemetry",
-                "Webhooks",
+                "TokenVerification", "Webhooks",
             ],
             path: "Services/checkout/CheckoutService", swiftSettings: strict, linkerSettings: vendoredLibraries),
         .executableTarget(
@@ -199,9 +202,12 @@ let package = Package(
         // stacks. Both run in `make test` after it starts the servers (docs/architecture.md, "Tests").
         // The provider payloads are kept once, in Tests/Fixtures (outside every target), read through
         // TestSupport's `Fixture`. TestSupport also holds the fresh databases (`FreshDatabase.with`,
-        // dropped afterwards) and the topic reader (`TopicReader`) the integration targets share.
+        // dropped afterwards), the topic reader (`TopicReader`) the integration targets share, and a
+        // stand-in for an identity provider's JWKS endpoint (`LocalJWKSServer`).
         .target(
-            name: "TestSupport", dependencies: ["Basics", "Kafka", "Models", "Postgres", "HTTPClient", "Webhooks"], path: "Tests/TestSupport",
+            name: "TestSupport",
+            dependencies: ["Basics", "Crypto", "Kafka", "Models", "Postgres", "HTTPClient", "HTTPServer", "Telemetry", "Webhooks"],
+            path: "Tests/TestSupport",
             swiftSettings: strict, linkerSettings: vendoredLibraries),
         .target(name: "SeedModels", path: "Tests/SeedModels", swiftSettings: strict),
         // The webhook receiver's test secrets and signed bodies, shared by its unit and integration targets.
@@ -216,6 +222,8 @@ let package = Package(
         tests("ProjectionTests", ["Basics", "Projection", "Models", "ServiceRuntime"]),
         tests("SandboxKitTests", ["SandboxKit"]),
         tests("CryptoTests", ["Crypto", "TestSupport"]),
+        // The JWKS key sets against a fake fetcher, and against a local JWKS server (TestSupport.LocalJWKSServer).
+        tests("TokenVerificationTests", ["Basics", "Crypto", "HTTPClient", "TestSupport", "TokenVerification", "Telemetry"]),
         tests("HTTPClientTests", ["HTTPClient"]),
         tests("HTTPServerTests", ["HTTPServer", "Telemetry", "TestSupport"]),
         tests("ServiceRuntimeTests", ["Basics", "ServiceRuntime", "Telemetry", "TestSupport"]),
@@ -235,7 +243,7 @@ let package = Package(
             "CheckoutServiceTests",
             [
                 "Basics", "Catalog", "CheckoutService", "Crypto", "HTTPServer", "Models", "Postgres", "Projection", "Providers", "ServiceRuntime",
-                "Telemetry", "TestSupport",
+                "Telemetry", "TestSupport", "TokenVerification",
             ],
             linker: vendoredLibraries),
         tests(

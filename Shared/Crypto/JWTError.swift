@@ -15,14 +15,22 @@ public enum JWTError: Error, Sendable, Equatable, CustomStringConvertible {
     case expired
     /// `nbf` is still in the future (beyond the leeway).
     case notYetValid
+    /// `iat` is in the future (beyond the leeway): a token cannot have been issued later than now.
+    case issuedInFuture
+    /// `iat` is older than the configured maximum token age (beyond the leeway).
+    case tooOld
     /// `iss` is missing or not the expected issuer.
     case invalidIssuer
     /// `aud` is missing or does not contain the expected audience.
     case invalidAudience
     /// A required claim (such as `exp`) is absent.
     case missingClaim(String)
-    /// The key is unusable (bad PEM, wrong type, too short).
+    /// The key is unusable (bad PEM or JWK, wrong type, too short).
     case invalidKey(String)
+    /// No configured key has the token's `kid` (for the token's algorithm).
+    case unknownKeyID
+    /// The token names no `kid`, and more than one key could have signed it.
+    case keyIDRequired
     /// Signing failed inside OpenSSL or the claims could not be encoded.
     case signingFailed(String)
 
@@ -35,10 +43,14 @@ public enum JWTError: Error, Sendable, Equatable, CustomStringConvertible {
         case .invalidSignature: "JWT signature does not verify"
         case .expired: "JWT expired"
         case .notYetValid: "JWT not yet valid"
+        case .issuedInFuture: "JWT issued in the future"
+        case .tooOld: "JWT older than the maximum token age"
         case .invalidIssuer: "JWT issuer is not accepted"
         case .invalidAudience: "JWT audience is not accepted"
         case .missingClaim(let name): "JWT lacks the \(name) claim"
         case .invalidKey(let reason): "invalid JWT key: \(reason)"
+        case .unknownKeyID: "no JWT key has the token's kid"
+        case .keyIDRequired: "JWT has no kid and several keys could verify it"
         case .signingFailed(let reason): "JWT signing failed: \(reason)"
         }
     }

@@ -4,6 +4,7 @@ import Crypto
 import Foundation
 import HTTPServer
 import ServiceRuntime
+import TokenVerification
 import Testing
 
 /// Who the caller is and whether its email is verified; the configuration
@@ -23,9 +24,9 @@ import Testing
         return HTTPRequest(method: .get, path: "/api/subscription/status", headers: headers)
     }
 
-    static func user(_ claims: [String: Crypto.JSONValue], emailsAreVerified: Bool = false) throws -> AppUser {
+    static func user(_ claims: [String: Crypto.JSONValue], emailsAreVerified: Bool = false) async throws -> AppUser {
         let authenticator = Authenticator(configuration: .jwt(JWTVerifier(key: try .hs256(secret: secret)), emailsAreVerified: emailsAreVerified))
-        return try authenticator.authenticate(request(token: token(claims)), fallbackEmail: nil)
+        return try await authenticator.authenticate(request(token: token(claims)), fallbackEmail: nil)
     }
 
     // MARK: - AppUser
@@ -50,35 +51,35 @@ import Testing
 
     // MARK: - Authenticator
 
-    @Test func emailIsVerifiedOnlyWhenTheClaimSaysSo() throws {
-        let verified = try Self.user(["sub": "alice", "email": "Alice@Example.com", "email_verified": .bool(true)])
+    @Test func emailIsVerifiedOnlyWhenTheClaimSaysSo() async throws {
+        let verified = try await Self.user(["sub": "alice", "email": "Alice@Example.com", "email_verified": .bool(true)])
         #expect(verified.id == "alice" && verified.email == "Alice@Example.com")
         #expect(verified.emailVerified && verified.verifiedEmail == "alice@example.com")
 
-        let asString = try Self.user(["sub": "alice", "email": "alice@example.com", "email_verified": "true"])
+        let asString = try await Self.user(["sub": "alice", "email": "alice@example.com", "email_verified": "true"])
         #expect(asString.verifiedEmail == "alice@example.com")
 
         for claim: Crypto.JSONValue? in [nil, .bool(false), "false", .int(1), .null] {
             var claims: [String: Crypto.JSONValue] = ["sub": "alice", "email": "alice@example.com"]
             claims["email_verified"] = claim
-            let user = try Self.user(claims)
+            let user = try await Self.user(claims)
             #expect(!user.emailVerified && user.verifiedEmail == nil, "email_verified \(String(describing: claim))")
             #expect(user.email == "alice@example.com")
         }
     }
 
-    @Test func emailsAreVerifiedSettingTrustsEveryEmail() throws {
-        let user = try Self.user(["sub": "bob", "email": "Bob@example.com"], emailsAreVerified: true)
+    @Test func emailsAreVerifiedSettingTrustsEveryEmail() async throws {
+        let user = try await Self.user(["sub": "bob", "email": "Bob@example.com"], emailsAreVerified: true)
         #expect(user.emailVerified && user.verifiedEmail == "bob@example.com")
-        let explicitFalse = try Self.user(["sub": "bob", "email": "bob@example.com", "email_verified": .bool(false)], emailsAreVerified: true)
+        let explicitFalse = try await Self.user(["sub": "bob", "email": "bob@example.com", "email_verified": .bool(false)], emailsAreVerified: true)
         #expect(explicitFalse.verifiedEmail == "bob@example.com")
         // Without an email there is nothing to verify.
-        let noEmail = try Self.user(["sub": "bob", "email_verified": .bool(true)], emailsAreVerified: true)
+        let noEmail = try await Self.user(["sub": "bob", "email_verified": .bool(true)], emailsAreVerified: true)
         #expect(!noEmail.emailVerified && noEmail.verifiedEmail == nil && noEmail.email == nil)
     }
 
-    @Test func disabledAuthNeverVerifiesTheTypedEmail() throws {
-        let user = try Authenticator(configuration: .disabled).authenticate(Self.request(token: nil), fallbackEmail: " Dev@Example.com ")
+    @Test func disabledAuthNeverVerifiesTheTypedEmail() async throws {
+        let user = try await Authenticator(configuration: .disabled).authenticate(Self.request(token: nil), fallbackEmail: " Dev@Example.com ")
         #expect(user.id == "dev@example.com" && user.email == "dev@example.com")
         #expect(!user.emailVerified && user.verifiedEmail == nil)
     }
@@ -108,7 +109,7 @@ import Testing
         #expect(no.map(\.variable) == ["AUTH_JWT_ISSUER"])
     }
 
-    @Test func issuerAndAudienceAreCheckedWhenConfigured() throws {
+    @Test func issuerAndAudienceAreCheckedWhenConfigured() async throws {
         for (values, issuer, audience) in [
             (["AUTH_JWT_ISSUER": "storefront-dev"], "storefront-dev", nil),
             (["AUTH_JWT_AUDIENCE": "storefront-app"], nil, "storefront-app"),
@@ -116,37 +117,38 @@ import Testing
         ] as [([String: String], String?, String?)] {
             let (configuration, problems) = Self.read(values.merging(["AUTH_JWT_SECRET": Self.hsSecret]) { a, _ in a })
             #expect(problems.isEmpty, "\(problems)")
-            guard case .jwt(let verifier, let emailsAreVerified) = configuration else {
-                Issue.record("expected jwt for \(values)")
+            guard case .tokens(let settings, let emailsAreVerified) = configuration else {
+                Issue.record("expected tokens for \(values)")
                 continue
             }
-            #expect(verifier.issuer == issuer && verifier.audience == audience && !emailsAreVerified)
+            #expect(settings.rules.issuers == (issuer.map { [$0] } ?? []) && settings.rules.audiences == (audience.map { [$0] } ?? []))
+            #expect(!emailsAreVerified && settings.staticKeys.map(\.algorithm) == [.hs256] && settings.keySetURLs.isEmpty)
             #expect(configuration.startupWarnings.isEmpty)
 
             let authenticator = Authenticator(configuration: configuration)
             let good = try Self.token(["sub": "u", "iss": "storefront-dev", "aud": "storefront-app"])
-            #expect(throws: Never.self) { try authenticator.authenticate(Self.request(token: good), fallbackEmail: nil) }
+            await #expect(throws: Never.self) { try await authenticator.authenticate(Self.request(token: good), fallbackEmail: nil) }
             let otherIssuer = try Self.token(["sub": "u", "iss": "someone-else", "aud": "storefront-app"])
             let otherAudience = try Self.token(["sub": "u", "iss": "storefront-dev", "aud": "another-app"])
             let neither = try Self.token(["sub": "u"])
             if issuer != nil {
-                #expect(throws: HTTPError.self) { try authenticator.authenticate(Self.request(token: otherIssuer), fallbackEmail: nil) }
+                await #expect(throws: HTTPError.self) { try await authenticator.authenticate(Self.request(token: otherIssuer), fallbackEmail: nil) }
             }
             if audience != nil {
-                #expect(throws: HTTPError.self) { try authenticator.authenticate(Self.request(token: otherAudience), fallbackEmail: nil) }
+                await #expect(throws: HTTPError.self) { try await authenticator.authenticate(Self.request(token: otherAudience), fallbackEmail: nil) }
             }
-            #expect(throws: HTTPError.self) { try authenticator.authenticate(Self.request(token: neither), fallbackEmail: nil) }
+            await #expect(throws: HTTPError.self) { try await authenticator.authenticate(Self.request(token: neither), fallbackEmail: nil) }
         }
     }
 
-    @Test func explicitOptOutAcceptsAnyIssuerAndWarns() throws {
+    @Test func explicitOptOutAcceptsAnyIssuerAndWarns() async throws {
         let (configuration, problems) = Self.read(["AUTH_JWT_SECRET": Self.hsSecret, "AUTH_JWT_ALLOW_ANY_ISSUER_AND_AUDIENCE": "true"])
         #expect(problems.isEmpty, "\(problems)")
         #expect(!configuration.isDisabled)
         #expect(configuration.startupWarnings.count == 1)
         #expect(configuration.startupWarnings.first?.contains("AUTH_JWT_ALLOW_ANY_ISSUER_AND_AUDIENCE=true") == true)
         let anyIssuer = try Self.token(["sub": "u", "iss": "whoever", "aud": "whatever"])
-        #expect(try Authenticator(configuration: configuration).authenticate(Self.request(token: anyIssuer), fallbackEmail: nil).id == "u")
+        #expect(try await Authenticator(configuration: configuration).authenticate(Self.request(token: anyIssuer), fallbackEmail: nil).id == "u")
     }
 
     @Test func optOutMustNotBeCombinedWithIssuerOrAudience() {

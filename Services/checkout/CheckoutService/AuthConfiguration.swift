@@ -1,105 +1,167 @@
+import Basics
 import Crypto
 import Foundation
 import ServiceRuntime
-import Basics
+import TokenVerification
 
 /// How app users' tokens are checked.
 public enum AuthConfiguration: Sendable {
-    /// Tokens are verified with this verifier (HS256 or RS256). With
-    /// `emailsAreVerified` every token's `email` counts as verified, whatever
-    /// its `email_verified` claim says (for identity providers that only ever
-    /// issue verified emails); otherwise only `email_verified: true` does.
-    case jwt(JWTVerifier, emailsAreVerified: Bool = false)
+    /// Tokens are verified against these sources and rules (static HS256 or
+    /// RS256 keys, JWKS URLs; see `TokenVerifier`). With `emailsAreVerified`
+    /// every token's `email` counts as verified, whatever its `email_verified`
+    /// claim says (for identity providers that only ever issue verified
+    /// emails); otherwise only `email_verified: true` does.
+    case tokens(TokenVerifierSettings, emailsAreVerified: Bool = false)
     /// No token is checked: for local experiments only, and refused in a
     /// `live` deployment. The app user id is then the caller's email (body
     /// `customerEmail` or query `email`), which is never treated as verified.
     case disabled
 
+    /// Tokens verified with one key and its rules (tests, tools).
+    public static func jwt(_ verifier: JWTVerifier, emailsAreVerified: Bool = false) -> AuthConfiguration {
+        .tokens(TokenVerifierSettings(verifier), emailsAreVerified: emailsAreVerified)
+    }
+
     /// Longest public key file read.
     static let maximumKeyFileBytes = 64 * 1024
+    /// Most JWKS URLs accepted (each one is fetched and kept fresh).
+    static let maximumKeySetURLs = 8
+    /// Longest JWKS URL accepted.
+    static let maximumURLLength = 2048
 
-    /// Reads `AUTH_DISABLED` (default false), `AUTH_JWT_SECRET` (HS256, or
-    /// `AUTH_JWT_SECRET_FILE`), `AUTH_JWT_PUBLIC_KEY_FILE` (RS256 PEM),
-    /// `AUTH_JWT_ISSUER`, `AUTH_JWT_AUDIENCE`, `AUTH_JWT_LEEWAY` (default 60 s),
-    /// `AUTH_JWT_ALLOW_ANY_ISSUER_AND_AUDIENCE` (default false) and
-    /// `AUTH_EMAILS_ARE_VERIFIED` (default false).
+    /// Reads the token settings:
+    /// - `AUTH_DISABLED` (default false);
+    /// - the key sources, any combination, at least one: `AUTH_JWT_SECRET`
+    ///   (HS256, or `AUTH_JWT_SECRET_FILE`), `AUTH_JWT_PUBLIC_KEY_FILE` (RS256
+    ///   PEM), `AUTH_JWT_JWKS_URL` (comma-separated JWKS URLs, RS256 and ES256
+    ///   keys by `kid`; `https`, or `http` to a loopback host, or any host
+    ///   outside live mode);
+    /// - `AUTH_JWT_ISSUER` and `AUTH_JWT_AUDIENCE` (each comma-separated: a
+    ///   token's `iss` must be one of the issuers, its `aud` must contain one
+    ///   of the audiences); at least one of them must be set, or the explicit
+    ///   opt-out `AUTH_JWT_ALLOW_ANY_ISSUER_AND_AUDIENCE=true` (default false),
+    ///   which then must not be combined with either, is refused with a JWKS
+    ///   URL, and is listed in ``startupWarnings``;
+    /// - `AUTH_JWT_LEEWAY` (default 60 s, at most 5 minutes), `AUTH_JWT_MAX_AGE`
+    ///   (optional: the oldest token accepted by its `iat`);
+    /// - `AUTH_EMAILS_ARE_VERIFIED` (default false).
     ///
     /// `AUTH_DISABLED=true` with `mode` ``DeploymentMode/live`` is a problem:
-    /// a deployment that takes real money never runs without token checks
-    /// (the launcher then refuses to start, exit status 78).
-    ///
-    /// Unless auth is disabled:
-    /// - exactly one of the secret and the public key must be set;
-    /// - `iss` is checked when `AUTH_JWT_ISSUER` is set and `aud` when
-    ///   `AUTH_JWT_AUDIENCE` is set; at least one of them must be set, or the
-    ///   explicit opt-out `AUTH_JWT_ALLOW_ANY_ISSUER_AND_AUDIENCE=true`
-    ///   (which then must not be combined with either, and is listed in
-    ///   ``startupWarnings``).
+    /// a deployment that takes real money never runs without token checks.
+    /// Every problem makes the launcher refuse to start (exit status 78); a
+    /// JWKS host that is down is not a problem here (keys are fetched later).
     /// - Parameter mode: the deployment's ``DeploymentMode`` (`STOREFRONT_MODE`).
     public static func fromEnvironment(_ reader: inout ConfigReader, mode: DeploymentMode) -> AuthConfiguration {
         let disabled = reader.bool("AUTH_DISABLED", default: false)
         let secret = reader.secret("AUTH_JWT_SECRET")
         let keyFile = reader.string("AUTH_JWT_PUBLIC_KEY_FILE")
-        let issuer = reader.string("AUTH_JWT_ISSUER")
-        let audience = reader.string("AUTH_JWT_AUDIENCE")
+        let keySetURLs = reader.list("AUTH_JWT_JWKS_URL") ?? []
+        let issuers = reader.list("AUTH_JWT_ISSUER") ?? []
+        let audiences = reader.list("AUTH_JWT_AUDIENCE") ?? []
         let leeway = reader.duration("AUTH_JWT_LEEWAY", default: .seconds(60))
-        let allowAny = reader.bool("AUTH_JWT_ALLOW_ANY_ISSUER_AND_AUDIENCE", default: false)
+        let maxAge = reader.duration("AUTH_JWT_MAX_AGE")
+        let allowAny = reader.bool(allowAnyIssuerAndAudienceVariable, default: false)
         let emailsAreVerified = reader.bool("AUTH_EMAILS_ARE_VERIFIED", default: false)
         if disabled {
             if mode.isLive {
                 reader.report(
                     "AUTH_DISABLED",
                     "AUTH_DISABLED=true is refused in live mode (STOREFRONT_MODE=live, or a live Paystack key): without token checks "
-                        + "anyone could act as any user; set AUTH_JWT_SECRET or AUTH_JWT_PUBLIC_KEY_FILE instead")
+                        + "anyone could act as any user; set AUTH_JWT_SECRET, AUTH_JWT_PUBLIC_KEY_FILE or AUTH_JWT_JWKS_URL instead")
             }
             return .disabled
         }
 
-        switch (issuer, audience, allowAny) {
-        case (nil, nil, false):
+        switch (issuers.isEmpty && audiences.isEmpty, allowAny) {
+        case (true, false):
             reader.report(
                 "AUTH_JWT_ISSUER",
                 "set AUTH_JWT_ISSUER and/or AUTH_JWT_AUDIENCE to the iss/aud your identity provider puts in app tokens "
                     + "(tokens are then checked against them), or \(allowAnyIssuerAndAudienceVariable)=true to accept any issuer and audience signed with the key"
             )
-        case (_, _, true) where issuer != nil || audience != nil:
-            let set = [issuer.map { _ in "AUTH_JWT_ISSUER" }, audience.map { _ in "AUTH_JWT_AUDIENCE" }].compactMap { $0 }.joined(separator: " and ")
+        case (false, true):
+            let set = [issuers.isEmpty ? nil : "AUTH_JWT_ISSUER", audiences.isEmpty ? nil : "AUTH_JWT_AUDIENCE"].compactMap { $0 }.joined(
+                separator: " and ")
             reader.report(allowAnyIssuerAndAudienceVariable, "is true but \(set) is set (and checked); unset one or the other")
+        case (true, true) where !keySetURLs.isEmpty:
+            reader.report(
+                allowAnyIssuerAndAudienceVariable,
+                "is refused with AUTH_JWT_JWKS_URL: an identity provider's key set signs the tokens of every app it serves, "
+                    + "so AUTH_JWT_ISSUER and/or AUTH_JWT_AUDIENCE must say which are yours")
         default:
             break
         }
+        if leeway > JWTClaimRules.maximumLeeway {
+            reader.report("AUTH_JWT_LEEWAY", "must be at most 300 seconds (5m): a larger clock-skew allowance accepts tokens long expired")
+        }
+        if let maxAge, maxAge <= .zero {
+            reader.report("AUTH_JWT_MAX_AGE", "must be more than zero (unset it for no maximum token age)")
+        }
 
-        let key: JWTVerificationKey
-        switch (secret, keyFile) {
-        case (nil, nil):
-            reader.report(
-                "AUTH_JWT_SECRET", "set AUTH_JWT_SECRET (HS256) or AUTH_JWT_PUBLIC_KEY_FILE (RS256), or AUTH_DISABLED=true for local experiments")
-            return .disabled
-        case (.some, .some):
-            reader.report("AUTH_JWT_SECRET", "both AUTH_JWT_SECRET and AUTH_JWT_PUBLIC_KEY_FILE are set; set only one")
-            return .disabled
-        case (let secret?, nil):
+        var staticKeys: [JWTVerificationKey] = []
+        if let secret {
             do {
-                key = try JWTVerificationKey.hs256(secret: Array(secret.reveal().utf8))
+                staticKeys.append(try JWTVerificationKey.hs256(secret: Array(secret.reveal().utf8)))
             } catch {
                 reader.report("AUTH_JWT_SECRET", "must be at least 32 bytes")
-                return .disabled
-            }
-        case (nil, let path?):
-            guard let data = FileManager.default.contents(atPath: path), data.count <= maximumKeyFileBytes,
-                let pem = String(data: data, encoding: .utf8)
-            else {
-                reader.report("AUTH_JWT_PUBLIC_KEY_FILE", "cannot read a PEM file of at most \(maximumKeyFileBytes) bytes at that path")
-                return .disabled
-            }
-            do {
-                key = try JWTVerificationKey.rs256(publicKeyPEM: pem)
-            } catch {
-                reader.report("AUTH_JWT_PUBLIC_KEY_FILE", "not an RSA public key of at least 2048 bits in PEM")
-                return .disabled
             }
         }
-        return .jwt(JWTVerifier(key: key, issuer: issuer, audience: audience, leeway: leeway), emailsAreVerified: emailsAreVerified)
+        if let path = keyFile {
+            if let data = FileManager.default.contents(atPath: path), data.count <= maximumKeyFileBytes, let pem = String(data: data, encoding: .utf8)
+            {
+                do {
+                    staticKeys.append(try JWTVerificationKey.rs256(publicKeyPEM: pem))
+                } catch {
+                    reader.report("AUTH_JWT_PUBLIC_KEY_FILE", "not an RSA public key of 2048 to 8192 bits in PEM")
+                }
+            } else {
+                reader.report("AUTH_JWT_PUBLIC_KEY_FILE", "cannot read a PEM file of at most \(maximumKeyFileBytes) bytes at that path")
+            }
+        }
+        let urls = readKeySetURLs(keySetURLs, mode: mode, reader: &reader)
+        if secret == nil, keyFile == nil, keySetURLs.isEmpty {
+            reader.report(
+                "AUTH_JWT_SECRET",
+                "set AUTH_JWT_SECRET (HS256), AUTH_JWT_PUBLIC_KEY_FILE (RS256) and/or AUTH_JWT_JWKS_URL (RS256/ES256 keys of your identity provider), "
+                    + "or AUTH_DISABLED=true for local experiments")
+        }
+        let rules = JWTClaimRules(issuers: issuers, audiences: audiences, leeway: leeway, maxAge: maxAge)
+        return .tokens(TokenVerifierSettings(staticKeys: staticKeys, keySetURLs: urls, rules: rules), emailsAreVerified: emailsAreVerified)
+    }
+
+    /// The JWKS URLs, each checked: absolute `https` (or `http` to a loopback
+    /// host; to any host only outside live mode), with a host, without user
+    /// info or fragment, at most ``maximumURLLength`` bytes; duplicates dropped.
+    static func readKeySetURLs(_ items: [String], mode: DeploymentMode, reader: inout ConfigReader) -> [URL] {
+        guard items.count <= maximumKeySetURLs else {
+            reader.report("AUTH_JWT_JWKS_URL", "at most \(maximumKeySetURLs) URLs")
+            return []
+        }
+        var urls: [URL] = []
+        for (index, item) in items.enumerated() {
+            let position = items.count == 1 ? "" : "item \(index + 1): "
+            guard item.utf8.count <= maximumURLLength, let components = URLComponents(string: item),
+                let scheme = components.scheme?.lowercased(), scheme == "https" || scheme == "http",
+                let host = components.host, !host.isEmpty, components.user == nil, components.password == nil, components.fragment == nil,
+                let url = components.url
+            else {
+                reader.report("AUTH_JWT_JWKS_URL", "\(position)expected an absolute https URL with a host (no user info or fragment)")
+                continue
+            }
+            if scheme == "http", !isLoopback(host), mode.isLive {
+                reader.report(
+                    "AUTH_JWT_JWKS_URL",
+                    "\(position)plain http is refused in live mode (except to a loopback host): keys fetched in clear could be swapped; use https")
+                continue
+            }
+            if !urls.contains(url) { urls.append(url) }
+        }
+        return urls
+    }
+
+    static func isLoopback(_ host: String) -> Bool {
+        let bare = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")).lowercased()
+        return bare == "localhost" || bare == "::1" || bare.hasPrefix("127.")
     }
 
     /// The explicit opt-out from issuer and audience checks.
@@ -113,24 +175,43 @@ public enum AuthConfiguration: Sendable {
 
     /// Whether every token's email counts as verified (`AUTH_EMAILS_ARE_VERIFIED`).
     public var emailsAreVerified: Bool {
-        if case .jwt(_, let emailsAreVerified) = self { return emailsAreVerified }
+        if case .tokens(_, let emailsAreVerified) = self { return emailsAreVerified }
         return false
     }
 
+    /// The token sources and rules; nil with auth disabled.
+    public var tokenSettings: TokenVerifierSettings? {
+        if case .tokens(let settings, _) = self { return settings }
+        return nil
+    }
+
+    /// The configured sources, for the start-up log line: `disabled`, or e.g. `HS256,RS256-PEM,JWKS(2)`.
+    public var summary: String {
+        guard let settings = tokenSettings else { return "disabled" }
+        var parts = settings.staticKeys.map { $0.algorithm == .hs256 ? "HS256" : "\($0.algorithm.rawValue)-PEM" }
+        if !settings.keySetURLs.isEmpty { parts.append("JWKS(\(settings.keySetURLs.count))") }
+        return parts.joined(separator: ",")
+    }
+
     /// What is unsafe about this configuration, one sentence each, to be
-    /// logged as warnings once at start-up: auth disabled, or tokens accepted
-    /// from any issuer for any audience. Empty when neither applies.
+    /// logged as warnings once at start-up: auth disabled, tokens accepted
+    /// from any issuer for any audience, keys fetched over plain http. Empty when none applies.
     public var startupWarnings: [String] {
-        switch self {
-        case .disabled:
+        guard let settings = tokenSettings else {
             return ["AUTH_DISABLED=true: tokens are NOT checked and anyone can act as any email; use only for local experiments"]
-        case .jwt(let verifier, _):
-            guard verifier.issuer == nil, verifier.audience == nil else { return [] }
-            return [
+        }
+        var warnings: [String] = []
+        if settings.rules.issuers.isEmpty, settings.rules.audiences.isEmpty {
+            warnings.append(
                 "\(Self.allowAnyIssuerAndAudienceVariable)=true: app tokens are NOT checked for issuer or audience; "
                     + "any token signed with the configured key is accepted, including ones minted for other applications. "
-                    + "Set AUTH_JWT_ISSUER and/or AUTH_JWT_AUDIENCE instead"
-            ]
+                    + "Set AUTH_JWT_ISSUER and/or AUTH_JWT_AUDIENCE instead")
         }
+        for url in settings.keySetURLs {
+            let components = URLComponents(url: url, resolvingAgainstBaseURL: false)
+            guard components?.scheme?.lowercased() == "http", let host = components?.host, !Self.isLoopback(host) else { continue }
+            warnings.append("AUTH_JWT_JWKS_URL \(host): keys are fetched over plain http (refused in live mode); use https")
+        }
+        return warnings
     }
 }

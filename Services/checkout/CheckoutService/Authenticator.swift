@@ -1,10 +1,24 @@
-import Foundation
 import Crypto
+import Foundation
 import HTTPServer
+import Telemetry
+import TokenVerification
 
 /// Turns a request's `Authorization: Bearer <JWT>` into an ``AppUser``.
 struct Authenticator: Sendable {
     let configuration: AuthConfiguration
+    /// Verifies tokens; nil only with auth disabled.
+    let verifier: TokenVerifier?
+
+    /// - Parameters:
+    ///   - configuration: how tokens are checked.
+    ///   - verifier: the verifier built from `configuration` (with its key
+    ///     sets' fetcher, logger and metrics); nil to build one here, which
+    ///     fetches JWKS keys over HTTP and logs to stderr.
+    init(configuration: AuthConfiguration, verifier: TokenVerifier? = nil) {
+        self.configuration = configuration
+        self.verifier = verifier ?? configuration.tokenSettings.map { TokenVerifier(settings: $0, logger: Logger(service: "checkout")) }
+    }
 
     /// The caller. Its ``AppUser/emailVerified`` is true only for a token
     /// with an email whose `email_verified` claim is true, or any token with
@@ -13,43 +27,45 @@ struct Authenticator: Sendable {
     /// - Parameter fallbackEmail: with auth disabled, the email the request
     ///   names (body or query), which then is the app user id.
     /// - Throws: ``HTTPError`` 401 when the token is missing, malformed, forged,
-    ///   expired or has no subject. The reason is not echoed to the client.
-    func authenticate(_ request: HTTPRequest, fallbackEmail: String?) throws(HTTPError) -> AppUser {
-        switch configuration {
-        case .disabled:
+    ///   expired or has no subject (the reason is not echoed to the client);
+    ///   503 when the token's identity provider keys were never loaded yet.
+    func authenticate(_ request: HTTPRequest, fallbackEmail: String?) async throws(HTTPError) -> AppUser {
+        guard let verifier else {
             guard let email = fallbackEmail.map(AppUser.normalize), !email.isEmpty else {
                 throw HTTPError(.unauthorized, "Authentication is disabled: send an email to identify the user")
             }
             // Whatever the caller typed: never a verified email.
             return AppUser(id: email, email: email, emailVerified: false)
-        case .jwt(let verifier, let emailsAreVerified):
-            guard let header = request.headers["Authorization"] else {
-                throw Self.unauthorized("Missing bearer token")
-            }
-            let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
-            guard parts.count == 2, parts[0].lowercased() == "bearer" else {
-                throw Self.unauthorized("Authorization must be a bearer token")
-            }
-            let claims: JWTClaims
-            do {
-                claims = try verifier.verify(String(parts[1]).trimmingCharacters(in: .whitespaces))
-            } catch {
-                throw Self.unauthorized(error == .expired ? "Token expired" : "Invalid token")
-            }
-            guard let subject = claims.subject, !subject.isEmpty, subject.utf8.count <= 256 else {
-                throw Self.unauthorized("Token has no subject")
-            }
-            // Verified when the token says so, or when the identity provider
-            // only ever issues verified emails (AUTH_EMAILS_ARE_VERIFIED).
-            return AppUser(id: subject, email: claims.email, emailVerified: claims.email != nil && (claims.emailVerified || emailsAreVerified))
         }
+        guard let header = request.headers["Authorization"] else {
+            throw Self.unauthorized("Missing bearer token")
+        }
+        let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else {
+            throw Self.unauthorized("Authorization must be a bearer token")
+        }
+        let claims: JWTClaims
+        do {
+            claims = try await verifier.verify(String(parts[1]).trimmingCharacters(in: .whitespaces))
+        } catch .keysUnavailable {
+            throw HTTPError(.serviceUnavailable, "Sign-in keys are not available yet; retry shortly", headers: ["Retry-After": "5"])
+        } catch {
+            throw Self.unauthorized(error == .rejected(.expired) ? "Token expired" : "Invalid token")
+        }
+        guard let subject = claims.subject, !subject.isEmpty, subject.utf8.count <= 256 else {
+            throw Self.unauthorized("Token has no subject")
+        }
+        // Verified when the token says so, or when the identity provider
+        // only ever issues verified emails (AUTH_EMAILS_ARE_VERIFIED).
+        return AppUser(
+            id: subject, email: claims.email, emailVerified: claims.email != nil && (claims.emailVerified || configuration.emailsAreVerified))
     }
 
     /// The caller when tokens are checked; nil when auth is disabled (the
     /// identity then comes from the request's email, see ``authenticate(_:fallbackEmail:)``).
-    func verifiedUser(_ request: HTTPRequest) throws(HTTPError) -> AppUser? {
-        if configuration.isDisabled { return nil }
-        return try authenticate(request, fallbackEmail: nil)
+    func verifiedUser(_ request: HTTPRequest) async throws(HTTPError) -> AppUser? {
+        if verifier == nil { return nil }
+        return try await authenticate(request, fallbackEmail: nil)
     }
 
     static func unauthorized(_ message: String) -> HTTPError {

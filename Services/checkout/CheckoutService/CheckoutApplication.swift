@@ -7,12 +7,13 @@ import Projection
 import Providers
 import ServiceRuntime
 import Telemetry
+import TokenVerification
 import Webhooks
 
 /// The checkout service, assembled: catalog cache, routes, health checks and server.
 ///
 /// The executable and the tests build it the same way through
-/// ``buildCheckoutApplication(configuration:auth:ownership:providers:catalogSources:pool:publisher:brokerCheck:http:entitlements:logger:metrics:now:)``;
+/// ``buildCheckoutApplication(configuration:auth:jwksFetcher:ownership:providers:catalogSources:pool:publisher:brokerCheck:http:entitlements:logger:metrics:now:)``;
 /// tests may call ``respond(to:logger:)`` without a socket.
 public struct CheckoutApplication: ServiceApplication {
     /// The cached provider catalogs, to check that a requested variant exists
@@ -26,11 +27,15 @@ public struct CheckoutApplication: ServiceApplication {
     public let shell: ApplicationShell
     /// Deletes idempotency records older than their TTL, hourly.
     public let sweeper: IdempotencySweeper
+    /// Loads and refreshes the JWKS keys (`AUTH_JWT_JWKS_URL`); nil without JWKS URLs.
+    public let tokenKeys: JWKSRefresher?
 
     /// The services to run, in start order. HTTP starts at once; until the
-    /// catalog is loaded, create-checkout answers 503 and `/readyz` is not ready.
+    /// catalog is loaded, create-checkout answers 503 and `/readyz` is not
+    /// ready; until every JWKS was loaded once, `/readyz` is not ready either
+    /// and tokens that need those keys are answered 503.
     public var services: [any Service] {
-        [refresher, sweeper, shell.server]
+        [refresher, sweeper] + (tokenKeys.map { [$0] } ?? []) + [shell.server]
     }
 }
 
@@ -39,6 +44,8 @@ public struct CheckoutApplication: ServiceApplication {
 /// - Parameters:
 ///   - configuration: catalog refresh, checkout expiry, redirect URL, limits.
 ///   - auth: how tokens are verified (or that they are not).
+///   - jwksFetcher: how the JWKS URLs of `auth` are fetched; nil for HTTP with
+///     the default JWKS policy (tests pass a local server's client or a fake).
 ///   - ownership: the proofs put into each checkout's custom data (`OWNERSHIP_PROOF_KEY`;
 ///     the projector must check them with the same key).
 ///   - providers: the enabled payment providers.
@@ -56,6 +63,7 @@ public struct CheckoutApplication: ServiceApplication {
 public func buildCheckoutApplication(
     configuration: CheckoutConfiguration = CheckoutConfiguration(),
     auth: AuthConfiguration,
+    jwksFetcher: (any JWKSFetching)? = nil,
     ownership: OwnershipProof,
     providers: ProviderRegistry,
     catalogSources: [any CatalogSource]? = nil,
@@ -86,15 +94,24 @@ public func buildCheckoutApplication(
     entitlements.productIDs = PurchasedProductIDs(catalog: catalog)
     let reader = SubscriptionStatusReader(pool: pool, resolver: entitlements)
 
+    let tokenVerifier = auth.tokenSettings.map {
+        TokenVerifier(settings: $0, fetcher: jwksFetcher, logger: logger, metrics: JWKSMetrics(registry: metrics))
+    }
+
     let health = HealthChecks()
     health.register("database") { _ = try await pool.query("SELECT 1") }
+    if let tokenVerifier, !tokenVerifier.keySets.isEmpty {
+        health.register("jwks") {
+            guard tokenVerifier.isReady else { throw KeySetsNotLoaded() }
+        }
+    }
     if let brokerCheck { health.register("broker", brokerCheck) }
     health.register("catalog") {
         guard catalog.allSourcesLoaded else { throw CatalogNotLoaded() }
     }
 
     let routes = CheckoutRoutes(
-        authenticator: Authenticator(configuration: auth),
+        authenticator: Authenticator(configuration: auth, verifier: tokenVerifier),
         creator: CheckoutCreator(
             catalog: catalog, registry: providers, idempotency: idempotency, publisher: publisher,
             configuration: configuration, ownership: ownership, metrics: checkoutMetrics, now: now),
@@ -110,7 +127,8 @@ public func buildCheckoutApplication(
             routes.mount(on: $0)
             completionPage.mount(on: $0)
         },
-        sweeper: IdempotencySweeper(store: idempotency, logger: logger))
+        sweeper: IdempotencySweeper(store: idempotency, logger: logger),
+        tokenKeys: tokenVerifier?.refresher)
 }
 
 extension CheckoutApplication {
@@ -121,6 +139,11 @@ extension CheckoutApplication {
         http.maxBodyBytes = min(http.maxBodyBytes, configuration.maxBodyBytes)
         return http
     }
+}
+
+/// The readiness failure before every JWKS was loaded once.
+struct KeySetsNotLoaded: Error, CustomStringConvertible {
+    var description: String { "JWKS keys not loaded yet" }
 }
 
 /// The readiness failure before every provider's catalog was loaded once.

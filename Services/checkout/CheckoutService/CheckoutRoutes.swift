@@ -20,9 +20,10 @@ struct CheckoutRoutes: Sendable {
         router.post("/api/create-checkout") { request, context in
             // Size, then the token, then the body: an anonymous caller learns nothing about validation.
             try JSONBody.checkSize(request, limit: maxBodyBytes)
-            let verified = try authenticator.verifiedUser(request)
+            let verified = try await authenticator.verifiedUser(request)
             let body = try JSONBody.decode(CreateCheckoutRequest.self, from: request, limit: maxBodyBytes)
-            let user = try verified ?? authenticator.authenticate(request, fallbackEmail: body.customerEmail)
+            let user: AppUser
+            if let verified { user = verified } else { user = try await authenticator.authenticate(request, fallbackEmail: body.customerEmail) }
             let key = try CheckoutCreator.idempotencyKey(request)
             let outcome = try await creator.create(body, user: user, idempotencyKey: key, logger: context.logger)
             var headers: HTTPHeaders = ["Content-Type": "application/json", "Cache-Control": "no-store"]
@@ -36,7 +37,7 @@ struct CheckoutRoutes: Sendable {
             return response
         }
         router.get("/api/subscription/portal") { request, context in
-            let user = try authenticator.authenticate(request, fallbackEmail: request.query["email"])
+            let user = try await authenticator.authenticate(request, fallbackEmail: request.query["email"])
             var response = try HTTPResponse.json(
                 try await commander.portalLink(code: request.query["subscription_code"], user: user, logger: context.logger))
             response.headers.add(name: "Cache-Control", value: "no-store")
@@ -51,7 +52,7 @@ struct CheckoutRoutes: Sendable {
         for action in [SubscriptionCommander.Action.cancel, .resume] {
             router.post("/api/subscription/\(action.rawValue)") { request, context in
                 try JSONBody.checkSize(request, limit: maxBodyBytes)
-                let user = try authenticator.authenticate(request, fallbackEmail: request.query["email"])
+                let user = try await authenticator.authenticate(request, fallbackEmail: request.query["email"])
                 let body = try JSONBody.decode(CancelSubscriptionRequest.self, from: request, limit: maxBodyBytes)
                 return try HTTPResponse.json(try await commander.perform(action, body, user: user, logger: context.logger))
             }
@@ -65,7 +66,7 @@ struct CheckoutRoutes: Sendable {
     /// The `email` query parameter, when sent, must be the caller's own.
     func snapshot(_ request: HTTPRequest, logger: Logger) async throws -> SubscriptionStatusSnapshot {
         let email = request.query["email"]
-        let user = try authenticator.authenticate(request, fallbackEmail: email)
+        let user = try await authenticator.authenticate(request, fallbackEmail: email)
         if let email, !email.isEmpty, !user.emailMatches(email) {
             throw HTTPError(.forbidden, "email does not match the signed-in user", code: "email_mismatch")
         }

@@ -16,10 +16,11 @@ import Webhooks
 /// `checkout`: creates hosted checkouts and answers subscription status,
 /// cancel and resume for the apps. Configuration comes from the environment:
 /// `PORT` (default 8082) and the other HTTP settings, `DATABASE_URL`,
-/// `KAFKA_BROKERS`, the providers' settings, `AUTH_JWT_SECRET` /
-/// `AUTH_JWT_PUBLIC_KEY_FILE` (+ `AUTH_JWT_ISSUER` and/or `AUTH_JWT_AUDIENCE`,
-/// or `AUTH_JWT_ALLOW_ANY_ISSUER_AND_AUDIENCE=true`; `AUTH_JWT_LEEWAY`,
-/// `AUTH_EMAILS_ARE_VERIFIED`) or `AUTH_DISABLED=true` (refused with
+/// `KAFKA_BROKERS`, the providers' settings, `AUTH_JWT_SECRET`,
+/// `AUTH_JWT_PUBLIC_KEY_FILE` and/or `AUTH_JWT_JWKS_URL` (+ `AUTH_JWT_ISSUER`
+/// and/or `AUTH_JWT_AUDIENCE`, or `AUTH_JWT_ALLOW_ANY_ISSUER_AND_AUDIENCE=true`;
+/// `AUTH_JWT_LEEWAY`, `AUTH_JWT_MAX_AGE`, `AUTH_EMAILS_ARE_VERIFIED`;
+/// see `AuthConfiguration.fromEnvironment`) or `AUTH_DISABLED=true` (refused with
 /// `STOREFRONT_MODE=live`), `OWNERSHIP_PROOF_KEY` (the
 /// projector's, too), `CHECKOUT_CATALOG_REFRESH`,
 /// `CHECKOUT_REDIRECT_URL`, `CHECKOUT_EXPIRY`, `CHECKOUT_MAX_BODY_BYTES`, `LOG_LEVEL`.
@@ -75,7 +76,7 @@ struct CheckoutMain {
                     metadata: [
                         "http.port": String(settings.http.port),
                         "checkout.providers": application.catalog.sources.map(\.provider.rawValue).joined(separator: ","),
-                        "auth": settings.auth.isDisabled ? "disabled" : "jwt",
+                        "auth": settings.auth.summary,
                         "mode": settings.mode.rawValue,
                         "entitlements": settings.entitlements.configuration == nil ? "one per product" : "ENTITLEMENTS_FILE",
                     ])
