@@ -19,9 +19,15 @@ import Foundation
 ///
 /// Every call throws ``StorefrontError``. The client is an actor: share one
 /// instance across the app. Caches: products (`ETag`, in memory and
-/// optionally on disk), entitlements and status (``Options/entitlementsLifetime``).
-/// They belong to the token's subject: when a token for another user arrives,
-/// the user's caches are dropped (or call ``reset()`` on sign-out).
+/// optionally on disk), status (``Options/entitlementsLifetime``), and the
+/// last entitlements answer, in memory and on disk
+/// (``Options/entitlementsDirectory``), which answers when the server cannot
+/// be reached (``FetchPolicy/cachedOrFetched``; see ``EntitlementsSnapshot``
+/// for how a cached answer is judged). They belong to the token's subject:
+/// when a token for another user arrives, the user's caches are dropped, on
+/// disk too (call ``reset()`` on sign-out). Entitlements refresh on their own
+/// while a stream of ``entitlementSnapshots()`` is open and when the app
+/// returns to the foreground.
 public actor StorefrontClient {
     /// Returns the signed-in app user's token (a JWT the backend accepts),
     /// refreshed by the app as needed. Called before every authenticated
@@ -36,18 +42,34 @@ public actor StorefrontClient {
     private let session: URLSession
     private let tokenProvider: TokenProvider
     private let diskCache: ProductDiskCache?
+    /// The last entitlements answer per user on disk; nil keeps it in memory only.
+    let entitlementsDisk: EntitlementDiskCache?
+    /// Calls ``applicationWillEnterForeground()`` when the app returns to the foreground.
+    nonisolated let foreground: ForegroundObserver
 
     private var productsEntry: ProductsEntry?
     private var diskCacheLoaded = false
-    private var entitlementsEntry: Fresh<[EntitlementInfo]>?
+    /// The signed-in user's last entitlements answer (the server's list as it said it).
+    var entitlementsEntry: CachedEntitlements?
+    /// Set when something changed on the server (a return link, a cancel):
+    /// the next read asks the server even though ``entitlementsEntry`` is fresh.
+    var entitlementsNeedReload = false
     private var statusEntry: Fresh<SubscriptionStatus>?
     /// The token subject the user caches belong to.
-    private var owner: String?
+    var owner: String?
+    /// ``EntitlementDiskCache/userKey(subject:)`` of the owner, when the token has a `sub`.
+    var ownerKey: String?
     /// Bumped whenever the user caches are dropped, so an answer for the
     /// previous user that arrives late is not stored.
-    private var userGeneration = 0
-    private var published: [EntitlementInfo]?
-    private var observers: [UUID: AsyncStream<[EntitlementInfo]>.Continuation] = [:]
+    var userGeneration = 0
+    /// The last tokens the provider gave, so log messages can be scrubbed of them.
+    var recentTokens: [String] = []
+    var published: [EntitlementInfo]?
+    var publishedSnapshot: EntitlementsSnapshot?
+    var observers: [UUID: AsyncStream<[EntitlementInfo]>.Continuation] = [:]
+    var snapshotObservers: [UUID: AsyncStream<EntitlementsSnapshot>.Continuation] = [:]
+    /// The periodic refresh, running while a stream is open.
+    var refreshTask: Task<Void, Never>?
     private var checkouts: [String: OpenCheckout] = [:]
     private var sleepers: [UUID: CheckedContinuation<Void, Never>] = [:]
     private var pausing: Set<UUID> = []
@@ -59,7 +81,7 @@ public actor StorefrontClient {
     ///   - baseURL: the gateway's root, e.g. `https://shop.example.com`.
     ///   - session: the `URLSession` to use; by default an ephemeral one without
     ///     `URLCache` (the client does its own caching).
-    ///   - options: caching, retries and return links.
+    ///   - options: caching, refreshing, retries, return links and logging.
     ///   - tokenProvider: returns the app user's JWT.
     public init(
         baseURL: URL, session: URLSession? = nil, options: Options = Options(),
@@ -70,11 +92,21 @@ public actor StorefrontClient {
         self.session = session ?? Self.makeSession(timeout: options.requestTimeout)
         self.tokenProvider = tokenProvider
         diskCache = options.cacheDirectory.map { ProductDiskCache(directory: $0, baseURL: baseURL) }
+        entitlementsDisk = options.entitlementsDirectory.map { EntitlementDiskCache(directory: $0, baseURL: baseURL) }
+        let foreground = ForegroundObserver()
+        self.foreground = foreground
+        if options.refreshesOnForeground {
+            foreground.observe(ForegroundObserver.platformNotifications, on: .default) { [weak self] in
+                await self?.applicationWillEnterForeground()
+            }
+        }
     }
 
     deinit {
         for observer in observers.values { observer.finish() }
+        for observer in snapshotObservers.values { observer.finish() }
         for sleeper in sleepers.values { sleeper.resume() }
+        refreshTask?.cancel()
     }
 
     // MARK: - Products
@@ -105,7 +137,7 @@ public actor StorefrontClient {
             productsEntry = entry
             return entry.products
         }
-        let list = try Self.decode(ProductListBody.self, reply.data, what: "product list").products.data
+        let list = try decode(ProductListBody.self, reply.data, what: "product list").products.data
         let entry = ProductsEntry(etag: reply.response.value(forHTTPHeaderField: "ETag"), savedAt: Date(), body: reply.data, products: list)
         productsEntry = entry
         diskCache?.save(entry)
@@ -149,7 +181,7 @@ public actor StorefrontClient {
         while true {
             do throws(StorefrontError) {
                 let reply = try await send("POST", "api/create-checkout", body: body, headers: ["Idempotency-Key": key])
-                let answer = try Self.decode(CheckoutBody.self, reply.data, what: "checkout")
+                let answer = try decode(CheckoutBody.self, reply.data, what: "checkout")
                 guard let url = URL(string: answer.checkoutUrl), url.scheme != nil else {
                     throw StorefrontError.invalidResponse(message: "The checkout URL is not a URL: \(answer.checkoutUrl.prefix(80))")
                 }
@@ -302,72 +334,23 @@ public actor StorefrontClient {
         return found.isEmpty ? nil : found
     }
 
-    // MARK: - Entitlements and status
-
-    /// What the user may use (`GET /api/entitlements`), active entitlements first.
-    /// - Parameter cachePolicy: ``CachePolicy/returnCacheIfFresh`` (default)
-    ///   answers from the cache while younger than ``Options/entitlementsLifetime``;
-    ///   ``CachePolicy/reload`` asks the server.
-    public func entitlements(cachePolicy: CachePolicy = .returnCacheIfFresh) async throws(StorefrontError) -> [EntitlementInfo] {
-        if cachePolicy == .returnCacheIfFresh {
-            _ = try await currentToken() // another user's token drops the cache first
-            if let entry = entitlementsEntry, entry.isFresh(options.entitlementsLifetime) { return entry.value }
-        }
-        let reply = try await send("GET", "api/entitlements")
-        let list = try Self.decode(EntitlementsBody.self, reply.data, what: "entitlements").entitlements
-        store(entitlements: list, generation: reply.generation)
-        return list
-    }
-
-    /// Whether the entitlement `identifier` (e.g. `premium`) is active; reads ``entitlements(cachePolicy:)``.
-    public func isEntitled(to identifier: String, cachePolicy: CachePolicy = .returnCacheIfFresh) async throws(StorefrontError) -> Bool {
-        try await entitlements(cachePolicy: cachePolicy).isActive(identifier)
-    }
+    // MARK: - Status
 
     /// The user's subscription, entitlements and pending checkout
-    /// (`GET /api/subscription/status`); cached like ``entitlements(cachePolicy:)``,
-    /// whose cache it refreshes too.
+    /// (`GET /api/subscription/status`); cached in memory for
+    /// ``Options/entitlementsLifetime``. Its entitlements refresh the
+    /// entitlements cache (memory and disk) too. Not answered from disk:
+    /// offline, read ``entitlementsSnapshot(fetchPolicy:)``.
     public func status(cachePolicy: CachePolicy = .returnCacheIfFresh) async throws(StorefrontError) -> SubscriptionStatus {
         if cachePolicy == .returnCacheIfFresh {
             _ = try await currentToken()
             if let entry = statusEntry, entry.isFresh(options.entitlementsLifetime) { return entry.value }
         }
         let reply = try await send("GET", "api/subscription/status")
-        let status = try Self.decode(SubscriptionStatus.self, reply.data, what: "subscription status")
+        let status = try decode(SubscriptionStatus.self, reply.data, what: "subscription status")
         if reply.generation == userGeneration { statusEntry = Fresh(status) }
-        store(entitlements: status.entitlements, generation: reply.generation)
+        store(entitlements: status.entitlements, reply: reply)
         return status
-    }
-
-    /// Every entitlement list that differs from the previous one, starting
-    /// with the current list when one is known. Lists arrive from any call
-    /// that reads them (``entitlements(cachePolicy:)``, ``status(cachePolicy:)``,
-    /// ``awaitPurchase(checkoutID:timeout:)``, ``handleRedirect(_:)``); the
-    /// stream does not poll on its own. A slow reader sees the newest list.
-    /// The stream ends when the task iterating it is cancelled.
-    public func entitlementUpdates() -> AsyncStream<[EntitlementInfo]> {
-        let (stream, continuation) = AsyncStream.makeStream(of: [EntitlementInfo].self, bufferingPolicy: .bufferingNewest(1))
-        let id = UUID()
-        observers[id] = continuation
-        continuation.onTermination = { [weak self] _ in
-            Task { await self?.removeObserver(id) }
-        }
-        if let published { continuation.yield(published) }
-        return stream
-    }
-
-    private func removeObserver(_ id: UUID) { observers[id] = nil }
-
-    private func store(entitlements list: [EntitlementInfo], generation: Int) {
-        guard generation == userGeneration else { return }
-        entitlementsEntry = Fresh(list)
-        publish(list)
-    }
-
-    private func publish(_ list: [EntitlementInfo]) {
-        guard published != list else { return }
-        published = list
-        for observer in observers.values { observer.yield(list) }
     }
 
     // MARK: - Cancel and resume
@@ -402,7 +385,7 @@ public actor StorefrontClient {
         guard let code, !code.isEmpty else { throw .notFound(message: "There is no subscription to \(action)") }
         let body = try Self.encode(SubscriptionCommandBody(subscriptionCode: code, emailToken: emailToken))
         let reply = try await send("POST", "api/subscription/\(action)", body: body)
-        let change = try Self.decode(SubscriptionChange.self, reply.data, what: action)
+        let change = try decode(SubscriptionChange.self, reply.data, what: action)
         invalidateUserReads()
         // The projection takes a moment to show the change; then tell observers.
         Task { [weak self] in
@@ -443,6 +426,7 @@ public actor StorefrontClient {
     }
 
     private func checkoutReturned() async {
+        log(.info, "checkout return link: refreshing entitlements")
         invalidateUserReads()
         wakeAll()
         _ = try? await entitlements(cachePolicy: .reload)
@@ -450,24 +434,33 @@ public actor StorefrontClient {
 
     // MARK: - Users
 
-    /// Forgets everything about the signed-in user (entitlements, status,
-    /// open checkouts) and reports an empty entitlement list to observers.
-    /// Call it on sign-out. Products stay cached.
+    /// Forgets everything about the signed-in user — entitlements (in memory
+    /// and on disk), status, open checkouts — and reports an empty entitlement
+    /// list to observers (a snapshot whose ``EntitlementsSnapshot/source`` is
+    /// ``EntitlementsSnapshot/Source/unknown``). Call it on sign-out. Products stay cached.
     public func reset() {
         dropUserCaches()
         owner = nil
-        publish([])
+        ownerKey = nil
+        recentTokens = []
+        log(.info, "signed out: the user's cached entitlements were removed")
+        publish(.nobody(at: options.clock.now))
     }
 
-    private func dropUserCaches() {
+    /// Drops the user's caches, in memory and on disk.
+    func dropUserCaches() {
         entitlementsEntry = nil
+        entitlementsNeedReload = false
         statusEntry = nil
         checkouts = [:]
         userGeneration += 1
+        entitlementsDisk?.removeAll()
     }
 
+    /// The next read asks the server (the cached entitlements stay, as the
+    /// answer when the server cannot be reached).
     private func invalidateUserReads() {
-        entitlementsEntry = nil
+        entitlementsNeedReload = true
         statusEntry = nil
     }
 
@@ -504,7 +497,7 @@ public actor StorefrontClient {
         }
     }
 
-    private func wakeAll() {
+    func wakeAll() {
         let all = sleepers
         sleepers = [:]
         for sleeper in all.values { sleeper.resume() }
@@ -520,43 +513,89 @@ public actor StorefrontClient {
     }
 
     /// Sends a request; 2xx and 304 come back, other statuses are thrown as ``StorefrontError``.
-    private func send(
+    func send(
         _ method: String, _ path: String, body: Data? = nil, headers: [String: String] = [:],
         authenticated: Bool = true
     ) async throws(StorefrontError) -> Reply {
         var token: String?
         if authenticated { token = try await currentToken() }
         let generation = userGeneration
-        var (data, response) = try await transfer(method, path, body: body, headers: headers, token: token)
+        var (data, response) = try await loggedTransfer(method, path, body: body, headers: headers, token: token)
         if response.statusCode == 401, let used = token {
             // The token may have expired in between; retry once if the app has a newer one.
             let fresh = try await currentToken()
             if fresh != used {
-                (data, response) = try await transfer(method, path, body: body, headers: headers, token: fresh)
+                (data, response) = try await loggedTransfer(method, path, body: body, headers: headers, token: fresh)
             }
         }
         guard (200..<300).contains(response.statusCode) || response.statusCode == 304 else {
-            throw StorefrontError.from(status: response.statusCode, body: data, retryAfter: response.value(forHTTPHeaderField: "Retry-After"))
+            let error = StorefrontError.from(status: response.statusCode, body: data, retryAfter: response.value(forHTTPHeaderField: "Retry-After"))
+            let level: StorefrontLogLevel = response.statusCode == 401 || response.statusCode == 403 ? .error : .warning
+            log(level, "\(method) /\(Self.pathOnly(path)) failed: \(error)")
+            throw error
         }
         return Reply(data: data, response: response, generation: generation)
     }
 
-    /// The app's token; a token for another subject drops the previous user's caches.
-    private func currentToken() async throws(StorefrontError) -> String {
+    /// ``transfer(_:_:body:headers:token:)``, logged (never the token).
+    private func loggedTransfer(
+        _ method: String, _ path: String, body: Data?, headers: [String: String],
+        token: String?
+    ) async throws(StorefrontError) -> (Data, HTTPURLResponse) {
+        let started = ContinuousClock.now
+        do throws(StorefrontError) {
+            let (data, response) = try await transfer(method, path, body: body, headers: headers, token: token)
+            let milliseconds = (ContinuousClock.now - started).timeInterval * 1000
+            log(.debug, "\(method) /\(Self.pathOnly(path)) → \(response.statusCode) in \(Int(milliseconds)) ms")
+            return (data, response)
+        } catch {
+            if error != .cancelled { log(.warning, "\(method) /\(Self.pathOnly(path)) failed: \(error)") }
+            throw error
+        }
+    }
+
+    /// `path` without its query, for logs.
+    static func pathOnly(_ path: String) -> Substring { path.prefix { $0 != "?" } }
+
+    /// The app's token. A token for another subject drops the previous
+    /// user's caches (on disk too) and adopts the new user's disk cache.
+    func currentToken() async throws(StorefrontError) -> String {
         let token: String
         do {
             token = try await tokenProvider()
         } catch is CancellationError {
             throw .cancelled
         } catch {
-            throw .unauthorized(message: "No token for the signed-in user: \(error.localizedDescription)")
+            let failure = Self.tokenProviderError(error)
+            log(.error, "the token provider failed: \(failure)")
+            throw failure
         }
-        let subject = TokenSubject.of(token) ?? token
-        if subject != owner {
-            if owner != nil { dropUserCaches() }
-            owner = subject
+        if !recentTokens.contains(token) { recentTokens = Array((recentTokens + [token]).suffix(3)) }
+        let subject = TokenSubject.of(token)
+        if (subject ?? token) != owner {
+            let previous = owner
+            if previous != nil {
+                log(.info, "another user signed in: the previous user's cached entitlements, status and checkouts were dropped")
+                dropUserCaches()
+            }
+            owner = subject ?? token
+            ownerKey = subject.map(EntitlementDiskCache.userKey(subject:))
+            adoptCache(announcingChange: previous != nil)
         }
         return token
+    }
+
+    /// What a failing token provider means: a `URLError` (its server could
+    /// not be reached, e.g. refreshing an expired token offline) is
+    /// ``StorefrontError/network(message:)``, so the entitlements cache can
+    /// still answer; a ``StorefrontError`` stands; anything else is
+    /// ``StorefrontError/unauthorized(message:)``.
+    static func tokenProviderError(_ error: any Error) -> StorefrontError {
+        if let error = error as? StorefrontError { return error }
+        if let error = error as? URLError, error.code != .cancelled {
+            return .network(message: "The token provider could not reach its server (\(describe(error.code)))")
+        }
+        return .unauthorized(message: "No token for the signed-in user: \(error.localizedDescription)")
     }
 
     private func transfer(
@@ -619,6 +658,16 @@ public actor StorefrontClient {
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         configuration.timeoutIntervalForRequest = timeout.timeInterval
         return URLSession(configuration: configuration)
+    }
+
+    /// ``decode(_:_:what:)``, logging a failure.
+    func decode<T: Decodable>(_ type: T.Type, _ data: Data, what: String) throws(StorefrontError) -> T {
+        do throws(StorefrontError) {
+            return try Self.decode(type, data, what: what)
+        } catch {
+            log(.error, "\(error)")
+            throw error
+        }
     }
 
     static func decode<T: Decodable>(_ type: T.Type, _ data: Data, what: String) throws(StorefrontError) -> T {

@@ -17,10 +17,10 @@ enum Fixtures {
 
     static func entitlement(
         _ identifier: String = "premium", active: Bool = true, latest: String = "2026-12-01T10:00:00.000Z",
-        product: String = "ls_1"
+        product: String = "ls_1", expires: String = "2027-01-01T10:00:00.000Z"
     ) -> String {
         #"""
-        {"identifier":"\#(identifier)","is_active":\#(active),"expires_at":"2027-01-01T10:00:00.000Z","will_renew":true,
+        {"identifier":"\#(identifier)","is_active":\#(active),"expires_at":"\#(expires)","will_renew":true,
          "period_type":"normal","product_id":"\#(product)","provider":"lemonsqueezy","source":"subscription",
          "latest_purchase_at":"\#(latest)","original_purchase_at":"2026-11-01T10:00:00.123Z",
          "unsubscribe_detected_at":null,"billing_issue_detected_at":null,"sandbox":true}
@@ -74,4 +74,5 @@ enum Fixtures {
         """#
 
     static func failure(_ message: String) -> String { #"{"success":false,"error":"\#(message)"}"# }
+
 }
