@@ -177,7 +177,7 @@ extension StorefrontClient {
     /// Every entitlement list that differs from the previous one, starting
     /// with the current list when one is known. Lists arrive from any call
     /// that reads them (``entitlements(cachePolicy:)``, ``status(cachePolicy:)``,
-    /// ``awaitPurchase(checkoutID:timeout:)``, ``handleRedirect(_:)``), from a refresh
+    /// ``awaitCheckout(_:timeout:)``, ``handleRedirect(_:)``), from a refresh
     /// every ``Options/refreshInterval`` while a stream is open, and when the
     /// app returns to the foreground. A slow reader sees the newest list.
     /// The stream ends when the task iterating it is cancelled.
@@ -306,7 +306,7 @@ extension StorefrontClient {
 
     /// Call when the app returns to the foreground; on UIKit and AppKit
     /// platforms the client does it itself (``Options/refreshesOnForeground``).
-    /// Cuts the pause of a running ``awaitPurchase(checkoutID:timeout:)`` short (the
+    /// Cuts the pause of a running ``awaitCheckout(_:timeout:)`` short (the
     /// buyer may be back from the hosted page), and refreshes the
     /// entitlements when the cached answer is older than
     /// ``Options/entitlementsLifetime`` and someone is signed in or observing.

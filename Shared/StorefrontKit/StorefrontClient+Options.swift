@@ -41,6 +41,11 @@ extension StorefrontClient {
         /// foreground (true). Only where UIKit or AppKit exists; elsewhere call
         /// ``StorefrontClient/applicationWillEnterForeground()`` yourself.
         public var refreshesOnForeground: Bool
+        /// After ``StorefrontClient/checkoutClosed(checkoutID:)``, how long
+        /// ``StorefrontClient/awaitCheckout(_:timeout:)`` still looks for a
+        /// payment made just before the page closed before it answers
+        /// ``CheckoutOutcome/cancelled`` (2 s).
+        public var checkoutClosedGrace: Duration
         /// The least severe level ``logHandler`` gets (``StorefrontLogLevel/info``).
         public var logLevel: StorefrontLogLevel
         /// The app's log hook; nil logs nothing. Messages never contain the token.
@@ -55,7 +60,7 @@ extension StorefrontClient {
             returnURLs: [URL] = [], requestTimeout: Duration = .seconds(30), checkoutAttempts: Int = 3,
             pollInitialDelay: Duration = .milliseconds(500), pollMaximumDelay: Duration = .seconds(5),
             entitlementsDirectory: URL? = Options.defaultEntitlementsDirectory, refreshInterval: Duration? = .seconds(300),
-            refreshesOnForeground: Bool = true, logLevel: StorefrontLogLevel = .info,
+            refreshesOnForeground: Bool = true, checkoutClosedGrace: Duration = .seconds(2), logLevel: StorefrontLogLevel = .info,
             logHandler: StorefrontLogHandler? = nil, clock: any StorefrontClock = .system
         ) {
             self.cacheDirectory = cacheDirectory
@@ -69,6 +74,7 @@ extension StorefrontClient {
             self.entitlementsDirectory = entitlementsDirectory
             self.refreshInterval = refreshInterval.flatMap { $0 > .zero ? $0 : nil }
             self.refreshesOnForeground = refreshesOnForeground
+            self.checkoutClosedGrace = max(.zero, checkoutClosedGrace)
             self.logLevel = logLevel
             self.logHandler = logHandler
             self.clock = clock

@@ -71,6 +71,12 @@ public actor StorefrontClient {
     /// The periodic refresh, running while a stream is open.
     var refreshTask: Task<Void, Never>?
     private var checkouts: [String: OpenCheckout] = [:]
+    /// When the app reported each checkout's page closed (``checkoutClosed(checkoutID:)``).
+    private var closedCheckouts: [String: ContinuousClock.Instant] = [:]
+    /// Checkouts a return link arrived for while they were open or awaited.
+    private var returnedCheckouts: Set<String> = []
+    /// The checkouts an ``awaitCheckout(_:timeout:)`` or ``awaitPurchase(checkoutID:timeout:)`` waits for.
+    private var waiting: Set<String> = []
     private var sleepers: [UUID: CheckedContinuation<Void, Never>] = [:]
     private var pausing: Set<UUID> = []
     private var earlyWakes: Set<UUID> = []
@@ -226,10 +232,100 @@ public actor StorefrontClient {
 
     // MARK: - Waiting for the purchase
 
+    /// Waits until the buyer's visit to the hosted checkout ends, and says how:
+    /// ``CheckoutOutcome/purchased(_:)``, ``CheckoutOutcome/pending`` or
+    /// ``CheckoutOutcome/cancelled``. Call it right after opening
+    /// ``CheckoutSession/url``; report the page closing with
+    /// ``checkoutClosed(checkoutID:)``.
+    ///
+    /// It polls `GET /api/subscription/status` with backoff
+    /// (``Options/pollInitialDelay`` doubling up to ``Options/pollMaximumDelay``);
+    /// ``handleRedirect(_:)``, ``checkoutClosed(checkoutID:)`` and the app's
+    /// return to the foreground cut the current pause short. The purchase
+    /// counts as arrived when the server no longer lists the checkout as
+    /// pending and an entitlement became active (or renewed) since it was
+    /// opened; for a checkout opened with ``createCheckout(for:email:)`` for a
+    /// subscription product, an entitlement the subscription grants.
+    ///
+    /// ```swift
+    /// let checkout = try await storefront.createCheckout(for: product)
+    /// present(SFSafariViewController(url: checkout.url))
+    /// // SFSafariViewControllerDelegate.safariViewControllerDidFinish:
+    /// //     storefront.checkoutClosed(checkout)
+    /// switch try await storefront.awaitCheckout(checkout) {
+    /// case .purchased(let granted): unlock(granted)
+    /// case .pending: showProcessing()        // entitlementSnapshots() reports it when it lands
+    /// case .cancelled: enableBuyButton()
+    /// }
+    /// ```
+    ///
+    /// Network failures and provider outages while polling are retried until
+    /// the timeout; other errors (e.g. ``StorefrontError/unauthorized(message:)``) are thrown.
+    /// - Parameters:
+    ///   - checkout: what ``createCheckout(for:email:)`` returned.
+    ///   - timeout: how long to wait at most (default 5 minutes).
+    /// - Returns: ``CheckoutOutcome/purchased(_:)`` with the new entitlements;
+    ///   ``CheckoutOutcome/cancelled`` when the page was reported closed and no
+    ///   payment showed within ``Options/checkoutClosedGrace``, or the checkout
+    ///   expired unpaid; ``CheckoutOutcome/pending`` when the timeout passed,
+    ///   or the page closed after the return link arrived (the buyer paid; the
+    ///   purchase is still on its way).
+    public func awaitCheckout(_ checkout: CheckoutSession, timeout: Duration = .seconds(300)) async throws(StorefrontError) -> CheckoutOutcome {
+        try await awaitCheckout(checkoutID: checkout.checkoutID, timeout: timeout)
+    }
+
+    /// ``awaitCheckout(_:timeout:)`` by ``CheckoutSession/checkoutID``. For a
+    /// checkout this client did not open, a change from the first answer counts.
+    public func awaitCheckout(checkoutID: String, timeout: Duration = .seconds(300)) async throws(StorefrontError) -> CheckoutOutcome {
+        let outcome: CheckoutOutcome =
+            switch try await waitForCheckout(checkoutID, timeout: timeout, honoursClose: true) {
+            case .purchased(let granted): .purchased(granted)
+            case .expired: .cancelled
+            case .timedOut: .pending
+            case .closed(let returned): returned ? .pending : .cancelled
+            }
+        log(.info, "checkout \(checkoutID): \(outcome)")
+        return outcome
+    }
+
+    /// Tells the client that the page of a checkout was closed: the web view
+    /// or `SFSafariViewController` was dismissed (its delegate's
+    /// `safariViewControllerDidFinish`), `ASWebAuthenticationSession` ended
+    /// with `canceledLogin`, or the app came back from the browser. A running
+    /// ``awaitCheckout(_:timeout:)`` then looks once more, and for up to
+    /// ``Options/checkoutClosedGrace`` (a payment made just before closing),
+    /// and answers ``CheckoutOutcome/cancelled`` if no payment shows, so the
+    /// buy button is not left disabled. Entitlements are refreshed too.
+    /// Safe to call from any thread, more than once, and before the wait starts.
+    public nonisolated func checkoutClosed(checkoutID: String) {
+        Task { await self.markClosed(checkoutID) }
+    }
+
+    /// ``checkoutClosed(checkoutID:)`` for `checkout`.
+    public nonisolated func checkoutClosed(_ checkout: CheckoutSession) {
+        checkoutClosed(checkoutID: checkout.checkoutID)
+    }
+
+    func markClosed(_ checkoutID: String) async {
+        guard closedCheckouts[checkoutID] == nil else { return }
+        closedCheckouts[checkoutID] = .now
+        log(.debug, "checkout \(checkoutID): the app reported its page closed")
+        if waiting.contains(checkoutID) {
+            wakeAll()
+        } else {
+            invalidateUserReads()
+            await refresh(reason: "checkout page closed")
+        }
+    }
+
     /// Waits until the purchase made through a checkout shows up, polling
     /// `GET /api/subscription/status` with backoff (``Options/pollInitialDelay``
     /// doubling up to ``Options/pollMaximumDelay``). Call it when the web view
     /// closes; ``handleRedirect(_:)`` cuts the current pause short.
+    ///
+    /// The older form of ``awaitCheckout(_:timeout:)``, which also ends early
+    /// when the page is closed without paying; this one ignores
+    /// ``checkoutClosed(checkoutID:)`` and waits for the timeout.
     ///
     /// The purchase counts as arrived when the server no longer lists the
     /// checkout as pending and an entitlement became active (or renewed) since
@@ -245,6 +341,31 @@ public actor StorefrontClient {
     ///   ``PurchaseOutcome/expired`` when the checkout expired unpaid, or
     ///   ``PurchaseOutcome/timedOut``.
     public func awaitPurchase(checkoutID: String, timeout: Duration = .seconds(300)) async throws(StorefrontError) -> PurchaseOutcome {
+        switch try await waitForCheckout(checkoutID, timeout: timeout, honoursClose: false) {
+        case .purchased(let granted): .purchased(granted)
+        case .expired: .expired
+        case .timedOut, .closed: .timedOut
+        }
+    }
+
+    /// Waits for the purchase of `checkout`; see ``awaitPurchase(checkoutID:timeout:)``.
+    public func awaitPurchase(_ checkout: CheckoutSession, timeout: Duration = .seconds(300)) async throws(StorefrontError) -> PurchaseOutcome {
+        try await awaitPurchase(checkoutID: checkout.checkoutID, timeout: timeout)
+    }
+
+    /// How a wait for a checkout ended.
+    enum WaitEnd: Hashable, Sendable {
+        case purchased([EntitlementInfo])
+        case expired
+        case timedOut
+        /// The app reported the page closed and the grace passed with no
+        /// purchase; `returned`: a return link had arrived.
+        case closed(returned: Bool)
+    }
+
+    private func waitForCheckout(_ checkoutID: String, timeout: Duration, honoursClose: Bool) async throws(StorefrontError) -> WaitEnd {
+        waiting.insert(checkoutID)
+        defer { waiting.remove(checkoutID) }
         let deadline = ContinuousClock.now + timeout
         let known = checkouts[checkoutID]
         var baseline = known?.baseline
@@ -252,9 +373,12 @@ public actor StorefrontClient {
         var expiresAt = known?.session.expiresAt
         var sawPending = false
         var firstLook = true
+        var sawClosed = false
         var delay = options.pollInitialDelay
         while true {
             if Task.isCancelled { throw .cancelled }
+            // Read before the request: a close reported while it runs is judged after the next one.
+            let closedAt = honoursClose ? closedCheckouts[checkoutID] : nil
             do {
                 let status = try await status(cachePolicy: .reload)
                 if let pending = status.pendingCheckout, pending.checkoutID == checkoutID {
@@ -269,31 +393,47 @@ public actor StorefrontClient {
                         clearedPending: sawPending && status.pendingCheckout == nil
                     )
                     .flatMap({ Self.ofKind($0, subscription: known?.expectsSubscription == true) }) {
-                        checkouts[checkoutID] = nil
+                        forgetCheckout(checkoutID)
                         return .purchased(granted)
                     }
                     if let expiresAt, Date() >= expiresAt {
-                        checkouts[checkoutID] = nil
+                        forgetCheckout(checkoutID)
                         return .expired
                     }
                 }
                 firstLook = false
             } catch {
                 switch error {
-                case .network, .providerUnavailable: break // keep trying until the deadline
+                case .network, .providerUnavailable: break // keep trying until the deadline (or the close's grace)
                 default: throw error
                 }
             }
-            let left = deadline - ContinuousClock.now
-            guard left > .zero else { return .timedOut }
+            var left = deadline - ContinuousClock.now
+            if let closedAt {
+                let graceLeft = options.checkoutClosedGrace - (ContinuousClock.now - closedAt)
+                if graceLeft <= .zero {
+                    let returned = returnedCheckouts.contains(checkoutID)
+                    forgetCheckout(checkoutID)
+                    return .closed(returned: returned)
+                }
+                if !sawClosed {
+                    sawClosed = true
+                    delay = options.pollInitialDelay // look again soon: the payment may be a moment away
+                }
+                left = min(left, graceLeft)
+            }
+            guard deadline - ContinuousClock.now > .zero else { return .timedOut }
+            if honoursClose, closedAt == nil, closedCheckouts[checkoutID] != nil { continue } // closed meanwhile: look again now
             await pause(min(delay, left))
             delay = min(delay * 2, options.pollMaximumDelay)
         }
     }
 
-    /// Waits for the purchase of `checkout`; see ``awaitPurchase(checkoutID:timeout:)``.
-    public func awaitPurchase(_ checkout: CheckoutSession, timeout: Duration = .seconds(300)) async throws(StorefrontError) -> PurchaseOutcome {
-        try await awaitPurchase(checkoutID: checkout.checkoutID, timeout: timeout)
+    /// Forgets what was kept about a checkout whose wait ended.
+    private func forgetCheckout(_ checkoutID: String) {
+        checkouts[checkoutID] = nil
+        closedCheckouts[checkoutID] = nil
+        returnedCheckouts.remove(checkoutID)
     }
 
     /// `granted` as the purchase of a subscription product: only what a
@@ -400,8 +540,11 @@ public actor StorefrontClient {
     /// Recognises the link the buyer returns to the app with (one of
     /// ``Options/returnURLs``, or the gateway's `/checkout/complete` page)
     /// and, if it is one, refreshes entitlements and wakes a running
-    /// ``awaitPurchase(checkoutID:timeout:)`` at once. Call it from the app's
-    /// URL handler (SwiftUI: `.onOpenURL { storefront.handleRedirect($0) }`).
+    /// ``awaitCheckout(_:timeout:)`` at once (which then answers
+    /// ``CheckoutOutcome/pending`` rather than ``CheckoutOutcome/cancelled``
+    /// if the page is closed before the purchase shows: the buyer reached the
+    /// return link, so they paid). Call it from the app's URL handler
+    /// (SwiftUI: `.onOpenURL { storefront.handleRedirect($0) }`).
     /// - Returns: whether `url` was a checkout return link (false: handle it yourself).
     @discardableResult
     public nonisolated func handleRedirect(_ url: URL) -> Bool {
@@ -427,6 +570,8 @@ public actor StorefrontClient {
 
     private func checkoutReturned() async {
         log(.info, "checkout return link: refreshing entitlements")
+        returnedCheckouts.formUnion(checkouts.keys)
+        returnedCheckouts.formUnion(waiting)
         invalidateUserReads()
         wakeAll()
         _ = try? await entitlements(cachePolicy: .reload)
@@ -453,6 +598,8 @@ public actor StorefrontClient {
         entitlementsNeedReload = false
         statusEntry = nil
         checkouts = [:]
+        closedCheckouts = [:]
+        returnedCheckouts = []
         userGeneration += 1
         entitlementsDisk?.removeAll()
     }

@@ -367,6 +367,126 @@ func files(in folder: URL) -> [String] {
     }
 }
 
+/// The buyer comes back from the hosted page: purchased, pending or cancelled.
+@Suite struct CheckoutOutcomeTests {
+    static func stub(checkoutID: String, paid: Flag? = nil) -> StubServer {
+        StubServer { request, _ in
+            switch request.url.path {
+            case "/api/entitlements": .json(200, Fixtures.entitlements([]))
+            case "/api/create-checkout": .json(200, Fixtures.checkout(id: checkoutID))
+            default:
+                paid?.isOn == true
+                    ? .json(200, Fixtures.status(entitlements: [Fixtures.entitlement(latest: "2026-12-01T10:05:00.000Z")]))
+                    : .json(200, Fixtures.pendingOnly(checkoutID))
+            }
+        }
+    }
+
+    /// Long poll pauses: only a reported close (or a return link) ends the wait early.
+    static func slowPolls(grace: Duration, returnURLs: [URL] = []) -> StorefrontClient.Options {
+        var options = StubServer.fastOptions(returnURLs: returnURLs)
+        options.pollInitialDelay = .seconds(180)
+        options.pollMaximumDelay = .seconds(180)
+        options.checkoutClosedGrace = grace
+        return options
+    }
+
+    static func statusPolls(_ stub: StubServer) -> Int {
+        stub.requests.filter { $0.url.path == "/api/subscription/status" }.count
+    }
+
+    @Test func closingThePageWithoutPayingIsCancelled() async throws {
+        let stub = Self.stub(checkoutID: "chk-c")
+        defer { stub.unregister() }
+        let client = stub.client(options: Self.slowPolls(grace: .milliseconds(50)))
+        let checkout = try await client.createCheckout(variantID: "ls_11")
+        let start = ContinuousClock.now
+        async let outcome = client.awaitCheckout(checkout, timeout: .seconds(300))
+        try await eventually("the first poll") { Self.statusPolls(stub) >= 1 }
+        client.checkoutClosed(checkout)
+        #expect(try await outcome == .cancelled)
+        // A bound for a loaded machine, far below the 180 s pause and the 300 s timeout.
+        #expect(ContinuousClock.now - start < .seconds(90))
+        #expect(Self.statusPolls(stub) >= 2, "it looked once more after the close")
+    }
+
+    @Test func aPageClosedBeforeTheWaitStartedIsCancelledToo() async throws {
+        let stub = Self.stub(checkoutID: "chk-e")
+        defer { stub.unregister() }
+        let client = stub.client(options: Self.slowPolls(grace: .milliseconds(50)))
+        let checkout = try await client.createCheckout(variantID: "ls_11")
+        let before = stub.requests.count
+        client.checkoutClosed(checkout)
+        try await eventually("the refresh after the close") { stub.requests.count > before }
+        #expect(try await client.awaitCheckout(checkout, timeout: .seconds(300)) == .cancelled)
+    }
+
+    @Test func aPaymentMadeJustBeforeClosingIsPurchased() async throws {
+        let paid = Flag()
+        let stub = Self.stub(checkoutID: "chk-p", paid: paid)
+        defer { stub.unregister() }
+        let client = stub.client(options: Self.slowPolls(grace: .seconds(60)))
+        let checkout = try await client.createCheckout(variantID: "ls_11")
+        async let outcome = client.awaitCheckout(checkout, timeout: .seconds(300))
+        try await eventually("the first poll") { Self.statusPolls(stub) >= 1 }
+        paid.set(true)
+        client.checkoutClosed(checkout)
+        guard case .purchased(let granted) = try await outcome else {
+            Issue.record("expected a purchase")
+            return
+        }
+        #expect(granted.map(\.identifier) == ["premium"])
+    }
+
+    @Test func closedAfterTheReturnLinkIsPendingNotCancelled() async throws {
+        let stub = Self.stub(checkoutID: "chk-r")
+        defer { stub.unregister() }
+        let client = stub.client(options: Self.slowPolls(grace: .milliseconds(50), returnURLs: [URL(string: "myapp://done")!]))
+        let checkout = try await client.createCheckout(variantID: "ls_11")
+        async let outcome = client.awaitCheckout(checkout, timeout: .seconds(300))
+        try await eventually("the first poll") { Self.statusPolls(stub) >= 1 }
+        let entitlementReads = stub.requests.filter { $0.url.path == "/api/entitlements" }.count
+        #expect(client.handleRedirect(URL(string: "myapp://done?paid=1")!))
+        try await eventually("the return link's refresh") {
+            stub.requests.filter { $0.url.path == "/api/entitlements" }.count > entitlementReads
+        }
+        client.checkoutClosed(checkout)
+        #expect(try await outcome == .pending, "the buyer paid; the purchase is on its way")
+    }
+
+    @Test func aTimeoutIsPendingAndTheOlderOutcomeMapsOver() async throws {
+        let stub = Self.stub(checkoutID: "chk-t")
+        defer { stub.unregister() }
+        let client = stub.client()
+        #expect(try await client.awaitCheckout(checkoutID: "chk-t", timeout: .milliseconds(200)) == .pending)
+        #expect(PurchaseOutcome(CheckoutOutcome.cancelled) == .expired)
+        #expect(PurchaseOutcome(CheckoutOutcome.pending) == .timedOut)
+        #expect(PurchaseOutcome(CheckoutOutcome.purchased([])) == .purchased([]))
+        #expect(CheckoutOutcome.cancelled.description == "cancelled")
+    }
+
+    @Test func comingBackFromTheBrowserIsNoticedOnce() {
+        var detector = BrowserReturnDetector()
+        var reports: [Bool] = []
+        func phase(_ isActive: Bool) { reports.append(detector.phaseChanged(isActive: isActive)) }
+        phase(false)
+        phase(true)
+        #expect(reports == [false, false], "no checkout open")
+        detector.checkoutOpened()
+        reports = []
+        phase(true) // still in the app
+        phase(false) // off to the browser
+        phase(true) // back: report it
+        phase(true) // once
+        #expect(reports == [false, false, true, false])
+        detector.finished()
+        reports = []
+        phase(false)
+        phase(true)
+        #expect(reports == [false, false], "the outcome arrived")
+    }
+}
+
 /// The app's log hook: levels, and never a token.
 @Suite struct LoggingTests {
     @Test func theLogHookNeverSeesTheToken() async throws {
