@@ -49,6 +49,8 @@ public actor StorefrontClient {
 
     private var productsEntry: ProductsEntry?
     private var diskCacheLoaded = false
+    /// `GET /api/products/{id}` answers with their `ETag`s.
+    private var productEntries: [String: ProductEntry] = [:]
     /// The signed-in user's last entitlements answer (the server's list as it said it).
     var entitlementsEntry: CachedEntitlements?
     /// Set when something changed on the server (a return link, a cancel):
@@ -149,6 +151,51 @@ public actor StorefrontClient {
         diskCache?.save(entry)
         return list
     }
+
+    /// One product (`GET /api/products/{id}`; no token needed), e.g. the one
+    /// an entitlement names (``EntitlementInfo/productID``) or a deep link
+    /// points at.
+    ///
+    /// Each product is kept with its `ETag`: asking again sends
+    /// `If-None-Match`, and an unchanged product comes back as a bodiless 304.
+    /// - Parameters:
+    ///   - id: ``Product/id``, as the product list or an entitlement names it.
+    ///   - cachePolicy: ``CachePolicy/reload`` (default) revalidates with the
+    ///     server; ``CachePolicy/returnCacheIfFresh`` answers while the product
+    ///     (or a product list holding it) is younger than ``Options/productsLifetime``.
+    /// - Throws: ``StorefrontError/notFound(message:)`` when the catalog has no such product.
+    public func product(id: String, cachePolicy: CachePolicy = .reload) async throws(StorefrontError) -> Product {
+        let now = Date()
+        let lifetime = options.productsLifetime.timeInterval
+        if cachePolicy == .returnCacheIfFresh {
+            if let entry = productEntries[id], now.timeIntervalSince(entry.savedAt) < lifetime { return entry.product }
+            loadDiskCacheOnce()
+            if let list = productsEntry, now.timeIntervalSince(list.savedAt) < lifetime, let product = list.products.first(where: { $0.id == id }) {
+                return product
+            }
+        }
+        guard !id.isEmpty, let escaped = id.addingPercentEncoding(withAllowedCharacters: Self.pathSegmentAllowed) else {
+            throw .notFound(message: "No product has an empty id")
+        }
+        var headers: [String: String] = [:]
+        if let etag = productEntries[id]?.etag { headers["If-None-Match"] = etag }
+        let reply = try await send("GET", "api/products/\(escaped)", headers: headers, authenticated: false)
+        if reply.response.statusCode == 304, var entry = productEntries[id] {
+            entry.savedAt = Date()
+            productEntries[id] = entry
+            return entry.product
+        }
+        let product = try decode(ProductBody.self, reply.data, what: "product").product
+        productEntries[id] = ProductEntry(etag: reply.response.value(forHTTPHeaderField: "ETag"), savedAt: Date(), product: product)
+        return product
+    }
+
+    /// The characters a path segment keeps unescaped (RFC 3986 `pchar` less `/`).
+    static let pathSegmentAllowed: CharacterSet = {
+        var allowed = CharacterSet.urlPathAllowed
+        allowed.remove(charactersIn: "/;")
+        return allowed
+    }()
 
     // MARK: - Checkout
 
@@ -535,6 +582,36 @@ public actor StorefrontClient {
         return change
     }
 
+    // MARK: - Customer portal
+
+    /// A fresh link to the provider's customer portal, where the user updates
+    /// the card, sees invoices or cancels (`GET /api/subscription/portal`).
+    /// The server fetches it from the provider for each call — Lemon
+    /// Squeezy's signed portal links expire — so open it at once rather than
+    /// keeping it (``SubscriptionStatus/customerPortalURL`` is a stored copy that may have expired).
+    /// - Parameter subscriptionCode: which subscription; nil takes
+    ///   ``SubscriptionStatus/subscriptionCode`` from ``status(cachePolicy:)``.
+    /// - Throws: ``StorefrontError/notFound(message:)`` when the user has no
+    ///   such subscription; ``StorefrontError/providerUnavailable(message:retryAfter:)``
+    ///   when the provider refused or cannot be reached.
+    public func customerPortal(subscriptionCode: String? = nil) async throws(StorefrontError) -> CustomerPortalLink {
+        var code = subscriptionCode?.trimmingCharacters(in: .whitespaces)
+        if code == nil || code?.isEmpty == true { code = try await status().subscriptionCode }
+        guard let code, !code.isEmpty else { throw .notFound(message: "There is no subscription to manage") }
+        guard let escaped = code.addingPercentEncoding(withAllowedCharacters: Self.queryValueAllowed) else {
+            throw .notFound(message: "There is no subscription to manage")
+        }
+        let reply = try await send("GET", "api/subscription/portal?subscription_code=\(escaped)")
+        return try decode(CustomerPortalLink.self, reply.data, what: "customer portal")
+    }
+
+    /// The characters a query value keeps unescaped.
+    static let queryValueAllowed: CharacterSet = {
+        var allowed = CharacterSet.urlQueryAllowed
+        allowed.remove(charactersIn: "&=+#?")
+        return allowed
+    }()
+
     // MARK: - Returning from the checkout
 
     /// Recognises the link the buyer returns to the app with (one of
@@ -871,6 +948,13 @@ struct Fresh<Value: Sendable>: Sendable {
     func isFresh(_ lifetime: Duration) -> Bool { ContinuousClock.now - storedAt < lifetime }
 }
 
+/// One `GET /api/products/{id}` answer and its `ETag`.
+struct ProductEntry: Sendable {
+    var etag: String?
+    var savedAt: Date
+    var product: Product
+}
+
 /// A checkout this client opened, with what the user had before it.
 struct OpenCheckout: Sendable {
     var session: CheckoutSession
@@ -882,7 +966,7 @@ struct OpenCheckout: Sendable {
 
 extension StorefrontClient {
     /// Reads the product list from disk the first time it is needed.
-    fileprivate func loadDiskCacheOnce() {
+    func loadDiskCacheOnce() {
         guard !diskCacheLoaded else { return }
         diskCacheLoaded = true
         if productsEntry == nil, let entry = diskCache?.load() { productsEntry = entry }

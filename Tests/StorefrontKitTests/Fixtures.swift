@@ -75,4 +75,14 @@ enum Fixtures {
 
     static func failure(_ message: String) -> String { #"{"success":false,"error":"\#(message)"}"# }
 
+    static func product(id: String = "ls_1") -> String {
+        #"""
+        {"success":true,"product":{"type":"products","id":"\#(id)","variantId":"ls_11","attributes":{"name":"Pro Monthly","description":"",
+         "price_formatted":"$9.99","buy_now_url":"","description_text":"","price":999,"currency":"USD","interval":"month",
+         "interval_count":1,"provider":"lemonsqueezy","test_mode":true}}}
+        """#
+    }
+
+    static let portal =
+        #"{"success":true,"url":"https://shop.lemonsqueezy.com/billing?expires=1&signature=abc","provider":"lemonsqueezy","subscription_code":"SUB_123"}"#
 }

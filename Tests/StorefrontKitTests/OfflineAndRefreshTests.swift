@@ -487,6 +487,66 @@ func files(in folder: URL) -> [String] {
     }
 }
 
+/// The customer-portal link and a product by id.
+@Suite struct PortalAndProductTests {
+    @Test func thePortalLinkIsFetchedForTheStatusSubscription() async throws {
+        let stub = StubServer { request, _ in
+            switch request.url.path {
+            case "/api/subscription/status": .json(200, Fixtures.status())
+            case "/api/subscription/portal":
+                request.url.query == "subscription_code=SUB_123" || request.url.query == "subscription_code=SUB%201%26x"
+                    ? .json(200, Fixtures.portal) : .json(404, Fixtures.failure("Subscription not found"))
+            default: .json(500, Fixtures.failure("unexpected"))
+            }
+        }
+        defer { stub.unregister() }
+        let client = stub.client()
+        let link = try await client.customerPortal()
+        #expect(link.url.absoluteString == "https://shop.lemonsqueezy.com/billing?expires=1&signature=abc")
+        #expect(link.provider == .lemonSqueezy && link.subscriptionCode == "SUB_123")
+        let request = try #require(stub.requests.last)
+        #expect(request.method == "GET" && request.url.path == "/api/subscription/portal" && request.url.query == "subscription_code=SUB_123")
+        #expect(request.header("Authorization")?.hasPrefix("Bearer ") == true)
+
+        _ = try await client.customerPortal(subscriptionCode: "SUB 1&x")
+        #expect(stub.requests.last?.url.query == "subscription_code=SUB%201%26x", "the code is escaped")
+        await #expect(throws: StorefrontError.notFound(message: "Subscription not found")) {
+            try await client.customerPortal(subscriptionCode: "SUB_other")
+        }
+
+        let empty = StubServer { _, _ in .json(200, Fixtures.noStatus) }
+        defer { empty.unregister() }
+        await #expect(throws: StorefrontError.notFound(message: "There is no subscription to manage")) { try await empty.client().customerPortal() }
+        #expect(empty.requests.allSatisfy { $0.url.path == "/api/subscription/status" })
+    }
+
+    @Test func aProductByIDIsRevalidatedWithItsETag() async throws {
+        let stub = StubServer { request, _ in
+            let path = request.url.absoluteString.replacingOccurrences(of: "https://\(request.url.host ?? "")", with: "")
+            switch path {
+            case "/api/products/ls_1":
+                return request.header("If-None-Match") == #""p1""#
+                    ? .response(status: 304, headers: ["ETag": #""p1""#], body: Data())
+                    : .json(200, Fixtures.product(id: "ls_1"), headers: ["ETag": #""p1""#])
+            case "/api/products/a%2Fb": return .json(200, Fixtures.product(id: "a/b"))
+            default: return .json(404, Fixtures.failure("Product not found"))
+            }
+        }
+        defer { stub.unregister() }
+        let client = stub.client()
+        let product = try await client.product(id: "ls_1")
+        #expect(product.id == "ls_1" && product.variantID == "ls_11" && product.name == "Pro Monthly" && product.isSubscription)
+        #expect(try await client.product(id: "ls_1") == product)
+        #expect(stub.requests.map { $0.header("If-None-Match") } == [nil, #""p1""#])
+        #expect(stub.requests.allSatisfy { $0.header("Authorization") == nil }, "products need no token")
+        _ = try await client.product(id: "ls_1", cachePolicy: .returnCacheIfFresh)
+        #expect(stub.requests.count == 2, "a fresh product answers without asking")
+
+        #expect(try await client.product(id: "a/b").id == "a/b", "the id is one path segment")
+        await #expect(throws: StorefrontError.notFound(message: "Product not found")) { try await client.product(id: "nope") }
+    }
+}
+
 /// The app's log hook: levels, and never a token.
 @Suite struct LoggingTests {
     @Test func theLogHookNeverSeesTheToken() async throws {
