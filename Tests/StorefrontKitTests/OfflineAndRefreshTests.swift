@@ -622,3 +622,25 @@ func files(in folder: URL) -> [String] {
         #expect(LogRedactor.redact("at 2026-12-01T10:00:00.000Z") == "at 2026-12-01T10:00:00.000Z")
     }
 }
+
+/// The paywall's decision, in plain Swift.
+@Suite struct PaywallGateTests {
+    static let premium = EntitlementInfo(identifier: "premium", isActive: true, productID: "ls_1", provider: .lemonSqueezy)
+
+    @Test func theGateShowsContentOnlyForAnActiveEntitlement() {
+        let now = Date()
+        #expect(PaywallGate.decision(for: "premium", snapshot: nil) == .loading, "no flash of the paywall before the first answer")
+        let paying = EntitlementsSnapshot(entitlements: [Self.premium], source: .server, fetchedAt: now)
+        #expect(PaywallGate.decision(for: "premium", snapshot: paying) == .unlocked)
+        #expect(PaywallGate.decision(for: "gold", snapshot: paying) == .paywall)
+        let offline = EntitlementsSnapshot(
+            entitlements: [Self.premium], source: .cache, fetchedAt: now, age: .seconds(86_400), isStale: true,
+            error: .network(message: "offline"))
+        #expect(PaywallGate.decision(for: "premium", snapshot: offline) == .unlocked, "offline, a paying user keeps the content")
+        var lapsed = Self.premium
+        lapsed.isActive = false
+        #expect(
+            PaywallGate.decision(for: "premium", snapshot: EntitlementsSnapshot(entitlements: [lapsed], source: .cache, fetchedAt: now)) == .paywall)
+        #expect(PaywallGate.decision(for: "premium", snapshot: .nobody(at: now)) == .paywall)
+    }
+}

@@ -168,5 +168,46 @@
                 if !client.handleRedirect(url) { otherwise?(url) }
             }
         }
+
+        /// Shows `paywall` instead of this view unless the entitlement is
+        /// active, following ``StorefrontClient/entitlementSnapshots()`` (so a
+        /// purchase, a refresh or an expiry switches it by itself). Offline,
+        /// the cached entitlements decide: a paying user keeps the content.
+        /// While nothing is known yet, a spinner. The decision is
+        /// ``PaywallGate/decision(for:snapshot:)``.
+        ///
+        /// ```swift
+        /// PremiumView()
+        ///     .storefrontPaywall(entitlement: "premium", client: storefront) {
+        ///         StorefrontProductList(client: storefront)
+        ///     }
+        /// ```
+        public func storefrontPaywall<Paywall: View>(
+            entitlement: String, client: StorefrontClient, @ViewBuilder paywall: @escaping () -> Paywall
+        ) -> some View {
+            modifier(StorefrontPaywallModifier(entitlement: entitlement, client: client, paywall: paywall))
+        }
+    }
+
+    /// ``SwiftUI/View/storefrontPaywall(entitlement:client:paywall:)``.
+    @MainActor
+    struct StorefrontPaywallModifier<Paywall: View>: ViewModifier {
+        let entitlement: String
+        let client: StorefrontClient
+        let paywall: () -> Paywall
+        @State private var snapshot: EntitlementsSnapshot?
+
+        func body(content: Content) -> some View {
+            Group {
+                switch PaywallGate.decision(for: entitlement, snapshot: snapshot) {
+                case .loading: ProgressView()
+                case .unlocked: content
+                case .paywall: paywall()
+                }
+            }
+            .task(id: entitlement) {
+                for await next in await client.entitlementSnapshots() { snapshot = next }
+            }
+        }
     }
 #endif
