@@ -27,12 +27,41 @@ extension StorefrontClient {
         public var pollInitialDelay: Duration
         /// …up to this (5 s).
         public var pollMaximumDelay: Duration
+        /// A folder for the last entitlements answer of the signed-in user, so
+        /// a paying user is let in when the app starts offline; nil keeps it
+        /// in memory only. By default ``defaultEntitlementsDirectory`` (the
+        /// app's Application Support folder). The folder is created when missing.
+        public var entitlementsDirectory: URL?
+        /// How often ``StorefrontClient/entitlementSnapshots()`` and
+        /// ``StorefrontClient/entitlementUpdates()`` refresh the entitlements
+        /// while at least one of their streams is open (5 minutes); nil never.
+        public var refreshInterval: Duration?
+        /// Whether the client refreshes stale entitlements (and cuts a
+        /// checkout wait's pause short) when the app returns to the
+        /// foreground (true). Only where UIKit or AppKit exists; elsewhere call
+        /// ``StorefrontClient/applicationWillEnterForeground()`` yourself.
+        public var refreshesOnForeground: Bool
+        /// After ``StorefrontClient/checkoutClosed(checkoutID:)``, how long
+        /// ``StorefrontClient/awaitCheckout(_:timeout:)`` still looks for a
+        /// payment made just before the page closed before it answers
+        /// ``CheckoutOutcome/cancelled`` (2 s).
+        public var checkoutClosedGrace: Duration
+        /// The least severe level ``logHandler`` gets (``StorefrontLogLevel/info``).
+        public var logLevel: StorefrontLogLevel
+        /// The app's log hook; nil logs nothing. Messages never contain the token.
+        public var logHandler: StorefrontLogHandler?
+        /// The time the entitlement cache and the periodic refresh use
+        /// (``SystemStorefrontClock``); tests pass a manual clock.
+        public var clock: any StorefrontClock
 
         /// Options with the defaults above, changed where given.
         public init(
             cacheDirectory: URL? = nil, productsLifetime: Duration = .seconds(300), entitlementsLifetime: Duration = .seconds(30),
             returnURLs: [URL] = [], requestTimeout: Duration = .seconds(30), checkoutAttempts: Int = 3,
-            pollInitialDelay: Duration = .milliseconds(500), pollMaximumDelay: Duration = .seconds(5)
+            pollInitialDelay: Duration = .milliseconds(500), pollMaximumDelay: Duration = .seconds(5),
+            entitlementsDirectory: URL? = Options.defaultEntitlementsDirectory, refreshInterval: Duration? = .seconds(300),
+            refreshesOnForeground: Bool = true, checkoutClosedGrace: Duration = .seconds(2), logLevel: StorefrontLogLevel = .info,
+            logHandler: StorefrontLogHandler? = nil, clock: any StorefrontClock = .system
         ) {
             self.cacheDirectory = cacheDirectory
             self.productsLifetime = productsLifetime
@@ -42,10 +71,48 @@ extension StorefrontClient {
             self.checkoutAttempts = max(1, checkoutAttempts)
             self.pollInitialDelay = pollInitialDelay
             self.pollMaximumDelay = max(pollInitialDelay, pollMaximumDelay)
+            self.entitlementsDirectory = entitlementsDirectory
+            self.refreshInterval = refreshInterval.flatMap { $0 > .zero ? $0 : nil }
+            self.refreshesOnForeground = refreshesOnForeground
+            self.checkoutClosedGrace = max(.zero, checkoutClosedGrace)
+            self.logLevel = logLevel
+            self.logHandler = logHandler
+            self.clock = clock
+        }
+
+        /// `<Application Support>/StorefrontKit`: kept across launches and
+        /// not purged by the system like Caches (a purge would show a paying
+        /// user the paywall the next time they start offline).
+        public static var defaultEntitlementsDirectory: URL? {
+            FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask).first?
+                .appendingPathComponent("StorefrontKit", isDirectory: true)
         }
     }
 
+    /// Where ``StorefrontClient/entitlementsSnapshot(fetchPolicy:)`` may take
+    /// its answer from (after RevenueCat's `CacheFetchPolicy`).
+    public enum FetchPolicy: Hashable, Sendable {
+        /// The cached answer while it is fresh (younger than
+        /// ``Options/entitlementsLifetime``); otherwise the server's; and when
+        /// the server cannot be reached or fails (offline, timeout, 5xx, an
+        /// unreadable answer), the last cached answer — from memory or disk,
+        /// however old, re-evaluated (``EntitlementsSnapshot``, "Cached
+        /// answers") and carrying the failure in ``EntitlementsSnapshot/error``.
+        /// Throws only when nothing is cached, or for errors that say
+        /// something about the user (401, 403). The default.
+        case cachedOrFetched
+        /// The server's answer now; any failure throws.
+        case fetchCurrent
+        /// The cached answer (memory, else disk), re-evaluated, without a
+        /// request; ``StorefrontError/notFound(message:)`` when nothing is cached.
+        case fromCacheOnly
+    }
+
     /// Whether a read may be answered from the cache.
+    ///
+    /// For entitlements, ``returnCacheIfFresh`` is ``FetchPolicy/cachedOrFetched``
+    /// (so it answers from the cache when the server cannot be reached) and
+    /// ``reload`` is ``FetchPolicy/fetchCurrent``.
     public enum CachePolicy: Hashable, Sendable {
         /// Answer from the cache while it is younger than its lifetime
         /// (``Options/productsLifetime``, ``Options/entitlementsLifetime``); otherwise ask the server.

@@ -19,9 +19,15 @@ import Foundation
 ///
 /// Every call throws ``StorefrontError``. The client is an actor: share one
 /// instance across the app. Caches: products (`ETag`, in memory and
-/// optionally on disk), entitlements and status (``Options/entitlementsLifetime``).
-/// They belong to the token's subject: when a token for another user arrives,
-/// the user's caches are dropped (or call ``reset()`` on sign-out).
+/// optionally on disk), status (``Options/entitlementsLifetime``), and the
+/// last entitlements answer, in memory and on disk
+/// (``Options/entitlementsDirectory``), which answers when the server cannot
+/// be reached (``FetchPolicy/cachedOrFetched``; see ``EntitlementsSnapshot``
+/// for how a cached answer is judged). They belong to the token's subject:
+/// when a token for another user arrives, the user's caches are dropped, on
+/// disk too (call ``reset()`` on sign-out). Entitlements refresh on their own
+/// while a stream of ``entitlementSnapshots()`` is open and when the app
+/// returns to the foreground.
 public actor StorefrontClient {
     /// Returns the signed-in app user's token (a JWT the backend accepts),
     /// refreshed by the app as needed. Called before every authenticated
@@ -36,19 +42,43 @@ public actor StorefrontClient {
     private let session: URLSession
     private let tokenProvider: TokenProvider
     private let diskCache: ProductDiskCache?
+    /// The last entitlements answer per user on disk; nil keeps it in memory only.
+    let entitlementsDisk: EntitlementDiskCache?
+    /// Calls ``applicationWillEnterForeground()`` when the app returns to the foreground.
+    nonisolated let foreground: ForegroundObserver
 
     private var productsEntry: ProductsEntry?
     private var diskCacheLoaded = false
-    private var entitlementsEntry: Fresh<[EntitlementInfo]>?
+    /// `GET /api/products/{id}` answers with their `ETag`s.
+    private var productEntries: [String: ProductEntry] = [:]
+    /// The signed-in user's last entitlements answer (the server's list as it said it).
+    var entitlementsEntry: CachedEntitlements?
+    /// Set when something changed on the server (a return link, a cancel):
+    /// the next read asks the server even though ``entitlementsEntry`` is fresh.
+    var entitlementsNeedReload = false
     private var statusEntry: Fresh<SubscriptionStatus>?
     /// The token subject the user caches belong to.
-    private var owner: String?
+    var owner: String?
+    /// ``EntitlementDiskCache/userKey(subject:)`` of the owner, when the token has a `sub`.
+    var ownerKey: String?
     /// Bumped whenever the user caches are dropped, so an answer for the
     /// previous user that arrives late is not stored.
-    private var userGeneration = 0
-    private var published: [EntitlementInfo]?
-    private var observers: [UUID: AsyncStream<[EntitlementInfo]>.Continuation] = [:]
+    var userGeneration = 0
+    /// The last tokens the provider gave, so log messages can be scrubbed of them.
+    var recentTokens: [String] = []
+    var published: [EntitlementInfo]?
+    var publishedSnapshot: EntitlementsSnapshot?
+    var observers: [UUID: AsyncStream<[EntitlementInfo]>.Continuation] = [:]
+    var snapshotObservers: [UUID: AsyncStream<EntitlementsSnapshot>.Continuation] = [:]
+    /// The periodic refresh, running while a stream is open.
+    var refreshTask: Task<Void, Never>?
     private var checkouts: [String: OpenCheckout] = [:]
+    /// When the app reported each checkout's page closed (``checkoutClosed(checkoutID:)``).
+    private var closedCheckouts: [String: ContinuousClock.Instant] = [:]
+    /// Checkouts a return link arrived for while they were open or awaited.
+    private var returnedCheckouts: Set<String> = []
+    /// The checkouts an ``awaitCheckout(_:timeout:)`` or ``awaitPurchase(checkoutID:timeout:)`` waits for.
+    private var waiting: Set<String> = []
     private var sleepers: [UUID: CheckedContinuation<Void, Never>] = [:]
     private var pausing: Set<UUID> = []
     private var earlyWakes: Set<UUID> = []
@@ -59,7 +89,7 @@ public actor StorefrontClient {
     ///   - baseURL: the gateway's root, e.g. `https://shop.example.com`.
     ///   - session: the `URLSession` to use; by default an ephemeral one without
     ///     `URLCache` (the client does its own caching).
-    ///   - options: caching, retries and return links.
+    ///   - options: caching, refreshing, retries, return links and logging.
     ///   - tokenProvider: returns the app user's JWT.
     public init(
         baseURL: URL, session: URLSession? = nil, options: Options = Options(),
@@ -70,11 +100,21 @@ public actor StorefrontClient {
         self.session = session ?? Self.makeSession(timeout: options.requestTimeout)
         self.tokenProvider = tokenProvider
         diskCache = options.cacheDirectory.map { ProductDiskCache(directory: $0, baseURL: baseURL) }
+        entitlementsDisk = options.entitlementsDirectory.map { EntitlementDiskCache(directory: $0, baseURL: baseURL) }
+        let foreground = ForegroundObserver()
+        self.foreground = foreground
+        if options.refreshesOnForeground {
+            foreground.observe(ForegroundObserver.platformNotifications, on: .default) { [weak self] in
+                await self?.applicationWillEnterForeground()
+            }
+        }
     }
 
     deinit {
         for observer in observers.values { observer.finish() }
+        for observer in snapshotObservers.values { observer.finish() }
         for sleeper in sleepers.values { sleeper.resume() }
+        refreshTask?.cancel()
     }
 
     // MARK: - Products
@@ -105,12 +145,57 @@ public actor StorefrontClient {
             productsEntry = entry
             return entry.products
         }
-        let list = try Self.decode(ProductListBody.self, reply.data, what: "product list").products.data
+        let list = try decode(ProductListBody.self, reply.data, what: "product list").products.data
         let entry = ProductsEntry(etag: reply.response.value(forHTTPHeaderField: "ETag"), savedAt: Date(), body: reply.data, products: list)
         productsEntry = entry
         diskCache?.save(entry)
         return list
     }
+
+    /// One product (`GET /api/products/{id}`; no token needed), e.g. the one
+    /// an entitlement names (``EntitlementInfo/productID``) or a deep link
+    /// points at.
+    ///
+    /// Each product is kept with its `ETag`: asking again sends
+    /// `If-None-Match`, and an unchanged product comes back as a bodiless 304.
+    /// - Parameters:
+    ///   - id: ``Product/id``, as the product list or an entitlement names it.
+    ///   - cachePolicy: ``CachePolicy/reload`` (default) revalidates with the
+    ///     server; ``CachePolicy/returnCacheIfFresh`` answers while the product
+    ///     (or a product list holding it) is younger than ``Options/productsLifetime``.
+    /// - Throws: ``StorefrontError/notFound(message:)`` when the catalog has no such product.
+    public func product(id: String, cachePolicy: CachePolicy = .reload) async throws(StorefrontError) -> Product {
+        let now = Date()
+        let lifetime = options.productsLifetime.timeInterval
+        if cachePolicy == .returnCacheIfFresh {
+            if let entry = productEntries[id], now.timeIntervalSince(entry.savedAt) < lifetime { return entry.product }
+            loadDiskCacheOnce()
+            if let list = productsEntry, now.timeIntervalSince(list.savedAt) < lifetime, let product = list.products.first(where: { $0.id == id }) {
+                return product
+            }
+        }
+        guard !id.isEmpty, let escaped = id.addingPercentEncoding(withAllowedCharacters: Self.pathSegmentAllowed) else {
+            throw .notFound(message: "No product has an empty id")
+        }
+        var headers: [String: String] = [:]
+        if let etag = productEntries[id]?.etag { headers["If-None-Match"] = etag }
+        let reply = try await send("GET", "api/products/\(escaped)", headers: headers, authenticated: false)
+        if reply.response.statusCode == 304, var entry = productEntries[id] {
+            entry.savedAt = Date()
+            productEntries[id] = entry
+            return entry.product
+        }
+        let product = try decode(ProductBody.self, reply.data, what: "product").product
+        productEntries[id] = ProductEntry(etag: reply.response.value(forHTTPHeaderField: "ETag"), savedAt: Date(), product: product)
+        return product
+    }
+
+    /// The characters a path segment keeps unescaped (RFC 3986 `pchar` less `/`).
+    static let pathSegmentAllowed: CharacterSet = {
+        var allowed = CharacterSet.urlPathAllowed
+        allowed.remove(charactersIn: "/;")
+        return allowed
+    }()
 
     // MARK: - Checkout
 
@@ -149,7 +234,7 @@ public actor StorefrontClient {
         while true {
             do throws(StorefrontError) {
                 let reply = try await send("POST", "api/create-checkout", body: body, headers: ["Idempotency-Key": key])
-                let answer = try Self.decode(CheckoutBody.self, reply.data, what: "checkout")
+                let answer = try decode(CheckoutBody.self, reply.data, what: "checkout")
                 guard let url = URL(string: answer.checkoutUrl), url.scheme != nil else {
                     throw StorefrontError.invalidResponse(message: "The checkout URL is not a URL: \(answer.checkoutUrl.prefix(80))")
                 }
@@ -194,10 +279,100 @@ public actor StorefrontClient {
 
     // MARK: - Waiting for the purchase
 
+    /// Waits until the buyer's visit to the hosted checkout ends, and says how:
+    /// ``CheckoutOutcome/purchased(_:)``, ``CheckoutOutcome/pending`` or
+    /// ``CheckoutOutcome/cancelled``. Call it right after opening
+    /// ``CheckoutSession/url``; report the page closing with
+    /// ``checkoutClosed(checkoutID:)``.
+    ///
+    /// It polls `GET /api/subscription/status` with backoff
+    /// (``Options/pollInitialDelay`` doubling up to ``Options/pollMaximumDelay``);
+    /// ``handleRedirect(_:)``, ``checkoutClosed(checkoutID:)`` and the app's
+    /// return to the foreground cut the current pause short. The purchase
+    /// counts as arrived when the server no longer lists the checkout as
+    /// pending and an entitlement became active (or renewed) since it was
+    /// opened; for a checkout opened with ``createCheckout(for:email:)`` for a
+    /// subscription product, an entitlement the subscription grants.
+    ///
+    /// ```swift
+    /// let checkout = try await storefront.createCheckout(for: product)
+    /// present(SFSafariViewController(url: checkout.url))
+    /// // SFSafariViewControllerDelegate.safariViewControllerDidFinish:
+    /// //     storefront.checkoutClosed(checkout)
+    /// switch try await storefront.awaitCheckout(checkout) {
+    /// case .purchased(let granted): unlock(granted)
+    /// case .pending: showProcessing()        // entitlementSnapshots() reports it when it lands
+    /// case .cancelled: enableBuyButton()
+    /// }
+    /// ```
+    ///
+    /// Network failures and provider outages while polling are retried until
+    /// the timeout; other errors (e.g. ``StorefrontError/unauthorized(message:)``) are thrown.
+    /// - Parameters:
+    ///   - checkout: what ``createCheckout(for:email:)`` returned.
+    ///   - timeout: how long to wait at most (default 5 minutes).
+    /// - Returns: ``CheckoutOutcome/purchased(_:)`` with the new entitlements;
+    ///   ``CheckoutOutcome/cancelled`` when the page was reported closed and no
+    ///   payment showed within ``Options/checkoutClosedGrace``, or the checkout
+    ///   expired unpaid; ``CheckoutOutcome/pending`` when the timeout passed,
+    ///   or the page closed after the return link arrived (the buyer paid; the
+    ///   purchase is still on its way).
+    public func awaitCheckout(_ checkout: CheckoutSession, timeout: Duration = .seconds(300)) async throws(StorefrontError) -> CheckoutOutcome {
+        try await awaitCheckout(checkoutID: checkout.checkoutID, timeout: timeout)
+    }
+
+    /// ``awaitCheckout(_:timeout:)`` by ``CheckoutSession/checkoutID``. For a
+    /// checkout this client did not open, a change from the first answer counts.
+    public func awaitCheckout(checkoutID: String, timeout: Duration = .seconds(300)) async throws(StorefrontError) -> CheckoutOutcome {
+        let outcome: CheckoutOutcome =
+            switch try await waitForCheckout(checkoutID, timeout: timeout, honoursClose: true) {
+            case .purchased(let granted): .purchased(granted)
+            case .expired: .cancelled
+            case .timedOut: .pending
+            case .closed(let returned): returned ? .pending : .cancelled
+            }
+        log(.info, "checkout \(checkoutID): \(outcome)")
+        return outcome
+    }
+
+    /// Tells the client that the page of a checkout was closed: the web view
+    /// or `SFSafariViewController` was dismissed (its delegate's
+    /// `safariViewControllerDidFinish`), `ASWebAuthenticationSession` ended
+    /// with `canceledLogin`, or the app came back from the browser. A running
+    /// ``awaitCheckout(_:timeout:)`` then looks once more, and for up to
+    /// ``Options/checkoutClosedGrace`` (a payment made just before closing),
+    /// and answers ``CheckoutOutcome/cancelled`` if no payment shows, so the
+    /// buy button is not left disabled. Entitlements are refreshed too.
+    /// Safe to call from any thread, more than once, and before the wait starts.
+    public nonisolated func checkoutClosed(checkoutID: String) {
+        Task { await self.markClosed(checkoutID) }
+    }
+
+    /// ``checkoutClosed(checkoutID:)`` for `checkout`.
+    public nonisolated func checkoutClosed(_ checkout: CheckoutSession) {
+        checkoutClosed(checkoutID: checkout.checkoutID)
+    }
+
+    func markClosed(_ checkoutID: String) async {
+        guard closedCheckouts[checkoutID] == nil else { return }
+        closedCheckouts[checkoutID] = .now
+        log(.debug, "checkout \(checkoutID): the app reported its page closed")
+        if waiting.contains(checkoutID) {
+            wakeAll()
+        } else {
+            invalidateUserReads()
+            await refresh(reason: "checkout page closed")
+        }
+    }
+
     /// Waits until the purchase made through a checkout shows up, polling
     /// `GET /api/subscription/status` with backoff (``Options/pollInitialDelay``
     /// doubling up to ``Options/pollMaximumDelay``). Call it when the web view
     /// closes; ``handleRedirect(_:)`` cuts the current pause short.
+    ///
+    /// The older form of ``awaitCheckout(_:timeout:)``, which also ends early
+    /// when the page is closed without paying; this one ignores
+    /// ``checkoutClosed(checkoutID:)`` and waits for the timeout.
     ///
     /// The purchase counts as arrived when the server no longer lists the
     /// checkout as pending and an entitlement became active (or renewed) since
@@ -213,6 +388,31 @@ public actor StorefrontClient {
     ///   ``PurchaseOutcome/expired`` when the checkout expired unpaid, or
     ///   ``PurchaseOutcome/timedOut``.
     public func awaitPurchase(checkoutID: String, timeout: Duration = .seconds(300)) async throws(StorefrontError) -> PurchaseOutcome {
+        switch try await waitForCheckout(checkoutID, timeout: timeout, honoursClose: false) {
+        case .purchased(let granted): .purchased(granted)
+        case .expired: .expired
+        case .timedOut, .closed: .timedOut
+        }
+    }
+
+    /// Waits for the purchase of `checkout`; see ``awaitPurchase(checkoutID:timeout:)``.
+    public func awaitPurchase(_ checkout: CheckoutSession, timeout: Duration = .seconds(300)) async throws(StorefrontError) -> PurchaseOutcome {
+        try await awaitPurchase(checkoutID: checkout.checkoutID, timeout: timeout)
+    }
+
+    /// How a wait for a checkout ended.
+    enum WaitEnd: Hashable, Sendable {
+        case purchased([EntitlementInfo])
+        case expired
+        case timedOut
+        /// The app reported the page closed and the grace passed with no
+        /// purchase; `returned`: a return link had arrived.
+        case closed(returned: Bool)
+    }
+
+    private func waitForCheckout(_ checkoutID: String, timeout: Duration, honoursClose: Bool) async throws(StorefrontError) -> WaitEnd {
+        waiting.insert(checkoutID)
+        defer { waiting.remove(checkoutID) }
         let deadline = ContinuousClock.now + timeout
         let known = checkouts[checkoutID]
         var baseline = known?.baseline
@@ -220,9 +420,12 @@ public actor StorefrontClient {
         var expiresAt = known?.session.expiresAt
         var sawPending = false
         var firstLook = true
+        var sawClosed = false
         var delay = options.pollInitialDelay
         while true {
             if Task.isCancelled { throw .cancelled }
+            // Read before the request: a close reported while it runs is judged after the next one.
+            let closedAt = honoursClose ? closedCheckouts[checkoutID] : nil
             do {
                 let status = try await status(cachePolicy: .reload)
                 if let pending = status.pendingCheckout, pending.checkoutID == checkoutID {
@@ -237,31 +440,47 @@ public actor StorefrontClient {
                         clearedPending: sawPending && status.pendingCheckout == nil
                     )
                     .flatMap({ Self.ofKind($0, subscription: known?.expectsSubscription == true) }) {
-                        checkouts[checkoutID] = nil
+                        forgetCheckout(checkoutID)
                         return .purchased(granted)
                     }
                     if let expiresAt, Date() >= expiresAt {
-                        checkouts[checkoutID] = nil
+                        forgetCheckout(checkoutID)
                         return .expired
                     }
                 }
                 firstLook = false
             } catch {
                 switch error {
-                case .network, .providerUnavailable: break // keep trying until the deadline
+                case .network, .providerUnavailable: break // keep trying until the deadline (or the close's grace)
                 default: throw error
                 }
             }
-            let left = deadline - ContinuousClock.now
-            guard left > .zero else { return .timedOut }
+            var left = deadline - ContinuousClock.now
+            if let closedAt {
+                let graceLeft = options.checkoutClosedGrace - (ContinuousClock.now - closedAt)
+                if graceLeft <= .zero {
+                    let returned = returnedCheckouts.contains(checkoutID)
+                    forgetCheckout(checkoutID)
+                    return .closed(returned: returned)
+                }
+                if !sawClosed {
+                    sawClosed = true
+                    delay = options.pollInitialDelay // look again soon: the payment may be a moment away
+                }
+                left = min(left, graceLeft)
+            }
+            guard deadline - ContinuousClock.now > .zero else { return .timedOut }
+            if honoursClose, closedAt == nil, closedCheckouts[checkoutID] != nil { continue } // closed meanwhile: look again now
             await pause(min(delay, left))
             delay = min(delay * 2, options.pollMaximumDelay)
         }
     }
 
-    /// Waits for the purchase of `checkout`; see ``awaitPurchase(checkoutID:timeout:)``.
-    public func awaitPurchase(_ checkout: CheckoutSession, timeout: Duration = .seconds(300)) async throws(StorefrontError) -> PurchaseOutcome {
-        try await awaitPurchase(checkoutID: checkout.checkoutID, timeout: timeout)
+    /// Forgets what was kept about a checkout whose wait ended.
+    private func forgetCheckout(_ checkoutID: String) {
+        checkouts[checkoutID] = nil
+        closedCheckouts[checkoutID] = nil
+        returnedCheckouts.remove(checkoutID)
     }
 
     /// `granted` as the purchase of a subscription product: only what a
@@ -302,72 +521,23 @@ public actor StorefrontClient {
         return found.isEmpty ? nil : found
     }
 
-    // MARK: - Entitlements and status
-
-    /// What the user may use (`GET /api/entitlements`), active entitlements first.
-    /// - Parameter cachePolicy: ``CachePolicy/returnCacheIfFresh`` (default)
-    ///   answers from the cache while younger than ``Options/entitlementsLifetime``;
-    ///   ``CachePolicy/reload`` asks the server.
-    public func entitlements(cachePolicy: CachePolicy = .returnCacheIfFresh) async throws(StorefrontError) -> [EntitlementInfo] {
-        if cachePolicy == .returnCacheIfFresh {
-            _ = try await currentToken() // another user's token drops the cache first
-            if let entry = entitlementsEntry, entry.isFresh(options.entitlementsLifetime) { return entry.value }
-        }
-        let reply = try await send("GET", "api/entitlements")
-        let list = try Self.decode(EntitlementsBody.self, reply.data, what: "entitlements").entitlements
-        store(entitlements: list, generation: reply.generation)
-        return list
-    }
-
-    /// Whether the entitlement `identifier` (e.g. `premium`) is active; reads ``entitlements(cachePolicy:)``.
-    public func isEntitled(to identifier: String, cachePolicy: CachePolicy = .returnCacheIfFresh) async throws(StorefrontError) -> Bool {
-        try await entitlements(cachePolicy: cachePolicy).isActive(identifier)
-    }
+    // MARK: - Status
 
     /// The user's subscription, entitlements and pending checkout
-    /// (`GET /api/subscription/status`); cached like ``entitlements(cachePolicy:)``,
-    /// whose cache it refreshes too.
+    /// (`GET /api/subscription/status`); cached in memory for
+    /// ``Options/entitlementsLifetime``. Its entitlements refresh the
+    /// entitlements cache (memory and disk) too. Not answered from disk:
+    /// offline, read ``entitlementsSnapshot(fetchPolicy:)``.
     public func status(cachePolicy: CachePolicy = .returnCacheIfFresh) async throws(StorefrontError) -> SubscriptionStatus {
         if cachePolicy == .returnCacheIfFresh {
             _ = try await currentToken()
             if let entry = statusEntry, entry.isFresh(options.entitlementsLifetime) { return entry.value }
         }
         let reply = try await send("GET", "api/subscription/status")
-        let status = try Self.decode(SubscriptionStatus.self, reply.data, what: "subscription status")
+        let status = try decode(SubscriptionStatus.self, reply.data, what: "subscription status")
         if reply.generation == userGeneration { statusEntry = Fresh(status) }
-        store(entitlements: status.entitlements, generation: reply.generation)
+        store(entitlements: status.entitlements, reply: reply)
         return status
-    }
-
-    /// Every entitlement list that differs from the previous one, starting
-    /// with the current list when one is known. Lists arrive from any call
-    /// that reads them (``entitlements(cachePolicy:)``, ``status(cachePolicy:)``,
-    /// ``awaitPurchase(checkoutID:timeout:)``, ``handleRedirect(_:)``); the
-    /// stream does not poll on its own. A slow reader sees the newest list.
-    /// The stream ends when the task iterating it is cancelled.
-    public func entitlementUpdates() -> AsyncStream<[EntitlementInfo]> {
-        let (stream, continuation) = AsyncStream.makeStream(of: [EntitlementInfo].self, bufferingPolicy: .bufferingNewest(1))
-        let id = UUID()
-        observers[id] = continuation
-        continuation.onTermination = { [weak self] _ in
-            Task { await self?.removeObserver(id) }
-        }
-        if let published { continuation.yield(published) }
-        return stream
-    }
-
-    private func removeObserver(_ id: UUID) { observers[id] = nil }
-
-    private func store(entitlements list: [EntitlementInfo], generation: Int) {
-        guard generation == userGeneration else { return }
-        entitlementsEntry = Fresh(list)
-        publish(list)
-    }
-
-    private func publish(_ list: [EntitlementInfo]) {
-        guard published != list else { return }
-        published = list
-        for observer in observers.values { observer.yield(list) }
     }
 
     // MARK: - Cancel and resume
@@ -402,7 +572,7 @@ public actor StorefrontClient {
         guard let code, !code.isEmpty else { throw .notFound(message: "There is no subscription to \(action)") }
         let body = try Self.encode(SubscriptionCommandBody(subscriptionCode: code, emailToken: emailToken))
         let reply = try await send("POST", "api/subscription/\(action)", body: body)
-        let change = try Self.decode(SubscriptionChange.self, reply.data, what: action)
+        let change = try decode(SubscriptionChange.self, reply.data, what: action)
         invalidateUserReads()
         // The projection takes a moment to show the change; then tell observers.
         Task { [weak self] in
@@ -412,13 +582,46 @@ public actor StorefrontClient {
         return change
     }
 
+    // MARK: - Customer portal
+
+    /// A fresh link to the provider's customer portal, where the user updates
+    /// the card, sees invoices or cancels (`GET /api/subscription/portal`).
+    /// The server fetches it from the provider for each call — Lemon
+    /// Squeezy's signed portal links expire — so open it at once rather than
+    /// keeping it (``SubscriptionStatus/customerPortalURL`` is a stored copy that may have expired).
+    /// - Parameter subscriptionCode: which subscription; nil takes
+    ///   ``SubscriptionStatus/subscriptionCode`` from ``status(cachePolicy:)``.
+    /// - Throws: ``StorefrontError/notFound(message:)`` when the user has no
+    ///   such subscription; ``StorefrontError/providerUnavailable(message:retryAfter:)``
+    ///   when the provider refused or cannot be reached.
+    public func customerPortal(subscriptionCode: String? = nil) async throws(StorefrontError) -> CustomerPortalLink {
+        var code = subscriptionCode?.trimmingCharacters(in: .whitespaces)
+        if code == nil || code?.isEmpty == true { code = try await status().subscriptionCode }
+        guard let code, !code.isEmpty else { throw .notFound(message: "There is no subscription to manage") }
+        guard let escaped = code.addingPercentEncoding(withAllowedCharacters: Self.queryValueAllowed) else {
+            throw .notFound(message: "There is no subscription to manage")
+        }
+        let reply = try await send("GET", "api/subscription/portal?subscription_code=\(escaped)")
+        return try decode(CustomerPortalLink.self, reply.data, what: "customer portal")
+    }
+
+    /// The characters a query value keeps unescaped.
+    static let queryValueAllowed: CharacterSet = {
+        var allowed = CharacterSet.urlQueryAllowed
+        allowed.remove(charactersIn: "&=+#?")
+        return allowed
+    }()
+
     // MARK: - Returning from the checkout
 
     /// Recognises the link the buyer returns to the app with (one of
     /// ``Options/returnURLs``, or the gateway's `/checkout/complete` page)
     /// and, if it is one, refreshes entitlements and wakes a running
-    /// ``awaitPurchase(checkoutID:timeout:)`` at once. Call it from the app's
-    /// URL handler (SwiftUI: `.onOpenURL { storefront.handleRedirect($0) }`).
+    /// ``awaitCheckout(_:timeout:)`` at once (which then answers
+    /// ``CheckoutOutcome/pending`` rather than ``CheckoutOutcome/cancelled``
+    /// if the page is closed before the purchase shows: the buyer reached the
+    /// return link, so they paid). Call it from the app's URL handler
+    /// (SwiftUI: `.onOpenURL { storefront.handleRedirect($0) }`).
     /// - Returns: whether `url` was a checkout return link (false: handle it yourself).
     @discardableResult
     public nonisolated func handleRedirect(_ url: URL) -> Bool {
@@ -443,6 +646,9 @@ public actor StorefrontClient {
     }
 
     private func checkoutReturned() async {
+        log(.info, "checkout return link: refreshing entitlements")
+        returnedCheckouts.formUnion(checkouts.keys)
+        returnedCheckouts.formUnion(waiting)
         invalidateUserReads()
         wakeAll()
         _ = try? await entitlements(cachePolicy: .reload)
@@ -450,24 +656,35 @@ public actor StorefrontClient {
 
     // MARK: - Users
 
-    /// Forgets everything about the signed-in user (entitlements, status,
-    /// open checkouts) and reports an empty entitlement list to observers.
-    /// Call it on sign-out. Products stay cached.
+    /// Forgets everything about the signed-in user — entitlements (in memory
+    /// and on disk), status, open checkouts — and reports an empty entitlement
+    /// list to observers (a snapshot whose ``EntitlementsSnapshot/source`` is
+    /// ``EntitlementsSnapshot/Source/unknown``). Call it on sign-out. Products stay cached.
     public func reset() {
         dropUserCaches()
         owner = nil
-        publish([])
+        ownerKey = nil
+        recentTokens = []
+        log(.info, "signed out: the user's cached entitlements were removed")
+        publish(.nobody(at: options.clock.now))
     }
 
-    private func dropUserCaches() {
+    /// Drops the user's caches, in memory and on disk.
+    func dropUserCaches() {
         entitlementsEntry = nil
+        entitlementsNeedReload = false
         statusEntry = nil
         checkouts = [:]
+        closedCheckouts = [:]
+        returnedCheckouts = []
         userGeneration += 1
+        entitlementsDisk?.removeAll()
     }
 
+    /// The next read asks the server (the cached entitlements stay, as the
+    /// answer when the server cannot be reached).
     private func invalidateUserReads() {
-        entitlementsEntry = nil
+        entitlementsNeedReload = true
         statusEntry = nil
     }
 
@@ -504,7 +721,7 @@ public actor StorefrontClient {
         }
     }
 
-    private func wakeAll() {
+    func wakeAll() {
         let all = sleepers
         sleepers = [:]
         for sleeper in all.values { sleeper.resume() }
@@ -520,43 +737,89 @@ public actor StorefrontClient {
     }
 
     /// Sends a request; 2xx and 304 come back, other statuses are thrown as ``StorefrontError``.
-    private func send(
+    func send(
         _ method: String, _ path: String, body: Data? = nil, headers: [String: String] = [:],
         authenticated: Bool = true
     ) async throws(StorefrontError) -> Reply {
         var token: String?
         if authenticated { token = try await currentToken() }
         let generation = userGeneration
-        var (data, response) = try await transfer(method, path, body: body, headers: headers, token: token)
+        var (data, response) = try await loggedTransfer(method, path, body: body, headers: headers, token: token)
         if response.statusCode == 401, let used = token {
             // The token may have expired in between; retry once if the app has a newer one.
             let fresh = try await currentToken()
             if fresh != used {
-                (data, response) = try await transfer(method, path, body: body, headers: headers, token: fresh)
+                (data, response) = try await loggedTransfer(method, path, body: body, headers: headers, token: fresh)
             }
         }
         guard (200..<300).contains(response.statusCode) || response.statusCode == 304 else {
-            throw StorefrontError.from(status: response.statusCode, body: data, retryAfter: response.value(forHTTPHeaderField: "Retry-After"))
+            let error = StorefrontError.from(status: response.statusCode, body: data, retryAfter: response.value(forHTTPHeaderField: "Retry-After"))
+            let level: StorefrontLogLevel = response.statusCode == 401 || response.statusCode == 403 ? .error : .warning
+            log(level, "\(method) /\(Self.pathOnly(path)) failed: \(error)")
+            throw error
         }
         return Reply(data: data, response: response, generation: generation)
     }
 
-    /// The app's token; a token for another subject drops the previous user's caches.
-    private func currentToken() async throws(StorefrontError) -> String {
+    /// ``transfer(_:_:body:headers:token:)``, logged (never the token).
+    private func loggedTransfer(
+        _ method: String, _ path: String, body: Data?, headers: [String: String],
+        token: String?
+    ) async throws(StorefrontError) -> (Data, HTTPURLResponse) {
+        let started = ContinuousClock.now
+        do throws(StorefrontError) {
+            let (data, response) = try await transfer(method, path, body: body, headers: headers, token: token)
+            let milliseconds = (ContinuousClock.now - started).timeInterval * 1000
+            log(.debug, "\(method) /\(Self.pathOnly(path)) → \(response.statusCode) in \(Int(milliseconds)) ms")
+            return (data, response)
+        } catch {
+            if error != .cancelled { log(.warning, "\(method) /\(Self.pathOnly(path)) failed: \(error)") }
+            throw error
+        }
+    }
+
+    /// `path` without its query, for logs.
+    static func pathOnly(_ path: String) -> Substring { path.prefix { $0 != "?" } }
+
+    /// The app's token. A token for another subject drops the previous
+    /// user's caches (on disk too) and adopts the new user's disk cache.
+    func currentToken() async throws(StorefrontError) -> String {
         let token: String
         do {
             token = try await tokenProvider()
         } catch is CancellationError {
             throw .cancelled
         } catch {
-            throw .unauthorized(message: "No token for the signed-in user: \(error.localizedDescription)")
+            let failure = Self.tokenProviderError(error)
+            log(.error, "the token provider failed: \(failure)")
+            throw failure
         }
-        let subject = TokenSubject.of(token) ?? token
-        if subject != owner {
-            if owner != nil { dropUserCaches() }
-            owner = subject
+        if !recentTokens.contains(token) { recentTokens = Array((recentTokens + [token]).suffix(3)) }
+        let subject = TokenSubject.of(token)
+        if (subject ?? token) != owner {
+            let previous = owner
+            if previous != nil {
+                log(.info, "another user signed in: the previous user's cached entitlements, status and checkouts were dropped")
+                dropUserCaches()
+            }
+            owner = subject ?? token
+            ownerKey = subject.map(EntitlementDiskCache.userKey(subject:))
+            adoptCache(announcingChange: previous != nil)
         }
         return token
+    }
+
+    /// What a failing token provider means: a `URLError` (its server could
+    /// not be reached, e.g. refreshing an expired token offline) is
+    /// ``StorefrontError/network(message:)``, so the entitlements cache can
+    /// still answer; a ``StorefrontError`` stands; anything else is
+    /// ``StorefrontError/unauthorized(message:)``.
+    static func tokenProviderError(_ error: any Error) -> StorefrontError {
+        if let error = error as? StorefrontError { return error }
+        if let error = error as? URLError, error.code != .cancelled {
+            return .network(message: "The token provider could not reach its server (\(describe(error.code)))")
+        }
+        return .unauthorized(message: "No token for the signed-in user: \(error.localizedDescription)")
     }
 
     private func transfer(
@@ -621,6 +884,16 @@ public actor StorefrontClient {
         return URLSession(configuration: configuration)
     }
 
+    /// ``decode(_:_:what:)``, logging a failure.
+    func decode<T: Decodable>(_ type: T.Type, _ data: Data, what: String) throws(StorefrontError) -> T {
+        do throws(StorefrontError) {
+            return try Self.decode(type, data, what: what)
+        } catch {
+            log(.error, "\(error)")
+            throw error
+        }
+    }
+
     static func decode<T: Decodable>(_ type: T.Type, _ data: Data, what: String) throws(StorefrontError) -> T {
         do {
             return try JSONDecoder().decode(T.self, from: data)
@@ -675,6 +948,13 @@ struct Fresh<Value: Sendable>: Sendable {
     func isFresh(_ lifetime: Duration) -> Bool { ContinuousClock.now - storedAt < lifetime }
 }
 
+/// One `GET /api/products/{id}` answer and its `ETag`.
+struct ProductEntry: Sendable {
+    var etag: String?
+    var savedAt: Date
+    var product: Product
+}
+
 /// A checkout this client opened, with what the user had before it.
 struct OpenCheckout: Sendable {
     var session: CheckoutSession
@@ -686,7 +966,7 @@ struct OpenCheckout: Sendable {
 
 extension StorefrontClient {
     /// Reads the product list from disk the first time it is needed.
-    fileprivate func loadDiskCacheOnce() {
+    func loadDiskCacheOnce() {
         guard !diskCacheLoaded else { return }
         diskCacheLoaded = true
         if productsEntry == nil, let entry = diskCache?.load() { productsEntry = entry }

@@ -17,10 +17,10 @@ enum Fixtures {
 
     static func entitlement(
         _ identifier: String = "premium", active: Bool = true, latest: String = "2026-12-01T10:00:00.000Z",
-        product: String = "ls_1"
+        product: String = "ls_1", expires: String = "2027-01-01T10:00:00.000Z"
     ) -> String {
         #"""
-        {"identifier":"\#(identifier)","is_active":\#(active),"expires_at":"2027-01-01T10:00:00.000Z","will_renew":true,
+        {"identifier":"\#(identifier)","is_active":\#(active),"expires_at":"\#(expires)","will_renew":true,
          "period_type":"normal","product_id":"\#(product)","provider":"lemonsqueezy","source":"subscription",
          "latest_purchase_at":"\#(latest)","original_purchase_at":"2026-11-01T10:00:00.123Z",
          "unsubscribe_detected_at":null,"billing_issue_detected_at":null,"sandbox":true}
@@ -74,4 +74,15 @@ enum Fixtures {
         """#
 
     static func failure(_ message: String) -> String { #"{"success":false,"error":"\#(message)"}"# }
+
+    static func product(id: String = "ls_1") -> String {
+        #"""
+        {"success":true,"product":{"type":"products","id":"\#(id)","variantId":"ls_11","attributes":{"name":"Pro Monthly","description":"",
+         "price_formatted":"$9.99","buy_now_url":"","description_text":"","price":999,"currency":"USD","interval":"month",
+         "interval_count":1,"provider":"lemonsqueezy","test_mode":true}}}
+        """#
+    }
+
+    static let portal =
+        #"{"success":true,"url":"https://shop.lemonsqueezy.com/billing?expires=1&signature=abc","provider":"lemonsqueezy","subscription_code":"SUB_123"}"#
 }

@@ -78,10 +78,22 @@ final class StubServer: Sendable {
         StorefrontClient(baseURL: baseURL, session: Self.session(), options: options, tokenProvider: token)
     }
 
-    static func fastOptions(cacheDirectory: URL? = nil, returnURLs: [URL] = []) -> StorefrontClient.Options {
+    /// Short delays, and a fresh folder of its own for the entitlements cache
+    /// (never the machine's Application Support).
+    static func fastOptions(
+        cacheDirectory: URL? = nil, returnURLs: [URL] = [], entitlementsDirectory: URL? = StubServer.temporaryFolder(),
+        clock: any StorefrontClock = .system
+    ) -> StorefrontClient.Options {
         StorefrontClient.Options(
             cacheDirectory: cacheDirectory, returnURLs: returnURLs, requestTimeout: .seconds(5),
-            pollInitialDelay: .milliseconds(10), pollMaximumDelay: .milliseconds(40))
+            pollInitialDelay: .milliseconds(10), pollMaximumDelay: .milliseconds(40), entitlementsDirectory: entitlementsDirectory,
+            refreshesOnForeground: false, clock: clock)
+    }
+
+    /// A new folder under the system's temporary one (not created yet).
+    static func temporaryFolder() -> URL {
+        FileManager.default.temporaryDirectory.appendingPathComponent("storefrontkit-tests", isDirectory: true)
+            .appendingPathComponent(UUID().uuidString.prefix(12).lowercased(), isDirectory: true)
     }
 
     /// An unsigned JWT-shaped token with this subject (the stub does not verify).

@@ -58,7 +58,36 @@ struct CheckoutRequestBody: Encodable {
     var customerEmail: String?
 }
 
-/// What ``StorefrontClient/awaitPurchase(checkoutID:timeout:)`` found.
+/// How a buyer's visit to a hosted checkout ended: the answer of
+/// ``StorefrontClient/awaitCheckout(_:timeout:)``.
+public enum CheckoutOutcome: Hashable, Sendable, CustomStringConvertible {
+    /// The payment arrived: these active entitlements are new or were renewed by it.
+    case purchased([EntitlementInfo])
+    /// No purchase yet, but not given up on: the wait timed out with the page
+    /// perhaps still open, or the buyer came back through the return link
+    /// (so they paid) and the purchase has not reached Storefront yet.
+    /// ``StorefrontClient/entitlementSnapshots()`` reports it when it lands.
+    /// Let the user buy again; show "processing" if the return link came.
+    case pending
+    /// The buyer left without paying: the app reported the page closed
+    /// (``StorefrontClient/checkoutClosed(checkoutID:)``) and no payment
+    /// showed within ``StorefrontClient/Options/checkoutClosedGrace``, or the
+    /// checkout expired unpaid. Enable the buy button again.
+    case cancelled
+
+    /// `purchased(premium)`, `pending` or `cancelled`.
+    public var description: String {
+        switch self {
+        case .purchased(let granted): "purchased(\(granted.map(\.identifier).joined(separator: ", ")))"
+        case .pending: "pending"
+        case .cancelled: "cancelled"
+        }
+    }
+}
+
+/// What ``StorefrontClient/awaitPurchase(checkoutID:timeout:)`` found
+/// (the older form of ``CheckoutOutcome``, which has no way to tell that the
+/// buyer closed the page).
 public enum PurchaseOutcome: Hashable, Sendable {
     /// The payment arrived: these active entitlements are new or were renewed by it.
     case purchased([EntitlementInfo])

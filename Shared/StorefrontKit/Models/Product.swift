@@ -119,3 +119,8 @@ struct ProductListBody: Decodable {
     struct Page: Decodable { var data: [Product] }
     var products: Page
 }
+
+/// `{"success":true,"product":{…}}`, the answer of `GET /api/products/{id}`.
+struct ProductBody: Decodable {
+    var product: Product
+}
