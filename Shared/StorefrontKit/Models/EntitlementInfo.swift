@@ -57,6 +57,11 @@ public struct EntitlementInfo: Codable, Hashable, Sendable, Identifiable {
     public var billingIssueDetectedAt: Date?
     /// A test-mode purchase.
     public var isSandbox: Bool
+    /// When a dispute (chargeback) of a payment was opened; nil when none is
+    /// open. Access continues while it is open.
+    public var disputeDetectedAt: Date?
+    /// When money given back (a refund, a lost dispute) ended access; nil when none did.
+    public var refundedAt: Date?
 
     /// ``identifier``.
     public var id: String { identifier }
@@ -90,6 +95,7 @@ public struct EntitlementInfo: Codable, Hashable, Sendable, Identifiable {
         case isActive = "is_active", expiresAt = "expires_at", willRenew = "will_renew", periodType = "period_type"
         case productID = "product_id", latestPurchaseAt = "latest_purchase_at", originalPurchaseAt = "original_purchase_at"
         case unsubscribeDetectedAt = "unsubscribe_detected_at", billingIssueDetectedAt = "billing_issue_detected_at"
+        case disputeDetectedAt = "dispute_detected_at", refundedAt = "refunded_at"
     }
 
     /// Decodes the server's snake_case object (absent values are explicit `null`s).
@@ -108,6 +114,9 @@ public struct EntitlementInfo: Codable, Hashable, Sendable, Identifiable {
         unsubscribeDetectedAt = try c.decodeDate(forKey: .unsubscribeDetectedAt)
         billingIssueDetectedAt = try c.decodeDate(forKey: .billingIssueDetectedAt)
         isSandbox = try c.decode(Bool.self, forKey: .sandbox)
+        // Absent (nil) from servers that predate them.
+        disputeDetectedAt = try c.decodeDate(forKey: .disputeDetectedAt)
+        refundedAt = try c.decodeDate(forKey: .refundedAt)
     }
 
     /// Encodes in the server's shape, with explicit `null`s.
@@ -126,6 +135,8 @@ public struct EntitlementInfo: Codable, Hashable, Sendable, Identifiable {
         try c.encodeDate(unsubscribeDetectedAt, forKey: .unsubscribeDetectedAt)
         try c.encodeDate(billingIssueDetectedAt, forKey: .billingIssueDetectedAt)
         try c.encode(isSandbox, forKey: .sandbox)
+        try c.encodeDate(disputeDetectedAt, forKey: .disputeDetectedAt)
+        try c.encodeDate(refundedAt, forKey: .refundedAt)
     }
 }
 
