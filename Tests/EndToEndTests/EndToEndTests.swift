@@ -73,6 +73,7 @@ import Testing
             }
         }
         #expect(converged != nil, "never converged; last: \(lastProblem)")
+        if converged == nil { Issue.record("the duplicated run's order: \(try await Self.orderTrail(stack, appUserID: faulty.subject))") }
         // A duplicate that slipped past the dedup key would add a row after convergence, never remove one.
         try await Task.sleep(for: .seconds(1))
         let rows = try await snapshots()
@@ -81,6 +82,39 @@ import Testing
             rows.0.subscriptions.first?.loggedWebhooks == 2,
             "subscription_created and subscription_payment_success (an order names no subscription)")
         #expect(rows.0 == rows.1, "clean \(rows.0) vs duplicated+shuffled \(rows.1)")
+    }
+
+    /// What the projection knows of the order behind `appUserID`'s
+    /// subscription, whoever owns it: its row, every piece of ownership
+    /// evidence, and every logged event naming it (for a failure message).
+    static func orderTrail(_ stack: LiveStack, appUserID: String) async throws -> String {
+        try await stack.withDatabase { pool in
+            var lines: [String] = []
+            let rows = try await pool.query(
+                """
+                SELECT o.order_id, o.app_user_id, o.status, o.subscription_id,
+                    (SELECT string_agg(po.source || ':' || po.app_user_id, ',') FROM purchase_owners po
+                     WHERE po.provider = o.provider AND po.purchase_type = 'order' AND po.purchase_id = o.order_id),
+                    (SELECT string_agg(e.event_name || '/' || COALESCE(e.app_user_id, '-'), ',') FROM billing_events e
+                     WHERE e.provider = o.provider AND e.order_id = o.order_id)
+                FROM orders o JOIN subscriptions s ON s.provider = o.provider AND s.order_id = o.order_id
+                WHERE s.app_user_id = \(appUserID)
+                """)
+            for row in rows {
+                let (order, owner, status, subscription, evidence, events) =
+                    try row.decode((String, String?, String, String?, String?, String?).self)
+                lines.append(
+                    "order \(order) owner \(owner ?? "none") status \(status) subscription \(subscription ?? "none") "
+                        + "evidence [\(evidence ?? "")] events [\(events ?? "")]")
+            }
+            let checkouts = try await pool.query(
+                "SELECT count(*), bool_or(email_verified) FROM checkouts WHERE app_user_id = \(appUserID)")
+            if let row = checkouts.first {
+                let (count, verified) = try row.decode((Int, Bool?).self)
+                lines.append("checkouts \(count), email verified \(verified.map(String.init) ?? "none")")
+            }
+            return lines.isEmpty ? "no order row joins the subscription" : lines.joined(separator: "; ")
+        }
     }
 
     @Test func statusAndCancelRefuseMissingForgedAndForeignTokens() async throws {
