@@ -17,11 +17,12 @@ struct ProjectionPlan {
     private(set) var subscriptionKeys = Set<Pair>()
     /// Paystack renewals without a subscription code: (customer code, plan code).
     private(set) var renewalLinks = Set<Pair>()
-    /// Refunds and disputes naming only a transaction: (provider, transaction reference).
-    private(set) var moneyReferences = Set<Pair>()
-    /// Those refunds and disputes, with the index of their log insert: a new
-    /// one whose transaction no logged purchase has is reported (see ``ProjectionWriteResult/unlinkedMoneyBack``).
+    /// Refunds and disputes naming only a transaction, with the index of
+    /// their log insert: a new one whose transaction no logged purchase has
+    /// is reported (see ``ProjectionWriteResult/unlinkedMoneyBack``).
     private(set) var moneyEvents: [(item: Int, reference: Pair, dedupKey: String)] = []
+    /// Their transactions: (provider, transaction reference).
+    var moneyReferences: Set<Pair> { Set(moneyEvents.map(\.reference)) }
     /// Refunded Lemon Squeezy orders (a subscription's first order among them): (provider, order id).
     private(set) var refundedOrders = Set<Pair>()
     /// Subscriptions whose new events link other logged events to them (a
@@ -135,7 +136,6 @@ struct ProjectionPlan {
             renewalLinks.insert(Pair(customer, plan))
         }
         if Self.moneyBackKinds.contains(e.kind), let reference = e.transactionReference, e.subscriptionID == nil {
-            moneyReferences.insert(Pair(provider, reference))
             moneyEvents.append((eventItem, Pair(provider, reference), delivery.dedupKey))
         }
         if e.kind == .orderRefunded, let orderID = e.orderID { refundedOrders.insert(Pair(provider, orderID)) }
