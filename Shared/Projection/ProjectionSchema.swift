@@ -331,13 +331,19 @@ public enum ProjectionSchema {
         ALTER TABLE purchase_owners ADD PRIMARY KEY (provider, purchase_type, purchase_id, app_user_id, source);
         CREATE INDEX purchase_owners_purchase ON purchase_owners (provider, purchase_type, purchase_id, rank);
 
+        -- PL/pgSQL, not SQL: its query plan is prepared once per session,
+        -- where a non-inlinable SQL function is planned again on every call
+        -- (once per upserted row).
         CREATE FUNCTION purchase_owner(p_provider text, p_type text, p_id text) RETURNS text
-        LANGUAGE sql STABLE AS $owner$
-            SELECT CASE WHEN count(DISTINCT po.app_user_id) = 1 THEN min(po.app_user_id) END
-            FROM purchase_owners AS po
-            WHERE po.provider = p_provider AND po.purchase_type = p_type AND po.purchase_id = p_id
-                AND po.rank = (SELECT max(q.rank) FROM purchase_owners AS q
-                               WHERE q.provider = p_provider AND q.purchase_type = p_type AND q.purchase_id = p_id)
+        LANGUAGE plpgsql STABLE AS $owner$
+        BEGIN
+            RETURN (
+                SELECT CASE WHEN count(DISTINCT po.app_user_id) = 1 THEN min(po.app_user_id) END
+                FROM purchase_owners AS po
+                WHERE po.provider = p_provider AND po.purchase_type = p_type AND po.purchase_id = p_id
+                    AND po.rank = (SELECT max(q.rank) FROM purchase_owners AS q
+                                   WHERE q.provider = p_provider AND q.purchase_type = p_type AND q.purchase_id = p_id));
+        END
         $owner$;
 
         -- Facts the access rules weigh (README, "Access"): a partial refund of

@@ -42,7 +42,7 @@ public struct ProjectionWriter: Sendable {
                 result.duplicateEvents += plan.repeatedInBatch
                 result.unlinkedMoneyBack = try await unlinkedMoneyBack(plan, counts: counts, on: connection)
                 guard
-                    !plan.subscriptionKeys.isEmpty || !plan.renewalLinks.isEmpty || !plan.moneyReferences.isEmpty
+                    !plan.subscriptionKeys.isEmpty || !plan.renewalLinks.isEmpty || !plan.moneyEvents.isEmpty
                         || !plan.refundedOrders.isEmpty
                 else { return result }
                 let states = try await fold(plan, counts: counts, on: connection)
@@ -72,12 +72,17 @@ public struct ProjectionWriter: Sendable {
         var fresh: [ProjectionPlan.Pair: [SubscriptionFold.LoggedEvent]] = [:]
         for (item, key, logged) in plan.subscriptionEvents where counts[item] > 0 { fresh[key, default: []].append(logged) }
         let linked = try await linkedSubscriptions(plan, on: connection)
-        let all = Set(fresh.keys).union(linked)
-        guard !all.isEmpty else { return [] }
-        let lockKeys = all.map { ProjectionPlan.purchaseLockKey($0.first, .subscription, $0.second) }.sorted()
-        _ = try await connection.pipeline(
-            statements: [ProjectionStatements.lock],
-            batch: [PostgresBatchItem(ProjectionStatements.lock, [try ProjectionPlan.jsonArray(lockKeys)])])
+        guard !fresh.isEmpty || !linked.isEmpty else { return [] }
+        // The batch's first statement locked the purchase key of every
+        // subscription its records name (the fresh ones); those reached only
+        // through the log are locked here, before anything is read.
+        let unlocked = linked.subtracting(plan.subscriptionEvents.map(\.key))
+        if !unlocked.isEmpty {
+            let lockKeys = unlocked.map { ProjectionPlan.purchaseLockKey($0.first, .subscription, $0.second) }.sorted()
+            _ = try await connection.pipeline(
+                statements: [ProjectionStatements.lock],
+                batch: [PostgresBatchItem(ProjectionStatements.lock, [try ProjectionPlan.jsonArray(lockKeys)])])
+        }
 
         var states: [SubscriptionKey: SubscriptionState] = [:]
         var fromLog = linked.union(plan.refoldKeys.intersection(fresh.keys))
@@ -144,7 +149,7 @@ public struct ProjectionWriter: Sendable {
     /// whose first order was refunded. Candidates only: ``refold(_:on:)``
     /// links each event by evidence.
     func linkedSubscriptions(_ plan: ProjectionPlan, on connection: PostgresConnection) async throws -> Set<ProjectionPlan.Pair> {
-        guard !plan.renewalLinks.isEmpty || !plan.moneyReferences.isEmpty || !plan.refundedOrders.isEmpty else { return [] }
+        guard !plan.renewalLinks.isEmpty || !plan.moneyEvents.isEmpty || !plan.refundedOrders.isEmpty else { return [] }
         func list(_ pairs: Set<ProjectionPlan.Pair>) throws -> String {
             try ProjectionPlan.jsonArray(pairs.map { [$0.first, $0.second] }.sorted { $0.lexicographicallyPrecedes($1) })
         }
