@@ -42,7 +42,7 @@ import Testing
         let registry = MetricsRegistry()
         let refresher: SubscriptionRefresher
 
-        init(publisher: RecordingPublisher = RecordingPublisher(), limiter: RefreshLimiter = RefreshLimiter()) {
+        init(publisher: RecordingPublisher = RecordingPublisher(), limiter: CommandLimiter = CommandLimiter()) {
             self.publisher = publisher
             refresher = SubscriptionRefresher(publisher: publisher, limiter: limiter, metrics: CheckoutMetrics(registry: registry))
         }
@@ -176,7 +176,7 @@ import Testing
     }
 
     @Test func theLimiterIsBoundedAndForgetsWhatIsOlderThanItsInterval() {
-        let limiter = RefreshLimiter(interval: 300, capacity: 2)
+        let limiter = CommandLimiter(interval: 300, capacity: 2)
         #expect(limiter.admit("a", at: Self.now) == .admitted)
         #expect(limiter.admit("a", at: Self.now.addingTimeInterval(299)) == .tooSoon)
         #expect(limiter.admit("b", at: Self.now.addingTimeInterval(10)) == .admitted)

@@ -117,7 +117,7 @@ public func buildCheckoutApplication(
             configuration: configuration, ownership: ownership, metrics: checkoutMetrics, now: now),
         commander: SubscriptionCommander(reader: reader, registry: providers, publisher: publisher, metrics: checkoutMetrics, now: now),
         reader: reader, claimer: PurchaseClaimer(publisher: publisher, now: now),
-        refresher: SubscriptionRefresher(publisher: publisher, limiter: RefreshLimiter(), metrics: checkoutMetrics),
+        refresher: SubscriptionRefresher(publisher: publisher, limiter: CommandLimiter(), metrics: checkoutMetrics),
         maxBodyBytes: configuration.maxBodyBytes, now: now)
     let completionPage = CheckoutCompletionPage(appReturnURL: configuration.appReturnURL)
     return CheckoutApplication(

@@ -1,7 +1,6 @@
 import Foundation
 import Models
 import Projection
-import Synchronization
 import Telemetry
 
 /// Makes a subscription whose paid period ended without a renewal be fetched
@@ -25,7 +24,7 @@ import Telemetry
 /// skipped: they grant nothing here and this deployment's keys cannot fetch them.
 struct SubscriptionRefresher: Sendable {
     let publisher: any RecordPublisher
-    let limiter: RefreshLimiter
+    let limiter: CommandLimiter
     let metrics: CheckoutMetrics
 
     /// The shortest time after a period end in which reads ask for a refresh
@@ -85,45 +84,4 @@ struct SubscriptionRefresher: Sendable {
             }
         }
     }
-}
-
-/// At most one refresh per subscription per ``interval``, in this process's
-/// memory (each checkout replica keeps its own, so N replicas ask at most N
-/// times per interval; the reconciler coalesces requests about one object).
-/// It remembers at most ``capacity`` subscriptions: when full, entries older
-/// than the interval are forgotten, and if it is still full the request is
-/// refused (`dropped`: the sweep covers it) rather than growing without bound.
-final class RefreshLimiter: Sendable {
-    enum Decision: Equatable { case admitted, tooSoon, full }
-
-    let interval: TimeInterval
-    let capacity: Int
-    private let lastAdmitted = Mutex<[String: Date]>([:])
-
-    /// 5 minutes, 10,000 subscriptions.
-    init(interval: TimeInterval = 300, capacity: Int = 10_000) {
-        self.interval = interval
-        self.capacity = capacity
-    }
-
-    /// Admits `key` at `now` unless it was admitted less than ``interval`` ago.
-    func admit(_ key: String, at now: Date) -> Decision {
-        lastAdmitted.withLock { last in
-            func isRecent(_ at: Date) -> Bool {
-                let age = now.timeIntervalSince(at)
-                return age >= 0 && age < interval
-            }
-            if let previous = last[key] {
-                if isRecent(previous) { return .tooSoon }
-            } else if last.count >= capacity {
-                last = last.filter { isRecent($0.value) }
-                if last.count >= capacity { return .full }
-            }
-            last[key] = now
-            return .admitted
-        }
-    }
-
-    /// Subscriptions remembered now.
-    var count: Int { lastAdmitted.withLock { $0.count } }
 }
