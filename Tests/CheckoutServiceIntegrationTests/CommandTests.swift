@@ -148,4 +148,40 @@ import Testing
             #expect(missing.status == .badRequest)
         }
     }
+
+    /// The provider carries out the cancel but answers after the checkout's
+    /// provider deadline: the app hears 503 well before the handler's own
+    /// deadline, and a `refresh_requested` command makes the reconciler fetch
+    /// the subscription, so the cancel reaches the projection without a webhook.
+    @Test(arguments: [(Provider.lemonsqueezy, "ls_2"), (.paystack, "ps_PLN_sbxpremmonth01")])
+    func aCancelAnsweredTooLateIsRefetched(provider: Provider, variant: String) async throws {
+        try await Harness.with(providerTimeout: .seconds(1)) { harness in
+            let user = TestNames.unique("late")
+            let code = try await paidSubscription(harness, provider: provider, variant: variant, user: user, email: "late@example.com")
+            let token = try Harness.token(sub: user, email: "late@example.com")
+            let slow = try await harness.http.post(
+                harness.sandboxURL + "/_sandbox/faults", headers: ["Content-Type": "application/json"],
+                body: Array(#"{"api_answer_delay_ms": 2500}"#.utf8))
+            #expect(slow.isSuccess, "\(slow.bodyString)")
+
+            let started = ContinuousClock.now
+            let cancel = try await harness.request(.post, "/api/subscription/cancel", token: token, json: "{\"subscription_code\":\"\(code)\"}")
+            #expect(cancel.status == .serviceUnavailable && cancel.headers["Retry-After"] != nil, "\(cancel.text)")
+            #expect(ContinuousClock.now - started < .seconds(2), "answered at the provider deadline, not after the provider")
+
+            let refresh = try await TopicReader.first(
+                SubscriptionCommand.self, topic: Topics.commands, clientID: "checkout-tests", timeout: .seconds(45)
+            ) { command, _ in
+                command.subscriptionID == code && command.appUserID == user && command.kind == .refreshRequested
+            }
+            #expect(refresh != nil, "no refresh_requested for \(code) on \(Topics.commands)")
+            _ = try await harness.control("/faults")
+            // The provider did cancel: what the reconciler will fetch says so.
+            let fetched = try await harness.http.get(
+                harness.sandboxURL + (provider == .lemonsqueezy ? "/lemonsqueezy/v1/subscriptions/\(code)" : "/paystack/subscription/\(code)"),
+                headers: ["Authorization": "Bearer \(provider == .lemonsqueezy ? Harness.lsKey : Harness.psKey)"])
+            #expect(
+                fetched.bodyString.contains(provider == .lemonsqueezy ? "\"cancelled\":true" : "non-renewing"), "\(fetched.bodyString.prefix(400))")
+        }
+    }
 }

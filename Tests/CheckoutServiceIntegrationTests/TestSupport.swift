@@ -55,17 +55,19 @@ struct Harness {
 
     static func with<T>(
         rateLimit: RateLimitSettings? = nil, auth: AuthConfiguration? = nil, loadCatalog: Bool = true,
+        providerTimeout: Duration = CheckoutConfiguration().providerTimeout,
         _ body: (Harness) async throws -> T
     ) async throws -> T {
         let brokers = try TestEnvironment.kafkaBrokers()
         return try await TestDatabase.with { pool in
-            try await with(brokers: brokers, pool: pool, rateLimit: rateLimit, auth: auth, loadCatalog: loadCatalog, body)
+            try await with(
+                brokers: brokers, pool: pool, rateLimit: rateLimit, auth: auth, loadCatalog: loadCatalog, providerTimeout: providerTimeout, body)
         }
     }
 
     private static func with<T>(
         brokers: [String], pool: PostgresPool, rateLimit: RateLimitSettings?, auth: AuthConfiguration?, loadCatalog: Bool,
-        _ body: (Harness) async throws -> T
+        providerTimeout: Duration, _ body: (Harness) async throws -> T
     ) async throws -> T {
         let sandboxConfiguration = SandboxConfiguration(
             lemonSqueezy: LemonSqueezySettings(apiKey: lsKey, webhookSecret: lsSecret, retrySchedule: []),
@@ -92,8 +94,10 @@ struct Harness {
             let ps = PaystackClient(
                 configuration: PaystackConfiguration(secretKey: Secret(psKey), apiBaseURL: baseURL + "/paystack"),
                 httpClient: http, retryPolicy: retry)
+            var configuration = CheckoutConfiguration(redirectURL: "https://app.example.com/done", idempotencyWait: .seconds(20))
+            configuration.providerTimeout = providerTimeout
             let app = buildCheckoutApplication(
-                configuration: CheckoutConfiguration(redirectURL: "https://app.example.com/done", idempotencyWait: .seconds(20)),
+                configuration: configuration,
                 auth: try auth ?? .jwt(JWTVerifier(key: .hs256(secret: jwtSecret))), ownership: TestOwnership.proof,
                 providers: ProviderRegistry(providers: [ls, ps]), pool: pool,
                 publisher: KafkaRecordPublisher(producer: producer),

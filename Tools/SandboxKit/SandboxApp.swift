@@ -40,6 +40,9 @@ public final class SandboxApp: Sendable {
     public func handle(_ request: SandboxRequest) async -> SandboxResponse {
         let path = request.path
         let result: HandlerResult
+        let isAPIWrite =
+            request.method != "GET" && request.method != "HEAD"
+            && (Self.strip("/lemonsqueezy/v1", from: path) != nil || Self.strip("/paystack", from: path) != nil)
         if let rest = Self.strip("/lemonsqueezy/v1", from: path) {
             if let refusal = gate.admit(.lemonSqueezy, method: request.method, path: rest, now: context.clock.now()) {
                 result = HandlerResult(LemonSqueezyErrors.rateLimited(retryAfter: refusal.retryAfter, limit: refusal.limit))
@@ -62,6 +65,9 @@ public final class SandboxApp: Sendable {
                     404, ["error": .string("not found: \(path)"), "hint": "routes live under /lemonsqueezy/v1, /paystack, /checkout and /_sandbox"]))
         }
         if !result.events.isEmpty { await dispatcher.enqueue(result.events.map(prepare)) }
+        if isAPIWrite, case let delay = gate.faults.answerDelayMilliseconds, delay > 0 {
+            try? await Task.sleep(for: .milliseconds(delay))
+        }
         return result.response
     }
 

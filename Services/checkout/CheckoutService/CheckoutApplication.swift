@@ -110,12 +110,15 @@ public func buildCheckoutApplication(
         guard catalog.allSourcesLoaded else { throw CatalogNotLoaded() }
     }
 
+    // What an app waits on is bounded below the handler's deadline; the
+    // catalog's background refresh is not.
+    let interactive = providers.bounded(by: configuration.providerTimeout)
     let routes = CheckoutRoutes(
         authenticator: Authenticator(configuration: auth, verifier: tokenVerifier),
         creator: CheckoutCreator(
-            catalog: catalog, registry: providers, idempotency: idempotency, publisher: publisher,
+            catalog: catalog, registry: interactive, idempotency: idempotency, publisher: publisher,
             configuration: configuration, ownership: ownership, metrics: checkoutMetrics, now: now),
-        commander: SubscriptionCommander(reader: reader, registry: providers, publisher: publisher, metrics: checkoutMetrics, now: now),
+        commander: SubscriptionCommander(reader: reader, registry: interactive, publisher: publisher, metrics: checkoutMetrics, now: now),
         reader: reader, claimer: PurchaseClaimer(publisher: publisher, now: now),
         refresher: SubscriptionRefresher(publisher: publisher, limiter: CommandLimiter(), metrics: checkoutMetrics),
         maxBodyBytes: configuration.maxBodyBytes, now: now)

@@ -26,6 +26,14 @@ public struct CheckoutConfiguration: Sendable {
     /// How long a request waits for a concurrent request with the same key
     /// to finish before answering 409 (`CHECKOUT_IDEMPOTENCY_WAIT`, default 10 s, at most 30 s).
     public var idempotencyWait: Duration
+    /// How long one provider call (create a checkout, cancel, resume, portal
+    /// link), retries included, may take before the app is answered 503
+    /// (`CHECKOUT_PROVIDER_TIMEOUT`, default 15 s; at least 5 s below
+    /// `HTTP_HANDLER_TIMEOUT`, so the app hears what happened rather than a 504).
+    public var providerTimeout: Duration = .seconds(15)
+    /// What a request keeps after its provider call for the database and
+    /// the broker, within the handler's deadline.
+    public static let answerMargin: Duration = .seconds(5)
 
     public init(
         catalogRefreshInterval: Duration = .seconds(300), catalogRetryDelay: Duration = .seconds(1), redirectURL: String? = nil,
@@ -90,6 +98,12 @@ public struct CheckoutConfiguration: Sendable {
             reader.report("CHECKOUT_IDEMPOTENCY_WAIT", "must be at most 30s (a waiting request holds its connection to the app)")
         } else {
             configuration.idempotencyWait = wait
+        }
+        let providerTimeout = reader.duration("CHECKOUT_PROVIDER_TIMEOUT", default: configuration.providerTimeout)
+        if providerTimeout < .seconds(1) || providerTimeout > .seconds(120) {
+            reader.report("CHECKOUT_PROVIDER_TIMEOUT", "must be between 1s and 120s")
+        } else {
+            configuration.providerTimeout = providerTimeout
         }
         return configuration
     }

@@ -54,6 +54,10 @@ struct SubscriptionCommander: Sendable {
         } catch {
             metrics.providerErrors(owned.provider, kind: error.kind.rawValue).increment()
             logger.warning("provider refused \(action.rawValue)", metadata: ["provider": owned.provider.rawValue, "error": error.description])
+            if error.kind == .unavailable {
+                // No answer (or a 5xx): the provider may have acted anyway.
+                requestRefresh(owned, user: user, logger: logger)
+            }
             throw Self.refusal(error, action)
         }
         var command = SubscriptionCommand(
@@ -77,6 +81,30 @@ struct SubscriptionCommander: Sendable {
         let message = action == .cancel ? "Subscription cancelled" : "Subscription resumed"
         return SubscriptionCommandResponse(
             message: message, subscription: result, knownPeriodEnd: owned.endsAt ?? owned.renewsAt, now: now())
+    }
+
+    /// Asks the reconciler to fetch the subscription now, in the background:
+    /// after a cancel or resume whose outcome is unknown, what the provider
+    /// did reaches the projection even if no webhook tells of it (and the
+    /// sweep is the net if this publish fails too).
+    @discardableResult
+    func requestRefresh(_ owned: SubscriptionState, user: AppUser, logger: Logger) -> Task<Void, Never> {
+        let command = SubscriptionCommand(
+            commandID: UUID().uuidString.lowercased(), kind: .refreshRequested, provider: owned.provider,
+            subscriptionID: owned.subscriptionID, appUserID: user.id, requestedAt: now())
+        let publisher = publisher
+        return Task {
+            do {
+                try await publisher.publish(command, topic: Topics.commands, key: command.key)
+                logger.info(
+                    "refresh requested after a provider call with no answer",
+                    metadata: ["provider": command.provider.rawValue, "subscription.id": command.subscriptionID, "command.id": command.commandID])
+            } catch {
+                logger.warning(
+                    "refresh request not published; the sweep covers it",
+                    metadata: ["provider": command.provider.rawValue, "subscription.id": command.subscriptionID, "error": String(describing: error)])
+            }
+        }
     }
 
     /// Subscription codes are printable ASCII (Lemon Squeezy's numeric ids,

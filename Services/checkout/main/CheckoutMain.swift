@@ -23,7 +23,7 @@ import Webhooks
 /// see `AuthConfiguration.fromEnvironment`) or `AUTH_DISABLED=true` (refused with
 /// `STOREFRONT_MODE=live`), `OWNERSHIP_PROOF_KEY` (the
 /// projector's, too), `CHECKOUT_CATALOG_REFRESH`,
-/// `CHECKOUT_REDIRECT_URL`, `CHECKOUT_EXPIRY`, `CHECKOUT_MAX_BODY_BYTES`, `LOG_LEVEL`.
+/// `CHECKOUT_REDIRECT_URL`, `CHECKOUT_EXPIRY`, `CHECKOUT_MAX_BODY_BYTES`, `CHECKOUT_PROVIDER_TIMEOUT`, `LOG_LEVEL`.
 @main
 struct CheckoutMain {
     static func main() async {
@@ -41,9 +41,14 @@ struct CheckoutMain {
                 // After the providers, so a bad Paystack key is reported once.
                 let mode = DeploymentMode.fromEnvironment(&reader, paystackSecretKey: providers?.paystack?.secretKey.reveal())
                 let ownershipKey = reader.required.secret("OWNERSHIP_PROOF_KEY")
+                let http = HTTPServerConfiguration.fromEnvironment(&reader, defaultPort: 8082)
+                let configuration = CheckoutConfiguration.fromEnvironment(&reader)
+                if configuration.providerTimeout > http.handlerTimeout - CheckoutConfiguration.answerMargin {
+                    reader.report("CHECKOUT_PROVIDER_TIMEOUT", "must be at least 5s below HTTP_HANDLER_TIMEOUT (\(http.handlerTimeout))")
+                }
                 return (
-                    http: HTTPServerConfiguration.fromEnvironment(&reader, defaultPort: 8082),
-                    configuration: CheckoutConfiguration.fromEnvironment(&reader),
+                    http: http,
+                    configuration: configuration,
                     // Refuses AUTH_DISABLED=true in live mode.
                     auth: AuthConfiguration.fromEnvironment(&reader, mode: mode),
                     ownership: OwnershipProof.configured(key: ownershipKey, reader: &reader),

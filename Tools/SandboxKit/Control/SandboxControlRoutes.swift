@@ -33,7 +33,8 @@ import Foundation
 /// - `GET /_sandbox/deliveries?provider=&event=`, `DELETE /_sandbox/deliveries`, `POST /_sandbox/deliveries/settle`.
 /// - `GET /_sandbox/faults`, `POST /_sandbox/faults` `{"duplicate_next","shuffle_next_batch","delay_ms","fail_next_attempts",
 ///   "drop_subscriptions":["lemonsqueezy:5","paystack:SUB_…"],"drop_checkouts":["lemonsqueezy:<checkout id>","paystack:<access code>"],
-///   "api_429_next","api_429_provider","api_retry_after_seconds","api_rate_limit":{"limit","window_seconds"}}`
+///   "api_429_next","api_429_provider","api_retry_after_seconds","api_rate_limit":{"limit","window_seconds"},
+///   "api_answer_delay_ms"}`
 ///   (replaces every fault; see ``DeliveryFaults`` and ``APIFaults``).
 /// - `GET /_sandbox/api-requests` (API requests counted per provider and route), `DELETE` to reset.
 /// - `POST /_sandbox/{provider}/seed` `{"subscriptions": N, "webhooks": false}`: N paid subscriptions
@@ -105,6 +106,7 @@ struct SandboxControlRoutes {
                 guard let count = limit["limit"]?.intValue, count > 0 else { return json(400, ["error": "api_rate_limit needs a positive limit"]) }
                 api.rateLimit = RateLimitSettings(limit: count, windowSeconds: limit["window_seconds"]?.intValue ?? 60)
             }
+            api.answerDelayMilliseconds = max(0, min(120_000, body["api_answer_delay_ms"]?.intValue ?? 0))
             await dispatcher.setFaults(faults)
             gate.setFaults(api)
             return json(200, .object(faults.jsonFields + api.json))

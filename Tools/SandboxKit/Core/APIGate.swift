@@ -12,6 +12,10 @@ public struct APIFaults: Sendable, Equatable {
     public var retryAfterSeconds: Int = 1
     /// A request limit per window that replaces the start-up one (`SANDBOX_RATE_LIMIT`) while set.
     public var rateLimit: RateLimitSettings?
+    /// Every API request that changes something (not GET or HEAD) is carried
+    /// out at once but answered this much later: a provider that acted on a
+    /// cancel while the caller gave up waiting.
+    public var answerDelayMilliseconds: Int = 0
 
     public init(rateLimitNext: Int = 0, rateLimitProvider: SandboxProvider? = nil, retryAfterSeconds: Int = 1, rateLimit: RateLimitSettings? = nil) {
         self.rateLimitNext = rateLimitNext
@@ -26,6 +30,7 @@ public struct APIFaults: Sendable, Equatable {
             JSONField(key: "api_429_provider", value: JSONValue(rateLimitProvider?.rawValue)),
             JSONField(key: "api_retry_after_seconds", value: .int(retryAfterSeconds)),
             JSONField(key: "api_rate_limit", value: rateLimit.map { ["limit": .int($0.limit), "window_seconds": .int($0.windowSeconds)] } ?? .null),
+            JSONField(key: "api_answer_delay_ms", value: .int(answerDelayMilliseconds)),
         ]
     }
 }
