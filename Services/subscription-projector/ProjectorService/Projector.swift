@@ -71,6 +71,12 @@ public struct Projector: Sendable {
                         + "\(delivery.event.transactionReference ?? "?"), which no logged charge, order or invoice carries; "
                         + "logged, and applied when that purchase arrives (the reconciler fetches it)"))
         }
+        if !result.unreadableLoggedEvents.isEmpty {
+            metrics.unreadableLoggedEvents.increment(by: result.unreadableLoggedEvents.count)
+            logger.error(
+                "logged events no longer read back; folded without them (they stay in billing_events)",
+                metadata: ["dedup_keys": result.unreadableLoggedEvents.prefix(20).joined(separator: ",")])
+        }
         outcome.applied = result.newEvents + result.newRecords
         outcome.duplicates = result.duplicateEvents + result.duplicateRecords
         outcome.subscriptionsProjected = result.subscriptionsProjected
@@ -118,6 +124,7 @@ public struct Projector: Sendable {
             merged.duplicateRecords += second.duplicateRecords
             merged.subscriptionsProjected += second.subscriptionsProjected
             merged.unlinkedMoneyBack += second.unlinkedMoneyBack
+            merged.unreadableLoggedEvents += second.unreadableLoggedEvents
             return (merged, firstLetters + secondLetters)
         }
     }

@@ -22,6 +22,9 @@ public struct ProjectorMetrics: Sendable {
     public let batchFailures: Counter
     /// `projector_subscriptions_projected_total`.
     public let subscriptionsProjected: Counter
+    /// `projector_unreadable_logged_events_total`: logged events a fold left
+    /// out because they no longer read back (counted at each fold that met one).
+    public let unreadableLoggedEvents: Counter
     let registry: MetricsRegistry
 
     public init(registry: MetricsRegistry) {
@@ -33,6 +36,9 @@ public struct ProjectorMetrics: Sendable {
         batchLatency = registry.histogram("projector_batch_seconds", help: "Time to apply one batch, before its commit.")
         batchFailures = registry.counter("projector_batch_failures_total", help: "Batches whose transaction failed (then retried).")
         subscriptionsProjected = registry.counter("projector_subscriptions_projected_total", help: "Subscription rows re-folded and written.")
+        unreadableLoggedEvents = registry.counter(
+            "projector_unreadable_logged_events_total",
+            help: "Logged events left out of a fold because they no longer read back (they stay in billing_events).")
         // Every provider's series exists from the start, at 0.
         for provider in Provider.allCases { _ = unprovenOwnershipClaims(provider) }
     }

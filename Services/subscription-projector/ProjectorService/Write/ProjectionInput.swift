@@ -46,6 +46,9 @@ public struct ProjectionWriteResult: Sendable, Hashable {
     /// arrives), and reported so that an operator sees money given back for
     /// a purchase Storefront does not know.
     public var unlinkedMoneyBack: [String] = []
+    /// Dedup keys of logged events that no longer read back and were left out
+    /// of a fold (see ``ProjectionWriter/refold(_:batchKeys:unreadable:on:)``).
+    public var unreadableLoggedEvents: [String] = []
 
     public init() {}
 }

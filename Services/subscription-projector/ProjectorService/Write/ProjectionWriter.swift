@@ -45,7 +45,7 @@ public struct ProjectionWriter: Sendable {
                     !plan.subscriptionKeys.isEmpty || !plan.renewalLinks.isEmpty || !plan.moneyEvents.isEmpty
                         || !plan.refundedOrders.isEmpty
                 else { return result }
-                let states = try await fold(plan, counts: counts, on: connection)
+                let states = try await fold(plan, counts: counts, unreadable: &result.unreadableLoggedEvents, on: connection)
                 if !states.isEmpty {
                     _ = try await connection.pipeline(
                         statements: [ProjectionStatements.subscription],
@@ -68,7 +68,9 @@ public struct ProjectionWriter: Sendable {
     /// webhooks of that purchase also take, so a concurrent batch's events
     /// are either all seen or all after. Duplicates change nothing, so a
     /// subscription that got only duplicates is not written again.
-    func fold(_ plan: ProjectionPlan, counts: [Int], on connection: PostgresConnection) async throws -> [SubscriptionState] {
+    func fold(
+        _ plan: ProjectionPlan, counts: [Int], unreadable: inout [String], on connection: PostgresConnection
+    ) async throws -> [SubscriptionState] {
         var fresh: [ProjectionPlan.Pair: [SubscriptionFold.LoggedEvent]] = [:]
         for (item, key, logged) in plan.subscriptionEvents where counts[item] > 0 { fresh[key, default: []].append(logged) }
         let linked = try await linkedSubscriptions(plan, on: connection)
@@ -95,7 +97,8 @@ public struct ProjectionWriter: Sendable {
             }
         }
         // A fold of the whole log wins over an extension of the same subscription.
-        for state in try await refold(fromLog, on: connection) {
+        let batchKeys = Set(plan.subscriptionEvents.map(\.logged.dedupKey)).union(plan.moneyEvents.map(\.dedupKey))
+        for state in try await refold(fromLog, batchKeys: batchKeys, unreadable: &unreadable, on: connection) {
             states[SubscriptionKey(provider: state.provider.rawValue, subscriptionID: state.subscriptionID)] = state
         }
         return states.keys.sorted().compactMap { states[$0] }
@@ -146,7 +149,7 @@ public struct ProjectionWriter: Sendable {
     /// those with a Paystack renewal's customer and plan, those a refunded
     /// or disputed transaction was paid for (through an invoice naming it,
     /// or a charge with the subscription's customer and plan), and those
-    /// whose first order was refunded. Candidates only: ``refold(_:on:)``
+    /// whose first order was refunded. Candidates only: ``refold(_:batchKeys:unreadable:on:)``
     /// links each event by evidence.
     func linkedSubscriptions(_ plan: ProjectionPlan, on connection: PostgresConnection) async throws -> Set<ProjectionPlan.Pair> {
         guard !plan.renewalLinks.isEmpty || !plan.moneyEvents.isEmpty || !plan.refundedOrders.isEmpty else { return [] }
@@ -196,7 +199,17 @@ public struct ProjectionWriter: Sendable {
     /// - the refunds and disputes of those charges and invoices (Paystack
     ///   names only the transaction);
     /// - a Lemon Squeezy `order_refunded` of the subscription's first order.
-    func refold(_ subscriptionKeys: Set<ProjectionPlan.Pair>, on connection: PostgresConnection) async throws -> [SubscriptionState] {
+    ///
+    /// A logged event that no longer reads back (written by another version,
+    /// or damaged) is left out of the fold and reported in `unreadable`
+    /// rather than failing it: failing would dead-letter every later event of
+    /// that subscription. It stays in the log, so a version that reads it
+    /// folds it again at the subscription's next event. An event of this
+    /// batch (`batchKeys`) that does not read back still fails the batch, so
+    /// that record alone is dead-lettered.
+    func refold(
+        _ subscriptionKeys: Set<ProjectionPlan.Pair>, batchKeys: Set<String>, unreadable: inout [String], on connection: PostgresConnection
+    ) async throws -> [SubscriptionState] {
         guard !subscriptionKeys.isEmpty else { return [] }
         let keys = try ProjectionPlan.jsonArray(subscriptionKeys.map { [$0.first, $0.second] }.sorted { $0.lexicographicallyPrecedes($1) })
         let objectKinds = try ProjectionPlan.jsonArray(SubscriptionFold.subscriptionObjectKinds.map(\.rawValue).sorted())
@@ -252,7 +265,13 @@ public struct ProjectionWriter: Sendable {
         var grouped: [SubscriptionKey: [SubscriptionFold.LoggedEvent]] = [:]
         for row in rows {
             let (provider, subscriptionID, dedupKey, json) = try row.decode((String, String, String, String).self)
-            let event = try RecordCoding.decode(BillingEvent.self, from: Array(json.utf8))
+            let event: BillingEvent
+            do {
+                event = try RecordCoding.decode(BillingEvent.self, from: Array(json.utf8))
+            } catch  where !batchKeys.contains(dedupKey) {
+                if !unreadable.contains(dedupKey) { unreadable.append(dedupKey) }
+                continue
+            }
             grouped[SubscriptionKey(provider: provider, subscriptionID: subscriptionID), default: []]
                 .append(.init(dedupKey: dedupKey, event: event))
         }
