@@ -16,9 +16,13 @@ public struct DeadLetterRecord: Codable, Sendable, Hashable {
     /// Consumer group (service) that gave up on it.
     public var consumer: String
     public var failedAt: Date
+    /// Set when the source value was too large to keep beside the letter (its
+    /// size in bytes): ``sourceValue`` is then empty, and the record can only
+    /// be replayed from its source topic while that still retains it.
+    public var omittedSourceValueBytes: Int?
 
     enum CodingKeys: String, CodingKey {
-        case sourceTopic, sourcePartition, sourceOffset, sourceKey, sourceValue, reason, consumer, failedAt
+        case sourceTopic, sourcePartition, sourceOffset, sourceKey, sourceValue, reason, consumer, failedAt, omittedSourceValueBytes
     }
 
     public init(
@@ -45,6 +49,7 @@ public struct DeadLetterRecord: Codable, Sendable, Hashable {
         reason = try c.decode(String.self, forKey: .reason)
         consumer = try c.decodeIfPresent(String.self, forKey: .consumer) ?? ""
         failedAt = try c.decodeRequiredTimestamp(forKey: .failedAt)
+        omittedSourceValueBytes = try c.decodeIfPresent(Int.self, forKey: .omittedSourceValueBytes)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -57,5 +62,6 @@ public struct DeadLetterRecord: Codable, Sendable, Hashable {
         try c.encode(reason, forKey: .reason)
         try c.encode(consumer, forKey: .consumer)
         try c.encodeTimestamp(failedAt, forKey: .failedAt)
+        try c.encodeIfPresent(omittedSourceValueBytes, forKey: .omittedSourceValueBytes)
     }
 }

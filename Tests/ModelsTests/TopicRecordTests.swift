@@ -61,6 +61,15 @@ import Testing
         let back = try RecordCoding.decode(DeadLetterRecord.self, from: RecordCoding.encode(dead))
         #expect(back == dead)
         #expect(back.sourceValue.bytes == [0xFF, 0x00, 0x7B])
+
+        // On the topic: the value untouched, the rest in a header; the older
+        // whole-letter JSON value (no header) still reads.
+        let metadata = try dead.wireMetadata()
+        #expect(!String(decoding: metadata, as: UTF8.self).contains("/wB7"), "the header does not carry the value")
+        #expect(DeadLetterRecord.fromWire(metadata: metadata, value: [0xFF, 0x00, 0x7B]) == dead)
+        #expect(DeadLetterRecord.fromWire(metadata: nil, value: try RecordCoding.encode(dead)) == dead)
+        #expect(DeadLetterRecord.fromWire(metadata: nil, value: [0xFF, 0x00, 0x7B]) == nil, "a record that is no letter")
+        #expect(DeadLetterRecord.fromWire(metadata: Array("{}".utf8), value: []) == nil)
     }
 
     /// `emailVerified`: written always, read back as written, false when absent (older records).

@@ -94,11 +94,15 @@ import Webhooks
                 variantID: CatalogID(provider: .lemonsqueezy, rawID: "1")!, productID: nil, providerCheckoutID: "x",
                 url: "https://example.test/c", createdAt: Timestamp.parse("2025-03-01T00:00:00Z")!, expiresAt: nil)
             let garbageKey = "lemonsqueezy:\(Support.unique("garbage"))"
+            // Near the 4 MiB message limit: as base64 inside a JSON letter it would not fit.
+            let largeKey = "lemonsqueezy:\(Support.unique("large"))"
+            let large = [UInt8](repeating: UInt8(ascii: "x"), count: 3_500_000)
             try await Self.produce(
                 brokers,
                 [
                     KafkaProducerMessage(topic: Topics.checkouts, key: checkout.key, value: try RecordCoding.encode(checkout)),
                     KafkaProducerMessage(topic: Topics.webhooks, key: garbageKey, value: Array("{not an envelope".utf8)),
+                    KafkaProducerMessage(topic: Topics.webhooks, key: largeKey, value: large),
                     KafkaProducerMessage(
                         topic: Topics.webhooks, key: ProviderWebhookKey.of(purchase.body),
                         value: try RecordCoding.encode(Support.envelope(.lemonsqueezy, purchase.body))),
@@ -134,11 +138,17 @@ import Webhooks
 
             // The garbage record went to the dead-letter topic with its reason.
             let dead = try await TopicReader.first(topic: Topics.deadLetter, clientID: "projector-tests") { $0.key == Array(garbageKey.utf8) }
-            let letter = try RecordCoding.decode(DeadLetterRecord.self, from: try #require(dead?.value, "records did not arrive in time"))
+            let deadRecord = try #require(dead, "records did not arrive in time")
+            let letter = try #require(Self.letter(deadRecord))
             #expect(letter.sourceTopic == Topics.webhooks)
             #expect(letter.reason.contains("undecodable webhook envelope"))
             #expect(letter.sourceValue.bytes == Array("{not an envelope".utf8))
-            #expect(application.projector.metrics.deadLettered.current >= 1)
+            // The large one too, its value byte for byte.
+            let largeDead = try await TopicReader.first(topic: Topics.deadLetter, clientID: "projector-tests") { $0.key == Array(largeKey.utf8) }
+            let largeRecord = try #require(largeDead, "the large record was not dead-lettered")
+            let largeLetter = try #require(Self.letter(largeRecord))
+            #expect(largeLetter.sourceValue.bytes == large && largeLetter.omittedSourceValueBytes == nil)
+            #expect(application.projector.metrics.deadLettered.current >= 2)
 
             group.triggerGracefulShutdown(reason: "test")
             try await running.value
@@ -147,9 +157,35 @@ import Webhooks
     }
 }
 
+extension ProjectorLiveTests {
+    /// The letter in a record of the dead-letter topic.
+    static func letter(_ record: KafkaConsumerRecord) -> DeadLetterRecord? {
+        DeadLetterRecord.fromWire(
+            metadata: record.headers.first { $0.name == DeadLetterRecord.metadataHeader }.map { $0.value ?? [] }, value: record.value)
+    }
+}
+
 /// The key the webhook receiver gives a Lemon Squeezy body.
 enum ProviderWebhookKey {
     static func of(_ body: [UInt8]) -> String {
         Webhooks.ProviderWebhooks.topicKey(.lemonsqueezy, body: body)
+    }
+}
+
+/// A dead letter is never larger than the message limit allows: a source
+/// value that cannot fit beside the letter is left out, and its size noted.
+@Suite struct DeadLetterWireTests {
+    @Test func aValueTooLargeToKeepIsLeftOutAndNoted() throws {
+        let letter = DeadLetterRecord(
+            sourceTopic: Topics.webhooks, sourcePartition: 2, sourceOffset: 9, sourceKey: "lemonsqueezy:9",
+            sourceValue: [UInt8](repeating: 0x41, count: 10_000), reason: "undecodable webhook envelope", consumer: "p", failedAt: Date())
+        let roomy = try KafkaDeadLetterSink.message(letter, topic: Topics.deadLetter, maxMessageBytes: 1 << 20)
+        #expect(roomy.value == letter.sourceValue.bytes && roomy.headers.map(\.name) == [DeadLetterRecord.metadataHeader])
+
+        let tight = try KafkaDeadLetterSink.message(letter, topic: Topics.deadLetter, maxMessageBytes: 8_000)
+        #expect(tight.value == nil)
+        let read = try #require(DeadLetterRecord.fromWire(metadata: tight.headers.first?.value, value: tight.value))
+        #expect(read.omittedSourceValueBytes == 10_000 && read.sourceValue.bytes.isEmpty && read.sourceOffset == 9)
+        #expect((tight.headers.first?.value?.count ?? .max) < 8_000)
     }
 }

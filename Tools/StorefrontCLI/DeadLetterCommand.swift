@@ -45,15 +45,25 @@ public enum DeadLetterCommand {
         case "replay":
             let producer = try KafkaProducer(configuration: KafkaProducerConfiguration(client: messaging.client))
             var replayed = 0
+            var withoutValue: [DeadLetterRecord] = []
             let group = replayGroup(arguments.options["group"] ?? replayGroup, sourceTopic: sourceTopic)
             _ = try await read(messaging, group: group, commit: true) { letter in
                 guard selected(letter) else { return }
+                guard letter.omittedSourceValueBytes == nil else {
+                    withoutValue.append(letter)
+                    return
+                }
                 _ = try await producer.sendAndAwait(
                     KafkaProducerMessage(
                         topic: letter.sourceTopic, key: letter.sourceKey.map { Array($0.utf8) }, value: letter.sourceValue.bytes))
                 replayed += 1
             }
             let undelivered = await producer.shutdown()
+            for letter in withoutValue {
+                output(
+                    "not replayed: \(letter.sourceTopic)[\(letter.sourcePartition)@\(letter.sourceOffset)] kept no value "
+                        + "(\(letter.omittedSourceValueBytes ?? 0) bytes, over the message limit); it is in its source topic while retained")
+            }
             output("replayed \(replayed) dead letter(s)" + (undelivered.isEmpty ? "" : ", \(undelivered.count) not delivered"))
         default:
             throw CommandLineArguments.UsageError(description: "usage: storefront deadletter list|replay")
@@ -89,7 +99,8 @@ public enum DeadLetterCommand {
         do {
             while let batch = try await consumer.nextBatch(timeout: unreadEnds.isEmpty ? drainWait : unreadWait) {
                 for record in batch.records {
-                    let letter = record.value.flatMap { try? RecordCoding.decode(DeadLetterRecord.self, from: $0) }
+                    let metadata = record.headers.first { $0.name == DeadLetterRecord.metadataHeader }.map { $0.value ?? [] }
+                    let letter = DeadLetterRecord.fromWire(metadata: metadata, value: record.value)
                     if let letter { try await handle(letter) }
                     seen.append((record, letter))
                     if let end = unreadEnds[record.partition], record.offset + 1 >= end { unreadEnds[record.partition] = nil }

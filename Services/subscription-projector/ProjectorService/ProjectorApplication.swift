@@ -69,7 +69,7 @@ public func buildProjectorApplication(
     }
     let projectorMetrics = ProjectorMetrics(registry: metrics)
     let projector = Projector(
-        writer: ProjectionWriter(pool: pool), deadLetters: KafkaDeadLetterSink(producer: producer),
+        writer: ProjectionWriter(pool: pool), deadLetters: KafkaDeadLetterSink(producer: producer, maxMessageBytes: messaging.client.maxMessageBytes),
         metrics: projectorMetrics, ownership: configuration.ownership, consumerName: configuration.groupID, logger: logger)
     let consumerService = ProjectorConsumerService(
         consumer: consumer, projector: projector, pool: pool, messaging: messaging, migrate: configuration.migrate,
