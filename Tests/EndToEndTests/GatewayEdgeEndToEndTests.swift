@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import TestSupport
 import Testing
@@ -10,11 +9,15 @@ import Testing
 /// (`GATEWAY_TRUSTED_PROXIES=127.0.0.1/32`). Clients are curl bound to their
 /// own loopback addresses (127.0.0.2, …), so each has a source address of its
 /// own. The app rate is one request a minute, so a bucket emptied by the
-/// burst (100) stays empty for the test's few seconds.
+/// burst (100) stays empty for the test's few seconds. Last, apps and
+/// webhooks count open requests in separate zones: requests held open
+/// (``HeldRequests``) fill one address's app cap, and its webhooks still pass.
 @Suite(.serialized, .liveStack(["GATEWAY_TRUSTED_PROXIES": "127.0.0.1/32", "GATEWAY_APP_RATE": "1r/m", "RECONCILER_REPLICAS": "0"]))
 struct GatewayEdgeEndToEndTests {
     /// More than the burst (100) plus the one request the rate allows at once.
     static let flood = 110
+    /// The template's per-address cap on open requests, the same number for apps and for webhooks.
+    static let connectionCap = 256
 
     @Test("one abusive client behind the TLS front gets 429 in the API's shape; another client and the provider webhooks are still served")
     func abusiveClientIsLimitedAlone() async throws {
@@ -69,106 +72,33 @@ struct GatewayEdgeEndToEndTests {
         let claimed = try await bystander.send(stack.gateway + "/api/products", headers: [("X-Forwarded-For", "127.0.0.5")])
         #expect(claimed.status == 200, "\(claimed.body.prefix(200))")
     }
+
+    @Test("an address whose app requests fill its connection cap still gets its webhooks accepted")
+    func webhooksHaveAConnectionCapOfTheirOwn() async throws {
+        let stack = try LiveStack.required()
+        let gateway = try #require(URL(string: stack.gateway))
+        // Straight to the gateway: the peer is the client address, as it is for
+        // everyone behind a front the gateway does not trust.
+        let address = "127.0.0.7"
+        let held = try HeldRequests(
+            count: Self.connectionCap, from: address, to: try #require(gateway.host), port: try #require(gateway.port), path: "/checkout/complete")
+        defer { held.release() }
+        let client = EdgeClient(stack, address: address)
+        // /checkout/complete has no rate limit: a 429 there is the connection cap.
+        let refused = try await stack.eventually(timeout: .seconds(30), "\(address)'s held requests to fill its app connection cap") {
+            let answer = try await client.send(stack.gateway + "/checkout/complete")
+            return answer.status == 429 ? answer : nil
+        }
+        #expect(refused.body.contains(#""success":false"#))
+        for delivery in try SignedWebhook.both() {
+            let answer = try await client.send(stack.gateway + delivery.path, body: delivery.body, headers: delivery.headers)
+            #expect(answer.status == 200, "\(delivery.path) beside a full app cap: \(answer.status) \(answer.body.prefix(200))")
+        }
+    }
 }
 
 /// The API's error shape, `{"success":false,"error":"…"}`.
 private struct APIError: Decodable {
     let success: Bool
     let error: String
-}
-
-/// The TLS front of one stack, stopped with it (its pid file is in the stack's pids/).
-private struct TLSFront {
-    let url: String
-    let certificate: String
-
-    static func start(_ stack: LiveStack) async throws -> TLSFront {
-        let folder = stack.state + "/tls-front-\(UUID().uuidString.prefix(6))"
-        let gateway = try #require(URL(string: stack.gateway))
-        let upstream = "\(try #require(gateway.host)):\(try #require(gateway.port))"
-        try await ScriptRunner.runScript(
-            "tls-front.sh", ["start", folder, upstream],
-            environment: ["TLS_FRONT_PID_FILE": stack.state + "/pids/\(URL(fileURLWithPath: folder).lastPathComponent).pid"])
-        let settings = try TestEnvironment.readEnvFile(folder + "/tls-front.env")
-        return TLSFront(url: try #require(settings["TLS_FRONT_URL"]), certificate: try #require(settings["TLS_FRONT_CA"]))
-    }
-}
-
-/// A client with its own source address: curl bound to a loopback address
-/// (all of 127.0.0.0/8 is local on Linux), trusting the front's certificate.
-private struct EdgeClient {
-    let stack: LiveStack
-    let address: String
-    let certificate: String
-
-    init(_ stack: LiveStack, address: String, trusting certificate: String) {
-        self.stack = stack
-        self.address = address
-        self.certificate = certificate
-    }
-
-    /// The status of each of `count` GETs of `url`, sent one after another on one connection.
-    func statuses(_ url: String, count: Int) async throws -> [Int] {
-        let output = try await curl(
-            ["--write-out", "%{http_code}\\n"] + Array(repeating: [url, "--output", "/dev/null"], count: count).flatMap { $0 })
-        return output.split(separator: "\n").compactMap { Int($0) }
-    }
-
-    /// One request; a body makes it a POST.
-    func send(_ url: String, body: [UInt8]? = nil, headers: [(String, String)] = []) async throws -> (status: Int, body: String) {
-        let scratch = stack.state + "/curl-\(UUID().uuidString.prefix(8))"
-        var arguments = ["--output", scratch + ".body", "--write-out", "%{http_code}"]
-        for (name, value) in headers { arguments += ["--header", "\(name): \(value)"] }
-        if let body {
-            try Data(body).write(to: URL(fileURLWithPath: scratch + ".request"))
-            arguments += ["--data-binary", "@" + scratch + ".request"]
-        }
-        let status = try await curl(arguments + [url])
-        let answer = (try? String(contentsOfFile: scratch + ".body", encoding: .utf8)) ?? ""
-        return (try #require(Int(status.trimmingCharacters(in: .whitespacesAndNewlines)), "curl wrote no status: \(status)"), answer)
-    }
-
-    private func curl(_ arguments: [String]) async throws -> String {
-        let output = stack.state + "/curl-\(UUID().uuidString.prefix(8)).out"
-        try await ScriptRunner.run(
-            "/usr/bin/env", ["curl", "--silent", "--show-error", "--max-time", "20", "--interface", address, "--cacert", certificate] + arguments,
-            outputFile: output)
-        return try String(contentsOfFile: output, encoding: .utf8)
-    }
-}
-
-/// Webhooks as the providers send them, signed with the sandbox's secrets
-/// (scripts/stack.sh gives the receivers `ls_sandbox_webhook_secret` and
-/// `sk_test_sandbox_secret`), each with a fresh id so none is a duplicate.
-private struct SignedWebhook {
-    let path: String
-    let body: [UInt8]
-    let headers: [(String, String)]
-
-    static func both() throws -> [SignedWebhook] {
-        let lemonSqueezy = try fresh(
-            "lemonsqueezy.webhook.subscription_created.synthetic.json", "7c1f3a52-9d0e-4b8a-a3f1-2e5d6c7b8a91", UUID().uuidString.lowercased())
-        let paystack = try fresh(
-            "paystack.webhook.charge.success.json", "\"id\":302961,", "\"id\":\(UInt64.random(in: 1_000_000_000...9_999_999_999)),")
-        return [
-            SignedWebhook(
-                path: "/api/webhooks/lemonsqueezy", body: lemonSqueezy,
-                headers: [
-                    ("Content-Type", "application/json"),
-                    ("X-Signature", Hex.encode(HMAC.sha256(key: Array("ls_sandbox_webhook_secret".utf8), message: lemonSqueezy))),
-                ]),
-            SignedWebhook(
-                path: "/api/webhooks/paystack", body: paystack,
-                headers: [
-                    ("Content-Type", "application/json"),
-                    ("x-paystack-signature", Hex.encode(HMAC.sha512(key: Array("sk_test_sandbox_secret".utf8), message: paystack))),
-                ]),
-        ]
-    }
-
-    private static func fresh(_ fixture: String, _ original: String, _ replacement: String) throws -> [UInt8] {
-        let text = try Fixture.text(fixture)
-        try #require(text.contains(original), "\(fixture) no longer holds \(original)")
-        return Array(text.replacingOccurrences(of: original, with: replacement).utf8)
-    }
 }
