@@ -30,8 +30,13 @@ fail() { echo "trusted-proxies.sh: GATEWAY_TRUSTED_PROXIES: $1" >&2; exit 1; }
 
 directives="" listed=""
 for entry in $(printf '%s' "$setting" | tr ',' ' '); do
+  # Addresses only: nginx would take anything else for a host name to resolve.
   case $entry in
-    *[!0-9A-Fa-f:./]* | */*/* | /* | */) fail "'$entry' is not an IP address or CIDR range (e.g. 10.0.0.0/8, 192.0.2.7, fd00::/8)" ;;
+    *:*) allowed='0-9A-Fa-f:./' ;;
+    *) allowed='0-9./' ;;
+  esac
+  case $entry in
+    *[!$allowed]* | */*/* | /* | */) fail "'$entry' is not an IP address or CIDR range (e.g. 10.0.0.0/8, 192.0.2.7, fd00::/8)" ;;
     0.0.0.0/0 | ::/0 | 0::/0) fail "'$entry' would trust every client's X-Forwarded-For; name the proxies in front of the gateway" ;;
   esac
   directives="${directives}set_real_ip_from $entry;
