@@ -25,7 +25,9 @@ Rules (each message starts with the rule's tag):
   [env-unknown]  no service sets a variable its binary never reads (a typo
                  guard). NAME_FILE is accepted when the binary reads NAME.
                  The gateway's variables must be exactly the template's
-                 ${...} placeholders.
+                 ${...} placeholders, plus GATEWAY_ENTRYPOINT_SETTINGS (read
+                 by a script mounted into the nginx image's
+                 /docker-entrypoint.d/, which must be mounted there).
   [secrets]      variables named like *KEY*, *SECRET*, *PASSWORD*, *TOKEN*
                  hold only an interpolation without a literal default; no URL
                  carries a password; *_FILE variables hold paths; compose
@@ -118,6 +120,13 @@ PUBLISHERS = {"gateway": False, "provider-sandbox": True}
 #: The nginx gateway and the template whose ${...} placeholders it fills.
 GATEWAY_SERVICE = "gateway"
 GATEWAY_TEMPLATE = "deploy/nginx/gateway.conf.template"
+
+#: Gateway settings that are not template placeholders: a script the nginx image
+#: runs before nginx starts (mounted into /docker-entrypoint.d/) turns each into
+#: configuration the template includes. setting -> that script. They must be set
+#: (so the documented setting reaches the gateway) and may be empty: the script
+#: gives empty a meaning (GATEWAY_TRUSTED_PROXIES: trust no proxy).
+GATEWAY_ENTRYPOINT_SETTINGS = {"GATEWAY_TRUSTED_PROXIES": "deploy/nginx/trusted-proxies.sh"}
 
 #: Executables the compose file runs whose targets are still being written on
 #: other branches. Their environment cannot be checked against source yet; a
@@ -677,8 +686,17 @@ def check(compose: dict, root: Path, compose_dir: Path, explain: bool = False) -
 
         # [env-required] / [env-unknown]
         if name == GATEWAY_SERVICE:
-            for variable in sorted(set(env) - template_placeholders):
+            for variable in sorted(set(env) - template_placeholders - set(GATEWAY_ENTRYPOINT_SETTINGS)):
                 report.error("env-unknown", name, f"{variable} is not a placeholder of {GATEWAY_TEMPLATE}")
+            volumes = [(str(v.get("source")), str(v.get("target"))) if isinstance(v, dict) else tuple((str(v).split(":") + [""])[:2])
+                       for v in service.get("volumes") or []]
+            for variable, script in sorted(GATEWAY_ENTRYPOINT_SETTINGS.items()):
+                if variable not in env:
+                    report.error("env-required", name, f"{variable} is not set; {script} reads it (set it, empty if that is meant)")
+                if not any(source.lstrip("./") == script and target.startswith("/docker-entrypoint.d/") and target.endswith(".sh")
+                           for source, target in volumes):
+                    report.error("files", name, f"must mount {script} into /docker-entrypoint.d/ as a .sh file, "
+                                                f"so that {variable} is applied before nginx starts")
             for variable in sorted(template_placeholders - set(env)):
                 report.error("env-required", name, f"{GATEWAY_TEMPLATE} needs ${{{variable}}} but the gateway does not set it")
             for variable in sorted(template_placeholders & set(env)):
@@ -878,6 +896,10 @@ def self_test(compose_path: Path, root: Path) -> int:
         ("files", lambda d: d["services"]["gateway"]["volumes"].__setitem__(
             0, "./deploy/nginx/missing.conf.template:/etc/nginx/templates/default.conf.template:ro")),
         ("env-required", lambda d: service_env(d, "gateway").pop("CATALOG_UPSTREAM")),
+        # The trusted proxies reach the gateway through the entrypoint script, which must be mounted.
+        ("env-required", lambda d: service_env(d, "gateway").pop("GATEWAY_TRUSTED_PROXIES")),
+        ("files", lambda d: d["services"]["gateway"].__setitem__("volumes", [
+            v for v in d["services"]["gateway"]["volumes"] if "/docker-entrypoint.d/" not in str(v)])),
         ("topics", lambda d: service_env(d, "migrate").__setitem__("KAFKA_TOPIC_PARTITIONS", "${KAFKA_TOPIC_PARTITIONS:-3}")),
         # Each service gets only its secrets: the catalog never a webhook secret, the receiver never an API key...
         ("secret-scope", lambda d: service_env(d, "catalog").__setitem__("LEMONSQUEEZY_WEBHOOK_SECRET", "${LEMONSQUEEZY_WEBHOOK_SECRET:-}")),

@@ -49,6 +49,10 @@
 # webhook secrets; Paystack signs webhooks with its API key, so both get
 # that). stack.env keeps the superuser's DATABASE_URL (tests read and seed
 # with it) and adds each service's URL.
+# The gateway: GATEWAY_APP_RATE (default 50r/s) and GATEWAY_TRUSTED_PROXIES
+# (default empty: nothing is in front of a local gateway, so X-Forwarded-For
+# is ignored; the TLS-front tests set the front's address), as in README's
+# gateway settings.
 # STOREFRONT_BIN names the folder with the built executables (default
 # .build/debug). The services log JSON to STATE_DIR/logs/<name>.log.
 # STACK_OWNER_PID: when that process ends, the stack stops itself (tests set
@@ -249,6 +253,11 @@ up() {
       -e "s|\${GATEWAY_APP_RATE}|${GATEWAY_APP_RATE:-50r/s}|" \
       -e "s|\${OPENAPI_FILE}|$root/deploy/api/openapi.json|" \
       "$root/deploy/nginx/gateway.conf.template" >"$state/nginx/gateway.conf"
+  # The realip directives the template includes, beside nginx.conf (as the
+  # nginx image's entrypoint writes them in compose). Nothing is in front of
+  # the gateway here: empty by default, so clients cannot pick their address.
+  GATEWAY_TRUSTED_PROXIES=${GATEWAY_TRUSTED_PROXIES:-} \
+    "$root/deploy/nginx/trusted-proxies.sh" "$state/nginx/storefront-trusted-proxies.conf"
   cat >"$state/nginx/nginx.conf" <<NGINX
 worker_processes 2;
 pid $state/nginx/nginx.pid;
