@@ -79,6 +79,9 @@ let package = Package(
         library("ServiceRuntime", ["Basics", "Telemetry"]),
         library("HTTPServer", ["Basics", "CMicroHTTPD", "HTTPTypes", "Models", "ServiceRuntime", "Telemetry"]),
         library("Projection", ["Basics", "Models", "Postgres", "ServiceRuntime"]),
+        // One provider API limit shared by every service and replica: a ledger in PostgreSQL
+        // (ten-second windows, per-class ceilings, 429 pauses) behind `Providers.ProviderRequestBudget`.
+        library("ProviderBudget", ["Basics", "Models", "Postgres", "Providers", "Telemetry"]),
 
         // MARK: - App client (Foundation only; no unsafeFlags: apps depend on it remotely)
         // Only the language settings, no `.treatAllWarnings(as: .error)`: SwiftPM's
@@ -219,6 +222,7 @@ let package = Package(
         tests("BasicsTests", ["Basics"]),
         tests("TelemetryTests", ["Telemetry"]),
         tests("ModelsTests", ["SeedModels", "Models"]),
+        tests("ProviderBudgetTests", ["Models", "ProviderBudget", "Providers", "Telemetry"]),
         tests("ProjectionTests", ["Basics", "Projection", "Models", "ServiceRuntime"]),
         tests("SandboxKitTests", ["SandboxKit"]),
         tests("CryptoTests", ["Crypto", "TestSupport"]),
