@@ -131,15 +131,15 @@ let package = Package(
         .target(
             name: "CheckoutService",
             dependencies: [
-                "Basics", "Catalog", "Models", "Providers", "Projection", "Postgres", "Kafka", "Crypto", "HTTPServer", "ServiceRuntime", "Telemetry",
-                "TokenVerification", "Webhooks",
+                "Basics", "Catalog", "Models", "Providers", "ProviderBudget", "Projection", "Postgres", "Kafka", "Crypto", "HTTPServer",
+                "ServiceRuntime", "Telemetry", "TokenVerification", "Webhooks",
             ],
             path: "Services/checkout/CheckoutService", swiftSettings: strict, linkerSettings: vendoredLibraries),
         .executableTarget(
             name: "checkout",
             dependencies: [
-                "Basics", "Catalog", "CheckoutService", "Projection", "Providers", "ProviderConfiguration", "Kafka", "Postgres", "HTTPClient",
-                "Models", "HTTPServer", "ServiceRuntime", "Telemetry", "Webhooks",
+                "Basics", "Catalog", "CheckoutService", "Projection", "ProviderBudget", "Providers", "ProviderConfiguration", "Kafka", "Postgres",
+                "HTTPClient", "Models", "HTTPServer", "ServiceRuntime", "Telemetry", "Webhooks",
             ],
             path: "Services/checkout/main", swiftSettings: strict, linkerSettings: vendoredLibraries),
 
