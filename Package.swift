@@ -146,8 +146,8 @@ let package = Package(
         .target(
             name: "ReconcilerService",
             dependencies: [
-                "Basics", "Models", "Providers", "ProviderConfiguration", "Webhooks", "HTTPClient", "Postgres", "Kafka", "HTTPServer",
-                "ServiceRuntime", "Telemetry",
+                "Basics", "Models", "Providers", "ProviderBudget", "ProviderConfiguration", "Webhooks", "HTTPClient", "Postgres", "Kafka",
+                "HTTPServer", "ServiceRuntime", "Telemetry",
             ],
             path: "Services/reconciler/ReconcilerService", swiftSettings: strict, linkerSettings: vendoredLibraries),
         .executableTarget(
