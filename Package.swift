@@ -283,9 +283,9 @@ let package = Package(
         tests(
             "CheckoutServiceIntegrationTests",
             [
-                "Basics", "Catalog", "SeedModels", "TestSupport", "CheckoutService", "Models", "Providers", "Projection", "Postgres", "Kafka",
-                "Crypto", "HTTPServer", "HTTPClient", "ServiceRuntime", "Telemetry", "SandboxServer", "SandboxKit", "ProviderConfiguration",
-                "Webhooks",
+                "Basics", "Catalog", "SeedModels", "TestSupport", "CheckoutService", "Models", "Providers", "ProviderBudget", "Projection",
+                "Postgres", "Kafka", "Crypto", "HTTPServer", "HTTPClient", "ServiceRuntime", "Telemetry", "SandboxServer", "SandboxKit",
+                "ProviderConfiguration", "Webhooks",
             ], linker: vendoredLibraries),
         tests(
             "WebhookReceiverServiceIntegrationTests",
@@ -297,7 +297,7 @@ let package = Package(
             "StorefrontCLIIntegrationTests",
             [
                 "Basics", "StorefrontCLI", "CheckoutService", "ReconcilerService", "TestSupport", "Crypto", "Kafka", "Models", "Postgres",
-                "Projection", "ServiceRuntime", "Telemetry",
+                "Projection", "ProviderBudget", "ServiceRuntime", "Telemetry",
             ], linker: vendoredLibraries),
 
         // End-to-end
