@@ -79,6 +79,9 @@ let package = Package(
         library("ServiceRuntime", ["Basics", "Telemetry"]),
         library("HTTPServer", ["Basics", "CMicroHTTPD", "HTTPTypes", "Models", "ServiceRuntime", "Telemetry"]),
         library("Projection", ["Basics", "Models", "Postgres", "ServiceRuntime"]),
+        // One provider API limit shared by every service and replica: a ledger in PostgreSQL
+        // (ten-second windows, per-class ceilings, 429 pauses) behind `Providers.ProviderRequestBudget`.
+        library("ProviderBudget", ["Basics", "Models", "Postgres", "Providers", "Telemetry"]),
 
         // MARK: - App client (Foundation only; no unsafeFlags: apps depend on it remotely)
         // Only the language settings, no `.treatAllWarnings(as: .error)`: SwiftPM's
@@ -128,23 +131,23 @@ let package = Package(
         .target(
             name: "CheckoutService",
             dependencies: [
-                "Basics", "Catalog", "Models", "Providers", "Projection", "Postgres", "Kafka", "Crypto", "HTTPServer", "ServiceRuntime", "Telemetry",
-                "TokenVerification", "Webhooks",
+                "Basics", "Catalog", "Models", "Providers", "ProviderBudget", "Projection", "Postgres", "Kafka", "Crypto", "HTTPServer",
+                "ServiceRuntime", "Telemetry", "TokenVerification", "Webhooks",
             ],
             path: "Services/checkout/CheckoutService", swiftSettings: strict, linkerSettings: vendoredLibraries),
         .executableTarget(
             name: "checkout",
             dependencies: [
-                "Basics", "Catalog", "CheckoutService", "Projection", "Providers", "ProviderConfiguration", "Kafka", "Postgres", "HTTPClient",
-                "Models", "HTTPServer", "ServiceRuntime", "Telemetry", "Webhooks",
+                "Basics", "Catalog", "CheckoutService", "Projection", "ProviderBudget", "Providers", "ProviderConfiguration", "Kafka", "Postgres",
+                "HTTPClient", "Models", "HTTPServer", "ServiceRuntime", "Telemetry", "Webhooks",
             ],
             path: "Services/checkout/main", swiftSettings: strict, linkerSettings: vendoredLibraries),
 
         .target(
             name: "ReconcilerService",
             dependencies: [
-                "Basics", "Models", "Providers", "ProviderConfiguration", "Webhooks", "HTTPClient", "Postgres", "Kafka", "HTTPServer",
-                "ServiceRuntime", "Telemetry",
+                "Basics", "Models", "Providers", "ProviderBudget", "ProviderConfiguration", "Webhooks", "HTTPClient", "Postgres", "Kafka",
+                "HTTPServer", "ServiceRuntime", "Telemetry",
             ],
             path: "Services/reconciler/ReconcilerService", swiftSettings: strict, linkerSettings: vendoredLibraries),
         .executableTarget(
@@ -219,6 +222,7 @@ let package = Package(
         tests("BasicsTests", ["Basics"]),
         tests("TelemetryTests", ["Telemetry"]),
         tests("ModelsTests", ["SeedModels", "Models"]),
+        tests("ProviderBudgetTests", ["Models", "ProviderBudget", "Providers", "Telemetry"]),
         tests("ProjectionTests", ["Basics", "Projection", "Models", "ServiceRuntime"]),
         tests("SandboxKitTests", ["SandboxKit"]),
         tests("CryptoTests", ["Crypto", "TestSupport"]),
@@ -279,9 +283,9 @@ let package = Package(
         tests(
             "CheckoutServiceIntegrationTests",
             [
-                "Basics", "Catalog", "SeedModels", "TestSupport", "CheckoutService", "Models", "Providers", "Projection", "Postgres", "Kafka",
-                "Crypto", "HTTPServer", "HTTPClient", "ServiceRuntime", "Telemetry", "SandboxServer", "SandboxKit", "ProviderConfiguration",
-                "Webhooks",
+                "Basics", "Catalog", "SeedModels", "TestSupport", "CheckoutService", "Models", "Providers", "ProviderBudget", "Projection",
+                "Postgres", "Kafka", "Crypto", "HTTPServer", "HTTPClient", "ServiceRuntime", "Telemetry", "SandboxServer", "SandboxKit",
+                "ProviderConfiguration", "Webhooks",
             ], linker: vendoredLibraries),
         tests(
             "WebhookReceiverServiceIntegrationTests",
@@ -293,7 +297,7 @@ let package = Package(
             "StorefrontCLIIntegrationTests",
             [
                 "Basics", "StorefrontCLI", "CheckoutService", "ReconcilerService", "TestSupport", "Crypto", "Kafka", "Models", "Postgres",
-                "Projection", "ServiceRuntime", "Telemetry",
+                "Projection", "ProviderBudget", "ServiceRuntime", "Telemetry",
             ], linker: vendoredLibraries),
 
         // End-to-end

@@ -47,27 +47,36 @@ struct Harness {
     static let jwtSecret = Array("checkout-tests-hs256-secret-0123456789abcdef".utf8)
 
     let app: CheckoutApplication
+    /// What `app` was built from, so a test can build a second replica beside it.
+    let registry: ProviderRegistry
+    let publisher: KafkaRecordPublisher
     let sandbox: ProviderSandboxServer
     let sandboxURL: String
     let pool: PostgresPool
     let http = HTTPClient()
     let logger = Logger(service: "checkout-tests", minimumLevel: .critical)
 
+    /// - Parameters:
+    ///   - quotas: the per-user quotas (generous by default, so other suites never meet them).
+    ///   - now: the application's clock.
     static func with<T>(
         rateLimit: RateLimitSettings? = nil, auth: AuthConfiguration? = nil, loadCatalog: Bool = true,
         providerTimeout: Duration = CheckoutConfiguration().providerTimeout,
+        quotas: UserQuotaPolicy = UserQuotaPolicy(createPerMinute: 1000, createPerHour: 0, portalPerMinute: 1000, cancelResumePerMinute: 1000),
+        now: @escaping @Sendable () -> Date = { Date() },
         _ body: (Harness) async throws -> T
     ) async throws -> T {
         let brokers = try TestEnvironment.kafkaBrokers()
         return try await TestDatabase.with { pool in
             try await with(
-                brokers: brokers, pool: pool, rateLimit: rateLimit, auth: auth, loadCatalog: loadCatalog, providerTimeout: providerTimeout, body)
+                brokers: brokers, pool: pool, rateLimit: rateLimit, auth: auth, loadCatalog: loadCatalog, providerTimeout: providerTimeout,
+                quotas: quotas, now: now, body)
         }
     }
 
     private static func with<T>(
         brokers: [String], pool: PostgresPool, rateLimit: RateLimitSettings?, auth: AuthConfiguration?, loadCatalog: Bool,
-        providerTimeout: Duration, _ body: (Harness) async throws -> T
+        providerTimeout: Duration, quotas: UserQuotaPolicy, now: @escaping @Sendable () -> Date, _ body: (Harness) async throws -> T
     ) async throws -> T {
         let sandboxConfiguration = SandboxConfiguration(
             lemonSqueezy: LemonSqueezySettings(apiKey: lsKey, webhookSecret: lsSecret, retrySchedule: []),
@@ -94,19 +103,20 @@ struct Harness {
             let ps = PaystackClient(
                 configuration: PaystackConfiguration(secretKey: Secret(psKey), apiBaseURL: baseURL + "/paystack"),
                 httpClient: http, retryPolicy: retry)
-            var configuration = CheckoutConfiguration(redirectURL: "https://app.example.com/done", idempotencyWait: .seconds(20))
+            let registry = ProviderRegistry(providers: [ls, ps])
+            let publisher = KafkaRecordPublisher(producer: producer)
+            var configuration = CheckoutConfiguration(redirectURL: "https://app.example.com/done", idempotencyWait: .seconds(20), quotas: quotas)
             configuration.providerTimeout = providerTimeout
             let app = buildCheckoutApplication(
                 configuration: configuration,
                 auth: try auth ?? .jwt(JWTVerifier(key: .hs256(secret: jwtSecret))), ownership: TestOwnership.proof,
-                providers: ProviderRegistry(providers: [ls, ps]), pool: pool,
-                publisher: KafkaRecordPublisher(producer: producer),
-                logger: Logger(service: "checkout-tests", minimumLevel: .critical))
+                providers: registry, pool: pool, publisher: publisher,
+                logger: Logger(service: "checkout-tests", minimumLevel: .critical), now: now)
             if loadCatalog {
                 let failures = await app.catalog.refresh().failures
                 #expect(failures.isEmpty, "catalog load failed: \(failures)")
             }
-            let harness = Harness(app: app, sandbox: sandbox, sandboxURL: baseURL, pool: pool)
+            let harness = Harness(app: app, registry: registry, publisher: publisher, sandbox: sandbox, sandboxURL: baseURL, pool: pool)
             let result = try await body(harness)
             await cleanup(sandbox, producer)
             return result

@@ -40,12 +40,15 @@ import Testing
         }
     }
 
+    /// The fallback budgets default to the limit minus the checkout's 30 % reserve.
     @Test func budgetsFollowThePaystackKeysModeUnlessSet() throws {
         let test = try #require(try ConfigReader.load(Environment(Self.sandboxProviders)) { ReconcilerProviderSettings.fromEnvironment(&$0) })
-        #expect(test.lemonSqueezyRequestsPerMinute == 300 && test.paystackRequestsPerMinute == 100)
+        #expect(test.lemonSqueezyRequestsPerMinute == 210 && test.paystackRequestsPerMinute == 70)
         var live = Self.sandboxProviders
         live["PAYSTACK_SECRET_KEY"] = "sk_live_0123456789"
-        #expect(try ConfigReader.load(Environment(live)) { ReconcilerProviderSettings.fromEnvironment(&$0) }?.paystackRequestsPerMinute == 600)
+        #expect(try ConfigReader.load(Environment(live)) { ReconcilerProviderSettings.fromEnvironment(&$0) }?.paystackRequestsPerMinute == 420)
+        live["PROVIDER_BUDGET_CHECKOUT_RESERVE_PERCENT"] = "50"
+        #expect(try ConfigReader.load(Environment(live)) { ReconcilerProviderSettings.fromEnvironment(&$0) }?.paystackRequestsPerMinute == 300)
         live["RECONCILER_PAYSTACK_REQUESTS_PER_MINUTE"] = "250"
         live["RECONCILER_LEMONSQUEEZY_REQUESTS_PER_MINUTE"] = "120"
         let set = try #require(try ConfigReader.load(Environment(live)) { ReconcilerProviderSettings.fromEnvironment(&$0) })

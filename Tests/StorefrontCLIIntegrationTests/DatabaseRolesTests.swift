@@ -4,6 +4,7 @@ import Foundation
 import Models
 import Postgres
 import Projection
+import ProviderBudget
 import ReconcilerService
 import ServiceRuntime
 import StorefrontCLI
@@ -130,6 +131,17 @@ import Testing
                 #expect(try await store.begin(user: "user-1", key: "k2", requestHash: "h", checkoutID: "c4") == .acquired)
                 await store.release(user: "user-1", key: "k2", checkoutID: "c4")
                 #expect(try await store.sweep() == 0)
+                // Per-user quotas: count, refuse, sweep.
+                let quotas = PostgresUserQuotaStore(pool: checkout)
+                let limit = UserQuotaPolicy.Limit(requests: 1, window: .seconds(60))
+                #expect(try await quotas.consume(user: "user-1", action: .portal, limits: [limit], at: Date()) == nil)
+                #expect(try await quotas.consume(user: "user-1", action: .portal, limits: [limit], at: Date()) == limit)
+                _ = try await quotas.sweep(endedBefore: Date())
+                // The provider ledger it shares with the reconciler.
+                let ledger = PostgresProviderLedgerStore(pool: checkout)
+                #expect(try await ledger.take(provider: .paystack, window: LedgerWindow.start(of: Date()), ceiling: 5, at: Date()) == .granted)
+                try await ledger.pause(provider: .paystack, until: Date().addingTimeInterval(1))
+                _ = try await ledger.sweep()
 
                 // The projection is the projector's: checkout publishes, never writes it.
                 for sql in Self.nobodyMay + [
@@ -145,13 +157,17 @@ import Testing
         }
     }
 
-    @Test func theReconcilerReadsStatusesAndNothingElse() async throws {
+    @Test func theReconcilerReadsStatusesAndWritesOnlyTheProviderLedger() async throws {
         try await Self.withMigratedDatabase { pool, url in
             try await Self.asMember(of: Roles.reconciler, database: url) { reconciler, _ in
                 // Its drift figures, as the sweeper reads them.
                 let statuses = try await PostgresProjectionStatusReader(pool: reconciler).statuses(.lemonsqueezy, subscriptionIDs: ["7", "8"])
                 #expect(statuses == ["7": "active"])
-                // It cannot write at all, nor read what the drift does not need (emails, tokens, payloads).
+                // The provider ledger it shares with the checkout: the only tables it writes.
+                let ledger = PostgresProviderLedgerStore(pool: reconciler)
+                #expect(try await ledger.take(provider: .lemonsqueezy, window: LedgerWindow.start(of: Date()), ceiling: 5, at: Date()) == .granted)
+                try await ledger.pause(provider: .lemonsqueezy, until: Date().addingTimeInterval(1))
+                // Nothing else: no projection writes, nor what the drift does not need (emails, tokens, payloads), nor the checkout's quotas.
                 for sql in Self.nobodyMay + [
                     "UPDATE subscriptions SET status = 'cancelled'",
                     "INSERT INTO commands (command_id, kind, provider, subscription_id, requested_at) VALUES ('x', 'k', 'p', 's', now())",
@@ -159,6 +175,8 @@ import Testing
                     "UPDATE checkout_idempotency_keys SET state = 'completed'",
                     "SELECT email_token FROM subscriptions", "SELECT customer_email FROM subscriptions", "SELECT * FROM subscriptions",
                     "SELECT * FROM orders", "SELECT * FROM billing_events", "SELECT * FROM checkout_idempotency_keys",
+                    "SELECT * FROM checkout_user_quotas", "DELETE FROM checkout_user_quotas", "TRUNCATE provider_request_ledger",
+                    "DROP TABLE provider_request_ledger",
                 ] { await Self.expectDenied(reconciler, sql) }
             }
         }

@@ -4,6 +4,7 @@ import HTTPServer
 import Models
 import Postgres
 import Projection
+import ProviderBudget
 import Providers
 import ServiceRuntime
 import Telemetry
@@ -13,7 +14,7 @@ import Webhooks
 /// The checkout service, assembled: catalog cache, routes, health checks and server.
 ///
 /// The executable and the tests build it the same way through
-/// ``buildCheckoutApplication(configuration:auth:jwksFetcher:ownership:providers:catalogSources:pool:publisher:brokerCheck:http:entitlements:logger:metrics:now:)``;
+/// ``buildCheckoutApplication(configuration:auth:jwksFetcher:ownership:providers:catalogSources:pool:publisher:brokerCheck:http:entitlements:logger:metrics:quotaStore:now:)``;
 /// tests may call ``respond(to:logger:)`` without a socket.
 public struct CheckoutApplication: ServiceApplication {
     /// The cached provider catalogs, to check that a requested variant exists
@@ -27,6 +28,8 @@ public struct CheckoutApplication: ServiceApplication {
     public let shell: ApplicationShell
     /// Deletes idempotency records older than their TTL, hourly.
     public let sweeper: IdempotencySweeper
+    /// Deletes ended quota and provider-ledger windows.
+    public let quotaSweeper: QuotaSweeper
     /// Loads and refreshes the JWKS keys (`AUTH_JWT_JWKS_URL`); nil without JWKS URLs.
     public let tokenKeys: JWKSRefresher?
 
@@ -35,7 +38,7 @@ public struct CheckoutApplication: ServiceApplication {
     /// ready; until every JWKS was loaded once, `/readyz` is not ready either
     /// and tokens that need those keys are answered 503.
     public var services: [any Service] {
-        [refresher, sweeper] + (tokenKeys.map { [$0] } ?? []) + [shell.server]
+        [refresher, sweeper, quotaSweeper] + (tokenKeys.map { [$0] } ?? []) + [shell.server]
     }
 }
 
@@ -59,6 +62,8 @@ public struct CheckoutApplication: ServiceApplication {
 ///     tests: each product its own entitlement, a test-mode deployment).
 ///   - logger: the root logger. With auth disabled a warning is logged here.
 ///   - metrics: registry for `checkout_*`, HTTP and anything the caller adds.
+///   - quotaStore: where per-user quota counts live; nil for ``CheckoutSchema``'s
+///     table in `pool` (tests pass a fake).
 ///   - now: the clock.
 public func buildCheckoutApplication(
     configuration: CheckoutConfiguration = CheckoutConfiguration(),
@@ -74,6 +79,7 @@ public func buildCheckoutApplication(
     entitlements: EntitlementResolver = EntitlementResolver(policy: AccessPolicy(testDeployment: true)),
     logger: Logger,
     metrics: MetricsRegistry = MetricsRegistry(),
+    quotaStore: (any UserQuotaStore)? = nil,
     now: @escaping @Sendable () -> Date = { Date() }
 ) -> CheckoutApplication {
     for warning in auth.startupWarnings { logger.warning(warning) }
@@ -89,6 +95,8 @@ public func buildCheckoutApplication(
             checkoutMetrics.catalogRefreshFailures.increment(by: outcome.failures.count)
         })
     let idempotency = IdempotencyStore(pool: pool, ttl: configuration.idempotencyTTL, wait: configuration.idempotencyWait)
+    let quotas = quotaStore ?? PostgresUserQuotaStore(pool: pool)
+    let quota = UserQuotaGate(policy: configuration.quotas, store: quotas, metrics: checkoutMetrics, now: now)
     // Each entitlement's product_id is the catalog id of what was bought, as the catalog lists it.
     var entitlements = entitlements
     entitlements.productIDs = PurchasedProductIDs(catalog: catalog)
@@ -116,12 +124,12 @@ public func buildCheckoutApplication(
     let routes = CheckoutRoutes(
         authenticator: Authenticator(configuration: auth, verifier: tokenVerifier),
         creator: CheckoutCreator(
-            catalog: catalog, registry: interactive, idempotency: idempotency, publisher: publisher,
+            catalog: catalog, registry: interactive, idempotency: idempotency, quota: quota, publisher: publisher,
             configuration: configuration, ownership: ownership, metrics: checkoutMetrics, now: now),
         commander: SubscriptionCommander(reader: reader, registry: interactive, publisher: publisher, metrics: checkoutMetrics, now: now),
         reader: reader, claimer: PurchaseClaimer(publisher: publisher, now: now),
         refresher: SubscriptionRefresher(publisher: publisher, limiter: CommandLimiter(), metrics: checkoutMetrics),
-        maxBodyBytes: configuration.maxBodyBytes, now: now)
+        quota: quota, maxBodyBytes: configuration.maxBodyBytes, now: now)
     let completionPage = CheckoutCompletionPage(appReturnURL: configuration.appReturnURL)
     return CheckoutApplication(
         catalog: catalog,
@@ -131,6 +139,7 @@ public func buildCheckoutApplication(
             completionPage.mount(on: $0)
         },
         sweeper: IdempotencySweeper(store: idempotency, logger: logger),
+        quotaSweeper: QuotaSweeper(quotas: quotas, ledger: PostgresProviderLedgerStore(pool: pool), logger: logger),
         tokenKeys: tokenVerifier?.refresher)
 }
 

@@ -34,11 +34,14 @@ public struct CheckoutConfiguration: Sendable {
     /// What a request keeps after its provider call for the database and
     /// the broker, within the handler's deadline.
     public static let answerMargin: Duration = .seconds(5)
+    /// Per-user quotas of the routes that reach the provider
+    /// (`CHECKOUT_QUOTA_*`; see ``UserQuotaPolicy`` for the defaults; 0 turns a limit off).
+    public var quotas: UserQuotaPolicy
 
     public init(
         catalogRefreshInterval: Duration = .seconds(300), catalogRetryDelay: Duration = .seconds(1), redirectURL: String? = nil,
         checkoutExpiry: Duration = .seconds(3600), maxBodyBytes: Int = 16 * 1024, idempotencyTTL: Duration = .seconds(86_400),
-        idempotencyWait: Duration = .seconds(10)
+        idempotencyWait: Duration = .seconds(10), quotas: UserQuotaPolicy = UserQuotaPolicy()
     ) {
         self.catalogRefreshInterval = catalogRefreshInterval
         self.catalogRetryDelay = catalogRetryDelay
@@ -47,6 +50,7 @@ public struct CheckoutConfiguration: Sendable {
         self.maxBodyBytes = maxBodyBytes
         self.idempotencyTTL = idempotencyTTL
         self.idempotencyWait = idempotencyWait
+        self.quotas = quotas
     }
 
     /// The catalog refresher's schedule: ``catalogRefreshInterval`` after a
@@ -105,6 +109,13 @@ public struct CheckoutConfiguration: Sendable {
         } else {
             configuration.providerTimeout = providerTimeout
         }
+        var quotas = configuration.quotas
+        quotas.createPerMinute = reader.int("CHECKOUT_QUOTA_CREATE_PER_MINUTE", default: quotas.createPerMinute, in: 0...100_000)
+        quotas.createPerHour = reader.int("CHECKOUT_QUOTA_CREATE_PER_HOUR", default: quotas.createPerHour, in: 0...1_000_000)
+        quotas.portalPerMinute = reader.int("CHECKOUT_QUOTA_PORTAL_PER_MINUTE", default: quotas.portalPerMinute, in: 0...100_000)
+        quotas.cancelResumePerMinute = reader.int(
+            "CHECKOUT_QUOTA_CANCEL_RESUME_PER_MINUTE", default: quotas.cancelResumePerMinute, in: 0...100_000)
+        configuration.quotas = quotas
         return configuration
     }
 }

@@ -15,6 +15,9 @@ struct CheckoutCreator: Sendable {
     let catalog: CatalogCache
     let registry: ProviderRegistry
     let idempotency: IdempotencyStore
+    /// Per-user quota; counted only for requests that will call the provider
+    /// (an idempotent replay is answered from the store without it).
+    let quota: UserQuotaGate
     let publisher: any RecordPublisher
     let configuration: CheckoutConfiguration
     /// Signs each checkout's (checkout id, app user id) for the provider's custom data.
@@ -34,6 +37,7 @@ struct CheckoutCreator: Sendable {
     func create(_ body: CreateCheckoutRequest, user: AppUser, idempotencyKey: String?, logger: Logger) async throws -> Outcome {
         let (item, variant) = try validate(body, user: user)
         guard let key = idempotencyKey else {
+            try await quota.admit(.createCheckout, user: user.id)
             return Outcome(
                 body: try await createNew(body, item: item, variant: variant, user: user, checkoutID: Self.newCheckoutID(), logger: logger),
                 replayed: false)
@@ -51,6 +55,7 @@ struct CheckoutCreator: Sendable {
                 .conflict, "A request with this Idempotency-Key is still in progress", code: "idempotency_in_progress", headers: ["Retry-After": "1"])
         case .acquired:
             do {
+                try await quota.admit(.createCheckout, user: user.id)
                 let answer = try await createNew(body, item: item, variant: variant, user: user, checkoutID: checkoutID, logger: logger)
                 try await idempotency.complete(user: user.id, key: key, response: String(decoding: answer, as: UTF8.self))
                 return Outcome(body: answer, replayed: false)

@@ -35,6 +35,12 @@ public struct CheckoutMetrics: Sendable {
             labels: ["provider": provider.rawValue, "kind": kind])
     }
 
+    /// `checkout_quota_refusals_total{action}`: requests answered 429 by a per-user quota.
+    func quotaRefusals(_ action: UserQuotaPolicy.Action) -> Counter {
+        registry.counter(
+            "checkout_quota_refusals_total", help: "Requests refused by a per-user quota, by action.", labels: ["action": action.rawValue])
+    }
+
     /// What became of a refresh of a subscription past its period end (``SubscriptionRefresher``).
     enum RefreshResult: String, Sendable {
         /// The broker acknowledged the `refresh_requested` command.

@@ -13,6 +13,8 @@ struct CheckoutRoutes: Sendable {
     let reader: SubscriptionStatusReader
     let claimer: PurchaseClaimer
     let refresher: SubscriptionRefresher
+    /// Per-user quotas of portal, cancel and resume (create-checkout counts in ``CheckoutCreator``).
+    let quota: UserQuotaGate
     let maxBodyBytes: Int
     let now: @Sendable () -> Date
 
@@ -38,6 +40,7 @@ struct CheckoutRoutes: Sendable {
         }
         router.get("/api/subscription/portal") { request, context in
             let user = try await authenticator.authenticate(request, fallbackEmail: request.query["email"])
+            try await quota.admit(.portal, user: user.id)
             var response = try HTTPResponse.json(
                 try await commander.portalLink(code: request.query["subscription_code"], user: user, logger: context.logger))
             response.headers.add(name: "Cache-Control", value: "no-store")
@@ -54,6 +57,7 @@ struct CheckoutRoutes: Sendable {
                 try JSONBody.checkSize(request, limit: maxBodyBytes)
                 let user = try await authenticator.authenticate(request, fallbackEmail: request.query["email"])
                 let body = try JSONBody.decode(CancelSubscriptionRequest.self, from: request, limit: maxBodyBytes)
+                try await quota.admit(.subscriptionChange, user: user.id)
                 return try HTTPResponse.json(try await commander.perform(action, body, user: user, logger: context.logger))
             }
         }

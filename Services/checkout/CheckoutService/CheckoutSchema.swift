@@ -1,4 +1,5 @@
 import Postgres
+import ProviderBudget
 
 /// The tables the checkout service owns, migrated by its own
 /// ``PostgresMigrator`` whose tracking table (``trackingTable``) is separate
@@ -49,6 +50,22 @@ public enum CheckoutSchema {
                 -- Read at start-up to see that these migrations are applied.
                 GRANT SELECT ON checkout_schema_migrations TO storefront_checkout;
                 """),
+        PostgresMigration(
+            version: 3, name: "per-user quotas and the shared provider ledger",
+            sql: """
+                -- Requests per (app user, action) in fixed windows (UserQuotaPolicy); one
+                -- conditional upsert per window and request, ended windows swept.
+                CREATE TABLE checkout_user_quotas (
+                    app_user_id     text NOT NULL,
+                    action          text NOT NULL,
+                    window_seconds  integer NOT NULL CHECK (window_seconds > 0),
+                    window_start    timestamptz NOT NULL,
+                    used            integer NOT NULL CHECK (used >= 0),
+                    PRIMARY KEY (app_user_id, action, window_seconds, window_start)
+                );
+                CREATE INDEX checkout_user_quotas_window_start ON checkout_user_quotas (window_start);
+                GRANT SELECT, INSERT, UPDATE, DELETE ON checkout_user_quotas TO storefront_checkout;
+                """ + ProviderLedgerSchema.migrationSQL),
     ]
 
     /// Applies pending checkout migrations (safe to run from several processes

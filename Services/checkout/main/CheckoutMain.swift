@@ -7,6 +7,7 @@ import Kafka
 import Models
 import Postgres
 import Projection
+import ProviderBudget
 import ProviderConfiguration
 import Providers
 import ServiceRuntime
@@ -23,7 +24,9 @@ import Webhooks
 /// see `AuthConfiguration.fromEnvironment`) or `AUTH_DISABLED=true` (refused with
 /// `STOREFRONT_MODE=live`), `OWNERSHIP_PROOF_KEY` (the
 /// projector's, too), `CHECKOUT_CATALOG_REFRESH`,
-/// `CHECKOUT_REDIRECT_URL`, `CHECKOUT_EXPIRY`, `CHECKOUT_MAX_BODY_BYTES`, `CHECKOUT_PROVIDER_TIMEOUT`, `LOG_LEVEL`.
+/// `CHECKOUT_REDIRECT_URL`, `CHECKOUT_EXPIRY`, `CHECKOUT_MAX_BODY_BYTES`, `CHECKOUT_PROVIDER_TIMEOUT`,
+/// `CHECKOUT_QUOTA_*` (per-user quotas), `PROVIDER_BUDGET_*` (the provider
+/// limits shared with the reconciler through the ledger), `LOG_LEVEL`.
 @main
 struct CheckoutMain {
     static func main() async {
@@ -56,7 +59,9 @@ struct CheckoutMain {
                     database: database,
                     maxConnections: reader.int("DATABASE_MAX_CONNECTIONS", default: 10, in: 1...200),
                     providers: providers, mode: mode,
-                    entitlements: EntitlementResolver.fromEnvironment(&reader, testDeployment: !mode.isLive)
+                    entitlements: EntitlementResolver.fromEnvironment(&reader, testDeployment: !mode.isLive),
+                    budgets: ProviderBudgetSettings.fromEnvironment(
+                        &reader, paystackLive: providers?.paystack?.secretKey.reveal().hasPrefix("sk_live_") == true)
                 )
             },
             start: { settings, logger, metrics in
@@ -71,7 +76,16 @@ struct CheckoutMain {
                 let admin = try KafkaAdmin(configuration: settings.messaging.client)
                 let application = buildCheckoutApplication(
                     configuration: settings.configuration, auth: settings.auth, ownership: settings.ownership,
-                    providers: ProviderRegistry(configuration: providers, httpClient: HTTPClient()),
+                    providers: ProviderRegistry(
+                        configuration: providers, httpClient: HTTPClient(),
+                        budget: { provider in
+                            // Interactive: an app user waits on these calls, so they may use the
+                            // whole limit, the reserve the reconciler leaves included.
+                            SharedProviderBudget(
+                                provider: provider, requestClass: .interactive, shares: settings.budgets.shares(provider),
+                                store: PostgresProviderLedgerStore(pool: pool),
+                                fallback: RequestBudget(requestsPerMinute: settings.budgets.shares(provider).requestsPerMinute), logger: logger)
+                        }),
                     pool: pool, publisher: KafkaRecordPublisher(producer: producer),
                     brokerCheck: { _ = try await admin.partitionCount(topic: Topics.checkouts, timeout: .seconds(2)) },
                     http: settings.http, entitlements: settings.entitlements, logger: logger, metrics: metrics)

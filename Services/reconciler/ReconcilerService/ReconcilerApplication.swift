@@ -4,6 +4,7 @@ import HTTPServer
 import Kafka
 import Models
 import Postgres
+import ProviderBudget
 import ServiceRuntime
 import Telemetry
 
@@ -80,7 +81,15 @@ public func buildReconcilerApplication(
 
     let reconcilerMetrics = ReconcilerMetrics(registry: metrics)
     let providerHealth = ProviderHealth()
-    let source = providers.makeSource(httpClient: HTTPClient(), metrics: reconcilerMetrics)
+    // Fetches and sweeps use separate clients so the shared ledger can tell
+    // them apart: a sweep yields to targeted fetches, both to the checkout.
+    let httpClient = HTTPClient()
+    let ledger = pool.map { PostgresProviderLedgerStore(pool: $0) as any ProviderLedgerStore }
+    let fallback = providers.fallbackBudgets()
+    let source = providers.makeSource(
+        httpClient: httpClient, metrics: reconcilerMetrics, requestClass: .targeted, ledger: ledger, fallback: fallback, logger: logger)
+    let sweepSource = providers.makeSource(
+        httpClient: httpClient, metrics: reconcilerMetrics, requestClass: .sweep, ledger: ledger, fallback: fallback, logger: logger)
     let publisher = KafkaSnapshotPublisher(producer: producer)
     let tracker = BatchTracker()
     let reconciler = Reconciler(
@@ -90,7 +99,7 @@ public func buildReconcilerApplication(
         consumer: consumer, reconciler: reconciler, tracker: tracker, configuration: configuration, messaging: messaging,
         metrics: reconcilerMetrics, logger: logger)
     let sweeper = Sweeper(
-        source: source, publisher: publisher, statuses: pool.map(PostgresProjectionStatusReader.init(pool:)),
+        source: sweepSource, publisher: publisher, statuses: pool.map(PostgresProjectionStatusReader.init(pool:)),
         health: providerHealth, logger: logger)
     let sweepService = SweepService(
         sweeper: sweeper, providers: source.providers, configuration: configuration, metrics: reconcilerMetrics, logger: logger,

@@ -49,7 +49,9 @@ public struct ReconcilerConfiguration: Sendable {
     /// (clock skew, changes made while the previous one paged).
     public var sweepOverlap: Duration
     /// `DATABASE_URL` (optional): the projection, read only, to count drift
-    /// (listed subscriptions whose status differs from their row). Unset: no drift figures.
+    /// (listed subscriptions whose status differs from their row), and the
+    /// provider ledger shared with the checkout (the only tables it writes).
+    /// Unset: no drift figures, and each replica keeps to its own budget.
     public var databaseURL: String?
 
     public init(

@@ -1,5 +1,6 @@
 import HTTPClient
 import Models
+import ProviderBudget
 import ProviderConfiguration
 import Providers
 import ServiceRuntime
@@ -7,42 +8,59 @@ import Telemetry
 import Basics
 
 /// The providers the reconciler reads (the same settings as every service's:
-/// see `ProviderSetup`) and the request budget it keeps to for each.
+/// see `ProviderSetup`) and the request budgets it keeps to for each.
 ///
-/// The budgets are the providers' documented limits by default, Lemon Squeezy
-/// 300 requests a minute, Paystack 100 (test keys) or 600 (live keys); the
-/// other services use the same key, so a busy deployment sets them lower:
-/// `RECONCILER_LEMONSQUEEZY_REQUESTS_PER_MINUTE`, `RECONCILER_PAYSTACK_REQUESTS_PER_MINUTE`.
+/// With a database (`DATABASE_URL`) every request is counted in the shared
+/// provider ledger (``ProviderBudget/SharedProviderBudget``) that the checkout
+/// counts in too: targeted fetches may use the limit minus the checkout's
+/// reserve, sweeps only the sweep share (`PROVIDER_BUDGET_*`). Without one, or
+/// while it is unreachable, this replica paces itself with an in-process
+/// bucket of `RECONCILER_LEMONSQUEEZY_REQUESTS_PER_MINUTE` /
+/// `RECONCILER_PAYSTACK_REQUESTS_PER_MINUTE` (default: the limit minus the
+/// checkout's reserve; with several replicas and no database, divide it among them).
 public struct ReconcilerProviderSettings: Sendable {
     public var providers: ProvidersConfiguration
     public var lemonSqueezyRequestsPerMinute: Int
     public var paystackRequestsPerMinute: Int
+    /// The provider limits and their split between checkout, fetches and sweeps (the ledger's ceilings).
+    public var budgets: ProviderBudgetSettings
     /// List page size (both providers allow 100).
     public var pageSize: Int
 
-    public static let lemonSqueezyLimit = 300
-    public static let paystackTestLimit = 100
-    public static let paystackLiveLimit = 600
+    public static let lemonSqueezyLimit = ProviderBudgetSettings.lemonSqueezyLimit
+    public static let paystackTestLimit = ProviderBudgetSettings.paystackTestLimit
+    public static let paystackLiveLimit = ProviderBudgetSettings.paystackLiveLimit
 
+    /// - Parameters:
+    ///   - budgets: the shared limits; nil for the providers' documented ones (Paystack's by key).
+    ///   - lemonSqueezyRequestsPerMinute, paystackRequestsPerMinute: the in-process
+    ///     fallback budgets; nil for the limit minus the checkout's reserve.
     public init(
-        providers: ProvidersConfiguration, lemonSqueezyRequestsPerMinute: Int = lemonSqueezyLimit,
+        providers: ProvidersConfiguration, budgets: ProviderBudgetSettings? = nil, lemonSqueezyRequestsPerMinute: Int? = nil,
         paystackRequestsPerMinute: Int? = nil, pageSize: Int = 100
     ) {
         self.providers = providers
-        self.lemonSqueezyRequestsPerMinute = lemonSqueezyRequestsPerMinute
-        let live = providers.paystack?.secretKey.reveal().hasPrefix("sk_live_") == true
-        self.paystackRequestsPerMinute = paystackRequestsPerMinute ?? (live ? Self.paystackLiveLimit : Self.paystackTestLimit)
+        let budgets = budgets ?? ProviderBudgetSettings(paystackPerMinute: Self.isLive(providers) ? Self.paystackLiveLimit : Self.paystackTestLimit)
+        self.budgets = budgets
+        self.lemonSqueezyRequestsPerMinute = lemonSqueezyRequestsPerMinute ?? budgets.shares(.lemonsqueezy).perMinuteCeiling(for: .targeted)
+        self.paystackRequestsPerMinute = paystackRequestsPerMinute ?? budgets.shares(.paystack).perMinuteCeiling(for: .targeted)
         self.pageSize = pageSize
+    }
+
+    static func isLive(_ providers: ProvidersConfiguration) -> Bool {
+        providers.paystack?.secretKey.reveal().hasPrefix("sk_live_") == true
     }
 
     /// Reads the providers' settings and the budgets; nil when the providers'
     /// settings have problems (already reported to `reader`).
     public static func fromEnvironment(_ reader: inout ConfigReader) -> ReconcilerProviderSettings? {
         let providers = ProvidersConfiguration.fromEnvironment(&reader, uses: .api)
-        let lemonSqueezy = reader.int("RECONCILER_LEMONSQUEEZY_REQUESTS_PER_MINUTE", default: lemonSqueezyLimit, in: 1...100_000)
+        let lemonSqueezy = reader.int("RECONCILER_LEMONSQUEEZY_REQUESTS_PER_MINUTE", in: 1...100_000)
         let paystack = reader.int("RECONCILER_PAYSTACK_REQUESTS_PER_MINUTE", in: 1...100_000)
+        let budgets = ProviderBudgetSettings.fromEnvironment(&reader, paystackLive: providers.map(isLive) ?? false)
         guard let providers else { return nil }
-        return ReconcilerProviderSettings(providers: providers, lemonSqueezyRequestsPerMinute: lemonSqueezy, paystackRequestsPerMinute: paystack)
+        return ReconcilerProviderSettings(
+            providers: providers, budgets: budgets, lemonSqueezyRequestsPerMinute: lemonSqueezy, paystackRequestsPerMinute: paystack)
     }
 
     /// The budget of `provider`, in requests per minute.
@@ -50,13 +68,31 @@ public struct ReconcilerProviderSettings: Sendable {
         provider == .lemonsqueezy ? lemonSqueezyRequestsPerMinute : paystackRequestsPerMinute
     }
 
-    /// Clients for the enabled providers, each paced by its own budget and
-    /// counted in `metrics`, retrying with ``Providers/ProviderRetry/backgroundPolicy``.
-    public func makeSource(httpClient: HTTPClient, metrics: ReconcilerMetrics) -> ProviderClients {
+    /// The in-process fallback budget of each provider, shared by this
+    /// replica's fetches and sweeps so together they keep to its share.
+    public func fallbackBudgets() -> [Provider: RequestBudget] {
+        Dictionary(uniqueKeysWithValues: Provider.allCases.map { ($0, RequestBudget(requestsPerMinute: requestsPerMinute($0))) })
+    }
+
+    /// Clients for the enabled providers, paced as `requestClass` (targeted
+    /// fetches or sweeps) in `ledger` when there is one, else by `fallback`
+    /// alone; counted in `metrics`, retrying with ``Providers/ProviderRetry/backgroundPolicy``.
+    public func makeSource(
+        httpClient: HTTPClient, metrics: ReconcilerMetrics, requestClass: ProviderRequestClass = .targeted,
+        ledger: (any ProviderLedgerStore)? = nil, fallback: [Provider: RequestBudget]? = nil, logger: Logger? = nil
+    ) -> ProviderClients {
+        let fallback = fallback ?? fallbackBudgets()
         func budget(_ provider: Provider) -> MeteredBudget {
-            MeteredBudget(
-                budget: RequestBudget(requestsPerMinute: requestsPerMinute(provider)),
-                requests: metrics.requests(provider), rateLimited: metrics.rateLimited(provider))
+            let local = fallback[provider] ?? RequestBudget(requestsPerMinute: requestsPerMinute(provider))
+            let paced: any ProviderRequestBudget =
+                if let ledger {
+                    SharedProviderBudget(
+                        provider: provider, requestClass: requestClass, shares: budgets.shares(provider), store: ledger, fallback: local,
+                        logger: logger ?? Logger(service: "reconciler"))
+                } else {
+                    local
+                }
+            return MeteredBudget(budget: paced, requests: metrics.requests(provider), rateLimited: metrics.rateLimited(provider))
         }
         return ProviderClients(
             lemonSqueezy: providers.lemonSqueezy.map {

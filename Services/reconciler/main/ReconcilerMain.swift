@@ -13,8 +13,8 @@ import Telemetry
 /// providers' lists on a schedule, and publishes each as a snapshot to
 /// `storefront.snapshots.v1`. Environment: `KAFKA_BROKERS` (required), the
 /// providers' settings (as every service), `KAFKA_GROUP_ID` (`reconciler`),
-/// `RECONCILER_*` (see the README), `DATABASE_URL` (optional, read only:
-/// drift figures), `PORT` (default 8085; health and metrics only), `LOG_LEVEL`.
+/// `RECONCILER_*` and `PROVIDER_BUDGET_*` (see the README), `DATABASE_URL`
+/// (optional: drift figures, and the provider ledger shared with the checkout), `PORT` (default 8085; health and metrics only), `LOG_LEVEL`.
 @main
 struct ReconcilerMain {
     static func main() async {
@@ -48,6 +48,7 @@ struct ReconcilerMain {
                         "reconciler.budget.lemonsqueezy_per_minute": String(providers.lemonSqueezyRequestsPerMinute),
                         "reconciler.budget.paystack_per_minute": String(providers.paystackRequestsPerMinute),
                         "reconciler.drift": configuration.databaseURL == nil ? "off (no DATABASE_URL)" : "on",
+                        "reconciler.budget.ledger": configuration.databaseURL == nil ? "off (no DATABASE_URL): per-replica budgets" : "shared",
                     ])
                 return ServiceLaunch(services: application.services, afterStop: { await application.close() })
             })

@@ -16,16 +16,20 @@ public struct ProviderRegistry: Sendable {
 
     /// Clients and verifiers for every provider enabled in `configuration`:
     /// a client where it has API credentials, a verifier where it has a
-    /// webhook secret (``ProviderUses``).
-    public init(configuration: ProvidersConfiguration, httpClient: HTTPClient) {
+    /// webhook secret (``ProviderUses``); each client paced by `budget(provider)`
+    /// when it gives one.
+    public init(
+        configuration: ProvidersConfiguration, httpClient: HTTPClient,
+        budget: (Provider) -> (any ProviderRequestBudget)? = { _ in nil }
+    ) {
         var providers: [any PaymentProvider] = []
         var verifiers: [any WebhookVerifier] = []
         if let ls = configuration.lemonSqueezy {
-            if ls.hasAPICredentials { providers.append(LemonSqueezyClient(configuration: ls, httpClient: httpClient)) }
+            if ls.hasAPICredentials { providers.append(LemonSqueezyClient(configuration: ls, httpClient: httpClient, budget: budget(.lemonsqueezy))) }
             if let verifier = LemonSqueezyWebhookVerifier(configuration: ls) { verifiers.append(verifier) }
         }
         if let ps = configuration.paystack {
-            providers.append(PaystackClient(configuration: ps, httpClient: httpClient))
+            providers.append(PaystackClient(configuration: ps, httpClient: httpClient, budget: budget(.paystack)))
             verifiers.append(PaystackWebhookVerifier(configuration: ps))
         }
         self.init(providers: providers, verifiers: verifiers)

@@ -1,0 +1,50 @@
+/// What an app user may do how often: the per-user quotas of the routes that
+/// reach the payment provider, kept so one account cannot spend the
+/// provider's per-store limit for every other buyer.
+public struct UserQuotaPolicy: Sendable, Equatable {
+    /// A counted route. Cancel and resume share one counter: flipping a
+    /// subscription back and forth is the abuse to stop.
+    public enum Action: String, Sendable, CaseIterable {
+        case createCheckout = "create_checkout"
+        case portal
+        case subscriptionChange = "subscription_change"
+    }
+
+    /// At most `requests` in each fixed window of `window` (whole seconds).
+    public struct Limit: Sendable, Equatable {
+        public var requests: Int
+        public var window: Duration
+
+        public init(requests: Int, window: Duration) {
+            self.requests = requests
+            self.window = window
+        }
+    }
+
+    /// `CHECKOUT_QUOTA_CREATE_PER_MINUTE` (10) and `CHECKOUT_QUOTA_CREATE_PER_HOUR` (60).
+    public var createPerMinute: Int
+    public var createPerHour: Int
+    /// `CHECKOUT_QUOTA_PORTAL_PER_MINUTE` (20).
+    public var portalPerMinute: Int
+    /// `CHECKOUT_QUOTA_CANCEL_RESUME_PER_MINUTE` (10, cancel and resume together).
+    public var cancelResumePerMinute: Int
+
+    public init(createPerMinute: Int = 10, createPerHour: Int = 60, portalPerMinute: Int = 20, cancelResumePerMinute: Int = 10) {
+        self.createPerMinute = createPerMinute
+        self.createPerHour = createPerHour
+        self.portalPerMinute = portalPerMinute
+        self.cancelResumePerMinute = cancelResumePerMinute
+    }
+
+    /// The limits of `action`, longest window first (a refusal by the longest
+    /// names the longest wait); a limit of 0 is off.
+    public func limits(for action: Action) -> [Limit] {
+        let limits: [Limit] =
+            switch action {
+            case .createCheckout: [Limit(requests: createPerHour, window: .seconds(3600)), Limit(requests: createPerMinute, window: .seconds(60))]
+            case .portal: [Limit(requests: portalPerMinute, window: .seconds(60))]
+            case .subscriptionChange: [Limit(requests: cancelResumePerMinute, window: .seconds(60))]
+            }
+        return limits.filter { $0.requests > 0 }
+    }
+}
