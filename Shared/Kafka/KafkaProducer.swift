@@ -93,7 +93,8 @@ public final class KafkaProducer: Sendable {
     /// The handle to use: the current one, or its replacement when it can no longer produce.
     private var current: RDKafkaProducerInstance {
         let instance = instance.withLock { $0 }
-        guard let lost = instance.unrecoverable() else { return instance }
+        // A producer that is shutting down keeps its handle: a new one would outlive the shutdown.
+        guard !instance.context.isClosed, let lost = instance.unrecoverable() else { return instance }
         return replace(instance, because: lost)
     }
 
@@ -104,7 +105,7 @@ public final class KafkaProducer: Sendable {
     /// Replaces `failed` if `error` (thrown by one of its sends) or its own
     /// state says it can no longer produce.
     private func replaceIfLost(_ failed: RDKafkaProducerInstance, after error: any Error) {
-        guard let lost = failed.unrecoverable(after: error) else { return }
+        guard !failed.context.isClosed, let lost = failed.unrecoverable(after: error) else { return }
         _ = replace(failed, because: lost)
     }
 

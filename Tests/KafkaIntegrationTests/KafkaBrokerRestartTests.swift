@@ -59,6 +59,9 @@ import Testing
         // A fire-and-forget record right after the restart: delivered or reported, never lost.
         enqueued += 1
         try producer.send(KafkaProducerMessage(topic: topic, key: "ff", value: Array("fire-and-forget".utf8)))
+        // While the stuck handle owes it, readiness says so (the services' /readyz asks this).
+        try await Task.sleep(for: .milliseconds(1500))
+        #expect(producer.publishingStatus.problem(window: .seconds(1)) != nil, "ready while a record waits: \(producer.publishingStatus)")
 
         // Each value is retried until acknowledged, as a provider retries a webhook answered 503.
         var firstDelivery: Duration?

@@ -103,6 +103,10 @@ final class RDKafkaProducerContext: RDKafkaCallbackContext, @unchecked Sendable 
         }
     }
 
+    /// True once shutdown began: the handle is being closed on purpose and is
+    /// not replaced, however its last deliveries ended.
+    var isClosed: Bool { state.withLock { $0.closed } }
+
     /// Fails unless the producer still accepts messages.
     func checkOpen() throws {
         if state.withLock({ $0.closed }) { throw KafkaError(.shutDown, reason: "the producer was shut down") }
