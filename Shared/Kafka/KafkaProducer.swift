@@ -17,7 +17,9 @@ import Telemetry
 ///
 /// Recovery: once its librdkafka handle can no longer produce (a fatal
 /// error, the broker having lost or fenced the producer id, messages timing
-/// out: see ``RDKafkaProducerInstance/handleEndingCodes``), the producer
+/// out: see ``RDKafkaProducerInstance/handleEndingCodes``; or records making
+/// no progress for a while after a dropped broker connection:
+/// ``RDKafkaProducerInstance/stallLimitAfterDisconnect``), the producer
 /// replaces the handle on the next send, readiness probe or tick of its
 /// service loop. What the old handle still owed is purged, so every record
 /// on it is reported: an awaited send throws, a fire-and-forget one reaches

@@ -36,6 +36,8 @@ final class RDKafkaProducerContext: RDKafkaCallbackContext, @unchecked Sendable 
         var lastFailure: (at: ContinuousClock.Instant, reason: String)?
         /// Why this handle can no longer produce, once an error said so.
         var lost: KafkaError?
+        /// A broker connection dropped and no delivery succeeded since.
+        var disconnected = false
     }
 
     private let state = Mutex(State())
@@ -72,6 +74,17 @@ final class RDKafkaProducerContext: RDKafkaCallbackContext, @unchecked Sendable 
     /// Why this handle can never produce again, once a delivery report or a
     /// client error said so (see ``RDKafkaProducerInstance/handleEndingCodes``).
     var lostReason: KafkaError? { state.withLock { $0.lost } }
+
+    /// How long what this handle owes has made no progress, when a broker
+    /// connection dropped since the last successful delivery; nil otherwise.
+    /// A broker that came back without this producer's state (a restarted
+    /// memory broker) shows exactly this, long before messages time out.
+    var stalledSinceDisconnect: Duration? {
+        state.withLock { state in
+            guard state.disconnected, state.outstanding > 0, let progressAt = state.progressAt else { return nil }
+            return clock.now - progressAt
+        }
+    }
 
     /// Marks this handle unable to produce (the first reason wins).
     func markLost(_ error: KafkaError) {
@@ -176,6 +189,7 @@ final class RDKafkaProducerContext: RDKafkaCallbackContext, @unchecked Sendable 
             switch result {
             case .success:
                 state.delivered += 1
+                state.disconnected = false
                 state.progressAt = state.outstanding > 0 ? now : nil
                 state.lastFailure = nil
             case .failure(let error):
@@ -206,9 +220,13 @@ final class RDKafkaProducerContext: RDKafkaCallbackContext, @unchecked Sendable 
         }
     }
 
-    /// A client-level error; a fatal one (`RD_KAFKA_RESP_ERR__FATAL`) ends the handle.
+    /// A client-level error; a fatal one (`RD_KAFKA_RESP_ERR__FATAL`) ends the
+    /// handle, a dropped connection is remembered (``stalledSinceDisconnect``).
     override func clientError(_ code: Int32, _ reason: String) {
         super.clientError(code, reason)
+        if code == RD_KAFKA_RESP_ERR__TRANSPORT.rawValue || code == RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN.rawValue {
+            state.withLock { $0.disconnected = true }
+        }
         if code == RD_KAFKA_RESP_ERR__FATAL.rawValue {
             markLost(KafkaError(.deliveryFailed, reason: "producer failed fatally: \(reason)", rdKafkaCode: code))
         }

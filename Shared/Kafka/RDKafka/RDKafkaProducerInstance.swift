@@ -1,3 +1,4 @@
+import Basics
 internal import CRdKafka
 
 /// One librdkafka producer handle with its callback context and poll thread.
@@ -72,10 +73,21 @@ final class RDKafkaProducerInstance: Sendable {
         RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART.rawValue, RD_KAFKA_RESP_ERR__UNKNOWN_TOPIC.rawValue,
     ]
 
+    /// How long records may wait without progress after a broker connection
+    /// dropped before the handle counts as stuck. After a restart of the
+    /// memory broker every send of the old handle is refused
+    /// (UNKNOWN_PRODUCER_ID) until `message.timeout.ms` (30 s for the
+    /// checkout); a reconnected broker that still has the producer's state
+    /// delivers within milliseconds, so 5 s tells the two apart without
+    /// waiting for the timeout. Only after a dropped connection: a slow but
+    /// connected broker is never cut short.
+    static let stallLimitAfterDisconnect = Duration.seconds(5)
+
     /// Why this handle can never produce again, or nil while it still can:
     /// a fatal error (`rd_kafka_fatal_error`), an error of
-    /// ``handleEndingCodes`` seen in a delivery report or client error, or
-    /// `error` (thrown by a send) being one.
+    /// ``handleEndingCodes`` seen in a delivery report or client error,
+    /// records stalled ``stallLimitAfterDisconnect`` after a dropped broker
+    /// connection, or `error` (thrown by a send) being one of those codes.
     func unrecoverable(after error: (any Error)? = nil) -> KafkaError? {
         var text = [CChar](repeating: 0, count: 512)
         let code = rd_kafka_fatal_error(client.handle, &text, text.count)
@@ -83,6 +95,10 @@ final class RDKafkaProducerInstance: Sendable {
             return KafkaError(.deliveryFailed, reason: "producer instance failed fatally: \(cText(text))", rdKafkaCode: code.rawValue)
         }
         if let lost = context.lostReason { return lost }
+        if let stalled = context.stalledSinceDisconnect, stalled >= Self.stallLimitAfterDisconnect {
+            let reason = "no delivery for \(stalled.wholeMilliseconds) ms since a broker connection dropped"
+            return KafkaError(.deliveryFailed, reason: reason + " (the broker may have lost this producer's state)")
+        }
         guard let kafkaError = error as? KafkaError, let lost = kafkaError.rdKafkaCode, Self.handleEndingCodes.contains(lost) else {
             return nil
         }
