@@ -100,6 +100,9 @@ public final class KafkaProducer: Sendable {
         return replace(instance, because: lost)
     }
 
+    /// The librdkafka handle in use now (tests reach librdkafka's mock cluster through it).
+    var currentClient: RDKafkaClient { current.client }
+
     /// Replaces the handle now if it can no longer produce; the service loop
     /// calls this so a producer that sends nothing still recovers.
     func recoverIfLost() { _ = current }
