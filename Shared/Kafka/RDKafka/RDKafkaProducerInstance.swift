@@ -89,11 +89,14 @@ final class RDKafkaProducerInstance: Sendable {
     /// records stalled ``stallLimitAfterDisconnect`` after a dropped broker
     /// connection, or `error` (thrown by a send) being one of those codes.
     func unrecoverable(after error: (any Error)? = nil) -> KafkaError? {
-        var text = [CChar](repeating: 0, count: 512)
-        let code = rd_kafka_fatal_error(client.handle, &text, text.count)
-        if code != RD_KAFKA_RESP_ERR_NO_ERROR {
-            return KafkaError(.deliveryFailed, reason: "producer instance failed fatally: \(cText(text))", rdKafkaCode: code.rawValue)
+        // Asked before every send: the text buffer lives on the stack, not the heap.
+        let fatal = withUnsafeTemporaryAllocation(of: CChar.self, capacity: 512) { buffer -> KafkaError? in
+            buffer.initialize(repeating: 0)
+            let code = rd_kafka_fatal_error(client.handle, buffer.baseAddress, buffer.count)
+            guard code != RD_KAFKA_RESP_ERR_NO_ERROR else { return nil }
+            return KafkaError(.deliveryFailed, reason: "producer instance failed fatally: \(cText(Array(buffer)))", rdKafkaCode: code.rawValue)
         }
+        if let fatal { return fatal }
         if let lost = context.lostReason { return lost }
         if let stalled = context.stalledSinceDisconnect, stalled >= Self.stallLimitAfterDisconnect {
             let reason = "no delivery for \(stalled.wholeMilliseconds) ms since a broker connection dropped"
