@@ -36,6 +36,7 @@ import Testing
         #expect(properties["session.timeout.ms"] == "6000")
         #expect(properties["group.id"] == "g")
         #expect(properties["auto.offset.reset"] == "earliest")
+        #expect(properties["allow.auto.create.topics"] == "false")
         #expect(properties["fetch.wait.max.ms"] == "25", "Tansu holds every fetch this long")
     }
 
