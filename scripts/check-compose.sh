@@ -49,5 +49,10 @@ override="$root/deploy/kafka-sasl-ssl.yml"
 echo "==> deploy/kafka-sasl-ssl.yml: Compose Specification schema, then Storefront's rules merged over docker-compose.yml"
 check_jsonschema --builtin-schema vendor.compose-spec "$override"
 "$python" "$root/scripts/check_compose.py" --root "$root" --compose "$compose" --override "$override"
+# The production broker (three KRaft brokers): the schema on its own, the rules merged over the file.
+cluster="$root/deploy/kafka-cluster.yml"
+echo "==> deploy/kafka-cluster.yml: Compose Specification schema, then Storefront's rules merged over docker-compose.yml"
+check_jsonschema --builtin-schema vendor.compose-spec "$cluster"
+"$python" "$root/scripts/check_compose.py" --root "$root" --compose "$compose" --override "$cluster"
 # Then prove the rules bite: the self-test breaks copies of this (passing) file.
 "$python" "$root/scripts/check_compose.py" --root "$root" --compose "$compose" --self-test

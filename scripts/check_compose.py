@@ -34,6 +34,14 @@ Rules (each message starts with the rule's tag):
                  secret files live under deploy/secrets/ (git-ignored).
   [files]        bind-mounted host paths (the nginx template...) exist.
   [topics]       the topic partition count allows >= 6 projector replicas.
+  [kafka-cluster] with more than one Apache Kafka broker (the production
+                 profile, deploy/kafka-cluster.yml merged over the file):
+                 exactly three, distinct KAFKA_NODE_IDs, one controller quorum
+                 naming every controller, one CLUSTER_ID, replication 3 and
+                 min.insync.replicas 2 for every topic and the internal ones,
+                 unclean leader election and topic auto-creation off; every
+                 service with KAFKA_BROKERS lists all three and creates its
+                 topics with KAFKA_REPLICATION_FACTOR 3.
   [image]        every binary a service runs is built by the Dockerfile.
   [secret-scope] each service receives only the secrets it uses: a provider
                  secret (variable, NAME_FILE, or its folder under
@@ -93,6 +101,7 @@ from __future__ import annotations
 import argparse
 import copy
 import functools
+import json
 import os
 import re
 import shlex
@@ -171,6 +180,21 @@ PROVIDER_SECRET_FOLDERS = {
 PROVIDER_SECRETS_ROOT = "deploy/secrets/providers"
 #: The broker's TLS/SASL override (checked merged over docker-compose.yml).
 KAFKA_OVERRIDE = "deploy/kafka-sasl-ssl.yml"
+#: The production broker: three KRaft brokers (checked merged over docker-compose.yml, rule [kafka-cluster]).
+KAFKA_CLUSTER_OVERRIDE = "deploy/kafka-cluster.yml"
+#: The image of an Apache Kafka broker service; more than one of them is a cluster.
+KAFKA_BROKER_IMAGE = "apache/kafka:"
+#: [kafka-cluster]: what every broker of a cluster must set (the value after interpolation defaults).
+KAFKA_CLUSTER_SETTINGS = {
+    "KAFKA_DEFAULT_REPLICATION_FACTOR": "3",
+    "KAFKA_MIN_INSYNC_REPLICAS": "2",
+    "KAFKA_OFFSETS_TOPIC_REPLICATION_FACTOR": "3",
+    "KAFKA_TRANSACTION_STATE_LOG_REPLICATION_FACTOR": "3",
+    "KAFKA_TRANSACTION_STATE_LOG_MIN_ISR": "2",
+    "KAFKA_UNCLEAN_LEADER_ELECTION_ENABLE": "false",
+    "KAFKA_AUTO_CREATE_TOPICS_ENABLE": "false",
+}
+KAFKA_CLUSTER_SIZE = 3
 #: Bind-mounted folders that a script creates (deploy/make-kafka-secrets.sh), exempt from [files].
 GENERATED_PATHS = ("deploy/secrets/kafka",)
 #: Targets whose reads of provider secrets serve ProvidersConfiguration.fromEnvironment(uses:)
@@ -796,12 +820,71 @@ def check(compose: dict, root: Path, compose_dir: Path, explain: bool = False) -
             if value and (not value.isdigit() or int(value) < MINIMUM_PARTITIONS):
                 report.error("topics", name, f"KAFKA_TOPIC_PARTITIONS defaults to {value}; the projector needs >= {MINIMUM_PARTITIONS}")
 
+    # [kafka-cluster]: more than one broker is the production profile.
+    brokers = {name: environment_of(service or {}) for name, service in services.items()
+               if str((service or {}).get("image", "")).startswith(KAFKA_BROKER_IMAGE)}
+    if len(brokers) > 1:
+        check_kafka_cluster(services, brokers, report)
+
     # [secrets] across the whole file: secret files stay in deploy/secrets/.
     for secret_name, secret in (compose.get("secrets") or {}).items():
         source = (secret or {}).get("file")
         if source and not default_value(source).lstrip("./").startswith("deploy/secrets/"):
             report.error("secrets", f"secrets.{secret_name}", f"file {source} must live in deploy/secrets/ (git-ignored)")
     return report
+
+
+def check_kafka_cluster(services: dict[str, dict], brokers: dict[str, dict], report: Report) -> None:
+    """Three KRaft brokers: distinct node ids, one controller quorum naming each controller, one
+    cluster id, replication 3 and min.insync.replicas 2 (internal topics too), no unclean
+    election, no auto-created topics; and every client lists all of them and creates topics with
+    replication 3."""
+    def setting(env: dict, name: str) -> str:
+        return default_value(env.get(name, "")).strip()
+
+    if len(brokers) != KAFKA_CLUSTER_SIZE:
+        report.error("kafka-cluster", ", ".join(sorted(brokers)), f"{len(brokers)} brokers; the production profile runs {KAFKA_CLUSTER_SIZE}")
+    node_ids: dict[str, str] = {}
+    for name, env in sorted(brokers.items()):
+        node = setting(env, "KAFKA_NODE_ID")
+        if not node.isdigit():
+            report.error("kafka-cluster", name, f"KAFKA_NODE_ID is {node or 'unset'}; each broker needs a number")
+        elif node in node_ids.values():
+            other = next(broker for broker, value in node_ids.items() if value == node)
+            report.error("kafka-cluster", name, f"KAFKA_NODE_ID {node} is {other}'s too; node ids must be distinct")
+        node_ids[name] = node
+        for key, wanted in KAFKA_CLUSTER_SETTINGS.items():
+            if setting(env, key).lower() != wanted:
+                report.error("kafka-cluster", name, f"{key} is {setting(env, key) or 'unset'}; a cluster needs {wanted}")
+    quorums = {setting(env, "KAFKA_CONTROLLER_QUORUM_VOTERS") for env in brokers.values()}
+    if len(quorums) != 1:
+        report.error("kafka-cluster", ", ".join(sorted(brokers)), f"the brokers name different controller quorums: {sorted(quorums)}")
+    voters = {voter.split(":")[0] for quorum in quorums for voter in quorum.split(",") if voter}
+    for name, env in sorted(brokers.items()):
+        if "controller" in setting(env, "KAFKA_PROCESS_ROLES"):
+            host = str((services[name] or {}).get("hostname") or name)
+            if f"{node_ids[name]}@{host}" not in voters:
+                report.error("kafka-cluster", name, f"is a controller but {node_ids[name]}@{host} is not in the quorum {sorted(voters)}")
+    if len({setting(env, "CLUSTER_ID") for env in brokers.values()}) != 1:
+        report.error("kafka-cluster", ", ".join(sorted(brokers)), "the brokers have different CLUSTER_IDs")
+
+    # Every client bootstraps from all brokers (any one may be down when it starts).
+    advertised = set()
+    for env in brokers.values():
+        for listener in setting(env, "KAFKA_ADVERTISED_LISTENERS").split(","):
+            if "://" in listener and not listener.startswith("CONTROLLER"):
+                advertised.add(listener.split("://", 1)[1])
+    for name, service in sorted(services.items()):
+        env = environment_of(service or {})
+        if "KAFKA_BROKERS" not in env:
+            continue
+        listed = {address.strip() for address in setting(env, "KAFKA_BROKERS").split(",") if address.strip()}
+        if missing := advertised - listed:
+            report.error("kafka-cluster", name, f"KAFKA_BROKERS does not list {sorted(missing)}")
+        if setting(env, "KAFKA_REPLICATION_FACTOR") != str(KAFKA_CLUSTER_SIZE):
+            report.error("kafka-cluster", name,
+                         f"KAFKA_REPLICATION_FACTOR is {setting(env, 'KAFKA_REPLICATION_FACTOR') or 'unset'}; "
+                         f"topics must be on all {KAFKA_CLUSTER_SIZE} brokers")
 
 
 def scan_text_for_secrets(text: str, report: Report) -> None:
@@ -959,11 +1042,58 @@ def self_test(compose_path: Path, root: Path) -> int:
             _dump(broken, path)
             if not any(error.startswith("[secret-scope]") for error in run(compose_path, root, override=path).errors):
                 failures.append(f"a copy of {KAFKA_OVERRIDE} giving checkout the reconciler's broker password passed")
+        failures += self_test_kafka_cluster(compose_path, root, Path(scratch))
     if failures:
         print("check-compose self-test FAILED:", *failures, sep="\n  ", file=sys.stderr)
         return 1
-    print(f"check-compose self-test: {len(mutations)} broken copies each rejected (and one of {KAFKA_OVERRIDE}), scanner and interpolation ok")
+    print(f"check-compose self-test: {len(mutations)} broken copies each rejected (and one of {KAFKA_OVERRIDE}, "
+          f"{len(KAFKA_CLUSTER_MUTATIONS)} of {KAFKA_CLUSTER_OVERRIDE}), scanner and interpolation ok")
     return 0
+
+
+def _cluster_env(data: dict, name: str) -> dict:
+    return data["services"][name]["environment"]
+
+
+#: Ways to break deploy/kafka-cluster.yml; each must trip [kafka-cluster].
+KAFKA_CLUSTER_MUTATIONS = [
+    ("two brokers share a node id", lambda d: _cluster_env(d, "kafka-3").__setitem__("KAFKA_NODE_ID", "2")),
+    ("a broker names another quorum", lambda d: _cluster_env(d, "kafka-2").__setitem__(
+        "KAFKA_CONTROLLER_QUORUM_VOTERS", "1@kafka:9093,2@kafka-2:9093")),
+    ("a controller missing from the quorum", lambda d: [_cluster_env(d, broker).__setitem__(
+        "KAFKA_CONTROLLER_QUORUM_VOTERS", "1@kafka:9093,2@kafka-2:9093,4@kafka-4:9093") for broker in ("kafka", "kafka-2", "kafka-3")]),
+    ("min.insync.replicas 1", lambda d: _cluster_env(d, "kafka").__setitem__("KAFKA_MIN_INSYNC_REPLICAS", "1")),
+    ("replication 2", lambda d: _cluster_env(d, "kafka-2").__setitem__("KAFKA_DEFAULT_REPLICATION_FACTOR", "2")),
+    ("offsets topic on one broker", lambda d: _cluster_env(d, "kafka-3").__setitem__("KAFKA_OFFSETS_TOPIC_REPLICATION_FACTOR", "1")),
+    ("unclean leader election on", lambda d: _cluster_env(d, "kafka").__setitem__("KAFKA_UNCLEAN_LEADER_ELECTION_ENABLE", "true")),
+    ("a third broker missing", lambda d: d["services"].pop("kafka-3")),
+    ("a client missing a broker", lambda d: _cluster_env(d, "checkout").__setitem__("KAFKA_BROKERS", "kafka:9092,kafka-2:9092")),
+    ("a client creating topics with replication 1", lambda d: _cluster_env(d, "reconciler").__setitem__("KAFKA_REPLICATION_FACTOR", "1")),
+]
+
+
+def self_test_kafka_cluster(compose_path: Path, root: Path, scratch: Path) -> list[str]:
+    """The cluster override merged over the file passes; each broken copy of it fails [kafka-cluster]."""
+    override = root / KAFKA_CLUSTER_OVERRIDE
+    if not override.exists():
+        return [f"{KAFKA_CLUSTER_OVERRIDE} is missing"]
+    failures = []
+    clean = run(compose_path, root, override=override)
+    if clean.errors:
+        failures.append(f"{KAFKA_CLUSTER_OVERRIDE} merged over the file must pass:\n    " + "\n    ".join(clean.errors))
+    if any(error.startswith("[kafka-cluster]") for error in run(compose_path, root).errors):
+        failures.append("the single-broker file trips [kafka-cluster], which is for clusters only")
+    # Through JSON so that YAML anchors no longer share one mapping among the brokers.
+    fragment = json.loads(json.dumps(load_compose_fragment(override)))
+    for number, (what, mutate) in enumerate(KAFKA_CLUSTER_MUTATIONS):
+        broken = json.loads(json.dumps(fragment))
+        mutate(broken)
+        path = scratch / f"kafka-cluster-{number:02d}.yml"
+        _dump(broken, path)
+        errors = run(compose_path, root, override=path).errors
+        if not any(error.startswith("[kafka-cluster]") for error in errors):
+            failures.append(f"a copy of {KAFKA_CLUSTER_OVERRIDE} with {what} passed: {errors or 'no errors'}")
+    return failures
 
 
 def main() -> int:

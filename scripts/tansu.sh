@@ -2,7 +2,8 @@
 # A throwaway Tansu broker (Kafka protocol, memory storage) for tests and runs.
 #   tansu.sh start STATE_DIR [PORT]   writes STATE_DIR/kafka.env, PID in STATE_DIR/tansu.pid
 #   tansu.sh stop STATE_DIR           stops it by its recorded PID
-# Memory storage only: a restart empties it, which is what tests want.
+# Memory storage only: a restart empties it, which is what tests want. The log
+# is appended to, so a restart (stop, then start on the same PORT) keeps both runs.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cmd=${1:?usage: tansu.sh start|stop STATE_DIR [PORT]}
@@ -20,7 +21,7 @@ start)
   mkdir -p "$state"
   "$tansu" broker --listener-url "tcp://127.0.0.1:$port" \
     --advertised-listener-url "tcp://127.0.0.1:$port" \
-    --storage-engine memory://tansu/ >"$state/tansu.log" 2>&1 &
+    --storage-engine memory://tansu/ >>"$state/tansu.log" 2>&1 &
   echo $! >"$state/tansu.pid"
   for _ in $(seq 1 100); do
     if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then

@@ -106,6 +106,10 @@ public struct KafkaConsumerConfiguration: Sendable {
         result["auto.offset.reset"] = autoOffsetReset.rawValue
         result["fetch.wait.max.ms"] = String(fetchMaxWait.wholeMilliseconds)
         result["partition.assignment.strategy"] = "roundrobin"
+        // librdkafka's consumer default, said out loud: a subscription to a topic the
+        // broker lost must not re-create it with the broker's defaults (Tansu: 4
+        // partitions); the producers re-create it as declared (KafkaTopicKeeper).
+        result["allow.auto.create.topics"] = "false"
         result.merge(client.extraProperties) { _, override in override }
         return result
     }

@@ -36,6 +36,9 @@ public struct KafkaError: Error, Sendable, CustomStringConvertible {
         public static let adminRequestFailed = Code("adminRequestFailed")
         /// The named topic does not exist on the broker.
         public static let unknownTopic = Code("unknownTopic")
+        /// The producer cannot publish now: records wait without deliveries,
+        /// or a delivery failed and none succeeded since (a readiness answer).
+        public static let notPublishing = Code("notPublishing")
         /// An argument was out of its documented range.
         public static let invalidArgument = Code("invalidArgument")
     }

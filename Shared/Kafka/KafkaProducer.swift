@@ -15,15 +15,30 @@ import Telemetry
 /// ``KafkaProducerConfiguration/deliveryFailureHandler``. Call
 /// ``shutdown(timeout:)`` before dropping the producer, or queued messages are lost.
 ///
-/// When librdkafka reports a fatal error (an idempotent producer fenced by the
-/// broker after an outage, say), the failing call throws and the producer
-/// replaces its librdkafka handle, so later sends work again once the broker does.
+/// Recovery: once its librdkafka handle can no longer produce (a fatal
+/// error, the broker having lost or fenced the producer id, messages timing
+/// out: see ``RDKafkaProducerInstance/handleEndingCodes``; or records making
+/// no progress for a while after a dropped broker connection:
+/// ``RDKafkaProducerInstance/stallLimitAfterDisconnect``), the producer
+/// replaces the handle on the next send, readiness probe or tick of its
+/// service loop. What the old handle still owed is purged, so every record
+/// on it is reported: an awaited send throws, a fire-and-forget one reaches
+/// the failure handler. None is dropped silently, and none is sent again by
+/// the producer: a record whose send failed may still have been written (its
+/// acknowledgement was lost), so the caller's retry can duplicate it. That is
+/// the at-least-once guarantee consumers already dedup (docs/architecture.md,
+/// "Broker restarts").
 public final class KafkaProducer: Sendable {
     let configuration: KafkaProducerConfiguration
     private let instance: Mutex<RDKafkaProducerInstance>
-    /// Counters of the instances replaced after fatal errors.
+    /// Counters of the instances replaced, added once each has finished its purge.
     private let retiredCounters = Mutex(KafkaProducerCounters(delivered: 0, failed: 0))
+    private let rebuilds = Mutex(0)
     private let queueFullTimeout: Duration
+    /// Re-creates the declared topics (``KafkaProducerConfiguration/topics``).
+    let topicKeeper: KafkaTopicKeeper
+    /// Told when a delivery names a topic the broker lacks; passed to every new handle.
+    private let unknownTopic: @Sendable (String) -> Void
     /// Where the producer reports its close when run as a service.
     let logger: Logger?
 
@@ -36,7 +51,18 @@ public final class KafkaProducer: Sendable {
         try KafkaRuntime.checkLibraryVersion()
         self.configuration = configuration
         self.logger = logger
-        instance = Mutex(try RDKafkaProducerInstance(configuration: configuration))
+        let keeper: KafkaTopicKeeper
+        if configuration.topics.isEmpty {
+            keeper = KafkaTopicKeeper(topics: [], logHandler: nil) { _ in }
+        } else {
+            let admin = try KafkaAdmin(configuration: configuration.client)
+            keeper = KafkaTopicKeeper(topics: configuration.topics, logHandler: configuration.client.logHandler) {
+                try await admin.createTopics($0)
+            }
+        }
+        topicKeeper = keeper
+        unknownTopic = { topic in keeper.ensureInBackground(because: "the broker does not know \(topic)") }
+        instance = Mutex(try RDKafkaProducerInstance(configuration: configuration, unknownTopic: unknownTopic))
         queueFullTimeout = configuration.queueFullTimeout
     }
 
@@ -47,25 +73,77 @@ public final class KafkaProducer: Sendable {
         return KafkaProducerCounters(delivered: current.delivered + retired.delivered, failed: current.failed + retired.failed)
     }
 
-    private var current: RDKafkaProducerInstance { instance.withLock { $0 } }
+    /// Whether the producer can publish now, from its own delivery reports
+    /// (see ``KafkaPublishingStatus/problem(window:)``). Replaces a handle
+    /// that can no longer produce first, so probing an idle producer recovers it.
+    public var publishingStatus: KafkaPublishingStatus {
+        var status = current.context.publishing
+        status.rebuilds = rebuilds.withLock { $0 }
+        return status
+    }
 
-    /// Swaps in a new librdkafka handle if `failed` cannot produce any more
-    /// (see ``RDKafkaProducerInstance/unrecoverable(after:)``); the old one is
-    /// shut down without waiting (its messages cannot be sent).
-    private func replaceIfFatal(_ failed: RDKafkaProducerInstance, after error: any Error) {
-        guard let fatal = failed.unrecoverable(after: error) else { return }
-        let replaced = instance.withLock { current -> Bool in
-            guard current === failed, let fresh = try? RDKafkaProducerInstance(configuration: configuration) else { return false }
-            current = fresh
-            return true
+    /// A readiness check: throws while ``publishingStatus`` has a problem.
+    /// - Parameter window: how long records may wait without a delivery, and
+    ///   how long a failure counts when nothing was delivered after it.
+    /// - Throws: ``KafkaError/Code/notPublishing`` saying why.
+    public func checkPublishing(window: Duration) throws(KafkaError) {
+        if let problem = publishingStatus.problem(window: window) {
+            throw KafkaError(.notPublishing, reason: problem)
         }
-        guard replaced else { return }
-        configuration.client.logHandler?(.error, "replacing the producer after a fatal error: \(fatal.reason)")
-        retiredCounters.withLock {
+    }
+
+    /// The handle to use: the current one, or its replacement when it can no longer produce.
+    private var current: RDKafkaProducerInstance {
+        let instance = instance.withLock { $0 }
+        // A producer that is shutting down keeps its handle: a new one would outlive the shutdown.
+        guard !instance.context.isClosed, let lost = instance.unrecoverable() else { return instance }
+        return replace(instance, because: lost)
+    }
+
+    /// The librdkafka handle in use now (tests reach librdkafka's mock cluster through it).
+    var currentClient: RDKafkaClient { current.client }
+
+    /// Replaces the handle now if it can no longer produce; the service loop
+    /// calls this so a producer that sends nothing still recovers.
+    func recoverIfLost() { _ = current }
+
+    /// Replaces `failed` if `error` (thrown by one of its sends) or its own
+    /// state says it can no longer produce.
+    private func replaceIfLost(_ failed: RDKafkaProducerInstance, after error: any Error) {
+        guard !failed.context.isClosed, let lost = failed.unrecoverable(after: error) else { return }
+        _ = replace(failed, because: lost)
+    }
+
+    /// Swaps in a new handle for `failed` (unless another caller did already)
+    /// and purges `failed`: everything it owed is reported failed to its
+    /// callers at once, rather than after `message.timeout.ms`.
+    /// - Returns: the handle to use from now on.
+    private func replace(_ failed: RDKafkaProducerInstance, because lost: KafkaError) -> RDKafkaProducerInstance {
+        let (replacement, replaced) = instance.withLock { current -> (RDKafkaProducerInstance, Bool) in
+            guard current === failed else { return (current, false) }
+            do {
+                current = try RDKafkaProducerInstance(configuration: configuration, unknownTopic: unknownTopic)
+            } catch {
+                // Creating a handle fails only on configuration, which worked before; keep the old one and retry next time.
+                configuration.client.logHandler?(.error, "cannot replace the producer handle: \(error)")
+                return (current, false)
+            }
+            return (current, true)
+        }
+        guard replaced else { return replacement }
+        rebuilds.withLock { $0 += 1 }
+        replacement.context.recordFailure("the producer handle was replaced: \(lost.reason)")
+        configuration.client.logHandler?(.error, "replacing the producer handle, which can no longer produce: \(lost.reason)")
+        // The broker that lost the producer's state may have lost its topics too.
+        topicKeeper.ensureInBackground(because: "the producer handle was replaced")
+        Task.detached { [self] in
+            _ = await failed.poller.shutdown(timeout: .zero)
             let old = failed.context.counters
-            $0 = KafkaProducerCounters(delivered: $0.delivered + old.delivered, failed: $0.failed + old.failed)
+            retiredCounters.withLock {
+                $0 = KafkaProducerCounters(delivered: $0.delivered + old.delivered, failed: $0.failed + old.failed)
+            }
         }
-        Task.detached { _ = await failed.poller.shutdown(timeout: .zero) }
+        return replacement
     }
 
     /// Enqueues a message without waiting for the broker. When the local queue
@@ -79,9 +157,9 @@ public final class KafkaProducer: Sendable {
         let clock = ContinuousClock()
         let deadline = clock.now.advanced(by: queueFullTimeout)
         while true {
-            guard let failure = instance.client.produce(message, opaque: 0) else { return }
+            guard let failure = instance.produce(message, opaque: 0) else { return }
             guard failure.isQueueFull, clock.now < deadline else {
-                replaceIfFatal(instance, after: failure.error)
+                replaceIfLost(instance, after: failure.error)
                 throw failure.error
             }
             usleep(1000)
@@ -100,10 +178,10 @@ public final class KafkaProducer: Sendable {
         let id = try instance.context.reserve()
         let clock = ContinuousClock()
         let deadline = clock.now.advanced(by: queueFullTimeout)
-        while let failure = instance.client.produce(message, opaque: id) {
+        while let failure = instance.produce(message, opaque: id) {
             guard failure.isQueueFull, clock.now < deadline else {
                 instance.context.cancel(id)
-                replaceIfFatal(instance, after: failure.error)
+                replaceIfLost(instance, after: failure.error)
                 throw failure.error
             }
             try? await Task.sleep(for: .milliseconds(1))
@@ -111,7 +189,7 @@ public final class KafkaProducer: Sendable {
         do {
             return try await instance.context.await(id)
         } catch {
-            replaceIfFatal(instance, after: error)
+            replaceIfLost(instance, after: error)
             throw error
         }
     }

@@ -28,6 +28,15 @@ public struct KafkaProducerConfiguration: Sendable {
     /// How long the producer, run as a service, waits for queued messages when
     /// its group stops it (``KafkaProducer/run()``). Default 10 seconds.
     public var closeTimeout: Duration
+    /// The topics this producer writes, as they must exist: re-created with
+    /// these settings whenever the broker lost them (``KafkaTopicKeeper``).
+    /// Default empty: nothing is re-created. The producer never lets the
+    /// broker auto-create a topic either way (`allow.auto.create.topics=false`).
+    public var topics: [KafkaTopicSpecification]
+    /// How often the producer, run as a service, makes sure ``topics`` exist
+    /// even when nothing failed (a broker restart that no send noticed yet).
+    /// Default 30 seconds; zero turns the periodic check off.
+    public var topicCheckInterval: Duration
 
     /// Creates a producer configuration with the documented defaults.
     public init(
@@ -37,7 +46,9 @@ public struct KafkaProducerConfiguration: Sendable {
         maxQueuedMessages: Int = 100_000,
         queueFullTimeout: Duration = .milliseconds(100),
         deliveryFailureHandler: (@Sendable (KafkaUndeliveredMessage) -> Void)? = nil,
-        closeTimeout: Duration = .seconds(10)
+        closeTimeout: Duration = .seconds(10),
+        topics: [KafkaTopicSpecification] = [],
+        topicCheckInterval: Duration = .seconds(30)
     ) {
         self.client = client
         self.messageTimeout = messageTimeout
@@ -46,6 +57,8 @@ public struct KafkaProducerConfiguration: Sendable {
         self.queueFullTimeout = queueFullTimeout
         self.deliveryFailureHandler = deliveryFailureHandler
         self.closeTimeout = closeTimeout
+        self.topics = topics
+        self.topicCheckInterval = topicCheckInterval
     }
 
     /// The librdkafka properties for this configuration, overrides last.
@@ -58,6 +71,9 @@ public struct KafkaProducerConfiguration: Sendable {
         result["message.timeout.ms"] = String(messageTimeout.wholeMilliseconds)
         result["linger.ms"] = String(linger.wholeMilliseconds)
         result["queue.buffering.max.messages"] = String(maxQueuedMessages)
+        // A producer's metadata request would otherwise create a missing topic
+        // with the broker's defaults (Tansu: 4 partitions), for good.
+        result["allow.auto.create.topics"] = "false"
         result.merge(client.extraProperties) { _, override in override }
         return result
     }

@@ -15,6 +15,17 @@ import Testing
         #expect(properties["message.timeout.ms"] == "1500")
         #expect(properties["linger.ms"] == "7")
         #expect(properties["compression.type"] == "lz4")
+        #expect(properties["allow.auto.create.topics"] == "false", "a missing topic is re-created as declared, never by the broker")
+    }
+
+    @Test func messagingDeclaresItsTopicsToTheProducer() {
+        let messaging = MessagingSettings(client: client, topicPartitions: 6, replicationFactor: 3, topicCheckInterval: .seconds(7))
+        let configuration = messaging.producerConfiguration(declaring: ["a", "b"], messageTimeout: .seconds(4))
+        #expect(configuration.topics == messaging.topicSpecifications(["a", "b"]))
+        #expect(configuration.topics.map(\.partitions) == [6, 6])
+        #expect(configuration.topics.map(\.replicationFactor) == [3, 3])
+        #expect(configuration.topicCheckInterval == .seconds(7))
+        #expect(configuration.messageTimeout == .seconds(4))
     }
 
     @Test func consumerCommitsOnlyExplicitly() throws {
@@ -25,6 +36,7 @@ import Testing
         #expect(properties["session.timeout.ms"] == "6000")
         #expect(properties["group.id"] == "g")
         #expect(properties["auto.offset.reset"] == "earliest")
+        #expect(properties["allow.auto.create.topics"] == "false")
         #expect(properties["fetch.wait.max.ms"] == "25", "Tansu holds every fetch this long")
     }
 

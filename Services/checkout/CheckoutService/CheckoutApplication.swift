@@ -24,7 +24,8 @@ public struct CheckoutApplication: ServiceApplication {
     /// Loads and refreshes ``catalog`` in the background.
     public let refresher: CatalogRefresher
     /// The API, the completion page and the operational routes; readiness
-    /// checks `database`, `broker` (when given), `catalog`.
+    /// checks `database`, `broker` (when given: the executable's checks the
+    /// broker's metadata and the producer's own deliveries), `catalog`.
     public let shell: ApplicationShell
     /// Deletes idempotency records older than their TTL, hourly.
     public let sweeper: IdempotencySweeper

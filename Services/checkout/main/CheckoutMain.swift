@@ -72,7 +72,7 @@ struct CheckoutMain {
                 let pool = PostgresPool(configuration: database, options: PostgresPoolConfiguration(maximumConnections: settings.maxConnections))
                 try await CheckoutSchema.migrate(pool: pool)
                 try await settings.messaging.ensureTopics(Topics.all)
-                let producer = try KafkaProducer(configuration: KafkaProducerConfiguration(client: settings.messaging.client), logger: logger)
+                let producer = try KafkaProducer(configuration: settings.messaging.producerConfiguration(declaring: Topics.all), logger: logger)
                 let admin = try KafkaAdmin(configuration: settings.messaging.client)
                 let application = buildCheckoutApplication(
                     configuration: settings.configuration, auth: settings.auth, ownership: settings.ownership,
@@ -87,7 +87,12 @@ struct CheckoutMain {
                                 fallback: RequestBudget(requestsPerMinute: settings.budgets.shares(provider).requestsPerMinute), logger: logger)
                         }),
                     pool: pool, publisher: KafkaRecordPublisher(producer: producer),
-                    brokerCheck: { _ = try await admin.partitionCount(topic: Topics.checkouts, timeout: .seconds(2)) },
+                    // Reachable is not enough: after a broker restart a producer can reach it and still
+                    // have every record refused, so readiness also asks the producer's own deliveries.
+                    brokerCheck: { [window = settings.messaging.publishReadinessWindow] in
+                        _ = try await admin.partitionCount(topic: Topics.checkouts, timeout: .seconds(2))
+                        try producer.checkPublishing(window: window)
+                    },
                     http: settings.http, entitlements: settings.entitlements, logger: logger, metrics: metrics)
 
                 logger.info(

@@ -16,7 +16,8 @@ public struct ReconcilerApplication: ServiceApplication {
     public let sweepService: SweepService
     public let providerHealth: ProviderHealth
     /// Operational routes only; readiness: `kafka` (metadata of the webhooks
-    /// topic), `startup` (topics ensured), and `provider:<name>` per enabled
+    /// topic), `kafka-publish` (the snapshot producer's deliveries:
+    /// ``KafkaProducer/checkPublishing(window:)``), `startup` (topics ensured), and `provider:<name>` per enabled
     /// provider (down while its latest call failed: an outage, a rate limit,
     /// a rejected key).
     public let shell: ApplicationShell
@@ -73,7 +74,7 @@ public func buildReconcilerApplication(
             topics: [Topics.webhooks, Topics.commands],
             configuration: KafkaConsumerConfiguration(client: messaging.client, groupID: configuration.groupID, maxBatchSize: configuration.batchSize)
         )
-        producer = try KafkaProducer(configuration: KafkaProducerConfiguration(client: messaging.client), logger: logger)
+        producer = try KafkaProducer(configuration: messaging.producerConfiguration(declaring: Topics.all), logger: logger)
         admin = try KafkaAdmin(configuration: messaging.client)
     } catch {
         throw ReconcilerSetupError(description: "Kafka client setup failed: \(error)")
@@ -107,6 +108,8 @@ public func buildReconcilerApplication(
 
     let health = HealthChecks()
     health.register("kafka") { _ = try await admin.partitionCount(topic: Topics.webhooks, timeout: .seconds(2)) }
+    // Snapshots that cannot be published stall every reconcile; say so.
+    health.register("kafka-publish") { [window = messaging.publishReadinessWindow] in try producer.checkPublishing(window: window) }
     health.register("startup") {
         guard consumerService.isStarted else { throw ReconcilerSetupError(description: "topics not ensured yet") }
     }

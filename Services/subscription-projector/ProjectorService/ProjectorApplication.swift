@@ -16,7 +16,9 @@ public struct ProjectorApplication: ServiceApplication {
     /// Where dead letters go.
     let deadLetterProducer: KafkaProducer
     /// Operational routes only; readiness: `postgres` (SELECT 1), `kafka`
-    /// (metadata request), `startup` (migrations and topics done).
+    /// (metadata request), `kafka-publish` (the dead-letter producer's
+    /// deliveries: ``KafkaProducer/checkPublishing(window:)``), `startup`
+    /// (migrations and topics done).
     public let shell: ApplicationShell
 
     /// HTTP first (so probes answer during start-up), the dead-letter
@@ -62,7 +64,7 @@ public func buildProjectorApplication(
             configuration: KafkaConsumerConfiguration(
                 client: messaging.client, groupID: configuration.groupID,
                 maxBatchSize: configuration.batchSize, maxBatchWait: configuration.batchWait))
-        producer = try KafkaProducer(configuration: KafkaProducerConfiguration(client: messaging.client), logger: logger)
+        producer = try KafkaProducer(configuration: messaging.producerConfiguration(declaring: Topics.all), logger: logger)
         admin = try KafkaAdmin(configuration: messaging.client)
     } catch {
         throw ProjectorSetupError(description: "Kafka client setup failed: \(error)")
@@ -78,6 +80,8 @@ public func buildProjectorApplication(
     let health = HealthChecks()
     health.register("postgres") { _ = try await pool.query("SELECT 1") }
     health.register("kafka") { _ = try await admin.partitionCount(topic: Topics.webhooks, timeout: .seconds(2)) }
+    // A dead letter that cannot be published holds its batch (and the partition) back.
+    health.register("kafka-publish") { [window = messaging.publishReadinessWindow] in try producer.checkPublishing(window: window) }
     health.register("startup") {
         guard consumerService.isStarted else { throw ProjectorSetupError(description: "migrations or topic creation not done yet") }
     }

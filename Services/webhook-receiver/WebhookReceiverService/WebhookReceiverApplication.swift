@@ -39,7 +39,8 @@ public struct WebhookReceiverApplication: ServiceApplication {
     /// Where verified webhooks are stored before the 200.
     public let publisher: any WebhookPublishing
     /// Webhook and operational routes; readiness `kafka` (metadata of
-    /// `storefront.webhooks.v1`) when built over Kafka; `webhooks_*` and the
+    /// `storefront.webhooks.v1`, and the producer's own deliveries:
+    /// ``KafkaProducer/checkPublishing(window:)``) when built over Kafka; `webhooks_*` and the
     /// HTTP metrics.
     public let shell: ApplicationShell
     /// Creates the topics at start-up, retrying while the broker is down
@@ -95,8 +96,8 @@ public func buildWebhookReceiverApplication(
     let admin: KafkaAdmin
     do {
         producer = try KafkaProducer(
-            configuration: WebhookPublisher.producerConfiguration(
-                client: messaging.client, timeout: configuration.publishTimeout), logger: logger)
+            configuration: WebhookPublisher.producerConfiguration(messaging: messaging, timeout: configuration.publishTimeout),
+            logger: logger)
         admin = try KafkaAdmin(configuration: messaging.client)
     } catch {
         throw .kafka(String(describing: error))
@@ -104,7 +105,12 @@ public func buildWebhookReceiverApplication(
     let readiness = BrokerReadiness(admin: admin, cacheDuration: configuration.readinessCacheDuration)
     let core = try buildWebhookReceiverApplication(
         verifiers: verifiers, publisher: WebhookPublisher(producer: producer, timeout: configuration.publishTimeout),
-        brokerCheck: { try await readiness.check() },
+        // Reachable is not enough: after a broker restart the producer can reach it and
+        // still have every record refused, so readiness also asks its own deliveries.
+        brokerCheck: { [window = messaging.publishReadinessWindow] in
+            try await readiness.check()
+            try producer.checkPublishing(window: window)
+        },
         configuration: configuration, http: http, logger: logger, metrics: metrics, now: now)
     let topicSetup = TopicSetupService(ensure: { try await messaging.ensureTopics(Topics.all) }, logger: logger)
     return WebhookReceiverApplication(publisher: core.publisher, shell: core.shell, topicSetup: topicSetup, supporting: [topicSetup, producer])
