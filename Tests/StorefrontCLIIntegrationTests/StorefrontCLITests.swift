@@ -29,7 +29,12 @@ final class Output: Sendable {
             let applied = try await MigrateCommand.run(environment: environment, logger: logger)
             #expect(applied.projection == ProjectionSchema.migrations.map(\.version))
             #expect(applied.checkout == CheckoutSchema.migrations.map(\.version))
-            #expect(applied.summary == "projection 1, 2, 3, 4, 5, 6, 7; checkout 1, 2")
+            func listed(_ versions: [Int]) -> String { versions.map(String.init).joined(separator: ", ") }
+            #expect(
+                applied.summary
+                    == "projection \(listed(ProjectionSchema.migrations.map(\.version))); checkout \(listed(CheckoutSchema.migrations.map(\.version)))"
+            )
+            #expect(applied.summary.hasPrefix("projection 1, 2, 3, "))
             #expect(try await MigrateCommand.run(environment: environment, logger: logger).isEmpty)
 
             let renews = Date().addingTimeInterval(86_400 * 20)
