@@ -9,7 +9,7 @@ public final class MetricsRegistry: Sendable {
     enum Kind: String { case counter, gauge, histogram }
 
     enum Instance {
-        case counter(Counter), gauge(Gauge), histogram(Histogram)
+        case counter(Counter), sampledCounter(SampledCounter), gauge(Gauge), histogram(Histogram)
     }
 
     struct Family {
@@ -36,6 +36,15 @@ public final class MetricsRegistry: Sendable {
     public func counter(_ name: String, help: String, labels: [String: String] = [:]) -> Counter {
         let instance = instance(name, .counter, help, labels) { .counter(Counter()) }
         guard case .counter(let counter) = instance else { preconditionFailure("\(name) is not a counter") }
+        return counter
+    }
+
+    /// A counter exposed with the `counter` type whose total is sampled from
+    /// a source (see ``SampledCounter``), for figures such as CPU seconds that
+    /// are monotonic but not whole increments.
+    public func sampledCounter(_ name: String, help: String, labels: [String: String] = [:]) -> SampledCounter {
+        let instance = instance(name, .counter, help, labels) { .sampledCounter(SampledCounter()) }
+        guard case .sampledCounter(let counter) = instance else { preconditionFailure("\(name) is not a sampled counter") }
         return counter
     }
 
@@ -85,6 +94,8 @@ public final class MetricsRegistry: Sendable {
                 switch instance {
                 case .counter(let counter):
                     out += "\(name)\(PrometheusText.labelText(labels.pairs)) \(counter.current)\n"
+                case .sampledCounter(let counter):
+                    out += "\(name)\(PrometheusText.labelText(labels.pairs)) \(PrometheusText.number(counter.current))\n"
                 case .gauge(let gauge):
                     out += "\(name)\(PrometheusText.labelText(labels.pairs)) \(PrometheusText.number(gauge.current))\n"
                 case .histogram(let histogram):

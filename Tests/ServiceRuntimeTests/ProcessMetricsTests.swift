@@ -28,6 +28,8 @@ import Telemetry
         let uptime = try #require(sample("process_uptime_seconds", in: text))
         #expect(uptime >= 0 && abs((now - start) - uptime) < 5)
         #expect(try #require(sample("process_cpu_seconds_total", in: text)) > 0)
+        // A `_total` name is a counter's; promtool flags it on any other type.
+        #expect(text.contains("# TYPE process_cpu_seconds_total counter\n"))
     }
 
     @Test func openFileDescriptorsFollowTheProcess() throws {

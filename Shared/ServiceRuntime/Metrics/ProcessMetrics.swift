@@ -7,10 +7,9 @@ import Telemetry
 /// `process_resident_memory_bytes`, `process_virtual_memory_bytes`,
 /// `process_open_fds`, `process_start_time_seconds`,
 /// `process_uptime_seconds` and `process_cpu_seconds_total`. The last one is
-/// a gauge here although Prometheus clients call it a counter: Telemetry's
-/// `Counter` counts whole increments and cannot hold fractional seconds read
-/// from the kernel; `rate()` works the same on either type.
-/// Where a file cannot be read (not Linux), that gauge keeps its last value.
+/// a counter, as in other Prometheus clients: a ``SampledCounter``, since the
+/// kernel reports the total in fractional seconds rather than increments.
+/// Where a file cannot be read (not Linux), that metric keeps its last value.
 public enum ProcessMetrics {
     /// Registers the process metrics into `registry`. Call once per registry.
     /// - Parameters:
@@ -23,7 +22,7 @@ public enum ProcessMetrics {
         let openFDs = registry.gauge("process_open_fds", help: "Number of open file descriptors.")
         let startTime = registry.gauge("process_start_time_seconds", help: "Start time of the process since unix epoch in seconds.")
         let uptime = registry.gauge("process_uptime_seconds", help: "Seconds since the process started.")
-        let cpu = registry.gauge("process_cpu_seconds_total", help: "Total user and system CPU time spent in seconds.")
+        let cpu = registry.sampledCounter("process_cpu_seconds_total", help: "Total user and system CPU time spent in seconds.")
 
         // The start time never changes; read it once. If /proc has no answer,
         // fall back to now, which is close for a service registering at start.
@@ -34,7 +33,7 @@ public enum ProcessMetrics {
             if let value = proc.residentMemoryBytes() { resident.set(value) }
             if let value = proc.virtualMemoryBytes() { virtual.set(value) }
             if let value = proc.openFileDescriptors() { openFDs.set(value) }
-            if let times = proc.processTimes() { cpu.set(times.cpuSeconds) }
+            if let times = proc.processTimes() { cpu.record(total: times.cpuSeconds) }
             uptime.set(max(0, Date().timeIntervalSince1970 - started))
         }
     }
