@@ -80,8 +80,12 @@ COPY --from=build /out/ /usr/local/bin/
 USER 10001:10001
 WORKDIR /tmp
 EXPOSE 8080
+# The commit the image was built from, for the storefront_build_info metric:
+#   docker build --build-arg STOREFRONT_COMMIT=$(git rev-parse --short HEAD) .
+ARG STOREFRONT_COMMIT=unknown
 ENV HOST=0.0.0.0 \
-    PORT=8080
+    PORT=8080 \
+    STOREFRONT_COMMIT=${STOREFRONT_COMMIT}
 
 LABEL org.opencontainers.image.title="storefront" \
       org.opencontainers.image.description="Storefront services; the command picks one: catalog, checkout, webhook-receiver, subscription-projector, reconciler, provider-sandbox, storefront"

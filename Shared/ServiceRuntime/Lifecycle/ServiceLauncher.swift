@@ -19,7 +19,7 @@ public struct ServiceLaunch: Sendable {
 ///
 /// 1. `LOG_LEVEL` and the service's settings are read with one
 ///    ``ConfigReader``; any problem, all of them listed by name, exits 78.
-/// 2. Process metrics are registered; `start` builds the services (a
+/// 2. Process metrics and ``BuildInfo`` are registered; `start` builds the services (a
 ///    ``ConfigurationError`` it throws exits 78, any other error exits 1).
 /// 3. The services run in a ``ServiceGroup`` until SIGTERM or SIGINT; a
 ///    service that fails stops the others and the process exits 1.
@@ -36,6 +36,7 @@ public enum ServiceLauncher {
         var reader = ConfigReader(environment)
         let logger = Logger.bootstrap(service: service, reader: &reader)
         let settings = read(&reader, logger)
+        let build = BuildInfo.fromEnvironment(&reader)
         do {
             try reader.finish()
         } catch {
@@ -44,6 +45,7 @@ public enum ServiceLauncher {
 
         let metrics = MetricsRegistry()
         ProcessMetrics.register(into: metrics)
+        build.register(into: metrics)
         let launch: ServiceLaunch
         do {
             launch = try await start(settings, logger, metrics)
