@@ -23,13 +23,16 @@ public struct ReconcilerApplication: ServiceApplication {
     public let shell: ApplicationShell
     let producer: KafkaProducer
     let pool: PostgresPool?
+    /// `kafka_consumer_group_lag` of the reconciler's group.
+    let lagMetrics: KafkaConsumerLagMetrics
 
     /// HTTP first (probes answer during start-up), the producer, the
     /// consumer, the loop that reads it, then the sweep. Stopped in reverse:
     /// the sweep ends, the loop drains and commits, the consumer leaves the
-    /// group, the producer flushes, HTTP goes last.
+    /// group, the producer flushes, HTTP goes last. The lag reader runs
+    /// beside them; it only reads from the broker.
     public var services: [any Service] {
-        [shell.server, producer, consumerService.consumer, consumerService, sweepService]
+        [shell.server, producer, consumerService.consumer, consumerService, sweepService, lagMetrics]
     }
 
     /// Releases the projection pool (after the services stopped).
@@ -66,16 +69,20 @@ public func buildReconcilerApplication(
             throw ReconcilerSetupError(description: "DATABASE_URL is not usable: \(error)")
         }
     }
+    let topics = [Topics.webhooks, Topics.commands]
     let consumer: KafkaConsumer
     let producer: KafkaProducer
     let admin: KafkaAdmin
+    let lagMetrics: KafkaConsumerLagMetrics
     do {
         consumer = try KafkaConsumer(
-            topics: [Topics.webhooks, Topics.commands],
+            topics: topics,
             configuration: KafkaConsumerConfiguration(client: messaging.client, groupID: configuration.groupID, maxBatchSize: configuration.batchSize)
         )
         producer = try KafkaProducer(configuration: messaging.producerConfiguration(declaring: Topics.all), logger: logger)
         admin = try KafkaAdmin(configuration: messaging.client)
+        lagMetrics = try KafkaConsumerLagMetrics(
+            configuration: messaging.client, groupID: configuration.groupID, topics: topics, registry: metrics, logger: logger)
     } catch {
         throw ReconcilerSetupError(description: "Kafka client setup failed: \(error)")
     }
@@ -118,5 +125,6 @@ public func buildReconcilerApplication(
     }
     return ReconcilerApplication(
         reconciler: reconciler, consumerService: consumerService, sweepService: sweepService, providerHealth: providerHealth,
-        shell: ApplicationShell(http: http, health: health, metrics: metrics, logger: logger), producer: producer, pool: pool)
+        shell: ApplicationShell(http: http, health: health, metrics: metrics, logger: logger), producer: producer, pool: pool,
+        lagMetrics: lagMetrics)
 }
