@@ -269,6 +269,7 @@ let package = Package(
         // The kit's own tests, plus the server's completion page (CheckoutService; a test
         // target's linker flags never reach the StorefrontKit product).
         tests("StorefrontKitTests", ["Basics", "StorefrontKit", "CheckoutService", "HTTPServer", "ServiceRuntime"], linker: vendoredLibraries),
+        tests("ProjectorServiceTests", ["Kafka", "Models", "ProjectorService", "Telemetry"], linker: vendoredLibraries),
 
         // Integration
         tests("PostgresIntegrationTests", ["Postgres", "TestSupport"]),

@@ -58,6 +58,7 @@ public struct Projector: Sendable {
         }
         var outcome = ProjectorBatchOutcome()
         let (result, rejected) = try await write(inputs[...])
+        Self.observeVisibility(of: inputs, at: Date(), metrics: metrics)
         letters += rejected
         // Logged and applied once the purchase arrives, but never silent:
         // money went back for something Storefront has no record of yet.

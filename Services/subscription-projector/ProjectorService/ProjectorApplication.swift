@@ -15,6 +15,10 @@ public struct ProjectorApplication: ServiceApplication {
     public let projector: Projector
     /// Where dead letters go.
     let deadLetterProducer: KafkaProducer
+    /// `kafka_consumer_group_lag` of the projector's group.
+    let lagMetrics: KafkaConsumerLagMetrics
+    /// `storefront_subscriptions` and its billing-issue twin, from the projection.
+    let subscriptionGauges: SubscriptionGauges
     /// Operational routes only; readiness: `postgres` (SELECT 1), `kafka`
     /// (metadata request), `kafka-publish` (the dead-letter producer's
     /// deliveries: ``KafkaProducer/checkPublishing(window:)``), `startup`
@@ -24,9 +28,10 @@ public struct ProjectorApplication: ServiceApplication {
     /// HTTP first (so probes answer during start-up), the dead-letter
     /// producer, the consumer, then the loop that reads it. Stopped in
     /// reverse: the loop finishes and commits its batch, the consumer leaves
-    /// the group, the producer flushes, HTTP goes last.
+    /// the group, the producer flushes, HTTP goes last. The lag reader and
+    /// the subscription gauges run beside them; they only read.
     public var services: [any Service] {
-        [shell.server, deadLetterProducer, consumerService.consumer, consumerService]
+        [shell.server, deadLetterProducer, consumerService.consumer, consumerService, lagMetrics, subscriptionGauges]
     }
 }
 
@@ -55,17 +60,21 @@ public func buildProjectorApplication(
         throw ProjectorSetupError(description: "DATABASE_URL is not usable: \(error)")
     }
     let pool = PostgresPool(configuration: database, options: PostgresPoolConfiguration(maximumConnections: configuration.databaseConnections))
+    let topics = [Topics.webhooks, Topics.checkouts, Topics.commands, Topics.snapshots]
     let consumer: KafkaConsumer
     let producer: KafkaProducer
     let admin: KafkaAdmin
+    let lagMetrics: KafkaConsumerLagMetrics
     do {
         consumer = try KafkaConsumer(
-            topics: [Topics.webhooks, Topics.checkouts, Topics.commands, Topics.snapshots],
+            topics: topics,
             configuration: KafkaConsumerConfiguration(
                 client: messaging.client, groupID: configuration.groupID,
                 maxBatchSize: configuration.batchSize, maxBatchWait: configuration.batchWait))
         producer = try KafkaProducer(configuration: messaging.producerConfiguration(declaring: Topics.all), logger: logger)
         admin = try KafkaAdmin(configuration: messaging.client)
+        lagMetrics = try KafkaConsumerLagMetrics(
+            configuration: messaging.client, groupID: configuration.groupID, topics: topics, registry: metrics, logger: logger)
     } catch {
         throw ProjectorSetupError(description: "Kafka client setup failed: \(error)")
     }
@@ -86,6 +95,7 @@ public func buildProjectorApplication(
         guard consumerService.isStarted else { throw ProjectorSetupError(description: "migrations or topic creation not done yet") }
     }
     return ProjectorApplication(
-        pool: pool, consumerService: consumerService, projector: projector, deadLetterProducer: producer,
+        pool: pool, consumerService: consumerService, projector: projector, deadLetterProducer: producer, lagMetrics: lagMetrics,
+        subscriptionGauges: SubscriptionGauges(source: PostgresSubscriptionCounts(pool: pool), registry: metrics, logger: logger),
         shell: ApplicationShell(http: http, health: health, metrics: metrics, logger: logger))
 }

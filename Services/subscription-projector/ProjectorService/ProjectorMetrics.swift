@@ -40,7 +40,10 @@ public struct ProjectorMetrics: Sendable {
             "projector_unreadable_logged_events_total",
             help: "Logged events left out of a fold because they no longer read back (they stay in billing_events).")
         // Every provider's series exists from the start, at 0.
-        for provider in Provider.allCases { _ = unprovenOwnershipClaims(provider) }
+        for provider in Provider.allCases {
+            _ = unprovenOwnershipClaims(provider)
+            _ = webhookVisible(provider)
+        }
     }
 
     /// `projector_unproven_ownership_claims_total{provider}`: webhook and
@@ -52,6 +55,20 @@ public struct ProjectorMetrics: Sendable {
             help: "Webhooks and snapshots whose custom data named a Storefront user or checkout without a valid ownership proof "
                 + "(they gave the purchase no owner), by provider.",
             labels: ["provider": provider.rawValue])
+    }
+
+    /// Seconds from received to visible: 10 ms to 5 min, since a healthy
+    /// stack answers within a second and a backlog drains over minutes.
+    static let visibilityBuckets: [Double] = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300]
+
+    /// `projector_webhook_visible_seconds{provider}`: from the receiver's
+    /// `receivedAt` to the commit of the transaction that applied the webhook
+    /// (from then on status and entitlement reads see it).
+    public func webhookVisible(_ provider: Provider) -> Histogram {
+        registry.histogram(
+            "projector_webhook_visible_seconds",
+            help: "Seconds from a webhook's receipt by the webhook-receiver to the commit of the projector transaction that applied it, by provider.",
+            labels: ["provider": provider.rawValue], buckets: Self.visibilityBuckets)
     }
 
     /// Records the offsets a batch reached.
