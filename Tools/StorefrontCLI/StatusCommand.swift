@@ -5,20 +5,19 @@ import Postgres
 import Projection
 import ServiceRuntime
 
-/// `storefront status EMAIL`: what the status endpoint would answer for each
-/// app user with that email, plus every subscription and order behind it,
+/// `storefront status EMAIL` or `storefront status --user APP_USER_ID`: what
+/// the status endpoint would answer for each app user with that email (or
+/// for that one app user), plus every subscription and order behind it,
 /// read from the projection (`DATABASE_URL`). Useful when a customer writes in.
 /// The entitlements are judged as the checkout service would: `STOREFRONT_MODE`
-/// (`test` unless `live`), `ENTITLEMENTS_FILE` and the grace settings. The
-/// operator vouches for the email, so it is treated as verified.
+/// (`test` unless `live`), `ENTITLEMENTS_FILE` and the grace settings. Whom
+/// each form covers: ``StatusTarget``.
 public enum StatusCommand {
     public static func run(
         _ arguments: CommandLineArguments, environment: Environment, now: Date = Date(),
         output: @Sendable (String) -> Void
     ) async throws {
-        guard let email = arguments.words.dropFirst().first, EmailAddress.isValid(email) else {
-            throw CommandLineArguments.UsageError(description: "usage: storefront status EMAIL")
-        }
+        let target = try StatusTarget(arguments)
         var reader = ConfigReader(environment)
         let url = reader.required.string("DATABASE_URL")
         let resolver = EntitlementResolver.fromEnvironment(&reader, testDeployment: reader.string("STOREFRONT_MODE") != "live")
@@ -26,7 +25,7 @@ public enum StatusCommand {
 
         let pool = PostgresPool(configuration: try PostgresConfiguration(url: url))
         do {
-            try await report(email: email, pool: pool, resolver: resolver, now: now, output: output)
+            try await report(target, pool: pool, resolver: resolver, now: now, output: output)
         } catch {
             await pool.close()
             throw error
@@ -35,16 +34,10 @@ public enum StatusCommand {
     }
 
     static func report(
-        email: String, pool: PostgresPool, resolver: EntitlementResolver, now: Date,
+        _ target: StatusTarget, pool: PostgresPool, resolver: EntitlementResolver, now: Date,
         output: @Sendable (String) -> Void
     ) async throws {
-        let known = try await pool.query("SELECT app_user_id FROM app_users WHERE lower(email) = lower(\(email)) ORDER BY app_user_id")
-            .map { try $0.decode(String.self) }
-        // Without a known app user, the reader still finds rows by email alone.
-        let users =
-            known.isEmpty
-            ? [ProjectionUser(appUserID: "", verifiedEmail: email)]
-            : known.map { ProjectionUser(appUserID: $0, verifiedEmail: email) }
+        let users = try await target.users(in: pool)
         let reader = SubscriptionStatusReader(pool: pool, resolver: resolver)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]

@@ -17,8 +17,8 @@ struct StorefrontCLIMain {
           dev-token --sub ID [--email E] [--email-verified] [--iss I] [--aud A] [--ttl SECONDS]
                                                mint an HS256 app-user token with AUTH_JWT_SECRET
                                                (iss/aud default to AUTH_JWT_ISSUER/AUDIENCE, else the local stack's)
-          status EMAIL                         what the status endpoint shows for that customer, with every
-                                               subscription and order behind it (DATABASE_URL)
+          status EMAIL | status --user ID      what the status endpoint shows for that customer (or that app
+                                               user), with every subscription and order behind it (DATABASE_URL)
           deadletter list [--topic T]          print every record on storefront.deadletter.v1 (KAFKA_BROKERS)
           deadletter replay [--topic T] [--group G]
                                                publish dead letters not yet replayed back to their source topic
