@@ -10,11 +10,13 @@ vendor="$root/.vendor"   # git-ignored; everything downloaded lands here
 
 # chromium and chromium-driver: StorefrontKit's browser test drives Debian's
 # headless Chromium through chromedriver's WebDriver API (nothing downloads
-# browsers or drivers at test time).
+# browsers or drivers at test time). prometheus: `promtool` checks the
+# services' metrics, the alert rules and the scrape configuration in
+# `make test`, and `prometheus` runs the monitoring profile beside `make run`.
 apt_packages=(
   pkg-config libpq-dev librdkafka-dev libcurl4-openssl-dev libmicrohttpd-dev
   libssl-dev postgresql nginx-light openssl python3 curl procps
-  chromium chromium-driver
+  chromium chromium-driver prometheus
 )
 
 missing=()
@@ -33,6 +35,12 @@ if [ ${#missing[@]} -gt 0 ]; then
   # The postgresql package starts a cluster of its own on 5432; Storefront
   # runs throwaway clusters instead, so the packaged one is not needed.
   pg_ctlcluster 15 main stop >/dev/null 2>&1 || true
+  # The prometheus package would start its own server on :9090 where an init
+  # system runs (not in containers, whose policy-rc.d refuses); Storefront
+  # only needs its binaries, so stop and disable that one if it started.
+  if command -v systemctl >/dev/null 2>&1 && systemctl is-active --quiet prometheus 2>/dev/null; then
+    systemctl disable --now prometheus >/dev/null 2>&1 || true
+  fi
 fi
 
 # --- pinned wheels -----------------------------------------------------------
