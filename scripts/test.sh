@@ -13,9 +13,11 @@ cd "$root"
 "$root/scripts/install-deps.sh"
 
 # Fast and engine-free (but for lint's compile of StorefrontKit alone): fail
-# early when the deployment files break a rule, the Swift sources stray from
-# .swift-format, or the kit has a warning.
+# early when the deployment files break a rule, the monitoring files (scrape
+# configuration, alert rules and their tests, dashboards) do not check, the
+# Swift sources stray from .swift-format, or the kit has a warning.
 "$root/scripts/check-compose.sh"
+"$root/scripts/check-monitoring.sh"
 "$root/scripts/lint.sh"
 
 echo "==> building (debug, with tests)"
