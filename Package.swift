@@ -56,7 +56,7 @@ let package = Package(
         // Conversions every module needs (Duration in seconds and milliseconds); no dependencies.
         library("Basics"),
         library("Telemetry", ["Models"]),
-        library("Postgres", ["CLibPQ"]),
+        library("Postgres", ["Basics", "CLibPQ"]),
         library("Kafka", ["Basics", "CRdKafka", "ServiceRuntime", "Telemetry"], linker: vendoredLibraries),
         library("HTTPTypes"),
         library("HTTPClient", ["Basics", "CCurl", "HTTPTypes"]),
@@ -227,7 +227,7 @@ let package = Package(
         tests("HTTPClientTests", ["HTTPClient"]),
         tests("HTTPServerTests", ["HTTPServer", "Telemetry", "TestSupport"]),
         tests("ServiceRuntimeTests", ["Basics", "ServiceRuntime", "Telemetry", "TestSupport"]),
-        tests("PostgresTests", ["Postgres"]),
+        tests("PostgresTests", ["Basics", "Postgres"]),
         tests("KafkaTests", ["Basics", "Kafka", "ServiceRuntime", "Telemetry"], linker: vendoredLibraries),
         tests("WebhooksTests", ["Basics", "Webhooks", "ProviderConfiguration", "Models", "HTTPTypes", "TestSupport"]),
         tests(
