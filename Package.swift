@@ -149,7 +149,9 @@ let package = Package(
             path: "Services/reconciler/ReconcilerService", swiftSettings: strict, linkerSettings: vendoredLibraries),
         .executableTarget(
             name: "reconciler",
-            dependencies: ["Basics", "ReconcilerService", "ProviderConfiguration", "HTTPServer", "ServiceRuntime", "Telemetry", "Kafka", "Models"],
+            dependencies: [
+                "Basics", "ReconcilerService", "ProviderConfiguration", "HTTPServer", "ServiceRuntime", "Telemetry", "Kafka", "Models", "Postgres",
+            ],
             path: "Services/reconciler/main", swiftSettings: strict, linkerSettings: vendoredLibraries),
 
         // MARK: - Tools

@@ -3,6 +3,7 @@ import Foundation
 import HTTPServer
 import Kafka
 import Models
+import Postgres
 import ProviderConfiguration
 import ReconcilerService
 import ServiceRuntime
@@ -48,6 +49,7 @@ struct ReconcilerMain {
                         "reconciler.budget.lemonsqueezy_per_minute": String(providers.lemonSqueezyRequestsPerMinute),
                         "reconciler.budget.paystack_per_minute": String(providers.paystackRequestsPerMinute),
                         "reconciler.drift": configuration.databaseURL == nil ? "off (no DATABASE_URL)" : "on",
+                        "postgres.limits": configuration.databaseURL == nil ? "-" : configuration.databaseLimits.description,
                     ])
                 return ServiceLaunch(services: application.services, afterStop: { await application.close() })
             })
