@@ -6,8 +6,10 @@ extension PostgresSessionLimits {
     /// `DATABASE_IDLE_IN_TRANSACTION_TIMEOUT`, `DATABASE_CONNECT_TIMEOUT`,
     /// `DATABASE_TCP_USER_TIMEOUT` (durations: `30`, `250ms`, `5m`; `0` turns
     /// the limit off), `DATABASE_KEEPALIVE_IDLE`, `DATABASE_KEEPALIVE_INTERVAL`
-    /// (durations) and `DATABASE_KEEPALIVE_COUNT` (1–100). They win over the
-    /// same keywords in `DATABASE_URL`.
+    /// (durations) and `DATABASE_KEEPALIVE_COUNT` (1–100). Assigned to
+    /// ``PostgresConfiguration/limits``, they replace the URL's
+    /// `statement_timeout` and `connect_timeout`; other libpq keywords in the
+    /// URL (``PostgresConfiguration/extraParameters``) still win.
     /// - Parameters:
     ///   - reader: where the variables are read; problems are reported there.
     ///   - defaults: the service's preset.
