@@ -56,7 +56,7 @@ let package = Package(
         // Conversions every module needs (Duration in seconds and milliseconds); no dependencies.
         library("Basics"),
         library("Telemetry", ["Models"]),
-        library("Postgres", ["CLibPQ"]),
+        library("Postgres", ["Basics", "CLibPQ"]),
         library("Kafka", ["Basics", "CRdKafka", "ServiceRuntime", "Telemetry"], linker: vendoredLibraries),
         library("HTTPTypes"),
         library("HTTPClient", ["Basics", "CCurl", "HTTPTypes"]),
@@ -152,7 +152,9 @@ let package = Package(
             path: "Services/reconciler/ReconcilerService", swiftSettings: strict, linkerSettings: vendoredLibraries),
         .executableTarget(
             name: "reconciler",
-            dependencies: ["Basics", "ReconcilerService", "ProviderConfiguration", "HTTPServer", "ServiceRuntime", "Telemetry", "Kafka", "Models"],
+            dependencies: [
+                "Basics", "ReconcilerService", "ProviderConfiguration", "HTTPServer", "ServiceRuntime", "Telemetry", "Kafka", "Models", "Postgres",
+            ],
             path: "Services/reconciler/main", swiftSettings: strict, linkerSettings: vendoredLibraries),
 
         // MARK: - Tools
@@ -231,7 +233,7 @@ let package = Package(
         tests("HTTPClientTests", ["HTTPClient"]),
         tests("HTTPServerTests", ["HTTPServer", "Telemetry", "TestSupport"]),
         tests("ServiceRuntimeTests", ["Basics", "ServiceRuntime", "Telemetry", "TestSupport"]),
-        tests("PostgresTests", ["Postgres"]),
+        tests("PostgresTests", ["Basics", "Postgres"]),
         // CRdKafka: librdkafka's mock cluster injects broker errors into a producer, with no server.
         tests("KafkaTests", ["Basics", "CRdKafka", "Kafka", "ServiceRuntime", "Telemetry"], linker: vendoredLibraries),
         tests("WebhooksTests", ["Basics", "Webhooks", "ProviderConfiguration", "Models", "HTTPTypes", "TestSupport"]),

@@ -28,6 +28,9 @@ public struct ProviderSnapshot: Codable, Sendable, Hashable {
     }
 
     /// Unique id (UUID string): the projector's dedup key is `snapshot:<id>`.
+    /// A snapshot whose content the log already holds at that point is not
+    /// stored at all (the projector's `ProjectionStatements.snapshotEvent`),
+    /// so hourly sweeps of unchanged objects add nothing.
     public var snapshotID: String
     public var provider: Provider
     public var entity: Entity

@@ -67,6 +67,7 @@ enum LibPQ {
         }
         // A server error without SQLSTATE is a client-side failure (e.g. out of memory).
         if error.kind == .server && error.sqlState == nil { error.kind = .client }
+        if let state = error.sqlState, PostgresError.timeoutStates.contains(state) { error.kind = .timeout }
         return error
     }
 
@@ -108,13 +109,15 @@ enum LibPQ {
         return rows
     }
 
-    /// Sends one parameterised statement and waits for its result (blocking).
-    static func exec(_ connection: OpaquePointer, _ query: PostgresQuery) throws -> OpaquePointer {
+    /// Sends one parameterised statement and waits for its result (blocking,
+    /// for at most `timeout` of silence from the server).
+    static func exec(_ connection: OpaquePointer, _ query: PostgresQuery, timeout: Duration?) throws -> OpaquePointer {
         try checkNoNUL(query.binds, sql: query.sql)
         let types = query.binds.map { Oid($0.dataType.rawValue) }
-        let result = withCStrings(query.binds.map(\.text)) { values in
-            PQexecParams(connection, query.sql, Int32(query.binds.count), types, values, nil, nil, 0)
+        let sent = withCStrings(query.binds.map(\.text)) { values in
+            PQsendQueryParams(connection, query.sql, Int32(query.binds.count), types, values, nil, nil, 0)
         }
-        return try check(result, connection: connection)
+        guard sent == 1 else { throw error(result: nil, connection: connection) }
+        return try check(try collect(connection, timeout: timeout), connection: connection)
     }
 }

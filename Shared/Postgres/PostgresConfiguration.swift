@@ -17,10 +17,10 @@ public struct PostgresConfiguration: Sendable, Hashable {
     public var database: String?
     /// TLS settings passed through to libpq. Default: libpq's own (`sslmode=prefer`).
     public var tls: TLS
-    /// Seconds to wait for the connection to be established. Default 10; `nil` waits forever.
-    public var connectTimeoutSeconds: Int?
-    /// Server-side limit for each statement, in milliseconds. Default `nil` (no limit).
-    public var statementTimeoutMilliseconds: Int?
+    /// Statement, lock and idle-transaction limits, keepalives, TCP user
+    /// timeout, connect timeout. Default: ``PostgresSessionLimits/init()``
+    /// (network limits on, no statement limit); services set their preset.
+    public var limits: PostgresSessionLimits
     /// `application_name` shown in `pg_stat_activity`. Default `nil`.
     public var applicationName: String?
     /// Other libpq connection keywords (for example `keepalives_idle`). Default empty.
@@ -80,8 +80,7 @@ public struct PostgresConfiguration: Sendable, Hashable {
         self.password = password
         self.database = database
         self.tls = tls
-        self.connectTimeoutSeconds = 10
-        self.statementTimeoutMilliseconds = nil
+        self.limits = PostgresSessionLimits()
         self.applicationName = nil
         self.extraParameters = []
     }
@@ -105,12 +104,11 @@ public struct PostgresConfiguration: Sendable, Hashable {
         if let path = tls.rootCertificatePath { pairs.append(("sslrootcert", path)) }
         if let path = tls.certificatePath { pairs.append(("sslcert", path)) }
         if let path = tls.keyPath { pairs.append(("sslkey", path)) }
-        if let seconds = connectTimeoutSeconds { pairs.append(("connect_timeout", String(seconds))) }
+        pairs += limits.keywordPairs
         if let applicationName { pairs.append(("application_name", applicationName)) }
         pairs.append(("client_encoding", "UTF8"))
 
-        var settings = Self.sessionSettings
-        if let ms = statementTimeoutMilliseconds { settings.append(("statement_timeout", String(ms))) }
+        let settings = Self.sessionSettings + limits.serverSettings
         var options = settings.map { "-c \(Self.escapeOption($0.0))=\(Self.escapeOption($0.1))" }
         var extras: [(String, String)] = []
         for parameter in extraParameters {
@@ -137,6 +135,22 @@ public struct PostgresConfiguration: Sendable, Hashable {
             out.append(character)
         }
         return out
+    }
+}
+
+extension PostgresConfiguration {
+    /// Seconds to wait for the connection to be established; `nil` waits
+    /// forever. The whole-second view of ``PostgresSessionLimits/connectTimeout``.
+    public var connectTimeoutSeconds: Int? {
+        get { limits.connectTimeout.map { Int(PostgresSessionLimits.seconds($0)) } }
+        set { limits.connectTimeout = newValue.flatMap { $0 > 0 ? .seconds($0) : nil } }
+    }
+
+    /// Server-side limit for each statement, in milliseconds; `nil`: none.
+    /// The millisecond view of ``PostgresSessionLimits/statementTimeout``.
+    public var statementTimeoutMilliseconds: Int? {
+        get { limits.statementTimeout.map { Int(PostgresSessionLimits.milliseconds($0)) } }
+        set { limits.statementTimeout = newValue.flatMap { $0 > 0 ? .milliseconds($0) : nil } }
     }
 }
 

@@ -113,7 +113,9 @@ extension PostgresConnection {
         // PIPELINE_ABORTED; the sync point ends the batch.
         var counts = [Int](repeating: 0, count: batch.count)
         var firstError: PostgresError?
+        let timeout = responseTimeout
         for slot in slots {
+            try LibPQ.awaitResult(handle, timeout: timeout)
             guard let result = PQgetResult(handle) else {
                 markBroken()
                 throw LibPQ.error(result: nil, connection: handle)
@@ -138,8 +140,10 @@ extension PostgresConnection {
                 firstError = error
             }
             PQclear(result)
+            try LibPQ.awaitResult(handle, timeout: timeout)
             while let extra = PQgetResult(handle) { PQclear(extra) }
         }
+        try LibPQ.awaitResult(handle, timeout: timeout)
         guard let sync = PQgetResult(handle) else {
             markBroken()
             throw firstError ?? LibPQ.error(result: nil, connection: handle)
@@ -154,7 +158,7 @@ extension PostgresConnection {
             // Our own transaction is now aborted; end it so the session is reusable.
             // A caller's transaction is left aborted for the caller to roll back.
             if ownTransaction && PQtransactionStatus(handle) != PQTRANS_IDLE {
-                if let result = PQexec(handle, "ROLLBACK") { PQclear(result) }
+                if let result = try? LibPQ.execSimple(handle, "ROLLBACK", timeout: timeout) { PQclear(result) }
             }
             throw firstError
         }

@@ -12,9 +12,9 @@ import Synchronization
 /// should have one owner at a time (``PostgresPool`` hands them out that way).
 /// The connection is closed in `deinit` or by ``close()``.
 public final class PostgresConnection: @unchecked Sendable {
-    // @unchecked Sendable: `handle` and `prepared` are read and written only
-    // on `queue` (a serial queue), and `closed` is atomic; other stored
-    // properties are immutable.
+    // @unchecked Sendable: `handle`, `prepared` and `liftedStatementTimeout`
+    // are read and written only on `queue` (a serial queue), and `closed` is
+    // atomic; other stored properties are immutable.
 
     /// The settings this connection was opened with.
     public let configuration: PostgresConfiguration
@@ -22,6 +22,8 @@ public final class PostgresConnection: @unchecked Sendable {
     private var handle: OpaquePointer?
     /// Names of statements prepared on this session, with their SQL.
     var prepared: [String: String] = [:]
+    /// A statement limit set for a while by ``withLiftedLimits(_:_:)`` (migrations).
+    var liftedStatementTimeout: Duration?
     private let closed = Atomic<Bool>(false)
 
     private init(configuration: PostgresConfiguration, queue: DispatchQueue, handle: OpaquePointer) {
@@ -95,10 +97,22 @@ public final class PostgresConnection: @unchecked Sendable {
                     return
                 }
                 let result = Result { try work(handle) }
-                if PQstatus(handle) != CONNECTION_OK { self.closed.store(true, ordering: .releasing) }
+                if case .failure(let error as PostgresError) = result, error.kind == .timeout, error.sqlState == nil {
+                    // The server went silent mid-protocol: nothing more can be read or sent on this session.
+                    PQfinish(handle)
+                    self.handle = nil
+                    self.closed.store(true, ordering: .releasing)
+                } else if PQstatus(handle) != CONNECTION_OK {
+                    self.closed.store(true, ordering: .releasing)
+                }
                 continuation.resume(with: result)
             }
         }
+    }
+
+    /// How long to wait for the server to say anything (on `queue` only).
+    var responseTimeout: Duration? {
+        configuration.limits.responseTimeout(statementTimeout: liftedStatementTimeout ?? configuration.limits.statementTimeout)
     }
 
     // MARK: - Queries
@@ -108,7 +122,7 @@ public final class PostgresConnection: @unchecked Sendable {
     /// - Throws: ``PostgresError`` (`.server` with SQLSTATE, `.connectionClosed`, `.invalidBind`).
     public func query(_ query: PostgresQuery) async throws -> [PostgresRow] {
         try await withHandle { handle in
-            let result = try LibPQ.exec(handle, query)
+            let result = try LibPQ.exec(handle, query, timeout: self.responseTimeout)
             defer { PQclear(result) }
             return LibPQ.rows(result)
         }
@@ -120,7 +134,7 @@ public final class PostgresConnection: @unchecked Sendable {
     @discardableResult
     public func execute(_ query: PostgresQuery) async throws -> Int {
         try await withHandle { handle in
-            let result = try LibPQ.exec(handle, query)
+            let result = try LibPQ.exec(handle, query, timeout: self.responseTimeout)
             defer { PQclear(result) }
             return LibPQ.affectedRows(result)
         }
@@ -129,7 +143,7 @@ public final class PostgresConnection: @unchecked Sendable {
     /// Runs a statement and returns its command tag (`COMMIT`, `ROLLBACK`, ...).
     func command(_ query: PostgresQuery) async throws -> String {
         try await withHandle { handle in
-            let result = try LibPQ.exec(handle, query)
+            let result = try LibPQ.exec(handle, query, timeout: self.responseTimeout)
             defer { PQclear(result) }
             return LibPQ.string(PQcmdStatus(result)) ?? ""
         }
@@ -140,8 +154,8 @@ public final class PostgresConnection: @unchecked Sendable {
     func runScript(_ sql: String) async throws {
         try await withHandle { handle in
             try LibPQ.checkNoNUL([], sql: sql)
-            // PQexec returns the last statement's result; an error stops the script.
-            PQclear(try LibPQ.check(PQexec(handle, sql), connection: handle))
+            // The last statement's result is kept; an error stops the script.
+            PQclear(try LibPQ.check(LibPQ.execSimple(handle, sql, timeout: self.responseTimeout), connection: handle))
         }
     }
 
@@ -156,7 +170,7 @@ public final class PostgresConnection: @unchecked Sendable {
             var descriptor = pollfd(fd: PQsocket(handle), events: Int16(POLLIN), revents: 0)
             let readable = poll(&descriptor, 1, 0) != 0
             guard roundTrip || readable else { return true }
-            guard let result = PQexec(handle, "") else { return false }
+            guard let result = try LibPQ.execSimple(handle, "", timeout: self.responseTimeout) else { return false }
             defer { PQclear(result) }
             return PQresultStatus(result) == PGRES_EMPTY_QUERY && PQstatus(handle) == CONNECTION_OK
         }) ?? false
@@ -179,7 +193,7 @@ extension PostgresConnection {
         let clean =
             (try? await withHandle { handle -> Bool in
                 if PQtransactionStatus(handle) == PQTRANS_IDLE { return true }
-                if let result = PQexec(handle, "ROLLBACK") { PQclear(result) }
+                if let result = try LibPQ.execSimple(handle, "ROLLBACK", timeout: self.responseTimeout) { PQclear(result) }
                 return PQtransactionStatus(handle) == PQTRANS_IDLE
             }) ?? false
         if !clean { markBroken() }

@@ -16,6 +16,13 @@ public struct PostgresError: Error, Sendable {
         case connectionClosed
         /// The server rejected a statement; see ``PostgresError/sqlState``.
         case server
+        /// A limit of ``PostgresSessionLimits`` fired: the server cancelled
+        /// the statement (`statement_timeout`, SQLSTATE 57014), gave up on a
+        /// lock (`lock_timeout`, 55P03) or ended an idle transaction (25P03),
+        /// or the server said nothing within the client's response timeout
+        /// (no SQLSTATE; the connection is then closed). Nothing of the
+        /// statement or its transaction was kept: retrying is safe.
+        case timeout
         /// A value could not be bound (for example text containing NUL).
         case invalidBind
         /// A column could not be decoded as the requested type.
@@ -67,6 +74,23 @@ public struct PostgresError: Error, Sendable {
         self.sqlState = sqlState
         self.file = file
         self.line = line
+    }
+}
+
+extension PostgresError {
+    /// SQLSTATEs of the server-side limits: `query_canceled` (this client
+    /// never cancels, so a statement timeout), `lock_not_available` (a lock
+    /// timeout; also NOWAIT, which this code base does not use) and
+    /// `idle_in_transaction_session_timeout`.
+    static let timeoutStates: Set<String> = ["57014", "55P03", "25P03"]
+
+    /// Whether retrying the same work may succeed: a limit fired, or the
+    /// connection broke or could not be made (a new one may work).
+    public var isTransient: Bool {
+        switch kind {
+        case .timeout, .connectionClosed, .connectionFailed, .poolTimeout: true
+        default: false
+        }
     }
 }
 

@@ -17,6 +17,11 @@ public struct PostgresMigrator: Sendable {
     public let migrations: [PostgresMigration]
     /// The bookkeeping table. Default `schema_migrations`.
     public let tableName: String
+    /// Statement and lock limit while migrating, instead of the session's
+    /// own (a request path's few seconds would fail an index build, and a
+    /// process waiting for another's migration waits on the advisory lock).
+    /// Default 30 minutes.
+    public var statementTimeout: Duration = .seconds(1800)
 
     /// Creates a migrator.
     /// - Parameters:
@@ -53,6 +58,12 @@ public struct PostgresMigrator: Sendable {
     @discardableResult
     public func migrate(connection: PostgresConnection) async throws -> [Int] {
         if try await isUpToDate(connection) { return [] }
+        return try await connection.withLiftedLimits(statementTimeout) { connection in
+            try await migrateLocked(connection)
+        }
+    }
+
+    private func migrateLocked(_ connection: PostgresConnection) async throws -> [Int] {
         let key = lockKey
         try await connection.execute("SELECT pg_advisory_lock(\(key))")
         do {

@@ -35,9 +35,13 @@ public enum MigrateCommand {
         let messaging =
             reader.environment["KAFKA_BROKERS"] == nil
             ? nil : MessagingSettings.fromEnvironment(&reader, service: "storefront-cli", logger: logger)
+        // The migrator lifts the statement limit for its own run; the rest still guard against a dead server.
+        let limits = PostgresSessionLimits.fromEnvironment(&reader, defaults: .maintenance)
         try reader.finish()
 
-        let pool = PostgresPool(configuration: try PostgresConfiguration(url: url))
+        var database = try PostgresConfiguration(url: url)
+        database.limits = limits
+        let pool = PostgresPool(configuration: database)
         let applied: Applied
         do {
             let projection = try await ProjectionSchema.migrate(pool: pool)

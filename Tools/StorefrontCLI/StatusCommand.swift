@@ -21,9 +21,12 @@ public enum StatusCommand {
         var reader = ConfigReader(environment)
         let url = reader.required.string("DATABASE_URL")
         let resolver = EntitlementResolver.fromEnvironment(&reader, testDeployment: reader.string("STOREFRONT_MODE") != "live")
+        let limits = PostgresSessionLimits.fromEnvironment(&reader, defaults: .maintenance)
         try reader.finish()
 
-        let pool = PostgresPool(configuration: try PostgresConfiguration(url: url))
+        var database = try PostgresConfiguration(url: url)
+        database.limits = limits
+        let pool = PostgresPool(configuration: database)
         do {
             try await report(target, pool: pool, resolver: resolver, now: now, output: output)
         } catch {

@@ -18,7 +18,8 @@ struct CheckoutRoutes: Sendable {
     let maxBodyBytes: Int
     let now: @Sendable () -> Date
 
-    func mount(on router: some RouteRegistrar) {
+    func mount(on registrar: some RouteRegistrar) {
+        let router = DatabaseUnavailable(base: registrar)
         router.post("/api/create-checkout") { request, context in
             // Size, then the token, then the body: an anonymous caller learns nothing about validation.
             try JSONBody.checkSize(request, limit: maxBodyBytes)

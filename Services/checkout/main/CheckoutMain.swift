@@ -26,7 +26,8 @@ import Webhooks
 /// projector's, too), `CHECKOUT_CATALOG_REFRESH`,
 /// `CHECKOUT_REDIRECT_URL`, `CHECKOUT_EXPIRY`, `CHECKOUT_MAX_BODY_BYTES`, `CHECKOUT_PROVIDER_TIMEOUT`,
 /// `CHECKOUT_QUOTA_*` (per-user quotas), `PROVIDER_BUDGET_*` (the provider
-/// limits shared with the reconciler through the ledger), `LOG_LEVEL`.
+/// limits shared with the reconciler through the ledger), the `DATABASE_*`
+/// limits (``PostgresSessionLimits/requestPath``), `LOG_LEVEL`.
 @main
 struct CheckoutMain {
     static func main() async {
@@ -40,6 +41,9 @@ struct CheckoutMain {
                 } catch {
                     if !databaseURL.isEmpty { reader.report("DATABASE_URL", "not a valid postgres:// URL") }
                 }
+                // An app is waiting: statements fail fast rather than hold the pool.
+                let limits = PostgresSessionLimits.fromEnvironment(&reader, defaults: .requestPath)
+                database?.limits = limits
                 let providers = ProvidersConfiguration.fromEnvironment(&reader, uses: .api)
                 // After the providers, so a bad Paystack key is reported once.
                 let mode = DeploymentMode.fromEnvironment(&reader, paystackSecretKey: providers?.paystack?.secretKey.reveal())
@@ -103,6 +107,7 @@ struct CheckoutMain {
                         "auth": settings.auth.summary,
                         "mode": settings.mode.rawValue,
                         "entitlements": settings.entitlements.configuration == nil ? "one per product" : "ENTITLEMENTS_FILE",
+                        "postgres.limits": database.limits.description,
                     ])
                 // The producer drains last: services stop in reverse order, HTTP first.
                 return ServiceLaunch(

@@ -64,7 +64,9 @@ public func buildReconcilerApplication(
     var pool: PostgresPool?
     if let url = configuration.databaseURL {
         do {
-            pool = PostgresPool(configuration: try PostgresConfiguration(url: url), options: PostgresPoolConfiguration(maximumConnections: 2))
+            var database = try PostgresConfiguration(url: url)
+            database.limits = configuration.databaseLimits
+            pool = PostgresPool(configuration: database, options: PostgresPoolConfiguration(maximumConnections: 2))
         } catch {
             throw ReconcilerSetupError(description: "DATABASE_URL is not usable: \(error)")
         }

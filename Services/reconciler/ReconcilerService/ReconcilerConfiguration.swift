@@ -53,6 +53,10 @@ public struct ReconcilerConfiguration: Sendable {
     /// provider ledger shared with the checkout (the only tables it writes).
     /// Unset: no drift figures, and each replica keeps to its own budget.
     public var databaseURL: String?
+    /// `DATABASE_STATEMENT_TIMEOUT` and the other `DATABASE_*` limits, for
+    /// the drift reads (default ``PostgresSessionLimits/maintenance``: a
+    /// report may read a while; a dead server must not hang the sweep).
+    public var databaseLimits: PostgresSessionLimits = .maintenance
 
     public init(
         groupID: String = "reconciler", coalesceWindow: Duration = .seconds(1), commandDelay: Duration = .seconds(5),
@@ -114,6 +118,7 @@ public struct ReconcilerConfiguration: Sendable {
         if let url = configuration.databaseURL, (try? PostgresConfiguration(url: url)) == nil {
             reader.report("DATABASE_URL", "not a valid postgres:// URL")
         }
+        configuration.databaseLimits = PostgresSessionLimits.fromEnvironment(&reader, defaults: .maintenance)
         return configuration
     }
 

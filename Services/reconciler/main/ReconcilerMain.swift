@@ -3,6 +3,7 @@ import Foundation
 import HTTPServer
 import Kafka
 import Models
+import Postgres
 import ProviderConfiguration
 import ReconcilerService
 import ServiceRuntime
@@ -49,6 +50,7 @@ struct ReconcilerMain {
                         "reconciler.budget.paystack_per_minute": String(providers.paystackRequestsPerMinute),
                         "reconciler.drift": configuration.databaseURL == nil ? "off (no DATABASE_URL)" : "on",
                         "reconciler.budget.ledger": configuration.databaseURL == nil ? "off (no DATABASE_URL): per-replica budgets" : "shared",
+                        "postgres.limits": configuration.databaseURL == nil ? "-" : configuration.databaseLimits.description,
                     ])
                 return ServiceLaunch(services: application.services, afterStop: { await application.close() })
             })

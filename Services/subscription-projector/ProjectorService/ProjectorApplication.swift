@@ -53,9 +53,10 @@ public func buildProjectorApplication(
     logger: Logger,
     metrics: MetricsRegistry = MetricsRegistry()
 ) throws -> ProjectorApplication {
-    let database: PostgresConfiguration
+    var database: PostgresConfiguration
     do {
         database = try PostgresConfiguration(url: configuration.databaseURL)
+        database.limits = configuration.databaseLimits
     } catch {
         throw ProjectorSetupError(description: "DATABASE_URL is not usable: \(error)")
     }

@@ -1,5 +1,6 @@
 import Basics
 import Foundation
+import Postgres
 import ServiceRuntime
 import Webhooks
 
@@ -17,6 +18,10 @@ public struct ProjectorConfiguration: Sendable {
     public var migrate: Bool
     /// `PROJECTOR_DB_CONNECTIONS` (default 4).
     public var databaseConnections: Int
+    /// `DATABASE_STATEMENT_TIMEOUT` and the other `DATABASE_*` limits
+    /// (default ``PostgresSessionLimits/batch``: a batch may take a while, a
+    /// dead server may not stall the projector).
+    public var databaseLimits: PostgresSessionLimits = .batch
     /// `OWNERSHIP_PROOF_KEY` or `OWNERSHIP_PROOF_KEY_FILE` (required, at least
     /// 32 bytes; the checkout's key): checks the ownership claims in webhooks
     /// and snapshots.
@@ -38,7 +43,7 @@ public struct ProjectorConfiguration: Sendable {
     /// Reads the settings; problems are collected in `reader`.
     public static func fromEnvironment(_ reader: inout ConfigReader) -> ProjectorConfiguration {
         let ownershipKey = reader.required.secret("OWNERSHIP_PROOF_KEY")
-        return ProjectorConfiguration(
+        var configuration = ProjectorConfiguration(
             databaseURL: reader.required.string("DATABASE_URL"),
             ownership: OwnershipProof.configured(key: ownershipKey, reader: &reader),
             groupID: reader.string("KAFKA_GROUP_ID", default: "subscription-projector"),
@@ -46,5 +51,7 @@ public struct ProjectorConfiguration: Sendable {
             batchWait: reader.duration("PROJECTOR_BATCH_WAIT", default: .milliseconds(100)),
             migrate: reader.bool("PROJECTOR_MIGRATE", default: true),
             databaseConnections: reader.int("PROJECTOR_DB_CONNECTIONS", default: 4, in: 1...64))
+        configuration.databaseLimits = PostgresSessionLimits.fromEnvironment(&reader, defaults: .batch)
+        return configuration
     }
 }

@@ -11,7 +11,7 @@ import Telemetry
 /// Environment: `DATABASE_URL`, `KAFKA_BROKERS`, `OWNERSHIP_PROOF_KEY` (the
 /// checkout's; all three required), `KAFKA_GROUP_ID`,
 /// `PROJECTOR_BATCH_SIZE`, `PROJECTOR_BATCH_WAIT`, `PROJECTOR_MIGRATE`,
-/// `PROJECTOR_DB_CONNECTIONS`, `PORT` (default 8084; health and metrics only), `LOG_LEVEL`.
+/// `PROJECTOR_DB_CONNECTIONS`, the `DATABASE_*` limits (``PostgresSessionLimits/batch``), `PORT` (default 8084; health and metrics only), `LOG_LEVEL`.
 @main
 struct ProjectorMain {
     static func main() async {
@@ -32,6 +32,7 @@ struct ProjectorMain {
                     metadata: [
                         "http.port": String(settings.http.port), "kafka.group": settings.configuration.groupID,
                         "batch.size": String(settings.configuration.batchSize), "migrate": String(settings.configuration.migrate),
+                        "postgres.limits": settings.configuration.databaseLimits.description,
                     ])
                 let pool = application.pool
                 return ServiceLaunch(services: application.services, afterStop: { await pool.close() })

@@ -47,11 +47,9 @@ struct ProjectionPlan {
     static let epoch = Date(timeIntervalSince1970: 0)
 
     init(_ inputs: [ProjectionInput]) throws {
-        var lockKeys = Set<String>()
         var seen = Set<String>()
-        items.append(PostgresBatchItem(statement: ProjectionStatements.lock.name, binds: []))
+        items.append(try Self.lockItem(inputs))
         for input in inputs {
-            lockKeys.formUnion(Self.lockKeys(input))
             switch input {
             case .webhook(let delivery):
                 if !seen.insert(delivery.dedupKey).inserted { repeatedInBatch += 1; continue }
@@ -62,7 +60,11 @@ struct ProjectionPlan {
                 try add(command)
             }
         }
-        items[0] = PostgresBatchItem(ProjectionStatements.lock, [try Self.jsonArray(lockKeys.sorted())])
+    }
+
+    /// The batch's first statement: the locks of every record's keys (``lockKeys(_:)``).
+    static func lockItem(_ inputs: [ProjectionInput]) throws -> PostgresBatchItem {
+        PostgresBatchItem(ProjectionStatements.lock, [try jsonArray(Set(inputs.flatMap(lockKeys)).sorted())])
     }
 
     /// What a batch locks for one record: its topic key, and one key per
@@ -102,7 +104,7 @@ struct ProjectionPlan {
         if isCounted { counted.append((eventItem, .event)) }
         items.append(
             PostgresBatchItem(
-                ProjectionStatements.event,
+                ProjectionStatements.eventInsert(dedupKey: delivery.dedupKey, eventName: e.providerEventName),
                 [
                     delivery.dedupKey, provider, e.providerEventName, e.kind.rawValue, e.entityKey, e.subscriptionID, e.orderID,
                     e.customerID, e.appUserID, e.orderingTimestamp, delivery.receivedAt, delivery.sourcePartition,

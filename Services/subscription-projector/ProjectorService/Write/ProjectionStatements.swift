@@ -357,6 +357,6 @@ enum ProjectionStatements {
     static let all = [
         lock, event, owner, emailClaim, ownerFromCharge, ownerOfChargedSubscriptions, ownerFromCheckout, syncSubscriptionOwner, syncOrderOwner,
         syncChargedSubscriptionOwners, appUser, customer, orderCreated, orderOfSubscription, orderMoneyBack, orderRefunded, payment, checkout,
-        completeByID, completeByUser, command,
+        completeByID, completeByUser, command, snapshotSubscription, snapshotOrder, snapshotTransaction,
     ]
 }

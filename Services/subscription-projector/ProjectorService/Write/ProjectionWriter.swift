@@ -11,7 +11,9 @@ import Projection
 /// subscriptions (extended in place with events that arrive in order), one
 /// query for the events of those that must be folded from the log (events
 /// out of order, new subscriptions, Paystack renewals), one pipeline of
-/// subscription upserts, COMMIT. Every
+/// subscription upserts, COMMIT; a batch with reconciler snapshots first
+/// takes its locks and asks which snapshots repeat the log (two round
+/// trips), and leaves those out (``SnapshotRepeats``). Every
 /// statement is idempotent and order-independent, so a redelivered or
 /// reordered batch converges to the same rows (see ``ProjectionStatements``
 /// and ``SubscriptionFold``).
@@ -27,9 +29,13 @@ public struct ProjectionWriter: Sendable {
     ///   `EncodingError` if an event cannot be encoded for the log.
     public func write(_ inputs: [ProjectionInput]) async throws -> ProjectionWriteResult {
         guard !inputs.isEmpty else { return ProjectionWriteResult() }
-        let plan = try ProjectionPlan(inputs)
+        let snapshots = SnapshotRepeats.candidates(inputs)
+        // Built here when there is nothing to leave out, so an encoding error surfaces before the transaction.
+        let fullPlan = snapshots.isEmpty ? try ProjectionPlan(inputs) : nil
         return try await pool.withConnection { connection in
             try await connection.withTransaction { connection in
+                let (plan, repeatedSnapshots) =
+                    if let fullPlan { (fullPlan, 0) } else { try await Self.leavingOutRepeats(inputs, snapshots, on: connection) }
                 let counts = try await connection.pipeline(statements: ProjectionStatements.all, batch: plan.items)
                 var result = ProjectionWriteResult()
                 for (index, kind) in plan.counted {
@@ -39,7 +45,7 @@ public struct ProjectionWriter: Sendable {
                     case .record: if isNew { result.newRecords += 1 } else { result.duplicateRecords += 1 }
                     }
                 }
-                result.duplicateEvents += plan.repeatedInBatch
+                result.duplicateEvents += plan.repeatedInBatch + repeatedSnapshots
                 result.unlinkedMoneyBack = try await unlinkedMoneyBack(plan, counts: counts, on: connection)
                 guard
                     !plan.subscriptionKeys.isEmpty || !plan.renewalLinks.isEmpty || !plan.moneyEvents.isEmpty
@@ -55,6 +61,23 @@ public struct ProjectionWriter: Sendable {
                 return result
             }
         }
+    }
+
+    /// The plan without the snapshots that repeat the log
+    /// (``SnapshotRepeats``), and how many records were left out. The
+    /// batch's locks are taken first, so the check and the writes see the
+    /// same log for every purchase the batch names; the plan, built only for
+    /// what is kept, takes them again (they are re-entrant).
+    static func leavingOutRepeats(
+        _ inputs: [ProjectionInput], _ snapshots: [SnapshotRepeats.Candidate], on connection: PostgresConnection
+    ) async throws -> (ProjectionPlan, Int) {
+        _ = try await connection.pipeline(statements: [ProjectionStatements.lock], batch: [try ProjectionPlan.lockItem(inputs)])
+        let repeats = try await SnapshotRepeats.find(snapshots, on: connection)
+        let kept = inputs.filter { input in
+            guard case .webhook(let delivery) = input else { return true }
+            return !repeats.contains(delivery.dedupKey)
+        }
+        return (try ProjectionPlan(kept), inputs.count - kept.count)
     }
 
     /// The new state of every subscription the batch touched. In the common
