@@ -54,22 +54,27 @@ async def serve(listen_port, target_host, target_port):
     loop.add_signal_handler(signal.SIGINT, stopped.set)
 
     async def handle(client_reader, client_writer):
-        # A connection opened during the black hole reaches nothing until it ends.
-        await forwarding.wait()
+        writers, pumps = [client_writer], []
         try:
-            upstream_reader, upstream_writer = await asyncio.open_connection(target_host, target_port)
-        except OSError as error:
-            say(f"cannot reach {target_host}:{target_port}: {error}")
-            client_writer.close()
-            return
-        pumps = [asyncio.ensure_future(pump(client_reader, upstream_writer, forwarding)),
-                 asyncio.ensure_future(pump(upstream_reader, client_writer, forwarding))]
-        # Either side closing (PostgreSQL restarted, a client gone) closes both.
-        await asyncio.wait(pumps, return_when=asyncio.FIRST_COMPLETED)
-        for task in pumps:
-            task.cancel()
-        for writer in (client_writer, upstream_writer):
-            writer.close()
+            # A connection opened during the black hole reaches nothing until it ends.
+            await forwarding.wait()
+            try:
+                upstream_reader, upstream_writer = await asyncio.open_connection(target_host, target_port)
+            except OSError as error:
+                say(f"cannot reach {target_host}:{target_port}: {error}")
+                return
+            writers.append(upstream_writer)
+            pumps = [asyncio.ensure_future(pump(client_reader, upstream_writer, forwarding)),
+                     asyncio.ensure_future(pump(upstream_reader, client_writer, forwarding))]
+            # Either side closing (PostgreSQL restarted, a client gone) closes both.
+            await asyncio.wait(pumps, return_when=asyncio.FIRST_COMPLETED)
+        except asyncio.CancelledError:
+            pass  # stopping (SIGTERM): close quietly
+        finally:
+            for task in pumps:
+                task.cancel()
+            for writer in writers:
+                writer.close()
 
     server = await asyncio.start_server(handle, "127.0.0.1", listen_port)
     say(f"127.0.0.1:{listen_port} -> {target_host}:{target_port}")
