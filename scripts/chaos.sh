@@ -28,6 +28,10 @@
 #                  back what was acknowledged and not yet projected
 #      blackhole   the PostgreSQL proxy stops forwarding without closing a
 #                  socket (a silent partition) for CHAOS_BLACKHOLE_SECONDS
+#      race        CHAOS_RACE_SUBSCRIPTIONS recent subscriptions are cancelled
+#                  and resumed at the provider at once (odd ones end cancelled,
+#                  even ones active) while a projector is SIGKILLed and
+#                  replaced: their webhooks race each other and the rebalance
 #      outage      the broker is SIGKILLed and kept down for
 #                  CHAOS_OUTAGE_SECONDS, longer than Lemon Squeezy's retries:
 #                  the provider gives up, the sweep must recover it
@@ -56,7 +60,8 @@
 #   CHAOS_SETTLE_SECONDS [3]        recovered = lag at most one second of traffic (>= 50),
 #                                   the group committing, for this long; and 2xx again
 #   CHAOS_DRAIN_TIMEOUT [300 s]     longest wait, after sending, for PostgreSQL to hold everything (both phases)
-#   CHAOS_PROVIDER_FAULTS [brokerkill,blackhole,outage]  phase 2's faults in order; none skips phase 2
+#   CHAOS_PROVIDER_FAULTS [brokerkill,blackhole,race,outage]  phase 2's faults in order; none skips phase 2
+#   CHAOS_RACE_SUBSCRIPTIONS [20]   how many subscriptions the race cancels and resumes at once
 #   CHAOS_PROVIDER_RATE [2]         sandbox purchases per second in phase 2 (each 3-4 webhooks)
 #   CHAOS_PROVIDER_LEAD [15 s]      purchases before each phase-2 fault
 #   CHAOS_PROVIDER_PROBE [200]      Lemon Squeezy purchases bought at once first, to time the

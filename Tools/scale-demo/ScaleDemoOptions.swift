@@ -64,6 +64,8 @@ struct ScaleDemoOptions: Sendable {
     var outageSeconds = Duration.seconds(170)
     /// How long the `blackhole` fault holds PostgreSQL's traffic.
     var blackholeSeconds = Duration.seconds(30)
+    /// How many subscriptions the `race` fault cancels and resumes at once.
+    var raceSubscriptions = 20
 
     static let usage = """
         usage: scale-demo --state-dir DIR --stack-script PATH [--mode scale|chaos] [--subscriptions N]
@@ -75,6 +77,7 @@ struct ScaleDemoOptions: Sendable {
                           [--recovery-timeout SECONDS] [--settle-seconds SECONDS]
                           [--provider-faults KIND,...|none] [--provider-rate PER_SECOND] [--provider-lead SECONDS]
                           [--provider-probe N] [--outage-seconds SECONDS] [--blackhole-seconds SECONDS]
+                          [--race-subscriptions N]
         Fault kinds: freeze (SIGSTOP the broker for --freeze-seconds, then SIGCONT), kill (SIGKILL
         projector --kill-projector and start a replacement), postgres (restart the cluster),
         receiver (SIGTERM receiver --restart-receiver and start it again on its port). Each starts
@@ -83,7 +86,8 @@ struct ScaleDemoOptions: Sendable {
         Then the provider phase: sandbox purchases of both providers through provider faults,
         in order: brokerkill (SIGKILL the broker, start it empty on its port), outage (the same,
         down for --outage-seconds), blackhole (the PostgreSQL proxy stops forwarding for
-        --blackhole-seconds); default \(ProviderFault.describe(ProviderFault.defaults)).
+        --blackhole-seconds), race (--race-subscriptions cancelled and resumed at once while
+        a projector is SIGKILLed and replaced); default \(ProviderFault.describe(ProviderFault.defaults)).
         The webhook secret comes from LEMONSQUEEZY_WEBHOOK_SECRET (default: the sandbox's).
         """
 
@@ -155,6 +159,7 @@ struct ScaleDemoOptions: Sendable {
             case "--provider-probe": options.providerProbe = try int(0...10_000)
             case "--outage-seconds": options.outageSeconds = try seconds(0...3_600)
             case "--blackhole-seconds": options.blackholeSeconds = try seconds(0.1...600)
+            case "--race-subscriptions": options.raceSubscriptions = try int(1...1_000)
             default: throw Invalid(description: "unknown argument \(flag)\n\(usage)")
             }
         }

@@ -56,7 +56,7 @@ struct ProviderChaosRun {
             let start = session.now()
             let title: String
             do {
-                title = try await perform(fault, actions: actions, brokerPort: brokerPort, say: say)
+                title = try await perform(fault, actions: actions, control: control, ledger: ledger, brokerPort: brokerPort, say: say)
             } catch {
                 problems.append("provider fault \(number + 1) (\(fault.kind.rawValue)) failed: \(error)")
                 say("provider fault \(number + 1) failed: \(error)")
@@ -105,7 +105,8 @@ struct ProviderChaosRun {
     }
 
     private func perform(
-        _ fault: ProviderFault, actions: ProviderFaultActions, brokerPort: String, say: (String) -> Void
+        _ fault: ProviderFault, actions: ProviderFaultActions, control: SandboxControl, ledger: PurchaseLedger, brokerPort: String,
+        say: (String) -> Void
     ) async throws -> String {
         let options = session.options
         switch fault.kind {
@@ -119,6 +120,12 @@ struct ProviderChaosRun {
             return fault.kind == .outage
                 ? "broker killed and down \(fmt(down.inSeconds)) s (longer than Lemon Squeezy's retries), then restarted empty"
                 : "broker killed and restarted empty on the same port"
+        case .race:
+            say("provider fault: cancelling and resuming subscriptions at once while a projector is SIGKILLed")
+            return try await RaceFault(
+                control: control, ledger: ledger, stateDirectory: options.stateDirectory, stackScript: options.stackScript,
+                count: options.raceSubscriptions, now: { session.now() }
+            ).run()
         case .blackhole:
             try actions.blackHole(true)
             say("provider fault: PostgreSQL proxy stops forwarding (sockets kept open)")

@@ -14,12 +14,19 @@ struct ProviderFault: Sendable, Equatable {
         /// The PostgreSQL proxy stops forwarding for `--blackhole-seconds` without
         /// closing a socket, then forwards again (scripts/pg-blackhole-proxy.py).
         case blackhole
+        /// Cancel and resume recent subscriptions at the provider in quick
+        /// succession, all at once, while a projector is SIGKILLed and
+        /// replaced: their webhooks race each other and the rebalance that
+        /// moves their partitions from one projector to another.
+        case race
     }
 
     let kind: Kind
 
-    /// A broker kill, a PostgreSQL black hole, then the long outage.
-    static let defaults = [ProviderFault(kind: .brokerkill), ProviderFault(kind: .blackhole), ProviderFault(kind: .outage)]
+    /// A broker kill, a PostgreSQL black hole, a race, then the long outage.
+    static let defaults = [
+        ProviderFault(kind: .brokerkill), ProviderFault(kind: .blackhole), ProviderFault(kind: .race), ProviderFault(kind: .outage),
+    ]
 
     struct Invalid: Error, CustomStringConvertible { let description: String }
 

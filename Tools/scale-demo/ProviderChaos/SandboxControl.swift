@@ -35,12 +35,18 @@ struct SandboxControl: Sendable {
     /// Cancels a subscription at the provider (`POST /_sandbox/{provider}/subscriptions/{id}/cancel`).
     /// - Returns: its status afterwards, as the sandbox reports it.
     func cancel(_ provider: Provider, id: String) async throws -> String {
-        let answer = try await post("/_sandbox/\(provider.rawValue)/subscriptions/\(id)/cancel", [:])
+        try await change(provider, id: id, action: "cancel")
+    }
+
+    /// Applies a lifecycle action (`cancel`, `resume`, …) to a subscription at the provider.
+    /// - Returns: its status afterwards, as the sandbox reports it.
+    func change(_ provider: Provider, id: String, action: String) async throws -> String {
+        let answer = try await post("/_sandbox/\(provider.rawValue)/subscriptions/\(id)/\(action)", [:])
         let subscription = answer["subscription"] as? [String: Any]
         // Lemon Squeezy answers a JSON:API resource, Paystack the plain object.
         let attributes = subscription?["attributes"] as? [String: Any]
         guard let status = (attributes?["status"] ?? subscription?["status"]) as? String else {
-            throw Failure(description: "cancel \(provider.rawValue) \(id) answered without a status: \(answer)")
+            throw Failure(description: "\(action) \(provider.rawValue) \(id) answered without a status: \(answer)")
         }
         return status
     }
