@@ -53,13 +53,15 @@ import Testing
         Self.expectProviderPhase(text, ran: ["PostgreSQL black hole", "cancelled and resumed at once"])
     }
 
-    /// Off until a broker restart is survived end to end: with the memory
-    /// broker's restart the producers answer "Unknown Producer Id" until the
-    /// producer rebuilds itself (branch edge-broker), and even with that the
-    /// running projectors consumed nothing more until a rebalance (seen in
-    /// this branch's runs, see docs/testing-and-benchmarks.md). `make chaos`
-    /// runs both faults at full size meanwhile and reports them.
-    @Test(.disabled("a broker restart stops the running projectors' consumption until a rebalance"))
+    /// Off until a quick broker restart is survived end to end: with the
+    /// producer rebuild (edge-broker) the services publish again within
+    /// seconds, but a broker back within the group's session timeout causes
+    /// no rebalance, and the running projectors keep fetching at offsets past
+    /// the end of the emptied broker's log: they apply nothing more until a
+    /// rebalance (see docs/testing-and-benchmarks.md, make chaos). The outage
+    /// alone, longer than the session timeout, recovers. `make chaos` runs
+    /// both faults meanwhile and reports them.
+    @Test(.disabled("after a quick broker restart the running projectors consume nothing until a rebalance"))
     func brokerLossIsRecoveredByTheSweep() async throws {
         let text = await Self.run(Self.brokerLoss)
         Self.expectProviderPhase(text, ran: ["broker killed and restarted empty", "broker killed and down"])
