@@ -79,7 +79,7 @@ if [ "$mode" = chaos ]; then
     --recovery-timeout "${CHAOS_RECOVERY_TIMEOUT:-180}"
     --settle-seconds "${CHAOS_SETTLE_SECONDS:-3}"
     --drain-timeout "${CHAOS_DRAIN_TIMEOUT:-300}"
-    --provider-faults "${CHAOS_PROVIDER_FAULTS:-brokerkill,blackhole,race,outage}"
+    --provider-faults "${CHAOS_PROVIDER_FAULTS:-brokerkill,blackhole,race,snapshotfirst,outage}"
     --race-subscriptions "${CHAOS_RACE_SUBSCRIPTIONS:-20}"
     --provider-rate "${CHAOS_PROVIDER_RATE:-2}"
     --provider-lead "${CHAOS_PROVIDER_LEAD:-15}"

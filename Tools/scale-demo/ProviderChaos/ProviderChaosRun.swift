@@ -56,7 +56,8 @@ struct ProviderChaosRun {
             let start = session.now()
             let title: String
             do {
-                title = try await perform(fault, actions: actions, control: control, ledger: ledger, brokerPort: brokerPort, say: say)
+                title = try await perform(
+                    fault, actions: actions, control: control, ledger: ledger, pool: pool, brokerPort: brokerPort, say: say)
             } catch {
                 problems.append("provider fault \(number + 1) (\(fault.kind.rawValue)) failed: \(error)")
                 say("provider fault \(number + 1) failed: \(error)")
@@ -105,8 +106,8 @@ struct ProviderChaosRun {
     }
 
     private func perform(
-        _ fault: ProviderFault, actions: ProviderFaultActions, control: SandboxControl, ledger: PurchaseLedger, brokerPort: String,
-        say: (String) -> Void
+        _ fault: ProviderFault, actions: ProviderFaultActions, control: SandboxControl, ledger: PurchaseLedger, pool: PostgresPool,
+        brokerPort: String, say: (String) -> Void
     ) async throws -> String {
         let options = session.options
         switch fault.kind {
@@ -125,6 +126,11 @@ struct ProviderChaosRun {
             return try await RaceFault(
                 control: control, ledger: ledger, stateDirectory: options.stateDirectory, stackScript: options.stackScript,
                 count: options.raceSubscriptions, now: { session.now() }
+            ).run()
+        case .snapshotfirst:
+            say("provider fault: a purchase's webhooks held back until its snapshot is projected; a competing checkout")
+            return try await SnapshotFirstFault(
+                control: control, ledger: ledger, pool: pool, stack: session.stack, timeout: options.recoveryTimeout, now: { session.now() }
             ).run()
         case .blackhole:
             try actions.blackHole(true)

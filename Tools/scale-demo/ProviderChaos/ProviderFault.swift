@@ -19,13 +19,18 @@ struct ProviderFault: Sendable, Equatable {
         /// replaced: their webhooks race each other and the rebalance that
         /// moves their partitions from one projector to another.
         case race
+        /// A purchase whose reconciler snapshot lands before its webhooks
+        /// (held back by the sandbox, delivered late), while another user's
+        /// checkout competes for the same email (``SnapshotFirstFault``).
+        case snapshotfirst
     }
 
     let kind: Kind
 
-    /// A broker kill, a PostgreSQL black hole, a race, then the long outage.
+    /// A broker kill, a PostgreSQL black hole, a race, a snapshot before its webhooks, then the long outage.
     static let defaults = [
-        ProviderFault(kind: .brokerkill), ProviderFault(kind: .blackhole), ProviderFault(kind: .race), ProviderFault(kind: .outage),
+        ProviderFault(kind: .brokerkill), ProviderFault(kind: .blackhole), ProviderFault(kind: .race), ProviderFault(kind: .snapshotfirst),
+        ProviderFault(kind: .outage),
     ]
 
     struct Invalid: Error, CustomStringConvertible { let description: String }

@@ -100,3 +100,36 @@ extension SandboxControl {
         return attempts.filter { $0["outcome"] as? String == "delivered" }.count
     }
 }
+
+extension SandboxControl {
+    /// One delivery the sandbox held back (dropped by a fault), as it would have sent it.
+    struct HeldDelivery: Sendable {
+        let event: String
+        let headers: HTTPHeaders
+        let body: [UInt8]
+    }
+
+    /// Replaces every delivery and API fault (`POST /_sandbox/faults`); `[:]` clears them.
+    func setFaults(_ faults: [String: Any]) async throws { _ = try await post("/_sandbox/faults", faults) }
+
+    /// Pays a Lemon Squeezy checkout without a browser; returns the subscription's id.
+    func pay(checkoutID: String) async throws -> String {
+        let answer = try await post("/_sandbox/checkouts/lemonsqueezy/\(checkoutID)/pay", [:])
+        guard let id = answer["subscription_id"] as? Int else { throw Failure(description: "pay answered \(answer)") }
+        return String(id)
+    }
+
+    /// The Lemon Squeezy deliveries the log holds as dropped, oldest first, with their signed headers and bodies.
+    func droppedDeliveries() async throws -> [HeldDelivery] {
+        let response = try await client.get(baseURL + "/_sandbox/deliveries?provider=lemonsqueezy")
+        guard response.isSuccess, let object = try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any],
+            let attempts = object["deliveries"] as? [[String: Any]]
+        else { throw Failure(description: "GET /_sandbox/deliveries answered \(response.status)") }
+        return attempts.filter { $0["outcome"] as? String == "dropped" }.map { attempt in
+            let fields = (attempt["headers"] as? [String: String] ?? [:]).sorted { $0.key < $1.key }
+            return HeldDelivery(
+                event: attempt["event"] as? String ?? "?", headers: HTTPHeaders(fields.map { ($0.key, $0.value) }),
+                body: Array((attempt["body"] as? String ?? "").utf8))
+        }
+    }
+}
