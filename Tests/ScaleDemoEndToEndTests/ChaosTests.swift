@@ -10,7 +10,8 @@ import Testing
 /// sandbox delivers their webhooks on each provider's schedule, at a tenth of
 /// the real pace) while PostgreSQL is black-holed behind its proxy and
 /// subscriptions are cancelled and resumed at once while a projector is
-/// replaced. The script exits 0 only when PostgreSQL holds every webhook
+/// replaced, and a purchase's snapshot is projected before its webhooks while
+/// another user's checkout competes for the same email. The script exits 0 only when PostgreSQL holds every webhook
 /// answered 2xx exactly once, every subscription is in its final state,
 /// every sandbox purchase is projected in the sandbox's status with no
 /// payment twice, and every fault recovered.
@@ -25,7 +26,7 @@ import Testing
         // The provider phase, small: the sandbox's retries at a tenth, a sweep every 5 s.
         "CHAOS_SANDBOX_RETRY_TIME_SCALE": "0.1", "CHAOS_SWEEP_INTERVAL": "5s", "CHAOS_PROVIDER_RATE": "2",
         "CHAOS_PROVIDER_LEAD": "5", "CHAOS_PROVIDER_PROBE": "50", "CHAOS_BLACKHOLE_SECONDS": "8",
-        "CHAOS_PROVIDER_FAULTS": "blackhole,race",
+        "CHAOS_PROVIDER_FAULTS": "blackhole,race,snapshotfirst",
     ]
 
     /// Phase 1 as small as it goes (one receiver restart), then the broker
@@ -50,7 +51,7 @@ import Testing
                 Int(answers[..<range.lowerBound].split(separator: " ").last ?? "")
             } ?? 0
         #expect(unavailable > 0, "no webhook was answered 503 while the broker was frozen: \(answers)")
-        Self.expectProviderPhase(text, ran: ["PostgreSQL black hole", "cancelled and resumed at once"])
+        Self.expectProviderPhase(text, ran: ["PostgreSQL black hole", "cancelled and resumed at once", "snapshot before its webhooks"])
     }
 
     /// Off until a quick broker restart is survived end to end: with the
