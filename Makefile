@@ -38,7 +38,7 @@ scale-demo:     ## 20,000 webhooks through 2 receivers and 3 projectors, one pro
 	@./scripts/install-deps.sh
 	@./scripts/scale-demo.sh
 
-chaos:          ## fault suite: 50,000 webhooks while the broker is frozen twice (30 s), a projector SIGKILLed, PostgreSQL and a receiver restarted; 0 lost, 0 twice; settings: scripts/chaos.sh
+chaos:          ## fault suite: 50,000 webhooks (Lemon Squeezy's retries) while the broker is frozen twice, a projector SIGKILLed, PostgreSQL and a receiver restarted; then sandbox purchases of both providers (their real retry schedules) while the broker is killed, PostgreSQL black-holed, the broker down past Lemon Squeezy's retries; 0 lost, 0 twice; settings: scripts/chaos.sh
 	@./scripts/install-deps.sh
 	@./scripts/chaos.sh
 

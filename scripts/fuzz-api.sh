@@ -16,8 +16,16 @@
 # library cannot send: oversized header blocks, malformed request lines,
 # TRACE) is answered with anything but the API's JSON error.
 #
-# Before fuzzing it buys one subscription per provider for the fuzz user, so
-# cancel, resume and the portal reach the providers with codes that exist.
+# Two users: an owner (fuzz-owner, owner@example.com) and the fuzz user
+# (fuzz-user, fuzz@example.com). Before fuzzing it buys one subscription per
+# provider for each, so cancel, resume and the portal reach the providers with
+# codes that exist; the fuzz user's requests draw subscription codes from both
+# users' purchases and emails from both users. The run fails on any answer to
+# the fuzz user that shows the owner's subscription codes, email, user id,
+# email token or portal URLs (unless the request itself carried them:
+# scripts/fuzz_api_hooks.py, a schemathesis check), and when the owner's
+# purchases changed at the provider or in the owner's status answer (a cancel
+# or resume by the fuzz user: fuzz_api.py owner, compared before and after).
 # Exceptions to schemathesis' checks, each with its reason:
 # scripts/schemathesis.toml. What the runs found and how each was fixed:
 # deploy/api/FUZZING.md.
@@ -71,24 +79,38 @@ if ! STACK_FREE_PORTS=1 STACK_OWNER_PID=$$ GATEWAY_APP_RATE=100000r/s RECONCILER
 fi
 # shellcheck disable=SC1091
 . "$state/stack.env"
-token=$(AUTH_JWT_SECRET=$AUTH_JWT_SECRET "${STOREFRONT_BIN:-$root/.build/debug}/storefront" dev-token --sub fuzz-user \
-  --iss "$AUTH_JWT_ISSUER" --aud "$AUTH_JWT_AUDIENCE" --email fuzz@example.com --email-verified true --ttl 86400)
+dev_token() { # subject email
+  AUTH_JWT_SECRET=$AUTH_JWT_SECRET "${STOREFRONT_BIN:-$root/.build/debug}/storefront" dev-token --sub "$1" \
+    --iss "$AUTH_JWT_ISSUER" --aud "$AUTH_JWT_AUDIENCE" --email "$2" --email-verified true --ttl 86400
+}
+owner_user=fuzz-owner owner_email=owner@example.com
+owner_token=$(dev_token "$owner_user" "$owner_email")
+token=$(dev_token fuzz-user fuzz@example.com)
 python="$venv/bin/python"
 helper="$root/scripts/fuzz_api.py"
-# Real subscriptions for the token's user (one per provider), so cancel,
-# resume and the portal also reach the provider with codes that exist: the
-# fuzzer draws subscription_code from them half the time.
+# Real subscriptions (one per provider) for the owner and for the fuzz user, so
+# cancel, resume and the portal also reach the provider with codes that exist:
+# the fuzzer draws subscription_code from both users' purchases half the time.
+"$python" "$helper" seed --gateway "$GATEWAY_URL" --token "$owner_token" >"$state/owner-subscriptions" || true
 "$python" "$helper" seed --gateway "$GATEWAY_URL" --token "$token" >"$state/subscriptions" || true
+owner_state() { # file
+  "$python" "$helper" owner --gateway "$GATEWAY_URL" --sandbox "$SANDBOX_URL" --token "$owner_token" \
+    --codes "$state/owner-subscriptions" --email "$owner_email" --user "$owner_user" >"$1"
+}
+owner_state "$state/owner.before"
 cp "$root/scripts/schemathesis.toml" "$state/schemathesis.toml"
-if [ -s "$state/subscriptions" ]; then
-  echo "==> fuzz-api: seeded subscription(s) $(tr '\n' ' ' <"$state/subscriptions")"
+echo "==> fuzz-api: the owner's subscription(s) $(tr '\n' ' ' <"$state/owner-subscriptions"); the fuzz user's $(tr '\n' ' ' <"$state/subscriptions")"
+if [ -s "$state/subscriptions" ] || [ -s "$state/owner-subscriptions" ]; then
   {
-    echo; echo '# Added by scripts/fuzz-api.sh: the subscriptions it bought for the fuzz user.'
+    echo; echo '# Added by scripts/fuzz-api.sh: the subscriptions it bought for both users, and both emails.'
     echo '[dictionaries.subscriptions]'
-    printf 'values = [%s]\n' "$(sed 's/.*/"&"/' "$state/subscriptions" | paste -sd, -)"
+    printf 'values = [%s]\n' "$(cat "$state/owner-subscriptions" "$state/subscriptions" | sed 's/.*/"&"/' | paste -sd, -)"
+    echo '[dictionaries.emails]'
+    echo "values = [\"$owner_email\", \"fuzz@example.com\"]"
     echo '[parameters]'
     echo '"query.subscription_code" = { dictionary = "subscriptions", probability = 0.5 }'
     echo '"body.subscription_code" = { dictionary = "subscriptions", probability = 0.5 }'
+    echo '"query.email" = { dictionary = "emails", probability = 0.5 }'
   } >>"$state/schemathesis.toml"
 fi
 "$python" "$helper" metrics --sandbox "$SANDBOX_URL" $WEBHOOK_RECEIVER_URLS >"$state/metrics.before"
@@ -101,6 +123,7 @@ extra=()
 status=0
 (
   cd "$state"
+  SCHEMATHESIS_HOOKS="$root/scripts/fuzz_api_hooks.py" FUZZ_OWNER_SECRETS="$state/owner.before" \
   "$venv/bin/schemathesis" --config-file "$state/schemathesis.toml" run "$GATEWAY_URL/api/openapi.json" --url "$GATEWAY_URL" \
     --header "Authorization: Bearer $token" \
     --checks all \
@@ -110,9 +133,11 @@ status=0
     "${extra[@]}"
 ) || status=$?
 
-echo "==> fuzz-api: webhook publication and raw probes"
+echo "==> fuzz-api: webhook publication, the owner's purchases and raw probes"
 "$python" "$helper" metrics --sandbox "$SANDBOX_URL" $WEBHOOK_RECEIVER_URLS >"$state/metrics.after"
+owner_state "$state/owner.after"
 "$python" "$helper" check --gateway "$GATEWAY_URL" --before "$state/metrics.before" --after "$state/metrics.after" \
+  --owner-before "$state/owner.before" --owner-after "$state/owner.after" \
   --report "$state/report/report.json" --schemathesis-status "$status" || status=1
 
 if [ -n "${FUZZ_API_REPORT:-}" ]; then mkdir -p "$FUZZ_API_REPORT"; cp -r "$state/report/." "$FUZZ_API_REPORT/"; fi

@@ -8,11 +8,21 @@
                                   prints each subscription_code once the projection
                                   shows it, so the fuzzer reaches cancel, resume and
                                   the portal with codes that exist
+  fuzz_api.py owner --gateway URL --sandbox URL --token T --codes F --email E --user U
+                                  prints, as JSON, what the fuzzer (another user)
+                                  must never see or change of the owner's purchases:
+                                  their codes, the owner's email and id, every token
+                                  and URL of the owner's status answer (the secrets
+                                  scripts/fuzz_api_hooks.py looks for in each answer),
+                                  and each subscription's state at the provider
   fuzz_api.py check --gateway URL --before F --after F --report R --schemathesis-status N
+                    [--owner-before F --owner-after F]
                                   compares the counters (nothing published,
-                                  something refused as unsigned), sends the raw
-                                  probes to the gateway, reads schemathesis' JSON
-                                  report and prints one summary line
+                                  something refused as unsigned), the owner's
+                                  purchases before and after (unchanged at the
+                                  provider and in the owner's status answer), sends
+                                  the raw probes to the gateway, reads schemathesis'
+                                  JSON report and prints one summary line
 """
 import argparse
 import json
@@ -24,6 +34,8 @@ import urllib.error
 import urllib.parse
 import urllib.request
 
+# The sandbox's API keys (scripts/stack.sh gives the same to the services).
+SANDBOX_KEYS = {"lemonsqueezy": "ls_test_sandbox_key", "paystack": "sk_test_sandbox_secret"}
 SERIES = re.compile(r'^webhooks_received_total\{(?P<labels>[^}]*)\}\s+(?P<value>[0-9.eE+-]+)$')
 
 
@@ -222,6 +234,56 @@ def seed(gateway, token):
         print(code)
 
 
+def provider_state(sandbox, code):
+    """The subscription as the provider (the sandbox) holds it: what a cancel or resume would change."""
+    sandbox = sandbox.rstrip("/")
+    if code.isdigit():
+        status, body = call("GET", f"{sandbox}/lemonsqueezy/v1/subscriptions/{code}", SANDBOX_KEYS["lemonsqueezy"])
+        data = json.loads(body).get("data", {}).get("attributes", {}) if status == 200 else {}
+        return {"provider": "lemonsqueezy", "found": status == 200, "status": data.get("status"),
+                "cancelled": data.get("cancelled"), "pause": data.get("pause"), "ends_at": data.get("ends_at")}
+    status, body = call("GET", f"{sandbox}/paystack/subscription/{code}", SANDBOX_KEYS["paystack"])
+    data = json.loads(body).get("data", {}) if status == 200 else {}
+    return {"provider": "paystack", "found": status == 200, "status": data.get("status"),
+            "next_payment_date": data.get("next_payment_date")}
+
+
+def owner(args):
+    codes = [line.strip() for line in open(args.codes) if line.strip()]
+    status, body = call("GET", args.gateway + "/api/subscription/status", args.token)
+    answer = json.loads(body) if status == 200 else {}
+    secrets = set(codes) | {args.email, args.user}
+    for key in ("subscription_code", "email_token", "customer_portal_url"):
+        if isinstance(answer.get(key), str) and len(answer[key]) >= 6:
+            secrets.add(answer[key])
+    for code in codes:
+        # Each subscription's portal link: a URL the owner may open, nobody else.
+        link_status, link_body = call("GET", args.gateway + "/api/subscription/portal?"
+                                      + urllib.parse.urlencode({"subscription_code": code}), args.token)
+        if link_status == 200:
+            for value in json.loads(link_body).values():
+                if isinstance(value, str) and value.startswith("http"):
+                    secrets.add(value)
+    state = {code: provider_state(args.sandbox, code) for code in codes}
+    view = {key: answer.get(key) for key in ("active", "status", "subscription_code", "cancel_at_period_end", "ends_at")}
+    print(json.dumps({"codes": codes, "secrets": sorted(secrets), "provider": state, "status": view}, sort_keys=True))
+
+
+def owner_changes(before_file, after_file):
+    """What changed in the owner's purchases while another user fuzzed."""
+    before, after = json.load(open(before_file)), json.load(open(after_file))
+    changes = []
+    if not before.get("codes"):
+        changes.append("the owner has no purchases: nothing was there to protect (seeding failed)")
+    for code, state in before.get("provider", {}).items():
+        now = after.get("provider", {}).get(code)
+        if now != state:
+            changes.append(f"the owner's subscription {code} changed at the provider: {state} -> {now}")
+    if before.get("status") != after.get("status"):
+        changes.append(f"the owner's status answer changed: {before.get('status')} -> {after.get('status')}")
+    return changes
+
+
 def check(args):
     before = json.load(open(args.before))
     after = json.load(open(args.after))
@@ -237,6 +299,11 @@ def check(args):
                         f"({int(published)} published, {int(delivered)} delivered by the sandbox)")
     if refused <= 0 and args.schemathesis_status != "skipped":
         failures.append("no fuzzed webhook was refused as unsigned: the fuzzer never reached a receiver")
+
+    if args.owner_before and args.owner_after:
+        changes = owner_changes(args.owner_before, args.owner_after)
+        print(f"  the owner's purchases: {'unchanged' if not changes else 'CHANGED'}")
+        failures += changes
 
     count, probe_failures = probes(args.gateway)
     failures += probe_failures
@@ -257,7 +324,7 @@ def check(args):
     for failure in failures:
         print(f"  FAIL {failure}")
     # One plain closing line: schemathesis' test cases, the probes and the two webhook checks.
-    total = generated + count + 2
+    total = generated + count + 2 + (1 if args.owner_before else 0)
     failed = min(total, with_failures + len(failures))
     print(f"fuzz-api: {total - failed} passed, {failed} failed")
     return 0 if failed == 0 else 1
@@ -278,12 +345,24 @@ def main():
     c.add_argument("--after", required=True)
     c.add_argument("--report", required=True)
     c.add_argument("--schemathesis-status", default="0")
+    c.add_argument("--owner-before")
+    c.add_argument("--owner-after")
+    o = sub.add_parser("owner")
+    o.add_argument("--gateway", required=True)
+    o.add_argument("--sandbox", required=True)
+    o.add_argument("--token", required=True)
+    o.add_argument("--codes", required=True)
+    o.add_argument("--email", required=True)
+    o.add_argument("--user", required=True)
     args = parser.parse_args()
     if args.command == "metrics":
         metrics(args.urls, args.sandbox)
         return 0
     if args.command == "seed":
         seed(args.gateway, args.token)
+        return 0
+    if args.command == "owner":
+        owner(args)
         return 0
     return check(args)
 

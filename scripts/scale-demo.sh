@@ -45,8 +45,17 @@ trap 'exit 130' INT TERM
 
 echo "==> starting the stack: 2 webhook receivers, 3 projectors ($state)"
 started=$(date +%s)
+stack_settings=()
+if [ "$mode" = chaos ]; then
+  # The provider phase: a PostgreSQL proxy to black-hole, the sandbox's retry
+  # schedules at their real pace, and sweeps often enough to recover within a run.
+  stack_settings=(STACK_PG_PROXY=1
+    SANDBOX_RETRY_TIME_SCALE="${CHAOS_SANDBOX_RETRY_TIME_SCALE:-1}"
+    RECONCILER_SWEEP_INTERVAL="${CHAOS_SWEEP_INTERVAL:-10s}"
+    RECONCILER_SWEEP_INITIAL_DELAY="${CHAOS_SWEEP_INTERVAL:-10s}")
+fi
 # STACK_OWNER_PID: should this script be killed outright, the stack stops itself.
-if ! STACK_OWNER_PID=$$ STACK_FREE_PORTS=1 WEBHOOK_RECEIVER_REPLICAS=2 PROJECTOR_REPLICAS=3 LOG_LEVEL=${LOG_LEVEL:-warning} \
+if ! env "${stack_settings[@]}" STACK_OWNER_PID=$$ STACK_FREE_PORTS=1 WEBHOOK_RECEIVER_REPLICAS=2 PROJECTOR_REPLICAS=3 LOG_LEVEL=${LOG_LEVEL:-warning} \
     "$root/scripts/stack.sh" up "$state" >"$state/stack-up.out" 2>&1; then
   cat "$state/stack-up.out" >&2
   exit 1
@@ -66,9 +75,17 @@ if [ "$mode" = chaos ]; then
     --kill-projector "${CHAOS_KILL_PROJECTOR:-2}"
     --restart-receiver "${CHAOS_RESTART_RECEIVER:-1}"
     --retry-deadline "${CHAOS_RETRY_DEADLINE:-300}"
+    --retry-schedule "${CHAOS_RETRY_SCHEDULE:-5,25,125}"
     --recovery-timeout "${CHAOS_RECOVERY_TIMEOUT:-180}"
     --settle-seconds "${CHAOS_SETTLE_SECONDS:-3}"
-    --drain-timeout "${CHAOS_DRAIN_TIMEOUT:-300}")
+    --drain-timeout "${CHAOS_DRAIN_TIMEOUT:-300}"
+    --provider-faults "${CHAOS_PROVIDER_FAULTS:-brokerkill,blackhole,race,snapshotfirst,outage}"
+    --race-subscriptions "${CHAOS_RACE_SUBSCRIPTIONS:-20}"
+    --provider-rate "${CHAOS_PROVIDER_RATE:-2}"
+    --provider-lead "${CHAOS_PROVIDER_LEAD:-15}"
+    --provider-probe "${CHAOS_PROVIDER_PROBE:-200}"
+    --outage-seconds "${CHAOS_OUTAGE_SECONDS:-170}"
+    --blackhole-seconds "${CHAOS_BLACKHOLE_SECONDS:-30}")
 else
   args=(--subscriptions "${SCALE_DEMO_SUBSCRIPTIONS:-2000}"
     --events-per-subscription "${SCALE_DEMO_EVENTS_PER_SUBSCRIPTION:-10}"

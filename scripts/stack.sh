@@ -23,7 +23,9 @@
 # 8080, CATALOG_PORT 8081, CHECKOUT_PORT 8082, WEBHOOK_RECEIVER_PORT 8083,
 # PROJECTOR_PORT 8084, RECONCILER_PORT 8085, SANDBOX_PORT 8090, PG_PORT
 # 55432, KAFKA_PORT 19092. STACK_FREE_PORTS=1 picks free ports for all of
-# them instead (tests).
+# them instead (tests). STACK_PG_PROXY=1 (chaos) puts a fault-injecting TCP
+# proxy (scripts/pg-blackhole-proxy.py, pid in pids/pg-proxy.pid) between the
+# services and PostgreSQL; migrations and stack.env's DATABASE_URL stay direct.
 # WEBHOOK_RECEIVER_REPLICAS / PROJECTOR_REPLICAS / RECONCILER_REPLICAS start
 # more than one of each (extra replicas take free ports; the gateway balances
 # across receivers; RECONCILER_REPLICAS=0 starts none).
@@ -136,8 +138,22 @@ with_webhook_secrets() { LEMONSQUEEZY_WEBHOOK_SECRET=$sandbox_ls_webhook_secret 
 
 # The login user of each service that uses PostgreSQL, and its group role.
 db_users=(subscription_projector:storefront_projector checkout:storefront_checkout reconciler:storefront_reconciler)
-database_url_for() { # login user (needs PG_PORT from pg.env)
-  echo "postgresql://$1@127.0.0.1:$PG_PORT/postgres?application_name=$1"
+database_url_for() { # login user (needs PG_PORT from pg.env; PG_SERVICE_PORT: the chaos proxy's port)
+  echo "postgresql://$1@127.0.0.1:${PG_SERVICE_PORT:-$PG_PORT}/postgres?application_name=$1"
+}
+
+# STACK_PG_PROXY=1: the services reach PostgreSQL through
+# scripts/pg-blackhole-proxy.py (its pid in pids/pg-proxy.pid; SIGUSR1 makes
+# it a black hole, SIGUSR2 forwards again), so `make chaos` can cut them off
+# without closing a socket. Migrations and stack.env's DATABASE_URL stay direct.
+start_pg_proxy() {
+  [ "${STACK_PG_PROXY:-0}" = 1 ] || return 0
+  local p; p=$("$root/scripts/free-port.sh")
+  local python; python=$(command -v python3) || { echo "error: STACK_PG_PROXY=1 needs python3" >&2; return 1; }
+  start_process pg-proxy "$p" "$python" "$root/scripts/pg-blackhole-proxy.py" "$p" "$PG_PORT"
+  for _ in $(seq 1 100); do (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null && break; sleep 0.1; done
+  echo "export PG_SERVICE_PORT=$p" >"$state/pg-proxy.env"
+  PG_SERVICE_PORT=$p
 }
 
 # The schema and roles (as the superuser), then one login user per service
@@ -182,6 +198,7 @@ up() {
   # shellcheck disable=SC1091
   . "$state/pg.env"; . "$state/kafka.env"
   unexport_secrets
+  start_pg_proxy
 
   local gateway="http://127.0.0.1:$gateway_port" sandbox="http://127.0.0.1:$sandbox_port"
   local jwt_secret; jwt_secret=$(openssl rand -hex 32)
@@ -319,6 +336,8 @@ add_projector() {
   [ -f "$state/stack.env" ] || { echo "error: no running stack in $state (run: stack.sh up $state)" >&2; return 1; }
   # shellcheck disable=SC1091
   . "$state/pg.env"; . "$state/kafka.env"
+  # shellcheck disable=SC1091
+  [ -f "$state/pg-proxy.env" ] && . "$state/pg-proxy.env"
   unexport_secrets
   export KAFKA_BROKERS LOG_LEVEL=${LOG_LEVEL:-info}
   # The stack's key, as the other projectors and the checkout have it.

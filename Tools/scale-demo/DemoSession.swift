@@ -49,7 +49,7 @@ struct DemoSession: Sendable {
         let sampler = try await LagSampler.make(brokers: stack["KAFKA_BROKERS"] ?? "", group: group, topic: Topics.webhooks, progress: progress)
         let sender = WebhookSender(
             gatewayURL: stack["GATEWAY_URL"] ?? "", secret: options.webhookSecret, rate: options.rate,
-            concurrency: options.concurrency, retryDeadline: options.retryDeadline)
+            concurrency: options.concurrency, retryDeadline: options.retryDeadline, retrySchedule: options.retrySchedule)
         return DemoSession(
             options: options, stack: stack, plan: plan, progress: progress, sampler: sampler, sender: sender,
             start: start, wallStart: wallStart)

@@ -33,6 +33,10 @@ struct ScaleDemoOptions: Sendable {
     var webhookSecret = "ls_sandbox_webhook_secret"
     /// How long one webhook is retried at most, from its first attempt.
     var retryDeadline = Duration.seconds(300)
+    /// The delays between one webhook's attempts, as a provider spaces them
+    /// (e.g. Lemon Squeezy's 5, 25, 125 s, then it gives up); nil: a steady
+    /// backoff up to 2 s until `retryDeadline`.
+    var retrySchedule: [Duration]?
 
     // Chaos only.
     /// The faults in the order they happen, each once the sender reached its share of the plan.
@@ -46,18 +50,45 @@ struct ScaleDemoOptions: Sendable {
     /// How long the lag must stay low, with the group committing, to count as recovered.
     var settle = Duration.seconds(3)
 
+    // Chaos, provider phase (``ProviderChaosRun``).
+    /// Its faults in order; empty skips the phase.
+    var providerFaults: [ProviderFault] = ProviderFault.defaults
+    /// Sandbox purchases started per second during the phase.
+    var providerRate = 5.0
+    /// Purchases before each fault begins.
+    var providerLead = Duration.seconds(15)
+    /// Lemon Squeezy purchases bought at once, before the faults, to time the sandbox's deliveries (0: none).
+    var providerProbe = 200
+    /// How long the `outage` fault keeps the broker down: longer than Lemon
+    /// Squeezy's retries (5 + 25 + 125 s at the sandbox's time scale 1).
+    var outageSeconds = Duration.seconds(170)
+    /// How long the `blackhole` fault holds PostgreSQL's traffic.
+    var blackholeSeconds = Duration.seconds(30)
+    /// How many subscriptions the `race` fault cancels and resumes at once.
+    var raceSubscriptions = 20
+
     static let usage = """
         usage: scale-demo --state-dir DIR --stack-script PATH [--mode scale|chaos] [--subscriptions N]
                           [--events-per-subscription N] [--rate PER_SECOND] [--concurrency N]
                           [--kill-projector N (0: none)] [--drain-timeout SECONDS] [--retry-deadline SECONDS]
                           [--sample-interval SECONDS] [--stall-threshold SECONDS]
+                          [--retry-schedule SECONDS,SECONDS,...|steady]
                chaos only: [--faults KIND@FRACTION,...] [--freeze-seconds SECONDS] [--restart-receiver N]
                           [--recovery-timeout SECONDS] [--settle-seconds SECONDS]
+                          [--provider-faults KIND,...|none] [--provider-rate PER_SECOND] [--provider-lead SECONDS]
+                          [--provider-probe N] [--outage-seconds SECONDS] [--blackhole-seconds SECONDS]
+                          [--race-subscriptions N]
         Fault kinds: freeze (SIGSTOP the broker for --freeze-seconds, then SIGCONT), kill (SIGKILL
         projector --kill-projector and start a replacement), postgres (restart the cluster),
         receiver (SIGTERM receiver --restart-receiver and start it again on its port). Each starts
         once that fraction of the webhooks was started and the previous fault recovered; default
         \(ChaosFault.describe(ChaosFault.defaults)).
+        Then the provider phase: sandbox purchases of both providers through provider faults,
+        in order: brokerkill (SIGKILL the broker, start it empty on its port), outage (the same,
+        down for --outage-seconds), blackhole (the PostgreSQL proxy stops forwarding for
+        --blackhole-seconds), race (--race-subscriptions cancelled and resumed at once while
+        a projector is SIGKILLed and replaced), snapshotfirst (a purchase's webhooks held back until
+        the sweep's snapshot is projected, another user's checkout for the same email); default \(ProviderFault.describe(ProviderFault.defaults)).
         The webhook secret comes from LEMONSQUEEZY_WEBHOOK_SECRET (default: the sandbox's).
         """
 
@@ -99,6 +130,16 @@ struct ScaleDemoOptions: Sendable {
             case "--sample-interval": options.sampleInterval = try seconds(0.05...10)
             case "--stall-threshold": options.stallThreshold = try seconds(0.2...60)
             case "--retry-deadline": options.retryDeadline = try seconds(1...3_600)
+            case "--retry-schedule":
+                if value == "steady" {
+                    options.retrySchedule = nil
+                    continue
+                }
+                let delays = value.split(separator: ",").map { Double($0.trimmingCharacters(in: .whitespaces)) }
+                guard !delays.isEmpty, delays.allSatisfy({ $0.map { (0...3_600).contains($0) } ?? false }) else {
+                    throw Invalid(description: "--retry-schedule must be steady or seconds separated by commas, got \(value)")
+                }
+                options.retrySchedule = delays.compactMap { $0 }.map { .milliseconds(Int64($0 * 1000)) }
             case "--mode":
                 guard let mode = Mode(rawValue: value) else { throw Invalid(description: "--mode must be scale or chaos, got \(value)") }
                 options.mode = mode
@@ -108,6 +149,18 @@ struct ScaleDemoOptions: Sendable {
             case "--restart-receiver": options.restartReceiver = try int(1...64)
             case "--recovery-timeout": options.recoveryTimeout = try seconds(1...3_600)
             case "--settle-seconds": options.settle = try seconds(0...60)
+            case "--provider-faults":
+                do { options.providerFaults = try ProviderFault.parse(value) } catch { throw Invalid(description: "--provider-faults: \(error)") }
+            case "--provider-rate":
+                guard let rate = Double(value), (0.1...200).contains(rate) else {
+                    throw Invalid(description: "--provider-rate must be 0.1...200 per second, got \(value)")
+                }
+                options.providerRate = rate
+            case "--provider-lead": options.providerLead = try seconds(0...600)
+            case "--provider-probe": options.providerProbe = try int(0...10_000)
+            case "--outage-seconds": options.outageSeconds = try seconds(0...3_600)
+            case "--blackhole-seconds": options.blackholeSeconds = try seconds(0.1...600)
+            case "--race-subscriptions": options.raceSubscriptions = try int(1...1_000)
             default: throw Invalid(description: "unknown argument \(flag)\n\(usage)")
             }
         }

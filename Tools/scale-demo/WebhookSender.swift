@@ -117,20 +117,31 @@ final class SendProgress: Sendable {
 /// has passed since its first attempt. Any other 4xx (a bad signature, a
 /// body the receiver refuses) cannot be cured by waiting: the webhook is
 /// given up on at once and reported.
+///
+/// With a `retrySchedule` (`make chaos`: Lemon Squeezy's 5 s, 25 s, 125 s)
+/// the sender waits exactly those delays between attempts instead and gives
+/// up once they are used up, as Lemon Squeezy does; `retryDeadline` then
+/// only bounds the whole.
 struct WebhookSender: Sendable {
     let url: String
     let secret: [UInt8]
     let rate: Double
     let concurrency: Int
     let retryDeadline: Duration
+    /// The delays between attempts, as the provider spaces them; nil: the steady backoff above.
+    let retrySchedule: [Duration]?
     let client: HTTPClient
 
-    init(gatewayURL: String, secret: String, rate: Double, concurrency: Int, retryDeadline: Duration) {
+    init(
+        gatewayURL: String, secret: String, rate: Double, concurrency: Int, retryDeadline: Duration,
+        retrySchedule: [Duration]? = nil
+    ) {
         url = gatewayURL + "/api/webhooks/lemonsqueezy"
         self.secret = Array(secret.utf8)
         self.rate = rate
         self.concurrency = concurrency
         self.retryDeadline = retryDeadline
+        self.retrySchedule = retrySchedule
         client = HTTPClient(
             configuration: HTTPClientConfiguration(
                 timeout: .seconds(15), retryPolicy: .none, maxConnectionsPerHost: concurrency, maxIdleConnections: concurrency))
@@ -212,9 +223,19 @@ struct WebhookSender: Sendable {
                 progress.record(.transportError)
                 problem = "\(error)"
             }
-            let backoff = Duration.milliseconds(min(100 << min(attempt - 1, 5), 2000))
-            // Full jitter in the upper half, so retries after an outage do not arrive in step.
-            let pause = (retryAfter ?? backoff) * Double.random(in: 0.5...1.0)
+            let pause: Duration
+            if let retrySchedule {
+                // The provider's own spacing; once it is used up the provider gives up.
+                guard attempt <= retrySchedule.count else {
+                    progress.failed("\(webhook.webhookID): still \(problem) after \(attempt) attempts (the provider's retries used up)")
+                    return
+                }
+                pause = retrySchedule[attempt - 1]
+            } else {
+                let backoff = Duration.milliseconds(min(100 << min(attempt - 1, 5), 2000))
+                // Full jitter in the upper half, so retries after an outage do not arrive in step.
+                pause = (retryAfter ?? backoff) * Double.random(in: 0.5...1.0)
+            }
             guard clock.now + pause - first < retryDeadline else {
                 progress.failed("\(webhook.webhookID): still \(problem) after \(attempt) attempts in \(retryDeadline)")
                 return

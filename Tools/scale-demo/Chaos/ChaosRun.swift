@@ -51,7 +51,11 @@ struct ChaosRun {
             checks: result, problems: problems)
         report.services = services
         FileHandle.standardOutput.write(Data((report.render() + "\n").utf8))
-        return report.passed
+        guard !options.providerFaults.isEmpty else { return report.passed }
+        let (lines, providerPassed) = try await ProviderChaosRun(session: session).run()
+        let verdict = providerPassed ? "PROVIDER PHASE: PASS" : "PROVIDER PHASE: FAIL"
+        FileHandle.standardOutput.write(Data(((lines + [verdict]).joined(separator: "\n") + "\n").utf8))
+        return report.passed && providerPassed
     }
 
     /// This run's events as `billing_events` holds them: received and applied, in seconds since the start.
