@@ -82,7 +82,7 @@
 # The stack (scripts/stack.sh) makes its own OWNERSHIP_PROOF_KEY; phase 1's webhooks are signed with it.
 # `make test` runs it small (Tests/ScaleDemoEndToEndTests: 2,000 webhooks, 8 s
 # freezes; phase 2 at a tenth of the sandbox's retry delays with blackhole,
-# race and snapshotfirst; brokerkill and a 20 s outage in a test of their own,
-# disabled until a quick broker restart is survived: docs/testing-and-benchmarks.md).
+# race and snapshotfirst; brokerkill and a 20 s outage in a test of their own:
+# docs/testing-and-benchmarks.md).
 set -euo pipefail
 exec "$(cd "$(dirname "$0")" && pwd)/scale-demo.sh" chaos

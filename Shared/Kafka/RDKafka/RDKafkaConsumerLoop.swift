@@ -50,6 +50,11 @@ final class RDKafkaConsumerLoop: @unchecked Sendable {
     private let maxBatchWait: Duration
     private let autoOffsetReset: KafkaAutoOffsetReset
     private let clock = ContinuousClock()
+    /// How often, after a broker loss, the loop checks whether the topics are
+    /// back (see ``rejoinAfterBrokerLoss()``), and how long it waits for them.
+    static let rejoinCheckInterval: Duration = .seconds(1)
+    static let rejoinPatience: Duration = .seconds(300)
+    private var nextRejoinCheck = ContinuousClock.now
 
     init(client: RDKafkaClient, state: RDKafkaConsumerState, configuration: KafkaConsumerConfiguration) {
         self.client = client
@@ -164,6 +169,7 @@ final class RDKafkaConsumerLoop: @unchecked Sendable {
             if state.buffer.count < maxBatchSize {
                 poll(timeoutMilliseconds: pollTimeout(for: demands.first))
                 rewindOpenGaps()
+                rejoinAfterBrokerLoss()
             } else {
                 // Full and nobody asking: stop fetching until someone does.
                 _ = wake.wait(timeout: .now() + .milliseconds(100))
@@ -225,6 +231,10 @@ final class RDKafkaConsumerLoop: @unchecked Sendable {
             if error != RD_KAFKA_RESP_ERR__PARTITION_EOF {
                 state.logHandler?(.warning, "consume error on \(message.topicName)[\(message.pointee.partition)]: \(rdKafkaErrorText(error))")
             }
+            if error == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART || error == RD_KAFKA_RESP_ERR__UNKNOWN_TOPIC, state.rejoinWantedSince == nil {
+                // A subscribed topic vanished (deleted, or a broker that lost it): rejoin once it is back.
+                state.rejoinWantedSince = clock.now
+            }
             return nil
         }
         let record = message.consumerRecord
@@ -268,6 +278,58 @@ final class RDKafkaConsumerLoop: @unchecked Sendable {
         for (partition, offset) in due where state.owned[partition] != nil {
             rewind(partition, to: offset)
         }
+    }
+
+    // MARK: - Broker loss (consumer thread)
+
+    /// Leaves and rejoins the group once every subscribed topic exists again
+    /// after librdkafka reported every broker down, or a subscribed topic
+    /// unknown. A broker that comes back empty (the memory broker restarted;
+    /// a cluster that lost its data) has forgotten the group, the topics and
+    /// their logs, yet a member that reconnects within its session timeout
+    /// keeps its old assignment and fetch state and reads nothing more, even
+    /// once the topics are re-created and written (measured:
+    /// KafkaConsumerLogRestartTests, `make chaos`'s broker kill); rejoining
+    /// before the topics are back does not help either. Rejoining makes the
+    /// group assign the partitions afresh from the committed offsets (none on
+    /// an empty broker: from the start of the new logs). Against a broker that
+    /// kept everything it costs one rebalance. Checked every
+    /// ``rejoinCheckInterval``; after ``rejoinPatience`` without every topic,
+    /// the member rejoins anyway.
+    private func rejoinAfterBrokerLoss() {
+        guard let lost = state.rejoinWantedSince else { return }
+        let now = clock.now
+        guard now >= nextRejoinCheck else { return }
+        nextRejoinCheck = now.advanced(by: Self.rejoinCheckInterval)
+        var subscription: UnsafeMutablePointer<rd_kafka_topic_partition_list_t>?
+        guard rd_kafka_subscription(client.handle, &subscription) == RD_KAFKA_RESP_ERR_NO_ERROR, let subscription else { return }
+        defer { rd_kafka_topic_partition_list_destroy(subscription) }
+        let topics = Set(RDKafkaConsumerState.topicPartitions(subscription).map(\.topic))
+        let patient = lost.duration(to: now) < Self.rejoinPatience
+        if patient, !topics.isSubset(of: existingTopics()) { return }
+        state.rejoinWantedSince = nil
+        state.logHandler?(
+            .warning, "rejoining the group after losing every broker or a topic (a broker that restarted empty forgot the group and its logs)")
+        var error = rd_kafka_unsubscribe(client.handle)
+        if error == RD_KAFKA_RESP_ERR_NO_ERROR { error = rd_kafka_subscribe(client.handle, subscription) }
+        if error != RD_KAFKA_RESP_ERR_NO_ERROR {
+            state.logHandler?(.error, "rejoining the group failed: \(rdKafkaErrorText(error)); retrying")
+            state.rejoinWantedSince = lost
+        }
+    }
+
+    /// The topics the cluster has now, with at least one partition (one
+    /// metadata request, at most a second); empty when it cannot be asked.
+    private func existingTopics() -> Set<String> {
+        var metadata: UnsafePointer<rd_kafka_metadata>?
+        guard rd_kafka_metadata(client.handle, 1, nil, &metadata, 1000) == RD_KAFKA_RESP_ERR_NO_ERROR, let metadata else { return [] }
+        defer { rd_kafka_metadata_destroy(metadata) }
+        var names: Set<String> = []
+        for index in 0..<Int(metadata.pointee.topic_cnt) {
+            let topic = metadata.pointee.topics[index]
+            if topic.err == RD_KAFKA_RESP_ERR_NO_ERROR, topic.partition_cnt > 0 { names.insert(String(cString: topic.topic)) }
+        }
+        return names
     }
 
     /// Where a newly assigned partition's reading starts: the group's

@@ -21,10 +21,20 @@ final class RDKafkaConsumerState: RDKafkaCallbackContext, @unchecked Sendable {
     let publishedAssignment = Mutex<Set<KafkaTopicPartition>>([])
     /// Offset continuity per owned partition; `nil` when gaps are not rechecked.
     var gaps: OffsetGapTracker?
+    /// When librdkafka reported every broker down or a subscribed topic
+    /// unknown, until the loop has rejoined the group.
+    var rejoinWantedSince: ContinuousClock.Instant?
 
     init(logHandler: KafkaLogHandler?, offsetGapRecheck: Duration?) {
         gaps = offsetGapRecheck.map { OffsetGapTracker(window: $0) }
         super.init(logHandler: logHandler)
+    }
+
+    // MARK: - Client errors (consumer thread: the main queue is forwarded to the consumer's)
+
+    override func clientError(_ code: Int32, _ reason: String) {
+        super.clientError(code, reason)
+        if code == RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN.rawValue, rejoinWantedSince == nil { rejoinWantedSince = .now }
     }
 
     // MARK: - Rebalance (consumer thread)
