@@ -41,14 +41,14 @@ import Testing
     }
 
     @Test func anAnswerInTimePassesThrough() async throws {
-        let bounded = DeadlineBoundProvider(SlowProvider(delay: .milliseconds(10)), limit: .seconds(5))
+        let bounded = DeadlineBoundProvider(SlowProvider(delay: .milliseconds(10)), limit: .seconds(60))
         let answer = try await bounded.cancelSubscription(id: "7")
         #expect(answer.id == "7" && answer.status == "cancelled")
     }
 
     @Test func theProvidersOwnErrorPassesThrough() async throws {
         let refusal = ProviderError(provider: .lemonsqueezy, operation: "cancelSubscription", kind: .validation, status: 422, message: "no")
-        let bounded = DeadlineBoundProvider(SlowProvider(error: refusal), limit: .seconds(5))
+        let bounded = DeadlineBoundProvider(SlowProvider(error: refusal), limit: .seconds(60))
         await #expect(throws: refusal) { try await bounded.cancelSubscription(id: "7") }
     }
 
@@ -64,7 +64,7 @@ import Testing
             #expect(error.message == "no answer within 200 ms")
         }
         let waited = ContinuousClock.now - started
-        #expect(waited >= .milliseconds(200) && waited < .seconds(10), "waited \(waited)")
+        #expect(waited >= .milliseconds(200) && waited < .seconds(30), "waited \(waited)")
         #expect(slow.cancelledCalls.withLock { $0 } == 1, "the call in flight was cancelled")
     }
 
