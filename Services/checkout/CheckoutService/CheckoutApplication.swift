@@ -28,9 +28,9 @@ public struct CheckoutApplication: ServiceApplication {
     /// broker's metadata and the producer's own deliveries), `catalog`.
     public let shell: ApplicationShell
     /// Deletes idempotency records older than their TTL, hourly.
-    public let sweeper: IdempotencySweeper
+    public let sweeper: PeriodicSweeper
     /// Deletes ended quota and provider-ledger windows.
-    public let quotaSweeper: QuotaSweeper
+    public let quotaSweeper: PeriodicSweeper
     /// Loads and refreshes the JWKS keys (`AUTH_JWT_JWKS_URL`); nil without JWKS URLs.
     public let tokenKeys: JWKSRefresher?
 
@@ -139,8 +139,8 @@ public func buildCheckoutApplication(
             routes.mount(on: $0)
             completionPage.mount(on: $0)
         },
-        sweeper: IdempotencySweeper(store: idempotency, logger: logger),
-        quotaSweeper: QuotaSweeper(quotas: quotas, ledger: PostgresProviderLedgerStore(pool: pool), logger: logger),
+        sweeper: .idempotency(idempotency, logger: logger),
+        quotaSweeper: .quotas(quotas, ledger: PostgresProviderLedgerStore(pool: pool), logger: logger),
         tokenKeys: tokenVerifier?.refresher)
 }
 
