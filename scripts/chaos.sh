@@ -32,6 +32,10 @@
 #                  and resumed at the provider at once (odd ones end cancelled,
 #                  even ones active) while a projector is SIGKILLed and
 #                  replaced: their webhooks race each other and the rebalance
+#      commandrace  CHAOS_RACE_SUBSCRIPTIONS subscriptions (both providers)
+#                  bought through Storefront's API, then cancelled and resumed
+#                  through it at once while a projector is SIGKILLed and
+#                  replaced: the checkout's commands race the webhooks
 #      snapshotfirst  user A and user B (the same email) each open a checkout
 #                  through the API; the sandbox holds back what A's produces,
 #                  A pays, the sweep's snapshot is projected first, then the
@@ -64,7 +68,7 @@
 #   CHAOS_SETTLE_SECONDS [3]        recovered = lag at most one second of traffic (>= 50),
 #                                   the group committing, for this long; and 2xx again
 #   CHAOS_DRAIN_TIMEOUT [300 s]     longest wait, after sending, for PostgreSQL to hold everything (both phases)
-#   CHAOS_PROVIDER_FAULTS [brokerkill,blackhole,race,snapshotfirst,outage]  phase 2's faults in order; none skips phase 2
+#   CHAOS_PROVIDER_FAULTS [brokerkill,blackhole,race,commandrace,snapshotfirst,outage]  phase 2's faults in order; none skips phase 2
 #   CHAOS_RACE_SUBSCRIPTIONS [20]   how many subscriptions the race cancels and resumes at once
 #   CHAOS_PROVIDER_RATE [2]         sandbox purchases per second in phase 2 (each 3-4 webhooks)
 #   CHAOS_PROVIDER_LEAD [15 s]      purchases before each phase-2 fault
@@ -82,7 +86,7 @@
 # The stack (scripts/stack.sh) makes its own OWNERSHIP_PROOF_KEY; phase 1's webhooks are signed with it.
 # `make test` runs it small (Tests/ScaleDemoEndToEndTests: 2,000 webhooks, 8 s
 # freezes; phase 2 at a tenth of the sandbox's retry delays with blackhole,
-# race and snapshotfirst; brokerkill and a 20 s outage in a test of their own:
+# race, commandrace and snapshotfirst; brokerkill and a 20 s outage in a test of their own:
 # docs/testing-and-benchmarks.md).
 set -euo pipefail
 exec "$(cd "$(dirname "$0")" && pwd)/scale-demo.sh" chaos

@@ -26,7 +26,7 @@ import Testing
         // The provider phase, small: the sandbox's retries at a tenth, a sweep every 5 s.
         "CHAOS_SANDBOX_RETRY_TIME_SCALE": "0.1", "CHAOS_SWEEP_INTERVAL": "5s", "CHAOS_PROVIDER_RATE": "2",
         "CHAOS_PROVIDER_LEAD": "5", "CHAOS_PROVIDER_PROBE": "50", "CHAOS_BLACKHOLE_SECONDS": "8",
-        "CHAOS_PROVIDER_FAULTS": "blackhole,race,snapshotfirst",
+        "CHAOS_PROVIDER_FAULTS": "blackhole,race,commandrace,snapshotfirst", "CHAOS_RACE_SUBSCRIPTIONS": "6",
     ]
 
     /// Phase 1 as small as it goes (one receiver restart), then the broker
@@ -51,7 +51,11 @@ import Testing
                 Int(answers[..<range.lowerBound].split(separator: " ").last ?? "")
             } ?? 0
         #expect(unavailable > 0, "no webhook was answered 503 while the broker was frozen: \(answers)")
-        Self.expectProviderPhase(text, ran: ["PostgreSQL black hole", "cancelled and resumed at once", "snapshot before its webhooks"])
+        Self.expectProviderPhase(
+            text,
+            ran: [
+                "PostgreSQL black hole", "cancelled and resumed at once", "cancelled and resumed through it at once", "snapshot before its webhooks",
+            ])
     }
 
     /// The memory broker killed and started empty at once, then killed and

@@ -87,7 +87,9 @@ struct ScaleDemoOptions: Sendable {
         in order: brokerkill (SIGKILL the broker, start it empty on its port), outage (the same,
         down for --outage-seconds), blackhole (the PostgreSQL proxy stops forwarding for
         --blackhole-seconds), race (--race-subscriptions cancelled and resumed at once while
-        a projector is SIGKILLed and replaced), snapshotfirst (a purchase's webhooks held back until
+        a projector is SIGKILLed and replaced), commandrace (--race-subscriptions bought, cancelled and
+        resumed through Storefront's API at once while a projector is SIGKILLed and replaced: the
+        checkout's commands race the webhooks), snapshotfirst (a purchase's webhooks held back until
         the sweep's snapshot is projected, another user's checkout for the same email); default \(ProviderFault.describe(ProviderFault.defaults)).
         The webhook secret comes from LEMONSQUEEZY_WEBHOOK_SECRET (default: the sandbox's).
         """

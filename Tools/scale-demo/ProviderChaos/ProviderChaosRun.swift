@@ -127,6 +127,13 @@ struct ProviderChaosRun {
                 control: control, ledger: ledger, stateDirectory: options.stateDirectory, stackScript: options.stackScript,
                 count: options.raceSubscriptions, now: { session.now() }
             ).run()
+        case .commandrace:
+            say("provider fault: buying through the API, then cancelling and resuming through it at once while a projector is SIGKILLed")
+            return try await CommandRaceFault(
+                control: control, api: StorefrontAPI(client: control.client, stack: session.stack), ledger: ledger, pool: pool,
+                stateDirectory: options.stateDirectory, stackScript: options.stackScript, count: options.raceSubscriptions,
+                timeout: options.recoveryTimeout, now: { session.now() }
+            ).run()
         case .snapshotfirst:
             say("provider fault: a purchase's webhooks held back until its snapshot is projected; a competing checkout")
             return try await SnapshotFirstFault(

@@ -23,14 +23,18 @@ struct ProviderFault: Sendable, Equatable {
         /// (held back by the sandbox, delivered late), while another user's
         /// checkout competes for the same email (``SnapshotFirstFault``).
         case snapshotfirst
+        /// Subscriptions bought, cancelled and resumed through Storefront's
+        /// own API, all at once, while a projector is SIGKILLed and replaced:
+        /// the checkout's commands race the webhooks (``CommandRaceFault``).
+        case commandrace
     }
 
     let kind: Kind
 
-    /// A broker kill, a PostgreSQL black hole, a race, a snapshot before its webhooks, then the long outage.
+    /// A broker kill, a PostgreSQL black hole, the two races, a snapshot before its webhooks, then the long outage.
     static let defaults = [
-        ProviderFault(kind: .brokerkill), ProviderFault(kind: .blackhole), ProviderFault(kind: .race), ProviderFault(kind: .snapshotfirst),
-        ProviderFault(kind: .outage),
+        ProviderFault(kind: .brokerkill), ProviderFault(kind: .blackhole), ProviderFault(kind: .race), ProviderFault(kind: .commandrace),
+        ProviderFault(kind: .snapshotfirst), ProviderFault(kind: .outage),
     ]
 
     struct Invalid: Error, CustomStringConvertible { let description: String }

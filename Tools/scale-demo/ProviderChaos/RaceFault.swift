@@ -20,7 +20,7 @@ struct RaceFault: Sendable {
         let cutoff = now() - 2
         let chosen = ledger.purchases.filter { $0.status == "active" && $0.createdAt < cutoff }.suffix(count)
         guard !chosen.isEmpty else { throw ChaosActions.Failure(description: "no active purchase to race") }
-        let failover = ProjectorFailover(stateDirectory: stateDirectory, stackScript: stackScript, victim: try liveProjector())
+        let failover = ProjectorFailover(stateDirectory: stateDirectory, stackScript: stackScript, victim: try Self.liveProjector(in: stateDirectory))
         let changes = Task { [control, ledger, now] in
             await withTaskGroup(of: Void.self) { group in
                 for (index, purchase) in chosen.enumerated() {
@@ -48,7 +48,7 @@ struct RaceFault: Sendable {
     }
 
     /// The highest-numbered projector that still runs (its pid file is there).
-    private func liveProjector() throws -> Int {
+    static func liveProjector(in stateDirectory: String) throws -> Int {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: "\(stateDirectory)/pids")) ?? []
         let numbers = names.compactMap { name -> Int? in
             guard name.hasPrefix("subscription-projector-"), name.hasSuffix(".pid") else { return nil }

@@ -112,11 +112,17 @@ extension SandboxControl {
     /// Replaces every delivery and API fault (`POST /_sandbox/faults`); `[:]` clears them.
     func setFaults(_ faults: [String: Any]) async throws { _ = try await post("/_sandbox/faults", faults) }
 
-    /// Pays a Lemon Squeezy checkout without a browser; returns the subscription's id.
-    func pay(checkoutID: String) async throws -> String {
-        let answer = try await post("/_sandbox/checkouts/lemonsqueezy/\(checkoutID)/pay", [:])
-        guard let id = answer["subscription_id"] as? Int else { throw Failure(description: "pay answered \(answer)") }
-        return String(id)
+    /// Pays a checkout without a browser; returns the subscription's id
+    /// (Lemon Squeezy) or code (Paystack).
+    func pay(_ provider: Provider, checkoutID: String) async throws -> String {
+        let answer = try await post("/_sandbox/checkouts/\(provider.rawValue)/\(checkoutID)/pay", [:])
+        switch provider {
+        case .lemonSqueezy:
+            if let id = answer["subscription_id"] as? Int { return String(id) }
+        case .paystack:
+            if let code = answer["subscription_code"] as? String, !code.isEmpty { return code }
+        }
+        throw Failure(description: "pay answered \(answer)")
     }
 
     /// The Lemon Squeezy deliveries the log holds as dropped, oldest first, with their signed headers and bodies.

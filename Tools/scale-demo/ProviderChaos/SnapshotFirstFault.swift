@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import HTTPClient
 import Postgres
@@ -25,20 +24,21 @@ struct SnapshotFirstFault: Sendable {
     struct Failure: Error, CustomStringConvertible { let description: String }
 
     func run() async throws -> String {
-        let gateway = stack["GATEWAY_URL"] ?? ""
+        let api = StorefrontAPI(client: control.client, stack: stack)
+        let gateway = api.gateway
         let run = String(UUID().uuidString.lowercased().prefix(8))
         let email = "chaos-\(run)@example.com"
         let (userA, userB) = ("chaos-a-\(run)", "chaos-b-\(run)")
-        let (productID, variantID) = try await subscriptionProduct(gateway)
-        let checkoutA = try await createCheckout(gateway, user: userA, email: email, product: productID, variant: variantID)
+        let (productID, variantID) = try await api.subscriptionProduct(.lemonSqueezy)
+        let checkoutA = try await api.createCheckout(user: userA, email: email, product: productID, variant: variantID)
         // The competing checkout: another user, the same email, never paid.
-        _ = try await createCheckout(gateway, user: userB, email: email, product: productID, variant: variantID)
+        _ = try await api.createCheckout(user: userB, email: email, product: productID, variant: variantID)
 
         try await control.setFaults(["drop_checkouts": ["lemonsqueezy:\(checkoutA)"]])
         let paidAt = now()
         let subscription: String
         do {
-            subscription = try await control.pay(checkoutID: checkoutA)
+            subscription = try await control.pay(.lemonSqueezy, checkoutID: checkoutA)
         } catch {
             try? await control.setFaults([:])
             throw error
@@ -63,46 +63,6 @@ struct SnapshotFirstFault: Sendable {
         }
         return "snapshot before its webhooks (projected from the sweep \(String(format: "%.1f", snapshotAfter - paidAt)) s after payment, "
             + "then \(held.count) held webhooks delivered), another user's checkout competing for the same email; owned by the buyer"
-    }
-
-    /// The first Lemon Squeezy subscription product of the catalog: (product id, variant id).
-    private func subscriptionProduct(_ gateway: String) async throws -> (String, String) {
-        let response = try await control.client.get(gateway + "/api/products")
-        let object = try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any]
-        let products = ((object?["products"] as? [String: Any])?["data"] as? [[String: Any]]) ?? []
-        for product in products {
-            let attributes = product["attributes"] as? [String: Any] ?? [:]
-            guard attributes["provider"] as? String == "lemonsqueezy", attributes["interval"] is String,
-                let id = product["id"] as? String, let variant = product["variantId"] as? String
-            else { continue }
-            return (id, variant)
-        }
-        throw Failure(description: "GET /api/products (\(response.status)) lists no Lemon Squeezy subscription")
-    }
-
-    /// Opens a checkout as `user` through the API; returns the sandbox's checkout id (the last part of its URL).
-    private func createCheckout(_ gateway: String, user: String, email: String, product: String, variant: String) async throws -> String {
-        let token = try appToken(user: user, email: email)
-        let body = Array(try JSONSerialization.data(withJSONObject: ["customerEmail": email, "variantId": variant, "productId": product]))
-        let response = try await control.client.post(
-            gateway + "/api/create-checkout", headers: ["Content-Type": "application/json", "Authorization": "Bearer \(token)"], body: body)
-        let object = try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any]
-        guard response.isSuccess, let url = object?["checkoutUrl"] as? String,
-            let id = url.split(separator: "?").first?.split(separator: "/").last
-        else {
-            throw Failure(description: "create-checkout for \(user) answered \(response.status): \(response.bodyString.prefix(300))")
-        }
-        return String(id)
-    }
-
-    /// An app token as `storefront dev-token` makes it (HS256 with the stack's secret).
-    private func appToken(user: String, email: String) throws -> String {
-        let issued = Int(Date().timeIntervalSince1970)
-        let claims: [String: JSONValue] = [
-            "sub": .string(user), "email": .string(email), "email_verified": .bool(true), "iat": .int(issued), "exp": .int(issued + 3600),
-            "iss": .string(stack["AUTH_JWT_ISSUER"] ?? "storefront-dev"), "aud": .string(stack["AUTH_JWT_AUDIENCE"] ?? "storefront-app"),
-        ]
-        return try JWTSigner(hs256Secret: Array((stack["AUTH_JWT_SECRET"] ?? "").utf8)).sign(claims)
     }
 
     /// Waits for the subscription's row; returns when it appeared (seconds since the start), or nil.
