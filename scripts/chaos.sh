@@ -78,6 +78,9 @@
 #   CHAOS_BLACKHOLE_SECONDS [30]    how long the PostgreSQL proxy forwards nothing
 #   CHAOS_SANDBOX_RETRY_TIME_SCALE [1]  the sandbox's retry delays times this (1: real)
 #   CHAOS_SWEEP_INTERVAL [10s]      the reconciler's sweep interval (and first sweep)
+#   CHAOS_PROVIDER_BUDGET [6000]    the provider budgets per minute (the sandbox has no limit;
+#                                   at the real 300 phase 1's 5,000 made-up subscriptions queue
+#                                   targeted fetches that hold the sweep back for the whole run)
 #   CHAOS_KEEP_STATE=1              keep the stack's logs (the folder is printed)
 # Phase 2 is smaller than phase 1 on purpose: the sandbox sends one webhook at a
 # time (its rate is printed), and the reconciler's sweep and fetches spend the

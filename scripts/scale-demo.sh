@@ -49,10 +49,19 @@ stack_settings=()
 if [ "$mode" = chaos ]; then
   # The provider phase: a PostgreSQL proxy to black-hole, the sandbox's retry
   # schedules at their real pace, and sweeps often enough to recover within a run.
+  # The provider budgets at 100 calls a second (CHAOS_PROVIDER_BUDGET, per
+  # minute; the sandbox sets no limit): phase 1's webhooks name 5,000 made-up
+  # subscriptions the reconciler fetches in vain, and at the real 300 a minute
+  # that queue of targeted fetches would hold the sweep back (it yields first)
+  # for the whole provider phase, so a broker kill could never be recovered.
   stack_settings=(STACK_PG_PROXY=1
     SANDBOX_RETRY_TIME_SCALE="${CHAOS_SANDBOX_RETRY_TIME_SCALE:-1}"
     RECONCILER_SWEEP_INTERVAL="${CHAOS_SWEEP_INTERVAL:-10s}"
-    RECONCILER_SWEEP_INITIAL_DELAY="${CHAOS_SWEEP_INTERVAL:-10s}")
+    RECONCILER_SWEEP_INITIAL_DELAY="${CHAOS_SWEEP_INTERVAL:-10s}"
+    PROVIDER_BUDGET_LEMONSQUEEZY_PER_MINUTE="${CHAOS_PROVIDER_BUDGET:-6000}"
+    PROVIDER_BUDGET_PAYSTACK_PER_MINUTE="${CHAOS_PROVIDER_BUDGET:-6000}"
+    RECONCILER_LEMONSQUEEZY_REQUESTS_PER_MINUTE="${CHAOS_PROVIDER_BUDGET:-6000}"
+    RECONCILER_PAYSTACK_REQUESTS_PER_MINUTE="${CHAOS_PROVIDER_BUDGET:-6000}")
 fi
 # STACK_OWNER_PID: should this script be killed outright, the stack stops itself.
 if ! env "${stack_settings[@]}" STACK_OWNER_PID=$$ STACK_FREE_PORTS=1 WEBHOOK_RECEIVER_REPLICAS=2 PROJECTOR_REPLICAS=3 LOG_LEVEL=${LOG_LEVEL:-warning} \
@@ -79,7 +88,7 @@ if [ "$mode" = chaos ]; then
     --recovery-timeout "${CHAOS_RECOVERY_TIMEOUT:-180}"
     --settle-seconds "${CHAOS_SETTLE_SECONDS:-3}"
     --drain-timeout "${CHAOS_DRAIN_TIMEOUT:-300}"
-    --provider-faults "${CHAOS_PROVIDER_FAULTS:-brokerkill,blackhole,race,snapshotfirst,outage}"
+    --provider-faults "${CHAOS_PROVIDER_FAULTS:-brokerkill,blackhole,race,commandrace,snapshotfirst,outage}"
     --race-subscriptions "${CHAOS_RACE_SUBSCRIPTIONS:-20}"
     --provider-rate "${CHAOS_PROVIDER_RATE:-2}"
     --provider-lead "${CHAOS_PROVIDER_LEAD:-15}"
