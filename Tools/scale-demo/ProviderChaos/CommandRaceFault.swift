@@ -50,34 +50,16 @@ struct CommandRaceFault: Sendable {
         }
         try await waitUntilOwned(owners)
 
-        let failover = ProjectorFailover(
-            stateDirectory: stateDirectory, stackScript: stackScript, victim: try RaceFault.liveProjector(in: stateDirectory))
-        let racing = owners
-        let changes = Task { [api, ledger, now] in
-            await withTaskGroup(of: Void.self) { group in
-                for (index, owner) in racing.enumerated() {
-                    // Odd ones end cancelled, even ones active again: both directions race.
-                    let actions = index % 2 == 1 ? ["cancel", "resume", "cancel"] : ["cancel", "resume"]
-                    group.addTask {
-                        for action in actions {
-                            do {
-                                let status = try await api.change(action, subscription: owner.subscription, user: owner.user, email: owner.email)
-                                ledger.changed(owner.provider, id: owner.subscription, status: status, at: now())
-                            } catch {
-                                ledger.failed("command race \(action) \(owner.provider.rawValue) \(owner.subscription): \(error)")
-                                return
-                            }
-                        }
-                    }
-                }
-            }
+        let (victim, pid, replacement) = try await RaceFault.raceWhileReplacingAProjector(
+            owners, stateDirectory: stateDirectory, stackScript: stackScript
+        ) { [api, ledger, now] owner, action in
+            let status = try await api.change(action, subscription: owner.subscription, user: owner.user, email: owner.email)
+            ledger.changed(owner.provider, id: owner.subscription, status: status, at: now())
+        } failed: { [ledger] owner, action, error in
+            ledger.failed("command race \(action) \(owner.provider.rawValue) \(owner.subscription): \(error)")
         }
-        let pid = try failover.kill()
-        let replacement = try await failover.startReplacement()
-        await changes.value
         return "\(owners.count) subscriptions bought through the API, then cancelled and resumed through it at once (the checkout's "
-            + "commands racing the webhooks) while subscription-projector-\(failover.victim) (pid \(pid)) was SIGKILLed and "
-            + "\(replacement.split(separator: " ").first ?? "a replacement") started"
+            + "commands racing the webhooks) while subscription-projector-\(victim) (pid \(pid)) was SIGKILLed and \(replacement) started"
     }
 
     /// Waits until every purchase has its row, owned by its buyer: the API
