@@ -62,7 +62,11 @@ import Testing
         // A probe that fails (the stack's database busy on a loaded machine) is
         // tried again; the last failure is reported if the rows never match.
         var lastProblem = "no probe answered"
-        let converged = try? await stack.eventually("the duplicated run's rows to match the clean run's") {
+        // Up to 75 s, past the stack's 30 s sweep: in some shuffled orders the
+        // first order's owner column is filled only when a later event or the
+        // sweep's snapshot refolds it (a known gap, closing note of 2 December
+        // 2026); the rows must still end up the same.
+        let converged = try? await stack.eventually(timeout: .seconds(75), "the duplicated run's rows to match the clean run's") {
             do {
                 let rows = try await snapshots()
                 lastProblem = "clean \(rows.0) vs duplicated+shuffled \(rows.1)"
