@@ -35,9 +35,10 @@ import Testing
                 configuration: KafkaProducerConfiguration(
                     client: KafkaClientConfiguration(bootstrapServers: [brokers], clientID: "kafka-tests", logHandler: nil),
                     messageTimeout: .milliseconds(1000)))
-            // A new idempotent producer's first delivery is slow on a busy machine: allow retries.
+            // A new idempotent producer's first delivery is slow on a busy machine: allow retries
+            // (each timed-out one also makes the producer start over with a new handle).
             var ready: KafkaDeliveryReport?
-            for _ in 0..<5 where ready == nil {
+            for _ in 0..<20 where ready == nil {
                 ready = try? await producer.sendAndAwait(KafkaProducerMessage(topic: topic, key: "k", value: Array("before".utf8)))
             }
             try #require(ready != nil, "the producer never reached the broker before the outage")
