@@ -12,21 +12,23 @@ public struct Access: Sendable, Hashable {
     public static let none = Access(isActive: false, expiresAt: nil, willRenew: false, periodType: .normal)
 }
 
-/// The access rules, per provider status, in one place (README, "Entitlements").
+/// The access rules, per subscription phase, in one place (README, "Entitlements").
+/// Each provider's statuses map to a ``SubscriptionPhase`` (``Provider/phase(of:)``,
+/// one file per provider in `Vocabulary/`); the rules below speak only of phases.
 ///
-/// | provider | status | access |
+/// | provider | status (phase) | access |
 /// | --- | --- | --- |
-/// | Lemon Squeezy | `on_trial` | yes (trial period), until `trial_ends_at` + ``AccessPolicy/renewalGrace`` |
-/// | Lemon Squeezy | `active` | yes, until `renews_at` + ``AccessPolicy/renewalGrace`` |
-/// | Lemon Squeezy | `past_due` | yes (billing issue flagged; the provider retries), until `renews_at` + ``AccessPolicy/renewalGrace`` |
-/// | Lemon Squeezy | `unpaid` | for ``AccessPolicy/unpaidGrace`` after the billing issue was first seen |
-/// | Lemon Squeezy | `cancelled` | until `ends_at` |
-/// | Lemon Squeezy | `paused` | `pause.mode` `free`: yes, until `resumes_at` + ``AccessPolicy/renewalGrace`` (none: open-ended); `void`: no |
-/// | Lemon Squeezy | `expired` | no |
-/// | Paystack | `active` | yes, until `next_payment_date` + ``AccessPolicy/renewalGrace`` |
-/// | Paystack | `non-renewing` | until the period end |
-/// | Paystack | `attention` | for ``AccessPolicy/attentionGrace`` after the failure was first seen |
-/// | Paystack | `complete`, `completed`, `cancelled` | no |
+/// | Lemon Squeezy | `on_trial` (trialing) | yes (trial period), until `trial_ends_at` + ``AccessPolicy/renewalGrace`` |
+/// | Lemon Squeezy | `active` (renewing) | yes, until `renews_at` + ``AccessPolicy/renewalGrace`` |
+/// | Lemon Squeezy | `past_due` (pastDue) | yes (billing issue flagged; the provider retries), until `renews_at` + ``AccessPolicy/renewalGrace`` |
+/// | Lemon Squeezy | `unpaid` (unpaid) | for ``AccessPolicy/unpaidGrace`` after the billing issue was first seen |
+/// | Lemon Squeezy | `cancelled` (cancelled) | until `ends_at` |
+/// | Lemon Squeezy | `paused` (paused) | `pause.mode` `free`: yes, until `resumes_at` + ``AccessPolicy/renewalGrace`` (none: open-ended); `void`: no |
+/// | Lemon Squeezy | `expired` (ended) | no |
+/// | Paystack | `active` (renewing) | yes, until `next_payment_date` + ``AccessPolicy/renewalGrace`` |
+/// | Paystack | `non-renewing` (nonRenewing) | until the period end |
+/// | Paystack | `attention` (retryingAfterFailure) | for ``AccessPolicy/attentionGrace`` after the failure was first seen |
+/// | Paystack | `complete`, `completed`, `cancelled` (ended) | no |
 ///
 /// Access is time-bounded: `isActive` implies `expiresAt` is nil or later
 /// than `now - renewalGrace`. A status that says the provider will charge at
@@ -68,27 +70,27 @@ public enum AccessRules {
             return Access(isActive: active, expiresAt: end, willRenew: active && renews, periodType: periodType)
         }
         let issueSince = s.billingIssueDetectedAt ?? s.sourceUpdatedAt
-        switch (s.provider, s.status) {
-        case (.lemonsqueezy, "on_trial"): return renewing(s.trialEndsAt ?? s.renewsAt, trial: true)
-        case (.lemonsqueezy, "active"), (.lemonsqueezy, "past_due"), (.paystack, "active"): return renewing(s.renewsAt)
-        case (.lemonsqueezy, "unpaid"): return until(issueSince?.addingTimeInterval(policy.unpaidGrace))
-        case (.lemonsqueezy, "cancelled"): return until(s.endsAt)
-        case (.lemonsqueezy, "paused"):
+        switch s.provider.phase(of: s.status) {
+        case .trialing: return renewing(s.trialEndsAt ?? s.renewsAt, trial: true)
+        case .renewing, .pastDue: return renewing(s.renewsAt)
+        case .unpaid: return until(issueSince?.addingTimeInterval(policy.unpaidGrace))
+        case .cancelled: return until(s.endsAt)
+        case .paused:
             guard s.pauseMode == "free" else { return Access(isActive: false, expiresAt: s.sourceUpdatedAt, willRenew: false, periodType: .normal) }
             // Service continues for free; billing restarts at `resumes_at`, if
             // set (from then on like any renewal); without it the pause is open-ended.
             guard let resumesAt = s.pauseResumesAt else { return Access(isActive: true, expiresAt: nil, willRenew: false, periodType: .normal) }
             return renewing(resumesAt)
-        case (.paystack, "non-renewing"):
+        case .nonRenewing:
             // Paystack clears `next_payment_date` on some non-renewing payloads;
             // without a known end the provider's own "still active" stands.
             guard let end = s.endsAt ?? s.renewsAt else { return Access(isActive: true, expiresAt: nil, willRenew: false, periodType: .normal) }
             return until(end)
-        case (.paystack, "attention"):
+        case .retryingAfterFailure:
             var access = until(issueSince?.addingTimeInterval(policy.attentionGrace), renewing: true)
             access.willRenew = access.isActive
             return access
-        default:
+        case .ended, .unrecognized:
             return Access(isActive: false, expiresAt: s.endsAt ?? s.sourceUpdatedAt, willRenew: false, periodType: .normal)
         }
     }
@@ -103,11 +105,11 @@ public enum AccessRules {
     /// fetch such a subscription at once rather than at the next sweep.
     public static func overduePeriodEnd(_ s: SubscriptionState, at now: Date) -> Date? {
         let end: Date?
-        switch (s.provider, s.status) {
-        case (.lemonsqueezy, "on_trial"): end = s.trialEndsAt ?? s.renewsAt
-        case (.lemonsqueezy, "active"), (.lemonsqueezy, "past_due"), (.paystack, "active"), (.paystack, "attention"): end = s.renewsAt
-        case (.lemonsqueezy, "paused"): end = s.pauseResumesAt
-        default: end = nil
+        switch s.provider.phase(of: s.status) {
+        case .trialing: end = s.trialEndsAt ?? s.renewsAt
+        case .renewing, .pastDue, .retryingAfterFailure: end = s.renewsAt
+        case .paused: end = s.pauseResumesAt
+        case .unpaid, .cancelled, .nonRenewing, .ended, .unrecognized: end = nil
         }
         guard let end, end <= now else { return nil }
         return end

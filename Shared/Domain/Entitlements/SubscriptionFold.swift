@@ -198,11 +198,6 @@ public enum SubscriptionFold {
     /// Paystack statuses after which only a fetch or a resume changes the status.
     static let paystackEnded: Set<String> = ["cancelled", "complete", "completed"]
 
-    /// Statuses in which no renewal charge will happen.
-    static let endedOrEnding: Set<String> = ["cancelled", "non-renewing", "expired", "complete", "completed"]
-    /// Statuses that mean a payment failed.
-    static let billingIssue: Set<String> = ["past_due", "unpaid", "attention"]
-
     /// The RevenueCat-style dates: the newest payment, and when a cancellation
     /// or a billing issue was first seen (cleared when it no longer holds).
     private static func trackLifecycle(_ event: BillingEvent, in state: inout SubscriptionState) {
@@ -219,14 +214,15 @@ public enum SubscriptionFold {
         default:
             break
         }
-        if state.cancelAtPeriodEnd || endedOrEnding.contains(state.status) {
+        let phase = state.provider.phase(of: state.status)
+        if state.cancelAtPeriodEnd || phase.isEndedOrEnding {
             state.unsubscribeDetectedAt = state.unsubscribeDetectedAt ?? at
         } else if state.status != "unknown" {
             state.unsubscribeDetectedAt = nil
         }
-        if billingIssue.contains(state.status) {
+        if phase.isBillingIssue {
             state.billingIssueDetectedAt = state.billingIssueDetectedAt ?? at
-        } else if ["active", "on_trial"].contains(state.status), event.kind != .paymentFailed {
+        } else if phase.isInGoodStanding, event.kind != .paymentFailed {
             state.billingIssueDetectedAt = nil
         }
     }
