@@ -287,7 +287,11 @@ let package = Package(
         // CRdKafka: librdkafka's mock cluster injects broker errors into a producer, with no server.
         tests("KafkaTests", ["ServiceSettings", "CRdKafka", "Kafka", "ServiceRuntime", "Telemetry"], linker: vendoredLibraries),
         tests(
-            "WebhooksTests", ["ServiceSettings", "Webhooks", "ProviderConfiguration", "BillingModel", "HTTPPrimitives", "TestSupport", "JSONCodec"]),
+            "WebhooksTests",
+            [
+                "ServiceSettings", "Webhooks", "ProviderConfiguration", "BillingModel", "HTTPPrimitives", "TestSupport", "JSONCodec",
+                "CryptoPrimitives",
+            ]),
         tests(
             "ProvidersTests",
             [

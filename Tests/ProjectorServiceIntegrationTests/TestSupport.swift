@@ -53,11 +53,9 @@ enum Support {
         return Array(text.utf8)
     }
 
-    static func sha256Hex(_ bytes: [UInt8]) -> String { Hex.encode(SHA256.hash(bytes)) }
-
     /// The envelope the webhook receiver would publish for `body`.
     static func envelope(_ provider: Provider, _ body: [UInt8], receivedAt: Date = Date(timeIntervalSince1970: 1_800_000_000)) -> WebhookEnvelope {
-        ProviderWebhooks.envelope(provider, body: body, receivedAt: receivedAt, sha256Hex: sha256Hex)
+        ProviderWebhooks.read(provider, body: body, receivedAt: receivedAt).envelope
     }
 
     static func record(_ topic: String, key: String, value: [UInt8], offset: Int64 = 0, partition: Int32 = 0) -> KafkaConsumerRecord {
@@ -67,7 +65,8 @@ enum Support {
 
     static func webhookRecord(_ provider: Provider, _ body: [UInt8], offset: Int64 = 0) throws -> KafkaConsumerRecord {
         record(
-            Topics.webhooks, key: ProviderWebhooks.topicKey(provider, body: body), value: try RecordCoding.encode(envelope(provider, body)),
+            Topics.webhooks, key: ProviderWebhooks.read(provider, body: body, receivedAt: .distantPast).topicKey,
+            value: try RecordCoding.encode(envelope(provider, body)),
             offset: offset)
     }
 

@@ -6,7 +6,7 @@ import Providers
 import SandboxKit
 import SandboxServer
 import Testing
-import Webhooks
+@testable import Webhooks
 import JSONCodec
 
 /// ``LemonSqueezyClient`` against the provider sandbox served on a real port.

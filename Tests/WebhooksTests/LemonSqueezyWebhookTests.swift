@@ -163,14 +163,15 @@ import JSONCodec
 
     @Test func dedupKeyUsesWebhookIDElseBodyDigest() throws {
         let created = try Fixture.bytes("lemonsqueezy.webhook.subscription_created.synthetic.json")
-        #expect(LemonSqueezyWebhook.dedupKey(body: created, sha256Hex: fakeSHA256Hex) == "lemonsqueezy:7c1f3a52-9d0e-4b8a-a3f1-2e5d6c7b8a91")
+        #expect(
+            LemonSqueezyWebhook.dedupKey(root: try? JSONValue.parse(created), body: created) == "lemonsqueezy:7c1f3a52-9d0e-4b8a-a3f1-2e5d6c7b8a91")
         // The all-zero id of hand-made payloads and a missing id fall back to the digest.
         let zeroed = try Fixture.bytes("lemonsqueezy.webhook.subscription_cancelled.synthetic.json")
-        #expect(LemonSqueezyWebhook.dedupKey(body: zeroed, sha256Hex: fakeSHA256Hex) == "lemonsqueezy:sha256:\(fakeSHA256Hex(zeroed))")
+        #expect(LemonSqueezyWebhook.dedupKey(root: try? JSONValue.parse(zeroed), body: zeroed) == "lemonsqueezy:sha256:\(sha256Hex(zeroed))")
         let order = try Fixture.bytes("lemonsqueezy.webhook.order_created.with_custom_data.json")
-        #expect(LemonSqueezyWebhook.dedupKey(body: order, sha256Hex: fakeSHA256Hex) == "lemonsqueezy:sha256:\(fakeSHA256Hex(order))")
+        #expect(LemonSqueezyWebhook.dedupKey(root: try? JSONValue.parse(order), body: order) == "lemonsqueezy:sha256:\(sha256Hex(order))")
         let garbage = Array("not json".utf8)
-        #expect(LemonSqueezyWebhook.dedupKey(body: garbage, sha256Hex: fakeSHA256Hex) == "lemonsqueezy:sha256:\(fakeSHA256Hex(garbage))")
+        #expect(LemonSqueezyWebhook.dedupKey(root: try? JSONValue.parse(garbage), body: garbage) == "lemonsqueezy:sha256:\(sha256Hex(garbage))")
     }
 
     @Test func everyFixtureNormalizes() throws {

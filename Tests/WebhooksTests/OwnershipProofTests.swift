@@ -2,7 +2,7 @@ import ServiceSettings
 import BillingModel
 import TestSupport
 import Testing
-import Webhooks
+@testable import Webhooks
 
 /// The ownership proof: made by the checkout, checked by the projector; only
 /// the exact (checkout id, app user id) pair under the same key verifies.
@@ -172,7 +172,7 @@ import Webhooks
         let body = Array(
             #"{"meta":{"event_name":"order_created","custom_data":{"app_user_id":"u1","user_id":"u2"}},"data":{"type":"orders","id":"9","attributes":{"status":"paid"}}}"#
                 .utf8)
-        var event = try ProviderWebhooks.normalize(.lemonsqueezy, body: body)
+        var event = try LemonSqueezyWebhook.normalize(body: body)
         #expect(event.appUserID == nil)
         #expect(Self.maker.check(&event) == .none)
         #expect(event.appUserID == nil && event.customData == ["app_user_id": "u1", "user_id": "u2"])

@@ -2,15 +2,15 @@ import Foundation
 import Testing
 import TestSupport
 import BillingModel
-import Webhooks
+@testable import Webhooks
 
 @Suite struct ProviderWebhooksTests {
     @Test func envelopeCarriesTheBodyByteForByteThroughATopicRecord() throws {
         let body = try Fixture.bytes("lemonsqueezy.webhook.order_created.with_custom_data.json")
         let received = Date(timeIntervalSince1970: 1_700_000_000.25)
-        let envelope = ProviderWebhooks.envelope(.lemonsqueezy, body: body, receivedAt: received, sha256Hex: fakeSHA256Hex)
+        let envelope = ProviderWebhooks.read(.lemonsqueezy, body: body, receivedAt: received).envelope
         #expect(envelope.eventName == "order_created")
-        #expect(envelope.id == "lemonsqueezy:sha256:\(fakeSHA256Hex(body))")
+        #expect(envelope.id == "lemonsqueezy:sha256:\(sha256Hex(body))")
 
         let decoded = try RecordCoding.decode(WebhookEnvelope.self, from: RecordCoding.encode(envelope))
         #expect(decoded.payload.bytes == body)
@@ -21,8 +21,8 @@ import Webhooks
 
     @Test func unreadableBodiesStillGetAKeyAndAnEnvelope() {
         let body = Array("<html>".utf8)
-        #expect(ProviderWebhooks.topicKey(.paystack, body: body) == "paystack:unparsed")
-        let envelope = ProviderWebhooks.envelope(.paystack, body: body, receivedAt: Date(), sha256Hex: fakeSHA256Hex)
+        #expect(ProviderWebhooks.read(.paystack, body: body, receivedAt: .distantPast).topicKey == "paystack:unparsed")
+        let envelope = ProviderWebhooks.read(.paystack, body: body, receivedAt: Date()).envelope
         #expect(envelope.eventName == "")
         #expect(envelope.payload.bytes == body)
         #expect(throws: WebhookPayloadError.self) { try ProviderWebhooks.normalize(envelope) }
@@ -32,7 +32,7 @@ import Webhooks
         let keys = try [
             "paystack.webhook.subscription.create.json", "paystack.webhook.subscription.disable.json",
             "paystack.webhook.invoice.update.json",
-        ].map { ProviderWebhooks.topicKey(.paystack, body: try Fixture.bytes($0)) }
+        ].map { ProviderWebhooks.read(.paystack, body: try Fixture.bytes($0), receivedAt: .distantPast).topicKey }
         #expect(Set(keys) == ["paystack:CUS_xnxdt6s1zg1f4nx"])
     }
 

@@ -4,7 +4,7 @@ import JSONCodec
 /// Normalises Lemon Squeezy webhook bodies (`{"meta":{…},"data":<JSON:API resource>}`)
 /// into ``BillingEvent``s. Pure: no I/O, no signature checks (those happen
 /// before, over the same raw bytes).
-public enum LemonSqueezyWebhook {
+public enum LemonSqueezyWebhook: WebhookFormat {
     /// Event name → kind, for the 16 documented events plus `subscription_plan_changed`
     /// (offered by the dashboard per an open SDK PR). Anything else is `.unknown(name)`.
     static let kinds: [String: BillingEventKind] = [
@@ -31,19 +31,14 @@ public enum LemonSqueezyWebhook {
         kinds[name] ?? .unknown(name)
     }
 
-    /// `meta.event_name`, or nil when the body is not a readable webhook.
-    public static func eventName(body: [UInt8]) -> String? {
-        (try? JSONValue.parse(body))?["meta", "event_name"]?.string
+    /// `meta.event_name`.
+    static func eventName(root: JSONValue) -> String? {
+        root["meta", "event_name"]?.string
     }
 
-    /// Parses and normalises one delivery.
-    /// - Throws: ``WebhookPayloadError`` for invalid JSON or a body without `meta.event_name`.
+    /// Normalises a parsed delivery.
+    /// - Throws: ``WebhookPayloadError`` for a body without `meta.event_name`.
     ///   Unknown event names are not errors.
-    public static func normalize(body: [UInt8]) throws(WebhookPayloadError) -> BillingEvent {
-        try normalize(root: try JSONValue.webhookBody(body))
-    }
-
-    /// Normalises an already parsed body.
     static func normalize(root: JSONValue) throws(WebhookPayloadError) -> BillingEvent {
         guard root.object != nil else { throw .unexpectedShape("top level is not an object") }
         guard let meta = root["meta"], meta.object != nil else { throw .missingField("meta") }
@@ -150,18 +145,12 @@ public enum LemonSqueezyWebhook {
     /// `meta.webhook_id` (captured deliveries show a different one per event;
     /// the docs do not promise it is stable across resends): when present and
     /// not all zeros, the key is `lemonsqueezy:<webhook_id>`. Otherwise
-    /// `lemonsqueezy:sha256:<hex of the raw body>`, using `sha256Hex`
-    /// (supplied by the Crypto module).
-    public static func dedupKey(body: [UInt8], sha256Hex: ([UInt8]) -> String) -> String {
-        dedupKey(root: try? JSONValue.parse(body), body: body, sha256Hex: sha256Hex)
-    }
-
-    /// ``dedupKey(body:sha256Hex:)`` with the body already parsed (nil: not JSON).
-    static func dedupKey(root: JSONValue?, body: [UInt8], sha256Hex: ([UInt8]) -> String) -> String {
+    /// `lemonsqueezy:sha256:<hex of the raw body>`. `root` is nil when the body is not JSON.
+    static func dedupKey(root: JSONValue?, body: [UInt8]) -> String {
         if let webhookID = root?["meta", "webhook_id"]?.string, isUsableUUID(webhookID) {
             return "lemonsqueezy:\(webhookID.lowercased())"
         }
-        return "lemonsqueezy:sha256:\(sha256Hex(body))"
+        return "lemonsqueezy:sha256:\(bodyDigest(body))"
     }
 
     static func isUsableUUID(_ text: String) -> Bool {

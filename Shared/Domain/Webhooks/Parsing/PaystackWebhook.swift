@@ -4,7 +4,7 @@ import JSONCodec
 
 /// Normalises Paystack webhook bodies (`{"event":"…","data":{…}}`) into
 /// ``BillingEvent``s. Pure: no I/O, no signature checks.
-public enum PaystackWebhook {
+public enum PaystackWebhook: WebhookFormat {
     static let kinds: [String: BillingEventKind] = [
         "subscription.create": .subscriptionCreated,
         "subscription.not_renew": .subscriptionNotRenewing,
@@ -23,7 +23,7 @@ public enum PaystackWebhook {
         "charge.dispute.resolve": .disputeResolved,
     ]
 
-    /// The kind for an event; `charge.success` depends on the payload (see ``normalize(body:)``).
+    /// The kind for an event; `charge.success` depends on the payload (see ``normalize(root:)``).
     /// `transfer.*`, `paymentrequest.*`, `customeridentification.*`,
     /// `dedicatedaccount.*` and anything new are `.unknown(name)`.
     public static func kind(forEventName name: String, hasPlan: Bool = false) -> BillingEventKind {
@@ -31,23 +31,18 @@ public enum PaystackWebhook {
         return kinds[name] ?? .unknown(name)
     }
 
-    /// `event`, or nil when the body is not a readable webhook.
-    public static func eventName(body: [UInt8]) -> String? {
-        (try? JSONValue.parse(body))?["event"]?.string
+    /// `event`.
+    static func eventName(root: JSONValue) -> String? {
+        root["event"]?.string
     }
 
-    /// Parses and normalises one delivery.
+    /// Normalises a parsed delivery.
     ///
     /// `charge.success` becomes `.paymentSucceeded` when `data.plan` names a
     /// plan (a subscription charge: first payment or renewal) and
     /// `.orderCreated` otherwise (a one-time purchase). `metadata` may be an
     /// object, a JSON string, `""`, `0` or `null`; all are accepted.
-    /// - Throws: ``WebhookPayloadError`` for invalid JSON or a body without `event`.
-    public static func normalize(body: [UInt8]) throws(WebhookPayloadError) -> BillingEvent {
-        try normalize(root: try JSONValue.webhookBody(body))
-    }
-
-    /// Normalises an already parsed body.
+    /// - Throws: ``WebhookPayloadError`` for a body without `event`.
     static func normalize(root: JSONValue) throws(WebhookPayloadError) -> BillingEvent {
         guard root.object != nil else { throw .unexpectedShape("top level is not an object") }
         guard let name = root["event"]?.string else { throw .missingField("event") }
@@ -157,7 +152,7 @@ public enum PaystackWebhook {
     /// is ordered by. `refund.*` bodies carry no time at all: a refund is
     /// ordered by when it was received too. Charges keep `paid_at`, the
     /// provider's own time; disputes their `updated_at`.
-    public static func orderByReceipt(_ event: inout BillingEvent, receivedAt: Date) {
+    static func settle(_ event: inout BillingEvent, receivedAt: Date) {
         let name = event.providerEventName
         guard event.updatedAt == nil, name.hasPrefix("subscription.") || name.hasPrefix("invoice.") || name.hasPrefix("refund.") else { return }
         event.orderingTimestamp = receivedAt
@@ -189,17 +184,12 @@ public enum PaystackWebhook {
     /// so the key is `paystack:charge.success:<data.id>`; other events can
     /// legitimately repeat with the same entity id (dispute reminders, invoice
     /// updates, a subscription cancelled twice), so they use
-    /// `paystack:sha256:<hex of the raw body>` via `sha256Hex` (Crypto module).
-    public static func dedupKey(body: [UInt8], sha256Hex: ([UInt8]) -> String) -> String {
-        dedupKey(root: try? JSONValue.parse(body), body: body, sha256Hex: sha256Hex)
-    }
-
-    /// ``dedupKey(body:sha256Hex:)`` with the body already parsed (nil: not JSON).
-    static func dedupKey(root: JSONValue?, body: [UInt8], sha256Hex: ([UInt8]) -> String) -> String {
+    /// `paystack:sha256:<hex of the raw body>`. `root` is nil when the body is not JSON.
+    static func dedupKey(root: JSONValue?, body: [UInt8]) -> String {
         if let root, root["event"]?.string == "charge.success", let id = root["data", "id"]?.string {
             return "paystack:charge.success:\(id)"
         }
-        return "paystack:sha256:\(sha256Hex(body))"
+        return "paystack:sha256:\(bodyDigest(body))"
     }
 }
 

@@ -1,3 +1,4 @@
+import CryptoPrimitives
 import ServiceSettings
 import BillingModel
 

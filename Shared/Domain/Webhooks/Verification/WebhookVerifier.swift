@@ -1,3 +1,4 @@
+import CryptoPrimitives
 import ServiceSettings
 import Foundation
 import BillingModel
@@ -24,7 +25,7 @@ public protocol WebhookVerifier: Sendable {
 
 extension WebhookVerifier {
     /// Largest body verified (the webhook normaliser refuses larger ones anyway).
-    public static var maximumBodySize: Int { JSONValue.maximumBodySize }
+    public static var maximumBodySize: Int { JSONCodec.JSONValue.maximumBodySize }
 
     /// Verifies with headers given as a dictionary (names compared case-insensitively).
     public func verify(headers: [String: String], body: [UInt8], remoteAddress: String?) throws(WebhookVerificationError) {
@@ -55,11 +56,16 @@ extension WebhookVerifier {
 /// The HMAC check both providers share.
 enum HexHMACCheck {
     static func run(
-        header name: String, algorithm: HMACAlgorithm, secret: Secret,
+        header name: String, algorithm: DigestAlgorithm, secret: Secret,
         header: (String) -> String?, body: [UInt8]
     ) throws(WebhookVerificationError) {
-        guard body.count <= JSONValue.maximumBodySize else { throw .bodyTooLarge(bytes: body.count) }
+        guard body.count <= JSONCodec.JSONValue.maximumBodySize else { throw .bodyTooLarge(bytes: body.count) }
         guard let signature = header(name), !signature.allSatisfy(\.isWhitespace) else { throw .missingSignature(header: name) }
-        guard algorithm.verify(secret: secret.bytes, body: body, signatureHex: signature) else { throw .badSignature(header: name) }
+        // Constant-time comparison of the hex signature with our HMAC of the body
+        // (case-insensitive hex, surrounding spaces ignored); the algorithm is the
+        // provider's, fixed in code, never taken from the request.
+        guard verifyHexSignature(expectedAlgorithm: algorithm, secret: secret.bytes, body: body, signatureHex: signature) else {
+            throw .badSignature(header: name)
+        }
     }
 }
