@@ -101,7 +101,8 @@ let package = Package(
 
         // MARK: - Services (logic in a library, a thin executable each)
         .target(
-            name: "CatalogService", dependencies: ["Basics", "Catalog", "Models", "HTTPServer", "ServiceRuntime", "Telemetry"],
+            name: "CatalogService",
+            dependencies: ["Basics", "Catalog", "Models", "HTTPServer", "ProviderConfiguration", "ServiceRuntime", "Telemetry"],
             path: "Services/catalog/CatalogService", swiftSettings: strict),
         .executableTarget(
             name: "catalog",
@@ -131,8 +132,8 @@ let package = Package(
         .target(
             name: "CheckoutService",
             dependencies: [
-                "Basics", "Catalog", "Models", "Providers", "ProviderBudget", "Projection", "Postgres", "Kafka", "Crypto", "HTTPServer",
-                "ServiceRuntime", "Telemetry", "TokenVerification", "Webhooks",
+                "Basics", "Catalog", "Models", "Providers", "ProviderBudget", "ProviderConfiguration", "Projection", "Postgres", "Kafka", "Crypto",
+                "HTTPServer", "ServiceRuntime", "Telemetry", "TokenVerification", "Webhooks",
             ],
             path: "Services/checkout/CheckoutService", swiftSettings: strict, linkerSettings: vendoredLibraries),
         .executableTarget(
@@ -168,8 +169,8 @@ let package = Package(
         .target(
             name: "StorefrontCLI",
             dependencies: [
-                "Basics", "CheckoutService", "Crypto", "HTTPClient", "Kafka", "Models", "Postgres", "Projection", "ProviderConfiguration",
-                "Providers", "ReconcilerService", "ServiceRuntime", "Telemetry",
+                "Basics", "CheckoutService", "Crypto", "HTTPClient", "Kafka", "Models", "Postgres", "Projection", "ProviderBudget",
+                "ProviderConfiguration", "Providers", "ReconcilerService", "ServiceRuntime", "Telemetry",
             ],
             path: "Tools/StorefrontCLI", swiftSettings: strict),
         .executableTarget(
@@ -272,6 +273,14 @@ let package = Package(
         // target's linker flags never reach the StorefrontKit product).
         tests("StorefrontKitTests", ["Basics", "StorefrontKit", "CheckoutService", "HTTPServer", "ServiceRuntime"], linker: vendoredLibraries),
         tests("ProjectorServiceTests", ["Kafka", "Models", "ProjectorService", "Telemetry"], linker: vendoredLibraries),
+        // docs/settings.json against every executable's declared settings (scripts/settings-docs.sh regenerates it).
+        tests(
+            "SettingsDocsTests",
+            [
+                "Basics", "CatalogService", "CheckoutService", "ProjectorService", "ReconcilerService", "SandboxServer", "ServiceRuntime",
+                "StorefrontCLI",
+                "WebhookReceiverService",
+            ], linker: vendoredLibraries),
 
         // Integration
         tests("PostgresIntegrationTests", ["Postgres", "TestSupport"]),

@@ -1,0 +1,18 @@
+import Basics
+import HTTPServer
+import Kafka
+import Postgres
+import Projection
+import ProviderBudget
+import ProviderConfiguration
+import ServiceRuntime
+import Webhooks
+
+/// What the `checkout` executable reads: `checkout --help-settings` prints it,
+/// and its reader refuses anything else.
+public enum CheckoutBinary {
+    public static let settings = BinarySettings(
+        "checkout",
+        [.runtime, .httpServer, .checkout, .appTokens, .ownershipProof, .postgresConnection, .postgresLimits, .entitlements, .kafka, .kafkaSecurity]
+            + ProviderUses.api.settingGroups + [.providerBudget])
+}

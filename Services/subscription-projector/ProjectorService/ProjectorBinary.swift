@@ -1,0 +1,15 @@
+import Basics
+import HTTPServer
+import Kafka
+import Postgres
+import Projection
+import ServiceRuntime
+import Webhooks
+
+/// What the `subscription-projector` executable reads: its `--help-settings`
+/// prints it, and its reader refuses anything else.
+public enum ProjectorBinary {
+    public static let settings = BinarySettings(
+        "subscription-projector",
+        [.runtime, .httpServer, .projector, .ownershipProof, .postgresConnection, .postgresLimits, .entitlements, .kafka, .kafkaSecurity])
+}
