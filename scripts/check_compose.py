@@ -500,7 +500,7 @@ def check(compose: dict, root: Path, compose_dir: Path, explain: bool = False) -
             user, passfile = database_user(env["DATABASE_URL"])
             if user == SCHEMA_OWNER and name not in ONE_SHOT_JOBS:
                 report.error("db-user", name, f"connects as the schema owner {SCHEMA_OWNER}; give it its own login user "
-                                              f"(deploy/postgres/db-users.sh, README \"Database roles\")")
+                                              f"(deploy/postgres/db-users.sh, docs/operations.md, \"Database roles\")")
             elif user and name not in ONE_SHOT_JOBS:
                 database_users.setdefault(user, []).append(name)
                 if passfile and passfile != f"/run/secrets/pgpass_{user}":
