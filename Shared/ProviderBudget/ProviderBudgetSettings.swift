@@ -6,7 +6,7 @@ extension Setting {
     public static let providerBudgetLemonSqueezyPerMinute = Setting(
         "PROVIDER_BUDGET_LEMONSQUEEZY_PER_MINUTE", default: "300", "Lemon Squeezy API requests per minute shared by every service and replica")
     public static let providerBudgetPaystackPerMinute = Setting(
-        "PROVIDER_BUDGET_PAYSTACK_PER_MINUTE", default: "Paystack's limit for the key's mode",
+        "PROVIDER_BUDGET_PAYSTACK_PER_MINUTE", default: "100 with a test key, 600 with a live key",
         "Paystack API requests per minute shared by every service and replica")
     public static let providerBudgetCheckoutReservePercent = Setting(
         "PROVIDER_BUDGET_CHECKOUT_RESERVE_PERCENT", default: "30", "share of the limit only checkouts may use")

@@ -9,11 +9,11 @@ extension Setting {
     public static let databaseMaxConnections = Setting(
         "DATABASE_MAX_CONNECTIONS", default: "10", "PostgreSQL connections in the checkout's pool")
     public static let checkoutRedirectURL = Setting(
-        "CHECKOUT_REDIRECT_URL", default: "the completion page", "where the provider sends the buyer after paying (https:// or an app deep link)")
+        "CHECKOUT_REDIRECT_URL", "where the provider sends the buyer after paying (https:// or an app deep link); unset: the provider's own page")
     public static let checkoutAppReturnURL = Setting(
         "CHECKOUT_APP_RETURN_URL", "the app's own link the completion page offers to return to")
     public static let checkoutExpiry = Setting(
-        "CHECKOUT_EXPIRY", default: "24h", "how long a hosted checkout URL stays valid (1m to 7 days)")
+        "CHECKOUT_EXPIRY", default: "1h", "how long a hosted checkout URL stays valid (1m to 7 days)")
     public static let checkoutCatalogRefresh = Setting(
         "CHECKOUT_CATALOG_REFRESH", default: "5m", "how often the checkout refreshes its copy of the catalog (at least 1s)")
     public static let checkoutMaxBodyBytes = Setting(

@@ -12,7 +12,7 @@ extension Setting {
     public static let entitlementAttentionGrace = Setting(
         "ENTITLEMENT_ATTENTION_GRACE", default: "0", "how long a subscription needing attention (failed renewal) keeps access")
     public static let entitlementRenewalGrace = Setting(
-        "ENTITLEMENT_RENEWAL_GRACE", default: "AccessPolicy's default",
+        "ENTITLEMENT_RENEWAL_GRACE", default: "16 days",
         "how long past its period end a renewing subscription keeps access while the renewal is reported")
     public static let entitlementPartialRefund = Setting(
         "ENTITLEMENT_PARTIAL_REFUND", default: "keep", "what a partial refund does to access: keep or revoke")
