@@ -277,8 +277,8 @@ let package = Package(
         tests(
             "SettingsDocsTests",
             [
-                "Basics", "CatalogService", "CheckoutService", "ProjectorService", "ReconcilerService", "SandboxServer", "ServiceRuntime",
-                "StorefrontCLI",
+                "Basics", "CatalogService", "CheckoutService", "HTTPServer", "Kafka", "Postgres", "Projection", "ProjectorService",
+                "ProviderBudget", "ProviderConfiguration", "ReconcilerService", "SandboxServer", "ServiceRuntime", "StorefrontCLI", "Telemetry",
                 "WebhookReceiverService",
             ], linker: vendoredLibraries),
 

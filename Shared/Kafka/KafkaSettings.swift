@@ -6,7 +6,7 @@ extension Setting {
     public static let kafkaBrokers = Setting(
         "KAFKA_BROKERS", required: true, "comma-separated host:port list of the brokers to bootstrap from")
     public static let kafkaClientID = Setting(
-        "KAFKA_CLIENT_ID", default: "the service's name", "client.id the brokers see and log")
+        "KAFKA_CLIENT_ID", "client.id the brokers see and log; unset: the service's name")
     public static let kafkaTopicPartitions = Setting(
         "KAFKA_TOPIC_PARTITIONS", default: "6", "partitions of each topic the service creates (at least one per projector replica)")
     public static let kafkaReplicationFactor = Setting(

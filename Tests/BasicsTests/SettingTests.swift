@@ -1,4 +1,4 @@
-import Basics
+@testable import Basics
 import Foundation
 import Testing
 
@@ -124,5 +124,16 @@ import Testing
         let text = SettingsHelp.render([Self.binary], as: .text)
         #expect(text.contains("TOKEN (or TOKEN_FILE)  [default: unset, secret]"))
         #expect(text.contains("BROKERS  [required]"))
+    }
+}
+
+@Suite struct DeclaredDefaultTests {
+    @Test func aDefaultOtherThanTheDeclaredOneIsNoted() {
+        var reader = ConfigReader(Environment([:]))
+        _ = reader.int(Setting("PORT", default: "8080", "port"), default: 9090)
+        _ = reader.duration(Setting("GRACE", default: "1h", "grace"), default: .seconds(3600))
+        _ = reader.string(Setting("NAME", "no shown default"), default: "x")
+        #expect(reader.defaultMismatches == ["PORT: declared default 8080, read with 9090"])
+        #expect(reader.comparedDefaults == 2)
     }
 }

@@ -1,12 +1,19 @@
-import Basics
+@testable import Basics
 import CatalogService
 import CheckoutService
 import Foundation
+import HTTPServer
+import Kafka
+import Postgres
+import Projection
 import ProjectorService
+import ProviderBudget
+import ProviderConfiguration
 import ReconcilerService
 import SandboxServer
 import ServiceRuntime
 import StorefrontCLI
+import Telemetry
 import Testing
 import WebhookReceiverService
 
@@ -45,4 +52,36 @@ import WebhookReceiverService
             #expect(binary.names.contains(Setting.logLevel.name), "\(binary.binary) does not declare LOG_LEVEL")
         }
     }
+
+    /// The default a declaration shows is the one the code reads with,
+    /// wherever the shown text parses as a value ("1h", "500", "false"): every
+    /// configuration reader runs once with nothing set.
+    @Test func theDeclaredDefaultsAreTheOnesTheCodeReadsWith() {
+        var reader = ConfigReader(Environment([:]))
+        let logger = Logger(service: "settings-docs-tests", sink: DiscardingLogSink())
+        _ = Logger.bootstrap(service: "settings-docs-tests", reader: &reader, sink: DiscardingLogSink())
+        _ = BuildInfo.fromEnvironment(&reader)
+        _ = HTTPServerConfiguration.fromEnvironment(&reader, defaultPort: 8082)
+        _ = MessagingSettings.fromEnvironment(&reader, service: "checkout", logger: logger)
+        _ = PostgresSessionLimits.fromEnvironment(&reader, defaults: .requestPath)
+        _ = ProvidersConfiguration.fromEnvironment(&reader, uses: .all)
+        _ = ProviderBudgetSettings.fromEnvironment(&reader, paystackLive: false)
+        _ = EntitlementResolver.fromEnvironment(&reader, testDeployment: true)
+        _ = CatalogConfiguration.fromEnvironment(&reader)
+        _ = CheckoutConfiguration.fromEnvironment(&reader)
+        _ = AuthConfiguration.fromEnvironment(&reader, mode: .test)
+        _ = WebhookReceiverConfiguration.fromEnvironment(&reader)
+        _ = ProjectorConfiguration.fromEnvironment(&reader)
+        _ = ReconcilerConfiguration.fromEnvironment(&reader)
+        _ = ReconcilerProviderSettings.fromEnvironment(&reader)
+        _ = ProviderSandboxSettings.fromEnvironment(&reader)
+        #expect(reader.defaultMismatches == [])
+        // Most shown defaults are plain values; far fewer compared would mean the check stopped looking.
+        #expect(reader.comparedDefaults >= 60, "only \(reader.comparedDefaults) defaults compared")
+    }
+}
+
+/// Drops every line: the readers may warn, and these tests do not look.
+struct DiscardingLogSink: LogSink {
+    func write(line: [UInt8]) {}
 }

@@ -8,7 +8,7 @@ extension Setting {
     public static let sandboxPort = Setting(
         "SANDBOX_PORT", default: "8090", "port the sandbox listens on")
     public static let sandboxPublicURL = Setting(
-        "SANDBOX_PUBLIC_URL", default: "http://127.0.0.1:SANDBOX_PORT", "the sandbox's URL as buyers' browsers see it (in checkout URLs)")
+        "SANDBOX_PUBLIC_URL", "the sandbox's URL as buyers' browsers see it (in checkout URLs); unset: http://127.0.0.1:SANDBOX_PORT")
     public static let sandboxLemonSqueezyAPIKey = Setting(
         "LEMONSQUEEZY_API_KEY", default: "the local stack's", secret: true, "the API key the emulated Lemon Squeezy accepts")
     public static let sandboxLemonSqueezyWebhookSecret = Setting(

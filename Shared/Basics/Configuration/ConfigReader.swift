@@ -28,6 +28,14 @@ public struct ConfigReader: Sendable {
     /// Problems found so far, in the order the variables were read.
     public private(set) var problems: [ConfigurationProblem] = []
 
+    /// Settings read with a default other than the one their declaration
+    /// shows (where the shown default parses as a value): the declaration is
+    /// out of date. Read by SettingsDocsTests, never at run time.
+    var defaultMismatches: [String] = []
+    /// How many declared defaults were compared with the code's, so a test
+    /// of ``defaultMismatches`` can tell that it compared anything.
+    var comparedDefaults = 0
+
     /// Longest part of a bad value echoed back in an error message.
     static let maximumEchoedLength = 64
 
@@ -188,6 +196,18 @@ extension ConfigReader {
     /// or invalid (invalid values are recorded as problems).
     public mutating func value<Value>(_ setting: Setting, _ parser: ConfigValueParser<Value>, default defaultValue: Value) -> Value {
         value(setting, parser) ?? defaultValue
+    }
+
+    /// As above; values that can be compared are also checked against the
+    /// default the declaration shows (``defaultMismatches``).
+    public mutating func value<Value: Equatable>(_ setting: Setting, _ parser: ConfigValueParser<Value>, default defaultValue: Value) -> Value {
+        if let shown = setting.shownDefault, let declared = parser.parse(shown) {
+            comparedDefaults += 1
+            if declared != defaultValue {
+                defaultMismatches.append("\(setting.name): declared default \(shown), read with \(defaultValue)")
+            }
+        }
+        return value(setting, parser) ?? defaultValue
     }
 
     public mutating func string(_ setting: Setting) -> String? { value(setting, .string) }
