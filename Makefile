@@ -20,6 +20,9 @@ unit:           ## only the unit test targets, with no server (DATABASE_URL, KAF
 lint:           ## every Swift file against .swift-format (swift format, from the toolchain); scripts/lint.sh --fix rewrites them
 	@./scripts/lint.sh
 
+settings-docs:  ## after adding or changing a Setting: regenerate docs/settings.json and the tables of docs/configuration.md
+	@./scripts/settings-docs.sh
+
 check-compose:  ## docker-compose.yml: Compose Specification schema and Storefront's rules (no engine needed)
 	@./scripts/check-compose.sh
 

@@ -70,7 +70,7 @@ let package = Package(
         // The byte-level JSON reader (one pass over a webhook body) and JSON text writing.
         platform("JSONCodec"),
         platform("Telemetry", ["JSONCodec"]),
-        platform("Postgres", ["CLibPQ", "ServiceSettings"]),
+        platform("Postgres", ["CLibPQ", "ServiceSettings", "Timing"]),
         platform("Kafka", ["Timing", "ServiceSettings", "CRdKafka", "ServiceRuntime", "Telemetry"], linker: vendoredLibraries),
         // HTTP header fields and methods, shared by the server and the client.
         platform("HTTPPrimitives"),
@@ -88,9 +88,9 @@ let package = Package(
         domain("BillingModel", ["JSONCodec"]),
         // Webhook verification and parsing (one parse into one value); no HTTP client, so the
         // receiver does not link libcurl.
-        domain("Webhooks", ["BillingModel", "CryptoPrimitives", "JSONCodec", "ServiceSettings"]),
+        domain("Webhooks", ["BillingModel", "CryptoPrimitives", "JSONCodec", "ServiceSettings", "Timing"]),
         // The providers' settings read from the environment (ProvidersConfiguration.fromEnvironment).
-        domain("ProviderConfiguration", ["ServiceSettings", "BillingModel", "Webhooks"]),
+        domain("ProviderConfiguration", ["ServiceSettings", "BillingModel", "Webhooks", "Timing"]),
         // The one catalog cache both the catalog and the checkout service keep: the `CatalogSource`
         // seam, last good items per provider, lookups, the refresher with its backoff. No provider
         // client (so no libcurl): `Providers.ProviderCatalogSource` adapts a client to the seam.
@@ -109,7 +109,7 @@ let package = Package(
         domain("ProjectionStore", ["BillingModel", "Postgres", "Entitlements"]),
         // One provider API limit shared by every service and replica: a ledger in PostgreSQL
         // (ten-second windows, per-class ceilings, 429 pauses) behind `Providers.ProviderRequestBudget`.
-        domain("ProviderBudget", ["BillingModel", "Postgres", "Providers", "Telemetry", "ServiceSettings"]),
+        domain("ProviderBudget", ["BillingModel", "Postgres", "Providers", "Telemetry", "ServiceSettings", "Timing"]),
 
         // MARK: - App client (Foundation only; no unsafeFlags: apps depend on it remotely)
         // Only the language settings, no `.treatAllWarnings(as: .error)`: SwiftPM's
@@ -129,7 +129,10 @@ let package = Package(
 
         // MARK: - Services (logic in a library, a thin executable each)
         .target(
-            name: "CatalogService", dependencies: ["ServiceSettings", "Catalog", "BillingModel", "HTTPServer", "ServiceRuntime", "Telemetry"],
+            name: "CatalogService",
+            dependencies: [
+                "ServiceSettings", "Catalog", "BillingModel", "HTTPServer", "ServiceRuntime", "Telemetry", "ProviderConfiguration", "Timing",
+            ],
             path: "Services/catalog/CatalogService", swiftSettings: strict),
         .executableTarget(
             name: "catalog",
@@ -167,8 +170,7 @@ let package = Package(
             name: "CheckoutService",
             dependencies: [
                 "Timing", "ServiceSettings", "Catalog", "BillingModel", "Providers", "ProviderBudget", "ProjectionStore", "Entitlements", "Postgres",
-                "Kafka", "CryptoPrimitives", "HTTPServer",
-                "ServiceRuntime", "Telemetry", "TokenVerification", "Webhooks",
+                "Kafka", "CryptoPrimitives", "HTTPServer", "ServiceRuntime", "Telemetry", "TokenVerification", "Webhooks", "ProviderConfiguration",
             ],
             path: "Services/checkout/CheckoutService", swiftSettings: strict, linkerSettings: vendoredLibraries),
         .executableTarget(
@@ -198,7 +200,7 @@ let package = Package(
         .target(name: "SandboxKit", dependencies: [], path: "Tools/SandboxKit", swiftSettings: strict),
         .target(
             name: "SandboxServer",
-            dependencies: ["SandboxKit", "HTTPServer", "HTTPClient", "CryptoPrimitives", "ServiceRuntime", "Telemetry", "ServiceSettings"],
+            dependencies: ["SandboxKit", "HTTPServer", "HTTPClient", "CryptoPrimitives", "ServiceRuntime", "Telemetry", "ServiceSettings", "Timing"],
             path: "Tools/SandboxServer", swiftSettings: strict),
         .executableTarget(
             name: "provider-sandbox", dependencies: ["SandboxServer", "ServiceRuntime", "Telemetry", "SandboxKit"],
@@ -207,8 +209,8 @@ let package = Package(
             name: "StorefrontCLI",
             dependencies: [
                 "Timing", "ServiceSettings", "CheckoutService", "CryptoPrimitives", "HTTPClient", "Kafka", "BillingModel", "Postgres",
-                "ProjectionStore", "Entitlements", "ProviderConfiguration",
-                "Providers", "ReconcilerService", "ServiceRuntime", "Telemetry",
+                "ProjectionStore", "Entitlements", "ProviderConfiguration", "Providers", "ReconcilerService", "ServiceRuntime", "Telemetry",
+                "ProviderBudget",
             ],
             path: "Tools/StorefrontCLI", swiftSettings: strict),
         .executableTarget(
@@ -270,6 +272,7 @@ let package = Package(
 
         // Unit
         tests("TimingTests", ["Timing"]),
+        tests("ServiceSettingsTests", ["ServiceSettings"]),
         tests("TelemetryTests", ["Telemetry"]),
         tests("BillingModelTests", ["SeedModels", "BillingModel", "JSONCodec"]),
         tests("ProviderBudgetTests", ["BillingModel", "ProviderBudget", "Providers", "Telemetry"]),
@@ -282,7 +285,7 @@ let package = Package(
             ["Timing", "ServiceSettings", "CryptoPrimitives", "HTTPClient", "TestSupport", "TokenVerification", "Telemetry"]),
         tests("HTTPClientTests", ["HTTPClient"]),
         tests("HTTPServerTests", ["HTTPServer", "Telemetry", "TestSupport"]),
-        tests("ServiceRuntimeTests", ["ServiceSettings", "ServiceRuntime", "Telemetry", "TestSupport"]),
+        tests("ServiceRuntimeTests", ["ServiceSettings", "ServiceRuntime", "Telemetry", "TestSupport", "Timing"]),
         tests("PostgresTests", ["ServiceSettings", "Postgres"]),
         // CRdKafka: librdkafka's mock cluster injects broker errors into a producer, with no server.
         tests("KafkaTests", ["ServiceSettings", "CRdKafka", "Kafka", "ServiceRuntime", "Telemetry"], linker: vendoredLibraries),
@@ -331,6 +334,14 @@ let package = Package(
         tests(
             "StorefrontKitTests", ["ServiceSettings", "StorefrontKit", "CheckoutService", "HTTPServer", "ServiceRuntime"], linker: vendoredLibraries),
         tests("ProjectorServiceTests", ["Kafka", "BillingModel", "ProjectorService", "Telemetry"], linker: vendoredLibraries),
+        // docs/settings.json against every executable's declared settings (scripts/settings-docs.sh regenerates it).
+        tests(
+            "SettingsDocsTests",
+            [
+                "ServiceSettings", "CatalogService", "CheckoutService", "HTTPServer", "Kafka", "Postgres", "ProjectorService", "ProviderBudget",
+                "ProviderConfiguration", "ReconcilerService", "SandboxServer", "ServiceRuntime", "StorefrontCLI", "Telemetry",
+                "WebhookReceiverService", "Entitlements",
+            ], linker: vendoredLibraries),
 
         // Integration
         tests("PostgresIntegrationTests", ["Postgres", "TestSupport"]),

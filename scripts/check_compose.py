@@ -54,9 +54,8 @@ Rules (each message starts with the rule's tag):
   [db-user]      services connect to PostgreSQL as their own login user, never
                  as the schema owner (only ONE_SHOT_JOBS may), no two share a
                  user, and each user's passfile is its own (pgpass_<user>).
-  [env-documented] every setting the README documents for a service (the
-                 "its own settings" cell of its row in the services table;
-                 DOCUMENTED_SETTINGS says which rows) can be given without an
+  [env-documented] every setting of a service's own groups (DOCUMENTED_SETTINGS;
+                 docs/configuration.md shows them) can be given without an
                  override: the service's environment sets it (or NAME_FILE)
                  from the operator's variable (${NAME...}), or wires it to a
                  compose secret (its value names a /run/secrets/ path). The
@@ -71,33 +70,17 @@ Rules (each message starts with the rule's tag):
                  compose secret or a read-only bind mount (ENTITLEMENTS_FILE
                  into deploy/config/ at /etc/storefront).
 
-What a binary reads is taken from the SOURCE, not from a hand-kept list:
-Package.swift gives each executable target's path and dependencies; the
-Swift files of the executable and of every target it depends on,
-transitively, are scanned for configuration reads:
-
-  reader.required.<kind>("NAME"          required
-  reader.<kind>("NAME" / value("NAME"    optional (has a default or is optional)
-  read("NAME", default: ...)             optional (local helpers such as the catalog's)
-  environment["NAME"]                    optional
-
-Comments are ignored (ConfigReader's documentation shows example reads). So,
-for instance, today's closures give (see --explain for the full lists):
-
-  binary                  shared readers reached through its dependencies
-  catalog                 ServiceRuntime (LOG_LEVEL), HTTPServer (HOST, PORT, HTTP_*),
-                          Providers/Configuration (provider settings)
-  provider-sandbox        ServiceRuntime, HTTPServer, Tools/SandboxServer (SANDBOX_*)
-  storefront migrate      ServiceRuntime, Kafka (KAFKA_*), the CLI's MigrateCommand
-  checkout, webhook-receiver, subscription-projector
-                          the same way once their executable targets exist
-
-A multi-command tool is scanned per command: COMMAND_SCOPES limits which
-files of the tool's own targets count for `storefront migrate` and
-`storefront status`, so that another command's required variable
-(dev-token's AUTH_JWT_SECRET) is not demanded from the migrate job or the
-cli. A service's command is its entrypoint followed by its command (the cli
-service: entrypoint `storefront`, command `status`).
+What a binary reads is what it DECLARES: every setting is declared once in
+Swift (a `Setting` next to the code that reads it; the reader refuses any
+other), each executable lists the groups it reads, and `BINARY
+--help-settings --format json` prints them. scripts/settings-docs.sh
+collects that output into docs/settings.json, which this script reads; a
+unit test (SettingsDocsTests) fails when the file and the declarations
+differ. A tool with commands declares one list per command
+(`storefront migrate`, `storefront status`), so another command's required
+variable (dev-token's AUTH_JWT_SECRET) is not demanded from the migrate job
+or the cli. A service's command is its entrypoint followed by its command
+(the cli service: entrypoint `storefront`, command `status`).
 """
 
 from __future__ import annotations
@@ -149,40 +132,8 @@ GATEWAY_TEMPLATE = "deploy/nginx/gateway.conf.template"
 #: gives empty a meaning (GATEWAY_TRUSTED_PROXIES: trust no proxy).
 GATEWAY_ENTRYPOINT_SETTINGS = {"GATEWAY_TRUSTED_PROXIES": "deploy/nginx/trusted-proxies.sh"}
 
-#: Executables the compose file runs whose targets are still being written on
-#: other branches. Their environment cannot be checked against source yet; a
-#: note says so. Remove a name once its executable target is in Package.swift
-#: (the checker reminds you). Any other missing executable is an error.
-PENDING_EXECUTABLES: set[str] = set()
-
-#: For tools with subcommands: (binary, command) -> {target path: files of that
-#: target that belong to the command}. Other targets are scanned whole.
-COMMAND_SCOPES = {
-    ("storefront", "migrate"): {
-        "Tools/StorefrontCLI": {"MigrateCommand.swift", "CommandLineArguments.swift"},
-        # migrate applies the checkout's own migrations too; it reads none of its settings.
-        "Services/checkout/CheckoutService": {"CheckoutSchema.swift"},
-        # `storefront reconcile` reaches the reconciler's library; migrate reads none of it.
-        "Services/reconciler/ReconcilerService": set(),
-    },
-    # The cli service: the projection's reads and the checkout's entitlement settings.
-    ("storefront", "status"): {
-        "Tools/StorefrontCLI": {"StatusCommand.swift", "StatusTarget.swift", "CommandLineArguments.swift"},
-        "Services/checkout/CheckoutService": set(),
-        "Services/reconciler/ReconcilerService": set(),
-        # No broker, no provider: status reads PostgreSQL and the entitlement settings only.
-        "Shared/Platform/Kafka": set(),
-        "Shared/Domain/Providers": set(),
-        "Shared/Domain/ProviderConfiguration": set(),
-    },
-}
-
-#: Provider secrets by the ProviderUses member (Shared/Domain/ProviderConfiguration) that reads them.
-PROVIDER_USE_SECRETS = {
-    "api": {"LEMONSQUEEZY_API_KEY", "PAYSTACK_SECRET_KEY"},
-    "webhooks": {"LEMONSQUEEZY_WEBHOOK_SECRET", "PAYSTACK_SECRET_KEY"},
-}
-PROVIDER_SECRETS = set().union(*PROVIDER_USE_SECRETS.values())
+#: The providers' secrets: a service may hold one only if its binary declares it.
+PROVIDER_SECRETS = {"LEMONSQUEEZY_API_KEY", "LEMONSQUEEZY_WEBHOOK_SECRET", "PAYSTACK_SECRET_KEY"}
 #: The folder under deploy/secrets/providers/ that holds each provider secret's file.
 PROVIDER_SECRET_FOLDERS = {
     "lemonsqueezy-api": "LEMONSQUEEZY_API_KEY",
@@ -209,18 +160,18 @@ KAFKA_CLUSTER_SETTINGS = {
 KAFKA_CLUSTER_SIZE = 3
 #: Bind-mounted folders that a script creates (deploy/make-kafka-secrets.sh), exempt from [files].
 GENERATED_PATHS = ("deploy/secrets/kafka",)
-#: Targets whose reads of provider secrets serve ProvidersConfiguration.fromEnvironment(uses:)
-#: on a binary's behalf; they do not by themselves mean that the binary uses them.
-PROVIDER_SETUP_PATHS = ("Shared/Domain/ProviderConfiguration/", "Shared/Domain/Providers/")
 #: Compose secrets a service reads without naming them in a setting: service -> secrets.
 SECRET_READERS = {
     # deploy/postgres/db-users.sh reads each service's passfile for its password.
     "db-users": {"pgpass_checkout", "pgpass_subscription_projector", "pgpass_reconciler", "pgpass_operator"},
 }
 
-#: [env-documented]: compose service -> its row's name in the README's services table
-#: ("| service | port | API | its own settings |"), whose last cell lists its settings.
-DOCUMENTED_SETTINGS = {"checkout": "checkout"}
+#: The binaries' declared settings, as their `--help-settings --format json` prints them.
+SETTINGS_JSON = "docs/settings.json"
+#: [env-documented]: compose service -> (binary, the groups of its settings an operator
+#: must be able to set without an override: the service's own, not the shared ones).
+DOCUMENTED_SETTINGS = {"checkout": ("checkout", (
+    "Checkout", "App tokens", "Ownership proof", "PostgreSQL", "PostgreSQL session limits", "Entitlements", "Provider request budgets"))}
 #: Documented settings compose deliberately does not pass (an override sets them); each
 #: must be mentioned in deploy/README.md, where the override is explained.
 OVERRIDE_ONLY = {
@@ -228,7 +179,7 @@ OVERRIDE_ONLY = {
     "AUTH_JWT_ALLOW_ANY_ISSUER_AND_AUDIENCE": "the opt-out of the issuer and audience checks",
     "AUTH_JWT_PUBLIC_KEY_FILE": "RS256 app tokens: the key is mounted by an override",
 }
-README = "README.md"
+CONFIGURATION_DOC = "docs/configuration.md"
 DEPLOY_README = "deploy/README.md"
 #: Settings that name a file the service reads ([mounts]).
 FILE_SETTING = re.compile(r"_(?:FILE|LOCATION)$")
@@ -257,209 +208,54 @@ URL_WITH_PASSWORD = re.compile(r"[a-z][a-z0-9+.-]*://[^/\s:@]*:[^/\s@]+@", re.IG
 INTERPOLATION = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-?+])([^}]*))?\}|\$([A-Za-z_][A-Za-z0-9_]*)")
 
 
-# --- Package.swift and the Swift sources ------------------------------------------
-
-@dataclass
-class Target:
-    name: str
-    path: str | None          # None: a system library (no Swift sources)
-    dependencies: list[str] = field(default_factory=list)
-    executable: bool = False
-
-
-def _calls(text: str, opener: str):
-    """Yields the argument text of every call `opener(...)`, parentheses balanced."""
-    for match in re.finditer(re.escape(opener), text):
-        depth, start = 0, match.end() - 1
-        for index in range(start, len(text)):
-            if text[index] == "(":
-                depth += 1
-            elif text[index] == ")":
-                depth -= 1
-                if depth == 0:
-                    yield text[start + 1:index]
-                    break
-
-
-def _strings(text: str) -> list[str]:
-    return re.findall(r'"([^"\\]*)"', text)
-
-
-def _dependency_list(arguments: str, positional: bool) -> list[str]:
-    if positional:
-        match = re.match(r'\s*"[^"]*"\s*,\s*\[([^\]]*)\]', arguments)
-    else:
-        match = re.search(r"dependencies\s*:\s*\[([^\]]*)\]", arguments)
-    return _strings(match.group(1)) if match else []
-
-
-@functools.lru_cache(maxsize=None)
-def parse_package(root: Path) -> dict[str, Target]:
-    """The targets Package.swift declares, through its helper functions too."""
-    text = strip_comments((root / "Package.swift").read_text())
-    targets: dict[str, Target] = {}
-    for helper, folder in (("platform(", "Shared/Platform"), ("domain(", "Shared/Domain")):
-        for arguments in _calls(text, helper):
-            if not arguments.lstrip().startswith('"'):
-                continue  # the helper's own declaration
-            name = _strings(arguments)[0]
-            targets[name] = Target(name, f"{folder}/{name}", _dependency_list(arguments, positional=True))
-    for arguments in _calls(text, "system("):
-        if arguments.lstrip().startswith('"'):
-            name = _strings(arguments)[0]
-            targets[name] = Target(name, None)
-    for opener, executable in ((".target(", False), (".executableTarget(", True)):
-        for arguments in _calls(text, opener):
-            name = re.search(r'name\s*:\s*"([^"]+)"', arguments)
-            path = re.search(r'path\s*:\s*"([^"]+)"', arguments)
-            if name:
-                targets[name.group(1)] = Target(
-                    name.group(1), path.group(1) if path else f"Sources/{name.group(1)}",
-                    _dependency_list(arguments, positional=False), executable)
-    return targets
-
-
-def strip_comments(source: str) -> str:
-    """Swift source without comments; string literals kept (they hold the names)."""
-    out, index, length = [], 0, len(source)
-    in_string = False
-    while index < length:
-        char = source[index]
-        if in_string:
-            out.append(char)
-            if char == "\\" and index + 1 < length:
-                out.append(source[index + 1])
-                index += 2
-                continue
-            if char == '"':
-                in_string = False
-            index += 1
-            continue
-        if source.startswith("//", index):
-            newline = source.find("\n", index)
-            index = length if newline < 0 else newline
-            continue
-        if source.startswith("/*", index):
-            depth, index = 1, index + 2
-            while index < length and depth:
-                if source.startswith("/*", index):
-                    depth, index = depth + 1, index + 2
-                elif source.startswith("*/", index):
-                    depth, index = depth - 1, index + 2
-                else:
-                    index += 1
-            continue
-        if char == '"':
-            in_string = True
-        out.append(char)
-        index += 1
-    return "".join(out)
-
-
-READ_KINDS = r"string|int|double|bool|url|duration|enumeration|list|value|secret|read"
-READ_CALL = re.compile(
-    r"(?P<required>\brequired\s*\.\s*)?\b(?:" + READ_KINDS + r")\s*\(\s*\"(?P<name>[A-Z][A-Z0-9_]*)\"")
-SUBSCRIPT_READ = re.compile(r"\benvironment\s*\[\s*\"(?P<name>[A-Z][A-Z0-9_]*)\"\s*\]")
-
+# --- the binaries' declared settings (docs/settings.json) ------------------------------
 
 @dataclass
 class Reads:
-    """The variables one binary reads: name -> set of files that read it."""
-    required: dict[str, set[str]] = field(default_factory=dict)
-    optional: dict[str, set[str]] = field(default_factory=dict)
+    """What one binary (or one command of a tool) declares it reads."""
+    required: set[str] = field(default_factory=set)
+    optional: set[str] = field(default_factory=set)
+    groups: dict[str, list[str]] = field(default_factory=dict)
 
     @property
     def all(self) -> set[str]:
-        return set(self.required) | set(self.optional)
-
-    def add(self, name: str, required: bool, where: str) -> None:
-        (self.required if required else self.optional).setdefault(name, set()).add(where)
-
-
-def scan_source(text: str, where: str, reads: Reads) -> None:
-    code = strip_comments(text)
-    for match in READ_CALL.finditer(code):
-        reads.add(match.group("name"), bool(match.group("required")), where)
-    for match in SUBSCRIPT_READ.finditer(code):
-        reads.add(match.group("name"), False, where)
-
-
-def dependency_closure(targets: dict[str, Target], start: str) -> list[Target]:
-    seen: dict[str, Target] = {}
-    stack = [start]
-    while stack:
-        name = stack.pop()
-        if name in seen or name not in targets:
-            continue
-        seen[name] = targets[name]
-        stack.extend(targets[name].dependencies)
-    return list(seen.values())
+        return self.required | self.optional
 
 
 @functools.lru_cache(maxsize=None)
-def binary_reads(root: Path, binary: str, command: str | None) -> tuple[Reads, list[str]]:
-    """What `binary` (running `command`, for multi-command tools) reads, and the target paths scanned."""
-    targets = parse_package(root)
-    reads = Reads()
-    scopes = COMMAND_SCOPES.get((binary, command or ""), {})
-    scanned = []
-    for target in dependency_closure(targets, binary):
-        if target.path is None:
-            continue
-        folder = root / target.path
-        allowed = scopes.get(target.path)
-        scanned.append(target.path + ("" if allowed is None else " (" + ", ".join(sorted(allowed)) + ")"))
-        for file in sorted(folder.rglob("*.swift")):
-            if allowed is not None and file.name not in allowed:
-                continue
-            scan_source(file.read_text(errors="replace"), str(file.relative_to(root)), reads)
-    return reads, scanned
+def declared_settings(root: Path) -> dict[str, Reads]:
+    """Each binary's settings, from the JSON its `--help-settings --format json` wrote
+    (scripts/settings-docs.sh; a unit test keeps the file equal to the declarations)."""
+    path = root / SETTINGS_JSON
+    if not path.exists():
+        raise SystemExit(f"check-compose: {SETTINGS_JSON} is missing; run scripts/settings-docs.sh")
+    binaries: dict[str, Reads] = {}
+    for binary in json.loads(path.read_text()):
+        reads = Reads()
+        for group in binary["groups"]:
+            names = []
+            for setting in group["settings"]:
+                name = setting["name"]
+                names.append(name)
+                # The first group that declares a name decides (a binary's own group comes first).
+                if name in reads.all:
+                    continue
+                (reads.required if setting["required"] else reads.optional).add(name)
+            reads.groups[group["title"]] = names
+        binaries[binary["binary"]] = reads
+    return binaries
 
 
-USES_ARGUMENT = re.compile(r"\buses\s*:\s*(\[[^\]]*\]|\.\s*[A-Za-z]+)")
+def binary_reads(root: Path, binary: str, command: str | None) -> tuple[Reads | None, str]:
+    """What `binary` (running `command`, for a tool with commands) declares, and its key in the JSON."""
+    binaries = declared_settings(root)
+    key = f"{binary} {command}" if command and f"{binary} {command}" in binaries else binary
+    return binaries.get(key), key
 
 
-def provider_uses(arguments: str) -> set[str] | None:
-    """The ProviderUses members of one ProvidersConfiguration.fromEnvironment(...) call; None when it names none."""
-    match = USES_ARGUMENT.search(arguments)
-    if not match:
-        return None
-    names = set(re.findall(r"\.\s*([A-Za-z]+)", match.group(1)))
-    return set(PROVIDER_USE_SECRETS) if "all" in names else names
-
-
-@functools.lru_cache(maxsize=None)
-def provider_secrets_used(root: Path, binary: str, command: str | None) -> tuple[frozenset[str], tuple[str, ...]]:
-    """The provider secrets `binary` uses, and how that was found (for messages)."""
-    targets = parse_package(root)
-    scopes = COMMAND_SCOPES.get((binary, command or ""), {})
-    used: set[str] = set()
-    found: list[str] = []
-    for target in dependency_closure(targets, binary):
-        if target.path is None:
-            continue
-        allowed = scopes.get(target.path)
-        for file in sorted((root / target.path).rglob("*.swift")):
-            if allowed is not None and file.name not in allowed:
-                continue
-            where = str(file.relative_to(root))
-            for arguments in _calls(strip_comments(file.read_text(errors="replace")), "ProvidersConfiguration.fromEnvironment("):
-                uses = provider_uses(arguments)
-                if uses is None or not uses <= set(PROVIDER_USE_SECRETS):
-                    raise SystemExit(f"check-compose: {where}: ProvidersConfiguration.fromEnvironment must name its uses "
-                                     f"(uses: .api / .webhooks), got ({arguments.strip()})")
-                found.append(f"{where} uses: {', '.join(sorted(uses))}")
-                for use in uses:
-                    used |= PROVIDER_USE_SECRETS[use]
-    # Secrets the binary reads itself (the sandbox, checkout's deployment mode).
-    reads, _ = binary_reads(root, binary, command)
-    for name in PROVIDER_SECRETS:
-        direct = [where for where in reads.optional.get(name, set()) | reads.required.get(name, set())
-                  if not where.startswith(PROVIDER_SETUP_PATHS)]
-        if direct:
-            used.add(name)
-            found.append(f"{sorted(direct)[0]} reads {name}")
-    return frozenset(used), tuple(found)
+def provider_secrets_used(reads: Reads) -> frozenset[str]:
+    """The provider secrets a binary declares (through its provider groups, or its own, as the sandbox)."""
+    return frozenset(PROVIDER_SECRETS & reads.all)
 
 
 def database_user(url: object) -> tuple[str | None, str | None]:
@@ -550,21 +346,15 @@ def mounts_of(service: dict) -> list[tuple[str, bool]]:
     return mounts
 
 
-@functools.lru_cache(maxsize=None)
-def documented_settings(root: Path, row: str) -> tuple[str, ...]:
-    """The settings the README's services table lists for `row` ("its own settings" cell)."""
-    lines = (root / README).read_text().splitlines()
-    header = next((index for index, line in enumerate(lines) if line.startswith("|") and "its own settings" in line), None)
-    if header is None:
-        raise SystemExit(f"check-compose: {README} has no services table (a header with \"its own settings\")")
-    for line in lines[header + 2:]:
-        if not line.startswith("|"):
-            break
-        cells = line.strip().strip("|").split(" | ")
-        if cells and cells[0].strip() == f"`{row}`":
-            names = re.findall(r"`([A-Z][A-Z0-9_]+)(?:=[^`]*)?`", cells[-1])
-            return tuple(dict.fromkeys(names))
-    raise SystemExit(f"check-compose: {README}'s services table has no row for `{row}`")
+def documented_settings(root: Path, binary: str, groups: tuple[str, ...]) -> tuple[str, ...]:
+    """The settings of `binary`'s `groups` (docs/configuration.md shows them, generated)."""
+    reads = declared_settings(root).get(binary)
+    if reads is None:
+        raise SystemExit(f"check-compose: {SETTINGS_JSON} has no binary {binary}")
+    missing = [group for group in groups if group not in reads.groups]
+    if missing:
+        raise SystemExit(f"check-compose: {binary} declares no group {missing} ({SETTINGS_JSON})")
+    return tuple(dict.fromkeys(name for group in groups for name in reads.groups[group]))
 
 
 def is_storefront_image(service: dict) -> bool:
@@ -607,15 +397,10 @@ def load_compose(path: Path) -> dict:
 def check(compose: dict, root: Path, compose_dir: Path, explain: bool = False) -> Report:
     report = Report()
     services: dict[str, dict] = compose["services"]
-    targets = parse_package(root)
     built = dockerfile_executables(root)
     template_path = root / GATEWAY_TEMPLATE
     template_placeholders = set(re.findall(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}", template_path.read_text())) \
         if template_path.exists() else set()
-
-    for pending in sorted(PENDING_EXECUTABLES):
-        if pending in targets:
-            report.note(f"note: {pending} now has an executable target; remove it from PENDING_EXECUTABLES")
 
     database_users: dict[str, list[str]] = {}
     for name, service in services.items():
@@ -715,7 +500,7 @@ def check(compose: dict, root: Path, compose_dir: Path, explain: bool = False) -
             user, passfile = database_user(env["DATABASE_URL"])
             if user == SCHEMA_OWNER and name not in ONE_SHOT_JOBS:
                 report.error("db-user", name, f"connects as the schema owner {SCHEMA_OWNER}; give it its own login user "
-                                              f"(deploy/postgres/db-users.sh, README \"Database roles\")")
+                                              f"(deploy/postgres/db-users.sh, docs/operations.md, \"Database roles\")")
             elif user and name not in ONE_SHOT_JOBS:
                 database_users.setdefault(user, []).append(name)
                 if passfile and passfile != f"/run/secrets/pgpass_{user}":
@@ -747,20 +532,16 @@ def check(compose: dict, root: Path, compose_dir: Path, explain: bool = False) -
             continue
         if built is not None and binary not in built:
             report.error("image", name, f"runs {binary}, which the Dockerfile's EXECUTABLES does not build")
-        target = targets.get(binary)
-        if target is None or not target.executable:
-            if binary in PENDING_EXECUTABLES:
-                report.note(f"note: {name}: {binary} has no executable target in Package.swift yet; "
-                            f"its environment is not checked against source")
-            else:
-                report.error("env-required", name, f"runs {binary}, which is not an executable target in Package.swift")
-            continue
         subcommand = command[1] if len(command) > 1 else None
-        reads, scanned = binary_reads(root, binary, subcommand)
+        reads, key = binary_reads(root, binary, subcommand)
+        if reads is None:
+            report.error("env-required", name, f"runs {binary}, which declares no settings in {SETTINGS_JSON} "
+                                               f"(a new executable: add it to scripts/settings-docs.sh and regenerate)")
+            continue
         if explain:
-            print(f"{name} ({' '.join(command)}): scanned {', '.join(scanned)}")
+            print(f"{name} ({' '.join(command)}): declared by {key}")
             print(f"  required: {', '.join(sorted(reads.required)) or '-'}")
-            print(f"  optional: {', '.join(sorted(set(reads.optional) - set(reads.required))) or '-'}")
+            print(f"  optional: {', '.join(sorted(reads.optional)) or '-'}")
         for variable in sorted(reads.required):
             value = env.get(variable)
             file_value = env.get(variable + "_FILE")
@@ -768,21 +549,20 @@ def check(compose: dict, root: Path, compose_dir: Path, explain: bool = False) -
                 continue
             if file_value is not None and not can_be_empty(file_value):
                 continue
-            where = ", ".join(sorted(reads.required[variable]))
             state = "may be empty" if variable in env else "is not set"
-            report.error("env-required", name, f"{variable} {state}, but {binary} requires it ({where})")
+            report.error("env-required", name, f"{variable} {state}, but {key} requires it ({SETTINGS_JSON})")
         known = reads.all
         for variable in sorted(env):
             base = variable[:-len("_FILE")] if variable.endswith("_FILE") else None
             if variable in known or (base and base in known):
                 continue
-            report.error("env-unknown", name, f"{variable} is never read by {binary} (typo?)")
+            report.error("env-unknown", name, f"{variable} is never read by {key} (typo? it is not in its --help-settings)")
 
-        # [env-documented]: what the README documents can be set without an override.
+        # [env-documented]: the service's own documented settings can be set without an override.
         if name in DOCUMENTED_SETTINGS:
-            documented = documented_settings(root, DOCUMENTED_SETTINGS[name])
+            documented = documented_settings(root, *DOCUMENTED_SETTINGS[name])
             if explain:
-                print(f"  documented ({README}, row {DOCUMENTED_SETTINGS[name]}): {', '.join(documented)}")
+                print(f"  documented (the groups {', '.join(DOCUMENTED_SETTINGS[name][1])}): {', '.join(documented)}")
             deploy_readme = (root / DEPLOY_README).read_text() if (root / DEPLOY_README).exists() else ""
             for variable in documented:
                 if variable in OVERRIDE_ONLY:
@@ -792,7 +572,7 @@ def check(compose: dict, root: Path, compose_dir: Path, explain: bool = False) -
                     continue
                 given = [key for key in (variable, variable + "_FILE") if key in env]
                 if not given:
-                    report.error("env-documented", name, f"{variable} is documented ({README}) but compose never passes it; "
+                    report.error("env-documented", name, f"{variable} is documented ({CONFIGURATION_DOC}) but compose never passes it; "
                                                          f"add {variable}: ${{{variable}:-}} (empty: the service's default)")
                     continue
                 value = str(env[given[0]] if env[given[0]] is not None else "${" + given[0] + "}")
@@ -801,10 +581,10 @@ def check(compose: dict, root: Path, compose_dir: Path, explain: bool = False) -
                                                          f"(${{{given[0]}:-{value}}}) or wire it to a compose secret")
 
         # [secret-scope]: provider secrets only where the binary uses them.
-        used, how = provider_secrets_used(root, binary, subcommand)
+        used = provider_secrets_used(reads)
         if explain:
-            print(f"  provider secrets: {', '.join(sorted(used)) or '-'} ({'; '.join(how) or 'no provider setup'})")
-        basis = "; ".join(how) or "it sets up no provider"
+            print(f"  provider secrets: {', '.join(sorted(used)) or '-'}")
+        basis = f"its declared settings, {SETTINGS_JSON}"
         for variable in sorted(env):
             base = variable[:-len("_FILE")] if variable.endswith("_FILE") else variable
             if base in PROVIDER_SECRETS and base not in used:
@@ -996,19 +776,12 @@ def self_test(compose_path: Path, root: Path) -> int:
     """Breaks a copy of the compose file in one way at a time; each must be caught."""
     failures = []
 
-    # The source scanner: comments do not count, required reads are told apart.
-    reads = Reads()
-    scan_source('/// reader.required.url("DOC_ONLY")\n/* reader.required.string("BLOCK") */\n'
-                'let a = reader.required.secret("NEEDED") // reader.string("TRAILING")\n'
-                'let b = reader.int("PORT", default: 1); let c = environment["PLAIN"]\n'
-                'let d = reader.string("URL", default: "http://x") // "not // a read"\n', "t.swift", reads)
-    if set(reads.required) != {"NEEDED"} or set(reads.optional) != {"PORT", "PLAIN", "URL"}:
-        failures.append(f"scanner: expected required NEEDED, optional PORT/PLAIN/URL; got {reads}")
+    # The declarations: a command's own list is chosen, required reads are told apart.
+    migrate, key = binary_reads(root, "storefront", "migrate")
+    if key != "storefront migrate" or migrate is None or "DATABASE_URL" not in migrate.required or "AUTH_JWT_SECRET" in migrate.all:
+        failures.append(f"declarations: storefront migrate should require DATABASE_URL and not read AUTH_JWT_SECRET; got {migrate}")
     if not can_be_empty("${X:-}") or can_be_empty("${X:-v}") or can_be_empty("${X:?set X}") or can_be_empty("kafka:9092"):
         failures.append("interpolation: can_be_empty is wrong")
-    if (provider_uses("&reader, uses: .api") != {"api"} or provider_uses("&r, uses: [.api, .webhooks], requireOne: false") != {"api", "webhooks"}
-            or provider_uses("&reader, uses: .all") != {"api", "webhooks"} or provider_uses("&reader") is not None):
-        failures.append("scanner: provider_uses reads a ProvidersConfiguration.fromEnvironment call wrongly")
 
     base = load_compose(compose_path)
     clean = check(copy.deepcopy(base), root, compose_path.parent)
@@ -1107,7 +880,7 @@ def self_test(compose_path: Path, root: Path) -> int:
         print("check-compose self-test FAILED:", *failures, sep="\n  ", file=sys.stderr)
         return 1
     print(f"check-compose self-test: {len(mutations)} broken copies each rejected (and one of {KAFKA_OVERRIDE}, "
-          f"{len(KAFKA_CLUSTER_MUTATIONS)} of {KAFKA_CLUSTER_OVERRIDE}), scanner and interpolation ok")
+          f"{len(KAFKA_CLUSTER_MUTATIONS)} of {KAFKA_CLUSTER_OVERRIDE}), declarations and interpolation ok")
     return 0
 
 

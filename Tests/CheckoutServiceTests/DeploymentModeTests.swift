@@ -95,7 +95,7 @@ import Testing
     @Test func unreadableKeyIsReportedOnce() {
         // As ProvidersConfiguration.fromEnvironment would have reported it already.
         var reader = ConfigReader(Environment(["PAYSTACK_SECRET_KEY_FILE": "/nonexistent/paystack", "STOREFRONT_MODE": "live"]))
-        _ = reader.secret("PAYSTACK_SECRET_KEY")
+        _ = reader.secret(Setting("PAYSTACK_SECRET_KEY", secret: true, "the key under test"))
         _ = DeploymentMode.fromEnvironment(&reader)
         #expect(reader.problems.map(\.variable) == ["PAYSTACK_SECRET_KEY_FILE"])
         // On its own, it reports the key's problem itself.

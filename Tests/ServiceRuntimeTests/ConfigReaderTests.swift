@@ -9,7 +9,7 @@ import Testing
 
     @Test func missingRequiredVariableIsNamed() {
         var reader = ConfigReader(Environment([:]))
-        _ = reader.required.string("DATABASE_URL")
+        _ = reader.required.string(.named("DATABASE_URL"))
         #expect(throws: ConfigurationError.self) { try reader.finish() }
         #expect(reader.problems == [ConfigurationProblem(variable: "DATABASE_URL", message: "required but not set")])
         #expect(ConfigurationError(problems: reader.problems).description.contains("DATABASE_URL: required but not set"))
@@ -19,13 +19,13 @@ import Testing
         let environment = Environment(["PORT": "abc", "DEBUG": "maybe", "MODE": "prod", "TIMEOUT": "-3", "RATIO": "x"])
         let error = #expect(throws: ConfigurationError.self) {
             try ConfigReader.load(environment) { reader in
-                _ = reader.int("PORT", default: 8081)
-                _ = reader.required.string("DATABASE_URL")
-                _ = reader.bool("DEBUG", default: false)
-                _ = reader.enumeration("MODE", default: Mode.sandbox)
-                _ = reader.duration("TIMEOUT", default: .seconds(5))
-                _ = reader.required.double("RATIO")
-                _ = reader.required.url("BROKER_URL")
+                _ = reader.int(.named("PORT"), default: 8081)
+                _ = reader.required.string(.named("DATABASE_URL"))
+                _ = reader.bool(.named("DEBUG"), default: false)
+                _ = reader.enumeration(.named("MODE"), default: Mode.sandbox)
+                _ = reader.duration(.named("TIMEOUT"), default: .seconds(5))
+                _ = reader.required.double(.named("RATIO"))
+                _ = reader.required.url(.named("BROKER_URL"))
             }
         }
         let problems = try #require(error).problems
@@ -44,14 +44,14 @@ import Testing
 
     @Test func defaultsApplyWhenUnsetOrEmpty() throws {
         var reader = ConfigReader(Environment(["EMPTY": ""]))
-        #expect(reader.int("PORT", default: 8081) == 8081)
-        #expect(reader.string("EMPTY", default: "fallback") == "fallback")
-        #expect(reader.bool("FLAG", default: true) == true)
-        #expect(reader.duration("GRACE", default: .seconds(10)) == .seconds(10))
-        #expect(reader.list("BROKERS", default: ["localhost:9092"]) == ["localhost:9092"])
-        #expect(reader.enumeration("MODE", default: Mode.live) == .live)
-        #expect(reader.string("OPTIONAL") == nil)
-        #expect(reader.secret("OPTIONAL_SECRET") == nil)
+        #expect(reader.int(.named("PORT"), default: 8081) == 8081)
+        #expect(reader.string(.named("EMPTY"), default: "fallback") == "fallback")
+        #expect(reader.bool(.named("FLAG"), default: true) == true)
+        #expect(reader.duration(.named("GRACE"), default: .seconds(10)) == .seconds(10))
+        #expect(reader.list(.named("BROKERS"), default: ["localhost:9092"]) == ["localhost:9092"])
+        #expect(reader.enumeration(.named("MODE"), default: Mode.live) == .live)
+        #expect(reader.string(.named("OPTIONAL")) == nil)
+        #expect(reader.secret(.named("OPTIONAL_SECRET")) == nil)
         try reader.finish()
     }
 
@@ -61,27 +61,27 @@ import Testing
             "T1": "1.5", "T2": "250ms", "T3": "2m", "MODE": "Live", "LIST": " a, b ,,c ", "PORTS": "1,2",
         ])
         var reader = ConfigReader(environment)
-        #expect(reader.required.int("PORT", in: 1...65535) == 9000)
-        #expect(reader.double("RATIO") == 0.25)
-        #expect(reader.bool("ON") == true)
-        #expect(reader.bool("OFF") == false)
+        #expect(reader.required.int(.named("PORT"), in: 1...65535) == 9000)
+        #expect(reader.double(.named("RATIO")) == 0.25)
+        #expect(reader.bool(.named("ON")) == true)
+        #expect(reader.bool(.named("OFF")) == false)
         // The same words as the providers' LEMONSQUEEZY_TEST_MODE (BooleanSetting).
-        #expect(reader.bool("ON2") == true)
-        #expect(reader.bool("OFF2") == false)
-        #expect(reader.url("URL")?.host == "h")
-        #expect(reader.duration("T1") == .milliseconds(1500))
-        #expect(reader.duration("T2") == .milliseconds(250))
-        #expect(reader.duration("T3") == .seconds(120))
-        #expect(reader.required.enumeration("MODE", as: Mode.self) == .live)
-        #expect(reader.list("LIST") == ["a", "b", "c"])
-        #expect(reader.value("PORTS", .list(of: .int())) == [1, 2])
+        #expect(reader.bool(.named("ON2")) == true)
+        #expect(reader.bool(.named("OFF2")) == false)
+        #expect(reader.url(.named("URL"))?.host == "h")
+        #expect(reader.duration(.named("T1")) == .milliseconds(1500))
+        #expect(reader.duration(.named("T2")) == .milliseconds(250))
+        #expect(reader.duration(.named("T3")) == .seconds(120))
+        #expect(reader.required.enumeration(.named("MODE"), as: Mode.self) == .live)
+        #expect(reader.list(.named("LIST")) == ["a", "b", "c"])
+        #expect(reader.value(.named("PORTS"), .list(of: .int())) == [1, 2])
         try reader.finish()
     }
 
     @Test func rangeAndBadValueAreInTheMessage() {
         var reader = ConfigReader(Environment(["PORT": "70000", "DATABASE_URL": "postgres://app:hunter2@db:5432/x y\n"]))
-        _ = reader.int("PORT", default: 1, in: 1...65535)
-        _ = reader.required.url("DATABASE_URL")
+        _ = reader.int(.named("PORT"), default: 1, in: 1...65535)
+        _ = reader.required.url(.named("DATABASE_URL"))
         #expect(
             reader.problems.map(\.description) == [
                 "PORT: expected an integer in 1...65535, got \"70000\"",

@@ -16,7 +16,7 @@ import ServiceSettings
 
     @Test func readsFromVariable() throws {
         var reader = ConfigReader(Environment(["AUTH_JWT_SECRET": Self.value]))
-        let secret = reader.required.secret("AUTH_JWT_SECRET")
+        let secret = reader.required.secret(.named("AUTH_JWT_SECRET"))
         try reader.finish()
         #expect(secret.reveal() == Self.value)
     }
@@ -25,7 +25,7 @@ import ServiceSettings
         let path = try temporaryFile(Self.value + "\n")
         defer { try? FileManager.default.removeItem(atPath: path) }
         var reader = ConfigReader(Environment(["AUTH_JWT_SECRET_FILE": path]))
-        let secret = reader.secret("AUTH_JWT_SECRET")
+        let secret = reader.secret(.named("AUTH_JWT_SECRET"))
         try reader.finish()
         #expect(secret?.reveal() == Self.value)
     }
@@ -34,7 +34,7 @@ import ServiceSettings
         let path = try temporaryFile(Self.value)
         defer { try? FileManager.default.removeItem(atPath: path) }
         var reader = ConfigReader(Environment(["AUTH_JWT_SECRET": Self.value, "AUTH_JWT_SECRET_FILE": path]))
-        _ = reader.required.secret("AUTH_JWT_SECRET")
+        _ = reader.required.secret(.named("AUTH_JWT_SECRET"))
         #expect(reader.problems.map(\.description) == ["AUTH_JWT_SECRET: both AUTH_JWT_SECRET and AUTH_JWT_SECRET_FILE are set; set only one"])
         #expect(throws: ConfigurationError.self) { try reader.finish() }
     }
@@ -43,9 +43,9 @@ import ServiceSettings
         let empty = try temporaryFile("\n")
         defer { try? FileManager.default.removeItem(atPath: empty) }
         var reader = ConfigReader(Environment(["A_FILE": "/nonexistent/\(UUID().uuidString)", "B_FILE": empty]))
-        _ = reader.secret("A")
-        _ = reader.required.secret("B")
-        _ = reader.required.secret("C")
+        _ = reader.secret(.named("A"))
+        _ = reader.required.secret(.named("B"))
+        _ = reader.required.secret(.named("C"))
         let messages = reader.problems.map(\.description)
         #expect(messages.count == 3)
         #expect(messages[0].hasPrefix("A_FILE: cannot read \"/nonexistent/"))
@@ -79,8 +79,8 @@ import ServiceSettings
         var reader = ConfigReader(Environment(["TOKEN": Self.value, "TOKEN_FILE": path, "PORT": "x"]))
         let sink = CapturingLogSink()
         let logger = Logger(service: "test", sink: sink)
-        let token = reader.required.secret("TOKEN")
-        _ = reader.int("PORT")
+        let token = reader.required.secret(.named("TOKEN"))
+        _ = reader.int(.named("PORT"))
         logger.info("token is \(token)", metadata: ["token": "\(token)"])
         do {
             try reader.finish()

@@ -80,7 +80,7 @@ import Testing
     /// What the checkout and the projector do: the required read, then ``OwnershipProof/configured(key:reader:)``.
     static func read(_ environment: [String: String]) -> (OwnershipProof, [ConfigurationProblem]) {
         var reader = ConfigReader(Environment(environment))
-        let key = reader.required.secret("OWNERSHIP_PROOF_KEY")
+        let key = reader.required.secret(.ownershipProofKey)
         let proof = OwnershipProof.configured(key: key, reader: &reader)
         return (proof, reader.problems)
     }

@@ -25,23 +25,23 @@ public struct ProviderSandboxSettings: Sendable {
     /// and where webhooks go (`LEMONSQUEEZY_WEBHOOK_URL`, `PAYSTACK_WEBHOOK_URL`).
     public static func fromEnvironment(_ reader: inout ConfigReader) -> ProviderSandboxSettings {
         var settings = ProviderSandboxSettings()
-        settings.bindAddress = reader.string("SANDBOX_HOST", default: "127.0.0.1")
-        settings.port = reader.int("SANDBOX_PORT", default: 8090, in: 0...65_535)
-        let publicURL = reader.string("SANDBOX_PUBLIC_URL", default: "http://127.0.0.1:\(settings.port)")
+        settings.bindAddress = reader.string(.sandboxHost, default: "127.0.0.1")
+        settings.port = reader.int(.sandboxPort, default: 8090, in: 0...65_535)
+        let publicURL = reader.string(.sandboxPublicURL, default: "http://127.0.0.1:\(settings.port)")
         var lemonSqueezy = LemonSqueezySettings()
-        lemonSqueezy.apiKey = reader.secret("LEMONSQUEEZY_API_KEY")?.reveal() ?? lemonSqueezy.apiKey
-        lemonSqueezy.webhookSecret = reader.secret("LEMONSQUEEZY_WEBHOOK_SECRET")?.reveal() ?? lemonSqueezy.webhookSecret
-        lemonSqueezy.webhookURL = reader.string("LEMONSQUEEZY_WEBHOOK_URL")
+        lemonSqueezy.apiKey = reader.secret(.sandboxLemonSqueezyAPIKey)?.reveal() ?? lemonSqueezy.apiKey
+        lemonSqueezy.webhookSecret = reader.secret(.sandboxLemonSqueezyWebhookSecret)?.reveal() ?? lemonSqueezy.webhookSecret
+        lemonSqueezy.webhookURL = reader.string(.sandboxLemonSqueezyWebhookURL)
         var paystack = PaystackSettings()
-        paystack.secretKey = reader.secret("PAYSTACK_SECRET_KEY")?.reveal() ?? paystack.secretKey
-        paystack.webhookURL = reader.string("PAYSTACK_WEBHOOK_URL")
-        let rateLimit = reader.int("SANDBOX_RATE_LIMIT", in: 1...1_000_000).map {
-            RateLimitSettings(limit: $0, windowSeconds: reader.int("SANDBOX_RATE_WINDOW", default: 60, in: 1...3600))
+        paystack.secretKey = reader.secret(.sandboxPaystackSecretKey)?.reveal() ?? paystack.secretKey
+        paystack.webhookURL = reader.string(.sandboxPaystackWebhookURL)
+        let rateLimit = reader.int(.sandboxRateLimit, in: 1...1_000_000).map {
+            RateLimitSettings(limit: $0, windowSeconds: reader.int(.sandboxRateWindow, default: 60, in: 1...3600))
         }
         settings.sandbox = SandboxConfiguration(
             publicBaseURL: publicURL, lemonSqueezy: lemonSqueezy, paystack: paystack, rateLimit: rateLimit,
-            retryTimeScale: reader.double("SANDBOX_RETRY_TIME_SCALE", default: 1))
-        settings.catalogFile = reader.string("SANDBOX_CATALOG_FILE")
+            retryTimeScale: reader.double(.sandboxRetryTimeScale, default: 1))
+        settings.catalogFile = reader.string(.sandboxCatalogFile)
         return settings
     }
 }

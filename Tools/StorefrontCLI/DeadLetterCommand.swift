@@ -32,7 +32,7 @@ public enum DeadLetterCommand {
         _ arguments: CommandLineArguments, environment: Environment, logger: Logger,
         output: @Sendable (String) -> Void
     ) async throws {
-        var reader = ConfigReader(environment)
+        var reader = ConfigReader(environment, declared: StorefrontCLIBinary.deadLetter)
         let messaging = MessagingSettings.fromEnvironment(&reader, service: "storefront-cli", logger: logger)
         try reader.finish()
         let sourceTopic = arguments.options["topic"]

@@ -36,10 +36,10 @@ public enum DevTokenCommand {
         case "true", "1", "yes": emailVerified = true
         default: throw CommandLineArguments.UsageError(description: "--email-verified takes no value, or true or false")
         }
-        var reader = ConfigReader(environment)
-        let secret = reader.required.secret("AUTH_JWT_SECRET")
-        let issuer = arguments.options["iss"] ?? reader.string("AUTH_JWT_ISSUER") ?? defaultIssuer
-        let audience = arguments.options["aud"] ?? reader.string("AUTH_JWT_AUDIENCE") ?? defaultAudience
+        var reader = ConfigReader(environment, declared: StorefrontCLIBinary.devToken)
+        let secret = reader.required.secret(.devTokenSecret)
+        let issuer = arguments.options["iss"] ?? reader.string(.devTokenIssuer) ?? defaultIssuer
+        let audience = arguments.options["aud"] ?? reader.string(.devTokenAudience) ?? defaultAudience
         try reader.finish()
 
         var claims: [String: JSONValue] = [

@@ -30,10 +30,10 @@ public enum MigrateCommand {
     }
 
     public static func run(environment: Environment, logger: Logger) async throws -> Applied {
-        var reader = ConfigReader(environment)
-        let url = reader.required.string("DATABASE_URL")
+        var reader = ConfigReader(environment, declared: StorefrontCLIBinary.migrate)
+        let url = reader.required.string(.databaseURL)
         let messaging =
-            reader.environment["KAFKA_BROKERS"] == nil
+            !reader.isSet(.migrateKafkaBrokers)
             ? nil : MessagingSettings.fromEnvironment(&reader, service: "storefront-cli", logger: logger)
         // The migrator lifts the statement limit for its own run; the rest still guard against a dead server.
         let limits = PostgresSessionLimits.fromEnvironment(&reader, defaults: .maintenance)

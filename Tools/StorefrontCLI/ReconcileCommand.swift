@@ -40,10 +40,10 @@ public enum ReconcileCommand {
         _ arguments: CommandLineArguments, environment: Environment, logger: Logger,
         output: @escaping @Sendable (String) -> Void
     ) async throws {
-        var reader = ConfigReader(environment)
+        var reader = ConfigReader(environment, declared: StorefrontCLIBinary.reconcile)
         let settings = ReconcilerProviderSettings.fromEnvironment(&reader)
         let messaging = MessagingSettings.fromEnvironment(&reader, service: "storefront-cli", logger: logger)
-        let databaseURL = reader.string("DATABASE_URL")
+        let databaseURL = reader.string(.reconcileDatabaseURL)
         try reader.finish()
         guard let settings else { throw CommandLineArguments.UsageError(description: "no payment provider is configured") }
 

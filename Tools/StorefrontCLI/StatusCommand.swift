@@ -19,9 +19,9 @@ public enum StatusCommand {
         output: @Sendable (String) -> Void
     ) async throws {
         let target = try StatusTarget(arguments)
-        var reader = ConfigReader(environment)
-        let url = reader.required.string("DATABASE_URL")
-        let resolver = EntitlementResolver.fromEnvironment(&reader, testDeployment: reader.string("STOREFRONT_MODE") != "live")
+        var reader = ConfigReader(environment, declared: StorefrontCLIBinary.status)
+        let url = reader.required.string(.databaseURL)
+        let resolver = EntitlementResolver.fromEnvironment(&reader, testDeployment: reader.string(.statusMode) != "live")
         let limits = PostgresSessionLimits.fromEnvironment(&reader, defaults: .maintenance)
         try reader.finish()
 

@@ -4,12 +4,13 @@ import ServiceRuntime
 import Telemetry
 
 /// `provider-sandbox`: a local emulator of the Lemon Squeezy and Paystack APIs
-/// and webhooks. Configuration comes from the environment; see the README.
+/// and webhooks. Its settings are declared in ``ProviderSandboxBinary/settings``:
+/// `provider-sandbox --help-settings` lists them.
 @main
 struct ProviderSandboxMain {
     static func main() async {
         await ServiceLauncher.run(
-            "provider-sandbox",
+            "provider-sandbox", settings: ProviderSandboxBinary.settings,
             read: { reader, _ in
                 ProviderSandboxSettings.fromEnvironment(&reader)
             },

@@ -27,13 +27,16 @@ struct StorefrontCLIMain {
                                                publish a snapshot of every object changed since DATE (default:
                                                all) and print what changed, with drift against DATABASE_URL if set
           help                                 show this text
+          [COMMAND] --help-settings [--format text|json|markdown]
+                                               the environment variables each command (or COMMAND) reads
 
         Logs go to stderr as JSON (LOG_LEVEL); results go to stdout.
         """
 
     static func main() async {
+        answerSettingsHelpIfAsked()
         let environment = Environment()
-        var levelReader = ConfigReader(environment)
+        var levelReader = ConfigReader(environment, declared: BinarySettings("storefront", [.runtime]))
         let logger = Logger.bootstrap(service: "storefront-cli", reader: &levelReader)
         do {
             let arguments = try CommandLineArguments(Array(CommandLine.arguments.dropFirst()))
@@ -68,5 +71,14 @@ struct StorefrontCLIMain {
             FileHandle.standardError.write(Data("error: \(error)\n".utf8))
             exit(1)
         }
+    }
+
+    /// `storefront --help-settings` lists every command's settings;
+    /// `storefront migrate --help-settings` only that command's.
+    static func answerSettingsHelpIfAsked() {
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        let command = arguments.first.map { "storefront " + $0 }
+        let chosen = StorefrontCLIBinary.all.filter { $0.binary == command }
+        SettingsHelpCommand.answerIfAsked(chosen.isEmpty ? StorefrontCLIBinary.all : chosen, arguments: arguments)
     }
 }

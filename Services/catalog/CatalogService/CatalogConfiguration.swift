@@ -29,18 +29,18 @@ public struct CatalogConfiguration: Sendable {
     /// ``minimumDelay`` are reported as problems in `reader`.
     public static func fromEnvironment(_ reader: inout ConfigReader) -> CatalogConfiguration {
         let defaults = CatalogConfiguration()
-        func read(_ name: String, default value: Duration) -> Duration {
-            let duration = reader.duration(name, default: value)
+        func read(_ setting: Setting, default value: Duration) -> Duration {
+            let duration = reader.duration(setting, default: value)
             guard duration >= minimumDelay else {
-                reader.report(name, "must be at least \(minimumDelay)")
+                reader.report(setting, "must be at least \(minimumDelay)")
                 return value
             }
             return duration
         }
         return CatalogConfiguration(
-            refreshInterval: read("CATALOG_REFRESH_INTERVAL", default: defaults.refreshInterval),
-            initialRetryDelay: read("CATALOG_RETRY_INITIAL_DELAY", default: defaults.initialRetryDelay),
-            maximumRetryDelay: read("CATALOG_RETRY_MAX_DELAY", default: defaults.maximumRetryDelay))
+            refreshInterval: read(.catalogRefreshInterval, default: defaults.refreshInterval),
+            initialRetryDelay: read(.catalogRetryInitialDelay, default: defaults.initialRetryDelay),
+            maximumRetryDelay: read(.catalogRetryMaxDelay, default: defaults.maximumRetryDelay))
     }
 
     /// The refresher's schedule: ``refreshInterval`` after a full success,

@@ -8,15 +8,13 @@ import ServiceRuntime
 import Telemetry
 
 /// `catalog`: serves the product list apps show, from memory, refreshed from
-/// the payment providers in the background. Configuration comes from the
-/// environment: `PORT` (default 8081) and the other HTTP settings,
-/// `CATALOG_REFRESH_INTERVAL` (default 300 s), `CATALOG_RETRY_INITIAL_DELAY`,
-/// `CATALOG_RETRY_MAX_DELAY`, `LOG_LEVEL`, and the providers' settings.
+/// the payment providers in the background. Its settings are declared in
+/// ``CatalogBinary/settings``: `catalog --help-settings` lists them.
 @main
 struct CatalogMain {
     static func main() async {
         await ServiceLauncher.run(
-            "catalog",
+            "catalog", settings: CatalogBinary.settings,
             read: { reader, _ in
                 (
                     http: HTTPServerConfiguration.fromEnvironment(&reader, defaultPort: 8081),

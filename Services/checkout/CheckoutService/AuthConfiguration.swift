@@ -52,20 +52,20 @@ public enum AuthConfiguration: Sendable {
     /// JWKS host that is down is not a problem here (keys are fetched later).
     /// - Parameter mode: the deployment's ``DeploymentMode`` (`STOREFRONT_MODE`).
     public static func fromEnvironment(_ reader: inout ConfigReader, mode: DeploymentMode) -> AuthConfiguration {
-        let disabled = reader.bool("AUTH_DISABLED", default: false)
-        let secret = reader.secret("AUTH_JWT_SECRET")
-        let keyFile = reader.string("AUTH_JWT_PUBLIC_KEY_FILE")
-        let keySetURLs = reader.list("AUTH_JWT_JWKS_URL") ?? []
-        let issuers = reader.list("AUTH_JWT_ISSUER") ?? []
-        let audiences = reader.list("AUTH_JWT_AUDIENCE") ?? []
-        let leeway = reader.duration("AUTH_JWT_LEEWAY", default: .seconds(60))
-        let maxAge = reader.duration("AUTH_JWT_MAX_AGE")
-        let allowAny = reader.bool(allowAnyIssuerAndAudienceVariable, default: false)
-        let emailsAreVerified = reader.bool("AUTH_EMAILS_ARE_VERIFIED", default: false)
+        let disabled = reader.bool(.authDisabled, default: false)
+        let secret = reader.secret(.authJWTSecret)
+        let keyFile = reader.string(.authJWTPublicKeyFile)
+        let keySetURLs = reader.list(.authJWTJWKSURL) ?? []
+        let issuers = reader.list(.authJWTIssuer) ?? []
+        let audiences = reader.list(.authJWTAudience) ?? []
+        let leeway = reader.duration(.authJWTLeeway, default: .seconds(60))
+        let maxAge = reader.duration(.authJWTMaxAge)
+        let allowAny = reader.bool(.authJWTAllowAnyIssuerAndAudience, default: false)
+        let emailsAreVerified = reader.bool(.authEmailsAreVerified, default: false)
         if disabled {
             if mode.isLive {
                 reader.report(
-                    "AUTH_DISABLED",
+                    .authDisabled,
                     "AUTH_DISABLED=true is refused in live mode (STOREFRONT_MODE=live, or a live Paystack key): without token checks "
                         + "anyone could act as any user; set AUTH_JWT_SECRET, AUTH_JWT_PUBLIC_KEY_FILE or AUTH_JWT_JWKS_URL instead")
             }
@@ -75,7 +75,7 @@ public enum AuthConfiguration: Sendable {
         switch (issuers.isEmpty && audiences.isEmpty, allowAny) {
         case (true, false):
             reader.report(
-                "AUTH_JWT_ISSUER",
+                .authJWTIssuer,
                 "set AUTH_JWT_ISSUER and/or AUTH_JWT_AUDIENCE to the iss/aud your identity provider puts in app tokens "
                     + "(tokens are then checked against them), or \(allowAnyIssuerAndAudienceVariable)=true to accept any issuer and audience signed with the key"
             )
@@ -92,10 +92,10 @@ public enum AuthConfiguration: Sendable {
             break
         }
         if leeway > JWTClaimRules.maximumLeeway {
-            reader.report("AUTH_JWT_LEEWAY", "must be at most 300 seconds (5m): a larger clock-skew allowance accepts tokens long expired")
+            reader.report(.authJWTLeeway, "must be at most 300 seconds (5m): a larger clock-skew allowance accepts tokens long expired")
         }
         if let maxAge, maxAge <= .zero {
-            reader.report("AUTH_JWT_MAX_AGE", "must be more than zero (unset it for no maximum token age)")
+            reader.report(.authJWTMaxAge, "must be more than zero (unset it for no maximum token age)")
         }
 
         var staticKeys: [JWTVerificationKey] = []
@@ -103,7 +103,7 @@ public enum AuthConfiguration: Sendable {
             do {
                 staticKeys.append(try JWTVerificationKey.hs256(secret: Array(secret.reveal().utf8)))
             } catch {
-                reader.report("AUTH_JWT_SECRET", "must be at least 32 bytes")
+                reader.report(.authJWTSecret, "must be at least 32 bytes")
             }
         }
         if let path = keyFile {
@@ -112,16 +112,16 @@ public enum AuthConfiguration: Sendable {
                 do {
                     staticKeys.append(try JWTVerificationKey.rs256(publicKeyPEM: pem))
                 } catch {
-                    reader.report("AUTH_JWT_PUBLIC_KEY_FILE", "not an RSA public key of 2048 to 8192 bits in PEM")
+                    reader.report(.authJWTPublicKeyFile, "not an RSA public key of 2048 to 8192 bits in PEM")
                 }
             } else {
-                reader.report("AUTH_JWT_PUBLIC_KEY_FILE", "cannot read a PEM file of at most \(maximumKeyFileBytes) bytes at that path")
+                reader.report(.authJWTPublicKeyFile, "cannot read a PEM file of at most \(maximumKeyFileBytes) bytes at that path")
             }
         }
         let urls = readKeySetURLs(keySetURLs, mode: mode, reader: &reader)
         if secret == nil, keyFile == nil, keySetURLs.isEmpty {
             reader.report(
-                "AUTH_JWT_SECRET",
+                .authJWTSecret,
                 "set AUTH_JWT_SECRET (HS256), AUTH_JWT_PUBLIC_KEY_FILE (RS256) and/or AUTH_JWT_JWKS_URL (RS256/ES256 keys of your identity provider), "
                     + "or AUTH_DISABLED=true for local experiments")
         }
@@ -134,7 +134,7 @@ public enum AuthConfiguration: Sendable {
     /// info or fragment, at most ``maximumURLLength`` bytes; duplicates dropped.
     static func readKeySetURLs(_ items: [String], mode: DeploymentMode, reader: inout ConfigReader) -> [URL] {
         guard items.count <= maximumKeySetURLs else {
-            reader.report("AUTH_JWT_JWKS_URL", "at most \(maximumKeySetURLs) URLs")
+            reader.report(.authJWTJWKSURL, "at most \(maximumKeySetURLs) URLs")
             return []
         }
         var urls: [URL] = []
@@ -145,12 +145,12 @@ public enum AuthConfiguration: Sendable {
                 let host = components.host, !host.isEmpty, components.user == nil, components.password == nil, components.fragment == nil,
                 let url = components.url
             else {
-                reader.report("AUTH_JWT_JWKS_URL", "\(position)expected an absolute https URL with a host (no user info or fragment)")
+                reader.report(.authJWTJWKSURL, "\(position)expected an absolute https URL with a host (no user info or fragment)")
                 continue
             }
             if scheme == "http", !isLoopback(host), mode.isLive {
                 reader.report(
-                    "AUTH_JWT_JWKS_URL",
+                    .authJWTJWKSURL,
                     "\(position)plain http is refused in live mode (except to a loopback host): keys fetched in clear could be swapped; use https")
                 continue
             }
@@ -165,7 +165,7 @@ public enum AuthConfiguration: Sendable {
     }
 
     /// The explicit opt-out from issuer and audience checks.
-    static let allowAnyIssuerAndAudienceVariable = "AUTH_JWT_ALLOW_ANY_ISSUER_AND_AUDIENCE"
+    static var allowAnyIssuerAndAudienceVariable: String { Setting.authJWTAllowAnyIssuerAndAudience.name }
 
     /// True when tokens are not checked.
     public var isDisabled: Bool {

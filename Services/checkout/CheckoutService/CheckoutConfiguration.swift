@@ -62,22 +62,22 @@ public struct CheckoutConfiguration: Sendable {
     /// Reads the variables above; bad values are reported to `reader`.
     public static func fromEnvironment(_ reader: inout ConfigReader) -> CheckoutConfiguration {
         var configuration = CheckoutConfiguration()
-        let refresh = reader.duration("CHECKOUT_CATALOG_REFRESH", default: configuration.catalogRefreshInterval)
+        let refresh = reader.duration(.checkoutCatalogRefresh, default: configuration.catalogRefreshInterval)
         if refresh < .seconds(1) {
-            reader.report("CHECKOUT_CATALOG_REFRESH", "must be at least 1s")
+            reader.report(.checkoutCatalogRefresh, "must be at least 1s")
         } else {
             configuration.catalogRefreshInterval = refresh
         }
-        if let redirect = reader.string("CHECKOUT_REDIRECT_URL") {
+        if let redirect = reader.string(.checkoutRedirectURL) {
             if let url = URL(string: redirect), let scheme = url.scheme?.lowercased(), ["https", "http"].contains(scheme) || url.host == nil,
                 redirect.utf8.count <= 2048
             {
                 configuration.redirectURL = redirect
             } else {
-                reader.report("CHECKOUT_REDIRECT_URL", "must be an absolute URL (https://… or an app deep link) of at most 2048 bytes")
+                reader.report(.checkoutRedirectURL, "must be an absolute URL (https://… or an app deep link) of at most 2048 bytes")
             }
         }
-        if let link = reader.string("CHECKOUT_APP_RETURN_URL") {
+        if let link = reader.string(.checkoutAppReturnURL) {
             // It becomes a link on a page: no script or data URLs, no spaces.
             if let url = URL(string: link), let scheme = url.scheme?.lowercased(),
                 !["javascript", "data", "vbscript", "file", "blob"].contains(scheme),
@@ -86,35 +86,35 @@ public struct CheckoutConfiguration: Sendable {
                 configuration.appReturnURL = link
             } else {
                 reader.report(
-                    "CHECKOUT_APP_RETURN_URL",
+                    .checkoutAppReturnURL,
                     "must be an absolute URL (the app's deep link such as myapp://purchase-complete, or https://…) of at most 2048 bytes")
             }
         }
-        let expiry = reader.duration("CHECKOUT_EXPIRY", default: configuration.checkoutExpiry)
+        let expiry = reader.duration(.checkoutExpiry, default: configuration.checkoutExpiry)
         if expiry < .seconds(60) || expiry > .seconds(7 * 86_400) {
-            reader.report("CHECKOUT_EXPIRY", "must be between 1m and 7 days")
+            reader.report(.checkoutExpiry, "must be between 1m and 7 days")
         } else {
             configuration.checkoutExpiry = expiry
         }
-        configuration.maxBodyBytes = reader.int("CHECKOUT_MAX_BODY_BYTES", default: configuration.maxBodyBytes, in: 256...(1 << 20))
-        let wait = reader.duration("CHECKOUT_IDEMPOTENCY_WAIT", default: configuration.idempotencyWait)
+        configuration.maxBodyBytes = reader.int(.checkoutMaxBodyBytes, default: configuration.maxBodyBytes, in: 256...(1 << 20))
+        let wait = reader.duration(.checkoutIdempotencyWait, default: configuration.idempotencyWait)
         if wait > .seconds(30) {
-            reader.report("CHECKOUT_IDEMPOTENCY_WAIT", "must be at most 30s (a waiting request holds its connection to the app)")
+            reader.report(.checkoutIdempotencyWait, "must be at most 30s (a waiting request holds its connection to the app)")
         } else {
             configuration.idempotencyWait = wait
         }
-        let providerTimeout = reader.duration("CHECKOUT_PROVIDER_TIMEOUT", default: configuration.providerTimeout)
+        let providerTimeout = reader.duration(.checkoutProviderTimeout, default: configuration.providerTimeout)
         if providerTimeout < .seconds(1) || providerTimeout > .seconds(120) {
-            reader.report("CHECKOUT_PROVIDER_TIMEOUT", "must be between 1s and 120s")
+            reader.report(.checkoutProviderTimeout, "must be between 1s and 120s")
         } else {
             configuration.providerTimeout = providerTimeout
         }
         var quotas = configuration.quotas
-        quotas.createPerMinute = reader.int("CHECKOUT_QUOTA_CREATE_PER_MINUTE", default: quotas.createPerMinute, in: 0...100_000)
-        quotas.createPerHour = reader.int("CHECKOUT_QUOTA_CREATE_PER_HOUR", default: quotas.createPerHour, in: 0...1_000_000)
-        quotas.portalPerMinute = reader.int("CHECKOUT_QUOTA_PORTAL_PER_MINUTE", default: quotas.portalPerMinute, in: 0...100_000)
+        quotas.createPerMinute = reader.int(.checkoutQuotaCreatePerMinute, default: quotas.createPerMinute, in: 0...100_000)
+        quotas.createPerHour = reader.int(.checkoutQuotaCreatePerHour, default: quotas.createPerHour, in: 0...1_000_000)
+        quotas.portalPerMinute = reader.int(.checkoutQuotaPortalPerMinute, default: quotas.portalPerMinute, in: 0...100_000)
         quotas.cancelResumePerMinute = reader.int(
-            "CHECKOUT_QUOTA_CANCEL_RESUME_PER_MINUTE", default: quotas.cancelResumePerMinute, in: 0...100_000)
+            .checkoutQuotaCancelResumePerMinute, default: quotas.cancelResumePerMinute, in: 0...100_000)
         configuration.quotas = quotas
         return configuration
     }

@@ -1,6 +1,7 @@
 import Foundation
 import ServiceRuntime
 import ServiceSettings
+import ProviderConfiguration
 
 /// Whether this deployment takes real money (`live`) or only test payments
 /// (`test`), from `STOREFRONT_MODE`.
@@ -22,9 +23,9 @@ public enum DeploymentMode: String, Sendable, CaseIterable, CustomStringConverti
     case live
 
     /// The variable read.
-    public static let variable = "STOREFRONT_MODE"
+    public static var variable: String { Setting.storefrontMode.name }
     /// The Paystack key variable the mode is checked against (or `_FILE`).
-    public static let paystackKeyVariable = "PAYSTACK_SECRET_KEY"
+    public static var paystackKeyVariable: String { Setting.paystackSecretKey.name }
 
     public var description: String { rawValue }
 
@@ -44,8 +45,8 @@ public enum DeploymentMode: String, Sendable, CaseIterable, CustomStringConverti
     /// - Returns: the mode; `.test` as a placeholder when a problem was
     ///   reported (``ConfigReader/finish()`` then throws).
     public static func fromEnvironment(_ reader: inout ConfigReader, paystackSecretKey: String?) -> DeploymentMode {
-        let configured = reader.enumeration("STOREFRONT_MODE", as: DeploymentMode.self)
-        let invalid = configured == nil && reader.environment[variable] != nil
+        let configured = reader.enumeration(.storefrontMode, as: DeploymentMode.self)
+        let invalid = configured == nil && reader.isSet(.storefrontMode)
         guard let key = paystackSecretKey?.trimmingCharacters(in: .whitespacesAndNewlines), !key.isEmpty else {
             if let configured { return configured }
             if !invalid {
@@ -80,15 +81,15 @@ public enum DeploymentMode: String, Sendable, CaseIterable, CustomStringConverti
     /// (both set, unreadable file) is reported once: not again if
     /// `ProvidersConfiguration.fromEnvironment` already reported it, so call this after it.
     public static func fromEnvironment(_ reader: inout ConfigReader) -> DeploymentMode {
-        var scratch = ConfigReader(reader.environment)
-        let key = scratch.secret("PAYSTACK_SECRET_KEY")
+        var scratch = reader.withoutProblems()
+        let key = scratch.secret(.paystackSecretKey)
         for problem in scratch.problems where !reader.problems.contains(problem) {
             reader.report(problem.variable, problem.message)
         }
         if !scratch.problems.isEmpty {
             // The key exists but cannot be read: check nothing against it,
             // but still read (and validate) STOREFRONT_MODE.
-            _ = reader.enumeration("STOREFRONT_MODE", as: DeploymentMode.self)
+            _ = reader.enumeration(.storefrontMode, as: DeploymentMode.self)
             return .test
         }
         return fromEnvironment(&reader, paystackSecretKey: key?.reveal())

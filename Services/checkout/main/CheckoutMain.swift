@@ -15,31 +15,20 @@ import Telemetry
 import Webhooks
 
 /// `checkout`: creates hosted checkouts and answers subscription status,
-/// cancel and resume for the apps. Configuration comes from the environment:
-/// `PORT` (default 8082) and the other HTTP settings, `DATABASE_URL`,
-/// `KAFKA_BROKERS`, the providers' settings, `AUTH_JWT_SECRET`,
-/// `AUTH_JWT_PUBLIC_KEY_FILE` and/or `AUTH_JWT_JWKS_URL` (+ `AUTH_JWT_ISSUER`
-/// and/or `AUTH_JWT_AUDIENCE`, or `AUTH_JWT_ALLOW_ANY_ISSUER_AND_AUDIENCE=true`;
-/// `AUTH_JWT_LEEWAY`, `AUTH_JWT_MAX_AGE`, `AUTH_EMAILS_ARE_VERIFIED`;
-/// see `AuthConfiguration.fromEnvironment`) or `AUTH_DISABLED=true` (refused with
-/// `STOREFRONT_MODE=live`), `OWNERSHIP_PROOF_KEY` (the
-/// projector's, too), `CHECKOUT_CATALOG_REFRESH`,
-/// `CHECKOUT_REDIRECT_URL`, `CHECKOUT_EXPIRY`, `CHECKOUT_MAX_BODY_BYTES`, `CHECKOUT_PROVIDER_TIMEOUT`,
-/// `CHECKOUT_QUOTA_*` (per-user quotas), `PROVIDER_BUDGET_*` (the provider
-/// limits shared with the reconciler through the ledger), the `DATABASE_*`
-/// limits (``PostgresSessionLimits/requestPath``), `LOG_LEVEL`.
+/// cancel and resume for the apps. Its settings are declared in
+/// ``CheckoutBinary/settings``: `checkout --help-settings` lists them.
 @main
 struct CheckoutMain {
     static func main() async {
         await ServiceLauncher.run(
-            "checkout",
+            "checkout", settings: CheckoutBinary.settings,
             read: { reader, logger in
-                let databaseURL = reader.required.string("DATABASE_URL")
+                let databaseURL = reader.required.string(.databaseURL)
                 var database: PostgresConfiguration?
                 do {
                     database = try PostgresConfiguration(url: databaseURL)
                 } catch {
-                    if !databaseURL.isEmpty { reader.report("DATABASE_URL", "not a valid postgres:// URL") }
+                    if !databaseURL.isEmpty { reader.report(.databaseURL, "not a valid postgres:// URL") }
                 }
                 // An app is waiting: statements fail fast rather than hold the pool.
                 let limits = PostgresSessionLimits.fromEnvironment(&reader, defaults: .requestPath)
@@ -47,11 +36,11 @@ struct CheckoutMain {
                 let providers = ProvidersConfiguration.fromEnvironment(&reader, uses: .api)
                 // After the providers, so a bad Paystack key is reported once.
                 let mode = DeploymentMode.fromEnvironment(&reader, paystackSecretKey: providers?.paystack?.secretKey.reveal())
-                let ownershipKey = reader.required.secret("OWNERSHIP_PROOF_KEY")
+                let ownershipKey = reader.required.secret(.ownershipProofKey)
                 let http = HTTPServerConfiguration.fromEnvironment(&reader, defaultPort: 8082)
                 let configuration = CheckoutConfiguration.fromEnvironment(&reader)
                 if configuration.providerTimeout > http.handlerTimeout - CheckoutConfiguration.answerMargin {
-                    reader.report("CHECKOUT_PROVIDER_TIMEOUT", "must be at least 5s below HTTP_HANDLER_TIMEOUT (\(http.handlerTimeout))")
+                    reader.report(.checkoutProviderTimeout, "must be at least 5s below HTTP_HANDLER_TIMEOUT (\(http.handlerTimeout))")
                 }
                 return (
                     http: http,
@@ -61,7 +50,7 @@ struct CheckoutMain {
                     ownership: OwnershipProof.configured(key: ownershipKey, reader: &reader),
                     messaging: MessagingSettings.fromEnvironment(&reader, service: "checkout", logger: logger),
                     database: database,
-                    maxConnections: reader.int("DATABASE_MAX_CONNECTIONS", default: 10, in: 1...200),
+                    maxConnections: reader.int(.databaseMaxConnections, default: 10, in: 1...200),
                     providers: providers, mode: mode,
                     entitlements: EntitlementResolver.fromEnvironment(&reader, testDeployment: !mode.isLive),
                     budgets: ProviderBudgetSettings.fromEnvironment(

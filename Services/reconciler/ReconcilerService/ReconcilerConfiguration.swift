@@ -86,37 +86,37 @@ public struct ReconcilerConfiguration: Sendable {
     /// Reads the settings; problems are collected in `reader`.
     public static func fromEnvironment(_ reader: inout ConfigReader) -> ReconcilerConfiguration {
         var configuration = ReconcilerConfiguration()
-        configuration.groupID = reader.string("KAFKA_GROUP_ID", default: configuration.groupID)
-        configuration.coalesceWindow = reader.duration("RECONCILER_COALESCE_WINDOW", default: configuration.coalesceWindow)
-        configuration.commandDelay = reader.duration("RECONCILER_COMMAND_DELAY", default: configuration.commandDelay)
-        configuration.fetchConcurrency = reader.int("RECONCILER_FETCH_CONCURRENCY", default: configuration.fetchConcurrency, in: 1...64)
-        configuration.retryInitialDelay = reader.duration("RECONCILER_RETRY_INITIAL_DELAY", default: configuration.retryInitialDelay)
-        configuration.retryMaxDelay = reader.duration("RECONCILER_RETRY_MAX_DELAY", default: configuration.retryMaxDelay)
+        configuration.groupID = reader.string(.reconcilerKafkaGroupID, default: configuration.groupID)
+        configuration.coalesceWindow = reader.duration(.reconcilerCoalesceWindow, default: configuration.coalesceWindow)
+        configuration.commandDelay = reader.duration(.reconcilerCommandDelay, default: configuration.commandDelay)
+        configuration.fetchConcurrency = reader.int(.reconcilerFetchConcurrency, default: configuration.fetchConcurrency, in: 1...64)
+        configuration.retryInitialDelay = reader.duration(.reconcilerRetryInitialDelay, default: configuration.retryInitialDelay)
+        configuration.retryMaxDelay = reader.duration(.reconcilerRetryMaxDelay, default: configuration.retryMaxDelay)
         if configuration.retryMaxDelay < configuration.retryInitialDelay {
-            reader.report("RECONCILER_RETRY_MAX_DELAY", "must not be shorter than RECONCILER_RETRY_INITIAL_DELAY")
+            reader.report(.reconcilerRetryMaxDelay, "must not be shorter than RECONCILER_RETRY_INITIAL_DELAY")
         }
-        configuration.maxPending = reader.int("RECONCILER_MAX_PENDING", default: configuration.maxPending, in: 100...10_000_000)
-        configuration.maxCommitDelay = reader.duration("RECONCILER_MAX_COMMIT_DELAY", default: configuration.maxCommitDelay)
+        configuration.maxPending = reader.int(.reconcilerMaxPending, default: configuration.maxPending, in: 100...10_000_000)
+        configuration.maxCommitDelay = reader.duration(.reconcilerMaxCommitDelay, default: configuration.maxCommitDelay)
         if configuration.maxCommitDelay > .seconds(240) {
             reader.report(
-                "RECONCILER_MAX_COMMIT_DELAY", "must be at most 4 min (the consumer must poll within librdkafka's 5-minute max.poll.interval.ms)")
+                .reconcilerMaxCommitDelay, "must be at most 4 min (the consumer must poll within librdkafka's 5-minute max.poll.interval.ms)")
         }
-        configuration.batchSize = reader.int("RECONCILER_BATCH_SIZE", default: configuration.batchSize, in: 1...10_000)
+        configuration.batchSize = reader.int(.reconcilerBatchSize, default: configuration.batchSize, in: 1...10_000)
         configuration.maxUncommittedBatches = reader.int(
-            "RECONCILER_MAX_UNCOMMITTED_BATCHES", default: configuration.maxUncommittedBatches, in: 1...10_000)
-        configuration.shutdownGrace = reader.duration("RECONCILER_SHUTDOWN_GRACE", default: configuration.shutdownGrace)
+            .reconcilerMaxUncommittedBatches, default: configuration.maxUncommittedBatches, in: 1...10_000)
+        configuration.shutdownGrace = reader.duration(.reconcilerShutdownGrace, default: configuration.shutdownGrace)
         if configuration.shutdownGrace > .seconds(8) {
-            reader.report("RECONCILER_SHUTDOWN_GRACE", "must be at most 8 s (each service gets 10 s to stop, leaving the group included)")
+            reader.report(.reconcilerShutdownGrace, "must be at most 8 s (each service gets 10 s to stop, leaving the group included)")
         }
-        configuration.sweepInterval = reader.duration("RECONCILER_SWEEP_INTERVAL", default: configuration.sweepInterval)
+        configuration.sweepInterval = reader.duration(.reconcilerSweepInterval, default: configuration.sweepInterval)
         if configuration.sweepInterval != .zero, configuration.sweepInterval < .seconds(1) {
-            reader.report("RECONCILER_SWEEP_INTERVAL", "must be 0 (no scheduled sweeps) or at least 1 s")
+            reader.report(.reconcilerSweepInterval, "must be 0 (no scheduled sweeps) or at least 1 s")
         }
-        configuration.sweepInitialDelay = reader.duration("RECONCILER_SWEEP_INITIAL_DELAY", default: configuration.sweepInitialDelay)
-        configuration.sweepOverlap = reader.duration("RECONCILER_SWEEP_OVERLAP", default: configuration.sweepOverlap)
-        configuration.databaseURL = reader.string("DATABASE_URL")
+        configuration.sweepInitialDelay = reader.duration(.reconcilerSweepInitialDelay, default: configuration.sweepInitialDelay)
+        configuration.sweepOverlap = reader.duration(.reconcilerSweepOverlap, default: configuration.sweepOverlap)
+        configuration.databaseURL = reader.string(.reconcilerDatabaseURL)
         if let url = configuration.databaseURL, (try? PostgresConfiguration(url: url)) == nil {
-            reader.report("DATABASE_URL", "not a valid postgres:// URL")
+            reader.report(.reconcilerDatabaseURL, "not a valid postgres:// URL")
         }
         configuration.databaseLimits = PostgresSessionLimits.fromEnvironment(&reader, defaults: .maintenance)
         return configuration

@@ -55,8 +55,8 @@ public struct ReconcilerProviderSettings: Sendable {
     /// settings have problems (already reported to `reader`).
     public static func fromEnvironment(_ reader: inout ConfigReader) -> ReconcilerProviderSettings? {
         let providers = ProvidersConfiguration.fromEnvironment(&reader, uses: .api)
-        let lemonSqueezy = reader.int("RECONCILER_LEMONSQUEEZY_REQUESTS_PER_MINUTE", in: 1...100_000)
-        let paystack = reader.int("RECONCILER_PAYSTACK_REQUESTS_PER_MINUTE", in: 1...100_000)
+        let lemonSqueezy = reader.int(.reconcilerLemonSqueezyRequestsPerMinute, in: 1...100_000)
+        let paystack = reader.int(.reconcilerPaystackRequestsPerMinute, in: 1...100_000)
         let budgets = ProviderBudgetSettings.fromEnvironment(&reader, paystackLive: providers.map(isLive) ?? false)
         guard let providers else { return nil }
         return ReconcilerProviderSettings(

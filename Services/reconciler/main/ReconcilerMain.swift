@@ -13,15 +13,13 @@ import Telemetry
 /// `reconciler`: fetches the provider's own view of every subscription,
 /// order and transaction a webhook or command touches, sweeps the
 /// providers' lists on a schedule, and publishes each as a snapshot to
-/// `storefront.snapshots.v1`. Environment: `KAFKA_BROKERS` (required), the
-/// providers' settings (as every service), `KAFKA_GROUP_ID` (`reconciler`),
-/// `RECONCILER_*` and `PROVIDER_BUDGET_*` (see the README), `DATABASE_URL`
-/// (optional: drift figures, and the provider ledger shared with the checkout), `PORT` (default 8085; health and metrics only), `LOG_LEVEL`.
+/// `storefront.snapshots.v1`. Its settings are declared in
+/// ``ReconcilerBinary/settings``: `reconciler --help-settings` lists them.
 @main
 struct ReconcilerMain {
     static func main() async {
         await ServiceLauncher.run(
-            "reconciler",
+            "reconciler", settings: ReconcilerBinary.settings,
             read: { reader, logger in
                 (
                     http: HTTPServerConfiguration.fromEnvironment(&reader, defaultPort: 8085),

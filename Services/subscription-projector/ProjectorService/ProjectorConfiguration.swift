@@ -42,15 +42,15 @@ public struct ProjectorConfiguration: Sendable {
 
     /// Reads the settings; problems are collected in `reader`.
     public static func fromEnvironment(_ reader: inout ConfigReader) -> ProjectorConfiguration {
-        let ownershipKey = reader.required.secret("OWNERSHIP_PROOF_KEY")
+        let ownershipKey = reader.required.secret(.ownershipProofKey)
         var configuration = ProjectorConfiguration(
-            databaseURL: reader.required.string("DATABASE_URL"),
+            databaseURL: reader.required.string(.databaseURL),
             ownership: OwnershipProof.configured(key: ownershipKey, reader: &reader),
-            groupID: reader.string("KAFKA_GROUP_ID", default: "subscription-projector"),
-            batchSize: reader.int("PROJECTOR_BATCH_SIZE", default: 500, in: 1...10_000),
-            batchWait: reader.duration("PROJECTOR_BATCH_WAIT", default: .milliseconds(100)),
-            migrate: reader.bool("PROJECTOR_MIGRATE", default: true),
-            databaseConnections: reader.int("PROJECTOR_DB_CONNECTIONS", default: 4, in: 1...64))
+            groupID: reader.string(.projectorKafkaGroupID, default: "subscription-projector"),
+            batchSize: reader.int(.projectorBatchSize, default: 500, in: 1...10_000),
+            batchWait: reader.duration(.projectorBatchWait, default: .milliseconds(100)),
+            migrate: reader.bool(.projectorMigrate, default: true),
+            databaseConnections: reader.int(.projectorDBConnections, default: 4, in: 1...64))
         configuration.databaseLimits = PostgresSessionLimits.fromEnvironment(&reader, defaults: .batch)
         return configuration
     }

@@ -7,16 +7,13 @@ import Telemetry
 
 /// `subscription-projector`: the only writer of subscription state. Consumes
 /// webhooks, checkouts, commands and the reconciler's snapshots, and projects
-/// them into PostgreSQL.
-/// Environment: `DATABASE_URL`, `KAFKA_BROKERS`, `OWNERSHIP_PROOF_KEY` (the
-/// checkout's; all three required), `KAFKA_GROUP_ID`,
-/// `PROJECTOR_BATCH_SIZE`, `PROJECTOR_BATCH_WAIT`, `PROJECTOR_MIGRATE`,
-/// `PROJECTOR_DB_CONNECTIONS`, the `DATABASE_*` limits (``PostgresSessionLimits/batch``), `PORT` (default 8084; health and metrics only), `LOG_LEVEL`.
+/// them into PostgreSQL. Its settings are declared in
+/// ``ProjectorBinary/settings``: `subscription-projector --help-settings` lists them.
 @main
 struct ProjectorMain {
     static func main() async {
         await ServiceLauncher.run(
-            "subscription-projector",
+            "subscription-projector", settings: ProjectorBinary.settings,
             read: { reader, logger in
                 (
                     http: HTTPServerConfiguration.fromEnvironment(&reader, defaultPort: 8084),

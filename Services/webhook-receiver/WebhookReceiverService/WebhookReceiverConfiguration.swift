@@ -52,14 +52,14 @@ public struct WebhookReceiverConfiguration: Sendable {
     public static func fromEnvironment(_ reader: inout ConfigReader) -> WebhookReceiverConfiguration {
         var configuration = WebhookReceiverConfiguration()
         configuration.maxBodyBytes = reader.int(
-            "WEBHOOK_MAX_BODY_BYTES", default: configuration.maxBodyBytes, in: 1024...maximumBodyLimit)
-        let timeout = reader.duration("WEBHOOK_PUBLISH_TIMEOUT", default: configuration.publishTimeout)
+            .webhookMaxBodyBytes, default: configuration.maxBodyBytes, in: 1024...maximumBodyLimit)
+        let timeout = reader.duration(.webhookPublishTimeout, default: configuration.publishTimeout)
         if timeout < minimumPublishTimeout || timeout > maximumPublishTimeout {
-            reader.report("WEBHOOK_PUBLISH_TIMEOUT", "must be between \(minimumPublishTimeout) and \(maximumPublishTimeout)")
+            reader.report(.webhookPublishTimeout, "must be between \(minimumPublishTimeout) and \(maximumPublishTimeout)")
         } else {
             configuration.publishTimeout = timeout
         }
-        configuration.trustForwardedFor = reader.bool("WEBHOOK_TRUST_FORWARDED_FOR", default: false)
+        configuration.trustForwardedFor = reader.bool(.webhookTrustForwardedFor, default: false)
         return configuration
     }
 }

@@ -9,19 +9,15 @@ import WebhookReceiverService
 import Webhooks
 
 /// `webhook-receiver`: verifies the payment providers' webhooks and stores
-/// each one on `storefront.webhooks.v1` before answering 200. Configuration
-/// comes from the environment: `PORT` (default 8083) and the other HTTP
-/// settings, `WEBHOOK_MAX_BODY_BYTES` (default 1 MiB), `WEBHOOK_PUBLISH_TIMEOUT`
-/// (default 5 s), `WEBHOOK_TRUST_FORWARDED_FOR` (default false), `KAFKA_BROKERS`
-/// and the other broker settings, `LOG_LEVEL`, and the providers' webhook
-/// settings only: `LEMONSQUEEZY_WEBHOOK_SECRET`, `PAYSTACK_SECRET_KEY` (Paystack
-/// signs with it), `PAYSTACK_WEBHOOK_IP_ALLOWLIST`; secrets may come from
-/// `*_FILE`. It never reads the Lemon Squeezy API key or store id.
+/// each one on `storefront.webhooks.v1` before answering 200. It reads only
+/// the providers' webhook settings, never an API key. Its settings are
+/// declared in ``WebhookReceiverBinary/settings``: `webhook-receiver
+/// --help-settings` lists them.
 @main
 struct WebhookReceiverMain {
     static func main() async {
         await ServiceLauncher.run(
-            "webhook-receiver",
+            "webhook-receiver", settings: WebhookReceiverBinary.settings,
             read: { reader, logger in
                 (
                     http: HTTPServerConfiguration.fromEnvironment(&reader, defaultPort: 8083),

@@ -21,17 +21,17 @@ extension EntitlementResolver {
     public static func fromEnvironment(_ reader: inout ConfigReader, testDeployment: Bool) -> EntitlementResolver {
         var resolver = EntitlementResolver(
             policy: AccessPolicy(
-                unpaidGrace: reader.duration("ENTITLEMENT_UNPAID_GRACE", default: .zero).inSeconds,
-                attentionGrace: reader.duration("ENTITLEMENT_ATTENTION_GRACE", default: .zero).inSeconds,
-                renewalGrace: reader.duration("ENTITLEMENT_RENEWAL_GRACE", default: .seconds(AccessPolicy.defaultRenewalGrace)).inSeconds,
-                partialRefund: reader.enumeration("ENTITLEMENT_PARTIAL_REFUND", default: AccessPolicy.PartialRefund.keep),
+                unpaidGrace: reader.duration(.entitlementUnpaidGrace, default: .zero).inSeconds,
+                attentionGrace: reader.duration(.entitlementAttentionGrace, default: .zero).inSeconds,
+                renewalGrace: reader.duration(.entitlementRenewalGrace, default: .seconds(AccessPolicy.defaultRenewalGrace)).inSeconds,
+                partialRefund: reader.enumeration(.entitlementPartialRefund, default: AccessPolicy.PartialRefund.keep),
                 testDeployment: testDeployment))
-        let optional = reader.bool("ENTITLEMENTS_FILE_OPTIONAL", default: false)
-        if let path = reader.string("ENTITLEMENTS_FILE"), !optional || FileManager.default.fileExists(atPath: path) {
+        let optional = reader.bool(.entitlementsFileOptional, default: false)
+        if let path = reader.string(.entitlementsFile), !optional || FileManager.default.fileExists(atPath: path) {
             do {
                 resolver.configuration = try EntitlementsConfiguration.load(path: path)
             } catch {
-                for problem in error.problems { reader.report("ENTITLEMENTS_FILE", problem) }
+                for problem in error.problems { reader.report(.entitlementsFile, problem) }
             }
         }
         return resolver

@@ -80,13 +80,13 @@ public struct ProviderBudgetSettings: Sendable, Equatable {
     public static func fromEnvironment(_ reader: inout ConfigReader, paystackLive: Bool) -> ProviderBudgetSettings {
         var settings = ProviderBudgetSettings(paystackPerMinute: paystackLive ? paystackLiveLimit : paystackTestLimit)
         settings.lemonSqueezyPerMinute = reader.int(
-            "PROVIDER_BUDGET_LEMONSQUEEZY_PER_MINUTE", default: settings.lemonSqueezyPerMinute, in: 1...100_000)
-        settings.paystackPerMinute = reader.int("PROVIDER_BUDGET_PAYSTACK_PER_MINUTE", default: settings.paystackPerMinute, in: 1...100_000)
+            .providerBudgetLemonSqueezyPerMinute, default: settings.lemonSqueezyPerMinute, in: 1...100_000)
+        settings.paystackPerMinute = reader.int(.providerBudgetPaystackPerMinute, default: settings.paystackPerMinute, in: 1...100_000)
         settings.checkoutReservePercent = reader.int(
-            "PROVIDER_BUDGET_CHECKOUT_RESERVE_PERCENT", default: settings.checkoutReservePercent, in: 0...100)
-        settings.sweepPercent = reader.int("PROVIDER_BUDGET_SWEEP_PERCENT", default: settings.sweepPercent, in: 0...100)
+            .providerBudgetCheckoutReservePercent, default: settings.checkoutReservePercent, in: 0...100)
+        settings.sweepPercent = reader.int(.providerBudgetSweepPercent, default: settings.sweepPercent, in: 0...100)
         if settings.sweepPercent + settings.checkoutReservePercent > 100 {
-            reader.report("PROVIDER_BUDGET_SWEEP_PERCENT", "must be at most 100 minus PROVIDER_BUDGET_CHECKOUT_RESERVE_PERCENT")
+            reader.report(.providerBudgetSweepPercent, "must be at most 100 minus PROVIDER_BUDGET_CHECKOUT_RESERVE_PERCENT")
         }
         return settings
     }

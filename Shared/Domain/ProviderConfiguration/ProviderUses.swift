@@ -1,3 +1,5 @@
+import Timing
+import ServiceSettings
 /// What a service does with the payment providers, and so which of their
 /// credentials it reads: each service asks only for its own uses, so it
 /// neither needs nor reads the others' secrets (the catalog never sees a
@@ -21,13 +23,21 @@ public struct ProviderUses: OptionSet, Sendable, Hashable {
     /// Both (tests, tools).
     public static let all: ProviderUses = [.api, .webhooks]
 
-    /// The secret variables these uses read (each may instead come from `<NAME>_FILE`).
-    public var secretVariables: [String] {
-        var names: [String] = []
-        if contains(.api) { names.append("LEMONSQUEEZY_API_KEY") }
-        if contains(.webhooks) { names.append("LEMONSQUEEZY_WEBHOOK_SECRET") }
-        if !isEmpty { names.append("PAYSTACK_SECRET_KEY") }
-        return names
+    /// The secret settings these uses read (each may instead come from `<NAME>_FILE`).
+    public var secretSettings: [Setting] {
+        var settings: [Setting] = []
+        if contains(.api) { settings.append(.lemonSqueezyAPIKey) }
+        if contains(.webhooks) { settings.append(.lemonSqueezyWebhookSecret) }
+        if !isEmpty { settings.append(.paystackSecretKey) }
+        return settings
+    }
+
+    /// The names of ``secretSettings``.
+    public var secretVariables: [String] { secretSettings.map(\.name) }
+
+    /// The settings groups these uses read, for a binary's declared list.
+    public var settingGroups: [SettingGroup] {
+        (contains(.api) ? [.providerAPI] : []) + (contains(.webhooks) ? [.providerWebhooks] : [])
     }
 
     /// The provider secret variables these uses never read.

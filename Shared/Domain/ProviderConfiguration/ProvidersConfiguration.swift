@@ -49,13 +49,13 @@ public struct ProvidersConfiguration: Sendable {
     ///   provider half configured, a malformed value, or no provider at all).
     public static func fromEnvironment(_ reader: inout ConfigReader, uses: ProviderUses = .all) -> ProvidersConfiguration? {
         let problemsBefore = reader.problems.count
-        func problem(_ variable: String, _ message: String) { reader.report(variable, message) }
-        func value(_ name: String) -> String? {
-            guard let raw = reader.string(name)?.trimmingCharacters(in: .whitespacesAndNewlines), !raw.isEmpty else { return nil }
+        func problem(_ setting: Setting, _ message: String) { reader.report(setting, message) }
+        func value(_ setting: Setting) -> String? {
+            guard let raw = reader.string(setting)?.trimmingCharacters(in: .whitespacesAndNewlines), !raw.isEmpty else { return nil }
             return raw
         }
-        func secret(_ name: String) -> Secret? {
-            guard let raw = reader.secret(name)?.reveal().trimmingCharacters(in: .whitespacesAndNewlines), !raw.isEmpty else { return nil }
+        func secret(_ setting: Setting) -> Secret? {
+            guard let raw = reader.secret(setting)?.reveal().trimmingCharacters(in: .whitespacesAndNewlines), !raw.isEmpty else { return nil }
             return Secret(raw)
         }
         let api = uses.contains(.api), webhooks = uses.contains(.webhooks)
@@ -63,34 +63,34 @@ public struct ProvidersConfiguration: Sendable {
         var configuration = ProvidersConfiguration()
 
         // MARK: Lemon Squeezy
-        let lsKey = api ? secret("LEMONSQUEEZY_API_KEY") : nil
-        let lsSecret = webhooks ? secret("LEMONSQUEEZY_WEBHOOK_SECRET") : nil
-        var lsStore = api ? value("LEMONSQUEEZY_STORE_ID") : nil
-        if api, let alias = value("LEMON_SQUEEZY_STORE_ID") {
+        let lsKey = api ? secret(.lemonSqueezyAPIKey) : nil
+        let lsSecret = webhooks ? secret(.lemonSqueezyWebhookSecret) : nil
+        var lsStore = api ? value(.lemonSqueezyStoreID) : nil
+        if api, let alias = value(.lemonSqueezyStoreIDAlias) {
             if let primary = lsStore, primary != alias {
-                problem("LEMONSQUEEZY_STORE_ID", "differs from LEMON_SQUEEZY_STORE_ID (the seed tutorial's name); set only one")
+                problem(.lemonSqueezyStoreID, "differs from LEMON_SQUEEZY_STORE_ID (the seed tutorial's name); set only one")
             }
             lsStore = lsStore ?? alias
         }
-        let lsNeeded = (api ? ["LEMONSQUEEZY_API_KEY", "LEMONSQUEEZY_STORE_ID"] : []) + (webhooks ? ["LEMONSQUEEZY_WEBHOOK_SECRET"] : [])
+        let lsNeeded: [Setting] = (api ? [.lemonSqueezyAPIKey, .lemonSqueezyStoreID] : []) + (webhooks ? [.lemonSqueezyWebhookSecret] : [])
         if lsKey != nil || lsSecret != nil || lsStore != nil {
-            var missing: [String] = []
-            if api, lsKey == nil { missing.append("LEMONSQUEEZY_API_KEY") }
-            if api, lsStore == nil { missing.append("LEMONSQUEEZY_STORE_ID") }
-            if webhooks, lsSecret == nil { missing.append("LEMONSQUEEZY_WEBHOOK_SECRET") }
-            for name in missing {
-                problem(name, "is not set (Lemon Squeezy needs \(listed(lsNeeded)) together)")
+            var missing: [Setting] = []
+            if api, lsKey == nil { missing.append(.lemonSqueezyAPIKey) }
+            if api, lsStore == nil { missing.append(.lemonSqueezyStoreID) }
+            if webhooks, lsSecret == nil { missing.append(.lemonSqueezyWebhookSecret) }
+            for setting in missing {
+                problem(setting, "is not set (Lemon Squeezy needs \(listed(lsNeeded)) together)")
             }
             if let store = lsStore, !(store.count <= 20 && store.allSatisfy({ $0.isASCII && $0.isNumber }) && store.contains(where: { $0 != "0" })) {
-                problem("LEMONSQUEEZY_STORE_ID", "must be a positive integer")
+                problem(.lemonSqueezyStoreID, "must be a positive integer")
             }
             var base = LemonSqueezyConfiguration.defaultAPIBaseURL, testMode = false, currency = "USD"
             if api {
-                base = baseURL(value("LEMONSQUEEZY_API_BASE_URL"), default: base, name: "LEMONSQUEEZY_API_BASE_URL", reader: &reader)
-                testMode = reader.bool("LEMONSQUEEZY_TEST_MODE", default: false)
-                currency = value("LEMONSQUEEZY_STORE_CURRENCY") ?? currency
+                base = baseURL(value(.lemonSqueezyAPIBaseURL), default: base, setting: .lemonSqueezyAPIBaseURL, reader: &reader)
+                testMode = reader.bool(.lemonSqueezyTestMode, default: false)
+                currency = value(.lemonSqueezyStoreCurrency) ?? currency
                 if !(currency.count == 3 && currency.allSatisfy({ $0.isASCII && $0.isLetter })) {
-                    problem("LEMONSQUEEZY_STORE_CURRENCY", "must be a three-letter ISO 4217 code")
+                    problem(.lemonSqueezyStoreCurrency, "must be a three-letter ISO 4217 code")
                 }
             }
             if missing.isEmpty {
@@ -101,26 +101,26 @@ public struct ProvidersConfiguration: Sendable {
         }
 
         // MARK: Paystack
-        let psKey = uses.isEmpty ? nil : secret("PAYSTACK_SECRET_KEY")
-        let psAllow = webhooks ? value("PAYSTACK_WEBHOOK_IP_ALLOWLIST") : nil
+        let psKey = uses.isEmpty ? nil : secret(.paystackSecretKey)
+        let psAllow = webhooks ? value(.paystackWebhookIPAllowlist) : nil
         if psKey == nil, psAllow != nil {
-            problem("PAYSTACK_WEBHOOK_IP_ALLOWLIST", "is set but PAYSTACK_SECRET_KEY is not")
+            problem(.paystackWebhookIPAllowlist, "is set but PAYSTACK_SECRET_KEY is not")
         }
         if let psKey {
             if psKey.reveal().hasPrefix("pk_") {
-                problem("PAYSTACK_SECRET_KEY", "holds a public key (pk_…); the API and webhook signatures need the secret key (sk_…)")
+                problem(.paystackSecretKey, "holds a public key (pk_…); the API and webhook signatures need the secret key (sk_…)")
             }
             let base =
                 api
                 ? baseURL(
-                    value("PAYSTACK_API_BASE_URL"), default: PaystackConfiguration.defaultAPIBaseURL, name: "PAYSTACK_API_BASE_URL", reader: &reader)
+                    value(.paystackAPIBaseURL), default: PaystackConfiguration.defaultAPIBaseURL, setting: .paystackAPIBaseURL, reader: &reader)
                 : PaystackConfiguration.defaultAPIBaseURL
             var allowList: IPAllowList?
             if let psAllow {
                 do {
                     allowList = try IPAllowList(commaSeparated: psAllow)
                 } catch {
-                    problem("PAYSTACK_WEBHOOK_IP_ALLOWLIST", error.description)
+                    problem(.paystackWebhookIPAllowlist, error.description)
                 }
             }
             configuration.paystack = PaystackConfiguration(secretKey: psKey, apiBaseURL: base, webhookIPAllowList: allowList)
@@ -128,26 +128,27 @@ public struct ProvidersConfiguration: Sendable {
 
         if lsKey == nil, lsSecret == nil, lsStore == nil, psKey == nil {
             problem(
-                uses.secretVariables.first ?? "PAYSTACK_SECRET_KEY",
+                uses.secretSettings.first ?? .paystackSecretKey,
                 "no payment provider configured: set \(listed(lsNeeded)), and/or PAYSTACK_SECRET_KEY")
         }
         return reader.problems.count == problemsBefore ? configuration : nil
     }
 
     /// `A`, `A and B`, `A, B and C`.
-    static func listed(_ names: [String]) -> String {
+    static func listed(_ settings: [Setting]) -> String {
+        let names = settings.map(\.name)
         guard names.count > 1 else { return names.first ?? "" }
         return names.dropLast().joined(separator: ", ") + " and " + names[names.count - 1]
     }
 
     /// An absolute http(s) URL without query, fragment or user info; the value is never echoed.
-    static func baseURL(_ raw: String?, default fallback: String, name: String, reader: inout ConfigReader) -> String {
+    static func baseURL(_ raw: String?, default fallback: String, setting: Setting, reader: inout ConfigReader) -> String {
         guard let raw else { return fallback }
         guard let components = URLComponents(string: raw), let scheme = components.scheme?.lowercased(), scheme == "https" || scheme == "http",
             let host = components.host, !host.isEmpty, components.query == nil, components.fragment == nil,
             components.user == nil, components.password == nil
         else {
-            reader.report(name, "must be an absolute http(s) URL without query, fragment or credentials")
+            reader.report(setting, "must be an absolute http(s) URL without query, fragment or credentials")
             return fallback
         }
         return raw.hasSuffix("/") ? String(raw.dropLast()) : raw

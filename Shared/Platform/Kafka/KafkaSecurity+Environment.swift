@@ -22,28 +22,28 @@ import Telemetry
 /// `sasl_plaintext` and `none` are logged as warnings at every start.
 extension KafkaSecurity {
     public static func fromEnvironment(_ reader: inout ConfigReader, logger: Logger? = nil) -> KafkaSecurity {
-        let securityProtocol = reader.enumeration("KAFKA_SECURITY_PROTOCOL", default: SecurityProtocol.plaintext)
+        let securityProtocol = reader.enumeration(.kafkaSecurityProtocol, default: SecurityProtocol.plaintext)
         var security = KafkaSecurity(securityProtocol: securityProtocol)
         let protocolName = "KAFKA_SECURITY_PROTOCOL is \(securityProtocol.rawValue)"
 
         // MARK: SASL
         var mechanism: SASLMechanism?
-        if let raw = reader.environment["KAFKA_SASL_MECHANISM"], ["GSSAPI", "OAUTHBEARER"].contains(raw.uppercased()) {
+        if let raw = reader.rawValue(.kafkaSASLMechanism), ["GSSAPI", "OAUTHBEARER"].contains(raw.uppercased()) {
             reader.report(
-                "KAFKA_SASL_MECHANISM",
+                .kafkaSASLMechanism,
                 "\(raw.uppercased()) is not supported (it needs settings Storefront does not pass); use SCRAM-SHA-512, SCRAM-SHA-256 or PLAIN")
         } else {
-            mechanism = reader.enumeration("KAFKA_SASL_MECHANISM", as: SASLMechanism.self)
+            mechanism = reader.enumeration(.kafkaSASLMechanism, as: SASLMechanism.self)
         }
-        let username = reader.string("KAFKA_SASL_USERNAME")
-        let password = reader.secret("KAFKA_SASL_PASSWORD")
+        let username = reader.string(.kafkaSASLUsername)
+        let password = reader.secret(.kafkaSASLPassword)
         if securityProtocol.usesSASL {
-            if reader.environment["KAFKA_SASL_MECHANISM"] == nil {
-                reader.report("KAFKA_SASL_MECHANISM", "required when \(protocolName): PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512")
+            if !reader.isSet(.kafkaSASLMechanism) {
+                reader.report(.kafkaSASLMechanism, "required when \(protocolName): PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512")
             }
-            if username == nil { reader.report("KAFKA_SASL_USERNAME", "required when \(protocolName)") }
-            if password == nil, reader.environment["KAFKA_SASL_PASSWORD_FILE"] == nil {
-                reader.report("KAFKA_SASL_PASSWORD", "required when \(protocolName) (or KAFKA_SASL_PASSWORD_FILE)")
+            if username == nil { reader.report(.kafkaSASLUsername, "required when \(protocolName)") }
+            if password == nil, !reader.isFileSet(.kafkaSASLPassword) {
+                reader.report(.kafkaSASLPassword, "required when \(protocolName) (or KAFKA_SASL_PASSWORD_FILE)")
             }
             if let mechanism, let username, let password {
                 security.sasl = KafkaSecurity.SASL(mechanism: mechanism, username: username, password: KafkaSecurity.Password(password.reveal()))
@@ -55,29 +55,29 @@ extension KafkaSecurity {
                         + "; use sasl_ssl outside a trusted network")
             }
         } else {
-            for name in ["KAFKA_SASL_MECHANISM", "KAFKA_SASL_USERNAME", "KAFKA_SASL_PASSWORD", "KAFKA_SASL_PASSWORD_FILE"]
-            where reader.environment[name] != nil {
+            for name in reader.setNames(of: [.kafkaSASLMechanism, .kafkaSASLUsername, .kafkaSASLPassword]) {
                 reader.report(name, "is set, but \(protocolName); SASL applies only with sasl_ssl or sasl_plaintext")
             }
         }
 
         // MARK: TLS
-        let caPath = reader.string("KAFKA_SSL_CA_LOCATION")
-        let certificatePath = reader.string("KAFKA_SSL_CERTIFICATE_LOCATION")
-        let keyPath = reader.string("KAFKA_SSL_KEY_LOCATION")
-        let caLocation = readableFile(&reader, "KAFKA_SSL_CA_LOCATION", caPath)
-        let certificate = readableFile(&reader, "KAFKA_SSL_CERTIFICATE_LOCATION", certificatePath)
-        let key = readableFile(&reader, "KAFKA_SSL_KEY_LOCATION", keyPath)
-        let keyPassword = reader.secret("KAFKA_SSL_KEY_PASSWORD")
-        let algorithm = reader.enumeration("KAFKA_SSL_ENDPOINT_IDENTIFICATION_ALGORITHM", default: EndpointIdentification.https)
+        let caPath = reader.string(.kafkaSSLCALocation)
+        let certificatePath = reader.string(.kafkaSSLCertificateLocation)
+        let keyPath = reader.string(.kafkaSSLKeyLocation)
+        let caLocation = readableFile(&reader, .kafkaSSLCALocation, caPath)
+        let certificate = readableFile(&reader, .kafkaSSLCertificateLocation, certificatePath)
+        let key = readableFile(&reader, .kafkaSSLKeyLocation, keyPath)
+        let keyPassword = reader.secret(.kafkaSSLKeyPassword)
+        let algorithm = reader.enumeration(.kafkaSSLEndpointIdentificationAlgorithm, default: EndpointIdentification.https)
         if securityProtocol.usesTLS {
-            if (reader.environment["KAFKA_SSL_CERTIFICATE_LOCATION"] == nil) != (reader.environment["KAFKA_SSL_KEY_LOCATION"] == nil) {
-                let missing = reader.environment["KAFKA_SSL_KEY_LOCATION"] == nil ? "KAFKA_SSL_KEY_LOCATION" : "KAFKA_SSL_CERTIFICATE_LOCATION"
+            let hasKey = reader.isSet(.kafkaSSLKeyLocation)
+            if reader.isSet(.kafkaSSLCertificateLocation) != hasKey {
+                let missing: Setting = hasKey ? .kafkaSSLCertificateLocation : .kafkaSSLKeyLocation
                 reader.report(
                     missing, "required with the other one: a client certificate needs both KAFKA_SSL_CERTIFICATE_LOCATION and KAFKA_SSL_KEY_LOCATION")
             }
-            if reader.environment["KAFKA_SSL_KEY_LOCATION"] == nil {
-                for name in ["KAFKA_SSL_KEY_PASSWORD", "KAFKA_SSL_KEY_PASSWORD_FILE"] where reader.environment[name] != nil {
+            if !hasKey {
+                for name in reader.setNames(of: [.kafkaSSLKeyPassword]) {
                     reader.report(name, "is set, but KAFKA_SSL_KEY_LOCATION is not")
                 }
             }
@@ -89,7 +89,7 @@ extension KafkaSecurity {
                 logger?.warning("KAFKA_SSL_ENDPOINT_IDENTIFICATION_ALGORITHM is none: the broker's certificate is not checked against its host name")
             }
         } else {
-            for name in tlsVariables where reader.environment[name] != nil {
+            for name in reader.setNames(of: tlsSettings) {
                 reader.report(name, "is set, but \(protocolName); TLS settings apply only with ssl or sasl_ssl")
             }
         }
@@ -101,20 +101,19 @@ extension KafkaSecurity {
         case https, none
     }
 
-    static let tlsVariables = [
-        "KAFKA_SSL_CA_LOCATION", "KAFKA_SSL_CERTIFICATE_LOCATION", "KAFKA_SSL_KEY_LOCATION",
-        "KAFKA_SSL_KEY_PASSWORD", "KAFKA_SSL_KEY_PASSWORD_FILE", "KAFKA_SSL_ENDPOINT_IDENTIFICATION_ALGORITHM",
+    static let tlsSettings: [Setting] = [
+        .kafkaSSLCALocation, .kafkaSSLCertificateLocation, .kafkaSSLKeyLocation, .kafkaSSLKeyPassword, .kafkaSSLEndpointIdentificationAlgorithm,
     ]
 
-    /// `path` (read from `name`) if it names a readable file; librdkafka would
+    /// `path` (read from `setting`) if it names a readable file; librdkafka would
     /// fail later, less clearly.
-    static func readableFile(_ reader: inout ConfigReader, _ name: String, _ path: String?) -> String? {
+    static func readableFile(_ reader: inout ConfigReader, _ setting: Setting, _ path: String?) -> String? {
         guard let path else { return nil }
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue,
             FileManager.default.isReadableFile(atPath: path)
         else {
-            reader.report(name, "cannot read the file \(path)")
+            reader.report(setting, "cannot read the file \(path)")
             return nil
         }
         return path

@@ -44,10 +44,10 @@ public struct MessagingSettings: Sendable {
     public static let defaultRetention = Duration.seconds(30 * 86_400)
 
     public static func fromEnvironment(_ reader: inout ConfigReader, service: String, logger: Logger) -> MessagingSettings {
-        let brokers = reader.required.list("KAFKA_BROKERS")
-        var client = KafkaClientConfiguration(bootstrapServers: brokers, clientID: reader.string("KAFKA_CLIENT_ID", default: service))
+        let brokers = reader.required.list(.kafkaBrokers)
+        var client = KafkaClientConfiguration(bootstrapServers: brokers, clientID: reader.string(.kafkaClientID, default: service))
         client.maxMessageBytes = reader.int(
-            "KAFKA_MAX_MESSAGE_BYTES", default: KafkaClientConfiguration.defaultMaxMessageBytes,
+            .kafkaMaxMessageBytes, default: KafkaClientConfiguration.defaultMaxMessageBytes,
             in: (1 << 20)...(64 << 20))
         client.security = KafkaSecurity.fromEnvironment(&reader, logger: logger)
         client.logHandler = { level, message in
@@ -57,11 +57,11 @@ public struct MessagingSettings: Sendable {
         }
         return MessagingSettings(
             client: client,
-            topicPartitions: reader.int("KAFKA_TOPIC_PARTITIONS", default: 6, in: 1...1024),
-            replicationFactor: reader.int("KAFKA_REPLICATION_FACTOR", default: 1, in: 1...16),
-            retention: reader.duration("KAFKA_TOPIC_RETENTION", default: defaultRetention),
-            publishReadinessWindow: reader.duration("KAFKA_PUBLISH_READINESS_WINDOW", default: .seconds(10)),
-            topicCheckInterval: reader.duration("KAFKA_TOPIC_CHECK_INTERVAL", default: .seconds(30)))
+            topicPartitions: reader.int(.kafkaTopicPartitions, default: 6, in: 1...1024),
+            replicationFactor: reader.int(.kafkaReplicationFactor, default: 1, in: 1...16),
+            retention: reader.duration(.kafkaTopicRetention, default: defaultRetention),
+            publishReadinessWindow: reader.duration(.kafkaPublishReadinessWindow, default: .seconds(10)),
+            topicCheckInterval: reader.duration(.kafkaTopicCheckInterval, default: .seconds(30)))
     }
 
     /// A producer configuration that keeps `topics` in existence with

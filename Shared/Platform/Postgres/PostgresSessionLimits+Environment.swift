@@ -16,15 +16,15 @@ extension PostgresSessionLimits {
     public static func fromEnvironment(_ reader: inout ConfigReader, defaults: Self) -> Self {
         // Each read names its variable literally: scripts/check_compose.py finds the settings that way.
         var limits = defaults
-        limits.statementTimeout = onUnlessZero(reader.duration("DATABASE_STATEMENT_TIMEOUT", default: defaults.statementTimeout ?? .zero))
-        limits.lockTimeout = onUnlessZero(reader.duration("DATABASE_LOCK_TIMEOUT", default: defaults.lockTimeout ?? .zero))
+        limits.statementTimeout = onUnlessZero(reader.duration(.databaseStatementTimeout, default: defaults.statementTimeout ?? .zero))
+        limits.lockTimeout = onUnlessZero(reader.duration(.databaseLockTimeout, default: defaults.lockTimeout ?? .zero))
         limits.idleInTransactionTimeout = onUnlessZero(
-            reader.duration("DATABASE_IDLE_IN_TRANSACTION_TIMEOUT", default: defaults.idleInTransactionTimeout ?? .zero))
-        limits.connectTimeout = onUnlessZero(reader.duration("DATABASE_CONNECT_TIMEOUT", default: defaults.connectTimeout ?? .zero))
-        limits.tcpUserTimeout = onUnlessZero(reader.duration("DATABASE_TCP_USER_TIMEOUT", default: defaults.tcpUserTimeout ?? .zero))
-        limits.keepaliveIdle = reader.duration("DATABASE_KEEPALIVE_IDLE", default: defaults.keepaliveIdle)
-        limits.keepaliveInterval = reader.duration("DATABASE_KEEPALIVE_INTERVAL", default: defaults.keepaliveInterval)
-        limits.keepaliveCount = reader.int("DATABASE_KEEPALIVE_COUNT", default: defaults.keepaliveCount, in: 1...100)
+            reader.duration(.databaseIdleInTransactionTimeout, default: defaults.idleInTransactionTimeout ?? .zero))
+        limits.connectTimeout = onUnlessZero(reader.duration(.databaseConnectTimeout, default: defaults.connectTimeout ?? .zero))
+        limits.tcpUserTimeout = onUnlessZero(reader.duration(.databaseTCPUserTimeout, default: defaults.tcpUserTimeout ?? .zero))
+        limits.keepaliveIdle = reader.duration(.databaseKeepaliveIdle, default: defaults.keepaliveIdle)
+        limits.keepaliveInterval = reader.duration(.databaseKeepaliveInterval, default: defaults.keepaliveInterval)
+        limits.keepaliveCount = reader.int(.databaseKeepaliveCount, default: defaults.keepaliveCount, in: 1...100)
         return limits
     }
 

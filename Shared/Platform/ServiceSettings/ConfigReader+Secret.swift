@@ -8,19 +8,21 @@ extension ConfigReader {
     /// Largest secret file read; anything bigger is a mistake (a wrong path).
     static let maximumSecretFileBytes = 64 * 1024
 
-    /// Reads a secret from `name`, or from the file named by `name_FILE`
+    /// Reads a secret from `setting`, or from the file named by `NAME_FILE`
     /// (the Docker/Kubernetes secrets convention). Returns `nil` when neither
     /// is set.
     ///
     /// From a file, trailing newlines are trimmed. Setting both variables,
     /// an unreadable, oversized, non-UTF-8 or empty file are problems. The
     /// value itself never appears in a problem message.
-    public mutating func secret(_ name: String) -> Secret? {
-        if case .value(let secret) = secretLookup(name) { return secret }
+    public mutating func secret(_ setting: Setting) -> Secret? {
+        if case .value(let secret) = secretLookup(setting) { return secret }
         return nil
     }
 
-    mutating func secretLookup(_ name: String) -> Lookup<Secret> {
+    mutating func secretLookup(_ setting: Setting) -> Lookup<Secret> {
+        guard accepts(setting) else { return .invalid }
+        let name = setting.name
         let fileVariable = name + "_FILE"
         switch (environment[name], environment[fileVariable]) {
         case (nil, nil):

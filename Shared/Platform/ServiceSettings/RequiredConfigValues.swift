@@ -9,38 +9,39 @@ import Foundation
 public struct RequiredConfigValues: Sendable {
     var reader: ConfigReader
 
-    /// The value of `name` parsed with `parser`; `placeholder` when missing or invalid.
-    public mutating func value<Value>(_ name: String, _ parser: ConfigValueParser<Value>, placeholder: Value) -> Value {
-        switch reader.lookup(name, parser) {
+    /// The value of `setting` parsed with `parser`; `placeholder` when missing or invalid.
+    public mutating func value<Value>(_ setting: Setting, _ parser: ConfigValueParser<Value>, placeholder: Value) -> Value {
+        switch reader.lookup(setting, parser) {
         case .value(let value): return value
         case .invalid: return placeholder
         case .unset:
-            reader.report(name, "required but not set")
+            reader.report(setting, "required but not set")
             return placeholder
         }
     }
 
-    public mutating func string(_ name: String) -> String { value(name, .string, placeholder: "") }
-    public mutating func int(_ name: String, in range: ClosedRange<Int>? = nil) -> Int {
-        value(name, .int(in: range), placeholder: range?.lowerBound ?? 0)
+    public mutating func string(_ setting: Setting) -> String { value(setting, .string, placeholder: "") }
+    public mutating func int(_ setting: Setting, in range: ClosedRange<Int>? = nil) -> Int {
+        value(setting, .int(in: range), placeholder: range?.lowerBound ?? 0)
     }
-    public mutating func double(_ name: String) -> Double { value(name, .double, placeholder: 0) }
-    public mutating func bool(_ name: String) -> Bool { value(name, .bool, placeholder: false) }
-    public mutating func url(_ name: String) -> URL { value(name, .url, placeholder: URL(string: "about:blank")!) }
-    public mutating func duration(_ name: String) -> Duration { value(name, .duration, placeholder: .zero) }
-    public mutating func enumeration<E: RawRepresentable & CaseIterable>(_ name: String, as type: E.Type = E.self) -> E where E.RawValue == String {
+    public mutating func double(_ setting: Setting) -> Double { value(setting, .double, placeholder: 0) }
+    public mutating func bool(_ setting: Setting) -> Bool { value(setting, .bool, placeholder: false) }
+    public mutating func url(_ setting: Setting) -> URL { value(setting, .url, placeholder: URL(string: "about:blank")!) }
+    public mutating func duration(_ setting: Setting) -> Duration { value(setting, .duration, placeholder: .zero) }
+    public mutating func enumeration<E: RawRepresentable & CaseIterable>(_ setting: Setting, as type: E.Type = E.self) -> E
+    where E.RawValue == String {
         guard let first = E.allCases.first else { preconditionFailure("\(E.self) has no cases") }
-        return value(name, .oneOf(type), placeholder: first)
+        return value(setting, .oneOf(type), placeholder: first)
     }
-    public mutating func list(_ name: String) -> [String] { value(name, .list(of: .string), placeholder: []) }
+    public mutating func list(_ setting: Setting) -> [String] { value(setting, .list(of: .string), placeholder: []) }
 
-    /// A secret from `name` or the file named by `name_FILE`; see ``ConfigReader/secret(_:)``.
-    public mutating func secret(_ name: String) -> Secret {
-        switch reader.secretLookup(name) {
+    /// A secret from `setting` or the file named by its `_FILE` variant; see ``ConfigReader/secret(_:)``.
+    public mutating func secret(_ setting: Setting) -> Secret {
+        switch reader.secretLookup(setting) {
         case .value(let secret): return secret
         case .invalid: return Secret("")
         case .unset:
-            reader.report(name, "required but not set (set \(name) or \(name)_FILE)")
+            reader.report(setting, "required but not set (set \(setting.name) or \(setting.name)_FILE)")
             return Secret("")
         }
     }

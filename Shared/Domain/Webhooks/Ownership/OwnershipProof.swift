@@ -21,7 +21,7 @@ import BillingModel
 /// a description, a log or an error.
 public struct OwnershipProof: Sendable, CustomStringConvertible {
     /// The variable the key is read from (or `OWNERSHIP_PROOF_KEY_FILE`).
-    public static let keyVariable = "OWNERSHIP_PROOF_KEY"
+    public static var keyVariable: String { Setting.ownershipProofKey.name }
     /// Shortest key accepted, in bytes: as long as the HMAC-SHA256 output.
     public static let minimumKeyBytes = 32
     /// The domain tag that starts every signed message (`v1`).
@@ -91,7 +91,7 @@ public struct OwnershipProof: Sendable, CustomStringConvertible {
     public var description: String { "OwnershipProof(key: <redacted>)" }
 
     /// The proof maker for a key a service read with
-    /// `reader.required.secret("OWNERSHIP_PROOF_KEY")` (the variable, or the
+    /// `reader.required.secret(.ownershipProofKey)` (the variable, or the
     /// file named by `OWNERSHIP_PROOF_KEY_FILE`). The read itself stays in
     /// each service's configuration, spelled out, because
     /// `scripts/check_compose.py` learns which binaries require a variable

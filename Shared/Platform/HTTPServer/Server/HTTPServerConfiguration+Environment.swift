@@ -11,15 +11,15 @@ extension HTTPServerConfiguration {
     /// `HTTP_SHUTDOWN_GRACE`.
     public static func fromEnvironment(_ reader: inout ConfigReader, defaultPort: Int) -> HTTPServerConfiguration {
         var configuration = HTTPServerConfiguration()
-        configuration.bindAddress = reader.string("HOST", default: "0.0.0.0")
-        configuration.port = UInt16(clamping: reader.int("PORT", default: defaultPort, in: 0...65_535))
-        configuration.threadPoolSize = reader.int("HTTP_THREADS", default: configuration.threadPoolSize, in: 1...256)
-        configuration.maxConnections = reader.int("HTTP_MAX_CONNECTIONS", default: configuration.maxConnections, in: 1...100_000)
-        configuration.maxConnectionsPerIP = reader.int("HTTP_MAX_CONNECTIONS_PER_IP", default: configuration.maxConnectionsPerIP, in: 0...100_000)
-        configuration.maxBodyBytes = reader.int("HTTP_MAX_BODY_BYTES", default: configuration.maxBodyBytes, in: 1...(64 << 20))
-        configuration.connectionTimeoutSeconds = reader.int("HTTP_CONNECTION_TIMEOUT", default: configuration.connectionTimeoutSeconds, in: 1...3600)
-        configuration.handlerTimeout = reader.duration("HTTP_HANDLER_TIMEOUT", default: configuration.handlerTimeout)
-        configuration.shutdownGracePeriod = reader.duration("HTTP_SHUTDOWN_GRACE", default: configuration.shutdownGracePeriod)
+        configuration.bindAddress = reader.string(.host, default: "0.0.0.0")
+        configuration.port = UInt16(clamping: reader.int(.port, default: defaultPort, in: 0...65_535))
+        configuration.threadPoolSize = reader.int(.httpThreads, default: configuration.threadPoolSize, in: 1...256)
+        configuration.maxConnections = reader.int(.httpMaxConnections, default: configuration.maxConnections, in: 1...100_000)
+        configuration.maxConnectionsPerIP = reader.int(.httpMaxConnectionsPerIP, default: configuration.maxConnectionsPerIP, in: 0...100_000)
+        configuration.maxBodyBytes = reader.int(.httpMaxBodyBytes, default: configuration.maxBodyBytes, in: 1...(64 << 20))
+        configuration.connectionTimeoutSeconds = reader.int(.httpConnectionTimeout, default: configuration.connectionTimeoutSeconds, in: 1...3600)
+        configuration.handlerTimeout = reader.duration(.httpHandlerTimeout, default: configuration.handlerTimeout)
+        configuration.shutdownGracePeriod = reader.duration(.httpShutdownGrace, default: configuration.shutdownGracePeriod)
         return configuration
     }
 }

@@ -18,7 +18,7 @@ extension Logger {
     ///   - reader: the configuration being read.
     ///   - sink: where lines go; standard error by default.
     public static func bootstrap(service: String, reader: inout ConfigReader, sink: any LogSink = StandardErrorLogSink()) -> Logger {
-        let level = reader.value("LOG_LEVEL", .logLevel, default: .info)
+        let level = reader.value(.logLevel, .logLevel, default: .info)
         return Logger(service: service, minimumLevel: level, sink: sink)
     }
 }

@@ -17,8 +17,11 @@ public struct ServiceLaunch: Sendable {
 /// The one start-up sequence of every Storefront executable, so each `main`
 /// only says what it reads and what it runs:
 ///
+/// 0. `--help-settings` prints the binary's declared settings and exits 0
+///    (``SettingsHelpCommand``), reading nothing.
 /// 1. `LOG_LEVEL` and the service's settings are read with one
-///    ``ConfigReader``; any problem, all of them listed by name, exits 78.
+///    ``ConfigReader`` that accepts only `settings`; any problem, all of them
+///    listed by name, exits 78.
 /// 2. Process metrics and ``BuildInfo`` are registered; `start` builds the services (a
 ///    ``ConfigurationError`` it throws exits 78, any other error exits 1).
 /// 3. The services run in a ``ServiceGroup`` until SIGTERM or SIGINT; a
@@ -26,6 +29,7 @@ public struct ServiceLaunch: Sendable {
 public enum ServiceLauncher {
     public static func run<Settings>(
         _ service: String,
+        settings declared: BinarySettings,
         environment: Environment = Environment(),
         read: (inout ConfigReader, Logger) -> Settings,
         start: (Settings, Logger, MetricsRegistry) async throws -> ServiceLaunch,
@@ -33,7 +37,8 @@ public enum ServiceLauncher {
         // closures need not be Sendable.
         isolation: isolated (any Actor)? = #isolation
     ) async -> Never {
-        var reader = ConfigReader(environment)
+        SettingsHelpCommand.answerIfAsked([declared])
+        var reader = ConfigReader(environment, declared: declared)
         let logger = Logger.bootstrap(service: service, reader: &reader)
         let settings = read(&reader, logger)
         let build = BuildInfo.fromEnvironment(&reader)

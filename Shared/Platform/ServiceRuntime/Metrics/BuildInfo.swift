@@ -23,7 +23,7 @@ public struct BuildInfo: Sendable, Equatable {
     /// Reads `STOREFRONT_COMMIT` (default `unknown`). The container image sets
     /// it from its build argument of the same name; nothing else needs to.
     public static func fromEnvironment(_ reader: inout ConfigReader) -> BuildInfo {
-        BuildInfo(commit: reader.string("STOREFRONT_COMMIT", default: "unknown"))
+        BuildInfo(commit: reader.string(.storefrontCommit, default: "unknown"))
     }
 
     /// Registers `storefront_build_info{version,commit} 1`.

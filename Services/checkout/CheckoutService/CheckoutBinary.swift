@@ -1,0 +1,20 @@
+import Timing
+import ServiceSettings
+import HTTPServer
+import Kafka
+import Postgres
+import ProjectionStore
+import Entitlements
+import ProviderBudget
+import ProviderConfiguration
+import ServiceRuntime
+import Webhooks
+
+/// What the `checkout` executable reads: `checkout --help-settings` prints it,
+/// and its reader refuses anything else.
+public enum CheckoutBinary {
+    public static let settings = BinarySettings(
+        "checkout",
+        [.runtime, .httpServer, .checkout, .appTokens, .ownershipProof, .postgresConnection, .postgresLimits, .entitlements, .kafka, .kafkaSecurity]
+            + ProviderUses.api.settingGroups + [.providerBudget])
+}

@@ -1,0 +1,19 @@
+import Timing
+import ServiceSettings
+
+// The webhook receiver's own settings (WebhookReceiverConfiguration.fromEnvironment).
+
+extension Setting {
+    public static let webhookMaxBodyBytes = Setting(
+        "WEBHOOK_MAX_BODY_BYTES", default: "1048576", "largest webhook body accepted (413 above)")
+    public static let webhookPublishTimeout = Setting(
+        "WEBHOOK_PUBLISH_TIMEOUT", default: "5s", "longest to wait for the broker's acknowledgement before answering 503")
+    public static let webhookTrustForwardedFor = Setting(
+        "WEBHOOK_TRUST_FORWARDED_FOR", default: "false",
+        "true: take the client address from X-Forwarded-For (behind the gateway), for PAYSTACK_WEBHOOK_IP_ALLOWLIST")
+}
+
+extension SettingGroup {
+    public static let webhookReceiver = SettingGroup(
+        "Webhook receiver", [.webhookMaxBodyBytes, .webhookPublishTimeout, .webhookTrustForwardedFor])
+}

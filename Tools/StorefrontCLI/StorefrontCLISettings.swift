@@ -1,0 +1,30 @@
+import Timing
+import ServiceSettings
+
+// Settings only the operator CLI's commands read.
+
+extension Setting {
+    public static let devTokenSecret = Setting(
+        "AUTH_JWT_SECRET", required: true, secret: true, "HS256 secret the minted token is signed with (the checkout's)")
+    public static let devTokenIssuer = Setting(
+        "AUTH_JWT_ISSUER", default: "the local stack's", "iss of the minted token (first of the list)")
+    public static let devTokenAudience = Setting(
+        "AUTH_JWT_AUDIENCE", default: "the local stack's", "aud of the minted token (first of the list)")
+    public static let migrateKafkaBrokers = Setting(
+        "KAFKA_BROKERS", "when set, migrate also creates the topics on these brokers")
+    public static let statusMode = Setting(
+        "STOREFRONT_MODE", default: "test", "live hides test-only entitlement shortcuts, as the checkout does")
+    public static let reconcileDatabaseURL = Setting(
+        "DATABASE_URL", "when set, the sweep also prints drift against this database")
+}
+
+extension SettingGroup {
+    public static let devToken = SettingGroup(
+        "storefront dev-token", [.devTokenSecret, .devTokenIssuer, .devTokenAudience])
+    public static let migrateBroker = SettingGroup(
+        "storefront migrate: topics", [.migrateKafkaBrokers])
+    public static let statusMode = SettingGroup(
+        "storefront status", [.statusMode])
+    public static let reconcileDatabase = SettingGroup(
+        "storefront reconcile", [.reconcileDatabaseURL])
+}
