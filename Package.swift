@@ -267,7 +267,7 @@ let package = Package(
                 "Webhooks",
             ],
             linker: vendoredLibraries),
-        tests("StorefrontCLITests", ["Basics", "Crypto", "ServiceRuntime", "StorefrontCLI"], linker: vendoredLibraries),
+        tests("StorefrontCLITests", ["Basics", "Crypto", "Models", "Projection", "ServiceRuntime", "StorefrontCLI"], linker: vendoredLibraries),
         // The kit's own tests, plus the server's completion page (CheckoutService; a test
         // target's linker flags never reach the StorefrontKit product).
         tests("StorefrontKitTests", ["Basics", "StorefrontKit", "CheckoutService", "HTTPServer", "ServiceRuntime"], linker: vendoredLibraries),
