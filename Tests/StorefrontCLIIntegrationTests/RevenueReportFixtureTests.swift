@@ -20,7 +20,7 @@ import Testing
 ///
 /// | sub | before November                 | in November                                         | MRR 1 Nov → 1 Dec | movement            |
 /// |-----|---------------------------------|-----------------------------------------------------|-------------------|---------------------|
-/// | L1  | 5 Oct active 101                | 10 Nov → 102; 11 Nov invoice refunded $5.00         | 1000 → 2500       | expansion +1500     |
+/// | L1  | 5 Oct active 101 (order OL1)    | 10 Nov → 102; 11 Nov invoice and OL1 refunded $5.00 | 1000 → 2500       | expansion +1500     |
 /// | L2  | 8 Oct active 102                | 12 Nov → 101; 25 Nov payment failed, past_due       | 2500 → 1000       | contraction −1500   |
 /// | L3  | 20 Oct active 101               | 3 Nov cancelled, ends 20 Nov (no expired event)     | 1000 → 0          | churn −1000 (20 Nov)|
 /// | L4  | —                               | 2 Nov on_trial 101; 16 Nov active                   | 0 → 1000          | new +1000           |
@@ -35,7 +35,8 @@ import Testing
 ///
 /// November, lemonsqueezy USD: MRR 4500 → 5500 (4500 + 1000 new + 1500 expansion + 1000 reactivation
 /// − 1500 contraction − 1000 churn); active 3 → 4 (L1 L2 L3 → L1 L2 L4 L6); new subscriptions 2
-/// (L4 L5); churned 1 (L3); trial starts 2, conversions 1; refunds 2 ($5.00 + $15.00 = 2000);
+/// (L4 L5); churned 1 (L3); trial starts 2, conversions 1; refunds 2 ($5.00 + $15.00 = 2000: L1's
+/// first-order refund is the invoice's, announced twice);
 /// failed payments 1; in grace 1 (L2). lemonsqueezy "unknown" (L7): active 1 → 1, unknown interval 1.
 /// paystack NGN: MRR 1020000 → 900000 (+400000 new − 520000 churn); active 2 → 2; new 1; churned 1;
 /// refunds 1 (250000); disputes 1.
@@ -192,7 +193,9 @@ import Testing
             e.orderingTimestamp = at
             return e
         }
-        try await log(ls("L1", .subscriptionCreated, date(10, 5), status: "active", variant: "101"), key: "L1a")
+        var l1 = ls("L1", .subscriptionCreated, date(10, 5), status: "active", variant: "101")
+        l1.orderID = "OL1"
+        try await log(l1, key: "L1a")
         try await log(ls("L1", .subscriptionUpdated, date(11, 10), status: "active", variant: "102"), key: "L1b")
         var refund = BillingEvent(
             kind: .paymentRefunded, provider: .lemonsqueezy, providerEventName: "subscription_payment_refunded", entityKey: "lemonsqueezy:sub_L1")
@@ -203,6 +206,15 @@ import Testing
         refund.currency = "USD"
         refund.orderingTimestamp = date(11, 11)
         try await log(refund, key: "L1c")
+        // The same $5.00 announced again as the refund of L1's first order: counted once.
+        var orderRefund = BillingEvent(
+            kind: .orderRefunded, provider: .lemonsqueezy, providerEventName: "order_refunded", entityKey: "lemonsqueezy:order_OL1")
+        orderRefund.orderID = "OL1"
+        orderRefund.amount = 1000
+        orderRefund.refundedAmount = 500
+        orderRefund.currency = "USD"
+        orderRefund.orderingTimestamp = date(11, 11)
+        try await log(orderRefund, key: "L1d")
 
         try await log(ls("L2", .subscriptionCreated, date(10, 8), status: "active", variant: "102"), key: "L2a")
         try await log(ls("L2", .subscriptionUpdated, date(11, 12), status: "active", variant: "101"), key: "L2b")
