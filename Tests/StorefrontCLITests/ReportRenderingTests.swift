@@ -42,7 +42,7 @@ import Testing
         second.churnedMRR = 0
         second.expansionMRR = 1000
         second.activeSubscribersEnd = 3
-        let svg = ReportChart.svg([first, second], period: Self.november)
+        let svg = ReportChart.svg([first, second], period: Self.november, asOf: Self.date("2026-12-01T00:00:00Z"))
 
         #expect(svg.hasPrefix("<svg xmlns=\"http://www.w3.org/2000/svg\""))
         #expect(svg.hasSuffix("</svg>\n"))
@@ -56,6 +56,14 @@ import Testing
         #expect(svg.contains(">active subscribers</text>"))
         #expect(svg.contains("paystack NGN"))
         for name in ["new", "expansion", "reactivation", "contraction", "churn"] { #expect(svg.contains(">\(name)</text>")) }
+        // Gridlines on round amounts, evenly spaced on both sides of zero: a quarter of the ₦9,200.00
+        // range rounds up to steps of ₦5,000.00, from -₦10,000.00 (below the -₦5,200.00 churn) to ₦5,000.00.
+        for tick in ["-₦10,000.00", "-₦5,000.00", "₦0.00", "₦5,000.00"] { #expect(svg.contains(">\(tick)</text>")) }
+        #expect(!svg.contains(">₦10,000.00</text>"))
+
+        // Buckets from "as of" on are not drawn: halfway through the period, 3 of its 6 weeks.
+        let partial = ReportChart.svg([first, second], period: Self.november, asOf: Self.date("2026-11-10T00:00:00Z"))
+        #expect(partial.components(separatedBy: " active</title></circle>").count - 1 == 3)
     }
 
     @Test func csvHasOneLinePerRowInMinorUnits() {

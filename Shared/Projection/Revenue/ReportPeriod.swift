@@ -43,7 +43,7 @@ public struct ReportPeriod: Sendable, Hashable {
     }()
 
     /// The start of the day, ISO week or month holding `date`.
-    static func floor(_ date: Date, to granularity: Granularity) -> Date {
+    public static func floor(_ date: Date, to granularity: Granularity) -> Date {
         let components: Set<Calendar.Component> =
             switch granularity {
             case .day: [.year, .month, .day]

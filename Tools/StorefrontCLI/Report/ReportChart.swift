@@ -23,9 +23,10 @@ enum ReportChart {
     ]
     static let lineColour = "#37474f"
 
-    static func svg(_ rows: [RevenueReportRow], period: ReportPeriod) -> String {
+    /// - Parameter asOf: buckets from then on are not drawn (nothing is known of them yet).
+    static func svg(_ rows: [RevenueReportRow], period: ReportPeriod, asOf: Date) -> String {
         let groups = Dictionary(grouping: rows) { "\($0.provider.rawValue) \($0.currency)" }.sorted { $0.key < $1.key }
-        let buckets = period.buckets.map(\.start)
+        let buckets = period.buckets.map(\.start).filter { $0 < asOf }
         let height = max(1, Double(groups.count)) * panelHeight + 40
         var svg = [
             "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(format(width))\" height=\"\(format(height))\" viewBox=\"0 0 \(format(width)) \(format(height))\" font-family=\"sans-serif\" font-size=\"12\">",
@@ -49,15 +50,19 @@ enum ReportChart {
         let plot = (x: margin.left, y: top + margin.top, w: width - margin.left - margin.right, h: panelHeight - margin.top - margin.bottom)
         let up = buckets.map { start in series.map { byStart[start].map($0.value) ?? 0 }.filter { $0 > 0 }.reduce(0, +) }
         let down = buckets.map { start in series.map { byStart[start].map($0.value) ?? 0 }.filter { $0 < 0 }.reduce(0, +) }
-        let top = niceCeiling(max(up.max() ?? 0, 1)), bottom = -niceCeiling(-(down.min() ?? 0))
+        // One round step for both sides of zero, so gridlines are evenly spaced.
+        let step = niceCeiling(max(1, (max(up.max() ?? 0, 1) - (down.min() ?? 0)) / 4))
+        let top = ceilingMultiple(max(up.max() ?? 0, 1), of: step), bottom = -ceilingMultiple(-(down.min() ?? 0), of: step)
         let y = { (value: Int64) in plot.y + plot.h * Double(top - value) / Double(top - bottom) }
         let subscribers = buckets.map { byStart[$0]?.activeSubscribersEnd ?? 0 }
         let subscriberTop = Int64(max(1, subscribers.max() ?? 0))
         let ySubscribers = { (count: Int) in plot.y + plot.h * (1 - Double(count) / Double(subscriberTop)) }
         let slot = plot.w / Double(max(1, buckets.count))
+        let barWidth = min(slot * 0.6, 48)
+        let labelEvery = max(1, Int((Double(buckets.count) / 10).rounded(.up)))
         var out = ["<g>", "<text x=\"\(format(plot.x))\" y=\"\(format(plot.y - 18))\" font-size=\"14\" font-weight=\"bold\">\(escape(title))</text>"]
         // Axes, zero line, gridlines with labels in the currency.
-        for tick in [top, top / 2, 0, bottom / 2, bottom] where tick <= top && tick >= bottom {
+        for tick in stride(from: bottom, through: top, by: Int64.Stride(step)) {
             out.append(
                 "<line x1=\"\(format(plot.x))\" x2=\"\(format(plot.x + plot.w))\" y1=\"\(format(y(tick)))\" y2=\"\(format(y(tick)))\" stroke=\"\(tick == 0 ? "#000000" : "#e0e0e0")\"/>"
             )
@@ -77,7 +82,7 @@ enum ReportChart {
         // Bars: each series stacked away from zero on its side.
         for (index, start) in buckets.enumerated() {
             var above: Int64 = 0, below: Int64 = 0
-            let x = plot.x + Double(index) * slot + slot * 0.2
+            let x = plot.x + (Double(index) + 0.5) * slot - barWidth / 2
             for entry in series {
                 let value = byStart[start].map(entry.value) ?? 0
                 guard value != 0 else { continue }
@@ -86,12 +91,14 @@ enum ReportChart {
                 if value > 0 { above = to } else { below = to }
                 let top = min(y(from), y(to)), height = abs(y(to) - y(from))
                 out.append(
-                    "<rect x=\"\(format(x))\" y=\"\(format(top))\" width=\"\(format(slot * 0.6))\" height=\"\(format(height))\" fill=\"\(entry.colour)\"><title>\(entry.name): \(escape(MoneyFormatter.format(minorUnits: value, currency: currency)))</title></rect>"
+                    "<rect x=\"\(format(x))\" y=\"\(format(top))\" width=\"\(format(barWidth))\" height=\"\(format(height))\" fill=\"\(entry.colour)\"><title>\(entry.name): \(escape(MoneyFormatter.format(minorUnits: value, currency: currency)))</title></rect>"
                 )
             }
-            out.append(
-                "<text x=\"\(format(x + slot * 0.3))\" y=\"\(format(plot.y + plot.h + 18))\" text-anchor=\"middle\">\(label(start, slots: buckets.count))</text>"
-            )
+            // At most about ten dates, so they never overlap.
+            if index % labelEvery == 0 {
+                out.append(
+                    "<text x=\"\(format(x + barWidth / 2))\" y=\"\(format(plot.y + plot.h + 18))\" text-anchor=\"middle\">\(day(start))</text>")
+            }
         }
         // Subscribers: a line through each bucket's middle.
         let points = subscribers.enumerated().map { "\(format(plot.x + (Double($0.offset) + 0.5) * slot)),\(format(ySubscribers($0.element)))" }
@@ -113,7 +120,7 @@ enum ReportChart {
         for entry in series {
             parts.append("<rect x=\"\(format(x))\" y=\"\(format(top))\" width=\"12\" height=\"12\" fill=\"\(entry.colour)\"/>")
             parts.append("<text x=\"\(format(x + 16))\" y=\"\(format(top + 10))\">\(entry.name)</text>")
-            x += 24 + Double(entry.name.count) * 7
+            x += 30 + Double(entry.name.count) * 7
         }
         parts.append(
             "<line x1=\"\(format(x))\" x2=\"\(format(x + 18))\" y1=\"\(format(top + 6))\" y2=\"\(format(top + 6))\" stroke=\"\(lineColour)\" stroke-width=\"2\"/>"
@@ -133,10 +140,10 @@ enum ReportChart {
         }
     }
 
-    /// Every bucket's date when they fit, else every few.
-    static func label(_ date: Date, slots: Int) -> String {
-        let text = String(Timestamp.format(date).prefix(10))
-        return slots > 16 ? String(text.suffix(5)) : text
+    /// The smallest multiple of `step` at or above `value` (≥ 0).
+    static func ceilingMultiple(_ value: Int64, of step: Int64) -> Int64 {
+        guard value > 0 else { return 0 }
+        return (value + step - 1) / step * step
     }
 
     static func day(_ date: Date) -> String { String(Timestamp.format(date).prefix(10)) }

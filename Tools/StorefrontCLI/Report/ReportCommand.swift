@@ -37,9 +37,10 @@ public enum ReportCommand {
             throw error
         }
         await pool.close()
-        output(try ReportRendering.render(rows, options: options, asOf: min(now, options.period.to), format: options.format))
+        let asOf = min(now, options.period.to)
+        output(try ReportRendering.render(rows, options: options, asOf: asOf, format: options.format))
         if let path = options.chartPath {
-            try Data(ReportChart.svg(rows, period: options.period).utf8).write(to: URL(fileURLWithPath: path))
+            try Data(ReportChart.svg(rows, period: options.period, asOf: asOf).utf8).write(to: URL(fileURLWithPath: path))
         }
     }
 

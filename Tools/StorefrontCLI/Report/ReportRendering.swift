@@ -21,7 +21,7 @@ enum ReportRendering {
         for bucket in Dictionary(grouping: rows, by: \.periodStart).sorted(by: { $0.key < $1.key }) {
             let columns = bucket.value
             lines.append("")
-            lines.append("\(day(bucket.key)) to \(day(columns[0].periodEnd))")
+            lines.append("\(day(bucket.key)) to \(moment(columns[0].periodEnd))")
             let headers = columns.map { "\($0.provider.rawValue) \($0.currency)" }
             let widths = columns.indices.map { index in
                 max(headers[index].count, ReportFigure.allCases.map { $0.display(columns[index]).count }.max() ?? 0)
@@ -73,6 +73,11 @@ enum ReportRendering {
     static func pad(_ text: String, _ width: Int) -> String { String(repeating: " ", count: max(0, width - text.count)) + text }
 
     static func day(_ date: Date) -> String { String(Timestamp.format(date).prefix(10)) }
+
+    /// The day at midnight UTC, else the full time (a bucket cut at "as of").
+    static func moment(_ date: Date) -> String {
+        date == ReportPeriod.floor(date, to: .day) ? day(date) : Timestamp.format(date)
+    }
 }
 
 /// The few JSON shapes the report writes, encodable in a stable key order.
