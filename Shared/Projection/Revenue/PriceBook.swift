@@ -19,7 +19,5 @@ public struct PriceBook: Sendable {
         variantID.flatMap { prices[key(provider, $0)] }
     }
 
-    public var isEmpty: Bool { prices.isEmpty }
-
     private func key(_ provider: Provider, _ variantID: String) -> String { "\(provider.rawValue):\(variantID)" }
 }

@@ -15,9 +15,4 @@ public struct RevenuePoint: Sendable, Hashable {
 
     /// Minor units a month: 0 unless paying with a known price.
     public var mrr: Int64 { paying ? price?.monthlyMinorUnits ?? 0 : 0 }
-
-    /// The same standing as `other`, ignoring when and failures.
-    func sameStanding(as other: RevenuePoint) -> Bool {
-        paying == other.paying && trialing == other.trialing && inGrace == other.inGrace && price == other.price
-    }
 }
