@@ -23,7 +23,7 @@ ARG RUNTIME_IMAGE=ubuntu:24.04
 FROM ${SWIFT_IMAGE} AS build
 
 # Headers and pkg-config files of the C libraries the system-library targets
-# (Shared/C*) name. This layer only changes when the list changes.
+# (Shared/Platform/C/C*) name. This layer only changes when the list changes.
 RUN apt-get update -qq \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
       pkg-config libpq-dev librdkafka-dev libcurl4-openssl-dev libmicrohttpd-dev libssl-dev \
@@ -42,6 +42,7 @@ RUN swift package resolve
 # SwiftPM checks that every target's folder exists, test targets included;
 # the release build does not compile them.
 COPY Shared ./Shared
+COPY SDK ./SDK
 COPY Services ./Services
 COPY Tools ./Tools
 COPY Tests ./Tests

@@ -1,6 +1,6 @@
 // swift-tools-version:6.2
 // Storefront: one package, Swift 6 language mode, no outside Swift packages.
-// C libraries enter through the system-library targets in Shared/C*; each is
+// C libraries enter through the system-library targets in Shared/Platform/C; each is
 // imported by exactly one Swift module.
 import PackageDescription
 import Foundation
@@ -23,12 +23,21 @@ let language: [SwiftSetting] = [.enableUpcomingFeature("ExistentialAny"), .enabl
 /// The server, tool and test targets: the language settings, and every warning an error.
 let strict: [SwiftSetting] = [.treatAllWarnings(as: .error)] + language
 
+/// A C library, in the platform layer's `C` folder; exactly one platform module imports each.
 func system(_ name: String, pkgConfig: String, apt: String) -> Target {
-    .systemLibrary(name: name, path: "Shared/\(name)", pkgConfig: pkgConfig, providers: [.apt([apt])])
+    .systemLibrary(name: name, path: "Shared/Platform/C/\(name)", pkgConfig: pkgConfig, providers: [.apt([apt])])
 }
 
-func library(_ name: String, _ dependencies: [Target.Dependency] = [], linker: [LinkerSetting] = []) -> Target {
-    .target(name: name, dependencies: dependencies, path: "Shared/\(name)", swiftSettings: strict, linkerSettings: linker)
+/// The platform layer (`Shared/Platform`): C wrappers, JSON, settings, telemetry, the service
+/// runtime. It imports nothing of the domain (scripts/check_dependencies.py enforces the layers).
+func platform(_ name: String, _ dependencies: [Target.Dependency] = [], linker: [LinkerSetting] = []) -> Target {
+    .target(name: name, dependencies: dependencies, path: "Shared/Platform/\(name)", swiftSettings: strict, linkerSettings: linker)
+}
+
+/// The domain layer (`Shared/Domain`): billing values, webhooks, entitlements, the projection's
+/// store, providers, catalog. It may import the platform, never a service or a tool.
+func domain(_ name: String, _ dependencies: [Target.Dependency] = [], linker: [LinkerSetting] = []) -> Target {
+    .target(name: name, dependencies: dependencies, path: "Shared/Domain/\(name)", swiftSettings: strict, linkerSettings: linker)
 }
 
 func tests(_ name: String, _ dependencies: [Target.Dependency], exclude: [String] = [], linker: [LinkerSetting] = []) -> Target {
@@ -52,36 +61,55 @@ let package = Package(
         system("CMicroHTTPD", pkgConfig: "libmicrohttpd", apt: "libmicrohttpd-dev"),
         system("CCrypto", pkgConfig: "libcrypto", apt: "libssl-dev"),
 
-        // MARK: - Shared libraries
-        // Conversions every module needs (Duration in seconds and milliseconds); no dependencies.
-        library("Basics"),
-        library("Telemetry", ["Models"]),
-        library("Postgres", ["Basics", "CLibPQ"]),
-        library("Kafka", ["Basics", "CRdKafka", "ServiceRuntime", "Telemetry"], linker: vendoredLibraries),
-        library("HTTPTypes"),
-        library("HTTPClient", ["Basics", "CCurl", "HTTPTypes"]),
-        library("Crypto", ["Basics", "CCrypto"]),
+        // MARK: - Platform layer (Shared/Platform; imports nothing of the domain)
+        // Durations in seconds and milliseconds, and backoff schedules; no dependencies.
+        platform("Timing"),
+        // Reading settings from the environment: typed values, secrets (and their `_FILE`
+        // variants), every problem reported at once.
+        platform("ServiceSettings", []),
+        // The byte-level JSON reader (one pass over a webhook body) and JSON text writing.
+        platform("JSONCodec"),
+        platform("Telemetry", ["JSONCodec"]),
+        platform("Postgres", ["CLibPQ", "ServiceSettings"]),
+        platform("Kafka", ["Timing", "ServiceSettings", "CRdKafka", "ServiceRuntime", "Telemetry"], linker: vendoredLibraries),
+        // HTTP header fields and methods, shared by the server and the client.
+        platform("HTTPPrimitives"),
+        platform("HTTPClient", ["Timing", "CCurl", "HTTPPrimitives"]),
+        // Digests, HMAC, signature verification and constant-time comparison over libcrypto.
+        platform("CryptoPrimitives", ["Timing", "CCrypto"]),
         // App tokens: static keys and JWKS key sets (fetched over HTTPClient, cached per
         // Cache-Control, refreshed in the background, refetched on an unknown kid, rate-limited).
-        library("TokenVerification", ["Basics", "Crypto", "HTTPClient", "ServiceRuntime", "Telemetry"]),
-        library("Models"),
-        // Webhook verification and parsing (one parse into one value), and the byte-level JSON
-        // reader the API clients share; no HTTP client, so the receiver does not link libcurl.
-        library("Webhooks", ["Basics", "Models", "Crypto"]),
+        platform("TokenVerification", ["Timing", "CryptoPrimitives", "HTTPClient", "ServiceRuntime", "Telemetry"]),
+        platform("ServiceRuntime", ["Timing", "ServiceSettings", "Telemetry"]),
+        platform("HTTPServer", ["Timing", "ServiceSettings", "CMicroHTTPD", "JSONCodec", "ServiceRuntime", "Telemetry", "HTTPPrimitives"]),
+
+        // MARK: - Domain layer (Shared/Domain; may import the platform)
+        // The values every service shares: providers, billing events, snapshots, commands, topics, API records.
+        domain("BillingModel", ["JSONCodec"]),
+        // Webhook verification and parsing (one parse into one value); no HTTP client, so the
+        // receiver does not link libcurl.
+        domain("Webhooks", ["BillingModel", "CryptoPrimitives", "JSONCodec", "ServiceSettings"]),
         // The providers' settings read from the environment (ProvidersConfiguration.fromEnvironment).
-        library("ProviderConfiguration", ["Basics", "Models", "Webhooks"]),
+        domain("ProviderConfiguration", ["ServiceSettings", "BillingModel", "Webhooks"]),
         // The one catalog cache both the catalog and the checkout service keep: the `CatalogSource`
         // seam, last good items per provider, lookups, the refresher with its backoff. No provider
         // client (so no libcurl): `Providers.ProviderCatalogSource` adapts a client to the seam.
-        library("Catalog", ["Basics", "Models", "ServiceRuntime", "Telemetry"]),
+        domain("Catalog", ["Timing", "BillingModel", "ServiceRuntime", "Telemetry"]),
         // The providers' API clients, and their adapter to `Catalog.CatalogSource`.
-        library("Providers", ["Basics", "Catalog", "Models", "HTTPClient", "Crypto", "Webhooks", "ProviderConfiguration"]),
-        library("ServiceRuntime", ["Basics", "Telemetry"]),
-        library("HTTPServer", ["Basics", "CMicroHTTPD", "HTTPTypes", "Models", "ServiceRuntime", "Telemetry"]),
-        library("Projection", ["Basics", "Models", "Postgres", "ServiceRuntime"]),
+        domain(
+            "Providers",
+            [
+                "Timing", "ServiceSettings", "Catalog", "BillingModel", "HTTPClient", "CryptoPrimitives", "JSONCodec", "Webhooks",
+                "ProviderConfiguration",
+            ]),
+        // What a purchase grants: the pure subscription fold, its state, money back, the access
+        // rules and the entitlements file. No SQL.
+        domain("Entitlements", ["ServiceSettings", "BillingModel", "ServiceRuntime", "Timing"]),
+        // The projection in PostgreSQL: schema, migrations and the readers the API answers from.
+        domain("ProjectionStore", ["BillingModel", "Postgres", "Entitlements"]),
         // One provider API limit shared by every service and replica: a ledger in PostgreSQL
         // (ten-second windows, per-class ceilings, 429 pauses) behind `Providers.ProviderRequestBudget`.
-        library("ProviderBudget", ["Basics", "Models", "Postgres", "Providers", "Telemetry"]),
+        domain("ProviderBudget", ["BillingModel", "Postgres", "Providers", "Telemetry", "ServiceSettings"]),
 
         // MARK: - App client (Foundation only; no unsafeFlags: apps depend on it remotely)
         // Only the language settings, no `.treatAllWarnings(as: .error)`: SwiftPM's
@@ -97,33 +125,40 @@ let package = Package(
         // compiles it alone with `-warnings-as-errors` (scripts/lint.sh), and
         // `make test` builds an app against it with both build systems
         // (scripts/check-kit-consumer.sh).
-        .target(name: "StorefrontKit", path: "Shared/StorefrontKit", swiftSettings: language),
+        .target(name: "StorefrontKit", path: "SDK/StorefrontKit", swiftSettings: language),
 
         // MARK: - Services (logic in a library, a thin executable each)
         .target(
-            name: "CatalogService", dependencies: ["Basics", "Catalog", "Models", "HTTPServer", "ServiceRuntime", "Telemetry"],
+            name: "CatalogService", dependencies: ["ServiceSettings", "Catalog", "BillingModel", "HTTPServer", "ServiceRuntime", "Telemetry"],
             path: "Services/catalog/CatalogService", swiftSettings: strict),
         .executableTarget(
             name: "catalog",
             dependencies: [
-                "Basics", "Catalog", "CatalogService", "Providers", "ProviderConfiguration", "HTTPClient", "Models", "HTTPServer", "ServiceRuntime",
+                "Timing", "ServiceSettings", "Catalog", "CatalogService", "Providers", "ProviderConfiguration", "HTTPClient", "BillingModel",
+                "HTTPServer", "ServiceRuntime",
                 "Telemetry",
             ],
             path: "Services/catalog/main", swiftSettings: strict),
         .target(
             name: "WebhookReceiverService",
-            dependencies: ["Basics", "Models", "Webhooks", "ProviderConfiguration", "Kafka", "HTTPServer", "ServiceRuntime", "Telemetry"],
+            dependencies: [
+                "Timing", "ServiceSettings", "BillingModel", "Webhooks", "ProviderConfiguration", "Kafka", "HTTPServer", "ServiceRuntime",
+                "Telemetry",
+            ],
             path: "Services/webhook-receiver/WebhookReceiverService", swiftSettings: strict, linkerSettings: vendoredLibraries),
         .executableTarget(
             name: "webhook-receiver",
             dependencies: [
-                "Basics", "WebhookReceiverService", "Webhooks", "ProviderConfiguration", "Kafka", "Models", "HTTPServer", "ServiceRuntime",
+                "Timing", "WebhookReceiverService", "Webhooks", "ProviderConfiguration", "Kafka", "BillingModel", "HTTPServer", "ServiceRuntime",
                 "Telemetry",
             ],
             path: "Services/webhook-receiver/main", swiftSettings: strict, linkerSettings: vendoredLibraries),
         .target(
             name: "ProjectorService",
-            dependencies: ["Basics", "Models", "Webhooks", "Projection", "Postgres", "Kafka", "HTTPServer", "ServiceRuntime", "Telemetry"],
+            dependencies: [
+                "Timing", "ServiceSettings", "BillingModel", "Webhooks", "ProjectionStore", "Entitlements", "Postgres", "Kafka", "HTTPServer",
+                "ServiceRuntime", "Telemetry",
+            ],
             path: "Services/subscription-projector/ProjectorService", swiftSettings: strict, linkerSettings: vendoredLibraries),
         .executableTarget(
             name: "subscription-projector", dependencies: ["ProjectorService", "HTTPServer", "ServiceRuntime", "Telemetry", "Kafka", "Postgres"],
@@ -131,36 +166,39 @@ let package = Package(
         .target(
             name: "CheckoutService",
             dependencies: [
-                "Basics", "Catalog", "Models", "Providers", "ProviderBudget", "Projection", "Postgres", "Kafka", "Crypto", "HTTPServer",
+                "Timing", "ServiceSettings", "Catalog", "BillingModel", "Providers", "ProviderBudget", "ProjectionStore", "Entitlements", "Postgres",
+                "Kafka", "CryptoPrimitives", "HTTPServer",
                 "ServiceRuntime", "Telemetry", "TokenVerification", "Webhooks",
             ],
             path: "Services/checkout/CheckoutService", swiftSettings: strict, linkerSettings: vendoredLibraries),
         .executableTarget(
             name: "checkout",
             dependencies: [
-                "Basics", "Catalog", "CheckoutService", "Projection", "ProviderBudget", "Providers", "ProviderConfiguration", "Kafka", "Postgres",
-                "HTTPClient", "Models", "HTTPServer", "ServiceRuntime", "Telemetry", "Webhooks",
+                "ServiceSettings", "Catalog", "CheckoutService", "Entitlements", "ProviderBudget", "Providers", "ProviderConfiguration", "Kafka",
+                "Postgres", "HTTPClient", "BillingModel", "HTTPServer", "ServiceRuntime", "Telemetry", "Webhooks",
             ],
             path: "Services/checkout/main", swiftSettings: strict, linkerSettings: vendoredLibraries),
 
         .target(
             name: "ReconcilerService",
             dependencies: [
-                "Basics", "Models", "Providers", "ProviderBudget", "ProviderConfiguration", "Webhooks", "HTTPClient", "Postgres", "Kafka",
-                "HTTPServer", "ServiceRuntime", "Telemetry",
+                "Timing", "ServiceSettings", "BillingModel", "Providers", "ProviderBudget", "ProviderConfiguration", "Webhooks", "HTTPClient",
+                "Postgres", "Kafka", "HTTPServer", "ServiceRuntime", "Telemetry", "JSONCodec",
             ],
             path: "Services/reconciler/ReconcilerService", swiftSettings: strict, linkerSettings: vendoredLibraries),
         .executableTarget(
             name: "reconciler",
             dependencies: [
-                "Basics", "ReconcilerService", "ProviderConfiguration", "HTTPServer", "ServiceRuntime", "Telemetry", "Kafka", "Models", "Postgres",
+                "Timing", "ServiceSettings", "ReconcilerService", "ProviderConfiguration", "HTTPServer", "ServiceRuntime", "Telemetry", "Kafka",
+                "BillingModel", "Postgres",
             ],
             path: "Services/reconciler/main", swiftSettings: strict, linkerSettings: vendoredLibraries),
 
         // MARK: - Tools
         .target(name: "SandboxKit", dependencies: [], path: "Tools/SandboxKit", swiftSettings: strict),
         .target(
-            name: "SandboxServer", dependencies: ["SandboxKit", "HTTPServer", "HTTPClient", "Crypto", "ServiceRuntime", "Telemetry", "Basics"],
+            name: "SandboxServer",
+            dependencies: ["SandboxKit", "HTTPServer", "HTTPClient", "CryptoPrimitives", "ServiceRuntime", "Telemetry", "ServiceSettings"],
             path: "Tools/SandboxServer", swiftSettings: strict),
         .executableTarget(
             name: "provider-sandbox", dependencies: ["SandboxServer", "ServiceRuntime", "Telemetry", "SandboxKit"],
@@ -168,35 +206,42 @@ let package = Package(
         .target(
             name: "StorefrontCLI",
             dependencies: [
-                "Basics", "CheckoutService", "Crypto", "HTTPClient", "Kafka", "Models", "Postgres", "Projection", "ProviderConfiguration",
+                "Timing", "ServiceSettings", "CheckoutService", "CryptoPrimitives", "HTTPClient", "Kafka", "BillingModel", "Postgres",
+                "ProjectionStore", "Entitlements", "ProviderConfiguration",
                 "Providers", "ReconcilerService", "ServiceRuntime", "Telemetry",
             ],
             path: "Tools/StorefrontCLI", swiftSettings: strict),
         .executableTarget(
-            name: "storefront", dependencies: ["StorefrontCLI", "ServiceRuntime", "Telemetry", "Basics"],
+            name: "storefront", dependencies: ["StorefrontCLI", "ServiceRuntime", "Telemetry", "ServiceSettings"],
             path: "Tools/storefront", swiftSettings: strict, linkerSettings: vendoredLibraries),
         .executableTarget(
-            name: "scale-demo", dependencies: ["Basics", "Crypto", "HTTPClient", "Kafka", "Models", "Postgres", "Webhooks"],
+            name: "scale-demo",
+            dependencies: [
+                "Timing", "ServiceSettings", "CryptoPrimitives", "HTTPClient", "Kafka", "BillingModel", "Postgres", "Webhooks", "JSONCodec",
+            ],
             path: "Tools/scale-demo", swiftSettings: strict, linkerSettings: vendoredLibraries),
         .executableTarget(
             name: "http-bench-server", dependencies: ["HTTPServer", "Telemetry"], path: "Tools/http-bench-server", swiftSettings: strict),
         // `make bench`'s helpers: delivery plans, an open/closed-loop webhook sender, the projector's backlog, topic counts.
         .executableTarget(
-            name: "storefront-bench", dependencies: ["Basics", "Crypto", "Kafka", "Models", "Postgres", "Webhooks"],
+            name: "storefront-bench",
+            dependencies: ["Timing", "ServiceSettings", "CryptoPrimitives", "Kafka", "BillingModel", "Postgres", "Webhooks"],
             path: "Tools/storefront-bench", swiftSettings: strict, linkerSettings: vendoredLibraries),
         .executableTarget(
-            name: "webhook-cpu-bench", dependencies: ["Basics", "Crypto", "Models", "Webhooks"], path: "Tools/webhook-cpu-bench",
+            name: "webhook-cpu-bench", dependencies: ["Timing", "ServiceSettings", "CryptoPrimitives", "BillingModel", "Webhooks", "JSONCodec"],
+            path: "Tools/webhook-cpu-bench",
             swiftSettings: strict, linkerSettings: vendoredLibraries),
         // libFuzzer targets (`make fuzz`, scripts/fuzz.sh builds them with -sanitize=fuzzer,address
         // in .build/fuzz). Each has an ordinary @main (FuzzEntry): with libFuzzer linked it runs
         // libFuzzer's driver, in the normal build it replays input files, so they build everywhere.
         .target(
-            name: "FuzzSupport", dependencies: ["Basics", "Crypto", "Models", "Webhooks"], path: "Tools/fuzz/FuzzSupport", swiftSettings: strict),
+            name: "FuzzSupport", dependencies: ["ServiceSettings", "CryptoPrimitives", "BillingModel", "Webhooks", "JSONCodec"],
+            path: "Tools/fuzz/FuzzSupport", swiftSettings: strict),
         .executableTarget(
-            name: "fuzz-lemonsqueezy-webhook", dependencies: ["FuzzSupport", "Models"], path: "Tools/fuzz/fuzz-lemonsqueezy-webhook",
+            name: "fuzz-lemonsqueezy-webhook", dependencies: ["FuzzSupport", "BillingModel"], path: "Tools/fuzz/fuzz-lemonsqueezy-webhook",
             swiftSettings: strict),
         .executableTarget(
-            name: "fuzz-paystack-webhook", dependencies: ["FuzzSupport", "Models"], path: "Tools/fuzz/fuzz-paystack-webhook",
+            name: "fuzz-paystack-webhook", dependencies: ["FuzzSupport", "BillingModel"], path: "Tools/fuzz/fuzz-paystack-webhook",
             swiftSettings: strict),
         .executableTarget(name: "fuzz-jwt", dependencies: ["FuzzSupport"], path: "Tools/fuzz/fuzz-jwt", swiftSettings: strict),
 
@@ -211,67 +256,79 @@ let package = Package(
         // stand-in for an identity provider's JWKS endpoint (`LocalJWKSServer`).
         .target(
             name: "TestSupport",
-            dependencies: ["Basics", "Crypto", "Kafka", "Models", "Postgres", "HTTPClient", "HTTPServer", "Telemetry", "Webhooks"],
+            dependencies: [
+                "ServiceSettings", "CryptoPrimitives", "Kafka", "BillingModel", "Postgres", "HTTPClient", "HTTPServer", "Telemetry", "Webhooks",
+            ],
             path: "Tests/TestSupport",
             swiftSettings: strict, linkerSettings: vendoredLibraries),
         .target(name: "SeedModels", path: "Tests/SeedModels", swiftSettings: strict),
         // The webhook receiver's test secrets and signed bodies, shared by its unit and integration targets.
         .target(
-            name: "WebhookReceiverTestSupport", dependencies: ["Basics", "Crypto", "Models", "Telemetry", "TestSupport", "Webhooks"],
+            name: "WebhookReceiverTestSupport",
+            dependencies: ["ServiceSettings", "CryptoPrimitives", "BillingModel", "Telemetry", "TestSupport", "Webhooks"],
             path: "Tests/WebhookReceiverTestSupport", swiftSettings: strict),
 
         // Unit
-        tests("BasicsTests", ["Basics"]),
+        tests("TimingTests", ["Timing"]),
         tests("TelemetryTests", ["Telemetry"]),
-        tests("ModelsTests", ["SeedModels", "Models"]),
-        tests("ProviderBudgetTests", ["Models", "ProviderBudget", "Providers", "Telemetry"]),
-        tests("ProjectionTests", ["Basics", "Projection", "Models", "ServiceRuntime"]),
+        tests("BillingModelTests", ["SeedModels", "BillingModel", "JSONCodec"]),
+        tests("ProviderBudgetTests", ["BillingModel", "ProviderBudget", "Providers", "Telemetry"]),
+        tests("EntitlementsTests", ["ServiceSettings", "ProjectionStore", "Entitlements", "BillingModel", "ServiceRuntime"]),
         tests("SandboxKitTests", ["SandboxKit"]),
-        tests("CryptoTests", ["Crypto", "TestSupport"]),
+        tests("CryptoPrimitivesTests", ["CryptoPrimitives", "TestSupport"]),
         // The JWKS key sets against a fake fetcher, and against a local JWKS server (TestSupport.LocalJWKSServer).
-        tests("TokenVerificationTests", ["Basics", "Crypto", "HTTPClient", "TestSupport", "TokenVerification", "Telemetry"]),
+        tests(
+            "TokenVerificationTests",
+            ["Timing", "ServiceSettings", "CryptoPrimitives", "HTTPClient", "TestSupport", "TokenVerification", "Telemetry"]),
         tests("HTTPClientTests", ["HTTPClient"]),
         tests("HTTPServerTests", ["HTTPServer", "Telemetry", "TestSupport"]),
-        tests("ServiceRuntimeTests", ["Basics", "ServiceRuntime", "Telemetry", "TestSupport"]),
-        tests("PostgresTests", ["Basics", "Postgres"]),
+        tests("ServiceRuntimeTests", ["ServiceSettings", "ServiceRuntime", "Telemetry", "TestSupport"]),
+        tests("PostgresTests", ["ServiceSettings", "Postgres"]),
         // CRdKafka: librdkafka's mock cluster injects broker errors into a producer, with no server.
-        tests("KafkaTests", ["Basics", "CRdKafka", "Kafka", "ServiceRuntime", "Telemetry"], linker: vendoredLibraries),
-        tests("WebhooksTests", ["Basics", "Webhooks", "ProviderConfiguration", "Models", "HTTPTypes", "TestSupport"]),
+        tests("KafkaTests", ["ServiceSettings", "CRdKafka", "Kafka", "ServiceRuntime", "Telemetry"], linker: vendoredLibraries),
+        tests(
+            "WebhooksTests", ["ServiceSettings", "Webhooks", "ProviderConfiguration", "BillingModel", "HTTPPrimitives", "TestSupport", "JSONCodec"]),
         tests(
             "ProvidersTests",
             [
-                "Basics", "Providers", "ServiceRuntime", "Models", "HTTPClient", "SandboxServer", "SandboxKit", "Telemetry", "TestSupport",
-                "ProviderConfiguration", "Webhooks",
+                "ServiceSettings", "Providers", "ServiceRuntime", "BillingModel", "HTTPClient", "SandboxServer", "SandboxKit", "Telemetry",
+                "TestSupport", "ProviderConfiguration", "Webhooks", "JSONCodec",
             ]),
         tests(
             "CatalogServiceTests",
-            ["Basics", "Catalog", "SeedModels", "TestSupport", "CatalogService", "Models", "HTTPServer", "HTTPClient", "ServiceRuntime", "Telemetry"]),
+            [
+                "ServiceSettings", "Catalog", "SeedModels", "TestSupport", "CatalogService", "BillingModel", "HTTPServer", "HTTPClient",
+                "ServiceRuntime", "Telemetry",
+            ]),
         tests(
             "CheckoutServiceTests",
             [
-                "Basics", "Catalog", "CheckoutService", "Crypto", "HTTPServer", "Models", "Postgres", "Projection", "Providers", "ServiceRuntime",
-                "Telemetry", "TestSupport", "TokenVerification",
+                "ServiceSettings", "Catalog", "CheckoutService", "CryptoPrimitives", "HTTPServer", "BillingModel", "Postgres", "ProjectionStore",
+                "Entitlements", "Providers", "ServiceRuntime", "Telemetry", "TestSupport", "TokenVerification",
             ],
             linker: vendoredLibraries),
         tests(
             "ReconcilerServiceTests",
             [
-                "Basics", "TestSupport", "ReconcilerService", "Models", "Providers", "Kafka", "HTTPClient", "SandboxServer", "SandboxKit",
-                "ServiceRuntime", "Telemetry", "ProviderConfiguration", "Webhooks",
+                "Timing", "ServiceSettings", "TestSupport", "ReconcilerService", "BillingModel", "Providers", "Kafka", "HTTPClient", "SandboxServer",
+                "SandboxKit", "ServiceRuntime", "Telemetry", "ProviderConfiguration", "Webhooks", "JSONCodec",
             ],
             linker: vendoredLibraries),
         tests(
             "WebhookReceiverServiceTests",
             [
-                "WebhookReceiverTestSupport", "Basics", "HTTPServer", "ServiceRuntime", "WebhookReceiverService", "Kafka", "Models", "Telemetry",
-                "Webhooks",
+                "WebhookReceiverTestSupport", "ServiceSettings", "HTTPServer", "ServiceRuntime", "WebhookReceiverService", "Kafka", "BillingModel",
+                "Telemetry", "Webhooks",
             ],
             linker: vendoredLibraries),
-        tests("StorefrontCLITests", ["Basics", "Crypto", "Models", "Projection", "ServiceRuntime", "StorefrontCLI"], linker: vendoredLibraries),
+        tests(
+            "StorefrontCLITests", ["ServiceSettings", "CryptoPrimitives", "BillingModel", "Entitlements", "ServiceRuntime", "StorefrontCLI"],
+            linker: vendoredLibraries),
         // The kit's own tests, plus the server's completion page (CheckoutService; a test
         // target's linker flags never reach the StorefrontKit product).
-        tests("StorefrontKitTests", ["Basics", "StorefrontKit", "CheckoutService", "HTTPServer", "ServiceRuntime"], linker: vendoredLibraries),
-        tests("ProjectorServiceTests", ["Kafka", "Models", "ProjectorService", "Telemetry"], linker: vendoredLibraries),
+        tests(
+            "StorefrontKitTests", ["ServiceSettings", "StorefrontKit", "CheckoutService", "HTTPServer", "ServiceRuntime"], linker: vendoredLibraries),
+        tests("ProjectorServiceTests", ["Kafka", "BillingModel", "ProjectorService", "Telemetry"], linker: vendoredLibraries),
 
         // Integration
         tests("PostgresIntegrationTests", ["Postgres", "TestSupport"]),
@@ -280,32 +337,33 @@ let package = Package(
         tests(
             "ProjectorServiceIntegrationTests",
             [
-                "Basics", "TestSupport", "ProjectorService", "Projection", "Models", "Postgres", "Kafka", "Crypto", "ServiceRuntime", "Telemetry",
-                "HTTPServer", "Webhooks",
+                "ServiceSettings", "TestSupport", "ProjectorService", "ProjectionStore", "Entitlements", "BillingModel", "Postgres", "Kafka",
+                "CryptoPrimitives", "ServiceRuntime", "Telemetry", "HTTPServer", "Webhooks", "JSONCodec",
             ],
             linker: vendoredLibraries),
         tests(
             "CheckoutServiceIntegrationTests",
             [
-                "Basics", "Catalog", "SeedModels", "TestSupport", "CheckoutService", "Models", "Providers", "ProviderBudget", "Projection",
-                "Postgres", "Kafka", "Crypto", "HTTPServer", "HTTPClient", "ServiceRuntime", "Telemetry", "SandboxServer", "SandboxKit",
-                "ProviderConfiguration", "Webhooks",
+                "ServiceSettings", "Catalog", "SeedModels", "TestSupport", "CheckoutService", "BillingModel", "Providers", "ProviderBudget",
+                "ProjectionStore", "Postgres", "Kafka", "CryptoPrimitives", "HTTPServer", "HTTPClient", "ServiceRuntime", "Telemetry",
+                "SandboxServer", "SandboxKit", "ProviderConfiguration", "Webhooks", "JSONCodec",
             ], linker: vendoredLibraries),
         tests(
             "WebhookReceiverServiceIntegrationTests",
             [
-                "WebhookReceiverTestSupport", "Basics", "TestSupport", "WebhookReceiverService", "Models", "Providers", "Crypto", "Kafka",
-                "HTTPServer", "HTTPClient", "SandboxServer", "SandboxKit", "ServiceRuntime", "Telemetry", "ProviderConfiguration", "Webhooks",
+                "WebhookReceiverTestSupport", "Timing", "ServiceSettings", "TestSupport", "WebhookReceiverService", "BillingModel", "Providers",
+                "CryptoPrimitives", "Kafka", "HTTPServer", "HTTPClient", "SandboxServer", "SandboxKit", "ServiceRuntime", "Telemetry",
+                "ProviderConfiguration", "Webhooks", "JSONCodec",
             ], linker: vendoredLibraries),
         tests(
             "StorefrontCLIIntegrationTests",
             [
-                "Basics", "StorefrontCLI", "CheckoutService", "ReconcilerService", "TestSupport", "Crypto", "Kafka", "Models", "Postgres",
-                "Projection", "ProviderBudget", "ServiceRuntime", "Telemetry",
+                "ServiceSettings", "StorefrontCLI", "CheckoutService", "ReconcilerService", "TestSupport", "CryptoPrimitives", "Kafka",
+                "BillingModel", "Postgres", "ProjectionStore", "Entitlements", "ProviderBudget", "ServiceRuntime", "Telemetry",
             ], linker: vendoredLibraries),
 
         // End-to-end
-        tests("EndToEndTests", ["SeedModels", "TestSupport", "HTTPClient", "Postgres", "Crypto", "HTTPTypes"]),
+        tests("EndToEndTests", ["SeedModels", "TestSupport", "HTTPClient", "Postgres", "CryptoPrimitives", "HTTPPrimitives"]),
         tests("StorefrontKitEndToEndTests", ["StorefrontKit", "TestSupport", "HTTPClient"]),
         tests("ScaleDemoEndToEndTests", ["TestSupport"]),
     ],

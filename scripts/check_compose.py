@@ -171,13 +171,13 @@ COMMAND_SCOPES = {
         "Services/checkout/CheckoutService": set(),
         "Services/reconciler/ReconcilerService": set(),
         # No broker, no provider: status reads PostgreSQL and the entitlement settings only.
-        "Shared/Kafka": set(),
-        "Shared/Providers": set(),
-        "Shared/ProviderConfiguration": set(),
+        "Shared/Platform/Kafka": set(),
+        "Shared/Domain/Providers": set(),
+        "Shared/Domain/ProviderConfiguration": set(),
     },
 }
 
-#: Provider secrets by the ProviderUses member (Shared/ProviderConfiguration) that reads them.
+#: Provider secrets by the ProviderUses member (Shared/Domain/ProviderConfiguration) that reads them.
 PROVIDER_USE_SECRETS = {
     "api": {"LEMONSQUEEZY_API_KEY", "PAYSTACK_SECRET_KEY"},
     "webhooks": {"LEMONSQUEEZY_WEBHOOK_SECRET", "PAYSTACK_SECRET_KEY"},
@@ -211,7 +211,7 @@ KAFKA_CLUSTER_SIZE = 3
 GENERATED_PATHS = ("deploy/secrets/kafka",)
 #: Targets whose reads of provider secrets serve ProvidersConfiguration.fromEnvironment(uses:)
 #: on a binary's behalf; they do not by themselves mean that the binary uses them.
-PROVIDER_SETUP_PATHS = ("Shared/ProviderConfiguration/", "Shared/Providers/")
+PROVIDER_SETUP_PATHS = ("Shared/Domain/ProviderConfiguration/", "Shared/Domain/Providers/")
 #: Compose secrets a service reads without naming them in a setting: service -> secrets.
 SECRET_READERS = {
     # deploy/postgres/db-users.sh reads each service's passfile for its password.
@@ -298,11 +298,12 @@ def parse_package(root: Path) -> dict[str, Target]:
     """The targets Package.swift declares, through its helper functions too."""
     text = strip_comments((root / "Package.swift").read_text())
     targets: dict[str, Target] = {}
-    for arguments in _calls(text, "library("):
-        if not arguments.lstrip().startswith('"'):
-            continue  # the helper's own declaration
-        name = _strings(arguments)[0]
-        targets[name] = Target(name, f"Shared/{name}", _dependency_list(arguments, positional=True))
+    for helper, folder in (("platform(", "Shared/Platform"), ("domain(", "Shared/Domain")):
+        for arguments in _calls(text, helper):
+            if not arguments.lstrip().startswith('"'):
+                continue  # the helper's own declaration
+            name = _strings(arguments)[0]
+            targets[name] = Target(name, f"{folder}/{name}", _dependency_list(arguments, positional=True))
     for arguments in _calls(text, "system("):
         if arguments.lstrip().startswith('"'):
             name = _strings(arguments)[0]

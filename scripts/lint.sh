@@ -8,7 +8,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-paths=(Package.swift Shared Services Tools Tests)
+paths=(Package.swift Shared SDK Services Tools Tests)
 if [ "${1:-}" = "--fix" ]; then
   swift format format --in-place --recursive --parallel "${paths[@]}"
   echo "lint: formatted ${paths[*]}"

@@ -2,7 +2,7 @@ import CatalogService
 import Foundation
 import HTTPClient
 import HTTPServer
-import Models
+import BillingModel
 @testable import SeedModels
 import ServiceRuntime
 import TestSupport

@@ -1,9 +1,9 @@
-import Basics
+import ServiceSettings
 import Catalog
 import CatalogService
 import Foundation
 import HTTPServer
-import Models
+import BillingModel
 import ServiceRuntime
 import TestSupport
 import Testing

@@ -3,7 +3,7 @@ import Catalog
 import CatalogService
 import Foundation
 import HTTPServer
-import Models
+import BillingModel
 import Testing
 
 @Suite("Catalog routes (router, no socket)")

@@ -2,7 +2,7 @@ import Catalog
 import CatalogService
 import Foundation
 import HTTPServer
-import Models
+import BillingModel
 @testable import SeedModels
 import Telemetry
 import TestSupport

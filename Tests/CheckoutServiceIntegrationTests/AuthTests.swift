@@ -1,10 +1,10 @@
 import CheckoutService
-import Crypto
+import CryptoPrimitives
 import Foundation
 import HTTPServer
 import ServiceRuntime
 import Testing
-import Basics
+import ServiceSettings
 
 /// Tokens on every app route: missing, forged, expired, email mismatch, RS256.
 @Suite struct AuthTests {
@@ -53,7 +53,7 @@ import Basics
         try reader.finish()
         #expect(!auth.isDisabled)
         let signer = try JWTSigner(rs256PrivateKeyPEM: String(contentsOfFile: directory + "/private.pem", encoding: .utf8))
-        let exp = Crypto.JSONValue.int(Int(Date().timeIntervalSince1970) + 600)
+        let exp = CryptoPrimitives.JSONValue.int(Int(Date().timeIntervalSince1970) + 600)
         let good = try signer.sign(["sub": "rsa-user", "email": "rsa@example.com", "iss": "https://id.example.com", "exp": exp])
         let wrongIssuer = try signer.sign(["sub": "rsa-user", "email": "rsa@example.com", "iss": "https://evil.example.com", "exp": exp])
         let hsToken = try Harness.token(sub: "rsa-user", email: "rsa@example.com")

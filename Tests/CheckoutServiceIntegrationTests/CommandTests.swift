@@ -3,7 +3,7 @@ import Foundation
 import HTTPClient
 import HTTPServer
 import Kafka
-import Models
+import BillingModel
 import Postgres
 @testable import SeedModels
 import Telemetry

@@ -3,7 +3,7 @@ import CheckoutService
 import Foundation
 import HTTPServer
 import Kafka
-import Models
+import BillingModel
 import Postgres
 import SandboxKit
 import SandboxServer

@@ -2,7 +2,7 @@ import CheckoutService
 import Foundation
 import HTTPServer
 import Kafka
-import Models
+import BillingModel
 import Telemetry
 import TestSupport
 import Testing

@@ -2,7 +2,7 @@
 import CheckoutService
 import Foundation
 import HTTPServer
-import Models
+import BillingModel
 import Postgres
 import Testing
 

@@ -1,14 +1,15 @@
-import Basics
+import ServiceSettings
 import Catalog
 import CheckoutService
-import Crypto
+import CryptoPrimitives
 import Foundation
 import HTTPClient
 import HTTPServer
+import JSONCodec
 import Kafka
-import Models
+import BillingModel
 import Postgres
-import Projection
+import ProjectionStore
 import ProviderConfiguration
 import Providers
 import SandboxKit
@@ -137,7 +138,7 @@ struct Harness {
         sub: String, email: String?, emailVerified: Bool = false, expiresIn: TimeInterval = 600,
         secret: [UInt8] = jwtSecret
     ) throws -> String {
-        var claims: [String: Crypto.JSONValue] = ["sub": .string(sub), "exp": .int(Int(Date().timeIntervalSince1970 + expiresIn))]
+        var claims: [String: CryptoPrimitives.JSONValue] = ["sub": .string(sub), "exp": .int(Int(Date().timeIntervalSince1970 + expiresIn))]
         if let email { claims["email"] = .string(email) }
         if emailVerified { claims["email_verified"] = .bool(true) }
         return try JWTSigner(hs256Secret: secret).sign(claims)

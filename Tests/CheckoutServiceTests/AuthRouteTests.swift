@@ -1,5 +1,5 @@
 import CheckoutService
-import Crypto
+import CryptoPrimitives
 import Foundation
 import HTTPServer
 import Postgres

@@ -1,9 +1,9 @@
 import Catalog
 import CheckoutService
-import Crypto
+import CryptoPrimitives
 import Foundation
 import HTTPServer
-import Models
+import BillingModel
 import Postgres
 import Providers
 import Synchronization

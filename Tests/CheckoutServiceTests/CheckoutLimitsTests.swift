@@ -3,7 +3,7 @@ import HTTPServer
 import ServiceRuntime
 import Testing
 @testable import CheckoutService
-import Basics
+import ServiceSettings
 
 /// Bounds on what one caller can make the checkout service do. No server needed.
 @Suite struct CheckoutLimitsTests {

@@ -1,4 +1,4 @@
-import Basics
+import ServiceSettings
 import CheckoutService
 import Foundation
 import ServiceRuntime

@@ -1,6 +1,6 @@
-import Basics
+import ServiceSettings
 @testable import CheckoutService
-import Crypto
+import CryptoPrimitives
 import Foundation
 import HTTPServer
 import Postgres
@@ -25,9 +25,9 @@ import TokenVerification
         return (configuration, reader)
     }
 
-    static func token(_ signer: JWTSigner, sub: String = "idp-user", extra: [String: Crypto.JSONValue] = [:]) throws -> String {
+    static func token(_ signer: JWTSigner, sub: String = "idp-user", extra: [String: CryptoPrimitives.JSONValue] = [:]) throws -> String {
         let now = Int(Date().timeIntervalSince1970)
-        var claims: [String: Crypto.JSONValue] = [
+        var claims: [String: CryptoPrimitives.JSONValue] = [
             "iss": .string(issuer), "aud": .string(audience), "sub": .string(sub), "iat": .int(now - 5), "exp": .int(now + 600),
         ]
         claims.merge(extra) { _, new in new }

@@ -1,7 +1,8 @@
 import Foundation
 import Synchronization
-import Models
-import Projection
+import BillingModel
+import ProjectionStore
+import Entitlements
 import Testing
 @testable import CheckoutService
 

@@ -1,6 +1,7 @@
 import Foundation
-import Models
-import Projection
+import BillingModel
+import ProjectionStore
+import Entitlements
 import Synchronization
 import Telemetry
 import Testing

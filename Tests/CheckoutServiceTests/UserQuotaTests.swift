@@ -1,9 +1,9 @@
-import Basics
+import ServiceSettings
 import Catalog
-import Crypto
+import CryptoPrimitives
 import Foundation
 import HTTPServer
-import Models
+import BillingModel
 import Postgres
 import Providers
 import ServiceRuntime

@@ -1,6 +1,6 @@
 import Foundation
 import HTTPClient
-import HTTPTypes
+import HTTPPrimitives
 @testable import SeedModels
 import Testing
 

@@ -1,5 +1,5 @@
 @testable import SeedModels
-import Crypto
+import CryptoPrimitives
 import Foundation
 import HTTPClient
 import Testing

@@ -1,6 +1,6 @@
 import Foundation
 import HTTPClient
-import HTTPTypes
+import HTTPPrimitives
 import Testing
 
 /// Every service of a live stack serves a `/metrics` page that

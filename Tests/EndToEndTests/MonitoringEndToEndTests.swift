@@ -1,6 +1,6 @@
 import Foundation
 import HTTPClient
-import HTTPTypes
+import HTTPPrimitives
 import Testing
 
 /// Prometheus from Debian's package against a live stack (`scripts/monitoring.sh`,

@@ -59,7 +59,7 @@ struct ProjectionSnapshot: Equatable, CustomStringConvertible {
     }
 }
 
-import Crypto
+import CryptoPrimitives
 import Foundation
 
 /// A well-formed token signed with a secret the stack does not know.

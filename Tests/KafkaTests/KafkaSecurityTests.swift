@@ -1,4 +1,4 @@
-import Basics
+import ServiceSettings
 import Foundation
 @testable import Kafka
 import ServiceRuntime

@@ -1,6 +1,6 @@
 import Foundation
 import Kafka
-import Models
+import BillingModel
 import Postgres
 import ProjectorService
 import TestSupport

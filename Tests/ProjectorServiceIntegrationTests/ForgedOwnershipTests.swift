@@ -1,7 +1,7 @@
-import Basics
+import ServiceSettings
 import Foundation
 import Kafka
-import Models
+import BillingModel
 import Postgres
 import ProjectorService
 import Telemetry

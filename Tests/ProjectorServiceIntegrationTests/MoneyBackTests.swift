@@ -1,8 +1,9 @@
 import Foundation
 import Kafka
-import Models
+import BillingModel
 import Postgres
-import Projection
+import ProjectionStore
+import Entitlements
 import ProjectorService
 import Testing
 import Webhooks

@@ -1,8 +1,8 @@
 import Foundation
 import Kafka
-import Models
+import BillingModel
 import Postgres
-import Projection
+import ProjectionStore
 import ProjectorService
 import TestSupport
 import Testing

@@ -1,8 +1,10 @@
 import Foundation
 import Kafka
-import Models
+import BillingModel
+import JSONCodec
 import Postgres
-import Projection
+import ProjectionStore
+import Entitlements
 import ProjectorService
 import Testing
 

@@ -1,9 +1,9 @@
-import Crypto
+import CryptoPrimitives
 import Foundation
 import Kafka
-import Models
+import BillingModel
 import Postgres
-import Projection
+import ProjectionStore
 import ProjectorService
 import Synchronization
 import Telemetry

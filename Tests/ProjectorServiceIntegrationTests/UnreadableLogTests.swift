@@ -1,10 +1,11 @@
 import Foundation
 import Kafka
-import Models
+import BillingModel
 import Postgres
 import ProjectorService
 import Telemetry
 import Testing
+import Entitlements
 
 /// A logged event that no longer reads back (another version wrote it, or it
 /// was damaged) does not stop its subscription: the fold leaves it out and

@@ -1,5 +1,5 @@
 import Foundation
-import Models
+import BillingModel
 import Providers
 import Synchronization
 import Testing

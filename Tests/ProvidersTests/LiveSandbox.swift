@@ -1,7 +1,8 @@
-import Basics
+import ServiceSettings
 import Foundation
 import HTTPClient
-import Models
+import BillingModel
+import JSONCodec
 import ProviderConfiguration
 import Providers
 import SandboxKit
@@ -68,18 +69,18 @@ struct LiveSandbox {
     }
 
     /// `POST /_sandbox/…` (the sandbox's test controls, e.g. paying a checkout).
-    func control(_ path: String, _ fields: [String: String] = [:]) async throws -> Webhooks.JSONValue {
+    func control(_ path: String, _ fields: [String: String] = [:]) async throws -> JSONCodec.JSONValue {
         let body = try JSONSerialization.data(withJSONObject: fields)
         let response = try await http.post(baseURL + "/_sandbox" + path, headers: ["Content-Type": "application/json"], body: Array(body))
         guard response.isSuccess else { throw SandboxCallFailed(path: path, status: response.status, body: response.bodyString) }
-        return try Webhooks.JSONValue.parse(response.body)
+        return try JSONCodec.JSONValue.parse(response.body)
     }
 
     /// A raw authorised GET against the emulated API, to see what the client actually sent.
-    func rawGet(_ path: String, key: String) async throws -> Webhooks.JSONValue {
+    func rawGet(_ path: String, key: String) async throws -> JSONCodec.JSONValue {
         let response = try await http.get(baseURL + path, headers: ["Authorization": "Bearer \(key)", "Accept": "application/vnd.api+json"])
         guard response.isSuccess else { throw SandboxCallFailed(path: path, status: response.status, body: response.bodyString) }
-        return try Webhooks.JSONValue.parse(response.body)
+        return try JSONCodec.JSONValue.parse(response.body)
     }
 
     struct SandboxCallFailed: Error, CustomStringConvertible {

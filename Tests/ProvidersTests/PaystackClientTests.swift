@@ -1,12 +1,13 @@
-import Basics
+import ServiceSettings
 import Foundation
 import HTTPClient
-import Models
+import BillingModel
 import Providers
 import SandboxKit
 import SandboxServer
 import Testing
 import Webhooks
+import JSONCodec
 
 /// ``PaystackClient`` against the provider sandbox served on a real port.
 @Suite struct PaystackClientTests {

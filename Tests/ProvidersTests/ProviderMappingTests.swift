@@ -1,7 +1,8 @@
 import Foundation
 import Testing
 import TestSupport
-import Models
+import BillingModel
+import JSONCodec
 @testable import Providers
 import Webhooks
 

@@ -1,4 +1,4 @@
-import Basics
+import ServiceSettings
 import ProviderConfiguration
 
 /// Reads provider settings from a dictionary the way a service reads its

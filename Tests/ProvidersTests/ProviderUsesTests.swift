@@ -1,10 +1,10 @@
 import HTTPClient
-import Models
+import BillingModel
 import ProviderConfiguration
 import Providers
 import ServiceRuntime
 import Testing
-import Basics
+import ServiceSettings
 import Webhooks
 
 /// Each service reads only the provider settings of what it does with them:

@@ -1,9 +1,9 @@
 import HTTPClient
-import Models
+import BillingModel
 import ProviderConfiguration
 import Providers
 import Testing
-import Basics
+import ServiceSettings
 import Webhooks
 
 @Suite struct ProvidersConfigurationTests {

@@ -1,6 +1,6 @@
-import Basics
+import ServiceSettings
 import Foundation
-import Models
+import BillingModel
 import Providers
 @testable import ReconcilerService
 import ServiceRuntime

@@ -1,6 +1,7 @@
 import Foundation
 @testable import Kafka
-import Models
+import BillingModel
+import JSONCodec
 import Providers
 @testable import ReconcilerService
 import Synchronization

@@ -1,5 +1,5 @@
 import Foundation
-import Models
+import BillingModel
 @testable import ReconcilerService
 import Testing
 

@@ -1,7 +1,9 @@
-import Basics
+import Timing
+import ServiceSettings
 import Foundation
 import HTTPClient
-import Models
+import BillingModel
+import JSONCodec
 import ProviderConfiguration
 import Providers
 @testable import ReconcilerService
@@ -46,13 +48,13 @@ struct PrivateSandbox {
     }
 
     @discardableResult
-    func control(_ path: String, _ json: String = "{}", method: HTTPMethod = .post) async throws -> Webhooks.JSONValue {
+    func control(_ path: String, _ json: String = "{}", method: HTTPMethod = .post) async throws -> JSONCodec.JSONValue {
         let response = try await http.execute(
             HTTPClientRequest(
                 method: method, url: baseURL + "/_sandbox" + path,
                 headers: ["Content-Type": "application/json"], body: Array(json.utf8)))
         try #require(response.isSuccess, "sandbox \(path) answered \(response.status): \(response.bodyString)")
-        return try Webhooks.JSONValue.parse(response.body)
+        return try JSONCodec.JSONValue.parse(response.body)
     }
 
     func raw(_ path: String, key: String) async throws -> HTTPClientResponse {
@@ -126,10 +128,10 @@ final class CountingPublisher: SnapshotPublisher, Sendable {
             let snapshot = try #require(
                 publisher.kept.first { $0.snapshot.entity == .subscription && $0.snapshot.provider == .lemonsqueezy }?.snapshot)
             let single = try await source.fetch(EntityRef(.lemonsqueezy, .subscription, snapshot.entityID))
-            #expect(try Webhooks.JSONValue.parse(snapshot.body.bytes)["data"] == single.json["data"])
+            #expect(try JSONCodec.JSONValue.parse(snapshot.body.bytes)["data"] == single.json["data"])
             let psSnapshot = try #require(publisher.kept.first { $0.snapshot.provider == .paystack && $0.snapshot.entity == .subscription }?.snapshot)
             let psSingle = try await source.fetch(EntityRef(.paystack, .subscription, psSnapshot.entityID))
-            #expect(try Webhooks.JSONValue.parse(psSnapshot.body.bytes)["data"] == psSingle.json["data"])
+            #expect(try JSONCodec.JSONValue.parse(psSnapshot.body.bytes)["data"] == psSingle.json["data"])
             #expect(publisher.kept.first { $0.snapshot.provider == .paystack }?.key.hasPrefix("paystack:CUS_") == true)
 
             // Nothing changed since: the next sweep lists everything and publishes nothing.

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPClient
-import Models
+import BillingModel
+import JSONCodec
 import Providers
 @testable import ReconcilerService
 import Synchronization

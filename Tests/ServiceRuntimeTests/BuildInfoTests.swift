@@ -1,4 +1,4 @@
-import Basics
+import ServiceSettings
 import Foundation
 import Telemetry
 import Testing

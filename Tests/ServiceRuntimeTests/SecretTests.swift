@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import Telemetry
 @testable import ServiceRuntime
-import Basics
+import ServiceSettings
 
 @Suite struct SecretTests {
     static let value = "s3cr3t-value-\(UInt64.random(in: 1...UInt64.max))"

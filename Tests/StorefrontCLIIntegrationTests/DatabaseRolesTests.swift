@@ -1,9 +1,10 @@
-import Basics
+import ServiceSettings
 @testable import CheckoutService
 import Foundation
-import Models
+import BillingModel
 import Postgres
-import Projection
+import ProjectionStore
+import Entitlements
 import ProviderBudget
 import ReconcilerService
 import ServiceRuntime

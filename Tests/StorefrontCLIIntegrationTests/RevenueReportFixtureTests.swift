@@ -1,8 +1,8 @@
-import Basics
+import ServiceSettings
 import Foundation
-import Models
+import BillingModel
 import Postgres
-import Projection
+import Entitlements
 import ServiceRuntime
 import StorefrontCLI
 import Telemetry

@@ -1,11 +1,11 @@
-import Basics
+import ServiceSettings
 import CheckoutService
-import Crypto
+import CryptoPrimitives
 import Foundation
 import Kafka
-import Models
+import BillingModel
 import Postgres
-import Projection
+import ProjectionStore
 import ServiceRuntime
 import StorefrontCLI
 import Synchronization

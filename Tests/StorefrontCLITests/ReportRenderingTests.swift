@@ -1,6 +1,6 @@
 import Foundation
-import Models
-import Projection
+import BillingModel
+import Entitlements
 import Testing
 
 @testable import StorefrontCLI

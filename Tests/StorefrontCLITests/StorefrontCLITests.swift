@@ -1,5 +1,5 @@
-import Basics
-import Crypto
+import ServiceSettings
+import CryptoPrimitives
 import Foundation
 import ServiceRuntime
 import StorefrontCLI

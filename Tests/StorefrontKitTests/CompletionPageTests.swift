@@ -3,7 +3,7 @@ import Foundation
 import HTTPServer
 import ServiceRuntime
 import Testing
-import Basics
+import ServiceSettings
 
 /// The server's half of the checkout's end: `CHECKOUT_APP_RETURN_URL` is
 /// checked at start-up and `/checkout/complete` escapes all it echoes.

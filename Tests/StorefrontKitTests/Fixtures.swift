@@ -1,7 +1,7 @@
 import Foundation
 
 /// Answers shaped exactly as Storefront's services write them (see
-/// README's API section and Shared/Models): snake_case, explicit nulls,
+/// README's API section and Shared/Domain/BillingModel): snake_case, explicit nulls,
 /// ISO-8601 timestamps with milliseconds.
 enum Fixtures {
     static let products = #"""

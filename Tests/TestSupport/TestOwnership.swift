@@ -1,5 +1,5 @@
-import Basics
-import Models
+import ServiceSettings
+import BillingModel
 import Webhooks
 
 /// Ownership proofs for tests that feed webhooks or snapshots with

@@ -1,6 +1,6 @@
 import Foundation
 import Kafka
-import Models
+import BillingModel
 import Synchronization
 
 /// Reads topics of the shared broker from their start, in the background, in

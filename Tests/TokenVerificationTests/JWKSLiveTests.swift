@@ -1,5 +1,6 @@
-import Basics
-import Crypto
+import Timing
+import ServiceSettings
+import CryptoPrimitives
 import Foundation
 import HTTPClient
 import Telemetry

@@ -1,10 +1,11 @@
-import Basics
-import Crypto
+import Timing
+import ServiceSettings
+import CryptoPrimitives
 import Foundation
 import HTTPClient
 import HTTPServer
 import Kafka
-import Models
+import BillingModel
 import ServiceRuntime
 import Telemetry
 import TestSupport

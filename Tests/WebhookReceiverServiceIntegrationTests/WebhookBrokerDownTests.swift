@@ -1,6 +1,6 @@
 import Foundation
 import HTTPClient
-import Models
+import BillingModel
 import TestSupport
 import Testing
 import WebhookReceiverService

@@ -1,7 +1,8 @@
-import Basics
+import ServiceSettings
 import Foundation
 import HTTPClient
-import Models
+import BillingModel
+import JSONCodec
 import ProviderConfiguration
 import Providers
 import SandboxKit

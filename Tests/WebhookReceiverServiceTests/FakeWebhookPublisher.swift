@@ -1,5 +1,5 @@
 import Kafka
-import Models
+import BillingModel
 import Synchronization
 import Telemetry
 import WebhookReceiverService

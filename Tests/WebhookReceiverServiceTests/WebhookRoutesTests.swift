@@ -1,8 +1,8 @@
-import Basics
+import ServiceSettings
 import Foundation
 import HTTPServer
 import Kafka
-import Models
+import BillingModel
 import ServiceRuntime
 import Telemetry
 import Testing

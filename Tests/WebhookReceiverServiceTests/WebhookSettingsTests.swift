@@ -1,4 +1,4 @@
-import Basics
+import ServiceSettings
 import HTTPServer
 import ServiceRuntime
 import Testing

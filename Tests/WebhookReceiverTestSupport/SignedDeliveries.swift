@@ -1,7 +1,7 @@
-import Basics
-import Crypto
+import ServiceSettings
+import CryptoPrimitives
 import Foundation
-import Models
+import BillingModel
 import Telemetry
 import TestSupport
 import Testing

@@ -1,5 +1,6 @@
 import Foundation
-import Models
+import BillingModel
+@testable import JSONCodec
 import TestSupport
 import Testing
 @testable import Webhooks
@@ -30,13 +31,13 @@ import Testing
         "\"\\x\"", "\"\\u12\"", "\"\\ud800\"", "\"\\udc00\"", "{} {}", "[1 2]", "{1:2}", "'a'", "NaN",
     ])
     func refusesWhatIsNotJSON(text: String) {
-        #expect(throws: WebhookPayloadError.self) { try JSONValue.parse(Array(text.utf8)) }
+        #expect(throws: JSONReadError.self) { try JSONValue.parse(Array(text.utf8)) }
     }
 
     @Test func refusesInvalidUTF8AndDeepNesting() {
-        #expect(throws: WebhookPayloadError.self) { try JSONValue.parse([0x22, 0xFF, 0xFE, 0x22]) }
+        #expect(throws: JSONReadError.self) { try JSONValue.parse([0x22, 0xFF, 0xFE, 0x22]) }
         let deep = String(repeating: "[", count: JSONReader.maximumDepth + 1) + String(repeating: "]", count: JSONReader.maximumDepth + 1)
-        #expect(throws: WebhookPayloadError.self) { try JSONValue.parse(Array(deep.utf8)) }
+        #expect(throws: JSONReadError.self) { try JSONValue.parse(Array(deep.utf8)) }
         let fine = String(repeating: "[", count: JSONReader.maximumDepth) + String(repeating: "]", count: JSONReader.maximumDepth)
         #expect(throws: Never.self) { try JSONValue.parse(Array(fine.utf8)) }
     }

@@ -1,5 +1,5 @@
-import Basics
-import Models
+import ServiceSettings
+import BillingModel
 import TestSupport
 import Testing
 import Webhooks

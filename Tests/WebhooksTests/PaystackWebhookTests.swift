@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import TestSupport
-import Models
+import BillingModel
 @testable import Webhooks
 
 @Suite struct PaystackWebhookTests {

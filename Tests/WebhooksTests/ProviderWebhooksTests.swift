@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import TestSupport
-import Models
+import BillingModel
 import Webhooks
 
 @Suite struct ProviderWebhooksTests {

@@ -1,5 +1,5 @@
 import Foundation
-import Models
+import BillingModel
 import TestSupport
 import Testing
 import Webhooks

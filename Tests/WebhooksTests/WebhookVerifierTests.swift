@@ -1,7 +1,8 @@
-import Basics
+import ServiceSettings
 import Foundation
-import HTTPTypes
-import Models
+import HTTPPrimitives
+import BillingModel
+import JSONCodec
 import ProviderConfiguration
 import TestSupport
 import Testing

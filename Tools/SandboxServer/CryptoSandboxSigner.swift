@@ -1,4 +1,4 @@
-import Crypto
+import CryptoPrimitives
 import SandboxKit
 
 extension SandboxSigner {

@@ -1,6 +1,6 @@
 import SandboxKit
 import ServiceRuntime
-import Basics
+import ServiceSettings
 
 /// Everything `provider-sandbox` reads from its environment.
 public struct ProviderSandboxSettings: Sendable {

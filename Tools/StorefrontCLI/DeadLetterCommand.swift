@@ -1,7 +1,8 @@
-import Basics
+import Timing
+import ServiceSettings
 import Foundation
 import Kafka
-import Models
+import BillingModel
 import ServiceRuntime
 import Telemetry
 

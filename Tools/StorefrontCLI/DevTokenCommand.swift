@@ -1,7 +1,7 @@
-import Crypto
+import CryptoPrimitives
 import Foundation
 import ServiceRuntime
-import Basics
+import ServiceSettings
 
 /// `storefront dev-token --sub ID [--email E] [--ttl SECONDS] [--iss ISSUER]
 /// [--aud AUDIENCE] [--email-verified [true|false]]`: mints an HS256 app-user

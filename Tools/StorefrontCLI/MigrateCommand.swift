@@ -1,9 +1,9 @@
-import Basics
+import ServiceSettings
 import CheckoutService
 import Kafka
-import Models
+import BillingModel
 import Postgres
-import Projection
+import ProjectionStore
 import ServiceRuntime
 import Telemetry
 

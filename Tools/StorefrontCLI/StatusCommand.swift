@@ -1,8 +1,9 @@
-import Basics
+import ServiceSettings
 import Foundation
-import Models
+import BillingModel
 import Postgres
-import Projection
+import ProjectionStore
+import Entitlements
 import ServiceRuntime
 
 /// `storefront status EMAIL` or `storefront status --user APP_USER_ID`: what

@@ -1,6 +1,6 @@
-import Models
+import BillingModel
 import Postgres
-import Projection
+import ProjectionStore
 
 /// Whom `storefront status` reports on: a customer's email (every app user
 /// with that email, and unowned purchases bought with it) or one app user by

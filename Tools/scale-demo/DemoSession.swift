@@ -1,7 +1,8 @@
-import Basics
+import Timing
+import ServiceSettings
 import Foundation
 import HTTPClient
-import Models
+import BillingModel
 import Postgres
 import Webhooks
 

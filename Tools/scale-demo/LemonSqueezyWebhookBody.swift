@@ -1,5 +1,6 @@
 import Foundation
-import Models
+import BillingModel
+import JSONCodec
 
 /// The facts of one demo subscription that every one of its events repeats.
 struct LemonSqueezySubscriptionFacts: Sendable {

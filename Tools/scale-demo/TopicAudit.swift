@@ -1,6 +1,6 @@
 import Foundation
 import Kafka
-import Models
+import BillingModel
 
 /// Where webhooks missing from PostgreSQL went: reads the whole webhooks topic
 /// in a consumer group of its own (which never commits, so it changes nothing

@@ -1,5 +1,5 @@
-import Basics
-import Crypto
+import Timing
+import CryptoPrimitives
 import Foundation
 import HTTPClient
 import Synchronization

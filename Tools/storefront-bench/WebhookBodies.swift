@@ -1,6 +1,6 @@
-import Crypto
+import CryptoPrimitives
 import Foundation
-import Models
+import BillingModel
 import Webhooks
 
 /// One signed Lemon Squeezy delivery, ready to send.

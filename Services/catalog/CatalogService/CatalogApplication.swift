@@ -1,6 +1,6 @@
 import Catalog
 import HTTPServer
-import Models
+import BillingModel
 import ServiceRuntime
 import Telemetry
 

@@ -1,4 +1,4 @@
-import Basics
+import ServiceSettings
 import Catalog
 
 /// The catalog's own settings (HTTP settings come from

@@ -1,5 +1,5 @@
 import Foundation
-import Models
+import BillingModel
 
 /// Turns provider items into app-facing resources and encodes every body of a
 /// ``CatalogSnapshot``.

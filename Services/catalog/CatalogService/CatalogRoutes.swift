@@ -1,5 +1,5 @@
 import HTTPServer
-import Models
+import BillingModel
 
 /// The app-facing endpoints: `GET /api/products` and `GET /api/products/{id}`,
 /// answered from the store's in-memory snapshot (never from a provider).

@@ -1,4 +1,4 @@
-import Models
+import BillingModel
 
 /// A response body encoded once, with its strong entity tag.
 public struct RenderedBody: Sendable {

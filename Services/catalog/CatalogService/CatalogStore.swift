@@ -1,5 +1,5 @@
 import Catalog
-import Models
+import BillingModel
 import Synchronization
 import Telemetry
 

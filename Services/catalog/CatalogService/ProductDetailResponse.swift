@@ -1,4 +1,4 @@
-import Models
+import BillingModel
 
 /// `GET /api/products/{id}` response: `{"success":true,"product":{…}}`, the
 /// product in the same shape as one entry of the list.

@@ -1,9 +1,9 @@
-import Basics
+import Timing
 import Catalog
 import CatalogService
 import HTTPClient
 import HTTPServer
-import Models
+import BillingModel
 import ServiceRuntime
 import Telemetry
 

@@ -1,9 +1,10 @@
 import Catalog
 import Foundation
 import HTTPServer
-import Models
+import BillingModel
 import Postgres
-import Projection
+import ProjectionStore
+import Entitlements
 import ProviderBudget
 import Providers
 import ServiceRuntime

@@ -1,9 +1,9 @@
-import Basics
+import Timing
 import Catalog
-import Crypto
+import CryptoPrimitives
 import Foundation
 import HTTPServer
-import Models
+import BillingModel
 import Providers
 import Telemetry
 import Webhooks

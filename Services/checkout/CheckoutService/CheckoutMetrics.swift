@@ -1,4 +1,4 @@
-import Models
+import BillingModel
 import Telemetry
 
 /// The checkout service's Prometheus series.

@@ -1,7 +1,7 @@
 import Foundation
 import HTTPServer
-import Models
-import Projection
+import BillingModel
+import ProjectionStore
 import Telemetry
 
 /// The app-facing endpoints: create-checkout, entitlements, subscription

@@ -1,6 +1,6 @@
 import Foundation
 import ServiceRuntime
-import Basics
+import ServiceSettings
 
 /// Whether this deployment takes real money (`live`) or only test payments
 /// (`test`), from `STOREFRONT_MODE`.

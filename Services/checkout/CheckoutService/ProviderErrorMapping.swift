@@ -1,5 +1,5 @@
 import HTTPServer
-import Models
+import BillingModel
 import Providers
 
 extension ProviderError {

@@ -1,7 +1,8 @@
 import Foundation
-import Models
-import Projection
+import BillingModel
+import ProjectionStore
 import Telemetry
+import Entitlements
 
 /// Makes the email fallback permanent: a purchase nobody owned, found for the
 /// caller through their verified email, is claimed for them with a

@@ -1,5 +1,5 @@
 import Kafka
-import Models
+import BillingModel
 
 /// Where the checkout service's records go once the provider has answered.
 public protocol RecordPublisher: Sendable {

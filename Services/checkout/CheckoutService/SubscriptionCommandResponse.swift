@@ -1,5 +1,5 @@
 import Foundation
-import Models
+import BillingModel
 import Providers
 
 /// Answer to cancel and resume: `{"success":true,"message":"…"}` plus the

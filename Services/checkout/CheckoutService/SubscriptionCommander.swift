@@ -1,7 +1,8 @@
 import Foundation
 import HTTPServer
-import Models
-import Projection
+import BillingModel
+import ProjectionStore
+import Entitlements
 import Providers
 import Telemetry
 

@@ -1,6 +1,7 @@
 import Foundation
-import Models
-import Projection
+import BillingModel
+import ProjectionStore
+import Entitlements
 import Telemetry
 
 /// Makes a subscription whose paid period ended without a renewal be fetched

@@ -1,12 +1,12 @@
-import Basics
+import ServiceSettings
 import Catalog
 import CheckoutService
 import HTTPClient
 import HTTPServer
 import Kafka
-import Models
+import BillingModel
 import Postgres
-import Projection
+import Entitlements
 import ProviderBudget
 import ProviderConfiguration
 import Providers

@@ -1,5 +1,5 @@
 import Foundation
-import Models
+import BillingModel
 import Synchronization
 
 /// Whether each provider answers, from the outcome of the latest calls: a

@@ -1,7 +1,7 @@
-import Basics
+import Timing
 import Foundation
 import Kafka
-import Models
+import BillingModel
 import Webhooks
 
 /// Which provider objects a consumed record touches.

@@ -1,5 +1,5 @@
 import Foundation
-import Models
+import BillingModel
 
 /// One provider object the reconciler fetches.
 public struct EntityRef: Hashable, Sendable, CustomStringConvertible {

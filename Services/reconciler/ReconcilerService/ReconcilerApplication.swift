@@ -2,7 +2,7 @@ import Foundation
 import HTTPClient
 import HTTPServer
 import Kafka
-import Models
+import BillingModel
 import Postgres
 import ProviderBudget
 import ServiceRuntime

@@ -1,4 +1,4 @@
-import Models
+import BillingModel
 import Telemetry
 
 /// The reconciler's Prometheus series. Series with bounded labels are

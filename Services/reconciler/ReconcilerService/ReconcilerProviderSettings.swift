@@ -1,11 +1,11 @@
 import HTTPClient
-import Models
+import BillingModel
 import ProviderBudget
 import ProviderConfiguration
 import Providers
 import ServiceRuntime
 import Telemetry
-import Basics
+import ServiceSettings
 
 /// The providers the reconciler reads (the same settings as every service's:
 /// see `ProviderSetup`) and the request budgets it keeps to for each.

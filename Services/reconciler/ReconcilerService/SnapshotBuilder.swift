@@ -1,5 +1,6 @@
 import Foundation
-import Models
+import BillingModel
+import JSONCodec
 import Webhooks
 
 /// A snapshot with the record key it is published under.

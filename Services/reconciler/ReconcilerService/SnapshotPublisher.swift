@@ -1,6 +1,6 @@
 import Foundation
 import Kafka
-import Models
+import BillingModel
 
 /// Where snapshots go.
 public protocol SnapshotPublisher: Sendable {

@@ -1,6 +1,6 @@
 import Foundation
 import HTTPClient
-import Models
+import BillingModel
 import Providers
 
 /// A provider list the sweep pages through.

@@ -1,6 +1,6 @@
-import Basics
+import Timing
 import Foundation
-import Models
+import BillingModel
 import ServiceRuntime
 import Synchronization
 import Telemetry

@@ -1,7 +1,7 @@
-import Basics
+import Timing
 import Foundation
 import HTTPClient
-import Models
+import BillingModel
 import Postgres
 import Providers
 import Telemetry

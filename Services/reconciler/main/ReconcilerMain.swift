@@ -1,8 +1,9 @@
-import Basics
+import Timing
+import ServiceSettings
 import Foundation
 import HTTPServer
 import Kafka
-import Models
+import BillingModel
 import Postgres
 import ProviderConfiguration
 import ReconcilerService

@@ -1,6 +1,6 @@
 import Foundation
 import Kafka
-import Models
+import BillingModel
 
 /// Where records the projector cannot apply are kept.
 public protocol DeadLetterSink: Sendable {

@@ -1,6 +1,6 @@
 import Foundation
 import Kafka
-import Models
+import BillingModel
 import Telemetry
 
 extension Projector {

@@ -1,9 +1,9 @@
-import Basics
+import Timing
 import Foundation
 import Kafka
-import Models
+import BillingModel
 import Postgres
-import Projection
+import Entitlements
 import Telemetry
 import Webhooks
 

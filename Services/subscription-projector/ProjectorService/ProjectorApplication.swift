@@ -1,9 +1,10 @@
 import Foundation
 import HTTPServer
 import Kafka
-import Models
+import BillingModel
 import Postgres
-import Projection
+import ProjectionStore
+import Entitlements
 import ServiceRuntime
 import Telemetry
 

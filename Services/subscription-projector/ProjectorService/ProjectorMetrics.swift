@@ -1,6 +1,7 @@
 import Kafka
-import Models
+import BillingModel
 import Telemetry
+import Entitlements
 
 /// The projector's Prometheus series.
 ///

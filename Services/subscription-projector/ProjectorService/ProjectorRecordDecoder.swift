@@ -1,7 +1,8 @@
 import Foundation
 import Kafka
-import Models
-import Projection
+import BillingModel
+import ProjectionStore
+import Entitlements
 import Webhooks
 
 /// Turns a consumed record into something the projection can apply, or says

@@ -1,5 +1,5 @@
 import Kafka
-import Models
+import BillingModel
 import Synchronization
 
 /// The `/readyz` broker check: a metadata request for the webhooks topic,

@@ -1,4 +1,4 @@
-import Models
+import BillingModel
 import Telemetry
 
 /// What happened to one webhook request (the `result` label).

@@ -1,5 +1,5 @@
 import Kafka
-import Models
+import BillingModel
 
 /// Why a webhook envelope was not stored.
 public enum WebhookPublishError: Error, Sendable, CustomStringConvertible {

@@ -1,8 +1,8 @@
-import Basics
+import Timing
 import Foundation
 import HTTPServer
 import Kafka
-import Models
+import BillingModel
 import Telemetry
 import Webhooks
 

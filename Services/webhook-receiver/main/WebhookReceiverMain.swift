@@ -1,7 +1,7 @@
-import Basics
+import Timing
 import HTTPServer
 import Kafka
-import Models
+import BillingModel
 import ProviderConfiguration
 import ServiceRuntime
 import Telemetry

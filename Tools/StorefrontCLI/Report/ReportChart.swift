@@ -1,6 +1,6 @@
 import Foundation
-import Models
-import Projection
+import BillingModel
+import Entitlements
 
 /// `storefront report --chart FILE.svg`: one panel per provider and currency
 /// (currencies are never summed), each with the MRR movements of every

@@ -1,8 +1,9 @@
-import Basics
+import ServiceSettings
 import Foundation
-import Models
+import BillingModel
 import Postgres
-import Projection
+import Entitlements
+import ProjectionStore
 import ServiceRuntime
 
 /// `storefront report`: the seller's revenue figures for a period, per

@@ -1,5 +1,5 @@
-import Models
-import Projection
+import BillingModel
+import Entitlements
 
 /// The figures of a report row, in the order every format shows them, with
 /// the names each uses: the table's label, the CSV and JSON key.

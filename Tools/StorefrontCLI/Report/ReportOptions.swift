@@ -1,5 +1,5 @@
 import Foundation
-import Projection
+import Entitlements
 
 /// `storefront report`'s options: the period (`--from`, `--to`: a date
 /// `2026-11-01` at 00:00 UTC, or an RFC 3339 time; `--to` is exclusive;

@@ -1,6 +1,6 @@
 import Foundation
-import Models
-import Projection
+import BillingModel
+import Entitlements
 
 /// The report as text: a table per bucket for people, CSV with one line per
 /// row, or JSON. Money in CSV and JSON is in minor units of the row's currency.

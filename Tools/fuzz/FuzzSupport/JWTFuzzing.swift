@@ -1,4 +1,4 @@
-import Crypto
+import CryptoPrimitives
 import Foundation
 
 /// What must hold for any bearer token the checkout sees, checked by

@@ -1,7 +1,8 @@
-import Basics
-import Crypto
+import ServiceSettings
+import CryptoPrimitives
 import Foundation
-import Models
+import BillingModel
+import JSONCodec
 import Webhooks
 
 /// What must hold for any body a provider (or anyone) can post to

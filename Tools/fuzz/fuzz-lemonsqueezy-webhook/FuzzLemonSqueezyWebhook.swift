@@ -1,5 +1,5 @@
 import FuzzSupport
-import Models
+import BillingModel
 
 /// libFuzzer target: any body posted to `/api/webhooks/lemonsqueezy`
 /// (signature check over the raw bytes, the receiver's parse, the projector's

@@ -1,4 +1,4 @@
-import Basics
+import Timing
 import Foundation
 
 /// When each of this run's events was received and applied, read back from

@@ -1,4 +1,4 @@
-import Basics
+import Timing
 import Foundation
 import Postgres
 

@@ -1,5 +1,6 @@
 import Foundation
-import Models
+import BillingModel
+import Entitlements
 
 /// One webhook delivery, normalised, with where it came from.
 public struct WebhookDelivery: Sendable, Hashable {

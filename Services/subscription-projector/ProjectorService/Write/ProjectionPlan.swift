@@ -1,7 +1,8 @@
 import Foundation
-import Models
+import BillingModel
 import Postgres
-import Projection
+import ProjectionStore
+import Entitlements
 
 /// The statements one batch runs, built without touching the database.
 struct ProjectionPlan {

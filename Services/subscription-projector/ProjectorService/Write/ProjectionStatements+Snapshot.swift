@@ -1,4 +1,4 @@
-import Models
+import BillingModel
 import Postgres
 
 extension ProjectionStatements {

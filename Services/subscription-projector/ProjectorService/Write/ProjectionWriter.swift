@@ -1,7 +1,8 @@
 import Foundation
-import Models
+import BillingModel
 import Postgres
-import Projection
+import ProjectionStore
+import Entitlements
 
 /// The only writer of the projection: applies a batch of understood records
 /// in one PostgreSQL transaction.

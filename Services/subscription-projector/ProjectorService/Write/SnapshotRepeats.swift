@@ -1,5 +1,5 @@
 import Foundation
-import Models
+import BillingModel
 import Postgres
 
 /// Finds the reconciler snapshots of a batch that repeat the log, so that

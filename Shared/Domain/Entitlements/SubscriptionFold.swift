@@ -1,0 +1,237 @@
+import Foundation
+import BillingModel
+
+/// Folds every stored event of one subscription into its state.
+///
+/// Events are applied in a total order: the ordering timestamp (the
+/// provider's own, or for Paystack state changes and Storefront's own
+/// fetches, when Storefront received them), then the kind's precedence (a
+/// subscription is created before it is updated, and cancelled or expired
+/// after), then the dedup key. A later event overwrites the fields it carries
+/// and leaves the others. Because the projector re-folds from the
+/// deduplicated event log, a duplicate changes nothing, an old event arriving
+/// late is sorted before newer ones and cannot move the state back, and any
+/// delivery order of the same events gives the same row.
+///
+/// Ownership is not decided here: see ``SubscriptionState/appUserID``.
+public enum SubscriptionFold {
+    /// One logged event with the key that deduplicated it.
+    public struct LoggedEvent: Sendable {
+        public var dedupKey: String
+        public var event: BillingEvent
+        public init(dedupKey: String, event: BillingEvent) {
+            self.dedupKey = dedupKey
+            self.event = event
+        }
+    }
+
+    public static func fold(provider: Provider, subscriptionID: String, events: [LoggedEvent]) -> SubscriptionState {
+        var state = SubscriptionState(provider: provider, subscriptionID: subscriptionID)
+        let payments = MoneyBack.Payments(events)
+        // Unknown kinds stay in the log for audits but never change state.
+        for logged in events.sorted(by: precedes) where !logged.event.kind.isUnknown {
+            apply(logged, payments: payments, to: &state)
+        }
+        return state
+    }
+
+    /// The documented state precedence used when provider timestamps tie or are missing.
+    static func precedence(_ kind: BillingEventKind) -> Int {
+        switch kind {
+        case .orderCreated: 0
+        case .subscriptionCreated: 1
+        case .invoiceCreated, .invoiceUpdated, .paymentSucceeded, .paymentRecovered: 2
+        case .subscriptionUpdated, .subscriptionResumed, .subscriptionUnpaused, .subscriptionObserved: 3
+        case .paymentFailed, .subscriptionPaused, .paymentRefunded, .orderRefunded, .refundProcessed: 4
+        case .disputeCreated, .disputeReminder, .disputeResolved: 4
+        case .subscriptionNotRenewing, .subscriptionCancelled: 5
+        case .subscriptionDisabled, .subscriptionExpired: 6
+        default: 2
+        }
+    }
+
+    /// Where an event stands in the total order: time, then precedence, then key.
+    public struct Position: Comparable, Sendable, Hashable, Codable {
+        public var at: Date
+        public var rank: Int
+        public var key: String
+
+        public init(at: Date, rank: Int, key: String) {
+            self.at = at
+            self.rank = rank
+            self.key = key
+        }
+
+        public static func < (a: Self, b: Self) -> Bool { (a.at, a.rank, a.key) < (b.at, b.rank, b.key) }
+    }
+
+    static func position(_ logged: LoggedEvent) -> Position {
+        Position(at: logged.event.orderingTimestamp ?? .distantPast, rank: precedence(logged.event.kind), key: logged.dedupKey)
+    }
+
+    static func precedes(_ a: LoggedEvent, _ b: LoggedEvent) -> Bool { position(a) < position(b) }
+
+    /// Applies `events` to a state folded earlier, when every one of them
+    /// comes after the last event that state applied: the same result as
+    /// folding the whole log again, without reading it. Nil when an event
+    /// belongs before (arrived out of order) or the state's position is
+    /// unknown: then fold the log.
+    public static func extend(_ state: SubscriptionState, with events: [LoggedEvent]) -> SubscriptionState? {
+        let known = events.filter { !$0.event.kind.isUnknown }.sorted(by: precedes)
+        guard let first = known.first else { return state }
+        guard let applied = state.foldPosition, applied < position(first) else { return nil }
+        var state = state
+        let payments = MoneyBack.Payments(known)
+        for logged in known { apply(logged, payments: payments, to: &state) }
+        return state
+    }
+
+    /// Kinds whose payload is the subscription itself (not a charge or invoice).
+    public static let subscriptionObjectKinds: Set<BillingEventKind> = [
+        .subscriptionCreated, .subscriptionUpdated, .subscriptionCancelled, .subscriptionResumed, .subscriptionExpired,
+        .subscriptionPaused, .subscriptionUnpaused, .subscriptionNotRenewing, .subscriptionDisabled, .subscriptionObserved,
+    ]
+
+    static func apply(_ logged: LoggedEvent, payments: MoneyBack.Payments, to state: inout SubscriptionState) {
+        let event = logged.event
+        overwrite(&state.customerID, event.customerID)
+        overwrite(&state.customerEmail, event.customerEmail)
+        overwrite(&state.emailToken, event.emailToken)
+        overwrite(&state.cardBrand, event.cardBrand)
+        overwrite(&state.cardLastFour, event.cardLastFour)
+        if event.customerPortalURL != nil || event.updatePaymentMethodURL != nil {
+            overwrite(&state.customerPortalURL, event.customerPortalURL)
+            overwrite(&state.updatePaymentMethodURL, event.updatePaymentMethodURL)
+            state.portalURLsSeenAt = event.orderingTimestamp
+        }
+        overwrite(&state.testMode, event.testMode)
+        if let timestamp = event.orderingTimestamp { state.sourceUpdatedAt = max(state.sourceUpdatedAt ?? timestamp, timestamp) }
+        state.lastEventKey = logged.dedupKey
+        state.foldPosition = position(logged)
+        if subscriptionObjectKinds.contains(event.kind) {
+            overwrite(&state.authorizationCode, event.authorizationCode)
+            if let created = event.createdAt { state.originalPurchaseAt = min(state.originalPurchaseAt ?? created, created) }
+        }
+
+        switch event.provider {
+        case .lemonsqueezy: applyLemonSqueezy(event, to: &state)
+        case .paystack: applyPaystack(event, to: &state)
+        }
+        MoneyBack.apply(logged, payments: payments, to: &state)
+        trackLifecycle(event, in: &state)
+    }
+
+    /// Lemon Squeezy's subscription events carry the whole subscription
+    /// object; its payment events carry an invoice, whose status is not the
+    /// subscription's and must not overwrite it.
+    /// A provider fetch (``BillingEventKind/subscriptionObserved``) is the same object.
+    private static func applyLemonSqueezy(_ event: BillingEvent, to state: inout SubscriptionState) {
+        switch event.kind {
+        case .subscriptionCreated, .subscriptionUpdated, .subscriptionCancelled, .subscriptionResumed,
+            .subscriptionExpired, .subscriptionPaused, .subscriptionUnpaused, .subscriptionObserved:
+            overwrite(&state.status, event.status)
+            overwrite(&state.productID, event.productID)
+            overwrite(&state.variantID, event.variantID)
+            overwrite(&state.planName, event.planName)
+            overwrite(&state.orderID, event.orderID)
+            state.renewsAt = event.renewsAt ?? state.renewsAt
+            state.endsAt = event.endsAt
+            state.trialEndsAt = event.trialEndsAt ?? state.trialEndsAt
+            state.cancelAtPeriodEnd = event.cancelled ?? (event.status == "cancelled")
+            // The object is whole: no `pause` means not paused.
+            state.pauseMode = event.pauseMode
+            state.pauseResumesAt = event.pauseResumesAt
+        default:
+            break
+        }
+    }
+
+    /// Paystack sends the state change as the event itself: `subscription.create`
+    /// (active), `subscription.not_renew` (non-renewing until the period ends),
+    /// `subscription.disable` (complete or cancelled), `invoice.payment_failed`
+    /// (attention), and a renewal `charge.success` that clears attention. A
+    /// provider fetch (``BillingEventKind/subscriptionObserved``) says the
+    /// status itself, and nothing else can: Paystack's own word.
+    private static func applyPaystack(_ event: BillingEvent, to state: inout SubscriptionState) {
+        overwrite(&state.productID, event.productID)
+        overwrite(&state.variantID, event.variantID)
+        overwrite(&state.planName, event.planName)
+        if let next = event.nextPaymentDate { state.renewsAt = next }
+        // Paystack state changes are ordered by receipt, so a late delivery
+        // sorts after what really came later: a webhook never revives a
+        // subscription that a later one ended (only Paystack's own word, a
+        // fetch, or a confirmed resume can).
+        let ended = paystackEnded.contains(state.status)
+        switch event.kind {
+        case .subscriptionCreated:
+            if state.status == "unknown" { state.status = event.status ?? "active" }
+        case .subscriptionNotRenewing:
+            guard !ended else { break }
+            state.status = "non-renewing"
+            state.cancelAtPeriodEnd = true
+            state.endsAt = event.nextPaymentDate ?? state.renewsAt
+        case .subscriptionDisabled:
+            state.status = event.status ?? "cancelled"
+            state.endsAt = event.orderingTimestamp ?? state.endsAt
+        case .paymentFailed:
+            if ["active", "attention", "unknown"].contains(state.status) { state.status = "attention" }
+        case .paymentSucceeded, .paymentRecovered:
+            if state.status == "attention" || state.status == "unknown" { state.status = "active" }
+        case .subscriptionResumed:
+            state.status = "active"
+            state.cancelAtPeriodEnd = false
+            state.endsAt = nil
+        case .subscriptionObserved:
+            overwrite(&state.status, event.status)
+            state.cancelAtPeriodEnd = event.cancelled ?? (state.status == "non-renewing")
+            switch state.status {
+            case "non-renewing": state.endsAt = event.endsAt ?? event.nextPaymentDate ?? state.renewsAt
+            case "cancelled", "complete", "completed": state.endsAt = event.endsAt ?? state.endsAt ?? event.orderingTimestamp
+            default: state.endsAt = nil
+            }
+            if let renews = event.renewsAt { state.renewsAt = renews }
+        default:
+            break
+        }
+    }
+
+    /// Paystack statuses after which only a fetch or a resume changes the status.
+    static let paystackEnded: Set<String> = ["cancelled", "complete", "completed"]
+
+    /// The RevenueCat-style dates: the newest payment, and when a cancellation
+    /// or a billing issue was first seen (cleared when it no longer holds).
+    private static func trackLifecycle(_ event: BillingEvent, in state: inout SubscriptionState) {
+        let at = event.orderingTimestamp ?? event.createdAt
+        switch event.kind {
+        case .paymentSucceeded, .paymentRecovered:
+            if let paid = event.paidAt ?? at { state.latestPurchaseAt = max(state.latestPurchaseAt ?? paid, paid) }
+            state.billingIssueDetectedAt = nil
+            // A new period is paid: an earlier refund no longer speaks for it.
+            state.refundedAt = nil
+            state.partiallyRefundedAt = nil
+        case .paymentFailed:
+            state.billingIssueDetectedAt = state.billingIssueDetectedAt ?? at
+        default:
+            break
+        }
+        let phase = state.provider.phase(of: state.status)
+        if state.cancelAtPeriodEnd || phase.isEndedOrEnding {
+            state.unsubscribeDetectedAt = state.unsubscribeDetectedAt ?? at
+        } else if state.status != "unknown" {
+            state.unsubscribeDetectedAt = nil
+        }
+        if phase.isBillingIssue {
+            state.billingIssueDetectedAt = state.billingIssueDetectedAt ?? at
+        } else if phase.isInGoodStanding, event.kind != .paymentFailed {
+            state.billingIssueDetectedAt = nil
+        }
+    }
+
+    private static func overwrite<T>(_ field: inout T?, _ value: T?) {
+        if let value { field = value }
+    }
+
+    private static func overwrite(_ field: inout String, _ value: String?) {
+        if let value, !value.isEmpty { field = value }
+    }
+}

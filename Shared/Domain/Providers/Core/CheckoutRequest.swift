@@ -1,0 +1,49 @@
+import Foundation
+import BillingModel
+
+/// What Storefront asks a provider for when an app user wants to buy one catalog item.
+public struct CheckoutRequest: Sendable, Hashable {
+    /// The provider's raw id of what is bought: Lemon Squeezy variant id, Paystack plan code
+    /// (``CatalogItem/variantID``, ``CatalogID/rawID``).
+    public var variantID: String
+    /// Pre-filled on the hosted checkout (Paystack requires it).
+    public var email: EmailAddress?
+    /// The JWT subject; sent as custom data ``CustomDataKeys/appUserID``.
+    public var appUserID: String
+    /// Storefront's checkout id; sent as custom data ``CustomDataKeys/checkoutID``.
+    public var checkoutID: String
+    /// `OwnershipProof.proof(checkoutID:appUserID:)` for the two ids above; sent as
+    /// custom data ``CustomDataKeys/proof``. Without it the projector takes
+    /// the ids for an unproven claim and the purchase gets no owner.
+    public var ownershipProof: String
+    /// Where the provider sends the buyer afterwards (LS `redirect_url`, Paystack `callback_url`).
+    public var redirectURL: String?
+    /// When the hosted URL stops working (Lemon Squeezy only; Paystack links do not expire by request).
+    public var expiresAt: Date?
+    /// Price in minor units. Paystack requires an amount even though a plan overrides
+    /// it; when nil, the client reads it from the plan first. Ignored by Lemon Squeezy.
+    public var amount: Int64?
+    /// The Paystack transaction reference; nil lets the client generate one
+    /// (`sf-` + 24 random hex digits). Ignored by Lemon Squeezy.
+    public var reference: String?
+
+    public init(
+        variantID: String, email: EmailAddress?, appUserID: String, checkoutID: String, ownershipProof: String,
+        redirectURL: String? = nil, expiresAt: Date? = nil, amount: Int64? = nil, reference: String? = nil
+    ) {
+        self.variantID = variantID
+        self.email = email
+        self.appUserID = appUserID
+        self.checkoutID = checkoutID
+        self.ownershipProof = ownershipProof
+        self.redirectURL = redirectURL
+        self.expiresAt = expiresAt
+        self.amount = amount
+        self.reference = reference
+    }
+
+    /// The custom data / metadata both providers echo back in webhooks.
+    var customData: [String: String] {
+        [CustomDataKeys.appUserID: appUserID, CustomDataKeys.checkoutID: checkoutID, CustomDataKeys.proof: ownershipProof]
+    }
+}

@@ -1,0 +1,55 @@
+import HTTPClient
+import BillingModel
+import ProviderConfiguration
+import Webhooks
+
+/// The enabled payment providers (API clients and webhook verifiers), by ``Provider``.
+public struct ProviderRegistry: Sendable {
+    private let clients: [Provider: any PaymentProvider]
+    private let verifiers: [Provider: any WebhookVerifier]
+
+    /// A registry of the given clients and verifiers (tests, custom wiring).
+    public init(providers: [any PaymentProvider], verifiers: [any WebhookVerifier] = []) {
+        clients = Dictionary(providers.map { ($0.provider, $0) }, uniquingKeysWith: { _, last in last })
+        self.verifiers = Dictionary(verifiers.map { ($0.provider, $0) }, uniquingKeysWith: { _, last in last })
+    }
+
+    /// Clients and verifiers for every provider enabled in `configuration`:
+    /// a client where it has API credentials, a verifier where it has a
+    /// webhook secret (``ProviderUses``); each client paced by `budget(provider)`
+    /// when it gives one.
+    public init(
+        configuration: ProvidersConfiguration, httpClient: HTTPClient,
+        budget: (Provider) -> (any ProviderRequestBudget)? = { _ in nil }
+    ) {
+        var providers: [any PaymentProvider] = []
+        var verifiers: [any WebhookVerifier] = []
+        if let ls = configuration.lemonSqueezy {
+            if ls.hasAPICredentials { providers.append(LemonSqueezyClient(configuration: ls, httpClient: httpClient, budget: budget(.lemonsqueezy))) }
+            if let verifier = LemonSqueezyWebhookVerifier(configuration: ls) { verifiers.append(verifier) }
+        }
+        if let ps = configuration.paystack {
+            providers.append(PaystackClient(configuration: ps, httpClient: httpClient, budget: budget(.paystack)))
+            verifiers.append(PaystackWebhookVerifier(configuration: ps))
+        }
+        self.init(providers: providers, verifiers: verifiers)
+    }
+
+    /// The enabled providers, in ``Provider/allCases`` order.
+    public var enabled: [Provider] { Provider.allCases.filter { clients[$0] != nil } }
+
+    /// The client for `provider`, or nil when it is not enabled.
+    public subscript(provider: Provider) -> (any PaymentProvider)? { clients[provider] }
+
+    /// The client for `provider`.
+    /// - Throws: ``ProviderError`` (`.validation`, no status) when it is not enabled.
+    public func client(for provider: Provider, operation: String = "lookup") throws(ProviderError) -> any PaymentProvider {
+        guard let client = clients[provider] else {
+            throw ProviderError(provider: provider, operation: operation, kind: .validation, message: "provider is not enabled")
+        }
+        return client
+    }
+
+    /// The webhook verifier for `provider`, or nil when it is not enabled.
+    public func verifier(for provider: Provider) -> (any WebhookVerifier)? { verifiers[provider] }
+}

@@ -1,0 +1,27 @@
+import Foundation
+import BillingModel
+import JSONCodec
+import Webhooks
+
+/// Request bodies of the Lemon Squeezy API, snake_case as the API expects.
+enum LemonSqueezyRequests {
+    /// The JSON:API document of `POST /v1/checkouts`.
+    static func checkout(_ request: CheckoutRequest, storeID: String, testMode: Bool) -> JSONValue {
+        var checkoutData: JSONObject = ["custom": .object(JSONObject(request.customData.mapValues(JSONValue.string)))]
+        if let email = request.email { checkoutData["email"] = .string(email.value) }
+        var attributes: JSONObject = ["checkout_data": .object(checkoutData)]
+        if let redirect = request.redirectURL { attributes["product_options"] = ["redirect_url": .string(redirect)] }
+        if let expires = request.expiresAt { attributes["expires_at"] = .string(Timestamp.format(expires)) }
+        if testMode { attributes["test_mode"] = true }
+        return [
+            "data": [
+                "type": "checkouts",
+                "attributes": .object(attributes),
+                "relationships": [
+                    "store": ["data": ["type": "stores", "id": .string(storeID)]],
+                    "variant": ["data": ["type": "variants", "id": .string(request.variantID)]],
+                ],
+            ]
+        ]
+    }
+}

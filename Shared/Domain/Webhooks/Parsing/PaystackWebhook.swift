@@ -1,0 +1,222 @@
+import Foundation
+import BillingModel
+import JSONCodec
+
+/// Normalises Paystack webhook bodies (`{"event":"…","data":{…}}`) into
+/// ``BillingEvent``s. Pure: no I/O, no signature checks.
+public enum PaystackWebhook {
+    static let kinds: [String: BillingEventKind] = [
+        "subscription.create": .subscriptionCreated,
+        "subscription.not_renew": .subscriptionNotRenewing,
+        "subscription.disable": .subscriptionDisabled,
+        "subscription.expiring_cards": .expiringCards,
+        "invoice.create": .invoiceCreated,
+        "invoice.update": .invoiceUpdated,
+        "invoice.payment_failed": .paymentFailed,
+        "refund.pending": .refundPending,
+        "refund.processing": .refundProcessing,
+        "refund.processed": .refundProcessed,
+        "refund.failed": .refundFailed,
+        "refund.needs-attention": .refundNeedsAttention,
+        "charge.dispute.create": .disputeCreated,
+        "charge.dispute.remind": .disputeReminder,
+        "charge.dispute.resolve": .disputeResolved,
+    ]
+
+    /// The kind for an event; `charge.success` depends on the payload (see ``normalize(body:)``).
+    /// `transfer.*`, `paymentrequest.*`, `customeridentification.*`,
+    /// `dedicatedaccount.*` and anything new are `.unknown(name)`.
+    public static func kind(forEventName name: String, hasPlan: Bool = false) -> BillingEventKind {
+        if name == "charge.success" { return hasPlan ? .paymentSucceeded : .orderCreated }
+        return kinds[name] ?? .unknown(name)
+    }
+
+    /// `event`, or nil when the body is not a readable webhook.
+    public static func eventName(body: [UInt8]) -> String? {
+        (try? JSONValue.parse(body))?["event"]?.string
+    }
+
+    /// Parses and normalises one delivery.
+    ///
+    /// `charge.success` becomes `.paymentSucceeded` when `data.plan` names a
+    /// plan (a subscription charge: first payment or renewal) and
+    /// `.orderCreated` otherwise (a one-time purchase). `metadata` may be an
+    /// object, a JSON string, `""`, `0` or `null`; all are accepted.
+    /// - Throws: ``WebhookPayloadError`` for invalid JSON or a body without `event`.
+    public static func normalize(body: [UInt8]) throws(WebhookPayloadError) -> BillingEvent {
+        try normalize(root: try JSONValue.webhookBody(body))
+    }
+
+    /// Normalises an already parsed body.
+    static func normalize(root: JSONValue) throws(WebhookPayloadError) -> BillingEvent {
+        guard root.object != nil else { throw .unexpectedShape("top level is not an object") }
+        guard let name = root["event"]?.string else { throw .missingField("event") }
+        return try normalize(name: name, kind: nil, data: root["data"] ?? .null)
+    }
+
+    /// Normalises an API envelope (`GET /subscription/{code}`,
+    /// `GET /transaction/verify/{reference}`: `{"status":true,"data":{…}}`, the
+    /// same object a webhook carries) as an event named `name`. `kind` nil
+    /// reads it as the webhook of that name would be read (a transaction as
+    /// `charge.success`: `.orderCreated`, or `.paymentSucceeded` with a plan).
+    /// - Throws: ``WebhookPayloadError`` for invalid JSON or an envelope without an object `data`.
+    public static func normalize(envelope: [UInt8], name: String, kind: BillingEventKind?) throws(WebhookPayloadError) -> BillingEvent {
+        let root = try JSONValue.webhookBody(envelope)
+        guard let data = root["data"], data.object != nil else { throw .missingField("data") }
+        return try normalize(name: name, kind: kind, data: data)
+    }
+
+    static func normalize(name: String, kind fixedKind: BillingEventKind?, data: JSONValue) throws(WebhookPayloadError) -> BillingEvent {
+        var data = data
+        // subscription.expiring_cards sends an array of notices; read the
+        // first (the kind tells the projector to look at the raw payload for the rest).
+        if let items = data.array { data = items.first ?? .null }
+        if !data.isNull, data.object == nil { throw .unexpectedShape("data is not an object") }
+
+        let plan = data["plan"]?.nonEmptyObject.map(JSONValue.object) ?? data["subscription", "plan"]?.nonEmptyObject.map(JSONValue.object)
+        let planCode = plan?["plan_code"]?.string
+        var event = BillingEvent(
+            kind: fixedKind ?? kind(forEventName: name, hasPlan: name == "charge.success" && planCode != nil),
+            provider: .paystack, providerEventName: name, entityKey: "")
+
+        event.customData = CustomData.flatten(data["metadata"])
+        event.appUserID = CustomData.appUserID(in: event.customData)
+        event.checkoutID = event.customData[CustomDataKeys.checkoutID]
+        if let domain = data["domain"]?.string { event.testMode = domain == "test" }
+        let customer = data["customer"]
+        event.customerID = customer?["customer_code"]?.string
+        event.customerEmail = customer?["email"]?.string
+        event.status = data["status"]?.string
+        event.amount = data["amount"]?.int64
+        event.currency = data["currency"]?.string ?? plan?["currency"]?.string
+        event.productID = planCode
+        event.variantID = planCode
+        event.planName = plan?["name"]?.string
+        event.recurringPrice = recurringPrice(plan)
+        event.createdAt = (data["created_at"] ?? data["createdAt"])?.date
+        event.updatedAt = (data["updated_at"] ?? data["updatedAt"])?.date
+        event.paidAt = (data["paid_at"] ?? data["paidAt"])?.date
+        event.nextPaymentDate = data["next_payment_date"]?.date
+        event.renewsAt = event.nextPaymentDate
+        event.emailToken = data["email_token"]?.string
+        event.subscriptionID = data["subscription_code"]?.string
+        readCard(data["authorization"], into: &event)
+        event.authorizationCode = data["authorization", "authorization_code"]?.string
+
+        if name.hasPrefix("charge.dispute.") {
+            let transaction = data["transaction"]
+            event.transactionReference = transaction?["reference"]?.string
+            event.amount = transaction?["amount"]?.int64
+            event.refundedAmount = data["refund_amount"]?.int64
+            event.disputeResolution = data["resolution"]?.string
+            event.currency = data["currency"]?.string ?? transaction?["currency"]?.string
+            // The disputed charge's plan names the subscription's plan (the
+            // top-level `plan` is absent on disputes).
+            if let code = transaction?["plan", "plan_code"]?.string {
+                event.productID = code
+                event.variantID = code
+            }
+            event.cardLastFour = data["last4"]?.string
+            event.customData = CustomData.flatten(transaction?["metadata"])
+            event.appUserID = CustomData.appUserID(in: event.customData)
+            event.checkoutID = event.customData[CustomDataKeys.checkoutID]
+        } else if name.hasPrefix("charge.") {
+            event.transactionReference = data["reference"]?.string
+            event.orderID = data["id"]?.string
+        } else if name.hasPrefix("invoice.") {
+            let subscription = data["subscription"]
+            event.invoiceID = data["invoice_code"]?.string
+            event.subscriptionID = subscription?["subscription_code"]?.string
+            event.emailToken = subscription?["email_token"]?.string
+            event.nextPaymentDate = subscription?["next_payment_date"]?.date
+            event.renewsAt = event.nextPaymentDate
+            event.transactionReference = data["transaction", "reference"]?.string
+            event.currency = event.currency ?? data["transaction", "currency"]?.string
+        } else if name.hasPrefix("refund.") {
+            event.transactionReference = data["transaction_reference"]?.string
+            // `amount` is the refund's (a string of minor units), not the charge's.
+            event.refundedAmount = event.amount
+            event.amount = nil
+        } else if name == "subscription.expiring_cards" {
+            let subscription = data["subscription"]
+            event.subscriptionID = subscription?["subscription_code"]?.string
+            event.amount = subscription?["amount"]?.int64
+            event.nextPaymentDate = subscription?["next_payment_date"]?.date
+            event.renewsAt = event.nextPaymentDate
+            event.cardBrand = data["brand"]?.string
+        }
+        event.orderingTimestamp = event.updatedAt ?? event.paidAt ?? event.createdAt
+        event.entityKey = entityKey(for: event)
+        return event
+    }
+
+    /// Paystack's `subscription.*` and `invoice.*` bodies carry the
+    /// subscription's creation time, not the time of the change, so every
+    /// state change of one subscription would tie. For those (when no
+    /// `updated_at` is sent) the change is ordered by when Storefront received
+    /// it, which is also what a provider fetch (``BillingEventKind/subscriptionObserved``)
+    /// is ordered by. `refund.*` bodies carry no time at all: a refund is
+    /// ordered by when it was received too. Charges keep `paid_at`, the
+    /// provider's own time; disputes their `updated_at`.
+    public static func orderByReceipt(_ event: inout BillingEvent, receivedAt: Date) {
+        let name = event.providerEventName
+        guard event.updatedAt == nil, name.hasPrefix("subscription.") || name.hasPrefix("invoice.") || name.hasPrefix("refund.") else { return }
+        event.orderingTimestamp = receivedAt
+    }
+
+    /// The plan's own `amount`, `currency` and `interval`, the price every
+    /// renewal is charged at (a charge's or a subscription's top-level
+    /// `amount` can differ: a first charge, a discounted one). Nil unless all
+    /// three are there and the interval is one Paystack documents.
+    static func recurringPrice(_ plan: JSONValue?) -> RecurringPrice? {
+        guard let amount = plan?["amount"]?.int64, let currency = plan?["currency"]?.string,
+            let interval = BillingInterval(paystackInterval: plan?["interval"]?.string)
+        else { return nil }
+        return RecurringPrice(amount: amount, currency: currency, interval: interval)
+    }
+
+    static func readCard(_ authorization: JSONValue?, into event: inout BillingEvent) {
+        guard let authorization else { return }
+        // `brand` is clean; `card_type` can carry trailing spaces and a suffix ("visa DEBIT").
+        let brand = authorization["brand"]?.string ?? authorization["card_type"]?.string?.split(separator: " ").first.map(String.init)
+        event.cardBrand = brand?.trimmingWhitespaceAndLowercased()
+        event.cardLastFour = authorization["last4"]?.string
+    }
+
+    /// `paystack:<customer code>` whenever the customer code is known —
+    /// renewal `charge.success` bodies carry no subscription code, so the
+    /// customer is the only id shared by all events of one subscription —
+    /// else `paystack:<subscription code>`, else `paystack:ref_<transaction reference>`
+    /// (refunds only name the customer by email, which stays out of keys),
+    /// else `paystack:unknown`.
+    public static func entityKey(for event: BillingEvent) -> String {
+        if let customer = event.customerID { return TopicKey.make(.paystack, customer) }
+        if let subscription = event.subscriptionID { return TopicKey.make(.paystack, subscription) }
+        if let reference = event.transactionReference { return TopicKey.make(.paystack, "ref_\(reference)") }
+        return TopicKey.make(.paystack, "unknown")
+    }
+
+    /// Dedup key of a delivery. Paystack sends no event id. For
+    /// `charge.success` the transaction id identifies the occurrence exactly,
+    /// so the key is `paystack:charge.success:<data.id>`; other events can
+    /// legitimately repeat with the same entity id (dispute reminders, invoice
+    /// updates, a subscription cancelled twice), so they use
+    /// `paystack:sha256:<hex of the raw body>` via `sha256Hex` (Crypto module).
+    public static func dedupKey(body: [UInt8], sha256Hex: ([UInt8]) -> String) -> String {
+        dedupKey(root: try? JSONValue.parse(body), body: body, sha256Hex: sha256Hex)
+    }
+
+    /// ``dedupKey(body:sha256Hex:)`` with the body already parsed (nil: not JSON).
+    static func dedupKey(root: JSONValue?, body: [UInt8], sha256Hex: ([UInt8]) -> String) -> String {
+        if let root, root["event"]?.string == "charge.success", let id = root["data", "id"]?.string {
+            return "paystack:charge.success:\(id)"
+        }
+        return "paystack:sha256:\(sha256Hex(body))"
+    }
+}
+
+extension String {
+    func trimmingWhitespaceAndLowercased() -> String {
+        split(whereSeparator: { $0.isWhitespace }).joined(separator: " ").lowercased()
+    }
+}
