@@ -328,7 +328,9 @@ let package = Package(
                 "Telemetry", "Webhooks",
             ],
             linker: vendoredLibraries),
-        tests("StorefrontCLITests", ["ServiceSettings", "CryptoPrimitives", "ServiceRuntime", "StorefrontCLI"], linker: vendoredLibraries),
+        tests(
+            "StorefrontCLITests", ["ServiceSettings", "CryptoPrimitives", "BillingModel", "Entitlements", "ServiceRuntime", "StorefrontCLI"],
+            linker: vendoredLibraries),
         // The kit's own tests, plus the server's completion page (CheckoutService; a test
         // target's linker flags never reach the StorefrontKit product).
         tests(

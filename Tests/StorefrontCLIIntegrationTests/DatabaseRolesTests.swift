@@ -215,6 +215,12 @@ import Testing
                     try CommandLineArguments(["status", "ada@example.com"]), environment: Environment(["DATABASE_URL": loginURL])
                 ) { output($0) }
                 #expect(output.text.contains("subscription lemonsqueezy:7 status=active"), "\(output.text)")
+                // storefront report reads only billing_events: the operators' role is enough.
+                let report = Output()
+                try await ReportCommand.run(
+                    try CommandLineArguments(["report", "--format", "csv"]), environment: Environment(["DATABASE_URL": loginURL])
+                ) { report($0) }
+                #expect(report.text.hasPrefix("period_start,period_end,provider,currency,"), "\(report.text)")
                 for sql in Self.nobodyMay + [
                     "UPDATE subscriptions SET status = 'cancelled'", "INSERT INTO app_users (app_user_id) VALUES ('x')",
                     "SELECT * FROM checkout_idempotency_keys",

@@ -53,6 +53,7 @@ import JSONCodec
         #expect(event.currency == "NGN")
         #expect(event.productID == "PLN_gx2wn530m0i3w3m")
         #expect(event.planName == "Monthly retainer")
+        #expect(event.recurringPrice == RecurringPrice(amount: 50000, currency: "NGN", interval: BillingInterval(unit: .month)))
         #expect(event.nextPaymentDate == date("2016-05-19T07:00:00Z"))
         #expect(event.renewsAt == event.nextPaymentDate)
         #expect(event.emailToken == nil) // absent from subscription.create
@@ -113,6 +114,8 @@ import JSONCodec
         #expect(event.status == "complete")
         #expect(event.emailToken == "ctt824k16n34u69")
         #expect(event.amount == 300000)
+        // The plan's price, not the subscription's amount: what MRR counts (docs/revenue.md).
+        #expect(event.recurringPrice?.amount == 50000)
         #expect(event.orderingTimestamp == date("2020-11-26T14:45:06Z"))
         #expect(event.entityKey == "paystack:CUS_xnxdt6s1zg1f4nx")
     }
@@ -120,6 +123,7 @@ import JSONCodec
     @Test func paymentFailedFromInvoice() throws {
         let event = try PaystackWebhook.normalize(body: Fixture.bytes("paystack.webhook.invoice.payment_failed.json"))
         #expect(event.kind == .paymentFailed)
+        #expect(event.recurringPrice == nil) // an invoice names no plan
         #expect(event.invoiceID == "INV_3kfmqw48ca7b48k")
         #expect(event.subscriptionID == "SUB_f7ct8g01mtcjf78")
         #expect(event.emailToken == "gptk4apuohyyjsg")

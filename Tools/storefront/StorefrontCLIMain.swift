@@ -19,6 +19,14 @@ struct StorefrontCLIMain {
                                                (iss/aud default to AUTH_JWT_ISSUER/AUDIENCE, else the local stack's)
           status EMAIL | status --user ID      what the status endpoint shows for that customer (or that app
                                                user), with every subscription and order behind it (DATABASE_URL)
+          report [--from DATE] [--to DATE] [--by day|week|month] [--format table|csv|json]
+                 [--chart FILE.svg] [--catalog FILE]
+                                               revenue per provider and currency from the event log (DATABASE_URL):
+                                               MRR and its movements, subscribers, trials, refunds, disputes,
+                                               failed payments; default the current month (UTC), --to exclusive;
+                                               --chart also writes an SVG of the movements and subscribers;
+                                               --catalog: a saved GET /api/products answer, the prices of
+                                               subscriptions whose events state none (docs/revenue.md)
           deadletter list [--topic T]          print every record on storefront.deadletter.v1 (KAFKA_BROKERS)
           deadletter replay [--topic T] [--group G]
                                                publish dead letters not yet replayed back to their source topic
@@ -48,6 +56,8 @@ struct StorefrontCLIMain {
                 print(try DevTokenCommand.run(arguments, environment: environment))
             case "status":
                 try await StatusCommand.run(arguments, environment: environment) { print($0) }
+            case "report":
+                try await ReportCommand.run(arguments, environment: environment) { print($0) }
             case "deadletter":
                 try await DeadLetterCommand.run(arguments, environment: environment, logger: logger) { print($0) }
             case "reconcile":

@@ -43,6 +43,7 @@ extension BillingEvent {
         writer.string("productId", productID)
         writer.string("provider", provider.rawValue)
         writer.string("providerEventName", providerEventName)
+        writer.recurringPrice("recurringPrice", recurringPrice)
         writer.int("refundedAmount", refundedAmount)
         writer.date("renewsAt", renewsAt)
         writer.string("status", status)
@@ -96,6 +97,25 @@ struct RecordObjectWriter {
 
     mutating func date(_ name: StaticString, _ value: Date?) {
         string(name, value.map(Timestamp.format))
+    }
+
+    /// A ``RecurringPrice`` as JSONEncoder writes it: its keys and its interval's sorted.
+    mutating func recurringPrice(_ name: StaticString, _ value: RecurringPrice?) {
+        guard let value else { return }
+        var interval = RecordObjectWriter(out: [])
+        interval.int("count", Int64(value.interval.count))
+        interval.string("unit", value.interval.unit.rawValue)
+        var price = RecordObjectWriter(out: [])
+        price.int("amount", value.amount)
+        price.string("currency", value.currency)
+        price.raw("interval", interval.finish())
+        raw(name, price.finish())
+    }
+
+    /// A member whose value is JSON written already.
+    mutating func raw(_ name: StaticString, _ json: [UInt8]) {
+        key(name)
+        out.append(contentsOf: json)
     }
 
     /// A string map with its keys sorted by their UTF-8 bytes, as JSONEncoder's `.sortedKeys` does.

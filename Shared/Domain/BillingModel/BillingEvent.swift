@@ -57,6 +57,11 @@ public struct BillingEvent: Codable, Sendable, Hashable {
     /// Paystack `charge.dispute.resolve` `resolution`: `merchant-accepted`
     /// (the buyer got the money back) or `declined` (the merchant kept it).
     public var disputeResolution: String?
+    /// The plan's price per period when the payload states it (Paystack's
+    /// `plan` object: amount, currency, interval). Nil otherwise: Lemon
+    /// Squeezy's subscription and invoice payloads name the variant but not
+    /// its price or interval (docs/revenue.md, "Where the prices come from").
+    public var recurringPrice: RecurringPrice?
 
     // MARK: When (provider clock)
     public var createdAt: Date?
@@ -104,7 +109,8 @@ public struct BillingEvent: Codable, Sendable, Hashable {
         case kind, provider, providerEventName, entityKey, customerID = "customerId", appUserID = "appUserId"
         case checkoutID = "checkoutId", customerEmail, customData, subscriptionID = "subscriptionId", orderID = "orderId"
         case invoiceID = "invoiceId", transactionReference, productID = "productId", variantID = "variantId", planName
-        case status, cancelled, amount, refundedAmount, currency, disputeResolution, createdAt, updatedAt, renewsAt, endsAt, trialEndsAt,
+        case status, cancelled, amount, refundedAmount, currency, disputeResolution, recurringPrice, createdAt, updatedAt, renewsAt, endsAt,
+            trialEndsAt,
             nextPaymentDate
         case paidAt, orderingTimestamp, emailToken, cardBrand, cardLastFour
         case customerPortalURL = "customerPortalUrl", updatePaymentMethodURL = "updatePaymentMethodUrl", testMode
@@ -135,6 +141,7 @@ public struct BillingEvent: Codable, Sendable, Hashable {
         refundedAmount = try c.decodeIfPresent(Int64.self, forKey: .refundedAmount)
         currency = try c.decodeIfPresent(String.self, forKey: .currency)
         disputeResolution = try c.decodeIfPresent(String.self, forKey: .disputeResolution)
+        recurringPrice = try c.decodeIfPresent(RecurringPrice.self, forKey: .recurringPrice)
         createdAt = try c.decodeTimestamp(forKey: .createdAt)
         updatedAt = try c.decodeTimestamp(forKey: .updatedAt)
         renewsAt = try c.decodeTimestamp(forKey: .renewsAt)
@@ -178,6 +185,7 @@ public struct BillingEvent: Codable, Sendable, Hashable {
         try c.encodeIfPresent(refundedAmount, forKey: .refundedAmount)
         try c.encodeIfPresent(currency, forKey: .currency)
         try c.encodeIfPresent(disputeResolution, forKey: .disputeResolution)
+        try c.encodeIfPresent(recurringPrice, forKey: .recurringPrice)
         for (date, key) in [
             (createdAt, CodingKeys.createdAt), (updatedAt, .updatedAt), (renewsAt, .renewsAt), (endsAt, .endsAt),
             (trialEndsAt, .trialEndsAt), (nextPaymentDate, .nextPaymentDate), (paidAt, .paidAt),

@@ -11,6 +11,7 @@ public enum ProjectionSchema {
         (5, "the fold position of each subscription", foldPosition),
         (6, "a database role per service", serviceRoles),
         (7, "ranked ownership evidence, refunds and disputes", moneyBack),
+        (8, "the recurring price each event states", recurringPrice),
     ]
 
     /// The NOLOGIN group roles of the services, created by migration 6 and
@@ -359,5 +360,20 @@ public enum ProjectionSchema {
         -- Only a checkout opened with the user's verified email may be matched
         -- to a purchase by email; a typed address is a pre-fill.
         ALTER TABLE checkouts ADD COLUMN email_verified boolean NOT NULL DEFAULT false;
+        """
+
+    /// What monthly recurring revenue needs and the log kept only inside
+    /// `event`: the plan's price per period, as the payload states it
+    /// (``BillingEvent/recurringPrice``; Paystack's `plan` object), filled by
+    /// the projector. Rows logged before stay NULL (and so do Lemon Squeezy's,
+    /// whose payloads never state it): `storefront report` takes those from
+    /// the catalog when given one, else counts them as "unknown interval"
+    /// rather than guessing (docs/revenue.md). The tables' grants cover new columns.
+    static let recurringPrice = """
+        ALTER TABLE billing_events
+            ADD COLUMN price_amount bigint,
+            ADD COLUMN price_currency text,
+            ADD COLUMN interval_unit text CHECK (interval_unit IN ('hour', 'day', 'week', 'month', 'year')),
+            ADD COLUMN interval_count integer CHECK (interval_count >= 1);
         """
 }

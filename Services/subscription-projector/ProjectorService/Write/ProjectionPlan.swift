@@ -112,6 +112,8 @@ struct ProjectionPlan {
                     delivery.sourceOffset, PostgresJSON(text: eventJSON), delivery.payload,
                     e.productID.flatMap { e.provider == .paystack ? $0 : nil },
                     e.checkoutID, e.transactionReference, e.authorizationCode,
+                    e.recurringPrice?.amount, e.recurringPrice?.currency, e.recurringPrice?.interval.unit.rawValue,
+                    e.recurringPrice.map { Int32($0.interval.count) },
                 ]))
         // Unknown kinds are logged (kept for audit and replay) and change nothing else.
         if e.kind.isUnknown { return }

@@ -17,15 +17,17 @@ enum ProjectionStatements {
             """, parameterTypes: [t])
 
     /// The append-only log; a repeated dedup key changes nothing (0 rows).
+    /// `$20`–`$23`: the recurring price the payload states (revenue report).
     static let event = PostgresPreparedStatement(
-        name: "projector_event_v2",
+        name: "projector_event_v3",
         sql: """
             INSERT INTO billing_events (dedup_key, provider, event_name, kind, entity_key, subscription_id, order_id,
                 customer_id, app_user_id, ordering_ts, received_at, source_partition, source_offset, event, payload,
-                plan_code, checkout_id, transaction_reference, authorization_code)
-            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)
+                plan_code, checkout_id, transaction_reference, authorization_code,
+                price_amount, price_currency, interval_unit, interval_count)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23)
             ON CONFLICT (dedup_key) DO NOTHING
-            """, parameterTypes: [t, t, t, t, t, t, t, t, t, ts, ts, .int4, i8, .jsonb, .bytea, t, t, t, t])
+            """, parameterTypes: [t, t, t, t, t, t, t, t, t, ts, ts, .int4, i8, .jsonb, .bytea, t, t, t, t, i8, t, t, .int4])
 
     // MARK: - Ownership (ranked evidence, append-only; the owner is `purchase_owner(...)`)
 

@@ -87,6 +87,7 @@ public enum PaystackWebhook: WebhookFormat {
         event.productID = planCode
         event.variantID = planCode
         event.planName = plan?["name"]?.string
+        event.recurringPrice = recurringPrice(plan)
         event.createdAt = (data["created_at"] ?? data["createdAt"])?.date
         event.updatedAt = (data["updated_at"] ?? data["updatedAt"])?.date
         event.paidAt = (data["paid_at"] ?? data["paidAt"])?.date
@@ -156,6 +157,17 @@ public enum PaystackWebhook: WebhookFormat {
         let name = event.providerEventName
         guard event.updatedAt == nil, name.hasPrefix("subscription.") || name.hasPrefix("invoice.") || name.hasPrefix("refund.") else { return }
         event.orderingTimestamp = receivedAt
+    }
+
+    /// The plan's own `amount`, `currency` and `interval`, the price every
+    /// renewal is charged at (a charge's or a subscription's top-level
+    /// `amount` can differ: a first charge, a discounted one). Nil unless all
+    /// three are there and the interval is one Paystack documents.
+    static func recurringPrice(_ plan: JSONValue?) -> RecurringPrice? {
+        guard let amount = plan?["amount"]?.int64, let currency = plan?["currency"]?.string,
+            let interval = BillingInterval(paystackInterval: plan?["interval"]?.string)
+        else { return nil }
+        return RecurringPrice(amount: amount, currency: currency, interval: interval)
     }
 
     static func readCard(_ authorization: JSONValue?, into event: inout BillingEvent) {

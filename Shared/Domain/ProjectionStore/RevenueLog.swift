@@ -1,0 +1,96 @@
+import Foundation
+import BillingModel
+import Entitlements
+import Postgres
+
+/// Reads what the revenue report needs from the event log (`billing_events`):
+/// every event of every subscription, with the recurring price its columns
+/// hold (projection migration 8), and the refunds and disputes of the
+/// period. Only reads; the role `storefront_readonly` may run it.
+public struct RevenueLog: Sendable {
+    /// A refund or dispute event that cannot be read back is skipped and
+    /// named here; so is a subscription event (its subscription is folded
+    /// without it, as the projector would).
+    public var unreadable: [String] = []
+    public var subscriptionEvents: [SubscriptionKey: [SubscriptionFold.LoggedEvent]] = [:]
+    public var moneyEvents: [SubscriptionFold.LoggedEvent] = []
+
+    /// A provider's subscription.
+    public struct SubscriptionKey: Hashable, Sendable, Comparable {
+        public var provider: Provider
+        public var subscriptionID: String
+        public static func < (a: Self, b: Self) -> Bool { (a.provider.rawValue, a.subscriptionID) < (b.provider.rawValue, b.subscriptionID) }
+    }
+
+    /// Reads the log up to `before` (exclusive; events without a provider
+    /// time are read as the fold reads them: first).
+    /// - Throws: ``PostgresError`` when the database cannot be read.
+    public static func read(from pool: PostgresPool, before: Date) async throws -> RevenueLog {
+        var log = RevenueLog()
+        let rows = try await pool.query(
+            """
+            SELECT provider, subscription_id, dedup_key, event::text, price_amount, price_currency, interval_unit, interval_count
+            FROM billing_events
+            WHERE (subscription_id IS NOT NULL OR kind IN ('orderRefunded', 'paymentRefunded', 'refundProcessed', 'disputeCreated'))
+                AND (ordering_ts IS NULL OR ordering_ts < \(before))
+            ORDER BY provider, subscription_id, dedup_key
+            """)
+        for row in rows {
+            let (providerName, subscriptionID, dedupKey, json, amount, currency, unit, count) = try row.decode(
+                (String, String?, String, String, Int64?, String?, String?, Int32?).self)
+            guard let provider = Provider(rawValue: providerName),
+                var event = try? RecordCoding.decode(BillingEvent.self, from: Array(json.utf8))
+            else {
+                log.unreadable.append(dedupKey)
+                continue
+            }
+            // The columns, not the JSON: what the projector recorded for the report.
+            event.recurringPrice = Self.price(amount: amount, currency: currency, unit: unit, count: count)
+            let logged = SubscriptionFold.LoggedEvent(dedupKey: dedupKey, event: event)
+            if let subscriptionID {
+                log.subscriptionEvents[SubscriptionKey(provider: provider, subscriptionID: subscriptionID), default: []].append(logged)
+            }
+            if [.orderRefunded, .paymentRefunded, .refundProcessed, .disputeCreated].contains(event.kind) {
+                log.moneyEvents.append(logged)
+            }
+        }
+        log.moneyEvents = log.withoutRefundsCountedTwice(log.moneyEvents)
+        return log
+    }
+
+    /// Lemon Squeezy may announce the refund of a subscription's first
+    /// payment twice: as its order's `order_refunded` and as its invoice's
+    /// `subscription_payment_refunded` (the sandbox does). When the
+    /// subscription has invoice refunds, they count the money and its first
+    /// order's refunds are left out; otherwise the order's count.
+    func withoutRefundsCountedTwice(_ events: [SubscriptionFold.LoggedEvent]) -> [SubscriptionFold.LoggedEvent] {
+        var subscriptionOfOrder: [String: String] = [:]
+        var subscriptionsWithInvoiceRefunds = Set<String>()
+        for (key, logged) in subscriptionEvents where key.provider == .lemonsqueezy {
+            for entry in logged {
+                if let order = entry.event.orderID { subscriptionOfOrder[order] = key.subscriptionID }
+                if entry.event.kind == .paymentRefunded { subscriptionsWithInvoiceRefunds.insert(key.subscriptionID) }
+            }
+        }
+        return events.filter { logged in
+            guard logged.event.provider == .lemonsqueezy, logged.event.kind == .orderRefunded, let order = logged.event.orderID,
+                let subscription = subscriptionOfOrder[order]
+            else { return true }
+            return !subscriptionsWithInvoiceRefunds.contains(subscription)
+        }
+    }
+
+    /// The subscriptions' histories, in key order.
+    public func histories(prices: PriceBook) -> [SubscriptionRevenueHistory] {
+        subscriptionEvents.keys.sorted().compactMap { key in
+            subscriptionEvents[key].map {
+                SubscriptionRevenueHistory(provider: key.provider, subscriptionID: key.subscriptionID, events: $0, prices: prices)
+            }
+        }
+    }
+
+    static func price(amount: Int64?, currency: String?, unit: String?, count: Int32?) -> RecurringPrice? {
+        guard let amount, let currency, let unit = unit.flatMap(BillingInterval.Unit.init(rawValue:)) else { return nil }
+        return RecurringPrice(amount: amount, currency: currency, interval: BillingInterval(unit: unit, count: Int(count ?? 1)))
+    }
+}

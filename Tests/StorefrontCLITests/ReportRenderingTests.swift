@@ -1,0 +1,90 @@
+import Foundation
+import BillingModel
+import Entitlements
+import Testing
+
+@testable import StorefrontCLI
+
+/// `storefront report`'s options and outputs, from rows made here: no database.
+@Suite struct ReportRenderingTests {
+    static let november = ReportPeriod(from: date("2026-11-01T00:00:00Z"), to: date("2026-12-01T00:00:00Z"), granularity: .week)
+
+    @Test func defaultsToTheCurrentMonthByMonth() throws {
+        let options = try ReportOptions(try CommandLineArguments(["report"]), now: Self.date("2026-11-17T09:30:00Z"))
+        #expect(options.period == ReportPeriod(from: Self.date("2026-11-01T00:00:00Z"), to: Self.date("2026-12-01T00:00:00Z"), granularity: .month))
+        #expect(options.format == .table)
+        #expect(options.chartPath == nil)
+    }
+
+    @Test func rejectsWhatItCannotRead() {
+        let now = Self.date("2026-11-17T09:30:00Z")
+        #expect(throws: CommandLineArguments.UsageError.self) { try ReportOptions(try CommandLineArguments(["report", "--by", "hour"]), now: now) }
+        #expect(throws: CommandLineArguments.UsageError.self) {
+            try ReportOptions(try CommandLineArguments(["report", "--format", "xml"]), now: now)
+        }
+        #expect(throws: CommandLineArguments.UsageError.self) {
+            try ReportOptions(try CommandLineArguments(["report", "--from", "November"]), now: now)
+        }
+        #expect(throws: CommandLineArguments.UsageError.self) {
+            try ReportOptions(try CommandLineArguments(["report", "--from", "2026-12-01", "--to", "2026-11-01"]), now: now)
+        }
+    }
+
+    @Test func theChartHasABarPerMovementALinePointPerBucketAxesAndALegend() {
+        var first = RevenueReportRow(
+            periodStart: Self.date("2026-11-02T00:00:00Z"), periodEnd: Self.date("2026-11-09T00:00:00Z"), provider: .paystack, currency: "NGN")
+        first.newMRR = 400_000
+        first.churnedMRR = 520_000
+        first.activeSubscribersEnd = 2
+        var second = first
+        second.periodStart = Self.date("2026-11-09T00:00:00Z")
+        second.newMRR = 0
+        second.churnedMRR = 0
+        second.expansionMRR = 1000
+        second.activeSubscribersEnd = 3
+        let svg = ReportChart.svg([first, second], period: Self.november, asOf: Self.date("2026-12-01T00:00:00Z"))
+
+        #expect(svg.hasPrefix("<svg xmlns=\"http://www.w3.org/2000/svg\""))
+        #expect(svg.hasSuffix("</svg>\n"))
+        #expect(svg.components(separatedBy: "<title>new: ").count - 1 == 1)
+        #expect(svg.components(separatedBy: "<title>churn: -").count - 1 == 1)
+        #expect(svg.components(separatedBy: "<title>expansion: ").count - 1 == 1)
+        // One subscriber point per bucket of the period (6 weeks, cut at its ends), empty buckets at 0.
+        #expect(svg.components(separatedBy: " active</title></circle>").count - 1 == 6)
+        #expect(svg.contains("<title>3 active</title>"))
+        #expect(svg.contains("MRR movement (NGN a month)"))
+        #expect(svg.contains(">active subscribers</text>"))
+        #expect(svg.contains("paystack NGN"))
+        for name in ["new", "expansion", "reactivation", "contraction", "churn"] { #expect(svg.contains(">\(name)</text>")) }
+        // Gridlines on round amounts, evenly spaced on both sides of zero: a quarter of the ₦9,200.00
+        // range rounds up to steps of ₦5,000.00, from -₦10,000.00 (below the -₦5,200.00 churn) to ₦5,000.00.
+        for tick in ["-₦10,000.00", "-₦5,000.00", "₦0.00", "₦5,000.00"] { #expect(svg.contains(">\(tick)</text>")) }
+        #expect(!svg.contains(">₦10,000.00</text>"))
+
+        // Buckets from "as of" on are not drawn: halfway through the period, 3 of its 6 weeks.
+        let partial = ReportChart.svg([first, second], period: Self.november, asOf: Self.date("2026-11-10T00:00:00Z"))
+        #expect(partial.components(separatedBy: " active</title></circle>").count - 1 == 3)
+    }
+
+    @Test func csvHasOneLinePerRowInMinorUnits() {
+        var row = RevenueReportRow(
+            periodStart: Self.date("2026-11-01T00:00:00Z"), periodEnd: Self.date("2026-12-01T00:00:00Z"), provider: .lemonsqueezy, currency: "USD")
+        row.mrrStart = 4500
+        row.mrrEnd = 5500
+        let lines = ReportRendering.csv([row]).split(separator: "\n")
+        #expect(lines.count == 2)
+        #expect(lines[1].contains(",lemonsqueezy,USD,4500,0,0,0,0,0,5500,"))
+        #expect(ReportRendering.csvField("a,b") == "\"a,b\"")
+    }
+
+    @Test func theTableShowsMoneyInTheCurrencysFormat() {
+        var row = RevenueReportRow(
+            periodStart: Self.date("2026-11-01T00:00:00Z"), periodEnd: Self.date("2026-12-01T00:00:00Z"), provider: .lemonsqueezy, currency: "USD")
+        row.mrrEnd = 5500
+        let table = ReportRendering.table([row], period: Self.november, asOf: Self.date("2026-12-01T00:00:00Z"))
+        #expect(table.contains("lemonsqueezy USD"))
+        #expect(table.contains("$55.00"))
+    }
+
+    static func date(_ text: String) -> Date { ISO8601DateFormatter().date(from: text) ?? .distantPast }
+}

@@ -1,0 +1,69 @@
+import ServiceSettings
+import Foundation
+import BillingModel
+import Postgres
+import Entitlements
+import ProjectionStore
+import ServiceRuntime
+
+/// `storefront report`: the seller's revenue figures for a period, per
+/// provider and currency, from the event log in PostgreSQL (`DATABASE_URL`;
+/// the `storefront_readonly` role is enough). Options: ``ReportOptions``;
+/// definitions: docs/revenue.md.
+public enum ReportCommand {
+    /// Why a report could not be made from what it was given.
+    public struct Failure: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    public static func run(
+        _ arguments: CommandLineArguments, environment: Environment, now: Date = Date(),
+        output: @Sendable (String) -> Void
+    ) async throws {
+        let options = try ReportOptions(arguments, now: now)
+        var reader = ConfigReader(environment, declared: StorefrontCLIBinary.report)
+        let url = reader.required.string(.databaseURL)
+        let limits = PostgresSessionLimits.fromEnvironment(&reader, defaults: .maintenance)
+        try reader.finish()
+        let prices = try options.catalogPath.map(catalogPrices) ?? PriceBook()
+
+        var database = try PostgresConfiguration(url: url)
+        database.limits = limits
+        let pool = PostgresPool(configuration: database)
+        let rows: [RevenueReportRow]
+        do {
+            rows = try await report(options.period, pool: pool, prices: prices, asOf: now)
+        } catch {
+            await pool.close()
+            throw error
+        }
+        await pool.close()
+        let asOf = min(now, options.period.to)
+        output(try ReportRendering.render(rows, options: options, asOf: asOf, format: options.format))
+        if let path = options.chartPath {
+            try Data(ReportChart.svg(rows, period: options.period, asOf: asOf).utf8).write(to: URL(fileURLWithPath: path))
+        }
+    }
+
+    /// The rows for `period` from the log, figures stopping at `asOf`.
+    public static func report(_ period: ReportPeriod, pool: PostgresPool, prices: PriceBook, asOf: Date) async throws -> [RevenueReportRow] {
+        let end = min(asOf, period.to)
+        let log = try await RevenueLog.read(from: pool, before: end)
+        return RevenueReport.build(histories: log.histories(prices: prices), returns: MoneyReturn.read(log.moneyEvents), period: period, asOf: end)
+    }
+
+    /// A saved `GET /api/products` answer as prices.
+    static func catalogPrices(_ path: String) throws -> PriceBook {
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw Failure(description: "--catalog \(path) cannot be read: \(error.localizedDescription)")
+        }
+        do {
+            return PriceBook(catalog: try JSONDecoder().decode(ProductListResponse.self, from: data))
+        } catch {
+            throw Failure(description: "--catalog \(path) is not a GET /api/products answer: \(error)")
+        }
+    }
+}
