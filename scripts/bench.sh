@@ -25,7 +25,7 @@
 #                 (exactly as the receiver publishes them), then a projector started:
 #                 time until its group's committed offsets cover them all and
 #                 billing_events holds every row. Baseline: COPY of those same rows
-#                 into billing_events of a fresh `storefront migrate`d database.
+#                 into every table it writes (billing_events, subscriptions, owners, customers, ...) of a fresh `storefront migrate`d database, in one transaction.
 #      steady     BENCH_STEADY_RATE webhooks/s offered through the gateway for
 #                 BENCH_STEADY_SECONDS (open loop, fixed schedule): accepted count,
 #                 client latency from each request's due time, and webhook
@@ -76,6 +76,8 @@ BACKLOG_SUBSCRIPTIONS=${BENCH_BACKLOG_SUBSCRIPTIONS:-$((BACKLOG / 5 > 0 ? BACKLO
 BACKLOG_BODY_BYTES=${BENCH_BACKLOG_BODY_BYTES:-0}
 CATCHUP_ROUNDS=${BENCH_CATCHUP_ROUNDS:-$ROUNDS}
 CATCHUP_TIMEOUT=${BENCH_CATCHUP_TIMEOUT:-900}
+# The tables the projector writes (Shared/Projection/ProjectionSchema.swift): the COPY baseline fills them all.
+COPY_TABLES="app_users provider_customers billing_events subscriptions orders payments checkouts commands purchase_owners"
 STEADY_RATE=${BENCH_STEADY_RATE:-1000}
 STEADY_SECONDS=${BENCH_STEADY_SECONDS:-20}
 STEADY_CONNECTIONS=${BENCH_STEADY_CONNECTIONS:-200}
@@ -471,29 +473,39 @@ if phase catchup; then
     stop_bg "projector-catchup-$round"
     echo "$(field rate_apply "$c") $(field rate_total "$c") $(field seconds_total "$c") $(field seconds_to_first_commit "$c") $(field rows "$c") $(field complete "$c")" >>"$W/results/catchup"
     if [ "$round" = 1 ]; then
-      psql -q -X "$(db_url "$db")" -c "\\copy billing_events TO '$W/billing_events.copy'"
-      COPY_ROWS=$(wc -l <"$W/billing_events.copy")
-      COPY_MB=$(du -m "$W/billing_events.copy" | cut -f1)
+      # Every table the projector writes, not only the log: the baseline is
+      # COPY of all the rows a catch-up leaves behind.
+      mkdir -p "$W/copy"
+      COPY_ROWS=0
+      for table in $COPY_TABLES; do
+        psql -q -X "$(db_url "$db")" -c "\\copy $table TO '$W/copy/$table'"
+        COPY_ROWS=$((COPY_ROWS + $(wc -l <"$W/copy/$table")))
+      done
+      COPY_EVENTS=$(wc -l <"$W/copy/billing_events")
+      COPY_MB=$(du -cm "$W/copy" | tail -n 1 | cut -f1)
     fi
     psql -q -X "$DATABASE_URL" -c "DROP DATABASE $db" >/dev/null
     migrate "bench_copy_$round"
     g0=$(cpu_ticks $(pg_family))
     t0=$(date +%s.%N)
-    psql -q -X "$(db_url "bench_copy_$round")" -c "\\copy billing_events FROM '$W/billing_events.copy'"
+    # One session, one transaction, as the projector's batches are; the
+    # rate is per event (billing_events row) over the time for all tables.
+    { echo "BEGIN;"; for table in $COPY_TABLES; do echo "\\copy $table FROM '$W/copy/$table'"; done; echo "COMMIT;"; } |
+      psql -q -X -v ON_ERROR_STOP=1 "$(db_url "bench_copy_$round")"
     t1=$(date +%s.%N)
     g1=$(cpu_ticks $(pg_family))
-    echo "$(us_per "$g0" "$g1" "$COPY_ROWS")" >>"$W/results/copy-cpu"
+    echo "$(us_per "$g0" "$g1" "$COPY_EVENTS")" >>"$W/results/copy-cpu"
     copied=$(psql -qtAX "$(db_url "bench_copy_$round")" -c "SELECT count(*) FROM billing_events")
     psql -q -X "$DATABASE_URL" -c "DROP DATABASE bench_copy_$round" >/dev/null
     copy_rate=$(awk -v n="$copied" -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", n / (b - a) }')
     echo "$copy_rate $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }') $copied" >>"$W/results/copy"
-    printf '    round %d: projector %s events/s (applying; %s rows in %s s from start, first commit after %s s%s; CPU per event: %s), COPY %s rows/s (%s rows in %s s; PostgreSQL %s us CPU per row)\n' "$round" \
+    printf '    round %d: projector %s events/s (applying; %s rows in %s s from start, first commit after %s s%s; CPU per event: %s), COPY %s events/s (%s in %s s; PostgreSQL %s us CPU per event)\n' "$round" \
       "$(num "$(field rate_apply "$c")")" "$(field rows "$c")" "$(field seconds_total "$c")" "$(field seconds_to_first_commit "$c")" \
       "$([ "$(field complete "$c")" = yes ] || echo ", INCOMPLETE after ${CATCHUP_TIMEOUT} s")" "$catchup_cpu" \
-      "$(num "$copy_rate")" "$copied" "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')" "$(us_per "$g0" "$g1" "$copied")"
+      "$(num "$copy_rate")" "$copied events, $COPY_ROWS rows in all" "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')" "$(us_per "$g0" "$g1" "$copied")"
   done
   "$root/scripts/tansu.sh" stop "$W/broker-backlog" >/dev/null
-  rm -rf "$W/broker-backlog" "$W/billing_events.copy"
+  rm -rf "$W/broker-backlog" "$W/copy"
   note_rss "subscription-projector (catch-up)" "$(max_of "${projector_hwm[@]}")" "catching up $BACKLOG envelopes (max of $CATCHUP_ROUNDS rounds)"
 fi
 
@@ -537,10 +549,10 @@ if phase catchup; then
   crate=$(col 1 <"$W/results/catchup" | median); ctotal=$(col 3 <"$W/results/catchup" | median)
   copy=$(col 1 <"$W/results/copy" | median)
   line "projector: catch-up of $(num "$BACKLOG") envelopes" "$(num "$crate") events/s ($ctotal s from start)" \
-       "COPY same rows and indexes: $(num "$copy") rows/s" "$(ratio "$crate" "$copy")"
+       "COPY of the same rows into every table it writes: $(num "$copy") events/s" "$(ratio "$crate" "$copy")"
   line "  CPU per event (median of rounds)" \
        "projector $(col 1 <"$W/results/catchup-cpu" | median) us, PostgreSQL $(col 2 <"$W/results/catchup-cpu" | median) us, broker $(col 3 <"$W/results/catchup-cpu" | median) us" \
-       "COPY: PostgreSQL $(median <"$W/results/copy-cpu") us per row" ""
+       "COPY: PostgreSQL $(median <"$W/results/copy-cpu") us per event" ""
   line "  rest of the machine during catch-up (median)" "$(col 4 <"$W/results/catchup-cpu" | median) cores (other builds, the idle stack, the bench's polling)" "" ""
 fi
 if phase steady; then
@@ -574,6 +586,6 @@ say "  webhook bodies ${WEBHOOK_BODY_RANGE:-$BODY_BYTES} B (BENCH_WEBHOOK_BODY_B
 phase receiver && say "  receiver: $WEBHOOK_DELIVERIES deliveries for $WEBHOOK_SUBSCRIPTIONS subscriptions cycled by a wrk Lua script, a fresh broker and receiver per round, 2xx vs records counted per round"
 phase distinct && say "  distinct: $DISTINCT_DELIVERIES deliveries for $DISTINCT_SUBSCRIPTIONS subscriptions, each sent once by storefront-bench load over $CONNECTIONS keep-alive connections, after 2,000 warm-up deliveries"
 phase catchup && say "  catch-up: $BACKLOG envelopes for $BACKLOG_SUBSCRIPTIONS subscriptions (bodies ${BACKLOG_BODY_BYTES/#0/natural size}), projector defaults, $CATCHUP_ROUNDS rounds, events/s from first to last commit;" \
-  && say "    COPY: psql \\copy (text format) of the projector's own billing_events rows${COPY_ROWS:+ ($COPY_ROWS rows, ${COPY_MB} MB)} into a fresh \`storefront migrate\`d database"
+  && say "    COPY: psql \\copy (text format, one transaction) of every table the projector wrote ($COPY_TABLES)${COPY_ROWS:+: $COPY_EVENTS events, $COPY_ROWS rows, ${COPY_MB} MB} into a fresh \`storefront migrate\`d database; events/s = billing_events rows / time for all tables"
 phase steady && say "  steady: $STEADY_RATE/s for $STEADY_SECONDS s through the gateway, open loop, up to $STEADY_CONNECTIONS connections; visibility: pg_current_snapshot() sampled every 5 ms, row xmin vs received_at"
 say "  services at LOG_LEVEL=$LOG_LEVEL, PostgreSQL with fsync=off (scripts/pg.sh), Tansu memory storage. Raw wrk output: BENCH_KEEP_STATE=1, then $W/wrk.log."

@@ -16,6 +16,13 @@ public struct ProjectorBatchOutcome: Sendable, Hashable {
     public init() {}
 }
 
+/// A batch's records, decoded: the understood ones with their record, and
+/// the dead letters of the rest.
+public struct ProjectorDecodedBatch: Sendable {
+    var inputs: [(record: KafkaConsumerRecord, input: ProjectionInput)] = []
+    var letters: [DeadLetterRecord] = []
+}
+
 /// Applies consumed records: decodes them, writes the understood ones in one
 /// transaction, and dead-letters the rest. Returning means the batch's
 /// effect is durable (database and dead-letter topic), so its offsets may be
@@ -47,15 +54,27 @@ public struct Projector: Sendable {
     /// - Throws: database or broker errors that retrying may cure; nothing
     ///   should be committed then.
     public func apply(_ records: [KafkaConsumerRecord]) async throws -> ProjectorBatchOutcome {
-        let started = ContinuousClock.now
-        var inputs: [(record: KafkaConsumerRecord, input: ProjectionInput)] = []
-        var letters: [DeadLetterRecord] = []
+        try await apply(decode(records))
+    }
+
+    /// Decodes `records` without touching the database, so that the
+    /// consumer can decode the next batch while this one is written.
+    public func decode(_ records: [KafkaConsumerRecord]) -> ProjectorDecodedBatch {
+        var batch = ProjectorDecodedBatch()
         for record in records {
             switch ProjectorRecordDecoder.decode(record, ownership: ownership, unproven: unproven) {
-            case .input(let input): inputs.append((record, input))
-            case .deadLetter(let reason): letters.append(letter(record, reason: reason))
+            case .input(let input): batch.inputs.append((record, input))
+            case .deadLetter(let reason): batch.letters.append(letter(record, reason: reason))
             }
         }
+        return batch
+    }
+
+    /// Applies a decoded batch, as the records' `apply` does; safe to call again after a failure.
+    public func apply(_ batch: ProjectorDecodedBatch) async throws -> ProjectorBatchOutcome {
+        let started = ContinuousClock.now
+        let inputs = batch.inputs
+        var letters = batch.letters
         var outcome = ProjectorBatchOutcome()
         let (result, rejected) = try await write(inputs[...])
         Self.observeVisibility(of: inputs, at: Date(), metrics: metrics)

@@ -12,7 +12,10 @@ public struct ProjectorConfiguration: Sendable {
     public var groupID: String
     /// `PROJECTOR_BATCH_SIZE` (default 500, 1...10 000).
     public var batchSize: Int
-    /// `PROJECTOR_BATCH_WAIT` (default 100 ms).
+    /// `PROJECTOR_BATCH_WAIT` (default 0): how long a batch may wait to fill.
+    /// None by default: a batch takes whatever is waiting at once and waits
+    /// only when nothing is, so its size follows the load (self-clocking: the
+    /// records that arrived while one batch was written make the next).
     public var batchWait: Duration
     /// `PROJECTOR_MIGRATE` (default true): apply schema migrations at start-up.
     public var migrate: Bool
@@ -29,7 +32,7 @@ public struct ProjectorConfiguration: Sendable {
 
     public init(
         databaseURL: String, ownership: OwnershipProof, groupID: String = "subscription-projector", batchSize: Int = 500,
-        batchWait: Duration = .milliseconds(100), migrate: Bool = true, databaseConnections: Int = 4
+        batchWait: Duration = .zero, migrate: Bool = true, databaseConnections: Int = 4
     ) {
         self.databaseURL = databaseURL
         self.ownership = ownership
@@ -48,7 +51,7 @@ public struct ProjectorConfiguration: Sendable {
             ownership: OwnershipProof.configured(key: ownershipKey, reader: &reader),
             groupID: reader.string(.projectorKafkaGroupID, default: "subscription-projector"),
             batchSize: reader.int(.projectorBatchSize, default: 500, in: 1...10_000),
-            batchWait: reader.duration(.projectorBatchWait, default: .milliseconds(100)),
+            batchWait: reader.duration(.projectorBatchWait, default: .zero),
             migrate: reader.bool(.projectorMigrate, default: true),
             databaseConnections: reader.int(.projectorDBConnections, default: 4, in: 1...64))
         configuration.databaseLimits = PostgresSessionLimits.fromEnvironment(&reader, defaults: .batch)

@@ -12,8 +12,9 @@ import Telemetry
 ///
 /// At start: migrations (unless disabled) and topic creation, retried until
 /// they succeed. Then, per batch: apply (one transaction, dead letters
-/// acknowledged), then commit. On stop (task cancelled) the batch in flight
-/// is finished and committed. The consumer and the dead-letter producer are
+/// acknowledged), then commit, while the next batch is decoded and written
+/// (``runLoop()``). On stop (task cancelled) the batch in flight is
+/// finished and committed. The consumer and the dead-letter producer are
 /// services of their own, before this one in the group, so they close after
 /// it: the consumer leaves the group, then the producer flushes.
 public final class ProjectorConsumerService: Service, Sendable {
@@ -54,19 +55,39 @@ public final class ProjectorConsumerService: Service, Sendable {
 
     private var isStopping: Bool { stopping.load(ordering: .acquiring) }
 
+    /// Batch N+1 is taken and decoded while batch N is in the database, and
+    /// N's offsets are committed while N+1 is written; batches are still
+    /// applied one at a time, in order, and committed in order, each after
+    /// its transaction.
     private func runLoop() async {
         guard await startUp() else { return }
-        while !isStopping {
-            let batch: KafkaConsumerBatch?
-            do {
-                batch = try await consumer.nextBatch()
-            } catch {
-                if !isStopping { logger.error("consumer failed: \(error)") }
-                return
+        // Not child tasks: stopping must not interrupt a batch half way.
+        var applying: Task<Void, Never>?
+        var committing: Task<Void, Never>?
+        while !isStopping, let batch = await nextBatch() {
+            let decoded = projector.decode(batch.records)
+            await applying?.value
+            if isStopping { break }
+            let applied = Task { await self.apply(batch, decoded) }
+            let previousCommit = committing
+            applying = Task { _ = await applied.value }
+            committing = Task {
+                guard await applied.value else { return }
+                await previousCommit?.value
+                await self.commit(batch)
             }
-            guard let batch else { return }
-            // Not a child task: stopping must not interrupt a batch half way.
-            await Task { await self.process(batch) }.value
+        }
+        await applying?.value
+        await committing?.value
+    }
+
+    /// The next batch, or nil when the consumer is closed or failed.
+    private func nextBatch() async -> KafkaConsumerBatch? {
+        do {
+            return try await consumer.nextBatch()
+        } catch {
+            if !isStopping { logger.error("consumer failed: \(error)") }
+            return nil
         }
     }
 
@@ -87,28 +108,33 @@ public final class ProjectorConsumerService: Service, Sendable {
         return done
     }
 
-    /// Applies, retrying while the database or broker is away, then commits.
-    func process(_ batch: KafkaConsumerBatch) async {
+    /// Applies, retrying while the database or broker is away.
+    /// - Returns: false when stopping left the batch unapplied (not to be committed).
+    func apply(_ batch: KafkaConsumerBatch, _ decoded: ProjectorDecodedBatch) async -> Bool {
         projector.metrics.consumed(batch.nextOffsets)
         var retries = BackoffCounter(Backoff(initial: .milliseconds(100), maximum: .seconds(5)))
         while true {
             do {
-                let outcome = try await projector.apply(batch.records)
+                let outcome = try await projector.apply(decoded)
                 logger.debug(
                     "batch applied",
                     metadata: [
                         "records": String(batch.records.count), "applied": String(outcome.applied),
                         "duplicates": String(outcome.duplicates), "dead_lettered": String(outcome.deadLettered),
                     ])
-                break
+                return true
             } catch {
                 projector.metrics.batchFailures.increment()
                 // Stopping: leave it uncommitted; whoever owns the partition next re-applies it.
-                if isStopping { logger.warning("batch not applied at shutdown: \(error)"); return }
+                if isStopping { logger.warning("batch not applied at shutdown: \(error)"); return false }
                 logger.error("batch failed; retrying", metadata: ["error": "\(error)", "records": String(batch.records.count)])
                 try? await Task.sleep(for: retries.failed())
             }
         }
+    }
+
+    /// Commits the batch's offsets; a failure only means the batch is read again (and absorbed).
+    func commit(_ batch: KafkaConsumerBatch) async {
         do {
             let result = try await consumer.commit(batch)
             projector.metrics.committed(result.committed)

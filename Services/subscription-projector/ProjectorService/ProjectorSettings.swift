@@ -9,7 +9,7 @@ extension Setting {
     public static let projectorBatchSize = Setting(
         "PROJECTOR_BATCH_SIZE", default: "500", "most records applied in one transaction")
     public static let projectorBatchWait = Setting(
-        "PROJECTOR_BATCH_WAIT", default: "100ms", "longest a batch waits to fill")
+        "PROJECTOR_BATCH_WAIT", default: "0s", "longest a batch waits to fill (0: it takes what is waiting at once and waits only when nothing is)")
     public static let projectorDBConnections = Setting(
         "PROJECTOR_DB_CONNECTIONS", default: "4", "PostgreSQL connections of the projector")
     public static let projectorMigrate = Setting(

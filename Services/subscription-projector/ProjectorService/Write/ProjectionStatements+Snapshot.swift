@@ -35,10 +35,7 @@ extension ProjectionStatements {
         return PostgresPreparedStatement(
             name: "projector_snapshot_event_\(entity.rawValue)_v2",
             sql: """
-                INSERT INTO billing_events (dedup_key, provider, event_name, kind, entity_key, subscription_id, order_id,
-                    customer_id, app_user_id, ordering_ts, received_at, source_partition, source_offset, event, payload,
-                    plan_code, checkout_id, transaction_reference, authorization_code,
-                    price_amount, price_currency, interval_unit, interval_count)
+                INSERT INTO billing_events (\(eventColumns))
                 SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23
                 WHERE NOT EXISTS (
                     SELECT 1 FROM billing_events AS s

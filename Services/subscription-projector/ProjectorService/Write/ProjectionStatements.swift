@@ -16,15 +16,20 @@ enum ProjectionStatements {
                 SELECT DISTINCT hashtext(k) AS h FROM jsonb_array_elements_text($1::jsonb) AS k ORDER BY 1) AS keys
             """, parameterTypes: [t])
 
+    /// The log's columns, in the order of ``event``'s parameters (the set and
+    /// snapshot forms insert the same columns).
+    static let eventColumns = """
+        dedup_key, provider, event_name, kind, entity_key, subscription_id, order_id, customer_id, app_user_id, ordering_ts,
+        received_at, source_partition, source_offset, event, payload, plan_code, checkout_id, transaction_reference,
+        authorization_code, price_amount, price_currency, interval_unit, interval_count
+        """
+
     /// The append-only log; a repeated dedup key changes nothing (0 rows).
     /// `$20`–`$23`: the recurring price the payload states (revenue report).
     static let event = PostgresPreparedStatement(
         name: "projector_event_v3",
         sql: """
-            INSERT INTO billing_events (dedup_key, provider, event_name, kind, entity_key, subscription_id, order_id,
-                customer_id, app_user_id, ordering_ts, received_at, source_partition, source_offset, event, payload,
-                plan_code, checkout_id, transaction_reference, authorization_code,
-                price_amount, price_currency, interval_unit, interval_count)
+            INSERT INTO billing_events (\(eventColumns))
             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23)
             ON CONFLICT (dedup_key) DO NOTHING
             """, parameterTypes: [t, t, t, t, t, t, t, t, t, ts, ts, .int4, i8, .jsonb, .bytea, t, t, t, t, i8, t, t, .int4])
@@ -132,10 +137,15 @@ enum ProjectionStatements {
         name: "projector_app_user_v1",
         sql: """
             INSERT INTO app_users (app_user_id, email, email_at) VALUES ($1, $2, CASE WHEN $2 IS NULL THEN NULL ELSE $3 END)
-            ON CONFLICT (app_user_id) DO UPDATE SET email = EXCLUDED.email, email_at = EXCLUDED.email_at, updated_at = now()
-            WHERE EXCLUDED.email IS NOT NULL AND (app_users.email IS NULL
-                OR (EXCLUDED.email_at, EXCLUDED.email) > (COALESCE(app_users.email_at, '-infinity'), app_users.email))
+            \(appUserMerge)
             """, parameterTypes: [t, t, ts])
+
+    /// ``appUser``'s merge rule, shared with its set-based form (``appUsers(_:)``).
+    static let appUserMerge = """
+        ON CONFLICT (app_user_id) DO UPDATE SET email = EXCLUDED.email, email_at = EXCLUDED.email_at, updated_at = now()
+        WHERE EXCLUDED.email IS NOT NULL AND (app_users.email IS NULL
+            OR (EXCLUDED.email_at, EXCLUDED.email) > (COALESCE(app_users.email_at, '-infinity'), app_users.email))
+        """
 
     /// App user and email each: the newest non-null value by (timestamp, value) wins.
     /// The `WHERE` skips the update when neither would change (most events of
@@ -145,25 +155,30 @@ enum ProjectionStatements {
         sql: """
             INSERT INTO provider_customers AS c (provider, customer_id, app_user_id, email, app_user_at, email_at)
             VALUES ($1, $2, $3, $4, CASE WHEN $3 IS NULL THEN NULL ELSE $5 END, CASE WHEN $4 IS NULL THEN NULL ELSE $5 END)
-            ON CONFLICT (provider, customer_id) DO UPDATE SET
-                app_user_id = CASE WHEN EXCLUDED.app_user_id IS NOT NULL AND (c.app_user_id IS NULL
-                    OR (EXCLUDED.app_user_at, EXCLUDED.app_user_id) > (COALESCE(c.app_user_at, '-infinity'), c.app_user_id))
-                    THEN EXCLUDED.app_user_id ELSE c.app_user_id END,
-                app_user_at = CASE WHEN EXCLUDED.app_user_id IS NOT NULL AND (c.app_user_id IS NULL
-                    OR (EXCLUDED.app_user_at, EXCLUDED.app_user_id) > (COALESCE(c.app_user_at, '-infinity'), c.app_user_id))
-                    THEN EXCLUDED.app_user_at ELSE c.app_user_at END,
-                email = CASE WHEN EXCLUDED.email IS NOT NULL AND (c.email IS NULL
-                    OR (EXCLUDED.email_at, EXCLUDED.email) > (COALESCE(c.email_at, '-infinity'), c.email))
-                    THEN EXCLUDED.email ELSE c.email END,
-                email_at = CASE WHEN EXCLUDED.email IS NOT NULL AND (c.email IS NULL
-                    OR (EXCLUDED.email_at, EXCLUDED.email) > (COALESCE(c.email_at, '-infinity'), c.email))
-                    THEN EXCLUDED.email_at ELSE c.email_at END,
-                updated_at = now()
-            WHERE (EXCLUDED.app_user_id IS NOT NULL AND (c.app_user_id IS NULL
-                    OR (EXCLUDED.app_user_at, EXCLUDED.app_user_id) > (COALESCE(c.app_user_at, '-infinity'), c.app_user_id)))
-                OR (EXCLUDED.email IS NOT NULL AND (c.email IS NULL
-                    OR (EXCLUDED.email_at, EXCLUDED.email) > (COALESCE(c.email_at, '-infinity'), c.email)))
+            \(customerMerge)
             """, parameterTypes: [t, t, t, t, ts])
+
+    /// ``customer``'s merge rule, shared with its set-based form (``customers(_:)``).
+    static let customerMerge = """
+        ON CONFLICT (provider, customer_id) DO UPDATE SET
+            app_user_id = CASE WHEN EXCLUDED.app_user_id IS NOT NULL AND (c.app_user_id IS NULL
+                OR (EXCLUDED.app_user_at, EXCLUDED.app_user_id) > (COALESCE(c.app_user_at, '-infinity'), c.app_user_id))
+                THEN EXCLUDED.app_user_id ELSE c.app_user_id END,
+            app_user_at = CASE WHEN EXCLUDED.app_user_id IS NOT NULL AND (c.app_user_id IS NULL
+                OR (EXCLUDED.app_user_at, EXCLUDED.app_user_id) > (COALESCE(c.app_user_at, '-infinity'), c.app_user_id))
+                THEN EXCLUDED.app_user_at ELSE c.app_user_at END,
+            email = CASE WHEN EXCLUDED.email IS NOT NULL AND (c.email IS NULL
+                OR (EXCLUDED.email_at, EXCLUDED.email) > (COALESCE(c.email_at, '-infinity'), c.email))
+                THEN EXCLUDED.email ELSE c.email END,
+            email_at = CASE WHEN EXCLUDED.email IS NOT NULL AND (c.email IS NULL
+                OR (EXCLUDED.email_at, EXCLUDED.email) > (COALESCE(c.email_at, '-infinity'), c.email))
+                THEN EXCLUDED.email_at ELSE c.email_at END,
+            updated_at = now()
+        WHERE (EXCLUDED.app_user_id IS NOT NULL AND (c.app_user_id IS NULL
+                OR (EXCLUDED.app_user_at, EXCLUDED.app_user_id) > (COALESCE(c.app_user_at, '-infinity'), c.app_user_id)))
+            OR (EXCLUDED.email IS NOT NULL AND (c.email IS NULL
+                OR (EXCLUDED.email_at, EXCLUDED.email) > (COALESCE(c.email_at, '-infinity'), c.email)))
+        """
 
     /// Order created: its own fields win over what a refund filled in; the
     /// status never leaves `refunded`. The owner comes from `purchase_owners`;
@@ -320,41 +335,44 @@ enum ProjectionStatements {
             VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (command_id) DO NOTHING
             """, parameterTypes: [t, t, t, t, t, ts])
 
-    /// The fold's result replaces the row; the owner comes from `purchase_owners`.
-    static let subscription = PostgresPreparedStatement(
-        name: "projector_subscription_v5",
-        sql: """
-            INSERT INTO subscriptions (provider, subscription_id, app_user_id, customer_id, customer_email, product_id,
-                variant_id, plan_name, status, renews_at, ends_at, trial_ends_at, cancel_at_period_end, email_token,
-                card_brand, card_last_four, customer_portal_url, update_payment_method_url, source_updated_at, last_event_key,
-                pause_mode, pause_resumes_at, test_mode, order_id, authorization_code, original_purchase_at,
-                latest_purchase_at, unsubscribe_detected_at, billing_issue_detected_at, refunded_at, portal_urls_seen_at,
-                last_event_at, last_event_rank, partially_refunded_at, dispute_opened_at)
-            VALUES ($1, $2, purchase_owner($1, 'subscription', $2), $3, $4, $5, $6, $7, $8, $9, $10, $11, $12,
-                $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32, $33, $34)
-            ON CONFLICT (provider, subscription_id) DO UPDATE SET
-                app_user_id = EXCLUDED.app_user_id, customer_id = EXCLUDED.customer_id,
-                customer_email = EXCLUDED.customer_email, product_id = EXCLUDED.product_id,
-                variant_id = EXCLUDED.variant_id, plan_name = EXCLUDED.plan_name, status = EXCLUDED.status,
-                renews_at = EXCLUDED.renews_at, ends_at = EXCLUDED.ends_at, trial_ends_at = EXCLUDED.trial_ends_at,
-                cancel_at_period_end = EXCLUDED.cancel_at_period_end, email_token = EXCLUDED.email_token,
-                card_brand = EXCLUDED.card_brand, card_last_four = EXCLUDED.card_last_four,
-                customer_portal_url = EXCLUDED.customer_portal_url,
-                update_payment_method_url = EXCLUDED.update_payment_method_url,
-                source_updated_at = EXCLUDED.source_updated_at, last_event_key = EXCLUDED.last_event_key,
-                pause_mode = EXCLUDED.pause_mode, pause_resumes_at = EXCLUDED.pause_resumes_at,
-                test_mode = EXCLUDED.test_mode, order_id = EXCLUDED.order_id,
-                authorization_code = EXCLUDED.authorization_code, original_purchase_at = EXCLUDED.original_purchase_at,
-                latest_purchase_at = EXCLUDED.latest_purchase_at, unsubscribe_detected_at = EXCLUDED.unsubscribe_detected_at,
-                billing_issue_detected_at = EXCLUDED.billing_issue_detected_at, refunded_at = EXCLUDED.refunded_at,
-                portal_urls_seen_at = EXCLUDED.portal_urls_seen_at, last_event_at = EXCLUDED.last_event_at,
-                last_event_rank = EXCLUDED.last_event_rank, partially_refunded_at = EXCLUDED.partially_refunded_at,
-                dispute_opened_at = EXCLUDED.dispute_opened_at, projected_at = now()
-            """,
-        parameterTypes: [
-            t, t, t, t, t, t, t, t, ts, ts, ts, .bool, t, t, t, t, t, ts, t, t, ts, .bool, t, t, ts, ts, ts, ts, ts, ts,
-            ts, .int4, ts, ts,
-        ])
+    /// The fold's result replaces the row (``subscriptions``, one row per
+    /// folded subscription); the owner comes from `purchase_owners`. The
+    /// columns, in bind order, with `app_user_id` computed, not bound.
+    static let subscriptionColumns = """
+        provider, subscription_id, app_user_id, customer_id, customer_email, product_id,
+        variant_id, plan_name, status, renews_at, ends_at, trial_ends_at, cancel_at_period_end, email_token,
+        card_brand, card_last_four, customer_portal_url, update_payment_method_url, source_updated_at, last_event_key,
+        pause_mode, pause_resumes_at, test_mode, order_id, authorization_code, original_purchase_at,
+        latest_purchase_at, unsubscribe_detected_at, billing_issue_detected_at, refunded_at, portal_urls_seen_at,
+        last_event_at, last_event_rank, partially_refunded_at, dispute_opened_at
+        """
+
+    /// Every column but the key takes the fold's value.
+    static let subscriptionUpdate = """
+            app_user_id = EXCLUDED.app_user_id, customer_id = EXCLUDED.customer_id,
+            customer_email = EXCLUDED.customer_email, product_id = EXCLUDED.product_id,
+            variant_id = EXCLUDED.variant_id, plan_name = EXCLUDED.plan_name, status = EXCLUDED.status,
+            renews_at = EXCLUDED.renews_at, ends_at = EXCLUDED.ends_at, trial_ends_at = EXCLUDED.trial_ends_at,
+            cancel_at_period_end = EXCLUDED.cancel_at_period_end, email_token = EXCLUDED.email_token,
+            card_brand = EXCLUDED.card_brand, card_last_four = EXCLUDED.card_last_four,
+            customer_portal_url = EXCLUDED.customer_portal_url,
+            update_payment_method_url = EXCLUDED.update_payment_method_url,
+            source_updated_at = EXCLUDED.source_updated_at, last_event_key = EXCLUDED.last_event_key,
+            pause_mode = EXCLUDED.pause_mode, pause_resumes_at = EXCLUDED.pause_resumes_at,
+            test_mode = EXCLUDED.test_mode, order_id = EXCLUDED.order_id,
+            authorization_code = EXCLUDED.authorization_code, original_purchase_at = EXCLUDED.original_purchase_at,
+            latest_purchase_at = EXCLUDED.latest_purchase_at, unsubscribe_detected_at = EXCLUDED.unsubscribe_detected_at,
+            billing_issue_detected_at = EXCLUDED.billing_issue_detected_at, refunded_at = EXCLUDED.refunded_at,
+            portal_urls_seen_at = EXCLUDED.portal_urls_seen_at, last_event_at = EXCLUDED.last_event_at,
+            last_event_rank = EXCLUDED.last_event_rank, partially_refunded_at = EXCLUDED.partially_refunded_at,
+            dispute_opened_at = EXCLUDED.dispute_opened_at, projected_at = now()
+        """
+
+    /// The binds of one subscription row (``ProjectionWriter/subscriptionRow(_:)``): every column but `app_user_id`.
+    static let subscriptionParameterTypes: [PostgresDataType] = [
+        t, t, t, t, t, t, t, t, ts, ts, ts, .bool, t, t, t, t, t, ts, t, t, ts, .bool, t, t, ts, ts, ts, ts, ts, ts,
+        ts, .int4, ts, ts,
+    ]
 
     static let all = [
         lock, event, owner, emailClaim, ownerFromCharge, ownerOfChargedSubscriptions, ownerFromCheckout, syncSubscriptionOwner, syncOrderOwner,

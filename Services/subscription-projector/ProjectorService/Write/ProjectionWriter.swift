@@ -7,12 +7,13 @@ import Entitlements
 /// The only writer of the projection: applies a batch of understood records
 /// in one PostgreSQL transaction.
 ///
-/// Round trips per batch, whatever its size: BEGIN, one pipeline of every
-/// insert and upsert, one query for the current rows of the affected
-/// subscriptions (extended in place with events that arrive in order), one
-/// query for the events of those that must be folded from the log (events
-/// out of order, new subscriptions, Paystack renewals), one pipeline of
-/// subscription upserts, COMMIT; a batch with reconciler snapshots first
+/// Round trips per batch, whatever its size: BEGIN, the locks, one
+/// set-based insert of the batch's events into the log, one pipeline of
+/// every other insert and upsert (``run(_:on:)``), one query for the current
+/// rows of the affected subscriptions (extended in place with events that
+/// arrive in order), one query for the events of those that must be folded
+/// from the log (events out of order, new subscriptions, Paystack
+/// renewals), one set-based upsert of the folded subscriptions, COMMIT; a batch with reconciler snapshots first
 /// takes its locks and asks which snapshots repeat the log (two round
 /// trips), and leaves those out (``SnapshotRepeats``). Every
 /// statement is idempotent and order-independent, so a redelivered or
@@ -37,7 +38,7 @@ public struct ProjectionWriter: Sendable {
             try await connection.withTransaction { connection in
                 let (plan, repeatedSnapshots) =
                     if let fullPlan { (fullPlan, 0) } else { try await Self.leavingOutRepeats(inputs, snapshots, on: connection) }
-                let counts = try await connection.pipeline(statements: ProjectionStatements.all, batch: plan.items)
+                let counts = try await Self.run(plan, on: connection)
                 var result = ProjectionWriteResult()
                 for (index, kind) in plan.counted {
                     let isNew = counts[index] > 0
@@ -54,9 +55,7 @@ public struct ProjectionWriter: Sendable {
                 else { return result }
                 let states = try await fold(plan, counts: counts, unreadable: &result.unreadableLoggedEvents, on: connection)
                 if !states.isEmpty {
-                    _ = try await connection.pipeline(
-                        statements: [ProjectionStatements.subscription],
-                        batch: states.map(Self.subscriptionItem))
+                    try await connection.execute(try ProjectionStatements.subscriptions(states.map(Self.subscriptionRow)))
                 }
                 result.subscriptionsProjected = states.count
                 return result
@@ -305,19 +304,19 @@ public struct ProjectionWriter: Sendable {
         }
     }
 
-    static func subscriptionItem(_ s: SubscriptionState) -> PostgresBatchItem {
-        PostgresBatchItem(
-            ProjectionStatements.subscription,
-            [
-                s.provider.rawValue, s.subscriptionID, s.customerID, s.customerEmail, s.productID, s.variantID,
-                s.planName, s.status, s.renewsAt, s.endsAt, s.trialEndsAt, s.cancelAtPeriodEnd, s.emailToken, s.cardBrand,
-                s.cardLastFour, s.customerPortalURL, s.updatePaymentMethodURL, s.sourceUpdatedAt, s.lastEventKey,
-                s.pauseMode, s.pauseResumesAt, s.testMode, s.orderID, s.authorizationCode, s.originalPurchaseAt,
-                s.latestPurchaseAt, s.unsubscribeDetectedAt, s.billingIssueDetectedAt, s.refundedAt, s.portalURLsSeenAt,
-                // distantPast (no provider time) is stored as NULL.
-                s.foldPosition.flatMap { $0.at == .distantPast ? nil : $0.at }, s.foldPosition.map { Int32($0.rank) },
-                s.partiallyRefundedAt, s.disputeOpenedAt,
-            ])
+    /// The binds of one row of ``ProjectionStatements/subscriptions(_:)``.
+    static func subscriptionRow(_ s: SubscriptionState) -> [PostgresBind] {
+        let values: [any PostgresEncodable] = [
+            s.provider.rawValue, s.subscriptionID, s.customerID, s.customerEmail, s.productID, s.variantID,
+            s.planName, s.status, s.renewsAt, s.endsAt, s.trialEndsAt, s.cancelAtPeriodEnd, s.emailToken, s.cardBrand,
+            s.cardLastFour, s.customerPortalURL, s.updatePaymentMethodURL, s.sourceUpdatedAt, s.lastEventKey,
+            s.pauseMode, s.pauseResumesAt, s.testMode, s.orderID, s.authorizationCode, s.originalPurchaseAt,
+            s.latestPurchaseAt, s.unsubscribeDetectedAt, s.billingIssueDetectedAt, s.refundedAt, s.portalURLsSeenAt,
+            // distantPast (no provider time) is stored as NULL.
+            s.foldPosition.flatMap { $0.at == .distantPast ? nil : $0.at }, s.foldPosition.map { Int32($0.rank) },
+            s.partiallyRefundedAt, s.disputeOpenedAt,
+        ]
+        return values.map(\.postgresBind)
     }
 }
 
