@@ -11,6 +11,7 @@ public enum ProjectionSchema {
         (5, "the fold position of each subscription", foldPosition),
         (6, "a database role per service", serviceRoles),
         (7, "ranked ownership evidence, refunds and disputes", moneyBack),
+        (8, "the entitlement change outbox", entitlementOutbox),
     ]
 
     /// The NOLOGIN group roles of the services, created by migration 6 and

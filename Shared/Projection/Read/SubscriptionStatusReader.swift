@@ -29,8 +29,7 @@ public struct SubscriptionStatusReader: Sendable {
     /// - Throws: ``PostgresError`` when the database cannot be read.
     public func snapshot(for user: ProjectionUser, at now: Date = Date()) async throws -> SubscriptionStatusSnapshot {
         try await pool.withConnection { connection in
-            let subscriptions = try await connection.query(Self.subscriptionsQuery(user, code: nil, now: now)).compactMap(Self.subscription)
-            let orders = try await connection.query(Self.ordersQuery(user, now: now)).compactMap(Self.order)
+            let (subscriptions, orders) = try await Self.purchases(for: user, at: now, on: connection)
             let latest = try await connection.query(Self.latestCheckoutQuery(user, since: now.addingTimeInterval(-Self.pendingWindow)))
                 .compactMap(Self.checkout).first
             let pending = latest.flatMap { checkout in
