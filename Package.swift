@@ -157,6 +157,15 @@ let package = Package(
             ],
             path: "Services/reconciler/main", swiftSettings: strict, linkerSettings: vendoredLibraries),
 
+        // Webhooks out: queues storefront.entitlements.v1 per registered endpoint and sends each change signed (Standard Webhooks).
+        .target(
+            name: "WebhookSenderService",
+            dependencies: ["Basics", "Crypto", "HTTPClient", "HTTPServer", "Kafka", "Models", "Postgres", "ServiceRuntime", "Telemetry"],
+            path: "Services/webhook-sender/WebhookSenderService", swiftSettings: strict, linkerSettings: vendoredLibraries),
+        .executableTarget(
+            name: "webhook-sender", dependencies: ["WebhookSenderService", "HTTPServer", "Kafka", "Postgres", "ServiceRuntime", "Telemetry"],
+            path: "Services/webhook-sender/main", swiftSettings: strict, linkerSettings: vendoredLibraries),
+
         // MARK: - Tools
         .target(name: "SandboxKit", dependencies: [], path: "Tools/SandboxKit", swiftSettings: strict),
         .target(
@@ -169,7 +178,7 @@ let package = Package(
             name: "StorefrontCLI",
             dependencies: [
                 "Basics", "CheckoutService", "Crypto", "HTTPClient", "Kafka", "Models", "Postgres", "Projection", "ProviderConfiguration",
-                "Providers", "ReconcilerService", "ServiceRuntime", "Telemetry",
+                "Providers", "ReconcilerService", "ServiceRuntime", "Telemetry", "WebhookSenderService",
             ],
             path: "Tools/StorefrontCLI", swiftSettings: strict),
         .executableTarget(
@@ -272,6 +281,7 @@ let package = Package(
         // target's linker flags never reach the StorefrontKit product).
         tests("StorefrontKitTests", ["Basics", "StorefrontKit", "CheckoutService", "HTTPServer", "ServiceRuntime"], linker: vendoredLibraries),
         tests("ProjectorServiceTests", ["Kafka", "Models", "ProjectorService", "Telemetry"], linker: vendoredLibraries),
+        tests("WebhookSenderServiceTests", ["Basics", "Crypto", "HTTPClient", "Models", "WebhookSenderService"], linker: vendoredLibraries),
 
         // Integration
         tests("PostgresIntegrationTests", ["Postgres", "TestSupport"]),
@@ -298,10 +308,14 @@ let package = Package(
                 "HTTPServer", "HTTPClient", "SandboxServer", "SandboxKit", "ServiceRuntime", "Telemetry", "ProviderConfiguration", "Webhooks",
             ], linker: vendoredLibraries),
         tests(
+            "WebhookSenderServiceIntegrationTests",
+            ["Crypto", "Kafka", "Models", "Postgres", "ServiceRuntime", "Telemetry", "TestSupport", "WebhookSenderService"],
+            linker: vendoredLibraries),
+        tests(
             "StorefrontCLIIntegrationTests",
             [
                 "Basics", "StorefrontCLI", "CheckoutService", "ReconcilerService", "TestSupport", "Crypto", "Kafka", "Models", "Postgres",
-                "Projection", "ProviderBudget", "ServiceRuntime", "Telemetry",
+                "Projection", "ProviderBudget", "ServiceRuntime", "Telemetry", "WebhookSenderService",
             ], linker: vendoredLibraries),
 
         // End-to-end
