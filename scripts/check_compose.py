@@ -125,7 +125,7 @@ ONE_SHOT_JOBS = {"migrate", "db-users"}
 ON_DEMAND_TOOLS = {"cli"}
 
 #: The Storefront services: scalable, probed on /readyz, never publishing a port.
-SERVICE_BINARIES = {"catalog", "checkout", "webhook-receiver", "subscription-projector", "reconciler"}
+SERVICE_BINARIES = {"catalog", "checkout", "webhook-receiver", "subscription-projector", "reconciler", "webhook-sender"}
 
 #: Services allowed to publish host ports: name -> only on loopback?
 PUBLISHERS = {"gateway": False, "provider-sandbox": True, "prometheus": True, "grafana": True}
@@ -215,7 +215,7 @@ PROVIDER_SETUP_PATHS = ("Shared/ProviderConfiguration/", "Shared/Providers/")
 #: Compose secrets a service reads without naming them in a setting: service -> secrets.
 SECRET_READERS = {
     # deploy/postgres/db-users.sh reads each service's passfile for its password.
-    "db-users": {"pgpass_checkout", "pgpass_subscription_projector", "pgpass_reconciler", "pgpass_operator"},
+    "db-users": {"pgpass_checkout", "pgpass_subscription_projector", "pgpass_reconciler", "pgpass_webhook_sender", "pgpass_operator"},
 }
 
 #: [env-documented]: compose service -> its row's name in the README's services table
