@@ -89,3 +89,44 @@ import Testing
         await stub.stop()
     }
 }
+
+/// A projector killed between the commit of a change and its publish: the
+/// first projector's relay sleeps for an hour after its first round
+/// (`OUTBOX_POLL_INTERVAL`), so the purchase's change is committed and never
+/// sent by it; after a SIGKILL, a fresh projector's relay (default settings)
+/// sends it, and the endpoint gets it once.
+@Suite(.serialized, .liveStack(["OUTBOX_POLL_INTERVAL": "1h"])) struct ProjectorCrashWebhooksOutEndToEndTests {
+    var stack: LiveStack { get throws { try LiveStack.required() } }
+
+    @Test func aChangeCommittedButNotPublishedWhenTheProjectorDiesIsSentByTheNextOne() async throws {
+        let stack = try self.stack
+        let secret = try StandardWebhookSignature.generateSecret()
+        let stub = try WebhookEndpointStub.start(secret: secret)
+        try await WebhooksOutEndToEndTests.register(stack, url: stub.url, secret: secret)
+        let flow = try await PurchaseFlow.make(stack, provider: "lemonsqueezy")
+        _ = try await flow.buySubscription()
+        _ = try await stack.eventually(timeout: .seconds(30), "the change committed") {
+            try await WebhooksOutEndToEndTests.recorded(stack, user: flow.subject).first
+        }
+        let (total, unpublished) = try await stack.withDatabase { pool in
+            try await pool.query(
+                """
+                SELECT count(*), count(*) FILTER (WHERE published_at IS NULL) FROM entitlement_outbox WHERE app_user_id = \(flow.subject)
+                """
+            )[0].decode((Int, Int).self)
+        }
+        #expect(total > 0 && unpublished == total, "committed, not yet published")
+        #expect(try WebhooksOutEndToEndTests.received(stub, user: flow.subject).isEmpty)
+
+        try stack.signal(SIGKILL, to: "pids/subscription-projector-1.pid")
+        try await ScriptRunner.runScript("stack.sh", ["add-projector", stack.state], outputFile: stack.state + "/add-projector.out")
+        let ids = try await stack.eventually(timeout: .seconds(60), "every change sent by the next projector") {
+            let received = try WebhooksOutEndToEndTests.received(stub, user: flow.subject).map(\.id)
+            return try await received == WebhooksOutEndToEndTests.recorded(stack, user: flow.subject) ? received : nil
+        }
+        #expect(Set(ids).count == ids.count, "each change once")
+        #expect(try WebhooksOutEndToEndTests.received(stub, user: flow.subject).first?.type == "entitlement.granted")
+        #expect(stub.rejected == 0)
+        await stub.stop()
+    }
+}

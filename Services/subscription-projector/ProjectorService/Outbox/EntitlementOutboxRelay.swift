@@ -75,7 +75,8 @@ public struct EntitlementOutboxRelay: Service {
         var failures = BackoffCounter(settings.backoff)
         while !Task.isCancelled {
             guard isReady() else {
-                try? await Task.sleep(for: settings.pollInterval)
+                // Start-up takes moments: checked often, whatever the poll interval.
+                try? await Task.sleep(for: .milliseconds(100))
                 continue
             }
             let wait: Duration
