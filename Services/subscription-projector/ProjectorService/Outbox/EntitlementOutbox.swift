@@ -51,11 +51,13 @@ public struct EntitlementOutbox: Sendable {
         guard !byUser.isEmpty else { return 0 }
         let users = byUser.keys.sorted()
         let list = String(decoding: try RecordCoding.encode(users), as: UTF8.self)
-        // Two-key advisory locks: a key space apart from the batch's purchase locks.
+        // Two-key advisory locks: a key space apart from the batch's purchase
+        // locks. Taken in the order of the keys themselves, so two batches
+        // never wait on each other in a circle, even when two users' names hash alike.
         _ = try await connection.query(
             """
-            SELECT count(pg_advisory_xact_lock(4541012, hashtext(u))) FROM (
-                SELECT u FROM jsonb_array_elements_text(\(list)::jsonb) AS u ORDER BY u) AS users
+            SELECT count(pg_advisory_xact_lock(4541012, h)) FROM (
+                SELECT DISTINCT hashtext(u) AS h FROM jsonb_array_elements_text(\(list)::jsonb) AS u ORDER BY 1) AS users
             """)
         var announced: [String: String] = [:]
         for row in try await connection.query(

@@ -107,7 +107,8 @@ public struct EntitlementOutboxRelay: Service {
     func relayOnce() async throws -> Round {
         try await pool.withConnection { connection in
             try await connection.withTransaction { connection in
-                guard let held = try await connection.query("SELECT pg_try_advisory_xact_lock(4541012, 0)").first,
+                // Its own lock class (the outbox's user locks are class 4541012), so no user's lock is ever this one.
+                guard let held = try await connection.query("SELECT pg_try_advisory_xact_lock(4541013, 0)").first,
                     try held.decode(Bool.self)
                 else { return Round() }
                 let rows = try await connection.query(
