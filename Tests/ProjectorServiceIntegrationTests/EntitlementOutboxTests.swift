@@ -92,6 +92,33 @@ import Webhooks
         }
     }
 
+    /// The outbox reads every touched user at once; each list must be the one
+    /// `GET /api/entitlements` gives that user alone (same rows, same order).
+    @Test func theBatchedReadIsEachUsersOwnAnswer() async throws {
+        try await Support.withDatabase { pool in
+            let projector = Support.projector(pool)
+            for batch in try ProjectorRoleTests.batches() { _ = try await projector.apply(batch) }
+            let users = try await pool.query(
+                "SELECT app_user_id FROM subscriptions WHERE app_user_id IS NOT NULL UNION SELECT app_user_id FROM orders WHERE app_user_id IS NOT NULL"
+            ).map { try $0.decode(String.self) }
+            #expect(users.count >= 3)
+            let now = Self.t0.addingTimeInterval(3600)
+            let batched = try await pool.withConnection { connection in
+                try await SubscriptionStatusReader.entitlements(
+                    ownedBy: users + ["nobody"], resolver: MoneyBackTests.resolver, at: now, on: connection)
+            }
+            let reader = SubscriptionStatusReader(pool: pool, resolver: MoneyBackTests.resolver)
+            var granting = 0
+            for user in users {
+                let alone = try await reader.snapshot(for: ProjectionUser(appUserID: user, verifiedEmail: nil), at: now).entitlements
+                #expect(batched[user] == alone, "\(user)")
+                granting += alone.isEmpty ? 0 : 1
+            }
+            #expect(granting >= 3)
+            #expect(batched["nobody"] == [])
+        }
+    }
+
     @Test func aClaimIsATransferToTheClaimerAndAnUnownedPurchaseAnnouncesNothing() async throws {
         try await Support.withDatabase { pool in
             let clock = TestClock()

@@ -8,9 +8,10 @@ import Projection
 ///
 /// It takes the app users whose purchases the batch wrote (the
 /// `entitlement_touched` rows the triggers of migration 8 left, removed
-/// here), locks them in a stable order, computes each one's entitlements the
-/// way `GET /api/entitlements` does (``SubscriptionStatusReader/entitlements(ownedBy:resolver:at:on:)``)
-/// and compares them with the list last announced (`entitlement_states`).
+/// here), locks them in a stable order, computes their entitlements the
+/// way `GET /api/entitlements` does, for all of them in two queries
+/// (``SubscriptionStatusReader/entitlements(ownedBy:resolver:at:on:)``), and
+/// compares them with the list last announced (`entitlement_states`).
 /// A user whose list changed gets one `entitlement_outbox` row, when the
 /// change is one of ``EntitlementChange/Kind`` (``EntitlementChangeClassifier``),
 /// and the new list is stored. Equal lists (a redelivered batch, a write
@@ -71,12 +72,12 @@ public struct EntitlementOutbox: Sendable {
         }
 
         let at = now()
+        let currentLists = try await SubscriptionStatusReader.entitlements(ownedBy: users, resolver: resolver, at: at, on: connection)
         var states: [[String]] = []
         var changes: [EntitlementChange] = []
         for user in users {
             let touches = byUser[user] ?? []
-            let current = try await SubscriptionStatusReader.entitlements(ownedBy: user, resolver: resolver, at: at, on: connection)
-            let afterText = String(decoding: try RecordCoding.encode(current), as: UTF8.self)
+            let afterText = String(decoding: try RecordCoding.encode(currentLists[user] ?? []), as: UTF8.self)
             let beforeText = announced[user] ?? "[]"
             guard afterText != beforeText else { continue }
             states.append([user, afterText])
