@@ -58,7 +58,9 @@ public struct DeliveryDispatcher: Service {
             var wait = settings.pollInterval
             if isReady() {
                 do {
-                    let sent = try await round()
+                    // Not a child task: a stop must not cut attempts in flight short
+                    // (each is bounded by the timeout); they finish and are recorded.
+                    let sent = try await Task { try await self.round() }.value
                     failures.succeeded()
                     if sent == settings.concurrency { wait = .zero }
                 } catch {
@@ -70,8 +72,7 @@ public struct DeliveryDispatcher: Service {
         }
     }
 
-    /// One round: claim, send concurrently, record. Not cancelled half way
-    /// by a stop: attempts in flight finish and are recorded.
+    /// One round: claim, send concurrently, record.
     /// - Returns: how many deliveries were attempted.
     func round() async throws -> Int {
         let due = try await deliveries.claimDue(limit: settings.concurrency, lease: settings.lease)
