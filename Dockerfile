@@ -3,7 +3,7 @@
 # Storefront: one image holds every executable; the container's command
 # picks which one runs:
 #
-#   catalog | checkout | webhook-receiver | subscription-projector | reconciler
+#   catalog | checkout | webhook-receiver | subscription-projector | reconciler | webhook-sender
 #   provider-sandbox | storefront <command>   (operator CLI, e.g. `storefront migrate`)
 #
 # Both stages are Ubuntu 24.04 (noble). Its librdkafka is 2.3, new enough
@@ -50,7 +50,7 @@ COPY Tests ./Tests
 # Release build of every executable. The Swift runtime and Foundation are
 # linked statically, so the runtime stage needs no Swift toolchain, only the
 # C libraries below.
-ARG EXECUTABLES="catalog checkout webhook-receiver subscription-projector reconciler provider-sandbox storefront"
+ARG EXECUTABLES="catalog checkout webhook-receiver subscription-projector reconciler webhook-sender provider-sandbox storefront"
 RUN swift build -c release --static-swift-stdlib \
  && bin=$(swift build -c release --show-bin-path) \
  && mkdir -p /out \
@@ -89,6 +89,6 @@ ENV HOST=0.0.0.0 \
     STOREFRONT_COMMIT=${STOREFRONT_COMMIT}
 
 LABEL org.opencontainers.image.title="storefront" \
-      org.opencontainers.image.description="Storefront services; the command picks one: catalog, checkout, webhook-receiver, subscription-projector, reconciler, provider-sandbox, storefront"
+      org.opencontainers.image.description="Storefront services; the command picks one: catalog, checkout, webhook-receiver, subscription-projector, reconciler, webhook-sender, provider-sandbox, storefront"
 
 CMD ["catalog"]

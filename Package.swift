@@ -196,6 +196,18 @@ let package = Package(
             ],
             path: "Services/reconciler/main", swiftSettings: strict, linkerSettings: vendoredLibraries),
 
+        // Webhooks out: queues storefront.entitlements.v1 per registered endpoint and sends each change signed (Standard Webhooks).
+        .target(
+            name: "WebhookSenderService",
+            dependencies: [
+                "Timing", "ServiceSettings", "CryptoPrimitives", "HTTPClient", "HTTPServer", "Kafka", "BillingModel", "Postgres", "ServiceRuntime",
+                "Telemetry",
+            ],
+            path: "Services/webhook-sender/WebhookSenderService", swiftSettings: strict, linkerSettings: vendoredLibraries),
+        .executableTarget(
+            name: "webhook-sender", dependencies: ["WebhookSenderService", "HTTPServer", "Kafka", "Postgres", "ServiceRuntime", "Telemetry"],
+            path: "Services/webhook-sender/main", swiftSettings: strict, linkerSettings: vendoredLibraries),
+
         // MARK: - Tools
         .target(name: "SandboxKit", dependencies: [], path: "Tools/SandboxKit", swiftSettings: strict),
         .target(
@@ -210,7 +222,7 @@ let package = Package(
             dependencies: [
                 "Timing", "ServiceSettings", "CheckoutService", "CryptoPrimitives", "HTTPClient", "Kafka", "BillingModel", "Postgres",
                 "ProjectionStore", "Entitlements", "ProviderConfiguration", "Providers", "ReconcilerService", "ServiceRuntime", "Telemetry",
-                "ProviderBudget",
+                "ProviderBudget", "WebhookSenderService",
             ],
             path: "Tools/StorefrontCLI", swiftSettings: strict),
         .executableTarget(
@@ -336,13 +348,16 @@ let package = Package(
         tests(
             "StorefrontKitTests", ["ServiceSettings", "StorefrontKit", "CheckoutService", "HTTPServer", "ServiceRuntime"], linker: vendoredLibraries),
         tests("ProjectorServiceTests", ["Kafka", "BillingModel", "ProjectorService", "Telemetry"], linker: vendoredLibraries),
+        tests(
+            "WebhookSenderServiceTests", ["CryptoPrimitives", "HTTPClient", "BillingModel", "WebhookSenderService", "ServiceSettings", "Timing"],
+            linker: vendoredLibraries),
         // docs/settings.json against every executable's declared settings (scripts/settings-docs.sh regenerates it).
         tests(
             "SettingsDocsTests",
             [
                 "ServiceSettings", "CatalogService", "CheckoutService", "HTTPServer", "Kafka", "Postgres", "ProjectorService", "ProviderBudget",
                 "ProviderConfiguration", "ReconcilerService", "SandboxServer", "ServiceRuntime", "StorefrontCLI", "Telemetry",
-                "WebhookReceiverService", "Entitlements",
+                "WebhookReceiverService", "Entitlements", "WebhookSenderService",
             ], linker: vendoredLibraries),
 
         // Integration
@@ -371,10 +386,15 @@ let package = Package(
                 "ProviderConfiguration", "Webhooks", "JSONCodec",
             ], linker: vendoredLibraries),
         tests(
+            "WebhookSenderServiceIntegrationTests",
+            ["CryptoPrimitives", "Kafka", "BillingModel", "Postgres", "ServiceRuntime", "Telemetry", "TestSupport", "WebhookSenderService"],
+            linker: vendoredLibraries),
+        tests(
             "StorefrontCLIIntegrationTests",
             [
                 "ServiceSettings", "StorefrontCLI", "CheckoutService", "ReconcilerService", "TestSupport", "CryptoPrimitives", "Kafka",
                 "BillingModel", "Postgres", "ProjectionStore", "Entitlements", "ProviderBudget", "ServiceRuntime", "Telemetry",
+                "WebhookSenderService",
             ], linker: vendoredLibraries),
 
         // End-to-end

@@ -16,7 +16,7 @@
 set -euo pipefail
 dir=$(cd "$(dirname "$0")" && pwd)/secrets/kafka
 broker_uid=1000 storefront_uid=10001
-clients=(migrate checkout webhook_receiver subscription_projector reconciler)
+clients=(migrate checkout webhook_receiver subscription_projector reconciler webhook_sender)
 umask 077
 mkdir -p "$dir/broker"
 chmod 0700 "$dir/.." 2>/dev/null || true

@@ -108,7 +108,7 @@ ONE_SHOT_JOBS = {"migrate", "db-users"}
 ON_DEMAND_TOOLS = {"cli"}
 
 #: The Storefront services: scalable, probed on /readyz, never publishing a port.
-SERVICE_BINARIES = {"catalog", "checkout", "webhook-receiver", "subscription-projector", "reconciler"}
+SERVICE_BINARIES = {"catalog", "checkout", "webhook-receiver", "subscription-projector", "reconciler", "webhook-sender"}
 
 #: Services allowed to publish host ports: name -> only on loopback?
 PUBLISHERS = {"gateway": False, "provider-sandbox": True, "prometheus": True, "grafana": True}
@@ -163,7 +163,7 @@ GENERATED_PATHS = ("deploy/secrets/kafka",)
 #: Compose secrets a service reads without naming them in a setting: service -> secrets.
 SECRET_READERS = {
     # deploy/postgres/db-users.sh reads each service's passfile for its password.
-    "db-users": {"pgpass_checkout", "pgpass_subscription_projector", "pgpass_reconciler", "pgpass_operator"},
+    "db-users": {"pgpass_checkout", "pgpass_subscription_projector", "pgpass_reconciler", "pgpass_webhook_sender", "pgpass_operator"},
 }
 
 #: The binaries' declared settings, as their `--help-settings --format json` prints them.

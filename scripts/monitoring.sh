@@ -8,7 +8,7 @@
 #   monitoring.sh down STACK_DIR        stops it by its recorded PID
 # Settings: MONITORING_SCRAPE_INTERVAL (15s; also the rules' evaluation
 # interval). Jobs are named as in compose (catalog, checkout, webhook-receiver,
-# subscription-projector, reconciler), one static target per replica, so
+# subscription-projector, reconciler, webhook-sender), one static target per replica, so
 # the rules and the dashboards' queries read the same series. The stack must
 # be running: its URLs come from stack.env. Grafana is not packaged here.
 set -euo pipefail
@@ -36,7 +36,7 @@ up)
     printf 'rule_files:\n  - %s/deploy/monitoring/prometheus/rules/*.yml\n' "$root"
     printf 'scrape_configs:\n'
     for job in "catalog:$CATALOG_URL" "checkout:$CHECKOUT_URL" "webhook-receiver:$WEBHOOK_RECEIVER_URLS" \
-      "subscription-projector:$PROJECTOR_URLS" "reconciler:$RECONCILER_URLS"; do
+      "subscription-projector:$PROJECTOR_URLS" "reconciler:$RECONCILER_URLS" "webhook-sender:${WEBHOOK_SENDER_URL:-}"; do
       name=${job%%:*} urls=${job#*:}
       [ -n "${urls// /}" ] || continue
       printf '  - job_name: %s\n    static_configs:\n      - targets: %s\n' "$name" "$(targets "$urls")"

@@ -39,6 +39,7 @@ Storefront is up.
   gateway (the URL apps use):  $GATEWAY_URL
   provider sandbox:            $SANDBOX_URL  (checkout pages, /_sandbox/deliveries)
   reconciler:                  ${RECONCILER_URLS%% *}/metrics  (snapshots, sweeps every 30 s)
+  webhook-sender:              $WEBHOOK_SENDER_URL/metrics  (webhooks out: DATABASE_URL=$DATABASE_URL .build/debug/storefront endpoints add --url URL)
   PostgreSQL:                  $DATABASE_URL
   broker:                      $KAFKA_BROKERS
   logs:                        $state/logs/

@@ -16,7 +16,7 @@ if [ "${1:-}" = "--check" ]; then
   exec python3 scripts/settings_docs.py check
 fi
 # Every executable that reads settings; a new one is added here.
-binaries=(catalog checkout webhook-receiver subscription-projector reconciler provider-sandbox storefront)
+binaries=(catalog checkout webhook-receiver subscription-projector reconciler webhook-sender provider-sandbox storefront)
 for binary in "${binaries[@]}"; do swift build --quiet --product "$binary"; done
 bin=$(swift build --show-bin-path)
 for binary in "${binaries[@]}"; do

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Starts and stops the whole Storefront stack as plain processes: PostgreSQL,
-# the Tansu broker, the provider sandbox, the five services and the nginx
-# gateway. Used by `make run`, the end-to-end tests and the scale demo.
+# the Tansu broker, the provider sandbox, the services (the five of the
+# purchase path and the webhook-sender) and the nginx gateway. Used by `make run`, the end-to-end tests and the scale demo.
 #
 #   stack.sh up STATE_DIR     start everything; writes STATE_DIR/stack.env
 #   stack.sh down STATE_DIR   stop everything it started (safe to repeat)
@@ -21,7 +21,7 @@
 #
 # Ports come from the environment (defaults: docs/architecture.md, "Processes"): GATEWAY_PORT
 # 8080, CATALOG_PORT 8081, CHECKOUT_PORT 8082, WEBHOOK_RECEIVER_PORT 8083,
-# PROJECTOR_PORT 8084, RECONCILER_PORT 8085, SANDBOX_PORT 8090, PG_PORT
+# PROJECTOR_PORT 8084, RECONCILER_PORT 8085, WEBHOOK_SENDER_PORT 8086, SANDBOX_PORT 8090, PG_PORT
 # 55432, KAFKA_PORT 19092. STACK_FREE_PORTS=1 picks free ports for all of
 # them instead (tests). STACK_PG_PROXY=1 (chaos) puts a fault-injecting TCP
 # proxy (scripts/pg-blackhole-proxy.py, pid in pids/pg-proxy.pid) between the
@@ -33,6 +33,9 @@
 # RECONCILER_SWEEP_INTERVAL (default 30s), RECONCILER_SWEEP_INITIAL_DELAY
 # (5s), RECONCILER_COMMAND_DELAY (1s); any other RECONCILER_* setting in the
 # environment reaches it as well.
+# The webhook-sender retries fast, for tests (WEBHOOK_SENDER_RETRY_SCHEDULE,
+# default 1s,1s,2s,2s,5s; the service's own default spans a day); any other
+# WEBHOOK_SENDER_* setting in the environment reaches it as well.
 # The checkout accepts app tokens with iss AUTH_JWT_ISSUER (default
 # storefront-dev) and aud AUTH_JWT_AUDIENCE (default storefront-app), the
 # values `storefront dev-token` uses by default; it runs with
@@ -129,7 +132,7 @@ sandbox_ls_webhook_secret=ls_sandbox_webhook_secret
 sandbox_ps_secret_key=sk_test_sandbox_secret
 # Each service is started with only the secrets it uses: none is exported,
 # whatever the caller's environment or a sourced pg.env / stack.env holds.
-secret_variables=(DATABASE_URL PROJECTOR_DATABASE_URL CHECKOUT_DATABASE_URL RECONCILER_DATABASE_URL AUTH_JWT_SECRET
+secret_variables=(DATABASE_URL PROJECTOR_DATABASE_URL CHECKOUT_DATABASE_URL RECONCILER_DATABASE_URL WEBHOOK_SENDER_DATABASE_URL AUTH_JWT_SECRET
   LEMONSQUEEZY_API_KEY LEMONSQUEEZY_WEBHOOK_SECRET PAYSTACK_SECRET_KEY OWNERSHIP_PROOF_KEY
   AUTH_JWT_SECRET_FILE LEMONSQUEEZY_API_KEY_FILE LEMONSQUEEZY_WEBHOOK_SECRET_FILE PAYSTACK_SECRET_KEY_FILE OWNERSHIP_PROOF_KEY_FILE)
 unexport_secrets() { export -n "${secret_variables[@]}"; }
@@ -137,7 +140,8 @@ with_api_keys() { LEMONSQUEEZY_API_KEY=$sandbox_ls_api_key PAYSTACK_SECRET_KEY=$
 with_webhook_secrets() { LEMONSQUEEZY_WEBHOOK_SECRET=$sandbox_ls_webhook_secret PAYSTACK_SECRET_KEY=$sandbox_ps_secret_key "$@"; }
 
 # The login user of each service that uses PostgreSQL, and its group role.
-db_users=(subscription_projector:storefront_projector checkout:storefront_checkout reconciler:storefront_reconciler)
+db_users=(subscription_projector:storefront_projector checkout:storefront_checkout reconciler:storefront_reconciler
+  webhook_sender:storefront_webhook_sender)
 database_url_for() { # login user (needs PG_PORT from pg.env; PG_SERVICE_PORT: the chaos proxy's port)
   echo "postgresql://$1@127.0.0.1:${PG_SERVICE_PORT:-$PG_PORT}/postgres?application_name=$1"
 }
@@ -250,6 +254,12 @@ up() {
       start_process "reconciler-$i" "$p" "$bin/reconciler"
   done
 
+  # Webhooks out: no provider secret; its own database user.
+  local sender_port; sender_port=$(port_for webhook-sender "${WEBHOOK_SENDER_PORT:-8086}")
+  WEBHOOK_SENDER_RETRY_SCHEDULE=${WEBHOOK_SENDER_RETRY_SCHEDULE:-1s,1s,2s,2s,5s} WEBHOOK_SENDER_MIGRATE=false \
+    KAFKA_CLIENT_ID=webhook-sender DATABASE_URL=$(database_url_for webhook_sender) \
+    start_process webhook-sender "$sender_port" "$bin/webhook-sender"
+
   with_api_keys start_process catalog "$catalog_port" "$bin/catalog"
   # STOREFRONT_MODE=test: the sandbox's keys are test keys (sk_test_…).
   AUTH_JWT_SECRET=$jwt_secret AUTH_JWT_ISSUER=$jwt_issuer AUTH_JWT_AUDIENCE=$jwt_audience STOREFRONT_MODE=test \
@@ -299,6 +309,7 @@ NGINX
   wait_ready checkout "http://127.0.0.1:$checkout_port/readyz"
   for i in "${!receiver_ports[@]}"; do wait_ready "webhook-receiver-$((i + 1))" "http://127.0.0.1:${receiver_ports[$i]}/readyz"; done
   for i in "${!reconciler_ports[@]}"; do wait_ready "reconciler-$((i + 1))" "http://127.0.0.1:${reconciler_ports[$i]}/readyz"; done
+  wait_ready webhook-sender "http://127.0.0.1:$sender_port/readyz"
   wait_ready gateway "$gateway/healthz"
 
   if [ -n "${STACK_OWNER_PID:-}" ]; then
@@ -322,6 +333,8 @@ export DATABASE_URL=$DATABASE_URL
 export PROJECTOR_DATABASE_URL=$(database_url_for subscription_projector)
 export CHECKOUT_DATABASE_URL=$(database_url_for checkout)
 export RECONCILER_DATABASE_URL=$(database_url_for reconciler)
+export WEBHOOK_SENDER_URL=http://127.0.0.1:$sender_port
+export WEBHOOK_SENDER_DATABASE_URL=$(database_url_for webhook_sender)
 export KAFKA_BROKERS=$KAFKA_BROKERS
 export AUTH_JWT_SECRET=$jwt_secret
 export AUTH_JWT_ISSUER=$jwt_issuer

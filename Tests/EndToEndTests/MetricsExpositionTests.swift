@@ -11,7 +11,7 @@ extension EndToEndTests {
     /// Each service's base URL by name; a service with replicas appears once per replica.
     func metricsTargets(_ stack: LiveStack) throws -> [(String, String)] {
         var targets: [(String, String)] = []
-        for (name, variable) in [("catalog", "CATALOG_URL"), ("checkout", "CHECKOUT_URL")] {
+        for (name, variable) in [("catalog", "CATALOG_URL"), ("checkout", "CHECKOUT_URL"), ("webhook-sender", "WEBHOOK_SENDER_URL")] {
             targets.append((name, try #require(stack.settings[variable], "stack.sh sets \(variable)")))
         }
         for (name, variable) in [

@@ -3,7 +3,8 @@ import Kafka
 import BillingModel
 import Postgres
 import ProjectionStore
-import ProjectorService
+@testable import ProjectorService
+import Telemetry
 import TestSupport
 import Testing
 
@@ -84,6 +85,16 @@ import Testing
                     }
                     #expect((expected["subscriptions"]?.count ?? 0) >= 4)
                     #expect((expected["purchase_owners"]?.count ?? 0) >= 3)
+                    // The entitlement outbox through the role: the same changes, and its relay marks them published.
+                    let changes: PostgresQuery = "SELECT app_user_id || ' ' || event_type FROM entitlement_outbox ORDER BY seq"
+                    let announced = try await owner.query(changes).map { try $0.decode(String.self) }
+                    #expect(!announced.isEmpty)
+                    #expect(try await restricted.query(changes).map { try $0.decode(String.self) } == announced)
+                    let relay = EntitlementOutboxRelay(
+                        pool: asProjector, settings: .init(batchSize: 10_000), registry: MetricsRegistry(),
+                        logger: Logger(service: "projector-tests", minimumLevel: .critical)
+                    ) { _ in }
+                    #expect(try await relay.relayOnce().published == announced.count)
                 } catch {
                     Issue.record("\(error)")
                 }

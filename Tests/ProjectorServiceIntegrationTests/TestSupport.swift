@@ -10,6 +10,7 @@ import Telemetry
 import TestSupport
 import Testing
 import Webhooks
+import Entitlements
 
 /// Servers, fresh databases and record builders for the projector suites.
 enum Support {
@@ -70,10 +71,13 @@ enum Support {
             offset: offset)
     }
 
+    /// The projector as the service runs it, its entitlement outbox included.
     static func projector(_ pool: PostgresPool, sink: any DeadLetterSink = RecordingSink(), metrics: MetricsRegistry = MetricsRegistry()) -> Projector
     {
         Projector(
-            writer: ProjectionWriter(pool: pool), deadLetters: sink, metrics: ProjectorMetrics(registry: metrics), ownership: TestOwnership.proof,
+            writer: ProjectionWriter(
+                pool: pool, outbox: EntitlementOutbox(resolver: EntitlementResolver(policy: AccessPolicy(testDeployment: true)))),
+            deadLetters: sink, metrics: ProjectorMetrics(registry: metrics), ownership: TestOwnership.proof,
             consumerName: "projector-tests", logger: Logger(service: "projector-tests", minimumLevel: .error))
     }
 

@@ -13,6 +13,7 @@ import ReconcilerService
 import SandboxServer
 import ServiceRuntime
 import StorefrontCLI
+import WebhookSenderService
 import Telemetry
 import Testing
 import WebhookReceiverService
@@ -25,7 +26,7 @@ import WebhookReceiverService
     static let binaries: [BinarySettings] =
         [
             CatalogBinary.settings, CheckoutBinary.settings, WebhookReceiverBinary.settings, ProjectorBinary.settings,
-            ReconcilerBinary.settings, ProviderSandboxBinary.settings,
+            ReconcilerBinary.settings, WebhookSenderBinary.settings, ProviderSandboxBinary.settings,
         ] + StorefrontCLIBinary.all
 
     static let settingsJSON = URL(fileURLWithPath: #filePath)

@@ -12,6 +12,7 @@ import StorefrontCLI
 import Telemetry
 import TestSupport
 import Testing
+import WebhookSenderService
 
 /// The services' database roles, as `storefront migrate` creates and grants
 /// them, against the real server: each service's own code works through its
@@ -109,8 +110,36 @@ import Testing
                 WHERE rolname LIKE 'storefront\\_%' ORDER BY rolname
                 """)
             let found = try rows.map { try $0.decode((String, Bool, Bool, Bool, Bool, Bool).self) }
-            #expect(found.map(\.0) == Roles.all.sorted())
+            #expect(found.map(\.0) == (Roles.all + [WebhookSenderSchema.role]).sorted())
             #expect(found.allSatisfy { !$0.1 && !$0.2 && !$0.3 && !$0.4 && !$0.5 }, "\(found)")
+        }
+    }
+
+    @Test func theWebhookSenderWorksItsQueueAndCannotTouchTheEndpointsOrTheProjection() async throws {
+        try await Self.withMigratedDatabase { pool, url in
+            let endpoint = WebhookEndpoint(
+                id: "ep_roles", url: "https://example.com/hook", secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", eventTypes: [])
+            try await EndpointStore(pool: pool).add(endpoint)
+            try await Self.asMember(of: WebhookSenderSchema.role, database: url) { sender, _ in
+                // Its start-up: its schema current, no DDL needed.
+                #expect(try await WebhookSenderSchema.migrate(pool: sender).isEmpty)
+                #expect(try await EndpointStore(pool: sender).enabled().map(\.id) == ["ep_roles"])
+                let change = EntitlementChange(
+                    id: "evt-roles", type: .granted, appUserID: "user-1", occurredAt: Date(),
+                    cause: .init(kind: .command, provider: nil, reference: "cmd-1"), before: EntitlementsResponse(entitlements: []),
+                    after: EntitlementsResponse(entitlements: []))
+                let deliveries = DeliveryStore(pool: sender)
+                #expect(try await deliveries.enqueue([(change, "{}")], for: [endpoint]) == 1)
+                let due = try await deliveries.claimDue(limit: 10, lease: .seconds(30))
+                #expect(due.map(\.eventID) == ["evt-roles"])
+                try await deliveries.record(due[0], outcome: .delivered(status: 204), retryAt: nil)
+                for statement in Self.nobodyMay + [
+                    "UPDATE webhook_endpoints SET url = 'https://evil.example'", "DELETE FROM webhook_endpoints", "DELETE FROM webhook_deliveries",
+                    "SELECT * FROM subscriptions", "SELECT * FROM entitlement_outbox",
+                ] {
+                    await Self.expectDenied(sender, statement)
+                }
+            }
         }
     }
 
@@ -257,11 +286,12 @@ import Testing
             #expect(
                 applied.allSatisfy {
                     $0.projection == ProjectionSchema.migrations.map(\.version) && $0.checkout == CheckoutSchema.migrations.map(\.version)
+                        && $0.webhookSender == WebhookSenderSchema.migrations.map(\.version)
                 })
             let roles = try await admin.query("SELECT rolname FROM pg_roles WHERE rolname LIKE 'storefront\\_%' ORDER BY rolname").map {
                 try $0.decode(String.self)
             }
-            #expect(roles == Roles.all.sorted())
+            #expect(roles == (Roles.all + [WebhookSenderSchema.role]).sorted())
             await admin.close()
         } catch {
             await stop()

@@ -12,6 +12,7 @@ import Synchronization
 import Telemetry
 import TestSupport
 import Testing
+import WebhookSenderService
 
 /// Collects what a command prints.
 final class Output: Sendable {
@@ -29,10 +30,12 @@ final class Output: Sendable {
             let applied = try await MigrateCommand.run(environment: environment, logger: logger)
             #expect(applied.projection == ProjectionSchema.migrations.map(\.version))
             #expect(applied.checkout == CheckoutSchema.migrations.map(\.version))
+            #expect(applied.webhookSender == WebhookSenderSchema.migrations.map(\.version))
             func listed(_ versions: [Int]) -> String { versions.map(String.init).joined(separator: ", ") }
             #expect(
                 applied.summary
-                    == "projection \(listed(ProjectionSchema.migrations.map(\.version))); checkout \(listed(CheckoutSchema.migrations.map(\.version)))"
+                    == "projection \(listed(ProjectionSchema.migrations.map(\.version))); checkout \(listed(CheckoutSchema.migrations.map(\.version))); "
+                    + "webhook-sender \(listed(WebhookSenderSchema.migrations.map(\.version)))"
             )
             #expect(applied.summary.hasPrefix("projection 1, 2, 3, "))
             #expect(try await MigrateCommand.run(environment: environment, logger: logger).isEmpty)

@@ -6,9 +6,10 @@ import Postgres
 import ProjectionStore
 import ServiceRuntime
 import Telemetry
+import WebhookSenderService
 
-/// `storefront migrate`: applies the projection's migrations and the
-/// checkout's own (``CheckoutSchema``) to `DATABASE_URL` (once each, under an
+/// `storefront migrate`: applies the projection's migrations, the
+/// checkout's own (``CheckoutSchema``) and the webhook sender's (``WebhookSenderSchema``) to `DATABASE_URL` (once each, under an
 /// advisory lock, so it is safe beside starting services) and, when
 /// `KAFKA_BROKERS` is set, creates the topics. Connect as the schema owner:
 /// the migrations also create the services' group roles (the user needs
@@ -19,12 +20,13 @@ public enum MigrateCommand {
     public struct Applied: Sendable, Equatable {
         public var projection: [Int]
         public var checkout: [Int]
+        public var webhookSender: [Int] = []
 
-        public var isEmpty: Bool { projection.isEmpty && checkout.isEmpty }
+        public var isEmpty: Bool { projection.isEmpty && checkout.isEmpty && webhookSender.isEmpty }
 
         /// `projection 1, 2; checkout 1`, leaving out a schema with nothing applied.
         public var summary: String {
-            [("projection", projection), ("checkout", checkout)].filter { !$0.1.isEmpty }
+            [("projection", projection), ("checkout", checkout), ("webhook-sender", webhookSender)].filter { !$0.1.isEmpty }
                 .map { "\($0.0) \($0.1.map(String.init).joined(separator: ", "))" }.joined(separator: "; ")
         }
     }
@@ -45,7 +47,9 @@ public enum MigrateCommand {
         let applied: Applied
         do {
             let projection = try await ProjectionSchema.migrate(pool: pool)
-            applied = Applied(projection: projection, checkout: try await CheckoutSchema.migrate(pool: pool))
+            var result = Applied(projection: projection, checkout: try await CheckoutSchema.migrate(pool: pool))
+            result.webhookSender = try await WebhookSenderSchema.migrate(pool: pool)
+            applied = result
         } catch {
             await pool.close()
             throw error

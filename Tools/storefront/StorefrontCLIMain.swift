@@ -34,6 +34,9 @@ struct StorefrontCLIMain {
                                                one reconciliation sweep now: page through the providers' lists,
                                                publish a snapshot of every object changed since DATE (default:
                                                all) and print what changed, with drift against DATABASE_URL if set
+          endpoints add --url URL [--types T,...] [--secret whsec_...] | list | enable ID | disable ID
+                    | remove ID | rotate-secret ID | replay ID [--event EVENT_ID]
+                                               the receivers of webhooks out and their queues (DATABASE_URL)
           help                                 show this text
           [COMMAND] --help-settings [--format text|json|markdown]
                                                the environment variables each command (or COMMAND) reads
@@ -65,6 +68,8 @@ struct StorefrontCLIMain {
                 try await ReconcileCommand.run(arguments, environment: environment, logger: logger) { line in
                     FileHandle.standardOutput.write(Data((line + "\n").utf8))
                 }
+            case "endpoints":
+                try await EndpointsCommand.run(arguments, environment: environment) { print($0) }
             case "help", nil:
                 print(usage)
             case let other?:

@@ -13,7 +13,7 @@
 # a command line or in a log.
 set -eu
 secrets=${SECRETS_DIR:-/run/secrets}
-for entry in checkout:storefront_checkout subscription_projector:storefront_projector reconciler:storefront_reconciler operator:storefront_readonly; do
+for entry in checkout:storefront_checkout subscription_projector:storefront_projector reconciler:storefront_reconciler webhook_sender:storefront_webhook_sender operator:storefront_readonly; do
   user=${entry%%:*}
   role=${entry#*:}
   file="$secrets/pgpass_$user"

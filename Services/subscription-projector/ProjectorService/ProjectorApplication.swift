@@ -20,6 +20,8 @@ public struct ProjectorApplication: ServiceApplication {
     let lagMetrics: KafkaConsumerLagMetrics
     /// `storefront_subscriptions` and its billing-issue twin, from the projection.
     let subscriptionGauges: SubscriptionGauges
+    /// Publishes the entitlement outbox with the dead-letter producer (idempotent, `acks=all`).
+    let outboxRelay: EntitlementOutboxRelay
     /// Operational routes only; readiness: `postgres` (SELECT 1), `kafka`
     /// (metadata request), `kafka-publish` (the dead-letter producer's
     /// deliveries: ``KafkaProducer/checkPublishing(window:)``), `startup`
@@ -27,12 +29,13 @@ public struct ProjectorApplication: ServiceApplication {
     public let shell: ApplicationShell
 
     /// HTTP first (so probes answer during start-up), the dead-letter
-    /// producer, the consumer, then the loop that reads it. Stopped in
+    /// producer, the consumer, then the loop that reads it; the outbox relay
+    /// last, so it stops first and its producer is still open while it drains. Stopped in
     /// reverse: the loop finishes and commits its batch, the consumer leaves
     /// the group, the producer flushes, HTTP goes last. The lag reader and
     /// the subscription gauges run beside them; they only read.
     public var services: [any Service] {
-        [shell.server, deadLetterProducer, consumerService.consumer, consumerService, lagMetrics, subscriptionGauges]
+        [shell.server, deadLetterProducer, consumerService.consumer, consumerService, lagMetrics, subscriptionGauges, outboxRelay]
     }
 }
 
@@ -82,7 +85,8 @@ public func buildProjectorApplication(
     }
     let projectorMetrics = ProjectorMetrics(registry: metrics)
     let projector = Projector(
-        writer: ProjectionWriter(pool: pool), deadLetters: KafkaDeadLetterSink(producer: producer, maxMessageBytes: messaging.client.maxMessageBytes),
+        writer: ProjectionWriter(pool: pool, outbox: EntitlementOutbox(resolver: configuration.entitlements)),
+        deadLetters: KafkaDeadLetterSink(producer: producer, maxMessageBytes: messaging.client.maxMessageBytes),
         metrics: projectorMetrics, ownership: configuration.ownership, consumerName: configuration.groupID, logger: logger)
     let consumerService = ProjectorConsumerService(
         consumer: consumer, projector: projector, pool: pool, messaging: messaging, migrate: configuration.migrate,
@@ -99,5 +103,8 @@ public func buildProjectorApplication(
     return ProjectorApplication(
         pool: pool, consumerService: consumerService, projector: projector, deadLetterProducer: producer, lagMetrics: lagMetrics,
         subscriptionGauges: SubscriptionGauges(source: PostgresSubscriptionCounts(pool: pool), registry: metrics, logger: logger),
+        outboxRelay: EntitlementOutboxRelay(
+            pool: pool, settings: configuration.outboxRelay, registry: metrics, logger: logger, isReady: { consumerService.isStarted },
+            publish: { message in _ = try await producer.sendAndAwait(message) }),
         shell: ApplicationShell(http: http, health: health, metrics: metrics, logger: logger))
 }

@@ -13,5 +13,8 @@ import Webhooks
 public enum ProjectorBinary {
     public static let settings = BinarySettings(
         "subscription-projector",
-        [.runtime, .httpServer, .projector, .ownershipProof, .postgresConnection, .postgresLimits, .entitlements, .kafka, .kafkaSecurity])
+        [
+            .runtime, .httpServer, .projector, .entitlementOutbox, .ownershipProof, .postgresConnection, .postgresLimits, .entitlements, .kafka,
+            .kafkaSecurity,
+        ])
 }

@@ -1,6 +1,7 @@
 import ServiceSettings
 import Foundation
 import Postgres
+import Entitlements
 import ServiceRuntime
 import Webhooks
 
@@ -29,6 +30,12 @@ public struct ProjectorConfiguration: Sendable {
     /// 32 bytes; the checkout's key): checks the ownership claims in webhooks
     /// and snapshots.
     public var ownership: OwnershipProof
+    /// `ENTITLEMENTS_FILE`, `ENTITLEMENT_*` and `STOREFRONT_MODE` (the
+    /// checkout's values): how the outbox computes each user's entitlements,
+    /// so the changes it announces are what `GET /api/entitlements` answers.
+    public var entitlements = EntitlementResolver(policy: AccessPolicy(testDeployment: true))
+    /// `OUTBOX_BATCH_SIZE`, `OUTBOX_POLL_INTERVAL`, `OUTBOX_BACKOFF_MAX`: the entitlement outbox's relay.
+    public var outboxRelay = EntitlementOutboxRelay.Settings()
 
     public init(
         databaseURL: String, ownership: OwnershipProof, groupID: String = "subscription-projector", batchSize: Int = 500,
@@ -55,6 +62,9 @@ public struct ProjectorConfiguration: Sendable {
             migrate: reader.bool(.projectorMigrate, default: true),
             databaseConnections: reader.int(.projectorDBConnections, default: 4, in: 1...64))
         configuration.databaseLimits = PostgresSessionLimits.fromEnvironment(&reader, defaults: .batch)
+        // As the CLI reads it: anything but `live` judges test purchases (the projector has no provider key to derive it from).
+        configuration.entitlements = EntitlementResolver.fromEnvironment(&reader, testDeployment: reader.string(.projectorMode) != "live")
+        configuration.outboxRelay = EntitlementOutboxRelay.Settings.fromEnvironment(&reader)
         return configuration
     }
 }

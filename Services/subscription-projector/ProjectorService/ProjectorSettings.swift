@@ -14,9 +14,19 @@ extension Setting {
         "PROJECTOR_DB_CONNECTIONS", default: "4", "PostgreSQL connections of the projector")
     public static let projectorMigrate = Setting(
         "PROJECTOR_MIGRATE", default: "true", "apply the projection's migrations at start-up")
+    public static let projectorMode = Setting(
+        "STOREFRONT_MODE", default: "test", "the checkout's mode: live judges entitlement changes as a live deployment does")
+    public static let outboxBatchSize = Setting(
+        "OUTBOX_BATCH_SIZE", default: "100", "entitlement changes the relay publishes per round")
+    public static let outboxPollInterval = Setting(
+        "OUTBOX_POLL_INTERVAL", default: "200ms", "the relay's wait once the outbox is empty")
+    public static let outboxBackoffMax = Setting(
+        "OUTBOX_BACKOFF_MAX", default: "30s", "the relay's longest wait after failed rounds (from 250ms, doubling)")
 }
 
 extension SettingGroup {
     public static let projector = SettingGroup(
         "Subscription projector", [.projectorKafkaGroupID, .projectorBatchSize, .projectorBatchWait, .projectorDBConnections, .projectorMigrate])
+    public static let entitlementOutbox = SettingGroup(
+        "Entitlement change outbox (projector)", [.projectorMode, .outboxBatchSize, .outboxPollInterval, .outboxBackoffMax])
 }

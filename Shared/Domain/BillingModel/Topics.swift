@@ -10,9 +10,11 @@ public enum Topics {
     public static let snapshots = "storefront.snapshots.v1"
     /// Dead letters (``DeadLetterRecord``), key as the source record's.
     public static let deadLetter = "storefront.deadletter.v1"
+    /// Entitlement changes (``EntitlementChange``) from the projector's outbox, key `<app user id>`.
+    public static let entitlements = "storefront.entitlements.v1"
 
     /// Every topic, e.g. for start-up checks and test setup.
-    public static let all = [webhooks, checkouts, commands, snapshots, deadLetter]
+    public static let all = [webhooks, checkouts, commands, snapshots, deadLetter, entitlements]
 }
 
 /// Record keys: `<provider>:<entity id>`, so all records about one entity go

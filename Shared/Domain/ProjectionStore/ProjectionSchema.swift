@@ -12,6 +12,7 @@ public enum ProjectionSchema {
         (6, "a database role per service", serviceRoles),
         (7, "ranked ownership evidence, refunds and disputes", moneyBack),
         (8, "the recurring price each event states", recurringPrice),
+        (9, "the entitlement change outbox", entitlementOutbox),
     ]
 
     /// The NOLOGIN group roles of the services, created by migration 6 and

@@ -21,9 +21,13 @@ import Entitlements
 /// and ``SubscriptionFold``).
 public struct ProjectionWriter: Sendable {
     public let pool: PostgresPool
+    /// Records the batch's entitlement changes, last in its transaction; nil:
+    /// no outbox (tools and tests that only project).
+    public let outbox: EntitlementOutbox?
 
-    public init(pool: PostgresPool) {
+    public init(pool: PostgresPool, outbox: EntitlementOutbox? = nil) {
         self.pool = pool
+        self.outbox = outbox
     }
 
     /// Applies `inputs` atomically.
@@ -35,7 +39,8 @@ public struct ProjectionWriter: Sendable {
         // Built here when there is nothing to leave out, so an encoding error surfaces before the transaction.
         let fullPlan = snapshots.isEmpty ? try ProjectionPlan(inputs) : nil
         return try await pool.withConnection { connection in
-            try await connection.withTransaction { connection in
+            // The outbox step sees every row the batch wrote and commits with them.
+            try await connection.withTransaction(beforeCommit: { try await outbox?.record(after: inputs, on: $0) }) { connection in
                 let (plan, repeatedSnapshots) =
                     if let fullPlan { (fullPlan, 0) } else { try await Self.leavingOutRepeats(inputs, snapshots, on: connection) }
                 let counts = try await Self.run(plan, on: connection)

@@ -30,8 +30,7 @@ public struct SubscriptionStatusReader: Sendable {
     /// - Throws: ``PostgresError`` when the database cannot be read.
     public func snapshot(for user: ProjectionUser, at now: Date = Date()) async throws -> SubscriptionStatusSnapshot {
         try await pool.withConnection { connection in
-            let subscriptions = try await connection.query(Self.subscriptionsQuery(user, code: nil, now: now)).compactMap(Self.subscription)
-            let orders = try await connection.query(Self.ordersQuery(user, now: now)).compactMap(Self.order)
+            let (subscriptions, orders) = try await Self.purchases(for: user, at: now, on: connection)
             let latest = try await connection.query(Self.latestCheckoutQuery(user, since: now.addingTimeInterval(-Self.pendingWindow)))
                 .compactMap(Self.checkout).first
             let pending = latest.flatMap { checkout in
@@ -95,9 +94,7 @@ public struct SubscriptionStatusReader: Sendable {
         WITH me AS (SELECT \(user.appUserID)::text AS id, lower(\(user.verifiedEmail)::text) AS email,
                            \(now.addingTimeInterval(-claimDelay))::timestamptz AS claimable_before),
         \(unescaped: ownedCTE(table: "orders", idColumn: "order_id"))
-        SELECT r.provider, r.order_id, r.app_user_id, r.customer_email, r.product_id, r.variant_id, r.product_name,
-               r.status, r.paid_at, r.refunded_at, r.subscription_id, r.test_mode, r.partially_refunded_at,
-               CASE WHEN r.dispute_resolved_at IS NULL THEN r.dispute_opened_at END AS dispute_opened_at
+        SELECT \(unescaped: orderColumns)
         FROM orders r JOIN owned o ON o.provider = r.provider AND o.order_id = r.order_id
         ORDER BY r.paid_at DESC NULLS LAST, r.provider, r.order_id
         LIMIT \(rowLimit)
@@ -115,6 +112,13 @@ public struct SubscriptionStatusReader: Sendable {
     }
 
     // MARK: - Row decoding
+
+    /// Every column ``order(_:)`` reads, of `orders r`.
+    static let orderColumns = """
+        r.provider, r.order_id, r.app_user_id, r.customer_email, r.product_id, r.variant_id, r.product_name,
+        r.status, r.paid_at, r.refunded_at, r.subscription_id, r.test_mode, r.partially_refunded_at,
+        CASE WHEN r.dispute_resolved_at IS NULL THEN r.dispute_opened_at END AS dispute_opened_at
+        """
 
     /// Every column ``subscription(_:)`` reads, of `subscriptions s`.
     public static let subscriptionColumns = """

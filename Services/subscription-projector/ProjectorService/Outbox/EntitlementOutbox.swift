@@ -1,0 +1,134 @@
+import Foundation
+import BillingModel
+import Postgres
+import ProjectionStore
+import Entitlements
+
+/// The transactional outbox of entitlement changes: the last step of every
+/// projector batch, in the batch's transaction (``ProjectionWriter/write(_:)``).
+///
+/// It takes the app users whose purchases the batch wrote (the
+/// `entitlement_touched` rows the triggers of migration 9 left, removed
+/// here), locks them in a stable order, computes their entitlements the
+/// way `GET /api/entitlements` does, for all of them in two queries
+/// (``SubscriptionStatusReader/entitlements(ownedBy:resolver:at:on:)``), and
+/// compares them with the list last announced (`entitlement_states`).
+/// A user whose list changed gets one `entitlement_outbox` row, when the
+/// change is one of ``EntitlementChange/Kind`` (``EntitlementChangeClassifier``),
+/// and the new list is stored. Equal lists (a redelivered batch, a write
+/// that changed nothing the answer shows) announce nothing.
+///
+/// The per-user lock orders two replicas' changes of one user: the second
+/// waits for the first to commit, so its row gets a later `seq`, and the
+/// relay (``EntitlementOutboxRelay``) publishes in `seq` order.
+///
+/// Known limits (docs/architecture.md, "Entitlement changes"): a user with
+/// no stored list (first change after the upgrade) is compared with an empty
+/// one; the email fallback is not applied (it depends on the caller's
+/// token); `product_id` is the catalog's fallback id (the projector has no
+/// live catalog); a change that only the passing of time makes (a period
+/// ending without any event) is announced with the user's next write.
+public struct EntitlementOutbox: Sendable {
+    /// How purchases become entitlements: the checkout's settings (`ENTITLEMENTS_FILE`, `ENTITLEMENT_*`).
+    public let resolver: EntitlementResolver
+    let now: @Sendable () -> Date
+    let newID: @Sendable () -> String
+
+    public init(
+        resolver: EntitlementResolver, now: @escaping @Sendable () -> Date = { Date() },
+        newID: @escaping @Sendable () -> String = { UUID().uuidString.lowercased() }
+    ) {
+        self.resolver = resolver
+        self.now = now
+        self.newID = newID
+    }
+
+    /// Records the changes of every user the transaction's writes touched.
+    /// - Parameter inputs: the batch, to name each change's cause (``EntitlementCauseFinder``).
+    /// - Returns: how many changes were recorded.
+    /// - Throws: ``PostgresError``, or an encoding error (the batch then fails whole and is retried).
+    @discardableResult
+    public func record(after inputs: [ProjectionInput], on connection: PostgresConnection) async throws -> Int {
+        let byUser = Dictionary(grouping: try await Self.takeTouches(on: connection), by: \.appUserID)
+        guard !byUser.isEmpty else { return 0 }
+        let users = byUser.keys.sorted()
+        let list = String(decoding: try RecordCoding.encode(users), as: UTF8.self)
+        // Two-key advisory locks: a key space apart from the batch's purchase
+        // locks. Taken in the order of the keys themselves, so two batches
+        // never wait on each other in a circle, even when two users' names hash alike.
+        _ = try await connection.query(
+            """
+            SELECT count(pg_advisory_xact_lock(4541012, h)) FROM (
+                SELECT DISTINCT hashtext(u) AS h FROM jsonb_array_elements_text(\(list)::jsonb) AS u ORDER BY 1) AS users
+            """)
+        var announced: [String: String] = [:]
+        for row in try await connection.query(
+            """
+            SELECT app_user_id, entitlements FROM entitlement_states
+            WHERE app_user_id IN (SELECT jsonb_array_elements_text(\(list)::jsonb))
+            """)
+        {
+            let (user, entitlements) = try row.decode((String, String).self)
+            announced[user] = entitlements
+        }
+
+        let at = now()
+        let currentLists = try await SubscriptionStatusReader.entitlements(ownedBy: users, resolver: resolver, at: at, on: connection)
+        var states: [[String]] = []
+        var changes: [EntitlementChange] = []
+        for user in users {
+            let touches = byUser[user] ?? []
+            let afterText = String(decoding: try RecordCoding.encode(currentLists[user] ?? []), as: UTF8.self)
+            let beforeText = announced[user] ?? "[]"
+            guard afterText != beforeText else { continue }
+            states.append([user, afterText])
+            // Both sides as the record carries them (timestamps to the millisecond), so they compare alike.
+            let before = try RecordCoding.decode([EntitlementInfo].self, from: Array(beforeText.utf8))
+            let after = try RecordCoding.decode([EntitlementInfo].self, from: Array(afterText.utf8))
+            guard
+                let kind = EntitlementChangeClassifier.classify(before: before, after: after, transferred: touches.contains(where: \.transferred)),
+                let cause = EntitlementCauseFinder.cause(of: touches, in: inputs)
+            else { continue }
+            changes.append(
+                EntitlementChange(
+                    id: newID(), type: kind, appUserID: user, occurredAt: at, cause: cause,
+                    before: EntitlementsResponse(entitlements: before), after: EntitlementsResponse(entitlements: after)))
+        }
+        try await Self.store(states: states, changes: changes, on: connection)
+        return changes.count
+    }
+
+    /// Removes and returns the transaction's touched purchases (and any a
+    /// writer without this step left committed: they are announced now).
+    static func takeTouches(on connection: PostgresConnection) async throws -> [EntitlementTouch] {
+        try await connection.query("DELETE FROM entitlement_touched RETURNING app_user_id, provider, purchase_type, purchase_id, transferred")
+            .compactMap { row in
+                let (user, provider, type, id, transferred) = try row.decode((String, String, String, String, Bool).self)
+                guard let purchaseType = PurchaseType(rawValue: type) else { return nil }
+                return EntitlementTouch(appUserID: user, provider: provider, purchaseType: purchaseType, purchaseID: id, transferred: transferred)
+            }
+    }
+
+    /// The new announced lists and the outbox rows: one statement each, whatever the count.
+    static func store(states: [[String]], changes: [EntitlementChange], on connection: PostgresConnection) async throws {
+        if !states.isEmpty {
+            let rows = String(decoding: try RecordCoding.encode(states), as: UTF8.self)
+            _ = try await connection.execute(
+                """
+                INSERT INTO entitlement_states (app_user_id, entitlements)
+                SELECT s->>0, s->>1 FROM jsonb_array_elements(\(rows)::jsonb) AS s
+                ON CONFLICT (app_user_id) DO UPDATE SET entitlements = EXCLUDED.entitlements, updated_at = now()
+                """)
+        }
+        guard !changes.isEmpty else { return }
+        let rows = try changes.map { change in
+            [change.id, change.appUserID, change.type.rawValue, String(decoding: try RecordCoding.encode(change), as: UTF8.self)]
+        }
+        let json = String(decoding: try RecordCoding.encode(rows), as: UTF8.self)
+        _ = try await connection.execute(
+            """
+            INSERT INTO entitlement_outbox (event_id, app_user_id, event_type, record)
+            SELECT r->>0, r->>1, r->>2, r->>3 FROM jsonb_array_elements(\(json)::jsonb) WITH ORDINALITY AS x(r, n) ORDER BY n
+            """)
+    }
+}

@@ -1,0 +1,82 @@
+import Foundation
+import HTTPServer
+import Kafka
+import BillingModel
+import Postgres
+import ServiceRuntime
+import Telemetry
+
+/// The webhook sender, assembled: the queue loop over
+/// `storefront.entitlements.v1`, the dispatcher, health and metrics over HTTP.
+public struct WebhookSenderApplication: ServiceApplication {
+    public let pool: PostgresPool
+    public let queueService: DeliveryQueueService
+    public let dispatcher: DeliveryDispatcher
+    /// Operational routes only; readiness: `postgres` (SELECT 1), `kafka`
+    /// (metadata of the entitlements topic), `startup` (migrations done).
+    public let shell: ApplicationShell
+
+    /// HTTP first, the consumer, the loop that queues, then the dispatcher;
+    /// stopped in reverse: attempts in flight finish and are recorded, the
+    /// loop commits its batch, the consumer leaves the group, HTTP goes last.
+    public var services: [any Service] {
+        [shell.server, queueService.consumer, queueService, dispatcher]
+    }
+}
+
+/// Why the application cannot be built.
+public struct WebhookSenderSetupError: Error, CustomStringConvertible {
+    public var description: String
+}
+
+/// Builds the webhook sender.
+/// - Parameter transport: how requests leave (default: libcurl, ``CurlWebhookTransport``).
+/// - Throws: ``WebhookSenderSetupError`` for an unusable DATABASE_URL or Kafka settings.
+public func buildWebhookSenderApplication(
+    configuration: WebhookSenderConfiguration,
+    messaging: MessagingSettings,
+    http: HTTPServerConfiguration = HTTPServerConfiguration(),
+    transport: (any WebhookTransport)? = nil,
+    logger: Logger,
+    metrics: MetricsRegistry = MetricsRegistry()
+) throws -> WebhookSenderApplication {
+    var database: PostgresConfiguration
+    do {
+        database = try PostgresConfiguration(url: configuration.databaseURL)
+        database.limits = configuration.databaseLimits
+    } catch {
+        throw WebhookSenderSetupError(description: "DATABASE_URL is not usable: \(error)")
+    }
+    // One connection per attempt in flight records its outcome, plus the queue loop's.
+    let pool = PostgresPool(
+        configuration: database, options: PostgresPoolConfiguration(maximumConnections: configuration.dispatcher.concurrency + 2))
+    let consumer: KafkaConsumer
+    let admin: KafkaAdmin
+    do {
+        consumer = try KafkaConsumer(
+            topics: [Topics.entitlements],
+            configuration: KafkaConsumerConfiguration(client: messaging.client, groupID: configuration.groupID, maxBatchSize: configuration.batchSize)
+        )
+        admin = try KafkaAdmin(configuration: messaging.client)
+    } catch {
+        throw WebhookSenderSetupError(description: "Kafka client setup failed: \(error)")
+    }
+    let senderMetrics = WebhookSenderMetrics(registry: metrics)
+    let deliveries = DeliveryStore(pool: pool), endpoints = EndpointStore(pool: pool)
+    let queueService = DeliveryQueueService(
+        consumer: consumer, deliveries: deliveries, endpoints: endpoints, pool: pool, migrate: configuration.migrate, metrics: senderMetrics,
+        logger: logger)
+    let dispatcher = DeliveryDispatcher(
+        deliveries: deliveries, endpoints: endpoints, transport: transport ?? CurlWebhookTransport(timeout: configuration.dispatcher.timeout),
+        settings: configuration.dispatcher, metrics: senderMetrics, logger: logger, isReady: { queueService.isStarted })
+
+    let health = HealthChecks()
+    health.register("postgres") { _ = try await pool.query("SELECT 1") }
+    health.register("kafka") { _ = try await admin.partitionCount(topic: Topics.entitlements, timeout: .seconds(2)) }
+    health.register("startup") {
+        guard queueService.isStarted else { throw WebhookSenderSetupError(description: "migrations not done yet") }
+    }
+    return WebhookSenderApplication(
+        pool: pool, queueService: queueService, dispatcher: dispatcher,
+        shell: ApplicationShell(http: http, health: health, metrics: metrics, logger: logger))
+}

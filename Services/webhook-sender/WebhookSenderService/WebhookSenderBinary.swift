@@ -1,0 +1,12 @@
+import HTTPServer
+import Kafka
+import Postgres
+import ServiceRuntime
+import ServiceSettings
+
+/// What the `webhook-sender` executable reads: its `--help-settings`
+/// prints it, and its reader refuses anything else.
+public enum WebhookSenderBinary {
+    public static let settings = BinarySettings(
+        "webhook-sender", [.runtime, .httpServer, .webhookSender, .postgresConnection, .postgresLimits, .kafka, .kafkaSecurity])
+}

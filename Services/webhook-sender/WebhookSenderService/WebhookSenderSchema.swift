@@ -1,0 +1,82 @@
+import Postgres
+
+/// The webhook sender's tables, migrated by their own ``PostgresMigrator``
+/// (tracking table ``trackingTable``), by `storefront migrate` and, unless
+/// `WEBHOOK_SENDER_MIGRATE=false`, by the service at start-up.
+public enum WebhookSenderSchema {
+    /// The table recording applied webhook-sender migrations.
+    public static let trackingTable = "webhook_sender_schema_migrations"
+    /// The service's group role (granted to its login user, as the others').
+    public static let role = "storefront_webhook_sender"
+
+    public static let migrations: [PostgresMigration] = [
+        PostgresMigration(
+            version: 1, name: "webhook endpoints and deliveries",
+            sql: """
+                -- Receivers the operator registers with `storefront endpoints add`.
+                CREATE TABLE webhook_endpoints (
+                    endpoint_id                 text PRIMARY KEY,
+                    url                         text NOT NULL,
+                    secret                      text NOT NULL,
+                    previous_secret             text,
+                    previous_secret_expires_at  timestamptz,
+                    -- A JSON array of entitlement.* types; empty: every type.
+                    event_types                 text NOT NULL DEFAULT '[]',
+                    enabled                     boolean NOT NULL DEFAULT true,
+                    created_at                  timestamptz NOT NULL DEFAULT now()
+                );
+
+                -- One row per (endpoint, event): the dedup guard (a redelivered
+                -- record adds nothing), the queue and its outcome. seq orders a
+                -- user's events per endpoint: only the oldest pending one is sent.
+                CREATE TABLE webhook_deliveries (
+                    endpoint_id      text NOT NULL REFERENCES webhook_endpoints ON DELETE CASCADE,
+                    event_id         text NOT NULL,
+                    seq              bigint GENERATED ALWAYS AS IDENTITY,
+                    app_user_id      text NOT NULL,
+                    event_type       text NOT NULL,
+                    body             text NOT NULL,
+                    state            text NOT NULL DEFAULT 'pending' CHECK (state IN ('pending', 'delivered', 'dead')),
+                    attempts         integer NOT NULL DEFAULT 0,
+                    next_attempt_at  timestamptz NOT NULL DEFAULT now(),
+                    -- A sender working on it until then; another may take it after.
+                    leased_until     timestamptz,
+                    last_status      integer,
+                    last_error       text,
+                    created_at       timestamptz NOT NULL DEFAULT now(),
+                    delivered_at     timestamptz,
+                    PRIMARY KEY (endpoint_id, event_id)
+                );
+                CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at) WHERE state = 'pending';
+                CREATE INDEX webhook_deliveries_queue ON webhook_deliveries (endpoint_id, app_user_id, seq) WHERE state = 'pending';
+
+                DO $roles$
+                BEGIN
+                    IF NOT EXISTS (SELECT FROM pg_catalog.pg_roles WHERE rolname = 'storefront_webhook_sender') THEN
+                        BEGIN
+                            CREATE ROLE storefront_webhook_sender NOLOGIN;
+                        EXCEPTION WHEN duplicate_object OR unique_violation THEN
+                            NULL; -- created meanwhile by the migration of another database
+                        END;
+                    END IF;
+                END
+                $roles$;
+                -- The sender reads endpoints and works its queue; endpoints are the operator's.
+                GRANT SELECT ON webhook_endpoints TO storefront_webhook_sender;
+                GRANT SELECT, INSERT, UPDATE ON webhook_deliveries TO storefront_webhook_sender;
+                GRANT SELECT ON webhook_sender_schema_migrations TO storefront_webhook_sender;
+                """)
+    ]
+
+    /// The migrator for ``migrations``; its advisory lock makes concurrent starts safe.
+    public static func migrator() throws -> PostgresMigrator {
+        try PostgresMigrator(migrations: migrations, tableName: trackingTable)
+    }
+
+    /// Applies pending migrations.
+    /// - Returns: the versions this call applied.
+    @discardableResult
+    public static func migrate(pool: PostgresPool) async throws -> [Int] {
+        try await migrator().migrate(pool: pool)
+    }
+}

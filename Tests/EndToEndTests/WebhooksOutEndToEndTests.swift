@@ -1,0 +1,132 @@
+@testable import SeedModels
+import CryptoPrimitives
+import Foundation
+import HTTPClient
+import Postgres
+import Testing
+
+/// Webhooks out through the whole stack: a sandbox purchase, its renewal and
+/// its refund go through the receiver, the projector (its outbox and relay),
+/// `storefront.entitlements.v1` and the webhook-sender to an endpoint
+/// registered with the CLI, which checks every signature.
+@Suite(.serialized, .liveStack()) struct WebhooksOutEndToEndTests {
+    var stack: LiveStack { get throws { try LiveStack.required() } }
+
+    /// One received change, as the endpoint's JSON.
+    struct Change {
+        var id: String
+        var type: String
+        var before: NSDictionary
+        var after: NSDictionary
+        var firstExpiry: String? { ((after["entitlements"] as? [[String: Any]])?.first?["expires_at"]) as? String }
+    }
+
+    static func register(_ stack: LiveStack, url: String, secret: String) async throws {
+        try await ScriptRunner.run(
+            try stack.binary("storefront"), ["endpoints", "add", "--url", url, "--secret", secret],
+            environment: ["DATABASE_URL": stack.databaseURL, "LOG_LEVEL": "error"],
+            outputFile: stack.state + "/endpoint-\(UUID().uuidString.prefix(6))")
+    }
+
+    /// What the endpoint accepted for `user`, in arrival order.
+    static func received(_ stub: WebhookEndpointStub, user: String) throws -> [Change] {
+        try stub.received.compactMap { request in
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any])
+            guard object["app_user_id"] as? String == user else { return nil }
+            #expect(object["id"] as? String == request.webhookID, "webhook-id is the change's id")
+            return Change(
+                id: request.webhookID, type: try #require(object["type"] as? String),
+                before: try #require(object["before"] as? NSDictionary), after: try #require(object["after"] as? NSDictionary))
+        }
+    }
+
+    /// The user's outbox rows, in the order the projector recorded them.
+    static func recorded(_ stack: LiveStack, user: String) async throws -> [String] {
+        try await stack.withDatabase { pool in
+            try await pool.query("SELECT event_id FROM entitlement_outbox WHERE app_user_id = \(user) ORDER BY seq").map {
+                try $0.decode(String.self)
+            }
+        }
+    }
+
+    @Test(arguments: ["lemonsqueezy", "paystack"])
+    func aPurchaseARenewalAndARefundReachTheEndpointOncePerChangeInOrder(provider: String) async throws {
+        let stack = try self.stack
+        let secret = try StandardWebhookSignature.generateSecret()
+        let stub = try WebhookEndpointStub.start(secret: secret)
+        try await Self.register(stack, url: stub.url, secret: secret)
+        let flow = try await PurchaseFlow.make(stack, provider: provider)
+        let user = flow.subject
+
+        let code = try #require(try await flow.buySubscription().subscriptionCode)
+        let granted = try await stack.eventually(timeout: .seconds(60), "the purchase's change delivered") {
+            try Self.received(stub, user: user).first { $0.type == "entitlement.granted" }
+        }
+        try await flow.sandbox("renew", subscription: code)
+        _ = try await stack.eventually(timeout: .seconds(60), "the renewal's change delivered") {
+            try Self.received(stub, user: user).first {
+                $0.type == "entitlement.renewed" && ($0.firstExpiry ?? "") > (granted.firstExpiry ?? "~")
+            }
+        }
+        try await flow.sandbox("refund", subscription: code)
+        _ = try await stack.eventually(timeout: .seconds(60), "the refund's change delivered") {
+            try Self.received(stub, user: user).first { $0.type == "entitlement.refunded" }
+        }
+        // Every change the projector recorded for the user arrived, once, in its order.
+        let ids = try await stack.eventually(timeout: .seconds(30), "every recorded change delivered") {
+            let recorded = try await Self.recorded(stack, user: user)
+            return try Self.received(stub, user: user).map(\.id) == recorded ? recorded : nil
+        }
+        let changes = try Self.received(stub, user: user)
+        #expect(changes.map(\.id) == ids && Set(ids).count == ids.count)
+        #expect(changes.first?.type == "entitlement.granted" && changes.last?.type == "entitlement.refunded", "\(changes.map(\.type))")
+        // A chain: each change starts where the one before ended, so none is missing or repeated.
+        #expect((changes.first?.before["entitlements"] as? [Any])?.isEmpty == true)
+        for (earlier, later) in zip(changes, changes.dropFirst()) {
+            #expect(later.before.isEqual(earlier.after), "\(later.type) does not start where \(earlier.type) ended")
+        }
+        #expect(stub.rejected == 0, "every request was signed with the endpoint's secret")
+        await stub.stop()
+    }
+}
+
+/// A projector killed between the commit of a change and its publish: the
+/// first projector's relay sleeps for an hour after its first round
+/// (`OUTBOX_POLL_INTERVAL`), so the purchase's change is committed and never
+/// sent by it; after a SIGKILL, a fresh projector's relay (default settings)
+/// sends it, and the endpoint gets it once.
+@Suite(.serialized, .liveStack(["OUTBOX_POLL_INTERVAL": "1h"])) struct ProjectorCrashWebhooksOutEndToEndTests {
+    var stack: LiveStack { get throws { try LiveStack.required() } }
+
+    @Test func aChangeCommittedButNotPublishedWhenTheProjectorDiesIsSentByTheNextOne() async throws {
+        let stack = try self.stack
+        let secret = try StandardWebhookSignature.generateSecret()
+        let stub = try WebhookEndpointStub.start(secret: secret)
+        try await WebhooksOutEndToEndTests.register(stack, url: stub.url, secret: secret)
+        let flow = try await PurchaseFlow.make(stack, provider: "lemonsqueezy")
+        _ = try await flow.buySubscription()
+        _ = try await stack.eventually(timeout: .seconds(30), "the change committed") {
+            try await WebhooksOutEndToEndTests.recorded(stack, user: flow.subject).first
+        }
+        let (total, unpublished) = try await stack.withDatabase { pool in
+            try await pool.query(
+                """
+                SELECT count(*), count(*) FILTER (WHERE published_at IS NULL) FROM entitlement_outbox WHERE app_user_id = \(flow.subject)
+                """
+            )[0].decode((Int, Int).self)
+        }
+        #expect(total > 0 && unpublished == total, "committed, not yet published")
+        #expect(try WebhooksOutEndToEndTests.received(stub, user: flow.subject).isEmpty)
+
+        try stack.signal(SIGKILL, to: "pids/subscription-projector-1.pid")
+        try await ScriptRunner.runScript("stack.sh", ["add-projector", stack.state], outputFile: stack.state + "/add-projector.out")
+        let ids = try await stack.eventually(timeout: .seconds(60), "every change sent by the next projector") {
+            let received = try WebhooksOutEndToEndTests.received(stub, user: flow.subject).map(\.id)
+            return try await received == WebhooksOutEndToEndTests.recorded(stack, user: flow.subject) ? received : nil
+        }
+        #expect(Set(ids).count == ids.count, "each change once")
+        #expect(try WebhooksOutEndToEndTests.received(stub, user: flow.subject).first?.type == "entitlement.granted")
+        #expect(stub.rejected == 0)
+        await stub.stop()
+    }
+}

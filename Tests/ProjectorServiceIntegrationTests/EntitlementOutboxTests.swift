@@ -1,0 +1,224 @@
+import Foundation
+import Kafka
+import BillingModel
+import Postgres
+import ProjectionStore
+import Synchronization
+import Telemetry
+import TestSupport
+import Testing
+import Webhooks
+@testable import ProjectorService
+
+/// The transactional outbox through the projector's real write path and
+/// PostgreSQL, and its relay through the real broker: a purchase, a renewal,
+/// a refund and a claim each record exactly one change, in order per user,
+/// and nothing is lost when the relay dies between commit and publish.
+@Suite struct EntitlementOutboxTests {
+    static let t0 = OwnershipTests.t0
+
+    /// The clock the outbox judges entitlements by, moved by each test along its story.
+    final class TestClock: Sendable {
+        let now = Mutex(EntitlementOutboxTests.t0)
+        func set(_ offset: TimeInterval) { now.withLock { $0 = EntitlementOutboxTests.t0.addingTimeInterval(offset) } }
+    }
+
+    static func projector(_ pool: PostgresPool, clock: TestClock) -> Projector {
+        let outbox = EntitlementOutbox(resolver: MoneyBackTests.resolver, now: { clock.now.withLock { $0 } })
+        return Projector(
+            writer: ProjectionWriter(pool: pool, outbox: outbox), deadLetters: RecordingSink(),
+            metrics: ProjectorMetrics(registry: MetricsRegistry()),
+            ownership: TestOwnership.proof, consumerName: "outbox-tests", logger: Logger(service: "outbox-tests", minimumLevel: .error))
+    }
+
+    /// The outbox in `seq` order: (user, type, cause kind, cause reference, published).
+    static func outbox(_ pool: PostgresPool) async throws -> [EntitlementChange] {
+        try await pool.query("SELECT record FROM entitlement_outbox ORDER BY seq").map { row in
+            try RecordCoding.decode(EntitlementChange.self, from: Array(try row.decode(String.self).utf8))
+        }
+    }
+
+    static func paystack(_ body: [UInt8], at offset: TimeInterval) throws -> KafkaConsumerRecord {
+        try OwnershipTests.record(.paystack, body, receivedAt: offset)
+    }
+
+    /// When the outbox judges each step of the story: an hour after the
+    /// purchase, an hour after the renewal, just after the refund.
+    static let storyTimes: [TimeInterval] = [3600, 30 * 86_400 + 3600, 30 * 86_400 + 7300]
+
+    /// user-b's story: buys (charge + subscription), renews a month later (charge + invoice), gets the renewal refunded.
+    static func purchaseRenewalRefund() throws -> [[KafkaConsumerRecord]] {
+        let c = MoneyBackTests.self
+        let purchase = Array(try OwnershipTests.paystackTakeover().prefix(2))
+        let renewal = [
+            try paystack(
+                OwnershipTests.paystackCharge(
+                    user: "user-b", customer: c.customer, email: c.email, plan: c.plan, authorization: "AUTH_b1", id: 1002, at: 30 * 86_400),
+                at: 30 * 86_400 + 1),
+            try paystack(c.invoice(subscription: "SUB_b", reference: "ref-1002"), at: 30 * 86_400 + 2),
+        ]
+        let refund = [try paystack(c.refund(reference: "ref-1002", amount: nil), at: 30 * 86_400 + 7200)]
+        return [purchase, renewal, refund]
+    }
+
+    @Test func aPurchaseARenewalAndARefundAreOneChangeEachInOrder() async throws {
+        try await Support.withDatabase { pool in
+            let clock = TestClock()
+            let projector = Self.projector(pool, clock: clock)
+            let steps = try Self.purchaseRenewalRefund()
+            for (step, offset) in zip(steps, Self.storyTimes) {
+                clock.set(offset)
+                _ = try await projector.apply(step)
+                // Delivered again (a consumer that died before its commit): nothing new to announce.
+                _ = try await projector.apply(step)
+            }
+            let changes = try await Self.outbox(pool)
+            #expect(changes.map(\.type) == [.granted, .renewed, .refunded])
+            #expect(Set(changes.map(\.appUserID)) == ["user-b"])
+            #expect(Set(changes.map(\.id)).count == 3)
+            // Each change names the record that caused it, and chains: one's after is the next one's before.
+            #expect(changes.allSatisfy { $0.cause.kind == .providerEvent && $0.cause.provider == .paystack })
+            #expect(changes[0].before.entitlements.isEmpty && changes[0].after.entitlements.first?.isActive == true)
+            #expect(changes[1].before == changes[0].after && changes[2].before == changes[1].after)
+            #expect(changes[1].after.entitlements.first?.expiresAt == Self.t0.addingTimeInterval(60 * 86_400))
+            #expect(changes[2].after.entitlements.first?.isActive == false && changes[2].after.entitlements.first?.refundedAt != nil)
+            // The before and after lists are what GET /api/entitlements answers at that time.
+            let reader = SubscriptionStatusReader(pool: pool, resolver: MoneyBackTests.resolver)
+            let now = try await reader.snapshot(
+                for: ProjectionUser(appUserID: "user-b", verifiedEmail: nil), at: Self.t0.addingTimeInterval(30 * 86_400 + 7300))
+            #expect(
+                try RecordCoding.encode(EntitlementsResponse(entitlements: now.entitlements)) == (try RecordCoding.encode(changes[2].after)))
+            #expect(try await Support.count(pool, "SELECT count(*) FROM entitlement_touched") == 0, "the touched list never outlives its transaction")
+        }
+    }
+
+    /// The outbox reads every touched user at once; each list must be the one
+    /// `GET /api/entitlements` gives that user alone (same rows, same order).
+    @Test func theBatchedReadIsEachUsersOwnAnswer() async throws {
+        try await Support.withDatabase { pool in
+            let projector = Support.projector(pool)
+            for batch in try ProjectorRoleTests.batches() { _ = try await projector.apply(batch) }
+            let users = try await pool.query(
+                "SELECT app_user_id FROM subscriptions WHERE app_user_id IS NOT NULL UNION SELECT app_user_id FROM orders WHERE app_user_id IS NOT NULL"
+            ).map { try $0.decode(String.self) }
+            #expect(users.count >= 3)
+            let now = Self.t0.addingTimeInterval(3600)
+            let batched = try await pool.withConnection { connection in
+                try await SubscriptionStatusReader.entitlements(
+                    ownedBy: users + ["nobody"], resolver: MoneyBackTests.resolver, at: now, on: connection)
+            }
+            let reader = SubscriptionStatusReader(pool: pool, resolver: MoneyBackTests.resolver)
+            var granting = 0
+            for user in users {
+                let alone = try await reader.snapshot(for: ProjectionUser(appUserID: user, verifiedEmail: nil), at: now).entitlements
+                #expect(batched[user] == alone, "\(user)")
+                granting += alone.isEmpty ? 0 : 1
+            }
+            #expect(granting >= 3)
+            #expect(batched["nobody"] == [])
+        }
+    }
+
+    @Test func aClaimIsATransferToTheClaimerAndAnUnownedPurchaseAnnouncesNothing() async throws {
+        try await Support.withDatabase { pool in
+            let clock = TestClock()
+            clock.set(3600)
+            let projector = Self.projector(pool, clock: clock)
+            let customer = "CUS_dash1", email = "dash@example.com", plan = "PLN_premium1"
+            _ = try await projector.apply([
+                try Self.paystack(
+                    OwnershipTests.paystackCharge(user: nil, customer: customer, email: email, plan: plan, authorization: "AUTH_d1", id: 2001, at: 0),
+                    at: 1),
+                try Self.paystack(
+                    OwnershipTests.paystackSubscription(
+                        "subscription.create", code: "SUB_dash", customer: customer, email: email, plan: plan, authorization: "AUTH_d1",
+                        status: "active"), at: 2),
+            ])
+            #expect(try await Self.outbox(pool).isEmpty, "nobody owns it yet: no user to tell")
+
+            var claim = SubscriptionCommand(
+                commandID: UUID().uuidString.lowercased(), kind: .claimByEmail, provider: .paystack, subscriptionID: "SUB_dash",
+                appUserID: "user-claimer", requestedAt: Self.t0.addingTimeInterval(3600))
+            claim.purchaseType = .subscription
+            let record = Support.record(Topics.commands, key: claim.key, value: try RecordCoding.encode(claim))
+            _ = try await projector.apply([record])
+            _ = try await projector.apply([record])
+            let changes = try await Self.outbox(pool)
+            #expect(changes.map(\.type) == [.transferred])
+            #expect(changes.first?.appUserID == "user-claimer")
+            #expect(changes.first?.cause == EntitlementChange.Cause(kind: .claim, provider: .paystack, reference: claim.commandID))
+            #expect(changes.first?.after.entitlements.first?.isActive == true)
+        }
+    }
+
+    /// The relay dies twice: once after the broker took a record but before
+    /// it was marked (so it goes out again), once with rows not yet sent. A
+    /// fresh relay publishes the rest; a consumer deduping by id sees every
+    /// change once, in order.
+    @Test func aRelayCrashBetweenCommitAndPublishLosesNothing() async throws {
+        let brokers = try Support.brokers()
+        try await Support.withDatabase { pool in
+            let clock = TestClock()
+            let projector = Self.projector(pool, clock: clock)
+            for (step, offset) in zip(try Self.purchaseRenewalRefund(), Self.storyTimes) {
+                clock.set(offset)
+                _ = try await projector.apply(step)
+            }
+            // The projector "crashed" after its commits: three rows, none published.
+            let recorded = try await Self.outbox(pool)
+            #expect(recorded.count == 3)
+            #expect(try await Support.count(pool, "SELECT count(*) FROM entitlement_outbox WHERE published_at IS NULL") == 3)
+
+            let client = KafkaClientConfiguration(bootstrapServers: brokers, clientID: "outbox-tests")
+            try await MessagingSettings(client: client).ensureTopics([Topics.entitlements])
+            let producer = try KafkaProducer(configuration: KafkaProducerConfiguration(client: client))
+            struct Crash: Error {}
+            let sends = Mutex(0)
+            // First relay: the broker takes the first record, then the relay dies before marking it.
+            let dying = EntitlementOutboxRelay(
+                pool: pool, settings: .init(batchSize: 10), registry: MetricsRegistry(),
+                logger: Logger(service: "outbox-tests", minimumLevel: .critical)
+            ) { message in
+                let n = sends.withLock {
+                    $0 += 1; return $0
+                }
+                if n == 1 { _ = try await producer.sendAndAwait(message) }
+                throw Crash()
+            }
+            let first = try await dying.relayOnce()
+            #expect(first.published == 0 && first.failure != nil)
+            #expect(try await Support.count(pool, "SELECT count(*) FROM entitlement_outbox WHERE published_at IS NULL") == 3)
+
+            let relay = EntitlementOutboxRelay(
+                pool: pool, settings: .init(batchSize: 2), registry: MetricsRegistry(),
+                logger: Logger(service: "outbox-tests", minimumLevel: .critical)
+            ) { message in _ = try await producer.sendAndAwait(message) }
+            #expect(try await relay.relayOnce().published == 2, "a round is bounded by the batch size")
+            #expect(try await relay.relayOnce().published == 1)
+            #expect(try await relay.relayOnce().published == 0, "published rows are not sent again")
+            _ = await producer.shutdown()
+
+            let ids = Set(recorded.map(\.id))
+            let consumer = try ProjectorLiveTests.consumer(brokers, group: Support.unique("outbox-read"), topics: [Topics.entitlements])
+            var seen: [String] = []
+            let deadline = ContinuousClock.now + .seconds(60)
+            while seen.count < 4 {
+                try #require(ContinuousClock.now < deadline, "the changes did not arrive")
+                guard let batch = try await consumer.nextBatch(timeout: .seconds(1)) else { continue }
+                for record in batch.records {
+                    guard let value = record.value, let change = try? RecordCoding.decode(EntitlementChange.self, from: value),
+                        ids.contains(change.id)
+                    else { continue }
+                    #expect(record.key == Array("user-b".utf8))
+                    seen.append(change.id)
+                }
+            }
+            await consumer.close()
+            // At least once on the topic: the first record twice; once each after deduping, in the outbox's order.
+            #expect(seen.count == 4)
+            var deduped: [String] = []
+            for id in seen where !deduped.contains(id) { deduped.append(id) }
+            #expect(deduped == recorded.map(\.id))
+        }
+    }
+}

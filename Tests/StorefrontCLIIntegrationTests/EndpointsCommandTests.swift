@@ -1,0 +1,85 @@
+import ServiceSettings
+import CryptoPrimitives
+import Foundation
+import BillingModel
+import Postgres
+import ServiceRuntime
+import StorefrontCLI
+import Synchronization
+import Telemetry
+import TestSupport
+import Testing
+import WebhookSenderService
+
+/// `storefront endpoints` against a migrated database: what each subcommand
+/// stores, and what it refuses.
+@Suite struct EndpointsCommandTests {
+    final class Lines: Sendable {
+        let lines = Mutex<[String]>([])
+        var all: [String] { lines.withLock { $0 } }
+        func callAsFunction(_ line: String) { lines.withLock { $0.append(line) } }
+    }
+
+    static func run(_ words: [String], url: String) async throws -> [String] {
+        let output = Lines()
+        try await EndpointsCommand.run(
+            try CommandLineArguments(["endpoints"] + words), environment: Environment(["DATABASE_URL": url])
+        ) { output($0) }
+        return output.all
+    }
+
+    @Test func addListDisableRotateReplayAndRemove() async throws {
+        try await FreshDatabase.with(prefix: "test_endpoints") { pool, url in
+            _ = try await MigrateCommand.run(environment: Environment(["DATABASE_URL": url]), logger: Logger(service: "t", minimumLevel: .critical))
+            let added = try await Self.run(
+                ["add", "--url", "https://api.example.com/hooks", "--types", "entitlement.granted,entitlement.revoked"], url: url)
+            let id = try #require(added.first?.split(separator: " ").dropFirst().first.map(String.init))
+            #expect(id.hasPrefix("ep_"))
+            let secret = try #require(added.last?.split(separator: " ").last.map(String.init))
+            #expect(try StandardWebhookSignature.key(of: secret).count == 32)
+
+            let stored = try #require(try await EndpointStore(pool: pool).all().first)
+            #expect(stored.id == id && stored.secret == secret && stored.eventTypes == [.granted, .revoked] && stored.enabled)
+            let listed = try await Self.run(["list"], url: url)
+            #expect(listed == ["\(id) enabled https://api.example.com/hooks [entitlement.granted,entitlement.revoked] pending 0 delivered 0 dead 0"])
+
+            _ = try await Self.run(["disable", id], url: url)
+            #expect(try await EndpointStore(pool: pool).enabled().isEmpty)
+            _ = try await Self.run(["enable", id], url: url)
+
+            let rotated = try #require(try await Self.run(["rotate-secret", id], url: url).first?.split(separator: " ").last.map(String.init))
+            let after = try #require(try await EndpointStore(pool: pool).all().first)
+            #expect(after.secret == rotated && after.previousSecret == secret)
+            #expect(after.signingSecrets(at: Date()) == [rotated, secret], "the old secret signs beside the new one for a while")
+
+            // A dead delivery goes back in the queue.
+            let change = EntitlementChange(
+                id: "evt-1", type: .revoked, appUserID: "u1", occurredAt: Date(), cause: .init(kind: .command, provider: nil, reference: "c"),
+                before: EntitlementsResponse(entitlements: []), after: EntitlementsResponse(entitlements: []))
+            let deliveries = DeliveryStore(pool: pool)
+            #expect(try await deliveries.enqueue([(change, "{}")], for: [after]) == 1)
+            let due = try await deliveries.claimDue(limit: 1, lease: .seconds(30))
+            try await deliveries.record(try #require(due.first), outcome: .failed(status: 500, reason: "answered 500"), retryAt: nil)
+            #expect(try await Self.run(["replay", id], url: url) == ["replayed 1 dead delivery"])
+            #expect(try await deliveries.counts()[id]?.pending == 1)
+
+            _ = try await Self.run(["remove", id], url: url)
+            #expect(try await EndpointStore(pool: pool).all().isEmpty)
+            #expect(try await deliveries.counts().isEmpty, "its queue went with it")
+        }
+    }
+
+    @Test func refusesWhatIsNotAnEndpoint() async throws {
+        try await FreshDatabase.with(prefix: "test_endpoints") { _, url in
+            _ = try await MigrateCommand.run(environment: Environment(["DATABASE_URL": url]), logger: Logger(service: "t", minimumLevel: .critical))
+            for words in [
+                ["add", "--url", "ftp://example.com/x"], ["add", "--url", "not a url"],
+                ["add", "--url", "https://x.example", "--types", "entitlement.nope"],
+                ["add", "--url", "https://x.example", "--secret", "plain"], ["disable", "ep_missing"], ["frobnicate"],
+            ] {
+                await #expect(throws: (any Error).self, "\(words)") { _ = try await Self.run(words, url: url) }
+            }
+            #expect(try await Self.run(["list"], url: url).isEmpty)
+        }
+    }
+}
