@@ -26,6 +26,11 @@ struct StorefrontCLIMain {
                                                one reconciliation sweep now: page through the providers' lists,
                                                publish a snapshot of every object changed since DATE (default:
                                                all) and print what changed, with drift against DATABASE_URL if set
+          api-keys create --name NAME --scope entitlements:read
+                                               a new API key for the app's own server (printed once, stored
+                                               hashed; sfk_live_ with STOREFRONT_MODE=live, else sfk_test_)
+          api-keys list                        every key: id, name, scopes, created, last used, revoked
+          api-keys revoke KEY_ID               refuse that key from now on (DATABASE_URL, as the schema owner)
           help                                 show this text
 
         Logs go to stderr as JSON (LOG_LEVEL); results go to stdout.
@@ -52,6 +57,8 @@ struct StorefrontCLIMain {
                 try await ReconcileCommand.run(arguments, environment: environment, logger: logger) { line in
                     FileHandle.standardOutput.write(Data((line + "\n").utf8))
                 }
+            case "api-keys":
+                try await APIKeysCommand.run(arguments, environment: environment) { print($0) }
             case "help", nil:
                 print(usage)
             case let other?:
