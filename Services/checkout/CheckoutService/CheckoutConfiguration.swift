@@ -115,6 +115,7 @@ public struct CheckoutConfiguration: Sendable {
         quotas.portalPerMinute = reader.int("CHECKOUT_QUOTA_PORTAL_PER_MINUTE", default: quotas.portalPerMinute, in: 0...100_000)
         quotas.cancelResumePerMinute = reader.int(
             "CHECKOUT_QUOTA_CANCEL_RESUME_PER_MINUTE", default: quotas.cancelResumePerMinute, in: 0...100_000)
+        quotas.apiKeyPerMinute = reader.int("CHECKOUT_QUOTA_API_KEY_PER_MINUTE", default: quotas.apiKeyPerMinute, in: 0...1_000_000)
         configuration.quotas = quotas
         return configuration
     }

@@ -1,5 +1,6 @@
 import Basics
 import Catalog
+import Foundation
 import CheckoutService
 import HTTPClient
 import HTTPServer
@@ -25,7 +26,8 @@ import Webhooks
 /// `STOREFRONT_MODE=live`), `OWNERSHIP_PROOF_KEY` (the
 /// projector's, too), `CHECKOUT_CATALOG_REFRESH`,
 /// `CHECKOUT_REDIRECT_URL`, `CHECKOUT_EXPIRY`, `CHECKOUT_MAX_BODY_BYTES`, `CHECKOUT_PROVIDER_TIMEOUT`,
-/// `CHECKOUT_QUOTA_*` (per-user quotas), `PROVIDER_BUDGET_*` (the provider
+/// `CHECKOUT_QUOTA_*` (per-user and per-API-key quotas), `CHECKOUT_STREAM_*` (the live
+/// stream, ``EntitlementStreamSettings``), `PROVIDER_BUDGET_*` (the provider
 /// limits shared with the reconciler through the ledger), the `DATABASE_*`
 /// limits (``PostgresSessionLimits/requestPath``), `LOG_LEVEL`.
 @main
@@ -56,6 +58,7 @@ struct CheckoutMain {
                 return (
                     http: http,
                     configuration: configuration,
+                    stream: EntitlementStreamSettings.fromEnvironment(&reader),
                     // Refuses AUTH_DISABLED=true in live mode.
                     auth: AuthConfiguration.fromEnvironment(&reader, mode: mode),
                     ownership: OwnershipProof.configured(key: ownershipKey, reader: &reader),
@@ -75,9 +78,17 @@ struct CheckoutMain {
                 }
                 let pool = PostgresPool(configuration: database, options: PostgresPoolConfiguration(maximumConnections: settings.maxConnections))
                 try await CheckoutSchema.migrate(pool: pool)
-                try await settings.messaging.ensureTopics(Topics.all)
+                try await settings.messaging.ensureTopics(Topics.all + [EntitlementChangeTopic.name])
                 let producer = try KafkaProducer(configuration: settings.messaging.producerConfiguration(declaring: Topics.all), logger: logger)
                 let admin = try KafkaAdmin(configuration: settings.messaging.client)
+                // The live stream: this replica's own group on the entitlement changes.
+                let changes = EntitlementChangeHub(settings: settings.stream)
+                let listener = EntitlementChangeListener(
+                    consumer: try KafkaConsumer(
+                        topics: [EntitlementChangeTopic.name],
+                        configuration: EntitlementChangeTopic.consumerConfiguration(
+                            client: settings.messaging.client, replica: ProcessInfo.processInfo.hostName)),
+                    hub: changes, logger: logger, metrics: metrics)
                 let application = buildCheckoutApplication(
                     configuration: settings.configuration, auth: settings.auth, ownership: settings.ownership,
                     providers: ProviderRegistry(
@@ -97,7 +108,11 @@ struct CheckoutMain {
                         _ = try await admin.partitionCount(topic: Topics.checkouts, timeout: .seconds(2))
                         try producer.checkPublishing(window: window)
                     },
-                    http: settings.http, entitlements: settings.entitlements, logger: logger, metrics: metrics)
+                    http: settings.http, entitlements: settings.entitlements, logger: logger, metrics: metrics,
+                    changes: changes,
+                    changeFeedCheck: {
+                        guard listener.isAssigned else { throw StreamNotAssigned() }
+                    })
 
                 logger.info(
                     "checkout starting",
@@ -111,8 +126,13 @@ struct CheckoutMain {
                     ])
                 // The producer drains last: services stop in reverse order, HTTP first.
                 return ServiceLaunch(
-                    services: [producer] + application.services,
+                    services: [producer, listener.consumer, listener] + application.services,
                     afterStop: { await pool.close() })
             })
     }
+}
+
+/// The readiness failure before the live stream's consumer owns its partitions.
+struct StreamNotAssigned: Error, CustomStringConvertible {
+    var description: String { "entitlement stream consumer not assigned yet" }
 }
