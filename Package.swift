@@ -306,7 +306,8 @@ let package = Package(
 
         // End-to-end
         tests("EndToEndTests", ["SeedModels", "TestSupport", "HTTPClient", "Postgres", "Crypto", "HTTPTypes"]),
-        tests("StorefrontKitEndToEndTests", ["StorefrontKit", "TestSupport", "HTTPClient"]),
+        // Kafka: the live-stream test publishes the entitlement change the projector's outbox will.
+        tests("StorefrontKitEndToEndTests", ["StorefrontKit", "TestSupport", "HTTPClient", "Kafka"], linker: vendoredLibraries),
         tests("ScaleDemoEndToEndTests", ["TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

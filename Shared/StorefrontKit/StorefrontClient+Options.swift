@@ -54,8 +54,10 @@ extension StorefrontClient {
         /// proxy that cuts long requests), the client polls as it would without it.
         public var liveChanges: Bool
         /// While the live stream is connected, the pause between two status
-        /// reads of a purchase wait (30 s): changes wake it sooner, so this is
-        /// only the safety net. Without the stream the wait polls with
+        /// reads of a purchase wait (10 s): changes wake it sooner, so this is
+        /// only the safety net, for a change the stream did not bring (a
+        /// backend whose projector does not publish changes yet, a change
+        /// published while no poll was open). Without the stream the wait polls with
         /// ``pollInitialDelay`` and ``pollMaximumDelay``.
         public var liveChangesPollInterval: Duration
         /// The least severe level ``logHandler`` gets (``StorefrontLogLevel/info``).
@@ -73,7 +75,7 @@ extension StorefrontClient {
             pollInitialDelay: Duration = .milliseconds(500), pollMaximumDelay: Duration = .seconds(5),
             entitlementsDirectory: URL? = Options.defaultEntitlementsDirectory, refreshInterval: Duration? = .seconds(300),
             refreshesOnForeground: Bool = true, checkoutClosedGrace: Duration = .seconds(2), liveChanges: Bool = true,
-            liveChangesPollInterval: Duration = .seconds(30), logLevel: StorefrontLogLevel = .info,
+            liveChangesPollInterval: Duration = .seconds(10), logLevel: StorefrontLogLevel = .info,
             logHandler: StorefrontLogHandler? = nil, clock: any StorefrontClock = .system
         ) {
             self.cacheDirectory = cacheDirectory
