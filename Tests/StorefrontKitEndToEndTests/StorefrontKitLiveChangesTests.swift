@@ -27,6 +27,18 @@ extension StorefrontKitLiveTests {
         return log.split(separator: "\n").filter { $0.contains("\"GET /api/subscription/status") && $0.contains("StorefrontKit/1") }.count
     }
 
+    /// The statuses the gateway logged for StorefrontKit's stream polls, oldest first.
+    static func streamPollStatuses(_ stack: LiveStack) throws -> [Int] {
+        let log = try String(contentsOfFile: stack.state + "/logs/gateway-access.log", encoding: .utf8)
+        return log.split(separator: "\n").filter { $0.contains("\"GET /api/entitlements/stream?") && $0.contains("StorefrontKit/1") }
+            .compactMap { line in
+                guard let version = line.range(of: " HTTP/"), let end = line.range(of: "\" ", range: version.upperBound..<line.endIndex) else {
+                    return nil
+                }
+                return Int(line[end.upperBound...].prefix { $0.isNumber })
+            }
+    }
+
     @Test(.timeLimit(.minutes(5))) func thePurchaseWaitEndsWhenTheChangeIsStreamed() async throws {
         let stack = try self.stack
         let subject = "kit-live-\(UUID().uuidString.prefix(8).lowercased())"
@@ -67,5 +79,11 @@ extension StorefrontKitLiveTests {
         // A bound far below the 180 s pause (a loaded machine is slow), not a pace.
         #expect(ContinuousClock.now - start < .seconds(120), "ended by the streamed change, not by the pause")
         #expect(try Self.statusReads(stack) - readsBefore <= 3, "the wait looked on the change, it did not poll")
+        // Every pause was 180 s and no poll of the stream failed (a failure would wake the
+        // wait to poll instead): the change on the stream is what ended it. The gateway
+        // writes a line once its answer is out, so the poll that brought the change is there.
+        _ = try await waitUntil("the stream's answer is logged") { try !Self.streamPollStatuses(stack).isEmpty }
+        let polls = try Self.streamPollStatuses(stack)
+        #expect(polls.allSatisfy { $0 == 200 }, "stream polls answered \(polls)")
     }
 }
