@@ -171,6 +171,7 @@ let package = Package(
             dependencies: [
                 "Timing", "ServiceSettings", "Catalog", "BillingModel", "Providers", "ProviderBudget", "ProjectionStore", "Entitlements", "Postgres",
                 "Kafka", "CryptoPrimitives", "HTTPServer", "ServiceRuntime", "Telemetry", "TokenVerification", "Webhooks", "ProviderConfiguration",
+                "JSONCodec",
             ],
             path: "Services/checkout/CheckoutService", swiftSettings: strict, linkerSettings: vendoredLibraries),
         .executableTarget(
@@ -399,7 +400,8 @@ let package = Package(
 
         // End-to-end
         tests("EndToEndTests", ["SeedModels", "TestSupport", "HTTPClient", "Postgres", "CryptoPrimitives", "HTTPPrimitives"]),
-        tests("StorefrontKitEndToEndTests", ["StorefrontKit", "TestSupport", "HTTPClient"]),
+        // Kafka: the live-stream test publishes the entitlement change the projector's outbox would.
+        tests("StorefrontKitEndToEndTests", ["StorefrontKit", "TestSupport", "HTTPClient", "Kafka"], linker: vendoredLibraries),
         tests("ScaleDemoEndToEndTests", ["TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

@@ -262,6 +262,7 @@ extension StorefrontClient {
             task.cancel()
             refreshTask = nil
         }
+        liveChangesNeeded()
     }
 
     /// Asks the server (the cache answering when it cannot be reached) and

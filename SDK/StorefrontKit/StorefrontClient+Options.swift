@@ -46,6 +46,20 @@ extension StorefrontClient {
         /// payment made just before the page closed before it answers
         /// ``CheckoutOutcome/cancelled`` (2 s).
         public var checkoutClosedGrace: Duration
+        /// Whether the client listens to the server's live stream of the
+        /// user's entitlement changes (`GET /api/entitlements/stream`, a long
+        /// poll) while a purchase is awaited or an entitlement stream is open
+        /// (true). A change wakes a purchase wait at once and refreshes the
+        /// observed entitlements; when the stream fails (an older server, a
+        /// proxy that cuts long requests), the client polls as it would without it.
+        public var liveChanges: Bool
+        /// While the live stream is connected, the pause between two status
+        /// reads of a purchase wait (10 s): changes wake it sooner, so this is
+        /// only the safety net, for a change the stream did not bring (a
+        /// backend whose projector does not publish changes yet, a change
+        /// published while no poll was open). Without the stream the wait polls with
+        /// ``pollInitialDelay`` and ``pollMaximumDelay``.
+        public var liveChangesPollInterval: Duration
         /// The least severe level ``logHandler`` gets (``StorefrontLogLevel/info``).
         public var logLevel: StorefrontLogLevel
         /// The app's log hook; nil logs nothing. Messages never contain the token.
@@ -60,7 +74,8 @@ extension StorefrontClient {
             returnURLs: [URL] = [], requestTimeout: Duration = .seconds(30), checkoutAttempts: Int = 3,
             pollInitialDelay: Duration = .milliseconds(500), pollMaximumDelay: Duration = .seconds(5),
             entitlementsDirectory: URL? = Options.defaultEntitlementsDirectory, refreshInterval: Duration? = .seconds(300),
-            refreshesOnForeground: Bool = true, checkoutClosedGrace: Duration = .seconds(2), logLevel: StorefrontLogLevel = .info,
+            refreshesOnForeground: Bool = true, checkoutClosedGrace: Duration = .seconds(2), liveChanges: Bool = true,
+            liveChangesPollInterval: Duration = .seconds(10), logLevel: StorefrontLogLevel = .info,
             logHandler: StorefrontLogHandler? = nil, clock: any StorefrontClock = .system
         ) {
             self.cacheDirectory = cacheDirectory
@@ -75,6 +90,8 @@ extension StorefrontClient {
             self.refreshInterval = refreshInterval.flatMap { $0 > .zero ? $0 : nil }
             self.refreshesOnForeground = refreshesOnForeground
             self.checkoutClosedGrace = max(.zero, checkoutClosedGrace)
+            self.liveChanges = liveChanges
+            self.liveChangesPollInterval = max(pollMaximumDelay, liveChangesPollInterval)
             self.logLevel = logLevel
             self.logHandler = logHandler
             self.clock = clock

@@ -72,13 +72,19 @@ public actor StorefrontClient {
     var snapshotObservers: [UUID: AsyncStream<EntitlementsSnapshot>.Continuation] = [:]
     /// The periodic refresh, running while a stream is open.
     var refreshTask: Task<Void, Never>?
+    /// The live stream's loop (``Options/liveChanges``), running while a
+    /// purchase is awaited or an entitlement stream is open.
+    var liveChangesTask: Task<Void, Never>?
+    /// Whether the live stream is believed to work (its last poll did not
+    /// fail): a purchase wait then pauses ``Options/liveChangesPollInterval``.
+    var liveChangesConnected = false
     private var checkouts: [String: OpenCheckout] = [:]
     /// When the app reported each checkout's page closed (``checkoutClosed(checkoutID:)``).
     private var closedCheckouts: [String: ContinuousClock.Instant] = [:]
     /// Checkouts a return link arrived for while they were open or awaited.
     private var returnedCheckouts: Set<String> = []
     /// The checkouts an ``awaitCheckout(_:timeout:)`` or ``awaitPurchase(checkoutID:timeout:)`` waits for.
-    private var waiting: Set<String> = []
+    var waiting: Set<String> = []
     private var sleepers: [UUID: CheckedContinuation<Void, Never>] = [:]
     private var pausing: Set<UUID> = []
     private var earlyWakes: Set<UUID> = []
@@ -115,6 +121,7 @@ public actor StorefrontClient {
         for observer in snapshotObservers.values { observer.finish() }
         for sleeper in sleepers.values { sleeper.resume() }
         refreshTask?.cancel()
+        liveChangesTask?.cancel()
     }
 
     // MARK: - Products
@@ -412,7 +419,11 @@ public actor StorefrontClient {
 
     private func waitForCheckout(_ checkoutID: String, timeout: Duration, honoursClose: Bool) async throws(StorefrontError) -> WaitEnd {
         waiting.insert(checkoutID)
-        defer { waiting.remove(checkoutID) }
+        liveChangesNeeded()
+        defer {
+            waiting.remove(checkoutID)
+            liveChangesNeeded()
+        }
         let deadline = ContinuousClock.now + timeout
         let known = checkouts[checkoutID]
         var baseline = known?.baseline
@@ -471,7 +482,9 @@ public actor StorefrontClient {
             }
             guard deadline - ContinuousClock.now > .zero else { return .timedOut }
             if honoursClose, closedAt == nil, closedCheckouts[checkoutID] != nil { continue } // closed meanwhile: look again now
-            await pause(min(delay, left))
+            // With the live stream up, a change wakes the pause (wakeAll): the
+            // long pause is only the net under a change the stream missed.
+            await pause(min(liveChangesConnected ? options.liveChangesPollInterval : delay, left))
             delay = min(delay * 2, options.pollMaximumDelay)
         }
     }

@@ -172,6 +172,16 @@ import WebhookSenderService
                 #expect(try await ledger.take(provider: .paystack, window: LedgerWindow.start(of: Date()), ceiling: 5, at: Date()) == .granted)
                 try await ledger.pause(provider: .paystack, until: Date().addingTimeInterval(1))
                 _ = try await ledger.sweep()
+                // API keys: read them and record their use; making and revoking them is the operator's.
+                let keys = PostgresAPIKeyStore(pool: checkout)
+                _ = try await keys.find(keyID: "000000000000")
+                try await keys.markUsed(keyID: "000000000000", at: Date())
+                let keyWrites: [PostgresQuery] = [
+                    "INSERT INTO checkout_api_keys (key_id, name, scopes, key_hash) VALUES ('x', 'x', 'entitlements:read', '\\x00')",
+                    "UPDATE checkout_api_keys SET revoked_at = NULL", "UPDATE checkout_api_keys SET scopes = 'entitlements:read'",
+                    "DELETE FROM checkout_api_keys",
+                ]
+                for sql in keyWrites { await Self.expectDenied(checkout, sql) }
 
                 // The projection is the projector's: checkout publishes, never writes it.
                 for sql in Self.nobodyMay + [

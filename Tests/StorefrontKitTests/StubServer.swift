@@ -23,6 +23,9 @@ struct RecordedRequest: Sendable {
 enum StubAnswer: Sendable {
     case response(status: Int, headers: [String: String], body: Data)
     case failure(URLError.Code)
+    /// `answer`, after `seconds`, from another thread: a long poll's wait
+    /// without holding the thread that asked (blocking it would stall the caller).
+    indirect case delayed(seconds: Double, StubAnswer)
 
     static func json(_ status: Int, _ text: String, headers: [String: String] = [:]) -> StubAnswer {
         .response(status: status, headers: headers.merging(["Content-Type": "application/json"]) { a, _ in a }, body: Data(text.utf8))
@@ -79,15 +82,16 @@ final class StubServer: Sendable {
     }
 
     /// Short delays, and a fresh folder of its own for the entitlements cache
-    /// (never the machine's Application Support).
+    /// (never the machine's Application Support). The live stream is off
+    /// unless asked for: the suites that count requests count polls only.
     static func fastOptions(
         cacheDirectory: URL? = nil, returnURLs: [URL] = [], entitlementsDirectory: URL? = StubServer.temporaryFolder(),
-        clock: any StorefrontClock = .system
+        clock: any StorefrontClock = .system, liveChanges: Bool = false
     ) -> StorefrontClient.Options {
         StorefrontClient.Options(
             cacheDirectory: cacheDirectory, returnURLs: returnURLs, requestTimeout: .seconds(5),
             pollInitialDelay: .milliseconds(10), pollMaximumDelay: .milliseconds(40), entitlementsDirectory: entitlementsDirectory,
-            refreshesOnForeground: false, clock: clock)
+            refreshesOnForeground: false, liveChanges: liveChanges, clock: clock)
     }
 
     /// A new folder under the system's temporary one (not created yet).
@@ -107,6 +111,14 @@ final class StubServer: Sendable {
 }
 
 final class StubProtocol: URLProtocol {
+    /// Carries the protocol to the queue that delivers a delayed answer.
+    /// `@unchecked Sendable`: URLProtocol is not, but the only state touched
+    /// there is the `stopped` mutex and `client`, which the session sets
+    /// before `startLoading` and never changes.
+    private struct Later: @unchecked Sendable {
+        let stub: StubProtocol
+    }
+
     override class func canInit(with request: URLRequest) -> Bool {
         guard let host = request.url?.host else { return false }
         return StubServer.servers.withLock { $0[host] != nil }
@@ -122,7 +134,11 @@ final class StubProtocol: URLProtocol {
         let recorded = RecordedRequest(
             method: request.httpMethod ?? "GET", url: url, headers: request.allHTTPHeaderFields ?? [:],
             body: request.httpBody ?? Self.read(request.httpBodyStream))
-        switch server.answer(recorded) {
+        deliver(server.answer(recorded), url: url)
+    }
+
+    private func deliver(_ answer: StubAnswer, url: URL) {
+        switch answer {
         case .failure(let code):
             client?.urlProtocol(self, didFailWithError: URLError(code))
         case .response(let status, let headers, let body):
@@ -130,10 +146,18 @@ final class StubProtocol: URLProtocol {
             client?.urlProtocol(self, didReceive: response, cacheStoragePolicy: .notAllowed)
             client?.urlProtocol(self, didLoad: body)
             client?.urlProtocolDidFinishLoading(self)
+        case .delayed(let seconds, let later):
+            let carried = Later(stub: self)
+            DispatchQueue.global().asyncAfter(deadline: .now() + seconds) {
+                if !carried.stub.stopped.withLock({ $0 }) { carried.stub.deliver(later, url: url) }
+            }
         }
     }
 
-    override func stopLoading() {}
+    /// Set when the request is cancelled: a delayed answer is then dropped.
+    private let stopped = Mutex(false)
+
+    override func stopLoading() { stopped.withLock { $0 = true } }
 
     static func read(_ stream: InputStream?) -> Data {
         guard let stream else { return Data() }

@@ -14,6 +14,8 @@ extension Setting {
         "KAFKA_BROKERS", "when set, migrate also creates the topics on these brokers")
     public static let statusMode = Setting(
         "STOREFRONT_MODE", default: "test", "live hides test-only entitlement shortcuts, as the checkout does")
+    public static let apiKeysMode = Setting(
+        "STOREFRONT_MODE", default: "test", "live makes sfk_live_ keys, anything else sfk_test_ ones")
     public static let reconcileDatabaseURL = Setting(
         "DATABASE_URL", "when set, the sweep also prints drift against this database")
 }
@@ -25,6 +27,8 @@ extension SettingGroup {
         "storefront migrate: topics", [.migrateKafkaBrokers])
     public static let statusMode = SettingGroup(
         "storefront status", [.statusMode])
+    public static let apiKeysMode = SettingGroup(
+        "storefront api-keys", [.apiKeysMode])
     public static let reconcileDatabase = SettingGroup(
         "storefront reconcile", [.reconcileDatabaseURL])
 }

@@ -37,6 +37,11 @@ struct StorefrontCLIMain {
           endpoints add --url URL [--types T,...] [--secret whsec_...] | list | enable ID | disable ID
                     | remove ID | rotate-secret ID | replay ID [--event EVENT_ID]
                                                the receivers of webhooks out and their queues (DATABASE_URL)
+          api-keys create --name NAME --scope entitlements:read
+                                               a new API key for the app's own server (printed once, stored
+                                               hashed; sfk_live_ with STOREFRONT_MODE=live, else sfk_test_)
+          api-keys list                        every key: id, name, scopes, created, last used, revoked
+          api-keys revoke KEY_ID               refuse that key from now on (DATABASE_URL, as the schema owner)
           help                                 show this text
           [COMMAND] --help-settings [--format text|json|markdown]
                                                the environment variables each command (or COMMAND) reads
@@ -70,6 +75,8 @@ struct StorefrontCLIMain {
                 }
             case "endpoints":
                 try await EndpointsCommand.run(arguments, environment: environment) { print($0) }
+            case "api-keys":
+                try await APIKeysCommand.run(arguments, environment: environment) { print($0) }
             case "help", nil:
                 print(usage)
             case let other?:

@@ -28,8 +28,11 @@ struct Authenticator: Sendable {
     ///   names (body or query), which then is the app user id.
     /// - Throws: ``HTTPError`` 401 when the token is missing, malformed, forged,
     ///   expired or has no subject (the reason is not echoed to the client);
+    ///   403 `app_token_required` for a server's API key (``APIKeyCredential``);
     ///   503 when the token's identity provider keys were never loaded yet.
     func authenticate(_ request: HTTPRequest, fallbackEmail: String?) async throws(HTTPError) -> AppUser {
+        // Before anything else, auth disabled included: a server key names no app user.
+        if APIKeyCredential.presented(in: request) != nil { throw APIKeyCredential.refusedOnAppRoutes }
         guard let verifier else {
             guard let email = fallbackEmail.map(AppUser.normalize), !email.isEmpty else {
                 throw HTTPError(.unauthorized, "Authentication is disabled: send an email to identify the user")

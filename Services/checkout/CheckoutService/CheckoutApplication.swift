@@ -15,7 +15,7 @@ import Webhooks
 /// The checkout service, assembled: catalog cache, routes, health checks and server.
 ///
 /// The executable and the tests build it the same way through
-/// ``buildCheckoutApplication(configuration:auth:jwksFetcher:ownership:providers:catalogSources:pool:publisher:brokerCheck:http:entitlements:logger:metrics:quotaStore:now:)``;
+/// ``buildCheckoutApplication(configuration:auth:jwksFetcher:ownership:providers:catalogSources:pool:publisher:brokerCheck:http:entitlements:logger:metrics:quotaStore:apiKeys:changes:changeFeedCheck:now:)``;
 /// tests may call ``respond(to:logger:)`` without a socket.
 public struct CheckoutApplication: ServiceApplication {
     /// The cached provider catalogs, to check that a requested variant exists
@@ -34,6 +34,9 @@ public struct CheckoutApplication: ServiceApplication {
     public let quotaSweeper: PeriodicSweeper
     /// Loads and refreshes the JWKS keys (`AUTH_JWT_JWKS_URL`); nil without JWKS URLs.
     public let tokenKeys: JWKSRefresher?
+    /// The live stream's changes and waiting polls; an ``EntitlementChangeListener``
+    /// (the executable's, or a test's) feeds it.
+    public let changes: EntitlementChangeHub
 
     /// The services to run, in start order. HTTP starts at once; until the
     /// catalog is loaded, create-checkout answers 503 and `/readyz` is not
@@ -66,6 +69,10 @@ public struct CheckoutApplication: ServiceApplication {
 ///   - metrics: registry for `checkout_*`, HTTP and anything the caller adds.
 ///   - quotaStore: where per-user quota counts live; nil for ``CheckoutSchema``'s
 ///     table in `pool` (tests pass a fake).
+///   - apiKeys: where the server routes' API keys live; nil for ``CheckoutSchema``'s
+///     table in `pool` (tests pass a fake).
+///   - changes: what the live stream (`GET /api/entitlements/stream`) answers from.
+///   - changeFeedCheck: the readiness check of the listener that feeds `changes`, if any.
 ///   - now: the clock.
 public func buildCheckoutApplication(
     configuration: CheckoutConfiguration = CheckoutConfiguration(),
@@ -82,6 +89,9 @@ public func buildCheckoutApplication(
     logger: Logger,
     metrics: MetricsRegistry = MetricsRegistry(),
     quotaStore: (any UserQuotaStore)? = nil,
+    apiKeys: (any APIKeyStore)? = nil,
+    changes: EntitlementChangeHub = EntitlementChangeHub(),
+    changeFeedCheck: (@Sendable () async throws -> Void)? = nil,
     now: @escaping @Sendable () -> Date = { Date() }
 ) -> CheckoutApplication {
     for warning in auth.startupWarnings { logger.warning(warning) }
@@ -116,6 +126,7 @@ public func buildCheckoutApplication(
         }
     }
     if let brokerCheck { health.register("broker", brokerCheck) }
+    if let changeFeedCheck { health.register("entitlement-stream", changeFeedCheck) }
     health.register("catalog") {
         guard catalog.allSourcesLoaded else { throw CatalogNotLoaded() }
     }
@@ -123,8 +134,9 @@ public func buildCheckoutApplication(
     // What an app waits on is bounded below the handler's deadline; the
     // catalog's background refresh is not.
     let interactive = providers.bounded(by: configuration.providerTimeout)
+    let authenticator = Authenticator(configuration: auth, verifier: tokenVerifier)
     let routes = CheckoutRoutes(
-        authenticator: Authenticator(configuration: auth, verifier: tokenVerifier),
+        authenticator: authenticator,
         creator: CheckoutCreator(
             catalog: catalog, registry: interactive, idempotency: idempotency, quota: quota, publisher: publisher,
             configuration: configuration, ownership: ownership, metrics: checkoutMetrics, now: now),
@@ -132,17 +144,23 @@ public func buildCheckoutApplication(
         reader: reader, claimer: PurchaseClaimer(publisher: publisher, now: now),
         refresher: SubscriptionRefresher(publisher: publisher, limiter: CommandLimiter(), metrics: checkoutMetrics),
         quota: quota, maxBodyBytes: configuration.maxBodyBytes, now: now)
+    let serverRoutes = ServerRoutes(
+        authenticator: ServerAuthenticator(store: apiKeys ?? PostgresAPIKeyStore(pool: pool), now: now), reader: reader, quota: quota,
+        now: now)
+    let stream = EntitlementStreamRoute(authenticator: authenticator, hub: changes)
     let completionPage = CheckoutCompletionPage(appReturnURL: configuration.appReturnURL)
     return CheckoutApplication(
         catalog: catalog,
         refresher: CatalogRefresher(cache: catalog, schedule: configuration.catalogRefreshSchedule, logger: logger),
         shell: ApplicationShell(http: CheckoutApplication.bounded(http, by: configuration), health: health, metrics: metrics, logger: logger) {
             routes.mount(on: $0)
+            serverRoutes.mount(on: $0)
+            stream.mount(on: $0)
             completionPage.mount(on: $0)
         },
         sweeper: .idempotency(idempotency, logger: logger),
         quotaSweeper: .quotas(quotas, ledger: PostgresProviderLedgerStore(pool: pool), logger: logger),
-        tokenKeys: tokenVerifier?.refresher)
+        tokenKeys: tokenVerifier?.refresher, changes: changes)
 }
 
 extension CheckoutApplication {

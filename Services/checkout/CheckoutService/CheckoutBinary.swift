@@ -15,6 +15,9 @@ import Webhooks
 public enum CheckoutBinary {
     public static let settings = BinarySettings(
         "checkout",
-        [.runtime, .httpServer, .checkout, .appTokens, .ownershipProof, .postgresConnection, .postgresLimits, .entitlements, .kafka, .kafkaSecurity]
+        [
+            .runtime, .httpServer, .checkout, .entitlementStream, .appTokens, .ownershipProof, .postgresConnection, .postgresLimits, .entitlements,
+            .kafka, .kafkaSecurity,
+        ]
             + ProviderUses.api.settingGroups + [.providerBudget])
 }

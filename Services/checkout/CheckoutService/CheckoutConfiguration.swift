@@ -115,6 +115,7 @@ public struct CheckoutConfiguration: Sendable {
         quotas.portalPerMinute = reader.int(.checkoutQuotaPortalPerMinute, default: quotas.portalPerMinute, in: 0...100_000)
         quotas.cancelResumePerMinute = reader.int(
             .checkoutQuotaCancelResumePerMinute, default: quotas.cancelResumePerMinute, in: 0...100_000)
+        quotas.apiKeyPerMinute = reader.int(.checkoutQuotaAPIKeyPerMinute, default: quotas.apiKeyPerMinute, in: 0...1_000_000)
         configuration.quotas = quotas
         return configuration
     }

@@ -66,6 +66,25 @@ public enum CheckoutSchema {
                 CREATE INDEX checkout_user_quotas_window_start ON checkout_user_quotas (window_start);
                 GRANT SELECT, INSERT, UPDATE, DELETE ON checkout_user_quotas TO storefront_checkout;
                 """ + ProviderLedgerSchema.migrationSQL),
+        PostgresMigration(
+            version: 4, name: "API keys for the app's own servers",
+            sql: """
+                -- One row per key (`storefront api-keys create`): the public key id that
+                -- names it, the SHA-256 of the whole key (never the key), its scopes
+                -- (space-separated), when it was revoked and when it was last used.
+                CREATE TABLE checkout_api_keys (
+                    key_id        text PRIMARY KEY,
+                    name          text NOT NULL CHECK (length(name) BETWEEN 1 AND 200),
+                    scopes        text NOT NULL,
+                    key_hash      bytea NOT NULL CHECK (length(key_hash) = 32),
+                    created_at    timestamptz NOT NULL DEFAULT now(),
+                    revoked_at    timestamptz,
+                    last_used_at  timestamptz
+                );
+                -- The service reads keys and records their use; creating and revoking
+                -- them is the operator's (the CLI, as the schema owner).
+                GRANT SELECT, UPDATE (last_used_at) ON checkout_api_keys TO storefront_checkout;
+                """),
     ]
 
     /// Applies pending checkout migrations (safe to run from several processes

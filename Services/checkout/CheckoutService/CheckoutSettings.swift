@@ -31,6 +31,14 @@ extension Setting {
         "CHECKOUT_QUOTA_PORTAL_PER_MINUTE", default: "20", "customer-portal links one app user may ask for per minute; 0 = no limit")
     public static let checkoutQuotaCancelResumePerMinute = Setting(
         "CHECKOUT_QUOTA_CANCEL_RESUME_PER_MINUTE", default: "10", "cancels and resumes one app user may ask for per minute; 0 = no limit")
+    public static let checkoutQuotaAPIKeyPerMinute = Setting(
+        "CHECKOUT_QUOTA_API_KEY_PER_MINUTE", default: "1200", "server-API requests one API key may make per minute; 0 = no limit")
+    public static let checkoutStreamWait = Setting(
+        "CHECKOUT_STREAM_WAIT", default: "25s", "how long one poll of the live entitlement stream waits (1s to 25s)")
+    public static let checkoutStreamMaxWaiting = Setting(
+        "CHECKOUT_STREAM_MAX_WAITING", default: "2000", "stream polls waiting at once per replica; more get 503 stream_busy")
+    public static let checkoutStreamReplayWindow = Setting(
+        "CHECKOUT_STREAM_REPLAY_WINDOW", default: "5m", "how long the stream keeps changes for a poll's after= cursor (1s to 1h)")
     public static let authJWTSecret = Setting(
         "AUTH_JWT_SECRET", secret: true, "HS256 shared secret of app tokens (at least 32 bytes)")
     public static let authJWTPublicKeyFile = Setting(
@@ -59,8 +67,10 @@ extension SettingGroup {
         [
             .storefrontMode, .databaseMaxConnections, .checkoutRedirectURL, .checkoutAppReturnURL, .checkoutExpiry, .checkoutCatalogRefresh,
             .checkoutMaxBodyBytes, .checkoutIdempotencyWait, .checkoutProviderTimeout, .checkoutQuotaCreatePerMinute, .checkoutQuotaCreatePerHour,
-            .checkoutQuotaPortalPerMinute, .checkoutQuotaCancelResumePerMinute,
+            .checkoutQuotaPortalPerMinute, .checkoutQuotaCancelResumePerMinute, .checkoutQuotaAPIKeyPerMinute,
         ])
+    public static let entitlementStream = SettingGroup(
+        "Live entitlement stream (checkout)", [.checkoutStreamWait, .checkoutStreamMaxWaiting, .checkoutStreamReplayWindow])
     public static let appTokens = SettingGroup(
         "App tokens",
         [

@@ -17,14 +17,15 @@ struct UserQuotaGate: Sendable {
         let instant = now()
         guard let refusing = try await store.consume(user: user, action: action, limits: policy.limits(for: action), at: instant) else { return }
         metrics.quotaRefusals(action).increment()
-        throw Self.refusal(refusing, at: instant)
+        throw Self.refusal(refusing, at: instant, action: action)
     }
 
-    /// The 429 for a request refused by `limit` at `instant`.
-    static func refusal(_ limit: UserQuotaPolicy.Limit, at instant: Date) -> HTTPError {
+    /// The 429 for a request of `action` refused by `limit` at `instant`.
+    static func refusal(_ limit: UserQuotaPolicy.Limit, at instant: Date, action: UserQuotaPolicy.Action) -> HTTPError {
         let window = limit.window.components.seconds >= 3600 ? "hour" : "minute"
+        let caller = action == .serverRead ? "API key" : "user"
         return HTTPError(
-            .tooManyRequests, "Too many requests from this user (at most \(limit.requests) a \(window)); try again later",
+            .tooManyRequests, "Too many requests from this \(caller) (at most \(limit.requests) a \(window)); try again later",
             code: "rate_limited", headers: ["Retry-After": String(QuotaWindow.retryAfter(at: instant, window: limit.window))])
     }
 }

@@ -8,6 +8,8 @@ public struct UserQuotaPolicy: Sendable, Equatable {
         case createCheckout = "create_checkout"
         case portal
         case subscriptionChange = "subscription_change"
+        /// A server route, counted per API key (the quota row's user is `api_key:<key id>`).
+        case serverRead = "server_read"
     }
 
     /// At most `requests` in each fixed window of `window` (whole seconds).
@@ -28,12 +30,17 @@ public struct UserQuotaPolicy: Sendable, Equatable {
     public var portalPerMinute: Int
     /// `CHECKOUT_QUOTA_CANCEL_RESUME_PER_MINUTE` (10, cancel and resume together).
     public var cancelResumePerMinute: Int
+    /// `CHECKOUT_QUOTA_API_KEY_PER_MINUTE` (1200): server-route requests per API key.
+    public var apiKeyPerMinute: Int
 
-    public init(createPerMinute: Int = 10, createPerHour: Int = 60, portalPerMinute: Int = 20, cancelResumePerMinute: Int = 10) {
+    public init(
+        createPerMinute: Int = 10, createPerHour: Int = 60, portalPerMinute: Int = 20, cancelResumePerMinute: Int = 10, apiKeyPerMinute: Int = 1200
+    ) {
         self.createPerMinute = createPerMinute
         self.createPerHour = createPerHour
         self.portalPerMinute = portalPerMinute
         self.cancelResumePerMinute = cancelResumePerMinute
+        self.apiKeyPerMinute = apiKeyPerMinute
     }
 
     /// The limits of `action`, longest window first (a refusal by the longest
@@ -44,6 +51,7 @@ public struct UserQuotaPolicy: Sendable, Equatable {
             case .createCheckout: [Limit(requests: createPerHour, window: .seconds(3600)), Limit(requests: createPerMinute, window: .seconds(60))]
             case .portal: [Limit(requests: portalPerMinute, window: .seconds(60))]
             case .subscriptionChange: [Limit(requests: cancelResumePerMinute, window: .seconds(60))]
+            case .serverRead: [Limit(requests: apiKeyPerMinute, window: .seconds(60))]
             }
         return limits.filter { $0.requests > 0 }
     }

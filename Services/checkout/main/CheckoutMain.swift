@@ -1,5 +1,6 @@
 import ServiceSettings
 import Catalog
+import Foundation
 import CheckoutService
 import HTTPClient
 import HTTPServer
@@ -45,6 +46,7 @@ struct CheckoutMain {
                 return (
                     http: http,
                     configuration: configuration,
+                    stream: EntitlementStreamSettings.fromEnvironment(&reader),
                     // Refuses AUTH_DISABLED=true in live mode.
                     auth: AuthConfiguration.fromEnvironment(&reader, mode: mode),
                     ownership: OwnershipProof.configured(key: ownershipKey, reader: &reader),
@@ -64,9 +66,17 @@ struct CheckoutMain {
                 }
                 let pool = PostgresPool(configuration: database, options: PostgresPoolConfiguration(maximumConnections: settings.maxConnections))
                 try await CheckoutSchema.migrate(pool: pool)
-                try await settings.messaging.ensureTopics(Topics.all)
+                try await settings.messaging.ensureTopics(Topics.all + [EntitlementChangeTopic.name])
                 let producer = try KafkaProducer(configuration: settings.messaging.producerConfiguration(declaring: Topics.all), logger: logger)
                 let admin = try KafkaAdmin(configuration: settings.messaging.client)
+                // The live stream: this replica's own group on the entitlement changes.
+                let changes = EntitlementChangeHub(settings: settings.stream)
+                let listener = EntitlementChangeListener(
+                    consumer: try KafkaConsumer(
+                        topics: [EntitlementChangeTopic.name],
+                        configuration: EntitlementChangeTopic.consumerConfiguration(
+                            client: settings.messaging.client, replica: ProcessInfo.processInfo.hostName)),
+                    hub: changes, logger: logger, metrics: metrics)
                 let application = buildCheckoutApplication(
                     configuration: settings.configuration, auth: settings.auth, ownership: settings.ownership,
                     providers: ProviderRegistry(
@@ -86,7 +96,11 @@ struct CheckoutMain {
                         _ = try await admin.partitionCount(topic: Topics.checkouts, timeout: .seconds(2))
                         try producer.checkPublishing(window: window)
                     },
-                    http: settings.http, entitlements: settings.entitlements, logger: logger, metrics: metrics)
+                    http: settings.http, entitlements: settings.entitlements, logger: logger, metrics: metrics,
+                    changes: changes,
+                    changeFeedCheck: {
+                        guard listener.isAssigned else { throw StreamNotAssigned() }
+                    })
 
                 logger.info(
                     "checkout starting",
@@ -100,8 +114,13 @@ struct CheckoutMain {
                     ])
                 // The producer drains last: services stop in reverse order, HTTP first.
                 return ServiceLaunch(
-                    services: [producer] + application.services,
+                    services: [producer, listener.consumer, listener] + application.services,
                     afterStop: { await pool.close() })
             })
     }
+}
+
+/// The readiness failure before the live stream's consumer owns its partitions.
+struct StreamNotAssigned: Error, CustomStringConvertible {
+    var description: String { "entitlement stream consumer not assigned yet" }
 }

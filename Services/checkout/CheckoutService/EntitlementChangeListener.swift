@@ -1,0 +1,57 @@
+import Kafka
+import ServiceRuntime
+import Telemetry
+
+/// Reads `storefront.entitlements.v1` and hands each change to the replica's
+/// ``EntitlementChangeHub``. Nothing is committed (see
+/// ``EntitlementChangeTopic/consumerConfiguration(client:replica:)``): the
+/// stream is live, not a log to resume.
+public struct EntitlementChangeListener: Service {
+    public var name: String { "entitlement-stream" }
+
+    /// Run it as a service before this one: it closes after the loop stops.
+    public let consumer: KafkaConsumer
+    let hub: EntitlementChangeHub
+    let logger: Logger
+    /// `checkout_stream_changes_total{result}`: `forwarded` or `unreadable`.
+    let forwarded: Counter
+    let unreadable: Counter
+
+    public init(consumer: KafkaConsumer, hub: EntitlementChangeHub, logger: Logger, metrics: MetricsRegistry) {
+        self.consumer = consumer
+        self.hub = hub
+        self.logger = logger
+        let help = "Entitlement changes read from the topic, by result (forwarded to the live stream, or unreadable and skipped)."
+        forwarded = metrics.counter("checkout_stream_changes_total", help: help, labels: ["result": "forwarded"])
+        unreadable = metrics.counter("checkout_stream_changes_total", help: help, labels: ["result": "unreadable"])
+        let waiting = metrics.gauge("checkout_stream_waiting", help: "Live-stream polls waiting for a change.")
+        metrics.onCollect { [hub] in waiting.set(Double(hub.waitingPolls)) }
+    }
+
+    public func run() async throws {
+        do {
+            for try await batch in consumer.batches {
+                for record in batch.records { handle(record) }
+            }
+        } catch is CancellationError {
+            // Stopping.
+        }
+    }
+
+    func handle(_ record: KafkaConsumerRecord) {
+        guard let value = record.value, let change = StreamedEntitlementChange(value: value) else {
+            // The outbox's own consumers (webhooks out) judge a bad record; the stream only skips it.
+            unreadable.increment()
+            logger.warning(
+                "entitlement change without id or app_user_id skipped",
+                metadata: ["kafka.partition": String(record.partition), "kafka.offset": String(record.offset)])
+            return
+        }
+        forwarded.increment()
+        hub.publish(change)
+    }
+
+    /// Whether the consumer owns its partitions yet (the `entitlement-stream`
+    /// readiness check: before that, changes would pass unseen).
+    public var isAssigned: Bool { !consumer.assignment.isEmpty }
+}

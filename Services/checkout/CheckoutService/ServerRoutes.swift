@@ -1,0 +1,51 @@
+import Foundation
+import HTTPServer
+import BillingModel
+import ProjectionStore
+
+/// The routes for the app's own backend, authenticated with an API key only
+/// (``ServerAuthenticator``): what any app user may use now, and their
+/// subscription status, with the same answers the app's own
+/// `GET /api/entitlements` and `GET /api/subscription/status` give that user.
+///
+/// They read the projection and nothing else: no purchase is claimed by
+/// email (a key has no verified email) and no refetch is started (the app's
+/// own reads do that).
+struct ServerRoutes: Sendable {
+    let authenticator: ServerAuthenticator
+    let reader: SubscriptionStatusReader
+    /// Counts each request against its key's quota (``UserQuotaPolicy/Action/serverRead``).
+    let quota: UserQuotaGate
+    let now: @Sendable () -> Date
+
+    static let entitlementsPath = "/api/users/{app_user_id}/entitlements"
+    static let subscriptionPath = "/api/users/{app_user_id}/subscription"
+
+    func mount(on registrar: some RouteRegistrar) {
+        let router = DatabaseUnavailable(base: registrar)
+        router.get(Self.entitlementsPath) { request, context in
+            let found = try await snapshot(request, context)
+            return try Self.uncached(HTTPResponse.json(EntitlementsResponse(entitlements: found.entitlements)))
+        }
+        router.get(Self.subscriptionPath) { request, context in
+            try Self.uncached(HTTPResponse.json(try await snapshot(request, context).response))
+        }
+    }
+
+    private func snapshot(_ request: HTTPRequest, _ context: RequestContext) async throws -> SubscriptionStatusSnapshot {
+        let caller = try await authenticator.authenticate(request, requiring: .entitlementsRead, logger: context.logger)
+        try await quota.admit(.serverRead, user: "api_key:\(caller.keyID)")
+        let user = try context.parameters.require("app_user_id")
+        // The same bound a token's subject has (Authenticator): longer ids never own anything.
+        guard !user.isEmpty, user.utf8.count <= 256 else {
+            throw HTTPError(.badRequest, "app_user_id must be 1 to 256 bytes", code: "invalid_app_user_id")
+        }
+        return try await reader.snapshot(for: ProjectionUser(appUserID: user, verifiedEmail: nil), at: now())
+    }
+
+    private static func uncached(_ response: HTTPResponse) -> HTTPResponse {
+        var response = response
+        response.headers.add(name: "Cache-Control", value: "no-store")
+        return response
+    }
+}

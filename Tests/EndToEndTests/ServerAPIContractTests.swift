@@ -1,0 +1,77 @@
+import Foundation
+import HTTPClient
+import TestSupport
+import Testing
+
+/// The server API and the live stream through the gateway, on the contract
+/// suite's stack: keys made and revoked with the `storefront` CLI, every
+/// answer checked against the OpenAPI document.
+extension ContractTests {
+    /// `storefront api-keys …` against the stack's database (as its owner), and what it printed.
+    func apiKeys(_ stack: LiveStack, _ arguments: [String]) async throws -> String {
+        let output = stack.state + "/api-keys-\(UUID().uuidString.prefix(6)).out"
+        try await ScriptRunner.run(
+            try stack.binary("storefront"), ["api-keys"] + arguments,
+            environment: ["DATABASE_URL": stack.databaseURL, "LOG_LEVEL": "error"], outputFile: output)
+        return try String(contentsOfFile: output, encoding: .utf8)
+    }
+
+    func object(_ response: HTTPClientResponse) throws -> NSDictionary {
+        try #require(try JSONSerialization.jsonObject(with: Data(response.body)) as? NSDictionary, "\(response.bodyString.prefix(300))")
+    }
+
+    @Test func aServerKeyReadsAnyUserAndNeverCrossesWithAnAppToken() async throws {
+        let stack = try self.stack
+        let contract = try OpenAPIContract.repository()
+        let g = stack.gateway
+        let flow = try await PurchaseFlow.make(stack, provider: "lemonsqueezy")
+        _ = try await flow.buySubscription()
+        let created = try await apiKeys(stack, ["create", "--name", "e2e backend", "--scope", "entitlements:read"])
+        let key = try #require(created.split(separator: "\n").first.map(String.init), "\(created)")
+        #expect(key.hasPrefix("sfk_test_"), "\(created)")
+
+        for (server, app) in [
+            ("/api/users/{app_user_id}/entitlements", "/api/entitlements"), ("/api/users/{app_user_id}/subscription", "/api/subscription/status"),
+        ] {
+            let path = server.replacingOccurrences(of: "{app_user_id}", with: flow.subject)
+            let byKey = try await stack.request(.get, g + path, headers: [("Authorization", "Bearer \(key)")])
+            let byHeader = try await stack.request(.get, g + path, headers: [("X-API-Key", key)])
+            let byApp = try await stack.request(.get, g + app, token: flow.token)
+            #expect(byKey.status == 200 && byHeader.status == 200, "\(byKey.bodyString.prefix(300))")
+            #expect(try object(byKey) == (try object(byApp)) && (try object(byHeader)) == (try object(byApp)), "\(path) answers as \(app)")
+            expectContract(contract, "get", server, byKey)
+            // The app's token is no server credential, and no credential is none.
+            let withToken = try await stack.request(.get, g + path, token: flow.token)
+            #expect(withToken.status == 403 && withToken.bodyString.contains(#""code":"api_key_required""#))
+            expectContract(contract, "get", server, withToken)
+            let anonymous = try await stack.request(.get, g + path)
+            #expect(anonymous.status == 401)
+            expectContract(contract, "get", server, anonymous)
+        }
+        #expect(try await flow.entitlements().contains { $0["is_active"] as? Bool == true }, "the key read a real purchase")
+
+        // A key on the app's routes.
+        for path in ["/api/entitlements", "/api/subscription/status", "/api/entitlements/stream"] {
+            let response = try await stack.request(.get, g + path, headers: [("Authorization", "Bearer \(key)")])
+            #expect(response.status == 403 && response.bodyString.contains(#""code":"app_token_required""#), "\(path)")
+            expectContract(contract, "get", path, response)
+        }
+
+        // The stream answers the app's token: nothing within a second, and a reset for a cursor it never held.
+        let quiet = try await stack.request(.get, g + "/api/entitlements/stream?wait=1", token: flow.token)
+        #expect(quiet.bodyString == #"{"success":true,"events":[],"cursor":null,"reset":false}"#, "\(quiet.bodyString)")
+        expectContract(contract, "get", "/api/entitlements/stream", quiet)
+        let reset = try await stack.request(.get, g + "/api/entitlements/stream?after=evt-unknown", token: flow.token)
+        #expect(reset.bodyString == #"{"success":true,"events":[],"cursor":null,"reset":true}"#)
+        expectContract(contract, "get", "/api/entitlements/stream", reset)
+
+        // Revoked: refused from then on, and listed as such.
+        let keyID = String(key.dropFirst("sfk_test_".count).prefix(12))
+        #expect(try await apiKeys(stack, ["revoke", keyID]).contains("revoked \(keyID)"))
+        let refused = try await stack.request(.get, g + "/api/users/\(flow.subject)/entitlements", headers: [("X-API-Key", key)])
+        #expect(refused.status == 401 && refused.bodyString.contains(#""code":"invalid_api_key""#))
+        expectContract(contract, "get", "/api/users/{app_user_id}/entitlements", refused)
+        let listed = try await apiKeys(stack, ["list"])
+        #expect(listed.contains("\(keyID)  e2e backend") && !listed.contains("revoked=no") && !listed.contains("last_used=never"), "\(listed)")
+    }
+}
