@@ -400,8 +400,7 @@ let package = Package(
 
         // End-to-end
         tests("EndToEndTests", ["SeedModels", "TestSupport", "HTTPClient", "Postgres", "CryptoPrimitives", "HTTPPrimitives"]),
-        // Kafka: the live-stream test publishes the entitlement change the projector's outbox would.
-        tests("StorefrontKitEndToEndTests", ["StorefrontKit", "TestSupport", "HTTPClient", "Kafka"], linker: vendoredLibraries),
+        tests("StorefrontKitEndToEndTests", ["StorefrontKit", "TestSupport", "HTTPClient"]),
         tests("ScaleDemoEndToEndTests", ["TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

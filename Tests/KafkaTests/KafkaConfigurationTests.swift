@@ -28,6 +28,13 @@ import Testing
         #expect(configuration.messageTimeout == .seconds(4))
     }
 
+    /// A topic named twice is asked for once: a broker answers a CreateTopics
+    /// request that repeats a name with a response librdkafka cannot parse.
+    @Test func aTopicNamedTwiceIsSpecifiedOnce() {
+        let messaging = MessagingSettings(client: client, topicPartitions: 6, replicationFactor: 3, topicCheckInterval: .seconds(7))
+        #expect(messaging.topicSpecifications(["a", "b", "a"]).map(\.name) == ["a", "b"])
+    }
+
     @Test func consumerCommitsOnlyExplicitly() throws {
         let configuration = KafkaConsumerConfiguration(client: client, groupID: "g")
         let properties = configuration.properties

@@ -68,9 +68,10 @@ import Testing
         defer { proxy.close() }
         configuration.host = "127.0.0.1"
         configuration.port = proxy.port
-        // Response timeout: 1 s of statement limit + 1 s for the network.
+        // Response timeout: 1 s of statement limit + 1 s for the network. The connect
+        // timeout is generous: a loaded CI machine can take seconds to connect through the proxy.
         configuration.limits = PostgresSessionLimits(
-            statementTimeout: .seconds(1), lockTimeout: .milliseconds(500), connectTimeout: .seconds(2),
+            statementTimeout: .seconds(1), lockTimeout: .milliseconds(500), connectTimeout: .seconds(10),
             keepaliveIdle: .seconds(1), keepaliveInterval: .seconds(1), keepaliveCount: 1, tcpUserTimeout: .seconds(1))
         #expect(configuration.limits.responseTimeout == .seconds(2))
         let pool = PostgresPool(configuration: configuration, options: PostgresPoolConfiguration(maximumConnections: 2))

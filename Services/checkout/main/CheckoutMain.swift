@@ -66,7 +66,7 @@ struct CheckoutMain {
                 }
                 let pool = PostgresPool(configuration: database, options: PostgresPoolConfiguration(maximumConnections: settings.maxConnections))
                 try await CheckoutSchema.migrate(pool: pool)
-                try await settings.messaging.ensureTopics(Topics.all + [EntitlementChangeTopic.name])
+                try await settings.messaging.ensureTopics(Topics.all)
                 let producer = try KafkaProducer(configuration: settings.messaging.producerConfiguration(declaring: Topics.all), logger: logger)
                 let admin = try KafkaAdmin(configuration: settings.messaging.client)
                 // The live stream: this replica's own group on the entitlement changes.

@@ -83,7 +83,10 @@ public struct MessagingSettings: Sendable {
     /// with the broker's tools).
     public func topicSpecifications(_ topics: [String]) -> [KafkaTopicSpecification] {
         let retentionMilliseconds = retention.wholeMilliseconds
-        return topics.map {
+        // A name given twice would be asked for twice in one CreateTopics
+        // request, which a broker answers with a response librdkafka refuses.
+        var seen = Set<String>()
+        return topics.filter { seen.insert($0).inserted }.map {
             KafkaTopicSpecification(
                 name: $0, partitions: Int32(topicPartitions), replicationFactor: Int16(replicationFactor),
                 config: [
