@@ -53,7 +53,7 @@ import ServiceSettings
         try reader.finish()
         #expect(!auth.isDisabled)
         let signer = try JWTSigner(rs256PrivateKeyPEM: String(contentsOfFile: directory + "/private.pem", encoding: .utf8))
-        let exp = CryptoPrimitives.JSONValue.int(Int(Date().timeIntervalSince1970) + 600)
+        let exp = JOSEValue.int(Int(Date().timeIntervalSince1970) + 600)
         let good = try signer.sign(["sub": "rsa-user", "email": "rsa@example.com", "iss": "https://id.example.com", "exp": exp])
         let wrongIssuer = try signer.sign(["sub": "rsa-user", "email": "rsa@example.com", "iss": "https://evil.example.com", "exp": exp])
         let hsToken = try Harness.token(sub: "rsa-user", email: "rsa@example.com")

@@ -23,9 +23,9 @@ import Testing
     /// at the latest offset, so earlier ones would pass unseen).
     static func withListener(_ harness: Harness, _ body: () async throws -> Void) async throws {
         let client = KafkaClientConfiguration(bootstrapServers: try TestEnvironment.kafkaBrokers(), clientID: "checkout-stream-tests")
-        try await KafkaAdmin(configuration: client).createTopics([KafkaTopicSpecification(name: EntitlementChangeTopic.name, partitions: 6)])
+        try await KafkaAdmin(configuration: client).createTopics([KafkaTopicSpecification(name: Topics.entitlements, partitions: 6)])
         let consumer = try KafkaConsumer(
-            topics: [EntitlementChangeTopic.name], configuration: EntitlementChangeTopic.consumerConfiguration(client: client, replica: "tests"))
+            topics: [Topics.entitlements], configuration: EntitlementChangeTopic.consumerConfiguration(client: client, replica: "tests"))
         let listener = EntitlementChangeListener(
             consumer: consumer, hub: harness.app.changes, logger: Logger(service: "stream-tests", minimumLevel: .critical),
             metrics: MetricsRegistry())
@@ -38,7 +38,7 @@ import Testing
                 async let seen = harness.request(.get, "/api/entitlements/stream?wait=2", token: warmToken)
                 try await Task.sleep(for: .milliseconds(100))
                 try await harness.publisher.publish(
-                    topic: EntitlementChangeTopic.name, key: warm, value: event(UUID().uuidString, user: warm))
+                    topic: Topics.entitlements, key: warm, value: event(UUID().uuidString, user: warm))
                 return try await seen.text.contains(warm)
             }
             try await body()
@@ -60,7 +60,7 @@ import Testing
                 async let bobPoll = harness.request(.get, "/api/entitlements/stream?wait=3", token: bobToken)
                 try await waitUntil("both polls wait") { harness.app.changes.waitingPolls >= 2 }
                 let first = Self.event("evt-\(ada)-1", user: ada)
-                try await harness.publisher.publish(topic: EntitlementChangeTopic.name, key: ada, value: first)
+                try await harness.publisher.publish(topic: Topics.entitlements, key: ada, value: first)
 
                 let adaAnswer = try await adaPoll
                 #expect(adaAnswer.status == .ok && adaAnswer.headers["Cache-Control"] == "no-store")
@@ -73,7 +73,7 @@ import Testing
 
                 // What came while no poll was open is answered from memory, after the cursor.
                 let second = Self.event("evt-\(ada)-2", user: ada)
-                try await harness.publisher.publish(topic: EntitlementChangeTopic.name, key: ada, value: second)
+                try await harness.publisher.publish(topic: Topics.entitlements, key: ada, value: second)
                 try await waitUntil("the second change is in memory") {
                     try await harness.request(.get, "/api/entitlements/stream?wait=1&after=evt-\(ada)-1", token: adaToken).text
                         .contains("evt-\(ada)-2")

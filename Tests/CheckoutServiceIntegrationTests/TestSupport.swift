@@ -138,7 +138,7 @@ struct Harness {
         sub: String, email: String?, emailVerified: Bool = false, expiresIn: TimeInterval = 600,
         secret: [UInt8] = jwtSecret
     ) throws -> String {
-        var claims: [String: CryptoPrimitives.JSONValue] = ["sub": .string(sub), "exp": .int(Int(Date().timeIntervalSince1970 + expiresIn))]
+        var claims: [String: JOSEValue] = ["sub": .string(sub), "exp": .int(Int(Date().timeIntervalSince1970 + expiresIn))]
         if let email { claims["email"] = .string(email) }
         if emailVerified { claims["email_verified"] = .bool(true) }
         return try JWTSigner(hs256Secret: secret).sign(claims)

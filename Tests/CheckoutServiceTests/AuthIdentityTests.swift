@@ -12,7 +12,7 @@ import Testing
 @Suite struct AuthIdentityTests {
     static let secret = Array("auth-identity-tests-secret-0123456789abcdef".utf8)
 
-    static func token(_ claims: [String: CryptoPrimitives.JSONValue]) throws -> String {
+    static func token(_ claims: [String: JOSEValue]) throws -> String {
         var claims = claims
         claims["exp"] = .int(Int(Date().timeIntervalSince1970) + 600)
         return try JWTSigner(hs256Secret: secret).sign(claims)
@@ -24,7 +24,7 @@ import Testing
         return HTTPRequest(method: .get, path: "/api/subscription/status", headers: headers)
     }
 
-    static func user(_ claims: [String: CryptoPrimitives.JSONValue], emailsAreVerified: Bool = false) async throws -> AppUser {
+    static func user(_ claims: [String: JOSEValue], emailsAreVerified: Bool = false) async throws -> AppUser {
         let authenticator = Authenticator(configuration: .jwt(JWTVerifier(key: try .hs256(secret: secret)), emailsAreVerified: emailsAreVerified))
         return try await authenticator.authenticate(request(token: token(claims)), fallbackEmail: nil)
     }
@@ -59,8 +59,8 @@ import Testing
         let asString = try await Self.user(["sub": "alice", "email": "alice@example.com", "email_verified": "true"])
         #expect(asString.verifiedEmail == "alice@example.com")
 
-        for claim: CryptoPrimitives.JSONValue? in [nil, .bool(false), "false", .int(1), .null] {
-            var claims: [String: CryptoPrimitives.JSONValue] = ["sub": "alice", "email": "alice@example.com"]
+        for claim: JOSEValue? in [nil, .bool(false), "false", .int(1), .null] {
+            var claims: [String: JOSEValue] = ["sub": "alice", "email": "alice@example.com"]
             claims["email_verified"] = claim
             let user = try await Self.user(claims)
             #expect(!user.emailVerified && user.verifiedEmail == nil, "email_verified \(String(describing: claim))")

@@ -25,9 +25,9 @@ import TokenVerification
         return (configuration, reader)
     }
 
-    static func token(_ signer: JWTSigner, sub: String = "idp-user", extra: [String: CryptoPrimitives.JSONValue] = [:]) throws -> String {
+    static func token(_ signer: JWTSigner, sub: String = "idp-user", extra: [String: JOSEValue] = [:]) throws -> String {
         let now = Int(Date().timeIntervalSince1970)
-        var claims: [String: CryptoPrimitives.JSONValue] = [
+        var claims: [String: JOSEValue] = [
             "iss": .string(issuer), "aud": .string(audience), "sub": .string(sub), "iat": .int(now - 5), "exp": .int(now + 600),
         ]
         claims.merge(extra) { _, new in new }

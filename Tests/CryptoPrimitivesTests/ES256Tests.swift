@@ -93,7 +93,7 @@ struct ES256Tests {
             let jwk = try #require(signer.publicJWK)
             #expect(jwk["kid"] == .string("generated-\(algorithm.rawValue)") && jwk["use"] == "sig" && jwk["alg"] == .string(algorithm.rawValue))
             #expect(jwk["d"] == nil && jwk["p"] == nil, "a private member was published")
-            let set = try JSONWebKeySet.parse(Array(try JSONEncoder().encode(JSONValue.object(["keys": [.object(jwk)]]))))
+            let set = try JSONWebKeySet.parse(Array(try JSONEncoder().encode(JOSEValue.object(["keys": [.object(jwk)]]))))
             let key = try #require(set.keys.first)
             #expect(set.keys.count == 1 && key.algorithm == algorithm && key.keyID == "generated-\(algorithm.rawValue)")
             let token = try signer.sign(["sub": "gen", "exp": .int(Int(Self.now.timeIntervalSince1970) + 60)])
@@ -108,7 +108,7 @@ struct ES256Tests {
         let rsa = try JWTSigner.generate(.rs256)
         let ecKey = try #require(try JSONWebKeySet.parse(Self.document([ec.publicJWK])).keys.first?.key)
         let rsaKey = try #require(try JSONWebKeySet.parse(Self.document([rsa.publicJWK])).keys.first?.key)
-        let exp = JSONValue.int(Int(Self.now.timeIntervalSince1970) + 60)
+        let exp = JOSEValue.int(Int(Self.now.timeIntervalSince1970) + 60)
         let ecToken = try ec.sign(["sub": "e", "exp": exp])
         let rsaToken = try rsa.sign(["sub": "r", "exp": exp])
         #expect(throws: JWTError.algorithmMismatch(expected: "RS256", actual: "ES256")) {
@@ -130,7 +130,7 @@ struct ES256Tests {
         #expect(throws: JWTError.invalidKey("private key is not on the P-256 curve")) { try JWTSigner(es256PrivateKeyPEM: p384) }
     }
 
-    static func document(_ jwks: [[String: JSONValue]?]) throws -> [UInt8] {
-        Array(try JSONEncoder().encode(JSONValue.object(["keys": .array(jwks.compactMap { $0.map(JSONValue.object) })])))
+    static func document(_ jwks: [[String: JOSEValue]?]) throws -> [UInt8] {
+        Array(try JSONEncoder().encode(JOSEValue.object(["keys": .array(jwks.compactMap { $0.map(JOSEValue.object) })])))
     }
 }

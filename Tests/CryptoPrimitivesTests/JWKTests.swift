@@ -8,19 +8,19 @@ import Testing
 struct JWKTests {
     static let now = Date(timeIntervalSince1970: 1_700_000_000)
 
-    static func document(_ keys: [JSONValue]) throws -> [UInt8] {
-        Array(try JSONEncoder().encode(JSONValue.object(["keys": .array(keys)])))
+    static func document(_ keys: [JOSEValue]) throws -> [UInt8] {
+        Array(try JSONEncoder().encode(JOSEValue.object(["keys": .array(keys)])))
     }
 
     /// An RSA JWK with openssl's modulus and the usual exponent 65537.
-    static func rsaJWK(_ modulus: [UInt8], extra: [String: JSONValue] = [:]) -> JSONValue {
-        var jwk: [String: JSONValue] = ["kty": "RSA", "n": .string(Base64URL.encode(modulus)), "e": "AQAB"]
+    static func rsaJWK(_ modulus: [UInt8], extra: [String: JOSEValue] = [:]) -> JOSEValue {
+        var jwk: [String: JOSEValue] = ["kty": "RSA", "n": .string(Base64URL.encode(modulus)), "e": "AQAB"]
         jwk.merge(extra) { _, new in new }
         return .object(jwk)
     }
 
-    static func ecJWK(_ keys: P256KeyPair, extra: [String: JSONValue] = [:]) -> JSONValue {
-        var jwk: [String: JSONValue] = ["kty": "EC", "crv": "P-256", "x": .string(Base64URL.encode(keys.x)), "y": .string(Base64URL.encode(keys.y))]
+    static func ecJWK(_ keys: P256KeyPair, extra: [String: JOSEValue] = [:]) -> JOSEValue {
+        var jwk: [String: JOSEValue] = ["kty": "EC", "crv": "P-256", "x": .string(Base64URL.encode(keys.x)), "y": .string(Base64URL.encode(keys.y))]
         jwk.merge(extra) { _, new in new }
         return .object(jwk)
     }
@@ -54,8 +54,8 @@ struct JWKTests {
         let (rsa, _) = try await sharedKeys.value
         let ec = try await sharedP256Keys.value
         let modulus = try await opensslModulus(publicKeyPath: rsa.publicKeyPath)
-        let x = JSONValue.string(Base64URL.encode(ec.x))
-        let entries: [(JSONValue, String)] = [
+        let x = JOSEValue.string(Base64URL.encode(ec.x))
+        let entries: [(JOSEValue, String)] = [
             (Self.rsaJWK(modulus, extra: ["kid": "enc", "use": "enc"]), "use is not sig"),
             (Self.rsaJWK(modulus, extra: ["kid": "ops", "key_ops": ["encrypt"]]), "key_ops lack verify"),
             (Self.rsaJWK(modulus, extra: ["kid": "rs512", "alg": "RS512"]), "alg is not RS256"),
@@ -90,7 +90,7 @@ struct JWKTests {
         for document in ["", "[]", "{}", #"{"keys":{}}"#, #"{"keys":"x"}"#, "not json"] {
             #expect(throws: JWTError.self, "\(document)") { try JSONWebKeySet.parse(Array(document.utf8)) }
         }
-        let many = try Self.document([JSONValue](repeating: .object(["kty": "oct"]), count: 65))
+        let many = try Self.document([JOSEValue](repeating: .object(["kty": "oct"]), count: 65))
         #expect(throws: JWTError.invalidKey("JWKS has more than 64 keys")) { try JSONWebKeySet.parse(many) }
         // An empty set parses; what to do with it is the caller's call.
         #expect(try JSONWebKeySet.parse(Array(#"{"keys":[]}"#.utf8)).keys.isEmpty)
@@ -101,7 +101,7 @@ struct JWKTests {
         let signer = try JWTSigner.generate(.rs256, keyID: "k")
         let jwk = try #require(signer.publicJWK)
         let key = try #require(try JSONWebKeySet.parse(Self.document([.object(jwk)])).keys.first)
-        let jwkText = String(decoding: try JSONEncoder().encode(JSONValue.object(jwk)), as: UTF8.self)
+        let jwkText = String(decoding: try JSONEncoder().encode(JOSEValue.object(jwk)), as: UTF8.self)
         let claims = #"{"sub":"mallory","exp":\#(Int(Self.now.timeIntervalSince1970) + 60)}"#
         for secret in [jwkText, jwk["n"]?.stringValue ?? ""] {
             let forged = try await pythonJWT(header: #"{"alg":"HS256","kid":"k"}"#, claims: claims, secret: secret)

@@ -7,7 +7,7 @@ import Testing
 struct JWTClaimRulesTests {
     static let now = Date(timeIntervalSince1970: 1_700_000_000)
 
-    func claims(_ values: [String: JSONValue]) throws -> JWTClaims {
+    func claims(_ values: [String: JOSEValue]) throws -> JWTClaims {
         var raw = values
         if raw["exp"] == nil { raw["exp"] = .int(Int(Self.now.timeIntervalSince1970) + 600) }
         return try JWTClaims(raw: raw)
@@ -17,7 +17,7 @@ struct JWTClaimRulesTests {
         JWTClaimRules(leeway: leeway, maxAge: maxAge, now: { JWTClaimRulesTests.now })
     }
 
-    func at(_ offset: Int) -> JSONValue { .int(Int(Self.now.timeIntervalSince1970) + offset) }
+    func at(_ offset: Int) -> JOSEValue { .int(Int(Self.now.timeIntervalSince1970) + offset) }
 
     @Test func issuedAtInTheFutureIsRefusedBeyondTheLeeway() throws {
         #expect(throws: JWTError.issuedInFuture) { try rules().check(try claims(["iat": at(31)])) }

@@ -7,7 +7,7 @@ import Testing
 @Suite("JWT email_verified claim")
 struct JWTEmailVerifiedTests {
     @Test(arguments: [
-        (JSONValue.bool(true), true),
+        (JOSEValue.bool(true), true),
         (.string("true"), true),
         (.bool(false), false),
         (.string("false"), false),
@@ -20,7 +20,7 @@ struct JWTEmailVerifiedTests {
         (.array([.bool(true)]), false),
         (.object(["value": .bool(true)]), false),
     ])
-    func claimValues(value: JSONValue, verified: Bool) throws {
+    func claimValues(value: JOSEValue, verified: Bool) throws {
         let claims = try JWTClaims(raw: ["sub": .string("u"), "email": .string("a@example.com"), "email_verified": value])
         #expect(claims.emailVerified == verified, "\(value)")
         #expect(claims["email_verified"] == value)
@@ -33,7 +33,7 @@ struct JWTEmailVerifiedTests {
 
     @Test func survivesSigningAndVerification() throws {
         let secret = Array("email-verified-secret-0123456789abcdef".utf8)
-        let exp = JSONValue.int(Int(Date().timeIntervalSince1970) + 600)
+        let exp = JOSEValue.int(Int(Date().timeIntervalSince1970) + 600)
         let signer = try JWTSigner(hs256Secret: secret)
         let verifier = JWTVerifier(key: try .hs256(secret: secret))
         let verified = try verifier.verify(

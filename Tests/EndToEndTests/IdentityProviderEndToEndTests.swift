@@ -14,7 +14,7 @@ import TestSupport
 
     static func token(_ signer: JWTSigner, subject: String, email: String) throws -> String {
         let now = Int(Date().timeIntervalSince1970)
-        var claims: [String: JSONValue] = ["iss": .string(issuer), "aud": .string("storefront-app"), "sub": .string(subject)]
+        var claims: [String: JOSEValue] = ["iss": .string(issuer), "aud": .string("storefront-app"), "sub": .string(subject)]
         claims["email"] = .string(email)
         claims["email_verified"] = .bool(true)
         claims["iat"] = .int(now)

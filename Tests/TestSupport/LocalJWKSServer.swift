@@ -60,10 +60,10 @@ public final class LocalJWKSServer: Sendable {
 
     /// The JWKS document of `signers`' public keys.
     public static func document(_ signers: [JWTSigner]) -> [UInt8] {
-        let keys = signers.compactMap { $0.publicJWK.map(JSONValue.object) }
+        let keys = signers.compactMap { $0.publicJWK.map(JOSEValue.object) }
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
-        return Array((try? encoder.encode(JSONValue.object(["keys": .array(keys)]))) ?? Data())
+        return Array((try? encoder.encode(JOSEValue.object(["keys": .array(keys)]))) ?? Data())
     }
 
     /// Serves the public keys of `signers` from now on (a rotation), with status 200.

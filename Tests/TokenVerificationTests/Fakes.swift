@@ -68,12 +68,12 @@ enum Tokens {
     static let audience = "storefront-app"
 
     static func sign(
-        _ signer: JWTSigner, sub: String = "user-1", extra: [String: JSONValue] = [:], issuedAgo: Int = 10, expiresIn: Int = 600
+        _ signer: JWTSigner, sub: String = "user-1", extra: [String: JOSEValue] = [:], issuedAgo: Int = 10, expiresIn: Int = 600
     )
         throws -> String
     {
         let now = Int(Date().timeIntervalSince1970)
-        var claims: [String: JSONValue] = [
+        var claims: [String: JOSEValue] = [
             "iss": .string(issuer), "aud": .string(audience), "sub": .string(sub), "iat": .int(now - issuedAgo), "exp": .int(now + expiresIn),
         ]
         claims.merge(extra) { _, new in new }

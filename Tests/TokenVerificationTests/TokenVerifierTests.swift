@@ -51,7 +51,7 @@ import TokenVerification
 
         // HS256 signed with the published RSA modulus, or the JWK text, as the secret.
         let jwk = try #require(rsa.publicJWK)
-        for secret in [Array((jwk["n"]?.stringValue ?? "").utf8), Array(try JSONEncoder().encode(JSONValue.object(jwk)))] where secret.count >= 32 {
+        for secret in [Array((jwk["n"]?.stringValue ?? "").utf8), Array(try JSONEncoder().encode(JOSEValue.object(jwk)))] where secret.count >= 32 {
             let forged = try Tokens.sign(JWTSigner(hs256Secret: secret, keyID: "rsa-1"))
             #expect(await harness.outcome(forged) == .failure(.rejected(.algorithmMismatch(expected: "RS256/ES256", actual: "HS256"))))
         }
@@ -68,7 +68,7 @@ import TokenVerification
 
         // A key carried in the token itself (jwk header) is never used: its kid is simply unknown.
         let attacker = try JWTSigner.generate(.es256, keyID: "attacker")
-        let header: JSONValue = .object(["alg": "ES256", "kid": "attacker", "jwk": .object(try #require(attacker.publicJWK))])
+        let header: JOSEValue = .object(["alg": "ES256", "kid": "attacker", "jwk": .object(try #require(attacker.publicJWK))])
         let input = Base64URL.encode(try JSONEncoder().encode(header)) + "." + Base64URL.encode(#"{"sub":"x","exp":9999999999}"#.utf8)
         let embedded = try attacker.sign(["sub": "x"]).split(separator: ".")[2]
         #expect(await harness.outcome(input + "." + embedded) == .failure(.rejected(.unknownKeyID)))

@@ -42,7 +42,7 @@ public enum DevTokenCommand {
         let audience = arguments.options["aud"] ?? reader.string(.devTokenAudience) ?? defaultAudience
         try reader.finish()
 
-        var claims: [String: JSONValue] = [
+        var claims: [String: JOSEValue] = [
             "sub": .string(subject),
             "iat": .int(Int(now.timeIntervalSince1970)),
             "exp": .int(Int(now.timeIntervalSince1970) + ttl),

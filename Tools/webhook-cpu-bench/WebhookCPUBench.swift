@@ -32,9 +32,9 @@ struct WebhookCPUBench {
         func old() throws -> Int {
             try verifier.verify(header: { headers[$0.lowercased()] }, body: body, remoteAddress: nil)
             // What the receiver did before: the body decoded three times through Codable.
-            let root = try JSONDecoder().decode(JSONCodec.JSONValue.self, from: Data(body))
-            let again = try JSONDecoder().decode(JSONCodec.JSONValue.self, from: Data(body))
-            let third = try JSONDecoder().decode(JSONCodec.JSONValue.self, from: Data(body))
+            let root = try JSONDecoder().decode(JSONValue.self, from: Data(body))
+            let again = try JSONDecoder().decode(JSONValue.self, from: Data(body))
+            let third = try JSONDecoder().decode(JSONValue.self, from: Data(body))
             let id = root["meta", "webhook_id"]?.string ?? ""
             let name = again["meta", "event_name"]?.string ?? ""
             let key = "lemonsqueezy:sub_\(third["data", "id"]?.string ?? "")"

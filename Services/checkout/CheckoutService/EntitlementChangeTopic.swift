@@ -1,12 +1,9 @@
-import BillingModel
 import Foundation
 import Kafka
 
-/// `storefront.entitlements.v1` (``Topics/entitlements``, written by the
-/// projector's outbox relay) as the live stream reads it.
+/// How the live stream reads ``Topics/entitlements`` (written by the
+/// projector's outbox relay).
 public enum EntitlementChangeTopic {
-    public static let name = Topics.entitlements
-
     /// A consumer for one checkout replica: a group of its own (so every
     /// replica reads every partition, and any replica can answer any user),
     /// starting at the latest offset (the stream shows what happens from now

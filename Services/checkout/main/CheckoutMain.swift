@@ -73,7 +73,7 @@ struct CheckoutMain {
                 let changes = EntitlementChangeHub(settings: settings.stream)
                 let listener = EntitlementChangeListener(
                     consumer: try KafkaConsumer(
-                        topics: [EntitlementChangeTopic.name],
+                        topics: [Topics.entitlements],
                         configuration: EntitlementChangeTopic.consumerConfiguration(
                             client: settings.messaging.client, replica: ProcessInfo.processInfo.hostName)),
                     hub: changes, logger: logger, metrics: metrics)

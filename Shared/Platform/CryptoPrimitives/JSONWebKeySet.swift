@@ -58,7 +58,7 @@ public struct JSONWebKeySet: Sendable {
     /// - Throws: ``JWTError/invalidKey(_:)`` when the document is not a JSON
     ///   object with a `keys` array of at most `maximumKeys` entries.
     public static func parse(_ document: [UInt8], maximumKeys: Int = defaultMaximumKeys) throws(JWTError) -> JSONWebKeySet {
-        guard let value = try? JSONDecoder().decode(JSONValue.self, from: Data(document)), case .object(let object) = value else {
+        guard let value = try? JSONDecoder().decode(JOSEValue.self, from: Data(document)), case .object(let object) = value else {
             throw .invalidKey("JWKS is not a JSON object")
         }
         guard case .array(let entries)? = object["keys"] else { throw .invalidKey("JWKS has no keys array") }
@@ -81,7 +81,7 @@ public struct JSONWebKeySet: Sendable {
         init(_ reason: String) { self.reason = reason }
     }
 
-    private static func key(_ entry: JSONValue) throws(Ignored) -> JSONWebKey {
+    private static func key(_ entry: JOSEValue) throws(Ignored) -> JSONWebKey {
         guard case .object(let jwk) = entry else { throw Ignored("not an object") }
         let keyID: String?
         switch jwk["kid"] {
@@ -131,14 +131,14 @@ public struct JSONWebKeySet: Sendable {
         }
     }
 
-    private static func bytes(_ jwk: [String: JSONValue], _ member: String) throws(Ignored) -> [UInt8] {
+    private static func bytes(_ jwk: [String: JOSEValue], _ member: String) throws(Ignored) -> [UInt8] {
         guard case .string(let text)? = jwk[member], text.utf8.count <= 4096, let bytes = Base64URL.decode(text) else {
             throw Ignored("\(member) is not base64url")
         }
         return bytes
     }
 
-    private static func label(_ entry: JSONValue) -> String {
+    private static func label(_ entry: JOSEValue) -> String {
         guard case .object(let jwk) = entry, case .string(let kid)? = jwk["kid"] else { return "" }
         return " (kid \"\(kid.prefix(64))\")"
     }

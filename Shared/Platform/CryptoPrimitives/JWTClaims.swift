@@ -22,11 +22,11 @@ public struct JWTClaims: Sendable, Equatable {
     /// `iat`: when the token was issued.
     public var issuedAt: Date?
     /// Every claim as sent, including the ones above.
-    public var raw: [String: JSONValue]
+    public var raw: [String: JOSEValue]
 
     /// Reads the registered claims out of `raw`.
     /// - Throws: ``JWTError/malformed(_:)`` when a registered claim has the wrong JSON type.
-    public init(raw: [String: JSONValue]) throws(JWTError) {
+    public init(raw: [String: JOSEValue]) throws(JWTError) {
         self.raw = raw
         subject = try Self.string(raw, "sub")
         email = try Self.string(raw, "email")
@@ -51,9 +51,9 @@ public struct JWTClaims: Sendable, Equatable {
     }
 
     /// The raw value of any claim.
-    public subscript(claim: String) -> JSONValue? { raw[claim] }
+    public subscript(claim: String) -> JOSEValue? { raw[claim] }
 
-    private static func string(_ raw: [String: JSONValue], _ name: String) throws(JWTError) -> String? {
+    private static func string(_ raw: [String: JOSEValue], _ name: String) throws(JWTError) -> String? {
         switch raw[name] {
         case nil, .null?: return nil
         case .string(let value)?: return value
@@ -62,14 +62,14 @@ public struct JWTClaims: Sendable, Equatable {
     }
 
     /// JSON `true` or the exact string `"true"`; anything else is false.
-    static func flag(_ value: JSONValue?) -> Bool {
+    static func flag(_ value: JOSEValue?) -> Bool {
         switch value {
         case .bool(true)?, .string("true")?: true
         default: false
         }
     }
 
-    private static func date(_ raw: [String: JSONValue], _ name: String) throws(JWTError) -> Date? {
+    private static func date(_ raw: [String: JOSEValue], _ name: String) throws(JWTError) -> Date? {
         switch raw[name] {
         case nil, .null?: return nil
         case let value?:

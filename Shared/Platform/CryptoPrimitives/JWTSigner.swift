@@ -65,9 +65,9 @@ public struct JWTSigner: Sendable {
     /// The public half of an RS256 or ES256 key as a JWK (`kty`, `use: sig`,
     /// `alg`, `kid` when set, and `n`/`e` or `crv`/`x`/`y`); nil for HS256,
     /// whose secret is never published.
-    public var publicJWK: [String: JSONValue]? {
+    public var publicJWK: [String: JOSEValue]? {
         guard case .privateKey(let key) = material, let components = try? key.publicComponents() else { return nil }
-        var jwk: [String: JSONValue] = ["use": "sig", "alg": .string(algorithm.rawValue)]
+        var jwk: [String: JOSEValue] = ["use": "sig", "alg": .string(algorithm.rawValue)]
         if let keyID { jwk["kid"] = .string(keyID) }
         switch algorithm {
         case .rs256:
@@ -87,21 +87,21 @@ public struct JWTSigner: Sendable {
 
     /// Signs `claims` (e.g. `["sub": "user-1", "exp": .int(…)]`).
     /// - Throws: ``JWTError/signingFailed(_:)``.
-    public func sign(_ claims: [String: JSONValue]) throws(JWTError) -> String {
-        try sign(encoding: JSONValue.object(claims))
+    public func sign(_ claims: [String: JOSEValue]) throws(JWTError) -> String {
+        try sign(encoding: JOSEValue.object(claims))
     }
 
     /// Signs any `Encodable` that encodes as a JSON object.
     /// - Throws: ``JWTError/signingFailed(_:)``.
     public func sign(encoding claims: some Encodable) throws(JWTError) -> String {
-        var header: [String: JSONValue] = ["alg": .string(algorithm.rawValue), "typ": "JWT"]
+        var header: [String: JOSEValue] = ["alg": .string(algorithm.rawValue), "typ": "JWT"]
         if let keyID { header["kid"] = .string(keyID) }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let headerJSON: Data
         let payloadJSON: Data
         do {
-            headerJSON = try encoder.encode(JSONValue.object(header))
+            headerJSON = try encoder.encode(JOSEValue.object(header))
             payloadJSON = try encoder.encode(claims)
         } catch {
             throw .signingFailed("claims do not encode as JSON")

@@ -68,11 +68,11 @@ public struct UnverifiedJWT: Sendable {
         return try JWTClaims(raw: Self.object(payloadPart.utf8[...], "payload"))
     }
 
-    static func object(_ part: Substring.UTF8View.SubSequence, _ name: String) throws(JWTError) -> [String: JSONValue] {
+    static func object(_ part: Substring.UTF8View.SubSequence, _ name: String) throws(JWTError) -> [String: JOSEValue] {
         guard let bytes = Base64URL.decode(String(decoding: part, as: UTF8.self)) else {
             throw .malformed("\(name) is not base64url")
         }
-        guard let value = try? JSONDecoder().decode(JSONValue.self, from: Data(bytes)), case .object(let object) = value else {
+        guard let value = try? JSONDecoder().decode(JOSEValue.self, from: Data(bytes)), case .object(let object) = value else {
             throw .malformed("\(name) is not a JSON object")
         }
         // RFC 7515 §4 and RFC 7519 §4: header parameter and claim names are unique.

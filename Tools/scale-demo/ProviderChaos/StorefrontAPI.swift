@@ -79,7 +79,7 @@ struct StorefrontAPI: Sendable {
     /// An app token for `user` with a verified `email`.
     func appToken(user: String, email: String) throws -> String {
         let issued = Int(Date().timeIntervalSince1970)
-        let claims: [String: JSONValue] = [
+        let claims: [String: JOSEValue] = [
             "sub": .string(user), "email": .string(email), "email_verified": .bool(true), "iat": .int(issued), "exp": .int(issued + 3600),
             "iss": .string(stack["AUTH_JWT_ISSUER"] ?? "storefront-dev"), "aud": .string(stack["AUTH_JWT_AUDIENCE"] ?? "storefront-app"),
         ]

@@ -6,8 +6,6 @@ import JSONCodec
 import ServiceSettings
 import ProviderConfiguration
 import Webhooks
-// Crypto has a JSONValue of its own (JWT claims); this file means the providers' one.
-import enum JSONCodec.JSONValue
 
 /// The Paystack API for Storefront: plans as catalog, hosted checkout via
 /// `POST /transaction/initialize`, subscriptions.

@@ -1,3 +1,4 @@
+import CryptoPrimitives
 import Foundation
 import BillingModel
 import JSONCodec
@@ -25,6 +26,11 @@ extension WebhookFormat {
     /// - Throws: ``WebhookPayloadError`` for invalid JSON or a body the provider never sends.
     static func normalize(body: [UInt8]) throws(WebhookPayloadError) -> BillingEvent {
         try normalize(root: JSONValue.webhookBody(body))
+    }
+
+    /// Lowercase hex SHA-256 of a body: the dedup key of a delivery without a usable id.
+    static func bodyDigest(_ body: [UInt8]) -> String {
+        Hex.encode(SHA256.hash(body))
     }
 }
 

@@ -25,7 +25,7 @@ public protocol WebhookVerifier: Sendable {
 
 extension WebhookVerifier {
     /// Largest body verified (the webhook normaliser refuses larger ones anyway).
-    public static var maximumBodySize: Int { JSONCodec.JSONValue.maximumBodySize }
+    public static var maximumBodySize: Int { JSONValue.maximumBodySize }
 
     /// Verifies with headers given as a dictionary (names compared case-insensitively).
     public func verify(headers: [String: String], body: [UInt8], remoteAddress: String?) throws(WebhookVerificationError) {
@@ -59,7 +59,7 @@ enum HexHMACCheck {
         header name: String, algorithm: DigestAlgorithm, secret: Secret,
         header: (String) -> String?, body: [UInt8]
     ) throws(WebhookVerificationError) {
-        guard body.count <= JSONCodec.JSONValue.maximumBodySize else { throw .bodyTooLarge(bytes: body.count) }
+        guard body.count <= JSONValue.maximumBodySize else { throw .bodyTooLarge(bytes: body.count) }
         guard let signature = header(name), !signature.allSatisfy(\.isWhitespace) else { throw .missingSignature(header: name) }
         // Constant-time comparison of the hex signature with our HMAC of the body
         // (case-insensitive hex, surrounding spaces ignored); the algorithm is the

@@ -1,12 +1,15 @@
-/// Any JSON value, so that JWT claims can be kept whole and stay `Sendable`.
-public enum JSONValue: Sendable, Hashable, Codable {
+/// A JSON value in a JOSE object (a JWT's header and claims, a JWK), so that
+/// claims can be kept whole and stay `Sendable`. It is `Codable` (token parts
+/// go through `JSONDecoder` and `JSONEncoder`), which `JSONCodec.JSONValue`,
+/// the byte-level reader of webhook bodies, is not.
+public enum JOSEValue: Sendable, Hashable, Codable {
     case null
     case bool(Bool)
     case int(Int)
     case double(Double)
     case string(String)
-    case array([JSONValue])
-    case object([String: JSONValue])
+    case array([JOSEValue])
+    case object([String: JOSEValue])
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
@@ -20,10 +23,10 @@ public enum JSONValue: Sendable, Hashable, Codable {
             self = .double(value)
         } else if let value = try? container.decode(String.self) {
             self = .string(value)
-        } else if let value = try? container.decode([JSONValue].self) {
+        } else if let value = try? container.decode([JOSEValue].self) {
             self = .array(value)
         } else {
-            self = .object(try container.decode([String: JSONValue].self))
+            self = .object(try container.decode([String: JOSEValue].self))
         }
     }
 
@@ -55,15 +58,15 @@ public enum JSONValue: Sendable, Hashable, Codable {
     }
 }
 
-extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByBooleanLiteral,
+extension JOSEValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByBooleanLiteral,
     ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral, ExpressibleByFloatLiteral
 {
     public init(stringLiteral value: String) { self = .string(value) }
     public init(integerLiteral value: Int) { self = .int(value) }
     public init(floatLiteral value: Double) { self = .double(value) }
     public init(booleanLiteral value: Bool) { self = .bool(value) }
-    public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
-    public init(dictionaryLiteral elements: (String, JSONValue)...) {
+    public init(arrayLiteral elements: JOSEValue...) { self = .array(elements) }
+    public init(dictionaryLiteral elements: (String, JOSEValue)...) {
         self = .object(Dictionary(elements, uniquingKeysWith: { _, last in last }))
     }
 }
