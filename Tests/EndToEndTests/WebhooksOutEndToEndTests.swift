@@ -40,6 +40,39 @@ import Testing
         }
     }
 
+    /// What the endpoint got and what the projector recorded for `user`, one
+    /// line each, for a failure's message: which step of the chain stalled.
+    static func timeline(_ stack: LiveStack, _ stub: WebhookEndpointStub, user: String) async -> String {
+        let received = (try? Self.received(stub, user: user).map { "\($0.type) \($0.firstExpiry ?? "-")" }) ?? []
+        let recorded =
+            (try? await stack.withDatabase { pool in
+                try await pool.query(
+                    """
+                    SELECT record::jsonb->>'type', coalesce(record::jsonb#>>'{after,entitlements,0,expires_at}', '-'),
+                        record::jsonb#>>'{cause,kind}', published_at IS NOT NULL
+                    FROM entitlement_outbox WHERE app_user_id = \(user) ORDER BY seq
+                    """
+                ).map { row in
+                    let (type, expiry, cause, published) = try row.decode((String, String, String, Bool).self)
+                    return "\(type) \(expiry) by \(cause)\(published ? "" : " (unpublished)")"
+                }
+            }) ?? ["(not readable)"]
+        return "received: \(received); recorded: \(recorded); rejected: \(stub.rejected)"
+    }
+
+    /// ``LiveStack/eventually(timeout:_:_:)`` whose failure also records the user's ``timeline(_:_:user:)``.
+    static func eventually<T>(
+        _ stack: LiveStack, _ stub: WebhookEndpointStub, user: String, _ what: String, timeout: Duration = .seconds(60),
+        _ probe: () async throws -> T?
+    ) async throws -> T {
+        do {
+            return try await stack.eventually(timeout: timeout, what, probe)
+        } catch {
+            Issue.record("\(what): \(await timeline(stack, stub, user: user))")
+            throw error
+        }
+    }
+
     /// The user's outbox rows, in the order the projector recorded them.
     static func recorded(_ stack: LiveStack, user: String) async throws -> [String] {
         try await stack.withDatabase { pool in
@@ -59,21 +92,22 @@ import Testing
         let user = flow.subject
 
         let code = try #require(try await flow.buySubscription().subscriptionCode)
-        let granted = try await stack.eventually(timeout: .seconds(60), "the purchase's change delivered") {
-            try Self.received(stub, user: user).first { $0.type == "entitlement.granted" }
+        // The subscription's period, not only the grant: a Lemon Squeezy
+        // `order_created` projected before its `subscription_created` grants
+        // without an end for a moment (one more change, no `expires_at`).
+        let paidUntil = try await Self.eventually(stack, stub, user: user, "the purchase's change delivered") {
+            try Self.received(stub, user: user).last { $0.firstExpiry != nil }?.firstExpiry
         }
         try await flow.sandbox("renew", subscription: code)
-        _ = try await stack.eventually(timeout: .seconds(60), "the renewal's change delivered") {
-            try Self.received(stub, user: user).first {
-                $0.type == "entitlement.renewed" && ($0.firstExpiry ?? "") > (granted.firstExpiry ?? "~")
-            }
+        _ = try await Self.eventually(stack, stub, user: user, "the renewal's change delivered") {
+            try Self.received(stub, user: user).first { $0.type == "entitlement.renewed" && ($0.firstExpiry ?? "") > paidUntil }
         }
         try await flow.sandbox("refund", subscription: code)
-        _ = try await stack.eventually(timeout: .seconds(60), "the refund's change delivered") {
+        _ = try await Self.eventually(stack, stub, user: user, "the refund's change delivered") {
             try Self.received(stub, user: user).first { $0.type == "entitlement.refunded" }
         }
         // Every change the projector recorded for the user arrived, once, in its order.
-        let ids = try await stack.eventually(timeout: .seconds(30), "every recorded change delivered") {
+        let ids = try await Self.eventually(stack, stub, user: user, "every recorded change delivered") {
             let recorded = try await Self.recorded(stack, user: user)
             return try Self.received(stub, user: user).map(\.id) == recorded ? recorded : nil
         }

