@@ -40,6 +40,32 @@ func domain(_ name: String, _ dependencies: [Target.Dependency] = [], linker: [L
     .target(name: name, dependencies: dependencies, path: "Shared/Domain/\(name)", swiftSettings: strict, linkerSettings: linker)
 }
 
+/// The providers, one folder each (`Shared/Domain/Providers/<Provider>`). A provider's
+/// folder holds everything that knows it, in one subfolder per domain module it adds to:
+/// `API` (Providers), `Configuration` (ProviderConfiguration), `Entitlements` and `Webhooks`.
+let providerFolders = ["LemonSqueezy", "Paystack"]
+
+/// A domain module built from its own folder and, from each provider's folder, the
+/// subfolder `part` (see ``providerFolders``).
+func domain(_ name: String, _ dependencies: [Target.Dependency] = [], own: [String]? = nil, providerPart part: String) -> Target {
+    let sources = (own ?? [name]) + providerFolders.map { "Providers/\($0)/\(part)" }
+    return .target(
+        name: name, dependencies: dependencies, path: "Shared/Domain", exclude: untaken(in: "Shared/Domain", by: sources), sources: sources,
+        swiftSettings: strict)
+}
+
+/// What under `root` none of `sources` (paths relative to it) takes: SwiftPM warns about every
+/// file under a target's path that the target leaves out, so they are excluded by name.
+func untaken(in root: String, by sources: [String], below prefix: String = "") -> [String] {
+    let entries = (try? FileManager.default.contentsOfDirectory(atPath: "\(packageRoot)/\(root)/\(prefix)")) ?? []
+    return entries.sorted().flatMap { entry -> [String] in
+        let path = prefix + entry
+        if sources.contains(where: { path == $0 || path.hasPrefix($0 + "/") }) { return [] }
+        if sources.contains(where: { $0.hasPrefix(path + "/") }) { return untaken(in: root, by: sources, below: path + "/") }
+        return [path]
+    }
+}
+
 func tests(_ name: String, _ dependencies: [Target.Dependency], exclude: [String] = [], linker: [LinkerSetting] = []) -> Target {
     .testTarget(name: name, dependencies: dependencies, path: "Tests/\(name)", exclude: exclude, swiftSettings: strict, linkerSettings: linker)
 }
@@ -88,9 +114,9 @@ let package = Package(
         domain("BillingModel", ["JSONCodec"]),
         // Webhook verification and parsing (one parse into one value); no HTTP client, so the
         // receiver does not link libcurl.
-        domain("Webhooks", ["BillingModel", "CryptoPrimitives", "JSONCodec", "ServiceSettings", "Timing"]),
+        domain("Webhooks", ["BillingModel", "CryptoPrimitives", "JSONCodec", "ServiceSettings", "Timing"], providerPart: "Webhooks"),
         // The providers' settings read from the environment (ProvidersConfiguration.fromEnvironment).
-        domain("ProviderConfiguration", ["ServiceSettings", "BillingModel", "Webhooks", "Timing"]),
+        domain("ProviderConfiguration", ["ServiceSettings", "BillingModel", "Webhooks", "Timing"], providerPart: "Configuration"),
         // The one catalog cache both the catalog and the checkout service keep: the `CatalogSource`
         // seam, last good items per provider, lookups, the refresher with its backoff. No provider
         // client (so no libcurl): `Providers.ProviderCatalogSource` adapts a client to the seam.
@@ -101,10 +127,10 @@ let package = Package(
             [
                 "Timing", "ServiceSettings", "Catalog", "BillingModel", "HTTPClient", "CryptoPrimitives", "JSONCodec", "Webhooks",
                 "ProviderConfiguration",
-            ]),
+            ], own: ["Providers/Core", "Providers/Transport"], providerPart: "API"),
         // What a purchase grants: the pure subscription fold, its state, money back, the access
         // rules and the entitlements file. No SQL.
-        domain("Entitlements", ["ServiceSettings", "BillingModel", "ServiceRuntime", "Timing"]),
+        domain("Entitlements", ["ServiceSettings", "BillingModel", "ServiceRuntime", "Timing"], providerPart: "Entitlements"),
         // The projection in PostgreSQL: schema, migrations and the readers the API answers from.
         domain("ProjectionStore", ["BillingModel", "Postgres", "Entitlements"]),
         // One provider API limit shared by every service and replica: a ledger in PostgreSQL

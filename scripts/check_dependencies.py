@@ -17,6 +17,7 @@ layers and their own service folder's targets, never another service's.
 Tools and tests may import anything but a test target.
 """
 import glob
+import os
 import json
 import re
 import subprocess
@@ -27,10 +28,20 @@ IMPORT = re.compile(
     r"import\s+(?:(?:enum|struct|class|protocol|func|typealias|var|let)\s+)?(\w+)")
 
 
-def imports_of(path):
-    """Package-level import lines of every Swift file under `path` (column 0)."""
+def files_of(target, path):
+    """A target's Swift files: under `path`, or under each of its `sources` when it lists them
+    (a domain module takes a subfolder of each provider's folder, see Package.swift)."""
+    roots = [f"{path}/{source}" for source in target.get("sources") or []] or [path]
+    files = set()
+    for root in roots:
+        files.update(glob.glob(root + "/**/*.swift", recursive=True) if os.path.isdir(root) else [root])
+    return files
+
+
+def imports_of(files):
+    """Package-level import lines of the Swift `files` (column 0)."""
     found = set()
-    for file in glob.glob(path + "/**/*.swift", recursive=True):
+    for file in files:
         with open(file, encoding="utf-8") as handle:
             for line in handle:
                 match = IMPORT.match(line)
@@ -97,7 +108,7 @@ def main():
     problems = []
     paths = {name: target.get("path") or ("Tests/" if target["type"] == "test" else "Sources/") + name
              for name, target in targets.items()}
-    imports_by_target = {}
+    imports_by_target, owners = {}, {}
     for name, target in sorted(targets.items()):
         if target["type"] == "system":
             continue
@@ -107,13 +118,22 @@ def main():
             for kind in ("byName", "target", "product"):
                 if kind in dependency:
                     declared.add(dependency[kind][0])
-        imported = {module for module in imports_of(path) if module in targets and module != name}
+        files = files_of(target, path)
+        for file in files:
+            owners.setdefault(os.path.normpath(file), []).append(name)
+        imported = {module for module in imports_of(files) if module in targets and module != name}
         imports_by_target[name] = imported
         for module in sorted(imported - declared):
             problems.append(f"{name}: imports {module} but does not declare it in Package.swift")
         for module in sorted(declared - imported):
             problems.append(f"{name}: declares {module} but no file of it imports it")
     problems += layer_problems(targets, paths, imports_by_target)
+    # A file no target takes is silently never compiled (a misnamed provider subfolder, say).
+    for folder in ("Shared", "Services", "Tools", "SDK", "Tests"):
+        for file in sorted(glob.glob(folder + "/**/*.swift", recursive=True)):
+            owned_by = owners.get(os.path.normpath(file), [])
+            if len(owned_by) != 1:
+                problems.append(f"{file}: built by {len(owned_by)} targets ({', '.join(owned_by) or 'none'}); exactly one must build it")
     for problem in problems:
         print(problem, file=sys.stderr)
     if problems:

@@ -32,6 +32,8 @@ MODULES = {
     "Kafka": "Shared/Platform/Kafka", "Postgres": "Shared/Platform/Postgres", "Entitlements": "Shared/Domain/Entitlements",
     "ProjectionStore": "Shared/Domain/ProjectionStore", "WebhookReceiverService": "Services/webhook-receiver/WebhookReceiverService",
     "ProjectorService": "Services/subscription-projector/ProjectorService",
+    # Lemon Squeezy's folder: its parts of Webhooks and Entitlements (its configuration is excluded below).
+    "LemonSqueezy": "Shared/Domain/Providers/LemonSqueezy",
 }
 #: Not on the path of one delivery: logs, metrics, start-up and configuration code.
 EXCLUDED = re.compile(r"(Metrics|Settings|Configuration|Binary|Environment|Bootstrap)[^/]*\.swift$|/Configuration/(?!Secret\.swift)")

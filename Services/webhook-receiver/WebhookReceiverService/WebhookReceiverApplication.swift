@@ -57,16 +57,6 @@ public struct WebhookReceiverApplication: ServiceApplication {
     }
 }
 
-/// The verifiers for the enabled providers, in ``Provider/allCases`` order.
-public func webhookVerifiers(for configuration: ProvidersConfiguration) -> [any WebhookVerifier] {
-    var verifiers: [any WebhookVerifier] = []
-    if let lemonSqueezy = configuration.lemonSqueezy, let verifier = LemonSqueezyWebhookVerifier(configuration: lemonSqueezy) {
-        verifiers.append(verifier)
-    }
-    if let paystack = configuration.paystack { verifiers.append(PaystackWebhookVerifier(configuration: paystack)) }
-    return verifiers
-}
-
 /// Builds the webhook receiver over Kafka: an idempotent producer whose
 /// delivery timeout is `configuration.publishTimeout`, topic set-up at start,
 /// and a `kafka` readiness check.

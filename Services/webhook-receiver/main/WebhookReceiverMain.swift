@@ -27,7 +27,7 @@ struct WebhookReceiverMain {
                 )
             },
             start: { settings, logger, metrics in
-                let verifiers = settings.providers.map(webhookVerifiers(for:)) ?? []
+                let verifiers = settings.providers?.webhookVerifiers ?? []
                 let configuration = settings.configuration
                 let application = try buildWebhookReceiverApplication(
                     verifiers: verifiers, messaging: settings.messaging, configuration: configuration, http: settings.http,

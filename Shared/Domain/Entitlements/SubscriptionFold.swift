@@ -113,6 +113,7 @@ public enum SubscriptionFold {
             if let created = event.createdAt { state.originalPurchaseAt = min(state.originalPurchaseAt ?? created, created) }
         }
 
+        // Each provider's own step, in its folder (Shared/Domain/Providers/<Provider>/Entitlements).
         switch event.provider {
         case .lemonsqueezy: applyLemonSqueezy(event, to: &state)
         case .paystack: applyPaystack(event, to: &state)
@@ -120,83 +121,6 @@ public enum SubscriptionFold {
         MoneyBack.apply(logged, payments: payments, to: &state)
         trackLifecycle(event, in: &state)
     }
-
-    /// Lemon Squeezy's subscription events carry the whole subscription
-    /// object; its payment events carry an invoice, whose status is not the
-    /// subscription's and must not overwrite it.
-    /// A provider fetch (``BillingEventKind/subscriptionObserved``) is the same object.
-    private static func applyLemonSqueezy(_ event: BillingEvent, to state: inout SubscriptionState) {
-        switch event.kind {
-        case .subscriptionCreated, .subscriptionUpdated, .subscriptionCancelled, .subscriptionResumed,
-            .subscriptionExpired, .subscriptionPaused, .subscriptionUnpaused, .subscriptionObserved:
-            overwrite(&state.status, event.status)
-            overwrite(&state.productID, event.productID)
-            overwrite(&state.variantID, event.variantID)
-            overwrite(&state.planName, event.planName)
-            overwrite(&state.orderID, event.orderID)
-            state.renewsAt = event.renewsAt ?? state.renewsAt
-            state.endsAt = event.endsAt
-            state.trialEndsAt = event.trialEndsAt ?? state.trialEndsAt
-            state.cancelAtPeriodEnd = event.cancelled ?? (event.status == "cancelled")
-            // The object is whole: no `pause` means not paused.
-            state.pauseMode = event.pauseMode
-            state.pauseResumesAt = event.pauseResumesAt
-        default:
-            break
-        }
-    }
-
-    /// Paystack sends the state change as the event itself: `subscription.create`
-    /// (active), `subscription.not_renew` (non-renewing until the period ends),
-    /// `subscription.disable` (complete or cancelled), `invoice.payment_failed`
-    /// (attention), and a renewal `charge.success` that clears attention. A
-    /// provider fetch (``BillingEventKind/subscriptionObserved``) says the
-    /// status itself, and nothing else can: Paystack's own word.
-    private static func applyPaystack(_ event: BillingEvent, to state: inout SubscriptionState) {
-        overwrite(&state.productID, event.productID)
-        overwrite(&state.variantID, event.variantID)
-        overwrite(&state.planName, event.planName)
-        if let next = event.nextPaymentDate { state.renewsAt = next }
-        // Paystack state changes are ordered by receipt, so a late delivery
-        // sorts after what really came later: a webhook never revives a
-        // subscription that a later one ended (only Paystack's own word, a
-        // fetch, or a confirmed resume can).
-        let ended = paystackEnded.contains(state.status)
-        switch event.kind {
-        case .subscriptionCreated:
-            if state.status == "unknown" { state.status = event.status ?? "active" }
-        case .subscriptionNotRenewing:
-            guard !ended else { break }
-            state.status = "non-renewing"
-            state.cancelAtPeriodEnd = true
-            state.endsAt = event.nextPaymentDate ?? state.renewsAt
-        case .subscriptionDisabled:
-            state.status = event.status ?? "cancelled"
-            state.endsAt = event.orderingTimestamp ?? state.endsAt
-        case .paymentFailed:
-            if ["active", "attention", "unknown"].contains(state.status) { state.status = "attention" }
-        case .paymentSucceeded, .paymentRecovered:
-            if state.status == "attention" || state.status == "unknown" { state.status = "active" }
-        case .subscriptionResumed:
-            state.status = "active"
-            state.cancelAtPeriodEnd = false
-            state.endsAt = nil
-        case .subscriptionObserved:
-            overwrite(&state.status, event.status)
-            state.cancelAtPeriodEnd = event.cancelled ?? (state.status == "non-renewing")
-            switch state.status {
-            case "non-renewing": state.endsAt = event.endsAt ?? event.nextPaymentDate ?? state.renewsAt
-            case "cancelled", "complete", "completed": state.endsAt = event.endsAt ?? state.endsAt ?? event.orderingTimestamp
-            default: state.endsAt = nil
-            }
-            if let renews = event.renewsAt { state.renewsAt = renews }
-        default:
-            break
-        }
-    }
-
-    /// Paystack statuses after which only a fetch or a resume changes the status.
-    static let paystackEnded: Set<String> = ["cancelled", "complete", "completed"]
 
     /// The RevenueCat-style dates: the newest payment, and when a cancellation
     /// or a billing issue was first seen (cleared when it no longer holds).
@@ -227,11 +151,11 @@ public enum SubscriptionFold {
         }
     }
 
-    private static func overwrite<T>(_ field: inout T?, _ value: T?) {
+    static func overwrite<T>(_ field: inout T?, _ value: T?) {
         if let value { field = value }
     }
 
-    private static func overwrite(_ field: inout String, _ value: String?) {
+    static func overwrite(_ field: inout String, _ value: String?) {
         if let value, !value.isEmpty { field = value }
     }
 }

@@ -49,108 +49,28 @@ public struct ProvidersConfiguration: Sendable {
     ///   provider half configured, a malformed value, or no provider at all).
     public static func fromEnvironment(_ reader: inout ConfigReader, uses: ProviderUses = .all) -> ProvidersConfiguration? {
         let problemsBefore = reader.problems.count
-        func problem(_ setting: Setting, _ message: String) { reader.report(setting, message) }
-        func value(_ setting: Setting) -> String? {
-            guard let raw = reader.string(setting)?.trimmingCharacters(in: .whitespacesAndNewlines), !raw.isEmpty else { return nil }
-            return raw
+        // Each provider reads its own settings (Shared/Domain/Providers/<Provider>/Configuration).
+        let lemonSqueezy = LemonSqueezyConfiguration.fromEnvironment(&reader, uses: uses)
+        let paystack = PaystackConfiguration.fromEnvironment(&reader, uses: uses)
+        if !lemonSqueezy.mentioned, !paystack.mentioned {
+            let options = [LemonSqueezyConfiguration.enablingSettings(for: uses), PaystackConfiguration.enablingSettings(for: uses)]
+                .filter { !$0.isEmpty }
+            reader.report(
+                options.first?.first ?? .paystackSecretKey,
+                "no payment provider configured: set \(options.map(Setting.listed).joined(separator: ", and/or "))")
         }
-        func secret(_ setting: Setting) -> Secret? {
-            guard let raw = reader.secret(setting)?.reveal().trimmingCharacters(in: .whitespacesAndNewlines), !raw.isEmpty else { return nil }
-            return Secret(raw)
-        }
-        let api = uses.contains(.api), webhooks = uses.contains(.webhooks)
-
-        var configuration = ProvidersConfiguration()
-
-        // MARK: Lemon Squeezy
-        let lsKey = api ? secret(.lemonSqueezyAPIKey) : nil
-        let lsSecret = webhooks ? secret(.lemonSqueezyWebhookSecret) : nil
-        var lsStore = api ? value(.lemonSqueezyStoreID) : nil
-        if api, let alias = value(.lemonSqueezyStoreIDAlias) {
-            if let primary = lsStore, primary != alias {
-                problem(.lemonSqueezyStoreID, "differs from LEMON_SQUEEZY_STORE_ID (the seed tutorial's name); set only one")
-            }
-            lsStore = lsStore ?? alias
-        }
-        let lsNeeded: [Setting] = (api ? [.lemonSqueezyAPIKey, .lemonSqueezyStoreID] : []) + (webhooks ? [.lemonSqueezyWebhookSecret] : [])
-        if lsKey != nil || lsSecret != nil || lsStore != nil {
-            var missing: [Setting] = []
-            if api, lsKey == nil { missing.append(.lemonSqueezyAPIKey) }
-            if api, lsStore == nil { missing.append(.lemonSqueezyStoreID) }
-            if webhooks, lsSecret == nil { missing.append(.lemonSqueezyWebhookSecret) }
-            for setting in missing {
-                problem(setting, "is not set (Lemon Squeezy needs \(listed(lsNeeded)) together)")
-            }
-            if let store = lsStore, !(store.count <= 20 && store.allSatisfy({ $0.isASCII && $0.isNumber }) && store.contains(where: { $0 != "0" })) {
-                problem(.lemonSqueezyStoreID, "must be a positive integer")
-            }
-            var base = LemonSqueezyConfiguration.defaultAPIBaseURL, testMode = false, currency = "USD"
-            if api {
-                base = baseURL(value(.lemonSqueezyAPIBaseURL), default: base, setting: .lemonSqueezyAPIBaseURL, reader: &reader)
-                testMode = reader.bool(.lemonSqueezyTestMode, default: false)
-                currency = value(.lemonSqueezyStoreCurrency) ?? currency
-                if !(currency.count == 3 && currency.allSatisfy({ $0.isASCII && $0.isLetter })) {
-                    problem(.lemonSqueezyStoreCurrency, "must be a three-letter ISO 4217 code")
-                }
-            }
-            if missing.isEmpty {
-                configuration.lemonSqueezy = LemonSqueezyConfiguration(
-                    apiKey: lsKey, storeID: lsStore, webhookSecret: lsSecret,
-                    apiBaseURL: base, testMode: testMode, storeCurrency: currency)
-            }
-        }
-
-        // MARK: Paystack
-        let psKey = uses.isEmpty ? nil : secret(.paystackSecretKey)
-        let psAllow = webhooks ? value(.paystackWebhookIPAllowlist) : nil
-        if psKey == nil, psAllow != nil {
-            problem(.paystackWebhookIPAllowlist, "is set but PAYSTACK_SECRET_KEY is not")
-        }
-        if let psKey {
-            if psKey.reveal().hasPrefix("pk_") {
-                problem(.paystackSecretKey, "holds a public key (pk_…); the API and webhook signatures need the secret key (sk_…)")
-            }
-            let base =
-                api
-                ? baseURL(
-                    value(.paystackAPIBaseURL), default: PaystackConfiguration.defaultAPIBaseURL, setting: .paystackAPIBaseURL, reader: &reader)
-                : PaystackConfiguration.defaultAPIBaseURL
-            var allowList: IPAllowList?
-            if let psAllow {
-                do {
-                    allowList = try IPAllowList(commaSeparated: psAllow)
-                } catch {
-                    problem(.paystackWebhookIPAllowlist, error.description)
-                }
-            }
-            configuration.paystack = PaystackConfiguration(secretKey: psKey, apiBaseURL: base, webhookIPAllowList: allowList)
-        }
-
-        if lsKey == nil, lsSecret == nil, lsStore == nil, psKey == nil {
-            problem(
-                uses.secretSettings.first ?? .paystackSecretKey,
-                "no payment provider configured: set \(listed(lsNeeded)), and/or PAYSTACK_SECRET_KEY")
-        }
+        let configuration = ProvidersConfiguration(lemonSqueezy: lemonSqueezy.configuration, paystack: paystack.configuration)
         return reader.problems.count == problemsBefore ? configuration : nil
     }
+}
 
-    /// `A`, `A and B`, `A, B and C`.
-    static func listed(_ settings: [Setting]) -> String {
-        let names = settings.map(\.name)
-        guard names.count > 1 else { return names.first ?? "" }
-        return names.dropLast().joined(separator: ", ") + " and " + names[names.count - 1]
-    }
-
-    /// An absolute http(s) URL without query, fragment or user info; the value is never echoed.
-    static func baseURL(_ raw: String?, default fallback: String, setting: Setting, reader: inout ConfigReader) -> String {
-        guard let raw else { return fallback }
-        guard let components = URLComponents(string: raw), let scheme = components.scheme?.lowercased(), scheme == "https" || scheme == "http",
-            let host = components.host, !host.isEmpty, components.query == nil, components.fragment == nil,
-            components.user == nil, components.password == nil
-        else {
-            reader.report(setting, "must be an absolute http(s) URL without query, fragment or credentials")
-            return fallback
-        }
-        return raw.hasSuffix("/") ? String(raw.dropLast()) : raw
+extension ProvidersConfiguration {
+    /// A webhook verifier for each enabled provider that has its webhook
+    /// secret, in ``Provider/allCases`` order: the one place they are built.
+    public var webhookVerifiers: [any WebhookVerifier] {
+        let verifiers: [(any WebhookVerifier)?] = [
+            lemonSqueezy.flatMap(LemonSqueezyWebhookVerifier.init(configuration:)), paystack.map(PaystackWebhookVerifier.init(configuration:)),
+        ]
+        return verifiers.compactMap { $0 }
     }
 }

@@ -23,16 +23,13 @@ public struct ProviderRegistry: Sendable {
         budget: (Provider) -> (any ProviderRequestBudget)? = { _ in nil }
     ) {
         var providers: [any PaymentProvider] = []
-        var verifiers: [any WebhookVerifier] = []
-        if let ls = configuration.lemonSqueezy {
-            if ls.hasAPICredentials { providers.append(LemonSqueezyClient(configuration: ls, httpClient: httpClient, budget: budget(.lemonsqueezy))) }
-            if let verifier = LemonSqueezyWebhookVerifier(configuration: ls) { verifiers.append(verifier) }
+        if let ls = configuration.lemonSqueezy, ls.hasAPICredentials {
+            providers.append(LemonSqueezyClient(configuration: ls, httpClient: httpClient, budget: budget(.lemonsqueezy)))
         }
         if let ps = configuration.paystack {
             providers.append(PaystackClient(configuration: ps, httpClient: httpClient, budget: budget(.paystack)))
-            verifiers.append(PaystackWebhookVerifier(configuration: ps))
         }
-        self.init(providers: providers, verifiers: verifiers)
+        self.init(providers: providers, verifiers: configuration.webhookVerifiers)
     }
 
     /// The enabled providers, in ``Provider/allCases`` order.

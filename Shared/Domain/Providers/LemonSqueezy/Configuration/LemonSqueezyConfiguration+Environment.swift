@@ -1,0 +1,60 @@
+import ServiceSettings
+import Webhooks
+
+extension LemonSqueezyConfiguration {
+    /// The credentials that enable Lemon Squeezy for `uses`: `LEMONSQUEEZY_API_KEY`
+    /// and `LEMONSQUEEZY_STORE_ID` for ``ProviderUses/api``,
+    /// `LEMONSQUEEZY_WEBHOOK_SECRET` for ``ProviderUses/webhooks``.
+    static func enablingSettings(for uses: ProviderUses) -> [Setting] {
+        (uses.contains(.api) ? [.lemonSqueezyAPIKey, .lemonSqueezyStoreID] : []) + (uses.contains(.webhooks) ? [.lemonSqueezyWebhookSecret] : [])
+    }
+
+    /// Reads Lemon Squeezy's settings for `uses` (``ProvidersConfiguration/fromEnvironment(_:uses:)``
+    /// says the rules); problems go to `reader`.
+    /// - Returns: `mentioned` when any of its credentials is set; `configuration`
+    ///   when every credential `uses` needs is set.
+    static func fromEnvironment(_ reader: inout ConfigReader, uses: ProviderUses) -> (configuration: Self?, mentioned: Bool) {
+        let api = uses.contains(.api), webhooks = uses.contains(.webhooks)
+        let key = api ? reader.trimmedSecret(.lemonSqueezyAPIKey) : nil
+        let secret = webhooks ? reader.trimmedSecret(.lemonSqueezyWebhookSecret) : nil
+        var store = api ? reader.trimmedString(.lemonSqueezyStoreID) : nil
+        if api, let alias = reader.trimmedString(.lemonSqueezyStoreIDAlias) {
+            if let primary = store, primary != alias {
+                reader.report(.lemonSqueezyStoreID, "differs from LEMON_SQUEEZY_STORE_ID (the seed tutorial's name); set only one")
+            }
+            store = store ?? alias
+        }
+        guard key != nil || secret != nil || store != nil else { return (nil, false) }
+        var missing: [Setting] = []
+        if api, key == nil { missing.append(.lemonSqueezyAPIKey) }
+        if api, store == nil { missing.append(.lemonSqueezyStoreID) }
+        if webhooks, secret == nil { missing.append(.lemonSqueezyWebhookSecret) }
+        for setting in missing {
+            reader.report(setting, "is not set (Lemon Squeezy needs \(Setting.listed(enablingSettings(for: uses))) together)")
+        }
+        if let store, !(store.count <= 20 && store.allSatisfy({ $0.isASCII && $0.isNumber }) && store.contains(where: { $0 != "0" })) {
+            reader.report(.lemonSqueezyStoreID, "must be a positive integer")
+        }
+        var base = defaultAPIBaseURL, testMode = false, currency = "USD"
+        if api {
+            base = reader.baseURL(.lemonSqueezyAPIBaseURL, default: base)
+            testMode = reader.bool(.lemonSqueezyTestMode, default: false)
+            currency = reader.trimmedString(.lemonSqueezyStoreCurrency) ?? currency
+            if !(currency.count == 3 && currency.allSatisfy({ $0.isASCII && $0.isLetter })) {
+                reader.report(.lemonSqueezyStoreCurrency, "must be a three-letter ISO 4217 code")
+            }
+        }
+        guard missing.isEmpty else { return (nil, true) }
+        let configuration = Self(apiKey: key, storeID: store, webhookSecret: secret, apiBaseURL: base, testMode: testMode, storeCurrency: currency)
+        return (configuration, true)
+    }
+}
+
+extension LemonSqueezyWebhookVerifier {
+    /// Nil when the configuration has no webhook secret (a service that
+    /// verifies no webhooks never reads one).
+    public init?(configuration: LemonSqueezyConfiguration) {
+        guard let secret = configuration.webhookSecret else { return nil }
+        self.init(secret: secret)
+    }
+}

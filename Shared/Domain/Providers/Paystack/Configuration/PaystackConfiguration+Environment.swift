@@ -1,0 +1,41 @@
+import ServiceSettings
+import Webhooks
+
+extension PaystackConfiguration {
+    /// The credential that enables Paystack for any use: `PAYSTACK_SECRET_KEY`
+    /// (Paystack signs webhooks with the API's secret key).
+    static func enablingSettings(for uses: ProviderUses) -> [Setting] {
+        uses.isEmpty ? [] : [.paystackSecretKey]
+    }
+
+    /// Reads Paystack's settings for `uses` (``ProvidersConfiguration/fromEnvironment(_:uses:)``
+    /// says the rules); problems go to `reader`.
+    /// - Returns: `mentioned` when its secret key is set; `configuration` then too.
+    static func fromEnvironment(_ reader: inout ConfigReader, uses: ProviderUses) -> (configuration: Self?, mentioned: Bool) {
+        let key = uses.isEmpty ? nil : reader.trimmedSecret(.paystackSecretKey)
+        let allow = uses.contains(.webhooks) ? reader.trimmedString(.paystackWebhookIPAllowlist) : nil
+        guard let key else {
+            if allow != nil { reader.report(.paystackWebhookIPAllowlist, "is set but PAYSTACK_SECRET_KEY is not") }
+            return (nil, false)
+        }
+        if key.reveal().hasPrefix("pk_") {
+            reader.report(.paystackSecretKey, "holds a public key (pk_…); the API and webhook signatures need the secret key (sk_…)")
+        }
+        let base = uses.contains(.api) ? reader.baseURL(.paystackAPIBaseURL, default: defaultAPIBaseURL) : defaultAPIBaseURL
+        var allowList: IPAllowList?
+        if let allow {
+            do {
+                allowList = try IPAllowList(commaSeparated: allow)
+            } catch {
+                reader.report(.paystackWebhookIPAllowlist, error.description)
+            }
+        }
+        return (Self(secretKey: key, apiBaseURL: base, webhookIPAllowList: allowList), true)
+    }
+}
+
+extension PaystackWebhookVerifier {
+    public init(configuration: PaystackConfiguration) {
+        self.init(secretKey: configuration.secretKey, allowList: configuration.webhookIPAllowList)
+    }
+}
