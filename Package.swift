@@ -111,7 +111,7 @@ let package = Package(
 
         // MARK: - Domain layer (Shared/Domain; may import the platform)
         // The values every service shares: providers, billing events, snapshots, commands, topics, API records.
-        domain("BillingModel", ["JSONCodec"]),
+        domain("BillingModel", ["JSONCodec"], providerPart: "Model"),
         // Webhook verification and parsing (one parse into one value); no HTTP client, so the
         // receiver does not link libcurl.
         domain("Webhooks", ["BillingModel", "CryptoPrimitives", "JSONCodec", "ServiceSettings", "Timing"], providerPart: "Webhooks"),
@@ -350,7 +350,7 @@ let package = Package(
             "CheckoutServiceTests",
             [
                 "ServiceSettings", "Catalog", "CheckoutService", "CryptoPrimitives", "HTTPServer", "BillingModel", "Postgres", "ProjectionStore",
-                "Entitlements", "Providers", "ServiceRuntime", "Telemetry", "TestSupport", "TokenVerification",
+                "Entitlements", "ProviderConfiguration", "Providers", "ServiceRuntime", "Telemetry", "TestSupport", "TokenVerification",
             ],
             linker: vendoredLibraries),
         tests(

@@ -1,5 +1,6 @@
 import ServiceSettings
 import CheckoutService
+import ProviderConfiguration
 import Foundation
 import ServiceRuntime
 import Testing
@@ -9,9 +10,15 @@ import Testing
     static let testKey = "sk_test_0123456789abcdef0123"
     static let liveKey = "sk_live_0123456789abcdef0123"
 
+    /// The credential modes of a configuration with Paystack's `key` (none without one).
+    static func credentials(paystackSecretKey key: String?) -> [CredentialMode] {
+        guard let key, !key.isEmpty else { return [] }
+        return ProvidersConfiguration(paystack: PaystackConfiguration(secretKey: Secret(key))).credentialModes
+    }
+
     static func read(_ values: [String: String], paystackSecretKey: String?) -> (DeploymentMode, [ConfigurationProblem]) {
         var reader = ConfigReader(Environment(values))
-        let mode = DeploymentMode.fromEnvironment(&reader, paystackSecretKey: paystackSecretKey)
+        let mode = DeploymentMode.fromEnvironment(&reader, credentials: credentials(paystackSecretKey: paystackSecretKey))
         return (mode, reader.problems)
     }
 
@@ -66,9 +73,9 @@ import Testing
     }
 
     @Test func prefixes() {
-        #expect(DeploymentMode.of(paystackSecretKey: Self.testKey) == .test)
-        #expect(DeploymentMode.of(paystackSecretKey: Self.liveKey) == .live)
-        #expect(DeploymentMode.of(paystackSecretKey: "pk_live_abc") == nil)
+        #expect(Self.credentials(paystackSecretKey: Self.testKey).map(\.isLive) == [false])
+        #expect(Self.credentials(paystackSecretKey: Self.liveKey).map(\.isLive) == [true])
+        #expect(Self.credentials(paystackSecretKey: "pk_live_abc").map(\.isLive) == [nil])
         #expect(DeploymentMode.live.isLive && !DeploymentMode.test.isLive)
     }
 

@@ -66,7 +66,7 @@ import WebhookReceiverService
         _ = MessagingSettings.fromEnvironment(&reader, service: "checkout", logger: logger)
         _ = PostgresSessionLimits.fromEnvironment(&reader, defaults: .requestPath)
         _ = ProvidersConfiguration.fromEnvironment(&reader, uses: .all)
-        _ = ProviderBudgetSettings.fromEnvironment(&reader, paystackLive: false)
+        _ = ProviderBudgetSettings.fromEnvironment(&reader, live: false)
         _ = EntitlementResolver.fromEnvironment(&reader, testDeployment: true)
         _ = CatalogConfiguration.fromEnvironment(&reader)
         _ = CheckoutConfiguration.fromEnvironment(&reader)

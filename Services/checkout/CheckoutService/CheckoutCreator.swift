@@ -104,8 +104,9 @@ struct CheckoutCreator: Sendable {
             variantID: variant.rawID, email: email, appUserID: user.id, checkoutID: checkoutID,
             ownershipProof: ownership.proof(checkoutID: checkoutID, appUserID: user.id), redirectURL: configuration.redirectURL,
             expiresAt: createdAt.addingTimeInterval(configuration.checkoutExpiry.inSeconds),
-            // Paystack needs an amount even though the plan sets it; the cached item saves a lookup.
-            amount: variant.provider == .paystack ? item.price : nil)
+            // A provider that is told the amount (Paystack, even though the plan sets it) gets the
+            // cached item's price, which saves a lookup.
+            amount: variant.provider.traits.checkoutStatesTheAmount ? item.price : nil)
         let checkout: ProviderCheckout
         do {
             checkout = try await client.createCheckout(request)

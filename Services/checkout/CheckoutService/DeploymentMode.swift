@@ -6,16 +6,17 @@ import ProviderConfiguration
 /// Whether this deployment takes real money (`live`) or only test payments
 /// (`test`), from `STOREFRONT_MODE`.
 ///
-/// Rules, checked at start-up (every violation is a ``ConfigReader`` problem):
-/// - `STOREFRONT_MODE` set: it must agree with the Paystack secret key when
-///   Paystack is configured (`sk_test_…` ↔ `test`, `sk_live_…` ↔ `live`).
-/// - unset: derived from the Paystack secret key's prefix.
-/// - unset and no Paystack key: an error; set `STOREFRONT_MODE=test` or `live`.
+/// Rules, checked at start-up (every violation is a ``ConfigReader`` problem),
+/// against the credentials of the configured providers that show their mode
+/// (``ProviderConfiguration/CredentialMode``: Paystack's `sk_test_…`/`sk_live_…`):
+/// - `STOREFRONT_MODE` set: every such credential must agree with it.
+/// - unset: derived from them, when they agree.
+/// - unset and no credential shows a mode: an error; set `STOREFRONT_MODE=test` or `live`.
 ///
 /// Lemon Squeezy API keys do not show their mode (test-mode and live-mode
-/// keys look alike and only the API can tell them apart), so they are not
-/// checked offline: with Lemon Squeezy alone, `STOREFRONT_MODE` must be set
-/// and it is the operator's word. `LEMONSQUEEZY_TEST_MODE` is not read here.
+/// keys look alike and only the API can tell them apart), so with Lemon
+/// Squeezy alone `STOREFRONT_MODE` must be set and it is the operator's word.
+/// `LEMONSQUEEZY_TEST_MODE` is not read here.
 public enum DeploymentMode: String, Sendable, CaseIterable, CustomStringConvertible {
     /// Test payments only (provider test keys, sandbox).
     case test
@@ -24,75 +25,74 @@ public enum DeploymentMode: String, Sendable, CaseIterable, CustomStringConverti
 
     /// The variable read.
     public static var variable: String { Setting.storefrontMode.name }
-    /// The Paystack key variable the mode is checked against (or `_FILE`).
-    public static var paystackKeyVariable: String { Setting.paystackSecretKey.name }
 
     public var description: String { rawValue }
 
-    /// The mode a Paystack secret key belongs to, from its documented prefix
-    /// (`sk_test_` or `sk_live_`); nil for anything else. Never echoes the key.
-    public static func of(paystackSecretKey key: String) -> DeploymentMode? {
-        let key = key.trimmingCharacters(in: .whitespacesAndNewlines)
-        if key.hasPrefix("sk_test_") { return .test }
-        if key.hasPrefix("sk_live_") { return .live }
-        return nil
-    }
+    init(isLive: Bool) { self = isLive ? .live : .test }
 
     /// Reads `STOREFRONT_MODE` (`test` or `live`) and checks it against
-    /// `paystackSecretKey` (pass the key of the configured Paystack provider,
-    /// e.g. `providers?.paystack?.secretKey.reveal()`, or nil when Paystack
-    /// is not configured). The key never appears in a problem message.
+    /// `credentials` (``ProvidersConfiguration/credentialModes`` of the
+    /// configured providers). A key never appears in a problem message.
     /// - Returns: the mode; `.test` as a placeholder when a problem was
     ///   reported (``ConfigReader/finish()`` then throws).
-    public static func fromEnvironment(_ reader: inout ConfigReader, paystackSecretKey: String?) -> DeploymentMode {
+    public static func fromEnvironment(_ reader: inout ConfigReader, credentials: [CredentialMode]) -> DeploymentMode {
         let configured = reader.enumeration(.storefrontMode, as: DeploymentMode.self)
         let invalid = configured == nil && reader.isSet(.storefrontMode)
-        guard let key = paystackSecretKey?.trimmingCharacters(in: .whitespacesAndNewlines), !key.isEmpty else {
+        var shown: [(credential: CredentialMode, mode: DeploymentMode)] = []
+        for credential in credentials {
+            guard let live = credential.isLive else {
+                reader.report(
+                    credential.setting,
+                    "does not start with \(credential.testMark) or \(credential.liveMark), so it cannot be checked against STOREFRONT_MODE")
+                return .test
+            }
+            shown.append((credential, DeploymentMode(isLive: live)))
+        }
+        guard let first = shown.first else {
             if let configured { return configured }
             if !invalid {
                 reader.report(
                     variable,
-                    "set STOREFRONT_MODE=test or live: Paystack is not configured, so the mode cannot be derived "
-                        + "from its key, and Lemon Squeezy keys do not show their mode offline")
+                    "set STOREFRONT_MODE=test or live: no configured provider's key shows its mode offline "
+                        + "(Paystack's does; Lemon Squeezy keys do not)")
             }
             return .test
         }
-        guard let keyMode = of(paystackSecretKey: key) else {
-            // Paystack only issues sk_test_ and sk_live_ secret keys.
-            reader.report(paystackKeyVariable, "does not start with sk_test_ or sk_live_, so it cannot be checked against STOREFRONT_MODE")
-            return .test
-        }
-        guard let configured else {
-            return invalid ? .test : keyMode
-        }
-        guard configured == keyMode else {
+        if invalid { return .test }
+        let expected = configured ?? first.mode
+        for (credential, mode) in shown where mode != expected {
+            let said = configured.map { "STOREFRONT_MODE is \($0)" } ?? "\(first.credential.setting.name) is a \(first.mode) key"
+            let mark = mode.isLive ? credential.liveMark : credential.testMark
             reader.report(
                 variable,
-                "STOREFRONT_MODE is \(configured) but PAYSTACK_SECRET_KEY is a \(keyMode) key (sk_\(keyMode)_…); "
-                    + "use a \(configured) key or set STOREFRONT_MODE=\(keyMode)")
+                "\(said) but \(credential.setting.name) is a \(mode) key (\(mark)…); "
+                    + "use \(expected == .live ? "live" : "test") keys everywhere or set STOREFRONT_MODE=\(mode)")
             return .test
         }
-        return configured
+        return expected
     }
 
-    /// Like ``fromEnvironment(_:paystackSecretKey:)``, reading the Paystack
-    /// key itself from `PAYSTACK_SECRET_KEY` or `PAYSTACK_SECRET_KEY_FILE`
-    /// (the way `ProviderSetup` does). A problem with the key variables
-    /// (both set, unreadable file) is reported once: not again if
-    /// `ProvidersConfiguration.fromEnvironment` already reported it, so call this after it.
+    /// Like ``fromEnvironment(_:credentials:)``, reading the providers'
+    /// API credentials itself (the way `ProviderSetup` does). A problem with
+    /// a credential's variables (both set, unreadable file) is reported once:
+    /// not again if `ProvidersConfiguration.fromEnvironment` already reported
+    /// it, so call this after it.
     public static func fromEnvironment(_ reader: inout ConfigReader) -> DeploymentMode {
         var scratch = reader.withoutProblems()
-        let key = scratch.secret(.paystackSecretKey)
-        for problem in scratch.problems where !reader.problems.contains(problem) {
+        let providers = ProvidersConfiguration.fromEnvironment(&scratch, uses: .api)
+        // Problems reading a key (or its `_FILE`), not the provider's other settings.
+        let secrets = Set(ProviderUses.api.secretVariables.flatMap { [$0, $0 + "_FILE"] })
+        let credentialProblems = scratch.problems.filter { secrets.contains($0.variable) && !$0.message.hasPrefix("no payment provider") }
+        for problem in credentialProblems where !reader.problems.contains(problem) {
             reader.report(problem.variable, problem.message)
         }
-        if !scratch.problems.isEmpty {
-            // The key exists but cannot be read: check nothing against it,
+        if !credentialProblems.isEmpty {
+            // A key exists but cannot be read: check nothing against it,
             // but still read (and validate) STOREFRONT_MODE.
             _ = reader.enumeration(.storefrontMode, as: DeploymentMode.self)
             return .test
         }
-        return fromEnvironment(&reader, paystackSecretKey: key?.reveal())
+        return fromEnvironment(&reader, credentials: providers?.credentialModes ?? [])
     }
 
     /// True for ``live``.

@@ -35,8 +35,7 @@ struct CheckoutMain {
                 let limits = PostgresSessionLimits.fromEnvironment(&reader, defaults: .requestPath)
                 database?.limits = limits
                 let providers = ProvidersConfiguration.fromEnvironment(&reader, uses: .api)
-                // After the providers, so a bad Paystack key is reported once.
-                let mode = DeploymentMode.fromEnvironment(&reader, paystackSecretKey: providers?.paystack?.secretKey.reveal())
+                let mode = DeploymentMode.fromEnvironment(&reader, credentials: providers?.credentialModes ?? [])
                 let ownershipKey = reader.required.secret(.ownershipProofKey)
                 let http = HTTPServerConfiguration.fromEnvironment(&reader, defaultPort: 8082)
                 let configuration = CheckoutConfiguration.fromEnvironment(&reader)
@@ -55,8 +54,7 @@ struct CheckoutMain {
                     maxConnections: reader.int(.databaseMaxConnections, default: 10, in: 1...200),
                     providers: providers, mode: mode,
                     entitlements: EntitlementResolver.fromEnvironment(&reader, testDeployment: !mode.isLive),
-                    budgets: ProviderBudgetSettings.fromEnvironment(
-                        &reader, paystackLive: providers?.paystack?.secretKey.reveal().hasPrefix("sk_live_") == true)
+                    budgets: ProviderBudgetSettings.fromEnvironment(&reader, live: providers?.showsLiveKeys ?? false)
                 )
             },
             start: { settings, logger, metrics in

@@ -27,12 +27,8 @@ public struct ReconcilerProviderSettings: Sendable {
     /// List page size (both providers allow 100).
     public var pageSize: Int
 
-    public static let lemonSqueezyLimit = ProviderBudgetSettings.lemonSqueezyLimit
-    public static let paystackTestLimit = ProviderBudgetSettings.paystackTestLimit
-    public static let paystackLiveLimit = ProviderBudgetSettings.paystackLiveLimit
-
     /// - Parameters:
-    ///   - budgets: the shared limits; nil for the providers' documented ones (Paystack's by key).
+    ///   - budgets: the shared limits; nil for the providers' documented ones (for the keys' mode).
     ///   - lemonSqueezyRequestsPerMinute, paystackRequestsPerMinute: the in-process
     ///     fallback budgets; nil for the limit minus the checkout's reserve.
     public init(
@@ -40,15 +36,11 @@ public struct ReconcilerProviderSettings: Sendable {
         paystackRequestsPerMinute: Int? = nil, pageSize: Int = 100
     ) {
         self.providers = providers
-        let budgets = budgets ?? ProviderBudgetSettings(paystackPerMinute: Self.isLive(providers) ? Self.paystackLiveLimit : Self.paystackTestLimit)
+        let budgets = budgets ?? ProviderBudgetSettings(live: providers.showsLiveKeys)
         self.budgets = budgets
         self.lemonSqueezyRequestsPerMinute = lemonSqueezyRequestsPerMinute ?? budgets.shares(.lemonsqueezy).perMinuteCeiling(for: .targeted)
         self.paystackRequestsPerMinute = paystackRequestsPerMinute ?? budgets.shares(.paystack).perMinuteCeiling(for: .targeted)
         self.pageSize = pageSize
-    }
-
-    static func isLive(_ providers: ProvidersConfiguration) -> Bool {
-        providers.paystack?.secretKey.reveal().hasPrefix("sk_live_") == true
     }
 
     /// Reads the providers' settings and the budgets; nil when the providers'
@@ -57,7 +49,7 @@ public struct ReconcilerProviderSettings: Sendable {
         let providers = ProvidersConfiguration.fromEnvironment(&reader, uses: .api)
         let lemonSqueezy = reader.int(.reconcilerLemonSqueezyRequestsPerMinute, in: 1...100_000)
         let paystack = reader.int(.reconcilerPaystackRequestsPerMinute, in: 1...100_000)
-        let budgets = ProviderBudgetSettings.fromEnvironment(&reader, paystackLive: providers.map(isLive) ?? false)
+        let budgets = ProviderBudgetSettings.fromEnvironment(&reader, live: providers?.showsLiveKeys ?? false)
         guard let providers else { return nil }
         return ReconcilerProviderSettings(
             providers: providers, budgets: budgets, lemonSqueezyRequestsPerMinute: lemonSqueezy, paystackRequestsPerMinute: paystack)
@@ -65,7 +57,10 @@ public struct ReconcilerProviderSettings: Sendable {
 
     /// The budget of `provider`, in requests per minute.
     public func requestsPerMinute(_ provider: Provider) -> Int {
-        provider == .lemonsqueezy ? lemonSqueezyRequestsPerMinute : paystackRequestsPerMinute
+        switch provider {
+        case .lemonsqueezy: lemonSqueezyRequestsPerMinute
+        case .paystack: paystackRequestsPerMinute
+        }
     }
 
     /// The in-process fallback budget of each provider, shared by this

@@ -55,7 +55,12 @@ public struct ProviderClients: SnapshotSource {
     }
 
     public var providers: [Provider] {
-        Provider.allCases.filter { $0 == .lemonsqueezy ? lemonSqueezy != nil : paystack != nil }
+        Provider.allCases.filter { provider in
+            switch provider {
+            case .lemonsqueezy: lemonSqueezy != nil
+            case .paystack: paystack != nil
+            }
+        }
     }
 
     public func fetch(_ target: EntityRef) async throws(ProviderError) -> ProviderDocument {

@@ -6,11 +6,15 @@ public enum Provider: String, Codable, Sendable, CaseIterable, Hashable {
     case lemonsqueezy
     case paystack
 
-    /// The short prefix of opaque catalog ids (`ls_123`, `ps_PLN_x`); see ``CatalogID``.
-    public var catalogPrefix: String {
+    /// What this provider's events and API say (its folder declares them:
+    /// `Shared/Domain/Providers/<Provider>/Model/`).
+    public var traits: ProviderTraits {
         switch self {
-        case .lemonsqueezy: "ls"
-        case .paystack: "ps"
+        case .lemonsqueezy: .lemonSqueezy
+        case .paystack: .paystack
         }
     }
+
+    /// The short prefix of opaque catalog ids (`ls_123`, `ps_PLN_x`); see ``CatalogID``.
+    public var catalogPrefix: String { traits.catalogPrefix }
 }

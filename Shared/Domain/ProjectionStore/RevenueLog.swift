@@ -58,22 +58,23 @@ public struct RevenueLog: Sendable {
         return log
     }
 
-    /// Lemon Squeezy may announce the refund of a subscription's first
-    /// payment twice: as its order's `order_refunded` and as its invoice's
+    /// A provider whose subscriptions have a first order
+    /// (``ProviderTraits/subscriptionsHaveAFirstOrder``) may announce the
+    /// refund of a subscription's first payment twice (Lemon Squeezy): as its order's `order_refunded` and as its invoice's
     /// `subscription_payment_refunded` (the sandbox does). When the
     /// subscription has invoice refunds, they count the money and its first
     /// order's refunds are left out; otherwise the order's count.
     func withoutRefundsCountedTwice(_ events: [SubscriptionFold.LoggedEvent]) -> [SubscriptionFold.LoggedEvent] {
         var subscriptionOfOrder: [String: String] = [:]
         var subscriptionsWithInvoiceRefunds = Set<String>()
-        for (key, logged) in subscriptionEvents where key.provider == .lemonsqueezy {
+        for (key, logged) in subscriptionEvents where key.provider.traits.subscriptionsHaveAFirstOrder {
             for entry in logged {
                 if let order = entry.event.orderID { subscriptionOfOrder[order] = key.subscriptionID }
                 if entry.event.kind == .paymentRefunded { subscriptionsWithInvoiceRefunds.insert(key.subscriptionID) }
             }
         }
         return events.filter { logged in
-            guard logged.event.provider == .lemonsqueezy, logged.event.kind == .orderRefunded, let order = logged.event.orderID,
+            guard logged.event.provider.traits.subscriptionsHaveAFirstOrder, logged.event.kind == .orderRefunded, let order = logged.event.orderID,
                 let subscription = subscriptionOfOrder[order]
             else { return true }
             return !subscriptionsWithInvoiceRefunds.contains(subscription)

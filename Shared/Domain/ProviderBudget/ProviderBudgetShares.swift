@@ -54,14 +54,15 @@ public struct ProviderBudgetSettings: Sendable, Equatable {
     /// `PROVIDER_BUDGET_SWEEP_PERCENT` (default 40; at most 100 minus the reserve).
     public var sweepPercent: Int
 
-    public static let lemonSqueezyLimit = 300
-    public static let paystackTestLimit = 100
-    public static let paystackLiveLimit = 600
+    /// The providers' documented limits (``BillingModel/ProviderTraits/requestsPerMinute``)
+    /// for test or `live` keys, the reserve and the sweep share at their defaults.
+    public init(live: Bool = false) {
+        self.init(
+            lemonSqueezyPerMinute: Provider.lemonsqueezy.traits.requestsPerMinute.forKeys(live: live),
+            paystackPerMinute: Provider.paystack.traits.requestsPerMinute.forKeys(live: live))
+    }
 
-    public init(
-        lemonSqueezyPerMinute: Int = lemonSqueezyLimit, paystackPerMinute: Int = paystackTestLimit, checkoutReservePercent: Int = 30,
-        sweepPercent: Int = 40
-    ) {
+    public init(lemonSqueezyPerMinute: Int, paystackPerMinute: Int, checkoutReservePercent: Int = 30, sweepPercent: Int = 40) {
         self.lemonSqueezyPerMinute = lemonSqueezyPerMinute
         self.paystackPerMinute = paystackPerMinute
         self.checkoutReservePercent = checkoutReservePercent
@@ -70,15 +71,18 @@ public struct ProviderBudgetSettings: Sendable, Equatable {
 
     /// The split of `provider`'s limit.
     public func shares(_ provider: Provider) -> ProviderBudgetShares {
-        ProviderBudgetShares(
-            requestsPerMinute: provider == .lemonsqueezy ? lemonSqueezyPerMinute : paystackPerMinute,
-            checkoutReservePercent: checkoutReservePercent, sweepPercent: sweepPercent)
+        let limit =
+            switch provider {
+            case .lemonsqueezy: lemonSqueezyPerMinute
+            case .paystack: paystackPerMinute
+            }
+        return ProviderBudgetShares(requestsPerMinute: limit, checkoutReservePercent: checkoutReservePercent, sweepPercent: sweepPercent)
     }
 
     /// Reads the variables above; problems are reported to `reader`.
-    /// - Parameter paystackLive: whether the Paystack key is a live one (its default limit is higher).
-    public static func fromEnvironment(_ reader: inout ConfigReader, paystackLive: Bool) -> ProviderBudgetSettings {
-        var settings = ProviderBudgetSettings(paystackPerMinute: paystackLive ? paystackLiveLimit : paystackTestLimit)
+    /// - Parameter live: whether the providers' keys are live ones (some providers allow more then).
+    public static func fromEnvironment(_ reader: inout ConfigReader, live: Bool) -> ProviderBudgetSettings {
+        var settings = ProviderBudgetSettings(live: live)
         settings.lemonSqueezyPerMinute = reader.int(
             .providerBudgetLemonSqueezyPerMinute, default: settings.lemonSqueezyPerMinute, in: 1...100_000)
         settings.paystackPerMinute = reader.int(.providerBudgetPaystackPerMinute, default: settings.paystackPerMinute, in: 1...100_000)

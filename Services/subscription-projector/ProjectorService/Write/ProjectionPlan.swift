@@ -16,8 +16,8 @@ struct ProjectionPlan {
     private(set) var repeatedInBatch = 0
     /// Subscriptions to re-fold: (provider, subscription id).
     private(set) var subscriptionKeys = Set<Pair>()
-    /// Paystack renewals without a subscription code: (customer code, plan code).
-    private(set) var renewalLinks = Set<Pair>()
+    /// Charges without a subscription code (renewals), to link by customer and plan.
+    private(set) var renewalLinks = Set<RenewalLink>()
     /// Refunds and disputes naming only a transaction, with the index of
     /// their log insert: a new one whose transaction no logged purchase has
     /// is reported (see ``ProjectionWriteResult/unlinkedMoneyBack``).
@@ -39,6 +39,14 @@ struct ProjectionPlan {
         var first: String
         var second: String
         init(_ first: String, _ second: String) { self.first = first; self.second = second }
+    }
+
+    /// A charge that names no subscription, by what links it to one
+    /// (``ProviderTraits/chargesLinkToSubscriptionsByCard``): provider, customer, plan code.
+    struct RenewalLink: Hashable {
+        var provider: String
+        var customer: String
+        var plan: String
     }
 
     /// Event names of reconciler snapshots (`ProviderSnapshots` in Providers).
@@ -98,7 +106,7 @@ struct ProjectionPlan {
     /// - Parameter isCounted: false for a command's observation, which the command's own row counts.
     private mutating func add(_ delivery: WebhookDelivery, isCounted: Bool = true) throws {
         let e = delivery.event
-        let provider = e.provider.rawValue
+        let provider = e.provider.rawValue, traits = e.provider.traits
         let at = e.orderingTimestamp ?? delivery.receivedAt
         let eventJSON = String(decoding: e.encodedRecord(), as: UTF8.self)
         let eventItem = items.count
@@ -110,7 +118,7 @@ struct ProjectionPlan {
                     delivery.dedupKey, provider, e.providerEventName, e.kind.rawValue, e.entityKey, e.subscriptionID, e.orderID,
                     e.customerID, e.appUserID, e.orderingTimestamp, delivery.receivedAt, delivery.sourcePartition,
                     delivery.sourceOffset, PostgresJSON(text: eventJSON), delivery.payload,
-                    e.productID.flatMap { e.provider == .paystack ? $0 : nil },
+                    e.productID.flatMap { traits.productIDIsAPlanCode ? $0 : nil },
                     e.checkoutID, e.transactionReference, e.authorizationCode,
                     e.recurringPrice?.amount, e.recurringPrice?.currency, e.recurringPrice?.interval.unit.rawValue,
                     e.recurringPrice.map { Int32($0.interval.count) },
@@ -129,16 +137,16 @@ struct ProjectionPlan {
         if let subscriptionID = e.subscriptionID {
             subscriptionKeys.insert(Pair(provider, subscriptionID))
             subscriptionEvents.append((eventItem, Pair(provider, subscriptionID), .init(dedupKey: delivery.dedupKey, event: e)))
-            if e.provider == .lemonsqueezy, let orderID = e.orderID {
+            if traits.subscriptionsHaveAFirstOrder, let orderID = e.orderID {
                 items.append(PostgresBatchItem(ProjectionStatements.orderOfSubscription, [provider, orderID, subscriptionID]))
             }
-            if e.provider == .paystack, e.transactionReference != nil || e.authorizationCode != nil {
+            if traits.chargesLinkToSubscriptionsByCard, e.transactionReference != nil || e.authorizationCode != nil {
                 refoldKeys.insert(Pair(provider, subscriptionID))
             }
-        } else if e.provider == .paystack, e.kind == .paymentSucceeded || e.kind == .paymentRecovered,
+        } else if traits.chargesLinkToSubscriptionsByCard, e.kind == .paymentSucceeded || e.kind == .paymentRecovered,
             let customer = e.customerID, let plan = e.productID
         {
-            renewalLinks.insert(Pair(customer, plan))
+            renewalLinks.insert(RenewalLink(provider: provider, customer: customer, plan: plan))
         }
         if Self.moneyBackKinds.contains(e.kind), let reference = e.transactionReference, e.subscriptionID == nil {
             moneyEvents.append((eventItem, Pair(provider, reference), delivery.dedupKey))
@@ -211,10 +219,10 @@ struct ProjectionPlan {
     /// have opened it. Customers and typed emails never decide.
     private mutating func addOwnership(_ delivery: WebhookDelivery) {
         let e = delivery.event
-        let provider = e.provider.rawValue
+        let provider = e.provider.rawValue, traits = e.provider.traits
         let at = e.orderingTimestamp ?? delivery.receivedAt
         if let appUserID = e.appUserID {
-            if e.provider == .lemonsqueezy, let subscriptionID = e.subscriptionID {
+            if traits.subscriptionEventsNameTheOwner, let subscriptionID = e.subscriptionID {
                 items.append(
                     PostgresBatchItem(
                         ProjectionStatements.owner,
@@ -230,13 +238,14 @@ struct ProjectionPlan {
                             provider, PurchaseType.order.rawValue, orderID, appUserID, "custom_data", delivery.dedupKey,
                         ]))
             }
-            if e.provider == .paystack, e.kind == .paymentSucceeded, let code = e.authorizationCode, let customer = e.customerID {
-                items.append(PostgresBatchItem(ProjectionStatements.ownerOfChargedSubscriptions, [appUserID, delivery.dedupKey, code, customer, at]))
-                items.append(PostgresBatchItem(ProjectionStatements.syncChargedSubscriptionOwners, [code, customer]))
+            if traits.chargesLinkToSubscriptionsByCard, e.kind == .paymentSucceeded, let code = e.authorizationCode, let customer = e.customerID {
+                items.append(
+                    PostgresBatchItem(ProjectionStatements.ownerOfChargedSubscriptions, [provider, appUserID, delivery.dedupKey, code, customer, at]))
+                items.append(PostgresBatchItem(ProjectionStatements.syncChargedSubscriptionOwners, [provider, code, customer]))
             }
         }
-        if e.provider == .lemonsqueezy, e.appUserID == nil, e.providerEventName.hasPrefix(Self.snapshotEventPrefix),
-            let variant = e.variantID.flatMap({ CatalogID(provider: .lemonsqueezy, rawID: $0) }), let email = e.customerEmail,
+        if traits.fetchedPurchasesMatchCheckouts, e.appUserID == nil, e.providerEventName.hasPrefix(Self.snapshotEventPrefix),
+            let variant = e.variantID.flatMap({ CatalogID(provider: e.provider, rawID: $0) }), let email = e.customerEmail,
             let created = e.createdAt
         {
             let purchase: (PurchaseType, String)? =
@@ -244,13 +253,14 @@ struct ProjectionPlan {
                 ? e.subscriptionID.map { (.subscription, $0) }
                 : e.kind == .orderCreated ? e.orderID.map { (.order, $0) } : nil
             if let (type, id) = purchase {
-                items.append(PostgresBatchItem(ProjectionStatements.ownerFromCheckout, [type.rawValue, id, variant.description, email, created]))
+                items.append(
+                    PostgresBatchItem(ProjectionStatements.ownerFromCheckout, [provider, type.rawValue, id, variant.description, email, created]))
             }
         }
-        if e.provider == .paystack, SubscriptionFold.subscriptionObjectKinds.contains(e.kind),
+        if traits.chargesLinkToSubscriptionsByCard, SubscriptionFold.subscriptionObjectKinds.contains(e.kind),
             let subscriptionID = e.subscriptionID, let code = e.authorizationCode, let customer = e.customerID
         {
-            items.append(PostgresBatchItem(ProjectionStatements.ownerFromCharge, [subscriptionID, code, customer, at]))
+            items.append(PostgresBatchItem(ProjectionStatements.ownerFromCharge, [provider, subscriptionID, code, customer, at]))
         }
     }
 

@@ -77,60 +77,64 @@ enum ProjectionStatements {
 
     /// After a charge named owners of the subscriptions it created (``ownerOfChargedSubscriptions``).
     static let syncChargedSubscriptionOwners = PostgresPreparedStatement(
-        name: "projector_sync_charged_owners_v1",
+        name: "projector_sync_charged_owners_v2",
         sql: """
             UPDATE subscriptions SET app_user_id = purchase_owner(provider, 'subscription', subscription_id)
-            WHERE provider = 'paystack' AND authorization_code = $1 AND customer_id = $2
+            WHERE provider = $1 AND authorization_code = $2 AND customer_id = $3
                 AND app_user_id IS DISTINCT FROM purchase_owner(provider, 'subscription', subscription_id)
-            """, parameterTypes: [t, t])
+            """, parameterTypes: [t, t, t])
 
-    /// How far apart a Paystack charge and the subscription it created may be.
+    /// How far apart a charge and the subscription it created may be
+    /// (``ProviderTraits/chargesLinkToSubscriptionsByCard``; Paystack).
     static let chargeWindowSeconds = 86_400
 
-    /// A Paystack subscription is owned (`charge`) by the user whose proven
-    /// charge created it: same customer, same authorization, within a day.
+    /// A subscription of a provider whose charges name no subscription
+    /// (``ProviderTraits/chargesLinkToSubscriptionsByCard``; Paystack) is
+    /// owned (`charge`) by the user whose proven charge created it: same
+    /// provider, customer and authorization, within a day. `$1` is the provider.
     /// Every such charge is evidence; two users' charges make it nobody's.
     static let ownerFromCharge = PostgresPreparedStatement(
-        name: "projector_owner_from_charge_v2",
+        name: "projector_owner_from_charge_v3",
         sql: """
             INSERT INTO purchase_owners (provider, purchase_type, purchase_id, app_user_id, source, evidence)
-            SELECT DISTINCT ON (e.app_user_id) 'paystack', 'subscription', $1, e.app_user_id, 'charge', e.dedup_key
+            SELECT DISTINCT ON (e.app_user_id) $1::text, 'subscription', $2::text, e.app_user_id, 'charge', e.dedup_key
             FROM billing_events AS e
-            WHERE e.provider = 'paystack' AND e.authorization_code = $2 AND e.customer_id = $3 AND e.app_user_id IS NOT NULL
+            WHERE e.provider = $1 AND e.authorization_code = $3 AND e.customer_id = $4 AND e.app_user_id IS NOT NULL
                 AND e.subscription_id IS NULL AND e.kind = 'paymentSucceeded'
-                AND abs(extract(epoch FROM COALESCE(e.ordering_ts, e.received_at) - $4)) < \(chargeWindowSeconds)
-            ORDER BY e.app_user_id, e.dedup_key
-            ON CONFLICT DO NOTHING
-            """, parameterTypes: [t, t, t, ts])
-
-    /// The same link from the charge's side, when the subscription came first.
-    static let ownerOfChargedSubscriptions = PostgresPreparedStatement(
-        name: "projector_owner_charged_v2",
-        sql: """
-            INSERT INTO purchase_owners (provider, purchase_type, purchase_id, app_user_id, source, evidence)
-            SELECT DISTINCT 'paystack', 'subscription', e.subscription_id, $1::text, 'charge', $2::text FROM billing_events AS e
-            WHERE e.provider = 'paystack' AND e.authorization_code = $3 AND e.customer_id = $4 AND e.subscription_id IS NOT NULL
                 AND abs(extract(epoch FROM COALESCE(e.ordering_ts, e.received_at) - $5)) < \(chargeWindowSeconds)
+            ORDER BY e.app_user_id, e.dedup_key
             ON CONFLICT DO NOTHING
             """, parameterTypes: [t, t, t, t, ts])
 
-    /// A Lemon Squeezy purchase known only from a provider fetch (API objects
-    /// carry no custom data) is matched (`checkout`) to the checkouts that
+    /// The same link from the charge's side, when the subscription came first.
+    static let ownerOfChargedSubscriptions = PostgresPreparedStatement(
+        name: "projector_owner_charged_v3",
+        sql: """
+            INSERT INTO purchase_owners (provider, purchase_type, purchase_id, app_user_id, source, evidence)
+            SELECT DISTINCT $1::text, 'subscription', e.subscription_id, $2::text, 'charge', $3::text FROM billing_events AS e
+            WHERE e.provider = $1 AND e.authorization_code = $4 AND e.customer_id = $5 AND e.subscription_id IS NOT NULL
+                AND abs(extract(epoch FROM COALESCE(e.ordering_ts, e.received_at) - $6)) < \(chargeWindowSeconds)
+            ON CONFLICT DO NOTHING
+            """, parameterTypes: [t, t, t, t, t, ts])
+
+    /// A purchase known only from a provider fetch whose API objects carry no
+    /// custom data (``ProviderTraits/fetchedPurchasesMatchCheckouts``; Lemon
+    /// Squeezy; `$1` is the provider) is matched (`checkout`) to the checkouts that
     /// could have produced it: same variant, opened with the user's VERIFIED
     /// email (a typed address is only a pre-fill), created while the checkout
     /// was open. Checkouts of two users make it nobody's by this evidence;
     /// the webhook's proven custom data, when it comes, outranks it.
     static let ownerFromCheckout = PostgresPreparedStatement(
-        name: "projector_owner_from_checkout_v2",
+        name: "projector_owner_from_checkout_v3",
         sql: """
             INSERT INTO purchase_owners (provider, purchase_type, purchase_id, app_user_id, source, evidence)
-            SELECT DISTINCT ON (c.app_user_id) 'lemonsqueezy', $1, $2, c.app_user_id, 'checkout', 'checkout:' || c.checkout_id
+            SELECT DISTINCT ON (c.app_user_id) $1::text, $2::text, $3::text, c.app_user_id, 'checkout', 'checkout:' || c.checkout_id
             FROM checkouts AS c
-            WHERE c.provider = 'lemonsqueezy' AND c.variant_id = $3 AND c.email_verified AND lower(c.email) = lower($4)
-                AND c.created_at <= $5 AND $5 <= COALESCE(c.expires_at, c.created_at + interval '1 day')
+            WHERE c.provider = $1 AND c.variant_id = $4 AND c.email_verified AND lower(c.email) = lower($5)
+                AND c.created_at <= $6 AND $6 <= COALESCE(c.expires_at, c.created_at + interval '1 day')
             ORDER BY c.app_user_id, c.created_at DESC, c.checkout_id
             ON CONFLICT DO NOTHING
-            """, parameterTypes: [t, t, t, t, ts])
+            """, parameterTypes: [t, t, t, t, t, ts])
 
     /// Email: the newest non-null value by (provider timestamp, value) wins.
     static let appUser = PostgresPreparedStatement(

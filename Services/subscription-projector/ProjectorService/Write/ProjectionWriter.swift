@@ -184,17 +184,19 @@ public struct ProjectionWriter: Sendable {
         func list(_ pairs: Set<ProjectionPlan.Pair>) throws -> String {
             try ProjectionPlan.jsonArray(pairs.map { [$0.first, $0.second] }.sorted { $0.lexicographicallyPrecedes($1) })
         }
-        let links = try list(plan.renewalLinks), references = try list(plan.moneyReferences), orders = try list(plan.refundedOrders)
+        let links = try ProjectionPlan.jsonArray(
+            plan.renewalLinks.map { [$0.provider, $0.customer, $0.plan] }.sorted { $0.lexicographicallyPrecedes($1) })
+        let references = try list(plan.moneyReferences), orders = try list(plan.refundedOrders)
         let rows = try await connection.query(
             """
-            WITH links AS (SELECT k->>0 AS customer_id, k->>1 AS plan_code FROM jsonb_array_elements(\(links)::jsonb) AS k),
+            WITH links AS (SELECT k->>0 AS provider, k->>1 AS customer_id, k->>2 AS plan_code FROM jsonb_array_elements(\(links)::jsonb) AS k),
                  refs AS (SELECT k->>0 AS provider, k->>1 AS reference FROM jsonb_array_elements(\(references)::jsonb) AS k),
                  refunded AS (SELECT k->>0 AS provider, k->>1 AS order_id FROM jsonb_array_elements(\(orders)::jsonb) AS k),
                  charges AS (
                     SELECT c.provider, c.customer_id, c.plan_code FROM refs AS r
                     JOIN billing_events AS c ON c.provider = r.provider AND c.transaction_reference = r.reference
                     WHERE c.subscription_id IS NULL AND c.customer_id IS NOT NULL AND c.plan_code IS NOT NULL
-                    UNION SELECT 'paystack', customer_id, plan_code FROM links)
+                    UNION SELECT provider, customer_id, plan_code FROM links)
             SELECT e.provider, e.subscription_id FROM charges AS c
             JOIN billing_events AS e ON e.provider = c.provider AND e.customer_id = c.customer_id AND e.plan_code = c.plan_code
             WHERE e.subscription_id IS NOT NULL
@@ -241,36 +243,39 @@ public struct ProjectionWriter: Sendable {
         guard !subscriptionKeys.isEmpty else { return [] }
         let keys = try ProjectionPlan.jsonArray(subscriptionKeys.map { [$0.first, $0.second] }.sorted { $0.lexicographicallyPrecedes($1) })
         let objectKinds = try ProjectionPlan.jsonArray(SubscriptionFold.subscriptionObjectKinds.map(\.rawValue).sorted())
+        // The providers whose charges name no subscription (ProviderTraits.chargesLinkToSubscriptionsByCard).
+        let cardLinked = try ProjectionPlan.jsonArray(Provider.having(\.chargesLinkToSubscriptionsByCard).map(\.rawValue))
         let rows = try await connection.query(
             """
             WITH keys AS (SELECT k->>0 AS provider, k->>1 AS subscription_id FROM jsonb_array_elements(\(keys)::jsonb) AS k),
                  object_kinds AS (SELECT jsonb_array_elements_text(\(objectKinds)::jsonb) AS kind),
+                 card_linked AS (SELECT jsonb_array_elements_text(\(cardLinked)::jsonb) AS provider),
                  own AS (
                     SELECT k.provider, k.subscription_id, e.dedup_key, e.event, e.kind, e.transaction_reference, e.order_id,
                         e.customer_id, e.plan_code, e.authorization_code
                     FROM keys AS k JOIN billing_events AS e ON e.provider = k.provider AND e.subscription_id = k.subscription_id),
                  cards AS (
                     SELECT DISTINCT provider, subscription_id, customer_id, plan_code, authorization_code FROM own
-                    WHERE provider = 'paystack' AND customer_id IS NOT NULL AND plan_code IS NOT NULL AND authorization_code IS NOT NULL
+                    WHERE provider IN (SELECT provider FROM card_linked) AND customer_id IS NOT NULL AND plan_code IS NOT NULL AND authorization_code IS NOT NULL
                         AND kind IN (SELECT kind FROM object_kinds)),
                  charges AS (
                     SELECT o.provider, o.subscription_id, c.dedup_key, c.event, c.transaction_reference FROM own AS o
                     JOIN billing_events AS c ON c.provider = o.provider AND c.transaction_reference = o.transaction_reference
                         AND c.subscription_id IS NULL AND c.kind IN ('paymentSucceeded', 'paymentRecovered')
-                    WHERE o.provider = 'paystack'
+                    WHERE o.provider IN (SELECT provider FROM card_linked)
                     UNION
                     SELECT d.provider, d.subscription_id, c.dedup_key, c.event, c.transaction_reference FROM cards AS d
-                    JOIN billing_events AS c ON c.provider = 'paystack' AND c.subscription_id IS NULL
+                    JOIN billing_events AS c ON c.provider = d.provider AND c.subscription_id IS NULL
                         AND c.kind IN ('paymentSucceeded', 'paymentRecovered') AND c.customer_id = d.customer_id
                         AND c.plan_code = d.plan_code AND c.authorization_code = d.authorization_code
                     WHERE NOT EXISTS (
                             SELECT 1 FROM billing_events AS x
-                            WHERE x.provider = 'paystack' AND x.customer_id = d.customer_id AND x.plan_code = d.plan_code
+                            WHERE x.provider = d.provider AND x.customer_id = d.customer_id AND x.plan_code = d.plan_code
                                 AND x.authorization_code = d.authorization_code AND x.subscription_id IS NOT NULL
                                 AND x.subscription_id <> d.subscription_id AND x.kind IN (SELECT kind FROM object_kinds))
                         AND NOT EXISTS (
                             SELECT 1 FROM billing_events AS v
-                            WHERE v.provider = 'paystack' AND v.transaction_reference = c.transaction_reference
+                            WHERE v.provider = d.provider AND v.transaction_reference = c.transaction_reference
                                 AND v.subscription_id IS NOT NULL AND v.subscription_id <> d.subscription_id)),
                  paid AS (
                     SELECT provider, subscription_id, transaction_reference FROM charges WHERE transaction_reference IS NOT NULL

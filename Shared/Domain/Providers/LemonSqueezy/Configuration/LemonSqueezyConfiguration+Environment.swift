@@ -58,3 +58,10 @@ extension LemonSqueezyWebhookVerifier {
         self.init(secret: secret)
     }
 }
+
+extension LemonSqueezyConfiguration {
+    /// None: test-mode and live-mode API keys look alike, and only the API
+    /// can tell them apart (`LEMONSQUEEZY_TEST_MODE` is how checkouts are made,
+    /// not what the key is).
+    var credentialMode: CredentialMode? { nil }
+}

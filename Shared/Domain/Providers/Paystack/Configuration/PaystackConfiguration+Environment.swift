@@ -1,4 +1,6 @@
 import ServiceSettings
+import Foundation
+import BillingModel
 import Webhooks
 
 extension PaystackConfiguration {
@@ -37,5 +39,14 @@ extension PaystackConfiguration {
 extension PaystackWebhookVerifier {
     public init(configuration: PaystackConfiguration) {
         self.init(secretKey: configuration.secretKey, allowList: configuration.webhookIPAllowList)
+    }
+}
+
+extension PaystackConfiguration {
+    /// The secret key's documented prefix says its mode (`sk_test_`, `sk_live_`).
+    var credentialMode: CredentialMode? {
+        let key = secretKey.reveal().trimmingCharacters(in: .whitespacesAndNewlines)
+        let live: Bool? = key.hasPrefix("sk_live_") ? true : key.hasPrefix("sk_test_") ? false : nil
+        return CredentialMode(provider: .paystack, setting: .paystackSecretKey, isLive: live, testMark: "sk_test_", liveMark: "sk_live_")
     }
 }

@@ -1,0 +1,77 @@
+/// What a provider's events and API say or leave unsaid, as rules the
+/// services follow instead of naming providers: the projector links and
+/// owns purchases by these, checkout builds its request by them.
+///
+/// Each provider declares its own in its folder
+/// (`Shared/Domain/Providers/<Provider>/Model/`); ``Provider/traits`` is
+/// where they are registered. A new provider answers each question here;
+/// nothing else decides by a provider's name.
+public struct ProviderTraits: Sendable, Hashable {
+    /// The short prefix of opaque catalog ids (`ls_123`, `ps_PLN_x`); see ``CatalogID``.
+    public var catalogPrefix: String
+    /// Subscription events carry the purchase's proven custom data, so each
+    /// names its subscription's owner (Lemon Squeezy's `meta.custom_data` on
+    /// every subscription event). When false, a subscription's owner comes
+    /// from the charge that created it (``chargesLinkToSubscriptionsByCard``).
+    public var subscriptionEventsNameTheOwner: Bool
+    /// A subscription's first payment also arrives as an order whose id the
+    /// subscription names (Lemon Squeezy's `order_created` and the
+    /// subscription's `order_id`): the order is part of the subscription, and
+    /// its refund is the subscription's.
+    public var subscriptionsHaveAFirstOrder: Bool
+    /// Charges do not name the subscription they pay (Paystack's
+    /// `charge.success`): a charge belongs to the subscription with the same
+    /// customer, plan and card authorization, and its metadata names the
+    /// owner of the subscriptions it created. Events with a transaction or
+    /// authorization refold their subscription.
+    public var chargesLinkToSubscriptionsByCard: Bool
+    /// The product id of an event is a plan code (Paystack `PLN_…`), kept in
+    /// the log's `plan_code` column to link charges to subscriptions.
+    public var productIDIsAPlanCode: Bool
+    /// Objects fetched from the API carry no custom data, so a purchase seen
+    /// only through a fetch is matched to the checkouts that could have opened
+    /// it (same variant, the user's verified email, while it was open).
+    public var fetchedPurchasesMatchCheckouts: Bool
+    /// Creating a checkout states the amount to charge (Paystack's transaction
+    /// initialisation), rather than the provider taking a stored price.
+    public var checkoutStatesTheAmount: Bool
+    /// The documented API limit, per minute, for test keys and for live keys:
+    /// the default of the shared request budget (`PROVIDER_BUDGET_*_PER_MINUTE`).
+    public var requestsPerMinute: RequestLimits
+
+    public init(
+        catalogPrefix: String, subscriptionEventsNameTheOwner: Bool, subscriptionsHaveAFirstOrder: Bool,
+        chargesLinkToSubscriptionsByCard: Bool, productIDIsAPlanCode: Bool, fetchedPurchasesMatchCheckouts: Bool,
+        checkoutStatesTheAmount: Bool, requestsPerMinute: RequestLimits
+    ) {
+        self.catalogPrefix = catalogPrefix
+        self.subscriptionEventsNameTheOwner = subscriptionEventsNameTheOwner
+        self.subscriptionsHaveAFirstOrder = subscriptionsHaveAFirstOrder
+        self.chargesLinkToSubscriptionsByCard = chargesLinkToSubscriptionsByCard
+        self.productIDIsAPlanCode = productIDIsAPlanCode
+        self.fetchedPurchasesMatchCheckouts = fetchedPurchasesMatchCheckouts
+        self.checkoutStatesTheAmount = checkoutStatesTheAmount
+        self.requestsPerMinute = requestsPerMinute
+    }
+
+}
+
+/// A provider's documented API limit (per minute), by the kind of key.
+public struct RequestLimits: Sendable, Hashable {
+    public var test: Int
+    public var live: Int
+
+    public init(test: Int, live: Int) {
+        self.test = test
+        self.live = live
+    }
+
+    public func forKeys(live isLive: Bool) -> Int { isLive ? live : test }
+}
+
+extension Provider {
+    /// The providers with `trait`, in ``allCases`` order (for SQL that applies a rule to them).
+    public static func having(_ trait: KeyPath<ProviderTraits, Bool>) -> [Provider] {
+        allCases.filter { $0.traits[keyPath: trait] }
+    }
+}
