@@ -212,7 +212,7 @@ let package = Package(
             name: "ReconcilerService",
             dependencies: [
                 "Timing", "ServiceSettings", "BillingModel", "Providers", "ProviderBudget", "ProviderConfiguration", "Webhooks", "HTTPClient",
-                "Postgres", "Kafka", "HTTPServer", "ServiceRuntime", "Telemetry", "JSONCodec",
+                "Postgres", "Kafka", "HTTPServer", "ServiceRuntime", "Telemetry", "JSONCodec", "Catalog", "Entitlements", "ProjectionStore",
             ],
             path: "Services/reconciler/ReconcilerService", swiftSettings: strict, linkerSettings: vendoredLibraries),
         .executableTarget(
@@ -357,7 +357,7 @@ let package = Package(
             "ReconcilerServiceTests",
             [
                 "Timing", "ServiceSettings", "TestSupport", "ReconcilerService", "BillingModel", "Providers", "Kafka", "HTTPClient", "SandboxServer",
-                "SandboxKit", "ServiceRuntime", "Telemetry", "ProviderConfiguration", "Webhooks", "JSONCodec",
+                "SandboxKit", "ServiceRuntime", "Telemetry", "ProviderConfiguration", "Webhooks", "JSONCodec", "Entitlements",
             ],
             linker: vendoredLibraries),
         tests(
@@ -421,7 +421,7 @@ let package = Package(
             [
                 "ServiceSettings", "StorefrontCLI", "CheckoutService", "ReconcilerService", "TestSupport", "CryptoPrimitives", "Kafka",
                 "BillingModel", "Postgres", "ProjectionStore", "Entitlements", "ProviderBudget", "ServiceRuntime", "Telemetry",
-                "WebhookSenderService",
+                "WebhookSenderService", "Catalog",
             ], linker: vendoredLibraries),
 
         // End-to-end

@@ -31,7 +31,8 @@
 # across receivers; RECONCILER_REPLICAS=0 starts none).
 # The reconciler sweeps the sandbox often, for tests and demos:
 # RECONCILER_SWEEP_INTERVAL (default 30s), RECONCILER_SWEEP_INITIAL_DELAY
-# (5s), RECONCILER_COMMAND_DELAY (1s); any other RECONCILER_* setting in the
+# (5s), RECONCILER_COMMAND_DELAY (1s), and computes the revenue gauges every
+# RECONCILER_REVENUE_INTERVAL (5s); any other RECONCILER_* setting in the
 # environment reaches it as well.
 # The webhook-sender retries fast, for tests (WEBHOOK_SENDER_RETRY_SCHEDULE,
 # default 1s,1s,2s,2s,5s; the service's own default spans a day); any other
@@ -243,13 +244,14 @@ up() {
   for i in "${!projector_ports[@]}"; do wait_ready "subscription-projector-$((i + 1))" "http://127.0.0.1:${projector_ports[$i]}/readyz"; done
 
   # The reconciler reads the sandbox as the other services do, and the
-  # projection (read only) for its drift figures.
+  # projection (read only) for its drift figures and revenue gauges.
   local reconciler_ports=()
   for i in $(seq 1 "${RECONCILER_REPLICAS:-1}"); do
     local p; if [ "$i" = 1 ]; then p=$(port_for reconciler "${RECONCILER_PORT:-8085}"); else p=$("$root/scripts/free-port.sh"); fi
     reconciler_ports+=("$p")
     RECONCILER_SWEEP_INTERVAL=${RECONCILER_SWEEP_INTERVAL:-30s} RECONCILER_SWEEP_INITIAL_DELAY=${RECONCILER_SWEEP_INITIAL_DELAY:-5s} \
-      RECONCILER_COMMAND_DELAY=${RECONCILER_COMMAND_DELAY:-1s} KAFKA_CLIENT_ID="reconciler-$i" \
+      RECONCILER_COMMAND_DELAY=${RECONCILER_COMMAND_DELAY:-1s} RECONCILER_REVENUE_INTERVAL=${RECONCILER_REVENUE_INTERVAL:-5s} \
+      KAFKA_CLIENT_ID="reconciler-$i" \
       DATABASE_URL=$(database_url_for reconciler) with_api_keys \
       start_process "reconciler-$i" "$p" "$bin/reconciler"
   done

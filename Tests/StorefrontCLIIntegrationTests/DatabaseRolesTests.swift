@@ -207,8 +207,21 @@ import WebhookSenderService
                 let ledger = PostgresProviderLedgerStore(pool: reconciler)
                 #expect(try await ledger.take(provider: .lemonsqueezy, window: LedgerWindow.start(of: Date()), ceiling: 5, at: Date()) == .granted)
                 try await ledger.pause(provider: .lemonsqueezy, until: Date().addingTimeInterval(1))
-                // Nothing else: no projection writes, nor what the drift does not need (emails, tokens, payloads), nor the checkout's quotas.
+                // The event log, as the revenue gauges read it: the view of migration 10, never the table.
+                try await pool.execute(
+                    """
+                    INSERT INTO billing_events (dedup_key, provider, event_name, kind, entity_key, subscription_id, received_at, source_partition,
+                        source_offset, event, payload)
+                    VALUES ('e2', 'paystack', 'subscription.create', 'subscriptionCreated', 'paystack:CUS_1', 'SUB_1', now(), 0, 1,
+                        '{"status": "active", "customerEmail": "ada@example.com", "emailToken": "tok", "authorizationCode": "AUTH_1"}', '\\x00')
+                    """)
+                #expect(try await RevenueLog.read(from: reconciler, before: Date()).rowsRead == 1)
+                let events = try await reconciler.query("SELECT event::text FROM revenue_events WHERE dedup_key = 'e2'")
+                let texts: [String] = try events.map { row in try row.decode(String.self) }
+                #expect(texts == [#"{"status": "active"}"#])
+                // Nothing else: no projection writes, nor what drift and revenue do not need (emails, tokens, payloads), nor the checkout's quotas.
                 for sql in Self.nobodyMay + [
+                    "SELECT payload FROM billing_events", "SELECT event FROM billing_events", "SELECT app_user_id FROM billing_events",
                     "UPDATE subscriptions SET status = 'cancelled'",
                     "INSERT INTO commands (command_id, kind, provider, subscription_id, requested_at) VALUES ('x', 'k', 'p', 's', now())",
                     "INSERT INTO app_users (app_user_id) VALUES ('x')",

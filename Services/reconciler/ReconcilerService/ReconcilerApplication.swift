@@ -1,4 +1,5 @@
 import Foundation
+import Catalog
 import HTTPClient
 import HTTPServer
 import Kafka
@@ -25,14 +26,18 @@ public struct ReconcilerApplication: ServiceApplication {
     let pool: PostgresPool?
     /// `kafka_consumer_group_lag` of the reconciler's group.
     let lagMetrics: KafkaConsumerLagMetrics
+    /// The revenue figures from the event log; nil without a database or
+    /// with `RECONCILER_REVENUE_INTERVAL=0`.
+    public let revenueGauges: RevenueGauges?
 
     /// HTTP first (probes answer during start-up), the producer, the
     /// consumer, the loop that reads it, then the sweep. Stopped in reverse:
     /// the sweep ends, the loop drains and commits, the consumer leaves the
     /// group, the producer flushes, HTTP goes last. The lag reader runs
-    /// beside them; it only reads from the broker.
+    /// beside them; it only reads from the broker, as the revenue gauges
+    /// read only PostgreSQL and the catalogs.
     public var services: [any Service] {
-        [shell.server, producer, consumerService.consumer, consumerService, sweepService, lagMetrics]
+        [shell.server, producer, consumerService.consumer, consumerService, sweepService, lagMetrics] + (revenueGauges.map { [$0] } ?? [])
     }
 
     /// Releases the projection pool (after the services stopped).
@@ -66,7 +71,10 @@ public func buildReconcilerApplication(
         do {
             var database = try PostgresConfiguration(url: url)
             database.limits = configuration.databaseLimits
-            pool = PostgresPool(configuration: database, options: PostgresPoolConfiguration(maximumConnections: 2))
+            // One more connection for the revenue read, which holds its
+            // connection for the whole log, so the ledger never waits on it.
+            let connections = configuration.revenueInterval > .zero ? 3 : 2
+            pool = PostgresPool(configuration: database, options: PostgresPoolConfiguration(maximumConnections: connections))
         } catch {
             throw ReconcilerSetupError(description: "DATABASE_URL is not usable: \(error)")
         }
@@ -115,6 +123,15 @@ public func buildReconcilerApplication(
         sweeper: sweeper, providers: source.providers, configuration: configuration, metrics: reconcilerMetrics, logger: logger,
         isLeader: { consumerService.isSweepLeader })
 
+    // Revenue reads the log with the drift reads' pool; its catalog fetches
+    // are background work, paced as sweeps.
+    let revenueGauges = pool.flatMap { pool -> RevenueGauges? in
+        guard configuration.revenueInterval > .zero else { return nil }
+        let catalog = CatalogCache(sources: sweepSource.catalogSources, logger: logger)
+        return RevenueGauges(
+            source: LogRevenueFigures(pool: pool, catalog: catalog), registry: metrics, logger: logger, interval: configuration.revenueInterval)
+    }
+
     let health = HealthChecks()
     health.register("kafka") { _ = try await admin.partitionCount(topic: Topics.webhooks, timeout: .seconds(2)) }
     // Snapshots that cannot be published stall every reconcile; say so.
@@ -128,5 +145,5 @@ public func buildReconcilerApplication(
     return ReconcilerApplication(
         reconciler: reconciler, consumerService: consumerService, sweepService: sweepService, providerHealth: providerHealth,
         shell: ApplicationShell(http: http, health: health, metrics: metrics, logger: logger), producer: producer, pool: pool,
-        lagMetrics: lagMetrics)
+        lagMetrics: lagMetrics, revenueGauges: revenueGauges)
 }

@@ -48,6 +48,10 @@ public struct ReconcilerConfiguration: Sendable {
     /// provider changed since the previous sweep started minus this margin
     /// (clock skew, changes made while the previous one paged).
     public var sweepOverlap: Duration
+    /// `RECONCILER_REVENUE_INTERVAL` (default 5 min; `0` turns them off): how
+    /// often the revenue gauges are computed from the event log
+    /// (``RevenueGauges``); only with `DATABASE_URL`.
+    public var revenueInterval: Duration
     /// `DATABASE_URL` (optional): the projection, read only, to count drift
     /// (listed subscriptions whose status differs from their row), and the
     /// provider ledger shared with the checkout (the only tables it writes).
@@ -64,7 +68,7 @@ public struct ReconcilerConfiguration: Sendable {
         maxPending: Int = 100_000, maxCommitDelay: Duration = .seconds(60), batchSize: Int = 500, maxUncommittedBatches: Int = 64,
         shutdownGrace: Duration = .seconds(5),
         sweepInterval: Duration = .seconds(3600), sweepInitialDelay: Duration = .seconds(60), sweepOverlap: Duration = .seconds(300),
-        databaseURL: String? = nil
+        revenueInterval: Duration = RevenueGauges.defaultInterval, databaseURL: String? = nil
     ) {
         self.groupID = groupID
         self.coalesceWindow = coalesceWindow
@@ -80,6 +84,7 @@ public struct ReconcilerConfiguration: Sendable {
         self.sweepInterval = sweepInterval
         self.sweepInitialDelay = sweepInitialDelay
         self.sweepOverlap = sweepOverlap
+        self.revenueInterval = revenueInterval
         self.databaseURL = databaseURL
     }
 
@@ -114,6 +119,10 @@ public struct ReconcilerConfiguration: Sendable {
         }
         configuration.sweepInitialDelay = reader.duration(.reconcilerSweepInitialDelay, default: configuration.sweepInitialDelay)
         configuration.sweepOverlap = reader.duration(.reconcilerSweepOverlap, default: configuration.sweepOverlap)
+        configuration.revenueInterval = reader.duration(.reconcilerRevenueInterval, default: configuration.revenueInterval)
+        if configuration.revenueInterval != .zero, configuration.revenueInterval < .seconds(1) {
+            reader.report(.reconcilerRevenueInterval, "must be 0 (no revenue gauges) or at least 1 s")
+        }
         configuration.databaseURL = reader.string(.reconcilerDatabaseURL)
         if let url = configuration.databaseURL, (try? PostgresConfiguration(url: url)) == nil {
             reader.report(.reconcilerDatabaseURL, "not a valid postgres:// URL")

@@ -7,7 +7,7 @@ extension Setting {
     public static let reconcilerKafkaGroupID = Setting(
         "KAFKA_GROUP_ID", default: "reconciler", "consumer group of the reconciler's replicas")
     public static let reconcilerDatabaseURL = Setting(
-        "DATABASE_URL", "postgres:// URL for the shared provider budget and drift checks; unset: a local budget only")
+        "DATABASE_URL", "postgres:// URL for the shared provider budget, drift checks and revenue gauges; unset: a local budget only")
     public static let reconcilerCoalesceWindow = Setting(
         "RECONCILER_COALESCE_WINDOW", default: "1s", "events for one object within this window cause one fetch")
     public static let reconcilerCommandDelay = Setting(
@@ -34,6 +34,8 @@ extension Setting {
         "RECONCILER_SWEEP_INITIAL_DELAY", default: "60s", "wait before the first sweep")
     public static let reconcilerSweepOverlap = Setting(
         "RECONCILER_SWEEP_OVERLAP", default: "5m", "each sweep also re-reads this much before the last one's start")
+    public static let reconcilerRevenueInterval = Setting(
+        "RECONCILER_REVENUE_INTERVAL", default: "5m", "time between computations of the revenue gauges (needs DATABASE_URL); 0 = none")
     public static let reconcilerLemonSqueezyRequestsPerMinute = Setting(
         "RECONCILER_LEMONSQUEEZY_REQUESTS_PER_MINUTE", "local Lemon Squeezy request limit when DATABASE_URL is unset")
     public static let reconcilerPaystackRequestsPerMinute = Setting(
@@ -47,7 +49,7 @@ extension SettingGroup {
             .reconcilerKafkaGroupID, .reconcilerDatabaseURL, .reconcilerCoalesceWindow, .reconcilerCommandDelay, .reconcilerFetchConcurrency,
             .reconcilerRetryInitialDelay, .reconcilerRetryMaxDelay, .reconcilerMaxPending, .reconcilerMaxCommitDelay, .reconcilerBatchSize,
             .reconcilerMaxUncommittedBatches, .reconcilerShutdownGrace, .reconcilerSweepInterval, .reconcilerSweepInitialDelay,
-            .reconcilerSweepOverlap,
+            .reconcilerSweepOverlap, .reconcilerRevenueInterval,
         ])
     public static let reconcilerProviderLimits = SettingGroup(
         "Reconciler: local provider limits", [.reconcilerLemonSqueezyRequestsPerMinute, .reconcilerPaystackRequestsPerMinute])

@@ -13,6 +13,7 @@ public enum ProjectionSchema {
         (7, "ranked ownership evidence, refunds and disputes", moneyBack),
         (8, "the recurring price each event states", recurringPrice),
         (9, "the entitlement change outbox", entitlementOutbox),
+        (10, "what the revenue figures read of the event log", revenueReads),
     ]
 
     /// The NOLOGIN group roles of the services, created by migration 6 and
@@ -23,7 +24,8 @@ public enum ProjectionSchema {
         public static let projector = "storefront_projector"
         /// checkout: reads the projection; owns its idempotency keys (``CheckoutSchema``).
         public static let checkout = "storefront_checkout"
-        /// reconciler (and `storefront reconcile`): reads subscription statuses, for drift.
+        /// reconciler (and `storefront reconcile`): reads subscription statuses, for drift,
+        /// and (migration 10) the view `revenue_events`, for the revenue gauges.
         public static let reconciler = "storefront_reconciler"
         /// Operators (`storefront status`, ad-hoc queries): reads every projection table.
         public static let readOnly = "storefront_readonly"

@@ -3,10 +3,12 @@ import BillingModel
 import Entitlements
 import Postgres
 
-/// Reads what the revenue report needs from the event log (`billing_events`):
-/// every event of every subscription, with the recurring price its columns
-/// hold (projection migration 8), and the refunds and disputes of the
-/// period. Only reads; the role `storefront_readonly` may run it.
+/// Reads what the revenue report needs from the event log (`billing_events`,
+/// through the view `revenue_events`, projection migration 10): every event
+/// of every subscription, with the recurring price its columns hold
+/// (migration 8), and the refunds and disputes of the period. Only reads;
+/// the roles `storefront_readonly` (`storefront report`) and
+/// `storefront_reconciler` (the revenue gauges) may run it.
 public struct RevenueLog: Sendable {
     /// A refund or dispute event that cannot be read back is skipped and
     /// named here; so is a subscription event (its subscription is folded
@@ -14,6 +16,8 @@ public struct RevenueLog: Sendable {
     public var unreadable: [String] = []
     public var subscriptionEvents: [SubscriptionKey: [SubscriptionFold.LoggedEvent]] = [:]
     public var moneyEvents: [SubscriptionFold.LoggedEvent] = []
+    /// Rows the read returned: what its cost grows with.
+    public var rowsRead = 0
 
     /// A provider's subscription.
     public struct SubscriptionKey: Hashable, Sendable, Comparable {
@@ -30,11 +34,12 @@ public struct RevenueLog: Sendable {
         let rows = try await pool.query(
             """
             SELECT provider, subscription_id, dedup_key, event::text, price_amount, price_currency, interval_unit, interval_count
-            FROM billing_events
+            FROM revenue_events
             WHERE (subscription_id IS NOT NULL OR kind IN ('orderRefunded', 'paymentRefunded', 'refundProcessed', 'disputeCreated'))
                 AND (ordering_ts IS NULL OR ordering_ts < \(before))
             ORDER BY provider, subscription_id, dedup_key
             """)
+        log.rowsRead = rows.count
         for row in rows {
             let (providerName, subscriptionID, dedupKey, json, amount, currency, unit, count) = try row.decode(
                 (String, String?, String, String, Int64?, String?, String?, Int32?).self)

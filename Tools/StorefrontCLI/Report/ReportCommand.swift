@@ -47,9 +47,7 @@ public enum ReportCommand {
 
     /// The rows for `period` from the log, figures stopping at `asOf`.
     public static func report(_ period: ReportPeriod, pool: PostgresPool, prices: PriceBook, asOf: Date) async throws -> [RevenueReportRow] {
-        let end = min(asOf, period.to)
-        let log = try await RevenueLog.read(from: pool, before: end)
-        return RevenueReport.build(histories: log.histories(prices: prices), returns: MoneyReturn.read(log.moneyEvents), period: period, asOf: end)
+        try await RevenueLog.report(period, pool: pool, prices: prices, asOf: asOf)
     }
 
     /// A saved `GET /api/products` answer as prices.

@@ -15,4 +15,15 @@ extension PriceBook {
                 variantID: variant.rawID)
         }
     }
+
+    /// The subscription prices of catalog items as a provider client lists
+    /// them (the reconciler's revenue gauges fetch them so): every item with
+    /// an interval, by its raw variant id. One-time items are left out.
+    public init(items: [CatalogItem]) {
+        self.init()
+        for item in items {
+            guard let interval = item.interval else { continue }
+            set(RecurringPrice(amount: item.price, currency: item.currency, interval: interval), provider: item.provider, variantID: item.variantID)
+        }
+    }
 }
