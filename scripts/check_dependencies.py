@@ -27,10 +27,14 @@ IMPORT = re.compile(
     r"import\s+(?:(?:enum|struct|class|protocol|func|typealias|var|let)\s+)?(\w+)")
 
 
-def imports_of(path):
-    """Package-level import lines of every Swift file under `path` (column 0)."""
+def imports_of(path, exclude=()):
+    """Package-level import lines of every Swift file under `path` (column 0),
+    but not under the target's excluded folders (a nested target's own files)."""
     found = set()
+    skipped = tuple(path.rstrip("/") + "/" + folder.strip("/") + "/" for folder in exclude)
     for file in glob.glob(path + "/**/*.swift", recursive=True):
+        if skipped and file.startswith(skipped):
+            continue
         with open(file, encoding="utf-8") as handle:
             for line in handle:
                 match = IMPORT.match(line)
@@ -107,7 +111,7 @@ def main():
             for kind in ("byName", "target", "product"):
                 if kind in dependency:
                     declared.add(dependency[kind][0])
-        imported = {module for module in imports_of(path) if module in targets and module != name}
+        imported = {module for module in imports_of(path, target.get("exclude", [])) if module in targets and module != name}
         imports_by_target[name] = imported
         for module in sorted(imported - declared):
             problems.append(f"{name}: imports {module} but does not declare it in Package.swift")
