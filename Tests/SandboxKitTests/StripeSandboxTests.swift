@@ -105,6 +105,7 @@ struct StripeSandboxTests {
         #expect(sent.compactMap(\.stripeEvent) == ["checkout.session.completed"])
         let session = sent.first?.json["data"]?["object"]
         #expect(session?["customer_details"]?["email"]?.stringValue == "grace@example.com")
+        #expect(session?["customer"]?.isNull == true, "a one-time payment creates no Customer (customer_creation if_required)")
         #expect(session?["payment_intent"]?.stringValue?.hasPrefix("pi_") == true)
         let payment = await h.stripe("GET", "/payment_intents/\(session?["payment_intent"]?.stringValue ?? "")")
         #expect(payment.json?["metadata"]?["storefront_user_id"]?.stringValue == "user-1")

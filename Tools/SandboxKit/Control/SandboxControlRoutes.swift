@@ -30,6 +30,8 @@ import Foundation
 ///   There is no Lemon Squeezy dispute control on purpose: Lemon Squeezy documents no dispute
 ///   webhook, and a chargeback it loses reaches the store as a refund (`order_refunded` /
 ///   `subscription_payment_refunded`), which the refund controls produce.
+/// - Stripe's controls live in its folder: `POST /_sandbox/stripe/…` (``StripeControlRoutes``), and
+///   `POST /_sandbox/checkouts/stripe/{session id}/pay` `{"email"?, "trial_days"?}` pays a Checkout Session.
 /// - `GET /_sandbox/deliveries?provider=&event=`, `DELETE /_sandbox/deliveries`, `POST /_sandbox/deliveries/settle`.
 /// - `GET /_sandbox/faults`, `POST /_sandbox/faults` `{"duplicate_next","shuffle_next_batch","delay_ms","fail_next_attempts",
 ///   "drop_subscriptions":["lemonsqueezy:5","paystack:SUB_…"],"drop_checkouts":["lemonsqueezy:<checkout id>","paystack:<access code>"],

@@ -48,11 +48,14 @@ struct StripeLifecycle {
         let email = (override?.isEmpty == false ? override! : session.customerEmail ?? "").trimmingCharacters(in: .whitespaces)
         guard email.contains("@"), email.utf8.count <= 254 else { throw .invalid("Enter a valid email address.") }
         guard let price = catalog.price(session.priceID) else { throw .notFound("No such price: '\(session.priceID)'") }
-        let customer = customer(email: email, state: &state)
-        session.customerID = customer.id
+        // `customer_creation`: a subscription always gets a Customer; a one-time
+        // payment (`if_required`) does not, and only `customer_details` has the payer.
+        session.payerEmail = email
         session.status = "complete"
         var events: [OutgoingWebhook] = []
         if session.mode == "subscription" {
+            let customer = customer(email: email, state: &state)
+            session.customerID = customer.id
             let trial = trialDays ?? session.trialDays
             let subscriptionID = state.id("sub_", .subscription)
             let trialEnd = trial.map { now.addingTimeInterval(TimeInterval($0) * 86_400) }

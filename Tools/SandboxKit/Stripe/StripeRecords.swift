@@ -21,6 +21,8 @@ struct STSession: Sendable {
     /// `open`, then `complete`.
     var status: String = "open"
     var customerID: String?
+    /// The email the buyer paid with (`customer_details.email`).
+    var payerEmail: String?
     var subscriptionID: String?
     var paymentIntentID: String?
     var invoiceID: String?

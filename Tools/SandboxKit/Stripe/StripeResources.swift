@@ -53,10 +53,9 @@ struct StripeResources {
         let amount = (price?.unitAmount ?? 0) * s.quantity
         let trial = s.trialDays != nil
         let paid = s.status == "complete"
-        let customer = s.customerID.flatMap { state.customers[$0] }
         let details: JSONValue =
-            customer.map {
-                ["address": nil, "email": .string($0.email), "name": nil, "phone": nil, "tax_exempt": "none", "tax_ids": []]
+            s.payerEmail.map {
+                ["address": nil, "email": .string($0), "name": nil, "phone": nil, "tax_exempt": "none", "tax_ids": []]
             } ?? .null
         return [
             "id": .string(s.id), "object": "checkout.session", "amount_subtotal": .int(trial ? 0 : amount), "amount_total": .int(trial ? 0 : amount),
