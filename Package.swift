@@ -258,7 +258,7 @@ let package = Package(
         // in .build/fuzz). Each has an ordinary @main (FuzzEntry): with libFuzzer linked it runs
         // libFuzzer's driver, in the normal build it replays input files, so they build everywhere.
         .target(
-            name: "FuzzSupport", dependencies: ["ServiceSettings", "CryptoPrimitives", "BillingModel", "Webhooks", "JSONCodec"],
+            name: "FuzzSupport", dependencies: ["ServiceSettings", "CryptoPrimitives", "BillingModel", "Webhooks", "JSONCodec", "StripeProvider"],
             path: "Tools/fuzz/FuzzSupport", swiftSettings: strict),
         .executableTarget(
             name: "fuzz-lemonsqueezy-webhook", dependencies: ["FuzzSupport", "BillingModel"], path: "Tools/fuzz/fuzz-lemonsqueezy-webhook",
@@ -266,6 +266,8 @@ let package = Package(
         .executableTarget(
             name: "fuzz-paystack-webhook", dependencies: ["FuzzSupport", "BillingModel"], path: "Tools/fuzz/fuzz-paystack-webhook",
             swiftSettings: strict),
+        .executableTarget(
+            name: "fuzz-stripe-webhook", dependencies: ["FuzzSupport"], path: "Tools/fuzz/fuzz-stripe-webhook", swiftSettings: strict),
         .executableTarget(name: "fuzz-jwt", dependencies: ["FuzzSupport"], path: "Tools/fuzz/fuzz-jwt", swiftSettings: strict),
 
         // MARK: - Tests
