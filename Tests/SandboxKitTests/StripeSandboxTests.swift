@@ -285,5 +285,7 @@ struct StripeSandboxTests {
         #expect(dropped.map(\.eventName) == ["invoice.paid", "customer.subscription.updated"])
         let stats = await h.control("GET", "/api-requests")
         #expect(stats.json?["stripe"]?["rate_limited"]?.intValue == 1)
+        #expect(stats.json?["stripe"]?["routes"]?["POST /checkout/sessions"]?.intValue == 1)
+        #expect(stats.json?["stripe"]?["routes"]?["GET /subscriptions/:id"]?.intValue == 2)
     }
 }
