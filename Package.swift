@@ -128,6 +128,12 @@ let package = Package(
                 "Timing", "ServiceSettings", "Catalog", "BillingModel", "HTTPClient", "CryptoPrimitives", "JSONCodec", "Webhooks",
                 "ProviderConfiguration",
             ], own: ["Providers/Core", "Providers/Transport"], providerPart: "API"),
+        // Stripe's pure pieces (issue 25), built before the provider seam: the `Stripe-Signature`
+        // check, the status vocabulary, form-encoded parameters, events read into values, test/live
+        // from the key. No HTTP client and no configuration: the seam wires them (docs/providers/stripe.md).
+        .target(
+            name: "StripeProvider", dependencies: ["BillingModel", "CryptoPrimitives", "Entitlements", "JSONCodec", "ServiceSettings"],
+            path: "Shared/Domain/Providers/Stripe", swiftSettings: strict),
         // What a purchase grants: the pure subscription fold, its state, money back, the access
         // rules and the entitlements file. No SQL.
         domain("Entitlements", ["ServiceSettings", "BillingModel", "ServiceRuntime", "Timing"], providerPart: "Entitlements"),
@@ -276,7 +282,7 @@ let package = Package(
         // in .build/fuzz). Each has an ordinary @main (FuzzEntry): with libFuzzer linked it runs
         // libFuzzer's driver, in the normal build it replays input files, so they build everywhere.
         .target(
-            name: "FuzzSupport", dependencies: ["ServiceSettings", "CryptoPrimitives", "BillingModel", "Webhooks", "JSONCodec"],
+            name: "FuzzSupport", dependencies: ["ServiceSettings", "CryptoPrimitives", "BillingModel", "Webhooks", "JSONCodec", "StripeProvider"],
             path: "Tools/fuzz/FuzzSupport", swiftSettings: strict),
         .executableTarget(
             name: "fuzz-lemonsqueezy-webhook", dependencies: ["FuzzSupport", "BillingModel"], path: "Tools/fuzz/fuzz-lemonsqueezy-webhook",
@@ -284,6 +290,8 @@ let package = Package(
         .executableTarget(
             name: "fuzz-paystack-webhook", dependencies: ["FuzzSupport", "BillingModel"], path: "Tools/fuzz/fuzz-paystack-webhook",
             swiftSettings: strict),
+        .executableTarget(
+            name: "fuzz-stripe-webhook", dependencies: ["FuzzSupport"], path: "Tools/fuzz/fuzz-stripe-webhook", swiftSettings: strict),
         .executableTarget(name: "fuzz-jwt", dependencies: ["FuzzSupport"], path: "Tools/fuzz/fuzz-jwt", swiftSettings: strict),
 
         // MARK: - Tests
@@ -317,6 +325,8 @@ let package = Package(
         tests("ProviderBudgetTests", ["BillingModel", "ProviderBudget", "Providers", "Telemetry"]),
         tests("EntitlementsTests", ["ServiceSettings", "ProjectionStore", "Entitlements", "BillingModel", "ServiceRuntime"]),
         tests("SandboxKitTests", ["SandboxKit"]),
+        // The Stripe pieces against written payloads, and against the sandbox's emulated Stripe.
+        tests("StripeProviderTests", ["StripeProvider", "TestSupport", "ServiceSettings", "Entitlements", "SandboxKit", "CryptoPrimitives"]),
         tests("CryptoPrimitivesTests", ["CryptoPrimitives", "TestSupport"]),
         // The JWKS key sets against a fake fetcher, and against a local JWKS server (TestSupport.LocalJWKSServer).
         tests(

@@ -30,11 +30,14 @@ IMPORT = re.compile(
 
 def files_of(target, path):
     """A target's Swift files: under `path`, or under each of its `sources` when it lists them
-    (a domain module takes a subfolder of each provider's folder, see Package.swift)."""
+    (a domain module takes a subfolder of each provider's folder, see Package.swift), but not
+    under its excluded folders (a nested target's own files)."""
     roots = [f"{path}/{source}" for source in target.get("sources") or []] or [path]
+    skipped = tuple(path.rstrip("/") + "/" + folder.strip("/") + "/" for folder in target.get("exclude") or [])
     files = set()
     for root in roots:
-        files.update(glob.glob(root + "/**/*.swift", recursive=True) if os.path.isdir(root) else [root])
+        found = glob.glob(root + "/**/*.swift", recursive=True) if os.path.isdir(root) else [root]
+        files.update(file for file in found if not (skipped and file.startswith(skipped)))
     return files
 
 

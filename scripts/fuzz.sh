@@ -7,6 +7,9 @@
 #                              over the raw bytes, the receiver's parse, the
 #                              envelope the projector reads back
 #   fuzz-paystack-webhook      the same for Paystack (x-paystack-signature)
+#   fuzz-stripe-webhook        Stripe bodies and Stripe-Signature headers through
+#                              the Stripe pieces (StripeProvider: signature
+#                              check, event parse; not yet a receiver route)
 #   fuzz-jwt                   the checkout's JWT verifier (tokens, signed
 #                              claims and headers, base64url)
 # What each checks: Tools/fuzz/FuzzSupport. A crash (or a leak, or a broken
@@ -15,14 +18,14 @@
 # `swift build --product <target> && .build/debug/<target> <crash file>`.
 #
 # Settings (defaults): FUZZ_SECONDS (60) per target, FUZZ_TARGETS (all
-# three), FUZZ_MAX_LEN (65536 bytes per input), FUZZ_SEED (libFuzzer's seed;
+# four), FUZZ_MAX_LEN (65536 bytes per input), FUZZ_SEED (libFuzzer's seed;
 # unset: random), FUZZ_KEEP_CORPUS=DIR (keep each target's grown corpus in
 # DIR/<target>). `make fuzz` runs scripts/fuzz-api.sh first, then this.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 seconds=${FUZZ_SECONDS:-60}
-targets=(${FUZZ_TARGETS:-fuzz-lemonsqueezy-webhook fuzz-paystack-webhook fuzz-jwt})
+targets=(${FUZZ_TARGETS:-fuzz-lemonsqueezy-webhook fuzz-paystack-webhook fuzz-stripe-webhook fuzz-jwt})
 max_len=${FUZZ_MAX_LEN:-65536}
 scratch="$root/.build/fuzz"
 
@@ -54,6 +57,7 @@ seed_corpus() { # target folder
   case "$1" in
     fuzz-lemonsqueezy-webhook) copy_fixtures 'lemonsqueezy.webhook.*.json' "$2" ;;
     fuzz-paystack-webhook) copy_fixtures 'paystack.webhook.*.json' "$2" ;;
+    fuzz-stripe-webhook) copy_fixtures 'stripe.webhook.*.json' "$2" ;;
     fuzz-jwt)
       # Tokens and their parts for each of JWTFuzzing's modes (first byte),
       # signed with the target's key; the claims come from a webhook fixture's

@@ -29,6 +29,7 @@ final class RecordingTransport: WebhookTransport {
         var json: JSONValue { JSONValue.parse(body) ?? .null }
         var lsEvent: String? { json["meta"]?["event_name"]?.stringValue }
         var psEvent: String? { json["event"]?.stringValue }
+        var stripeEvent: String? { json["object"]?.stringValue == "event" ? json["type"]?.stringValue : nil }
     }
 
     private let state: Mutex<(sent: [Sent], script: [Int])>
@@ -63,6 +64,8 @@ struct Harness {
 
     static let lsKey = "ls_test_key_123"
     static let psKey = "sk_test_abc"
+    static let stripeKey = "sk_test_stripe_123"
+    static let stripeWebhookSecret = "whsec_stripe_test"
 
     init(statuses: [Int] = [], rateLimit: RateLimitSettings? = nil) {
         var config = SandboxConfiguration(
@@ -70,6 +73,8 @@ struct Harness {
             lemonSqueezy: LemonSqueezySettings(
                 apiKey: Self.lsKey, webhookSecret: "whsec_ls", webhookURL: "http://receiver/api/webhooks/lemonsqueezy"),
             paystack: PaystackSettings(secretKey: Self.psKey, webhookURL: "http://receiver/api/webhooks/paystack"),
+            stripe: StripeSettings(
+                secretKey: Self.stripeKey, webhookSecret: Self.stripeWebhookSecret, webhookURL: "http://receiver/api/webhooks/stripe"),
             rateLimit: rateLimit)
         config.retryTimeScale = 0.0001
         self.config = config
@@ -90,6 +95,40 @@ struct Harness {
         if let key { headers.add("Authorization", "Bearer \(key)") }
         return await app.handle(
             SandboxRequest(method: method, target: "/paystack" + target, headers: headers, body: body.map { JSONWriter.encode($0) } ?? []))
+    }
+
+    /// A Stripe API request with a form body (`[("line_items[0][price]", "price_…"), …]`).
+    func stripe(
+        _ method: String, _ target: String, form: [(String, String)] = [], key: String? = Harness.stripeKey, idempotencyKey: String? = nil
+    ) async -> SandboxResponse {
+        var headers = SandboxHeaders([("Content-Type", "application/x-www-form-urlencoded")])
+        if let key { headers.add("Authorization", "Bearer \(key)") }
+        if let idempotencyKey { headers.add("Idempotency-Key", idempotencyKey) }
+        return await app.handle(
+            SandboxRequest(method: method, target: "/stripe/v1" + target, headers: headers, body: Array(FormDecoding.encode(form).utf8)))
+    }
+
+    /// Creates a Checkout Session for `price` with Storefront's metadata; returns its id.
+    func stripeSession(price: String = "price_SbxPremiumMonthly", mode: String = "subscription", extra: [(String, String)] = []) async -> String? {
+        let metadataKey =
+            mode == "subscription" ? "subscription_data[metadata][storefront_user_id]" : "payment_intent_data[metadata][storefront_user_id]"
+        let r = await stripe(
+            "POST", "/checkout/sessions",
+            form: [
+                ("mode", mode), ("line_items[0][price]", price), ("line_items[0][quantity]", "1"),
+                ("success_url", "https://app.example/done?s={CHECKOUT_SESSION_ID}"),
+                ("cancel_url", "https://app.example/cancel"), ("client_reference_id", "user-1"), ("customer_email", "ada@example.com"),
+                ("metadata[storefront_user_id]", "user-1"), ("metadata[storefront_checkout_id]", "chk-1"), (metadataKey, "user-1"),
+            ] + extra)
+        return r.json?["id"]?.stringValue
+    }
+
+    /// Buys the monthly Premium price through Checkout; returns the subscription id.
+    func stripeSubscribe(trialDays: Int? = nil) async -> String? {
+        guard let id = await stripeSession() else { return nil }
+        let paid = await control("POST", "/checkouts/stripe/\(id)/pay", body: trialDays.map { ["trial_days": .int($0)] })
+        await app.settleDeliveries()
+        return paid.json?["subscription_id"]?.stringValue
     }
 
     func control(_ method: String, _ target: String, body: JSONValue? = nil) async -> SandboxResponse {

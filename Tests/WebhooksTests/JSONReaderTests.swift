@@ -47,7 +47,8 @@ import Testing
         let folder = Fixture.directory
         let received = Date(timeIntervalSince1970: 1_800_000_000)
         for name in try FileManager.default.contentsOfDirectory(atPath: folder.path) where name.contains(".webhook.") {
-            let provider: Provider = name.hasPrefix("paystack") ? .paystack : .lemonsqueezy
+            // A provider not yet on the seam (Stripe's fixtures) has no format here.
+            guard let provider = Provider.allCases.first(where: { name.hasPrefix($0.rawValue + ".") }) else { continue }
             let body = Array(try Data(contentsOf: folder.appendingPathComponent(name)))
             let read = ProviderWebhooks.read(provider, body: body, receivedAt: received)
             #expect(read.topicKey == ProviderWebhooks.read(provider, body: body, receivedAt: .distantPast).topicKey, "\(name)")

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The provider sandbox: one handler for every route of both emulated
+/// The provider sandbox: one handler for every route of the emulated
 /// providers, their hosted checkout pages and the `/_sandbox` controls.
 ///
 /// Mount ``handle(_:)`` on a catch-all route. Webhooks produced by a request
@@ -12,6 +12,7 @@ public final class SandboxApp: Sendable {
     private let dispatcher: WebhookDispatcher
     private let lemonSqueezy: LemonSqueezyAPI
     private let paystack: PaystackAPI
+    private let stripe: StripeAPI
     private let checkout: HostedCheckoutRoutes
     private let control: SandboxControlRoutes
     private let gate = APIGate()
@@ -32,6 +33,7 @@ public final class SandboxApp: Sendable {
         let limiter = configuration.rateLimit.map(RateLimiter.init(settings:))
         lemonSqueezy = LemonSqueezyAPI(context: context, store: store, rateLimiter: limiter)
         paystack = PaystackAPI(context: context, store: store, rateLimiter: limiter)
+        stripe = StripeAPI(context: context, store: store, rateLimiter: limiter)
         checkout = HostedCheckoutRoutes(context: context, store: store)
         control = SandboxControlRoutes(context: context, store: store, dispatcher: dispatcher, checkout: checkout, gate: gate)
     }
@@ -42,7 +44,8 @@ public final class SandboxApp: Sendable {
         let result: HandlerResult
         let isAPIWrite =
             request.method != "GET" && request.method != "HEAD"
-            && (Self.strip("/lemonsqueezy/v1", from: path) != nil || Self.strip("/paystack", from: path) != nil)
+            && (Self.strip("/lemonsqueezy/v1", from: path) != nil || Self.strip("/paystack", from: path) != nil
+                || Self.strip("/stripe/v1", from: path) != nil)
         if let rest = Self.strip("/lemonsqueezy/v1", from: path) {
             if let refusal = gate.admit(.lemonSqueezy, method: request.method, path: rest, now: context.clock.now()) {
                 result = HandlerResult(LemonSqueezyErrors.rateLimited(retryAfter: refusal.retryAfter, limit: refusal.limit))
@@ -55,6 +58,12 @@ public final class SandboxApp: Sendable {
             } else {
                 result = paystack.handle(request, path: rest)
             }
+        } else if let rest = Self.strip("/stripe/v1", from: path) {
+            if let refusal = gate.admit(.stripe, method: request.method, path: rest, now: context.clock.now()) {
+                result = HandlerResult(StripeErrors.rateLimited(retryAfter: refusal.retryAfter))
+            } else {
+                result = stripe.handle(request, path: rest)
+            }
         } else if path.hasPrefix("/checkout/") || path.hasPrefix("/manage/") {
             result = checkout.handle(request)
         } else if let rest = Self.strip("/_sandbox", from: path) {
@@ -62,7 +71,11 @@ public final class SandboxApp: Sendable {
         } else {
             result = HandlerResult(
                 .json(
-                    404, ["error": .string("not found: \(path)"), "hint": "routes live under /lemonsqueezy/v1, /paystack, /checkout and /_sandbox"]))
+                    404,
+                    [
+                        "error": .string("not found: \(path)"),
+                        "hint": "routes live under /lemonsqueezy/v1, /paystack, /stripe/v1, /checkout and /_sandbox",
+                    ]))
         }
         if !result.events.isEmpty { await dispatcher.enqueue(result.events.map(prepare)) }
         if isAPIWrite, case let delay = gate.faults.answerDelayMilliseconds, delay > 0 {
@@ -104,6 +117,18 @@ public final class SandboxApp: Sendable {
                 id: 0, provider: .paystack, eventName: event.eventName, url: settings.paystack.webhookURL,
                 headers: [("Content-Type", "application/json"), ("x-paystack-signature", signature)],
                 body: body, subjects: subjects)
+        case .stripe:
+            let body = JSONWriter.encode(event.payload, dialect: .node)
+            let (secret, signer) = (settings.stripe.webhookSecret, context.signer)
+            let sign: @Sendable (Date) -> [(String, String)] = { time in
+                [
+                    ("Content-Type", "application/json; charset=utf-8"),
+                    ("Stripe-Signature", StripeWebhooks.signature(body: body, at: time, secret: secret, signer: signer)),
+                ]
+            }
+            return PreparedDelivery(
+                id: 0, provider: .stripe, eventName: event.eventName, url: settings.stripe.webhookURL, headers: sign(context.clock.now()),
+                body: body, subjects: subjects, signedHeaders: sign)
         }
     }
 

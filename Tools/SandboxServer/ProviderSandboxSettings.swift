@@ -21,8 +21,9 @@ public struct ProviderSandboxSettings: Sendable {
     /// (http://127.0.0.1:<port>), `SANDBOX_CATALOG_FILE`, `SANDBOX_RETRY_TIME_SCALE` (1),
     /// `SANDBOX_RATE_LIMIT` (requests per `SANDBOX_RATE_WINDOW` seconds; unset: unlimited),
     /// the keys clients must present and that sign webhooks (`LEMONSQUEEZY_API_KEY`,
-    /// `LEMONSQUEEZY_WEBHOOK_SECRET`, `PAYSTACK_SECRET_KEY`, each with a sandbox default)
-    /// and where webhooks go (`LEMONSQUEEZY_WEBHOOK_URL`, `PAYSTACK_WEBHOOK_URL`).
+    /// `LEMONSQUEEZY_WEBHOOK_SECRET`, `PAYSTACK_SECRET_KEY`, `STRIPE_SECRET_KEY`, `STRIPE_WEBHOOK_SECRET`,
+    /// each with a sandbox default) and where webhooks go (`LEMONSQUEEZY_WEBHOOK_URL`,
+    /// `PAYSTACK_WEBHOOK_URL`, `STRIPE_WEBHOOK_URL`).
     public static func fromEnvironment(_ reader: inout ConfigReader) -> ProviderSandboxSettings {
         var settings = ProviderSandboxSettings()
         settings.bindAddress = reader.string(.sandboxHost, default: "127.0.0.1")
@@ -35,11 +36,15 @@ public struct ProviderSandboxSettings: Sendable {
         var paystack = PaystackSettings()
         paystack.secretKey = reader.secret(.sandboxPaystackSecretKey)?.reveal() ?? paystack.secretKey
         paystack.webhookURL = reader.string(.sandboxPaystackWebhookURL)
+        var stripe = StripeSettings()
+        stripe.secretKey = reader.secret(.sandboxStripeSecretKey)?.reveal() ?? stripe.secretKey
+        stripe.webhookSecret = reader.secret(.sandboxStripeWebhookSecret)?.reveal() ?? stripe.webhookSecret
+        stripe.webhookURL = reader.string(.sandboxStripeWebhookURL)
         let rateLimit = reader.int(.sandboxRateLimit, in: 1...1_000_000).map {
             RateLimitSettings(limit: $0, windowSeconds: reader.int(.sandboxRateWindow, default: 60, in: 1...3600))
         }
         settings.sandbox = SandboxConfiguration(
-            publicBaseURL: publicURL, lemonSqueezy: lemonSqueezy, paystack: paystack, rateLimit: rateLimit,
+            publicBaseURL: publicURL, lemonSqueezy: lemonSqueezy, paystack: paystack, stripe: stripe, rateLimit: rateLimit,
             retryTimeScale: reader.double(.sandboxRetryTimeScale, default: 1))
         settings.catalogFile = reader.string(.sandboxCatalogFile)
         return settings

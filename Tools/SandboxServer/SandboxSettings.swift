@@ -20,6 +20,12 @@ extension Setting {
         "PAYSTACK_SECRET_KEY", default: "the local stack's", secret: true, "the secret key the emulated Paystack accepts and signs webhooks with")
     public static let sandboxPaystackWebhookURL = Setting(
         "PAYSTACK_WEBHOOK_URL", "where the emulated Paystack delivers webhooks; unset: none")
+    public static let sandboxStripeSecretKey = Setting(
+        "STRIPE_SECRET_KEY", default: "the local stack's", secret: true, "the secret key the emulated Stripe accepts (sk_test_…)")
+    public static let sandboxStripeWebhookSecret = Setting(
+        "STRIPE_WEBHOOK_SECRET", default: "the local stack's", secret: true, "the endpoint secret (whsec_…) the emulated Stripe signs webhooks with")
+    public static let sandboxStripeWebhookURL = Setting(
+        "STRIPE_WEBHOOK_URL", "where the emulated Stripe delivers webhooks; unset: none")
     public static let sandboxRateLimit = Setting(
         "SANDBOX_RATE_LIMIT", "requests per window each emulated API allows before 429; unset: no limit")
     public static let sandboxRateWindow = Setting(
@@ -35,7 +41,8 @@ extension SettingGroup {
         "Provider sandbox",
         [
             .sandboxHost, .sandboxPort, .sandboxPublicURL, .sandboxLemonSqueezyAPIKey, .sandboxLemonSqueezyWebhookSecret,
-            .sandboxLemonSqueezyWebhookURL, .sandboxPaystackSecretKey, .sandboxPaystackWebhookURL, .sandboxRateLimit, .sandboxRateWindow,
+            .sandboxLemonSqueezyWebhookURL, .sandboxPaystackSecretKey, .sandboxPaystackWebhookURL, .sandboxStripeSecretKey,
+            .sandboxStripeWebhookSecret, .sandboxStripeWebhookURL, .sandboxRateLimit, .sandboxRateWindow,
             .sandboxRetryTimeScale, .sandboxCatalogFile,
         ])
 }

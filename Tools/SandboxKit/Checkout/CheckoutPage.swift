@@ -23,7 +23,12 @@ enum CheckoutPage {
     }
 
     static func checkout(_ item: Item) -> String {
-        let providerName = item.provider == .lemonSqueezy ? "Lemon Squeezy (sandbox)" : "Paystack (sandbox)"
+        let providerName =
+            switch item.provider {
+            case .lemonSqueezy: "Lemon Squeezy (sandbox)"
+            case .paystack: "Paystack (sandbox)"
+            case .stripe: "Stripe Checkout (sandbox)"
+            }
         return layout(
             "Checkout – \(item.title)",
             """

@@ -8,6 +8,7 @@ struct HostedCheckoutRoutes {
 
     var ls: LemonSqueezyResources { LemonSqueezyResources(context: context) }
     var ps: PaystackResources { PaystackResources(context: context) }
+    var stripeControls: StripeControlRoutes { StripeControlRoutes(context: context, store: store) }
 
     func handle(_ request: SandboxRequest) -> HandlerResult {
         let r = Route(method: request.method, path: request.path)
@@ -68,6 +69,8 @@ struct HostedCheckoutRoutes {
                         provider: .paystack, id: id, title: plan?.name ?? "Payment",
                         detail: plan.map { "Billed \($0.interval)" } ?? "One-time payment",
                         price: t.currency == "NGN" ? Formatting.naira(t.amount) : "\(t.currency) \(Double(t.amount) / 100)", email: t.email)))
+        case .stripe:
+            return stripeControls.page(sessionID: id)
         case nil:
             break
         }
@@ -85,6 +88,10 @@ struct HostedCheckoutRoutes {
                     return (p.redirectURL, p.events)
                 case .paystack:
                     let p = try PaystackLifecycle(resources: ps, now: now).purchase(accessCodeOrReference: id, email: email, state: &state)
+                    return (p.redirectURL, p.events)
+                case .stripe:
+                    let p = try StripeLifecycle(resources: StripeResources(context: context), now: now).purchase(
+                        sessionID: id, email: email, trialDays: nil, state: &state.stripe)
                     return (p.redirectURL, p.events)
                 case nil:
                     throw .notFound("Unknown provider \(provider).")
@@ -104,6 +111,7 @@ struct HostedCheckoutRoutes {
             switch SandboxProvider(rawValue: provider) {
             case .lemonSqueezy: Int(id).flatMap { state.lsSubscriptions[$0]?.status }
             case .paystack: state.psSubscriptions.values.first { $0.code == id }?.status
+            case .stripe: state.stripe.subscriptions[id].map { $0.cancelAtPeriodEnd ? "\($0.status), cancels at period end" : $0.status }
             case nil: nil
             }
         }
@@ -128,6 +136,9 @@ struct HostedCheckoutRoutes {
                     return try LemonSqueezyLifecycle(resources: ls, now: now).apply(.cancel, subscriptionID: sid, state: &state)
                 case .paystack:
                     return try PaystackLifecycle(resources: ps, now: now).apply(.cancel, subscriptionCode: id, state: &state)
+                case .stripe:
+                    return try StripeLifecycle(resources: StripeResources(context: context), now: now).apply(
+                        .cancel, subscriptionID: id, state: &state.stripe)
                 case nil:
                     throw .notFound("Unknown provider \(provider).")
                 }

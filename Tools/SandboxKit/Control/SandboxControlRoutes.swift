@@ -30,6 +30,8 @@ import Foundation
 ///   There is no Lemon Squeezy dispute control on purpose: Lemon Squeezy documents no dispute
 ///   webhook, and a chargeback it loses reaches the store as a refund (`order_refunded` /
 ///   `subscription_payment_refunded`), which the refund controls produce.
+/// - Stripe's controls live in its folder: `POST /_sandbox/stripe/…` (``StripeControlRoutes``), and
+///   `POST /_sandbox/checkouts/stripe/{session id}/pay` `{"email"?, "trial_days"?}` pays a Checkout Session.
 /// - `GET /_sandbox/deliveries?provider=&event=`, `DELETE /_sandbox/deliveries`, `POST /_sandbox/deliveries/settle`.
 /// - `GET /_sandbox/faults`, `POST /_sandbox/faults` `{"duplicate_next","shuffle_next_batch","delay_ms","fail_next_attempts",
 ///   "drop_subscriptions":["lemonsqueezy:5","paystack:SUB_…"],"drop_checkouts":["lemonsqueezy:<checkout id>","paystack:<access code>"],
@@ -50,6 +52,7 @@ struct SandboxControlRoutes {
     func handle(_ request: SandboxRequest, path: String) async -> HandlerResult {
         let r = Route(method: request.method, path: path)
         let body = request.body.count <= 64 * 1024 ? (JSONValue.parse(request.body) ?? [:]) : [:]
+        if let result = checkout.stripeControls.handle(request, path: path, body: body) { return result }
         if let c = r.match("POST", "checkouts/:provider/:id/pay") { return pay(c[0], c[1], body) }
         if let c = r.match("POST", "lemonsqueezy/subscriptions/:id/:action") { return lemonSqueezy(c[0], c[1], body) }
         if let c = r.match("POST", "paystack/subscriptions/:code/:action") { return paystack(c[0], c[1], body) }
@@ -69,7 +72,9 @@ struct SandboxControlRoutes {
         if let c = r.match("POST", "paystack/transactions/:reference/dispute") { return dispute(c[0], body) }
         if r.match("GET", "deliveries") != nil {
             let provider = request.queryValue("provider").flatMap(SandboxProvider.init(rawValue:))
-            if request.queryValue("provider") != nil, provider == nil { return json(400, ["error": "provider must be lemonsqueezy or paystack"]) }
+            if request.queryValue("provider") != nil, provider == nil {
+                return json(400, ["error": "provider must be lemonsqueezy, paystack or stripe"])
+            }
             let attempts = await dispatcher.log(provider: provider, event: request.queryValue("event"))
             return json(200, ["deliveries": .array(attempts.map { $0.json(timestamp: Formatting.lemonSqueezy) })])
         }
@@ -97,7 +102,7 @@ struct SandboxControlRoutes {
             api.rateLimitNext = max(0, min(100_000, body["api_429_next"]?.intValue ?? 0))
             if let name = body["api_429_provider"]?.stringValue {
                 guard let provider = SandboxProvider(rawValue: name) else {
-                    return json(400, ["error": "api_429_provider must be lemonsqueezy or paystack"])
+                    return json(400, ["error": "api_429_provider must be lemonsqueezy, paystack or stripe"])
                 }
                 api.rateLimitProvider = provider
             }
@@ -192,6 +197,8 @@ struct SandboxControlRoutes {
                             accessCodeOrReference: t.reference, email: nil, state: &state)
                         ids.append(purchase.subscriptionCode ?? "")
                         if withWebhooks { events += purchase.events }
+                    case .stripe:
+                        throw .unsupported("Seeding is not emulated for Stripe; create and pay Checkout Sessions instead.")
                     }
                 }
                 return (ids, events)
@@ -229,6 +236,7 @@ struct SandboxControlRoutes {
     }
 
     private func pay(_ provider: String, _ id: String, _ body: JSONValue) -> HandlerResult {
+        if provider == SandboxProvider.stripe.rawValue { return checkout.stripeControls.pay(sessionID: id, body: body) }
         let now = context.clock.now()
         do throws(SandboxError) {
             var trialDays: Int?
@@ -261,7 +269,7 @@ struct SandboxControlRoutes {
                             JSONField(key: "redirect_url", value: JSONValue(p.redirectURL)),
                         ], p.events
                     )
-                case nil:
+                case .stripe, nil:
                     throw .notFound("Unknown provider \(provider).")
                 }
             }

@@ -100,7 +100,7 @@ final class APIGate: Sendable {
     /// `GET /subscriptions/:id`: segments that look like ids become `:id`, so
     /// the counts stay a short list.
     static func routeName(method: String, path: String) -> String {
-        let words: Set<String> = ["verify", "manage", "link", "email", "enable", "disable", "initialize", "relationships"]
+        let words: Set<String> = ["verify", "manage", "link", "email", "enable", "disable", "initialize", "relationships", "sessions"]
         let segments = path.split(separator: "/").enumerated().map { index, segment -> String in
             let text = String(segment)
             return index == 0 || words.contains(text) ? text : ":id"

@@ -5,6 +5,7 @@ public struct SandboxConfiguration: Sendable {
     public var publicBaseURL: String
     public var lemonSqueezy: LemonSqueezySettings
     public var paystack: PaystackSettings
+    public var stripe: StripeSettings
     /// Optional per-provider request limit for the API routes (nil: unlimited).
     public var rateLimit: RateLimitSettings?
     /// Multiplies every retry delay, so tests can run a 125 s schedule in milliseconds.
@@ -19,6 +20,7 @@ public struct SandboxConfiguration: Sendable {
         publicBaseURL: String = "http://127.0.0.1:8090",
         lemonSqueezy: LemonSqueezySettings = LemonSqueezySettings(),
         paystack: PaystackSettings = PaystackSettings(),
+        stripe: StripeSettings = StripeSettings(),
         rateLimit: RateLimitSettings? = nil,
         retryTimeScale: Double = 1,
         acknowledgedStatuses: ClosedRange<Int> = 200...299,
@@ -27,6 +29,7 @@ public struct SandboxConfiguration: Sendable {
         self.publicBaseURL = publicBaseURL.hasSuffix("/") ? String(publicBaseURL.dropLast()) : publicBaseURL
         self.lemonSqueezy = lemonSqueezy
         self.paystack = paystack
+        self.stripe = stripe
         self.rateLimit = rateLimit
         self.retryTimeScale = retryTimeScale
         self.acknowledgedStatuses = acknowledgedStatuses

@@ -9,6 +9,7 @@ struct DeliverySubjects: Sendable, Equatable {
         switch event.provider {
         case .lemonSqueezy: lemonSqueezy(event.payload["data"] ?? .null, state: state)
         case .paystack: paystack(event.payload["data"] ?? .null, state: state)
+        case .stripe: stripe(event.payload["data"]?["object"] ?? .null, state: state.stripe)
         }
     }
 

@@ -1,7 +1,10 @@
-/// The two emulated providers.
+import Foundation
+
+/// The emulated providers.
 public enum SandboxProvider: String, Sendable, CaseIterable, Codable {
     case lemonSqueezy = "lemonsqueezy"
     case paystack = "paystack"
+    case stripe = "stripe"
 }
 
 /// A webhook a state change produced, before it is encoded and signed.
@@ -23,4 +26,8 @@ struct PreparedDelivery: Sendable {
     var duplicateOf: Int?
     /// The subscriptions and checkouts it is about (drop faults).
     var subjects = DeliverySubjects()
+    /// Signs an attempt at the time it is sent, for a provider whose signature
+    /// carries a timestamp (Stripe): each retry is signed afresh, so it is not
+    /// refused as a replay. nil: every attempt sends ``headers`` as they are.
+    var signedHeaders: (@Sendable (Date) -> [(String, String)])? = nil
 }

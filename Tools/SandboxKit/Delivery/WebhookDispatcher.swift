@@ -28,7 +28,10 @@ actor WebhookDispatcher {
     init(transport: any WebhookTransport, clock: SandboxClock, configuration: SandboxConfiguration) {
         self.transport = transport
         self.clock = clock
-        self.schedules = [.lemonSqueezy: configuration.lemonSqueezy.retrySchedule, .paystack: configuration.paystack.retrySchedule]
+        self.schedules = [
+            .lemonSqueezy: configuration.lemonSqueezy.retrySchedule, .paystack: configuration.paystack.retrySchedule,
+            .stripe: configuration.stripe.retrySchedule,
+        ]
         self.timeScale = max(0, configuration.retryTimeScale)
         self.acknowledged = configuration.acknowledgedStatuses
         self.generator = SeededGenerator(seed: configuration.shuffleSeed)
@@ -97,6 +100,7 @@ actor WebhookDispatcher {
 
     private func attempt(_ item: PreparedDelivery, number: Int) async {
         let sentAt = clock.now()
+        let headers = item.signedHeaders?(sentAt) ?? item.headers
         var status: Int?
         var failure: String?
         var simulated = false
@@ -118,7 +122,7 @@ actor WebhookDispatcher {
             failure = "simulated failure (fault injection); nothing was sent"
         } else if let url = item.url {
             do {
-                status = try await transport.post(url: url, headers: item.headers, body: item.body)
+                status = try await transport.post(url: url, headers: headers, body: item.body)
             } catch let transportError {
                 // Bound what an arbitrary transport error can put in the log.
                 failure = String(String(describing: transportError).prefix(500))
@@ -132,7 +136,7 @@ actor WebhookDispatcher {
             DeliveryAttempt(
                 deliveryID: item.id, provider: item.provider, eventName: item.eventName, url: item.url, attempt: number,
                 sentAt: sentAt, status: status, error: failure, simulated: simulated, outcome: outcome,
-                headers: item.headers, body: item.body, duplicateOf: item.duplicateOf))
+                headers: headers, body: item.body, duplicateOf: item.duplicateOf))
         if canRetry {
             let delay = schedule[number - 1] * timeScale
             let clock = self.clock

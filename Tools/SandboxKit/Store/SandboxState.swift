@@ -29,6 +29,9 @@ struct SandboxState: Sendable {
     /// Chargebacks by id (open and resolved).
     var psDisputes: [Int: PSDispute] = [:]
 
+    /// Everything the emulated Stripe holds (its own ids and counters).
+    var stripe = StripeState()
+
     /// The next id of a kind: 1, 2, 3… (monotonic, never reused).
     mutating func next(_ counter: Counter) -> Int {
         let value = (counters[counter] ?? 0) + 1

@@ -1,0 +1,50 @@
+import Foundation
+import JSONCodec
+
+/// The facts of an Invoice (`invoice.paid`, `invoice.payment_failed`).
+public struct StripeInvoice: Sendable, Hashable {
+    public let id: String
+    /// `parent.subscription_details.subscription` (API 2025-03-31.basil on) or `subscription` (earlier).
+    public let subscriptionID: String?
+    public let customerID: String?
+    /// `draft`, `open`, `paid`, `uncollectible` or `void`.
+    public let status: String?
+    /// `subscription_create` (the first period), `subscription_cycle` (a renewal), `subscription_update`, `manual`, …
+    public let billingReason: String?
+    public let amountDue: Int64?
+    public let amountPaid: Int64?
+    public let currency: String?
+    /// The period the first line bills (a subscription line's period, not the invoice's own `period_*`).
+    public let periodStart: Date?
+    public let periodEnd: Date?
+    public let attemptCount: Int64?
+    /// When Stripe retries a failed charge next; nil when it will not.
+    public let nextPaymentAttempt: Date?
+    /// `payment_intent` of API versions before 2025-03-31.basil (later ones list payments separately).
+    public let paymentIntentID: String?
+    /// The subscription's metadata at the time of the invoice (`parent.subscription_details.metadata`,
+    /// before 2025-03-31.basil `subscription_details.metadata`).
+    public let owner: StripeOwnerClaim
+
+    init(_ object: JSONValue) throws(StripeEventError) {
+        id = try StripeJSON.required(StripeJSON.string(object["id"]), "data.object.id")
+        let details = object["parent", "subscription_details"] ?? object["subscription_details"]
+        subscriptionID = StripeJSON.id(details?["subscription"]) ?? StripeJSON.id(object["subscription"])
+        customerID = StripeJSON.id(object["customer"])
+        status = StripeJSON.string(object["status"])
+        billingReason = StripeJSON.string(object["billing_reason"])
+        amountDue = StripeJSON.amount(object["amount_due"])
+        amountPaid = StripeJSON.amount(object["amount_paid"])
+        currency = StripeJSON.currency(object["currency"])
+        let line = object["lines", "data"]?.array?.first
+        periodStart = StripeJSON.date(line?["period", "start"])
+        periodEnd = StripeJSON.date(line?["period", "end"])
+        attemptCount = object["attempt_count"]?.int64
+        nextPaymentAttempt = StripeJSON.date(object["next_payment_attempt"])
+        paymentIntentID = StripeJSON.id(object["payment_intent"])
+        owner = StripeOwnerClaim(metadata: StripeJSON.metadata(details?["metadata"]))
+    }
+
+    /// The first period's invoice, not a renewal.
+    public var isFirstPayment: Bool { billingReason == "subscription_create" }
+}
