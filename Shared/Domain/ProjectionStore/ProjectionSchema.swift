@@ -13,6 +13,7 @@ public enum ProjectionSchema {
         (7, "ranked ownership evidence, refunds and disputes", moneyBack),
         (8, "the recurring price each event states", recurringPrice),
         (9, "the entitlement change outbox", entitlementOutbox),
+        (10, "only writes of entitlement facts touch their owner", entitlementTouchFilter),
     ]
 
     /// The NOLOGIN group roles of the services, created by migration 6 and
