@@ -45,6 +45,7 @@ import Testing
         #expect(properties["auto.offset.reset"] == "earliest")
         #expect(properties["allow.auto.create.topics"] == "false")
         #expect(properties["fetch.wait.max.ms"] == "25", "Tansu holds every fetch this long")
+        #expect(properties["queued.max.messages.kbytes"] == "8192", "prefetch bounded to 8 MiB, not librdkafka's 64")
     }
 
     @Test func invalidSettingsAreRejected() {

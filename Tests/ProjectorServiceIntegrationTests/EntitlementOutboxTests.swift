@@ -151,6 +151,35 @@ import Webhooks
         }
     }
 
+    /// Migration 11: a write that changes only what no entitlement is
+    /// computed from (the fold's position, the projection time, portal
+    /// links) touches no one; a write of an entitlement fact touches the owner.
+    @Test func onlyWritesOfEntitlementFactsTouchTheirOwner() async throws {
+        try await Support.withDatabase { pool in
+            let projector = Self.projector(pool, clock: TestClock())
+            for step in try Self.purchaseRenewalRefund() { _ = try await projector.apply(step) }
+            let owned = try await Support.count(pool, "SELECT count(*) FROM subscriptions WHERE app_user_id IS NOT NULL")
+            #expect(owned >= 1)
+            let touched: PostgresQuery = "SELECT count(*) FROM entitlement_touched"
+            #expect(try await Support.count(pool, touched) == 0)
+            _ = try await pool.execute(
+                """
+                UPDATE subscriptions SET projected_at = now(), last_event_key = last_event_key || '-again',
+                    customer_portal_url = 'https://example.com/portal', portal_urls_seen_at = now()
+                """)
+            #expect(try await Support.count(pool, touched) == 0, "no entitlement fact changed")
+            _ = try await pool.execute("UPDATE subscriptions SET test_mode = NOT coalesce(test_mode, false), projected_at = now()")
+            #expect(try await Support.count(pool, touched) == owned)
+            _ = try await pool.execute(
+                "INSERT INTO orders (provider, order_id, app_user_id, status) VALUES ('lemonsqueezy', 'o-1', 'user-o', 'paid')")
+            _ = try await pool.execute("DELETE FROM entitlement_touched")
+            _ = try await pool.execute("UPDATE orders SET status = status")
+            #expect(try await Support.count(pool, touched) == 0, "an order written unchanged")
+            _ = try await pool.execute("UPDATE orders SET refunded_at = now() WHERE order_id = 'o-1'")
+            #expect(try await Support.count(pool, "SELECT count(*) FROM entitlement_touched WHERE app_user_id = 'user-o'") == 1)
+        }
+    }
+
     /// The relay dies twice: once after the broker took a record but before
     /// it was marked (so it goes out again), once with rows not yet sent. A
     /// fresh relay publishes the rest; a consumer deduping by id sees every
@@ -172,18 +201,17 @@ import Webhooks
             let client = KafkaClientConfiguration(bootstrapServers: brokers, clientID: "outbox-tests")
             try await MessagingSettings(client: client).ensureTopics([Topics.entitlements])
             let producer = try KafkaProducer(configuration: KafkaProducerConfiguration(client: client))
-            struct Crash: Error {}
             let sends = Mutex(0)
             // First relay: the broker takes the first record, then the relay dies before marking it.
             let dying = EntitlementOutboxRelay(
                 pool: pool, settings: .init(batchSize: 10), registry: MetricsRegistry(),
                 logger: Logger(service: "outbox-tests", minimumLevel: .critical)
-            ) { message in
+            ) { messages in
                 let n = sends.withLock {
                     $0 += 1; return $0
                 }
-                if n == 1 { _ = try await producer.sendAndAwait(message) }
-                throw Crash()
+                if n == 1, let first = messages.first { _ = try? await producer.sendAndAwait(first) }
+                return KafkaOrderedDelivery(acknowledged: 0, failure: KafkaError(.deliveryFailed, reason: "the relay crashed"))
             }
             let first = try await dying.relayOnce()
             #expect(first.published == 0 && first.failure != nil)
@@ -192,7 +220,7 @@ import Webhooks
             let relay = EntitlementOutboxRelay(
                 pool: pool, settings: .init(batchSize: 2), registry: MetricsRegistry(),
                 logger: Logger(service: "outbox-tests", minimumLevel: .critical)
-            ) { message in _ = try await producer.sendAndAwait(message) }
+            ) { messages in await producer.sendInOrderAndAwait(messages) }
             #expect(try await relay.relayOnce().published == 2, "a round is bounded by the batch size")
             #expect(try await relay.relayOnce().published == 1)
             #expect(try await relay.relayOnce().published == 0, "published rows are not sent again")

@@ -93,7 +93,7 @@ import Testing
                     let relay = EntitlementOutboxRelay(
                         pool: asProjector, settings: .init(batchSize: 10_000), registry: MetricsRegistry(),
                         logger: Logger(service: "projector-tests", minimumLevel: .critical)
-                    ) { _ in }
+                    ) { messages in KafkaOrderedDelivery(acknowledged: messages.count, failure: nil) }
                     #expect(try await relay.relayOnce().published == announced.count)
                 } catch {
                     Issue.record("\(error)")

@@ -85,10 +85,15 @@ public func buildReconcilerApplication(
     let admin: KafkaAdmin
     let lagMetrics: KafkaConsumerLagMetrics
     do {
+        // The reconciler's fetches wait their turn behind provider budgets and
+        // delays of seconds, so its fetches may wait 500 ms at an idle broker
+        // (librdkafka's default) rather than the 25 ms the projector needs:
+        // a twentieth of the idle requests (docs/testing-and-benchmarks.md).
         consumer = try KafkaConsumer(
             topics: topics,
-            configuration: KafkaConsumerConfiguration(client: messaging.client, groupID: configuration.groupID, maxBatchSize: configuration.batchSize)
-        )
+            configuration: KafkaConsumerConfiguration(
+                client: messaging.client, groupID: configuration.groupID, maxBatchSize: configuration.batchSize,
+                fetchMaxWait: .milliseconds(500)))
         producer = try KafkaProducer(configuration: messaging.producerConfiguration(declaring: Topics.all), logger: logger)
         admin = try KafkaAdmin(configuration: messaging.client)
         lagMetrics = try KafkaConsumerLagMetrics(

@@ -105,6 +105,6 @@ public func buildProjectorApplication(
         subscriptionGauges: SubscriptionGauges(source: PostgresSubscriptionCounts(pool: pool), registry: metrics, logger: logger),
         outboxRelay: EntitlementOutboxRelay(
             pool: pool, settings: configuration.outboxRelay, registry: metrics, logger: logger, isReady: { consumerService.isStarted },
-            publish: { message in _ = try await producer.sendAndAwait(message) }),
+            publish: { messages in await producer.sendInOrderAndAwait(messages) }),
         shell: ApplicationShell(http: http, health: health, metrics: metrics, logger: logger))
 }

@@ -106,4 +106,71 @@ extension ProjectionSchema {
         -- webhook-sender and operators read; the CLI's endpoints live in WebhookSenderSchema.
         GRANT SELECT ON entitlement_states, entitlement_outbox TO storefront_readonly;
         """
+
+    /// Migration 11: a write that changed none of the facts a user's
+    /// entitlements are computed from touches no one, so the outbox step
+    /// skips users whose answer cannot have changed (a redelivered batch, a
+    /// refresh of a subscription's portal links, the fold's own bookkeeping).
+    ///
+    /// An update counts when any column differs but those of
+    /// ``touchIgnoredSubscriptionColumns``: the fold's position and the
+    /// projection time, and what only the status answer shows (portal
+    /// links). Every other column counts, also one added later, so a new
+    /// fact of the entitlement rules is never missed. Inserts and owner
+    /// moves always count.
+    static let entitlementTouchFilter = """
+        CREATE OR REPLACE FUNCTION entitlement_touch_subscriptions() RETURNS trigger LANGUAGE plpgsql AS $touch$
+        BEGIN
+            IF TG_OP = 'INSERT' THEN
+                INSERT INTO entitlement_touched
+                    SELECT n.app_user_id, n.provider, 'subscription', n.subscription_id, false
+                    FROM new_rows AS n WHERE n.app_user_id IS NOT NULL;
+            ELSE
+                INSERT INTO entitlement_touched
+                    SELECT u.app_user_id, u.provider, 'subscription', u.subscription_id, u.transferred
+                    FROM (
+                        SELECT n.app_user_id, n.provider, n.subscription_id,
+                            o.app_user_id IS DISTINCT FROM n.app_user_id AS transferred
+                        FROM new_rows AS n JOIN old_rows AS o USING (provider, subscription_id)
+                        WHERE to_jsonb(n) - '\(touchIgnoredSubscriptionColumns)'::text[]
+                            IS DISTINCT FROM to_jsonb(o) - '\(touchIgnoredSubscriptionColumns)'::text[]
+                        UNION ALL
+                        SELECT o.app_user_id, o.provider, o.subscription_id, true
+                        FROM old_rows AS o JOIN new_rows AS n USING (provider, subscription_id)
+                        WHERE o.app_user_id IS DISTINCT FROM n.app_user_id) AS u
+                    WHERE u.app_user_id IS NOT NULL;
+            END IF;
+            RETURN NULL;
+        END
+        $touch$;
+
+        CREATE OR REPLACE FUNCTION entitlement_touch_orders() RETURNS trigger LANGUAGE plpgsql AS $touch$
+        BEGIN
+            IF TG_OP = 'INSERT' THEN
+                INSERT INTO entitlement_touched
+                    SELECT n.app_user_id, n.provider, 'order', n.order_id, false
+                    FROM new_rows AS n WHERE n.app_user_id IS NOT NULL;
+            ELSE
+                INSERT INTO entitlement_touched
+                    SELECT u.app_user_id, u.provider, 'order', u.order_id, u.transferred
+                    FROM (
+                        SELECT n.app_user_id, n.provider, n.order_id, o.app_user_id IS DISTINCT FROM n.app_user_id AS transferred
+                        FROM new_rows AS n JOIN old_rows AS o USING (provider, order_id)
+                        WHERE to_jsonb(n) IS DISTINCT FROM to_jsonb(o)
+                        UNION ALL
+                        SELECT o.app_user_id, o.provider, o.order_id, true
+                        FROM old_rows AS o JOIN new_rows AS n USING (provider, order_id)
+                        WHERE o.app_user_id IS DISTINCT FROM n.app_user_id) AS u
+                    WHERE u.app_user_id IS NOT NULL;
+            END IF;
+            RETURN NULL;
+        END
+        $touch$;
+        """
+
+    /// The `subscriptions` columns no entitlement is computed from (the
+    /// resolver reads none of them): the fold's position, when the row was
+    /// projected, and the portal links the status answer shows.
+    static let touchIgnoredSubscriptionColumns =
+        "{projected_at,last_event_key,last_event_at,last_event_rank,customer_portal_url,update_payment_method_url,portal_urls_seen_at}"
 }

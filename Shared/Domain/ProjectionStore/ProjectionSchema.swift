@@ -14,6 +14,7 @@ public enum ProjectionSchema {
         (8, "the recurring price each event states", recurringPrice),
         (9, "the entitlement change outbox", entitlementOutbox),
         (10, "what the revenue figures read of the event log", revenueReads),
+        (11, "only writes of entitlement facts touch their owner", entitlementTouchFilter),
     ]
 
     /// The NOLOGIN group roles of the services, created by migration 6 and

@@ -17,6 +17,13 @@ public struct KafkaClientConfiguration: Sendable {
     /// Default 4 MiB: a 1 MiB webhook body grows to about 1.4 MiB as a
     /// base64 envelope, and to about 1.9 MiB when that envelope is dead-lettered.
     public var maxMessageBytes: Int
+    /// Most record bytes a consumer fetches ahead of what it was asked for
+    /// (`queued.max.messages.kbytes`; consumers only). Default 8 MiB, against
+    /// librdkafka's 64 MiB: a consumer behind a backlog otherwise holds 64 MiB
+    /// of records it has not been asked for, and its heap keeps the room
+    /// after it caught up. 8 MiB is several projector batches of natural-size
+    /// webhooks; one record larger than the bound is still fetched whole.
+    public var consumerPrefetchBytes: Int
     /// TLS and SASL (`security.protocol`, `sasl.*`, `ssl.*`). Default ``KafkaSecurity/plaintext``.
     public var security: KafkaSecurity
     /// Raw librdkafka properties applied last, so they override everything this
@@ -25,6 +32,8 @@ public struct KafkaClientConfiguration: Sendable {
 
     /// The default of ``maxMessageBytes``.
     public static let defaultMaxMessageBytes = 4 << 20
+    /// The default of ``consumerPrefetchBytes``.
+    public static let defaultConsumerPrefetchBytes = 8 << 20
 
     /// Creates a client configuration.
     /// - Parameters:
@@ -38,6 +47,7 @@ public struct KafkaClientConfiguration: Sendable {
         clientID: String = "storefront",
         logHandler: KafkaLogHandler? = KafkaClientConfiguration.standardErrorLogHandler,
         maxMessageBytes: Int = KafkaClientConfiguration.defaultMaxMessageBytes,
+        consumerPrefetchBytes: Int = KafkaClientConfiguration.defaultConsumerPrefetchBytes,
         security: KafkaSecurity = .plaintext,
         extraProperties: [String: String] = [:]
     ) {
@@ -45,6 +55,7 @@ public struct KafkaClientConfiguration: Sendable {
         self.clientID = clientID
         self.logHandler = logHandler
         self.maxMessageBytes = maxMessageBytes
+        self.consumerPrefetchBytes = consumerPrefetchBytes
         self.security = security
         self.extraProperties = extraProperties
     }

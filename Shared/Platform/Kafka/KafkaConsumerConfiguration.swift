@@ -105,6 +105,7 @@ public struct KafkaConsumerConfiguration: Sendable {
         result["heartbeat.interval.ms"] = String(heartbeatInterval.wholeMilliseconds)
         result["auto.offset.reset"] = autoOffsetReset.rawValue
         result["fetch.wait.max.ms"] = String(fetchMaxWait.wholeMilliseconds)
+        result["queued.max.messages.kbytes"] = String(max(1, client.consumerPrefetchBytes >> 10))
         result["partition.assignment.strategy"] = "roundrobin"
         // librdkafka's consumer default, said out loud: a subscription to a topic the
         // broker lost must not re-create it with the broker's defaults (Tansu: 4

@@ -37,3 +37,18 @@ public struct KafkaProducerCounters: Sendable, Hashable {
         self.failed = failed
     }
 }
+
+/// What ``KafkaProducer/sendInOrderAndAwait(_:)`` achieved: the messages
+/// the broker acknowledged from the first on, and the failure that ended them.
+public struct KafkaOrderedDelivery: Sendable {
+    /// How many of the first messages were acknowledged (all of them before ``failure``).
+    public var acknowledged: Int
+    /// The first message's failure, in the messages' order; nil when every one was acknowledged.
+    public var failure: KafkaError?
+
+    /// Creates a result (for tests and fakes; producers make their own).
+    public init(acknowledged: Int, failure: KafkaError?) {
+        self.acknowledged = acknowledged
+        self.failure = failure
+    }
+}

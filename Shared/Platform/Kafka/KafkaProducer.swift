@@ -208,6 +208,53 @@ public final class KafkaProducer: Sendable {
         }
     }
 
+    /// Sends the messages in their order, all at once, then awaits their
+    /// acknowledgements in that order: a round trip or so for the lot rather
+    /// than one each, with their order kept (the idempotent producer keeps a
+    /// partition's order, retries included).
+    /// - Returns: how many of the first messages the broker acknowledged
+    ///   (every one before the first failure), and that failure. A message
+    ///   after a failed one may have been delivered as well, so a caller that
+    ///   keeps order sends it again rather than counting it.
+    public func sendInOrderAndAwait(_ messages: [KafkaProducerMessage]) async -> KafkaOrderedDelivery {
+        let instance = current
+        var ids: [UInt64] = []
+        ids.reserveCapacity(messages.count)
+        var enqueueFailure: KafkaError?
+        let clock = ContinuousClock()
+        enqueue: for message in messages {
+            let id: UInt64
+            do { id = try instance.context.reserve() } catch {
+                enqueueFailure = error as? KafkaError ?? KafkaError(.deliveryFailed, reason: "\(error)")
+                break
+            }
+            let deadline = clock.now.advanced(by: queueFullTimeout)
+            while let failure = instance.produce(message, opaque: id) {
+                guard failure.isQueueFull, clock.now < deadline else {
+                    instance.context.cancel(id)
+                    replaceIfLost(instance, after: failure.error)
+                    enqueueFailure = failure.error
+                    break enqueue
+                }
+                try? await Task.sleep(for: .milliseconds(1))
+            }
+            ids.append(id)
+        }
+        // Every enqueued message is awaited, also after a failure, so no report is left behind.
+        var delivery = KafkaOrderedDelivery(acknowledged: 0, failure: nil)
+        for id in ids {
+            do {
+                _ = try await instance.context.await(id)
+                if delivery.failure == nil { delivery.acknowledged += 1 }
+            } catch {
+                if delivery.failure == nil { delivery.failure = error as? KafkaError ?? KafkaError(.deliveryFailed, reason: "\(error)") }
+                replaceIfLost(instance, after: error)
+            }
+        }
+        if delivery.failure == nil { delivery.failure = enqueueFailure }
+        return delivery
+    }
+
     /// Stops accepting messages, waits up to `timeout` for queued and in-flight
     /// messages to be delivered, then purges the rest.
     /// - Returns: the fire-and-forget (``send(_:)``) messages that failed after

@@ -18,6 +18,9 @@ extension Setting {
     public static let kafkaMaxMessageBytes = Setting(
         "KAFKA_MAX_MESSAGE_BYTES", default: "4 MiB",
         "largest record produced and topic max.message.bytes (a 1 MiB webhook's envelope, dead-lettered, fits)")
+    public static let kafkaConsumerPrefetchBytes = Setting(
+        "KAFKA_CONSUMER_PREFETCH_BYTES", default: "8 MiB",
+        "most record bytes a consumer fetches ahead (queued.max.messages.kbytes; librdkafka's own default is 64 MiB)")
     public static let kafkaPublishReadinessWindow = Setting(
         "KAFKA_PUBLISH_READINESS_WINDOW", default: "10s",
         "/readyz fails while the producer has records that waited this long undelivered, or a delivery failed this recently with none since")
@@ -49,7 +52,7 @@ extension SettingGroup {
         "Broker",
         [
             .kafkaBrokers, .kafkaClientID, .kafkaTopicPartitions, .kafkaReplicationFactor, .kafkaTopicRetention, .kafkaMaxMessageBytes,
-            .kafkaPublishReadinessWindow, .kafkaTopicCheckInterval,
+            .kafkaConsumerPrefetchBytes, .kafkaPublishReadinessWindow, .kafkaTopicCheckInterval,
         ])
     public static let kafkaSecurity = SettingGroup(
         "Broker TLS and SASL",

@@ -49,6 +49,8 @@ public struct MessagingSettings: Sendable {
         client.maxMessageBytes = reader.int(
             .kafkaMaxMessageBytes, default: KafkaClientConfiguration.defaultMaxMessageBytes,
             in: (1 << 20)...(64 << 20))
+        client.consumerPrefetchBytes = reader.int(
+            .kafkaConsumerPrefetchBytes, default: KafkaClientConfiguration.defaultConsumerPrefetchBytes, in: (1 << 20)...(1 << 30))
         client.security = KafkaSecurity.fromEnvironment(&reader, logger: logger)
         client.logHandler = { level, message in
             // librdkafka's own lines join the service's JSON log; debug chatter stays out.

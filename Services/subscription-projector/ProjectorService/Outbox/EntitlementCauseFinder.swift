@@ -8,30 +8,58 @@ import BillingModel
 /// refund naming only its transaction) is named by no record directly; then
 /// the batch's last record of the purchase's provider stands in, and a batch
 /// without one names its last record. Pure, so tests need no database.
-enum EntitlementCauseFinder {
+struct EntitlementCauseFinder: Sendable {
     /// Event names of reconciler snapshots (as ``ProjectionPlan/snapshotEventPrefix``).
     static let snapshotPrefix = ProjectionPlan.snapshotEventPrefix
 
-    /// The cause of the change of one user, whose touched purchases are `touches`.
-    static func cause(of touches: [EntitlementTouch], in inputs: [ProjectionInput]) -> EntitlementChange.Cause? {
-        let named = inputs.last { input in touches.contains { names(input, $0) } }
-        let providers = Set(touches.map(\.provider))
-        let stand = named ?? inputs.last { provider(of: $0).map { providers.contains($0.rawValue) } ?? false } ?? inputs.last
-        return stand.map(cause)
+    /// A purchase as records and touches name it.
+    struct Purchase: Hashable {
+        var provider: String
+        var type: PurchaseType
+        var id: String
     }
 
-    /// Whether `input` is about the purchase `touch` names.
-    static func names(_ input: ProjectionInput, _ touch: EntitlementTouch) -> Bool {
+    let inputs: [ProjectionInput]
+    /// The position of the last record naming each purchase, and of the last record of each provider.
+    let lastNaming: [Purchase: Int]
+    let lastOfProvider: [String: Int]
+
+    /// Indexes the batch once, so finding the cause of each of its users
+    /// costs a few lookups rather than a pass over the batch.
+    init(_ inputs: [ProjectionInput]) {
+        self.inputs = inputs
+        var naming: [Purchase: Int] = [:], providers: [String: Int] = [:]
+        for (position, input) in inputs.enumerated() {
+            for purchase in Self.purchases(named: input) { naming[purchase] = position }
+            if let provider = Self.provider(of: input) { providers[provider.rawValue] = position }
+        }
+        lastNaming = naming
+        lastOfProvider = providers
+    }
+
+    /// The cause of the change of one user, whose touched purchases are `touches`.
+    func cause(of touches: [EntitlementTouch]) -> EntitlementChange.Cause? {
+        let named = touches.compactMap { lastNaming[Purchase(provider: $0.provider, type: $0.purchaseType, id: $0.purchaseID)] }.max()
+        let stand = named ?? touches.compactMap { lastOfProvider[$0.provider] }.max() ?? inputs.indices.last
+        return stand.map { Self.cause(inputs[$0]) }
+    }
+
+    /// The cause of the change of one user in the batch `inputs` (one lookup: tests and single users).
+    static func cause(of touches: [EntitlementTouch], in inputs: [ProjectionInput]) -> EntitlementChange.Cause? {
+        EntitlementCauseFinder(inputs).cause(of: touches)
+    }
+
+    /// The purchases `input` is about.
+    static func purchases(named input: ProjectionInput) -> [Purchase] {
         switch input {
         case .webhook(let delivery):
-            let e = delivery.event
-            guard e.provider.rawValue == touch.provider else { return false }
-            return touch.purchaseType == .subscription ? e.subscriptionID == touch.purchaseID : e.orderID == touch.purchaseID
+            let e = delivery.event, provider = e.provider.rawValue
+            let subscription = e.subscriptionID.map { Purchase(provider: provider, type: .subscription, id: $0) }
+            return [subscription, e.orderID.map { Purchase(provider: provider, type: .order, id: $0) }].compactMap { $0 }
         case .command(let command):
-            return command.provider.rawValue == touch.provider && command.purchaseType == touch.purchaseType
-                && command.subscriptionID == touch.purchaseID
+            return [Purchase(provider: command.provider.rawValue, type: command.purchaseType, id: command.subscriptionID)]
         case .checkout:
-            return false
+            return []
         }
     }
 

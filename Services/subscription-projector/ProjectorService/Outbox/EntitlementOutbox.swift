@@ -8,8 +8,9 @@ import Entitlements
 /// projector batch, in the batch's transaction (``ProjectionWriter/write(_:)``).
 ///
 /// It takes the app users whose purchases the batch wrote (the
-/// `entitlement_touched` rows the triggers of migration 9 left, removed
-/// here), locks them in a stable order, computes their entitlements the
+/// `entitlement_touched` rows the triggers left, removed here: migration 11's
+/// triggers leave out rows whose entitlement columns did not change), locks
+/// them in a stable order, computes their entitlements the
 /// way `GET /api/entitlements` does, for all of them in two queries
 /// (``SubscriptionStatusReader/entitlements(ownedBy:resolver:at:on:)``), and
 /// compares them with the list last announced (`entitlement_states`).
@@ -17,6 +18,10 @@ import Entitlements
 /// change is one of ``EntitlementChange/Kind`` (``EntitlementChangeClassifier``),
 /// and the new list is stored. Equal lists (a redelivered batch, a write
 /// that changed nothing the answer shows) announce nothing.
+///
+/// Set-based whatever the batch: the users, the states and the outbox rows
+/// go to PostgreSQL as one array parameter per column, and each change's
+/// cause is a lookup in an index of the batch (``EntitlementCauseFinder``).
 ///
 /// The per-user lock orders two replicas' changes of one user: the second
 /// waits for the first to commit, so its row gets a later `seq`, and the
@@ -27,7 +32,8 @@ import Entitlements
 /// one; the email fallback is not applied (it depends on the caller's
 /// token); `product_id` is the catalog's fallback id (the projector has no
 /// live catalog); a change that only the passing of time makes (a period
-/// ending without any event) is announced with the user's next write.
+/// ending without any event) is announced with the next write that changes
+/// one of the user's purchases.
 public struct EntitlementOutbox: Sendable {
     /// How purchases become entitlements: the checkout's settings (`ENTITLEMENTS_FILE`, `ENTITLEMENT_*`).
     public let resolver: EntitlementResolver
@@ -52,47 +58,44 @@ public struct EntitlementOutbox: Sendable {
         let byUser = Dictionary(grouping: try await Self.takeTouches(on: connection), by: \.appUserID)
         guard !byUser.isEmpty else { return 0 }
         let users = byUser.keys.sorted()
-        let list = String(decoding: try RecordCoding.encode(users), as: UTF8.self)
+        let list = try PostgresBind.array(users.map(\.postgresBind))
         // Two-key advisory locks: a key space apart from the batch's purchase
         // locks. Taken in the order of the keys themselves, so two batches
         // never wait on each other in a circle, even when two users' names hash alike.
         _ = try await connection.query(
             """
             SELECT count(pg_advisory_xact_lock(4541012, h)) FROM (
-                SELECT DISTINCT hashtext(u) AS h FROM jsonb_array_elements_text(\(list)::jsonb) AS u ORDER BY 1) AS users
+                SELECT DISTINCT hashtext(u) AS h FROM unnest(\(list)::text[]) AS u ORDER BY 1) AS users
             """)
         var announced: [String: String] = [:]
-        for row in try await connection.query(
-            """
-            SELECT app_user_id, entitlements FROM entitlement_states
-            WHERE app_user_id IN (SELECT jsonb_array_elements_text(\(list)::jsonb))
-            """)
-        {
+        for row in try await connection.query("SELECT app_user_id, entitlements FROM entitlement_states WHERE app_user_id = ANY(\(list)::text[])") {
             let (user, entitlements) = try row.decode((String, String).self)
             announced[user] = entitlements
         }
 
         let at = now()
         let currentLists = try await SubscriptionStatusReader.entitlements(ownedBy: users, resolver: resolver, at: at, on: connection)
-        var states: [[String]] = []
-        var changes: [EntitlementChange] = []
+        let causes = EntitlementCauseFinder(inputs)
+        var states: [[PostgresBind]] = []
+        var changes: [[PostgresBind]] = []
         for user in users {
             let touches = byUser[user] ?? []
             let afterText = String(decoding: try RecordCoding.encode(currentLists[user] ?? []), as: UTF8.self)
             let beforeText = announced[user] ?? "[]"
             guard afterText != beforeText else { continue }
-            states.append([user, afterText])
+            states.append([user.postgresBind, afterText.postgresBind])
             // Both sides as the record carries them (timestamps to the millisecond), so they compare alike.
             let before = try RecordCoding.decode([EntitlementInfo].self, from: Array(beforeText.utf8))
             let after = try RecordCoding.decode([EntitlementInfo].self, from: Array(afterText.utf8))
             guard
                 let kind = EntitlementChangeClassifier.classify(before: before, after: after, transferred: touches.contains(where: \.transferred)),
-                let cause = EntitlementCauseFinder.cause(of: touches, in: inputs)
+                let cause = causes.cause(of: touches)
             else { continue }
-            changes.append(
-                EntitlementChange(
-                    id: newID(), type: kind, appUserID: user, occurredAt: at, cause: cause,
-                    before: EntitlementsResponse(entitlements: before), after: EntitlementsResponse(entitlements: after)))
+            let change = EntitlementChange(
+                id: newID(), type: kind, appUserID: user, occurredAt: at, cause: cause,
+                before: EntitlementsResponse(entitlements: before), after: EntitlementsResponse(entitlements: after))
+            let record = String(decoding: try RecordCoding.encode(change), as: UTF8.self)
+            changes.append([change.id.postgresBind, user.postgresBind, kind.rawValue.postgresBind, record.postgresBind])
         }
         try await Self.store(states: states, changes: changes, on: connection)
         return changes.count
@@ -109,26 +112,26 @@ public struct EntitlementOutbox: Sendable {
             }
     }
 
-    /// The new announced lists and the outbox rows: one statement each, whatever the count.
-    static func store(states: [[String]], changes: [EntitlementChange], on connection: PostgresConnection) async throws {
+    /// The new announced lists (user, entitlements) and the outbox rows (id,
+    /// user, type, record): one statement each, whatever the count, each
+    /// column one array parameter; the outbox rows keep their order (`seq`).
+    static func store(states: [[PostgresBind]], changes: [[PostgresBind]], on connection: PostgresConnection) async throws {
         if !states.isEmpty {
-            let rows = String(decoding: try RecordCoding.encode(states), as: UTF8.self)
             _ = try await connection.execute(
-                """
-                INSERT INTO entitlement_states (app_user_id, entitlements)
-                SELECT s->>0, s->>1 FROM jsonb_array_elements(\(rows)::jsonb) AS s
-                ON CONFLICT (app_user_id) DO UPDATE SET entitlements = EXCLUDED.entitlements, updated_at = now()
-                """)
+                PostgresQuery(
+                    unsafeSQL: """
+                        INSERT INTO entitlement_states (app_user_id, entitlements)
+                        SELECT * FROM unnest($1::text[], $2::text[])
+                        ON CONFLICT (app_user_id) DO UPDATE SET entitlements = EXCLUDED.entitlements, updated_at = now()
+                        """, binds: try PostgresBind.columns(states, columns: 2)))
         }
         guard !changes.isEmpty else { return }
-        let rows = try changes.map { change in
-            [change.id, change.appUserID, change.type.rawValue, String(decoding: try RecordCoding.encode(change), as: UTF8.self)]
-        }
-        let json = String(decoding: try RecordCoding.encode(rows), as: UTF8.self)
         _ = try await connection.execute(
-            """
-            INSERT INTO entitlement_outbox (event_id, app_user_id, event_type, record)
-            SELECT r->>0, r->>1, r->>2, r->>3 FROM jsonb_array_elements(\(json)::jsonb) WITH ORDINALITY AS x(r, n) ORDER BY n
-            """)
+            PostgresQuery(
+                unsafeSQL: """
+                    INSERT INTO entitlement_outbox (event_id, app_user_id, event_type, record)
+                    SELECT c1, c2, c3, c4 FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) WITH ORDINALITY AS r(c1, c2, c3, c4, n)
+                    ORDER BY n
+                    """, binds: try PostgresBind.columns(changes, columns: 4)))
     }
 }

@@ -9,7 +9,9 @@ import Telemetry
 
 /// Publishes the entitlement outbox to `storefront.entitlements.v1`, in
 /// `seq` order (so in order per user), and marks each row published only
-/// after the broker acknowledged it (`acks=all`, idempotent producer).
+/// after the broker acknowledged it (`acks=all`, idempotent producer). A
+/// round's records are sent together and acknowledged in order; a failure
+/// ends the round's marks at the row before it.
 ///
 /// At-least-once: a relay that dies between the acknowledgement and the
 /// mark (or whose mark fails) leaves the row unpublished, and the next round
@@ -52,8 +54,9 @@ public struct EntitlementOutboxRelay: Service {
 
     public let name = "entitlement-outbox-relay"
     let pool: PostgresPool
-    /// Sends one record and returns once the broker acknowledged it.
-    let publish: @Sendable (KafkaProducerMessage) async throws -> Void
+    /// Sends a round's records in order and awaits their acknowledgements
+    /// (``KafkaProducer/sendInOrderAndAwait(_:)``).
+    let publish: @Sendable ([KafkaProducerMessage]) async -> KafkaOrderedDelivery
     let settings: Settings
     let metrics: OutboxMetrics
     let logger: Logger
@@ -62,7 +65,7 @@ public struct EntitlementOutboxRelay: Service {
 
     public init(
         pool: PostgresPool, settings: Settings, registry: MetricsRegistry, logger: Logger, isReady: @escaping @Sendable () -> Bool = { true },
-        publish: @escaping @Sendable (KafkaProducerMessage) async throws -> Void
+        publish: @escaping @Sendable ([KafkaProducerMessage]) async -> KafkaOrderedDelivery
     ) {
         self.pool = pool
         self.isReady = isReady
@@ -103,8 +106,10 @@ public struct EntitlementOutboxRelay: Service {
         var failure: (any Error)?
     }
 
-    /// One round: the oldest unpublished rows, published one after the other
-    /// in order, those delivered marked, in one transaction holding the relay lock.
+    /// One round: the oldest unpublished rows, sent all at once in order
+    /// and their acknowledgements awaited in that order (one broker round
+    /// trip or so for the round, not one per row), those delivered before
+    /// the first failure marked, in one transaction holding the relay lock.
     func relayOnce() async throws -> Round {
         try await pool.withConnection { connection in
             try await connection.withTransaction { connection in
@@ -116,37 +121,26 @@ public struct EntitlementOutboxRelay: Service {
                     """
                     SELECT seq, app_user_id, record, created_at FROM entitlement_outbox
                     WHERE published_at IS NULL ORDER BY seq LIMIT \(settings.batchSize)
-                    """)
-                var round = Round()
-                var delivered: [Int64] = []
-                for row in rows {
-                    let (seq, user, record, createdAt) = try row.decode((Int64, String, String, Date).self)
-                    do {
-                        try await publish(KafkaProducerMessage(topic: Topics.entitlements, key: user, value: Array(record.utf8)))
-                    } catch {
-                        // Later rows may be the same user's: stop here, keep the order.
-                        round.failure = error
-                        break
-                    }
-                    delivered.append(seq)
-                    metrics.publishLag.observe(max(0, Date().timeIntervalSince(createdAt)))
+                    """
+                ).map { try $0.decode((Int64, String, String, Date).self) }
+                guard !rows.isEmpty else {
+                    metrics.depth.set(0)
+                    return Round()
                 }
+                let delivery = await publish(rows.map { KafkaProducerMessage(topic: Topics.entitlements, key: $0.1, value: Array($0.2.utf8)) })
+                // Later rows may be the same user's: only those before the first failure count, so the order holds.
+                let delivered = rows.prefix(delivery.acknowledged)
+                let acknowledgedAt = Date()
+                for row in delivered { metrics.publishLag.observe(max(0, acknowledgedAt.timeIntervalSince(row.3))) }
                 if !delivered.isEmpty {
-                    let list = String(decoding: try RecordCoding.encode(delivered), as: UTF8.self)
-                    _ = try await connection.execute(
-                        """
-                        UPDATE entitlement_outbox SET published_at = now()
-                        WHERE seq IN (SELECT (jsonb_array_elements_text(\(list)::jsonb))::bigint)
-                        """)
+                    let seqs = try PostgresBind.array(delivered.map(\.0.postgresBind))
+                    _ = try await connection.execute("UPDATE entitlement_outbox SET published_at = now() WHERE seq = ANY(\(seqs)::bigint[])")
                 }
-                round.published = delivered.count
                 metrics.published.increment(by: delivered.count)
-                let depth = try await connection.query("SELECT count(*) FROM entitlement_outbox WHERE published_at IS NULL")
-                if let row = depth.first {
-                    let unpublished = try row.decode(column: 0, as: Int64.self)
-                    metrics.depth.set(Double(unpublished))
+                if let row = try await connection.query("SELECT count(*) FROM entitlement_outbox WHERE published_at IS NULL").first {
+                    metrics.depth.set(Double(try row.decode(column: 0, as: Int64.self)))
                 }
-                return round
+                return Round(published: delivered.count, failure: delivery.failure)
             }
         }
     }

@@ -27,7 +27,7 @@ extension SubscriptionStatusReader {
         ownedBy appUserIDs: [String], resolver: EntitlementResolver, at now: Date, on connection: PostgresConnection
     ) async throws -> [String: [EntitlementInfo]] {
         guard !appUserIDs.isEmpty else { return [:] }
-        let users = String(decoding: try RecordCoding.encode(Array(Set(appUserIDs)).sorted()), as: UTF8.self)
+        let users = try PostgresBind.array(Set(appUserIDs).sorted().map(\.postgresBind))
         var subscriptions: [String: [SubscriptionState]] = [:]
         for row in try await connection.query(ownedSubscriptionsQuery(users)) {
             guard let state = try subscription(row), let owner = state.appUserID else { continue }
@@ -47,25 +47,25 @@ extension SubscriptionStatusReader {
 
     /// ``subscriptionsQuery(_:code:now:)`` for many owners at once (no email
     /// branch): the same order and limit within each owner.
-    static func ownedSubscriptionsQuery(_ usersJSON: String) -> PostgresQuery {
+    static func ownedSubscriptionsQuery(_ users: PostgresBind) -> PostgresQuery {
         """
         SELECT * FROM (
             SELECT \(unescaped: subscriptionColumns),
                 row_number() OVER (PARTITION BY s.app_user_id
                     ORDER BY COALESCE(s.source_updated_at, s.projected_at) DESC, s.projected_at DESC, s.provider, s.subscription_id) AS n
-            FROM subscriptions s WHERE s.app_user_id IN (SELECT jsonb_array_elements_text(\(usersJSON)::jsonb))) AS ranked
+            FROM subscriptions s WHERE s.app_user_id = ANY(\(users)::text[])) AS ranked
         WHERE n <= \(rowLimit)
         ORDER BY app_user_id, n
         """
     }
 
     /// ``ordersQuery(_:now:)`` for many owners at once, likewise.
-    static func ownedOrdersQuery(_ usersJSON: String) -> PostgresQuery {
+    static func ownedOrdersQuery(_ users: PostgresBind) -> PostgresQuery {
         """
         SELECT * FROM (
             SELECT \(unescaped: orderColumns),
                 row_number() OVER (PARTITION BY r.app_user_id ORDER BY r.paid_at DESC NULLS LAST, r.provider, r.order_id) AS n
-            FROM orders r WHERE r.app_user_id IN (SELECT jsonb_array_elements_text(\(usersJSON)::jsonb))) AS ranked
+            FROM orders r WHERE r.app_user_id = ANY(\(users)::text[])) AS ranked
         WHERE n <= \(rowLimit)
         ORDER BY app_user_id, n
         """

@@ -18,7 +18,8 @@ public struct ServiceLaunch: Sendable {
 /// only says what it reads and what it runs:
 ///
 /// 0. `--help-settings` prints the binary's declared settings and exits 0
-///    (``SettingsHelpCommand``), reading nothing.
+///    (``SettingsHelpCommand``), reading nothing; then the allocator's
+///    policy is set (``HeapPolicy``).
 /// 1. `LOG_LEVEL` and the service's settings are read with one
 ///    ``ConfigReader`` that accepts only `settings`; any problem, all of them
 ///    listed by name, exits 78.
@@ -38,6 +39,7 @@ public enum ServiceLauncher {
         isolation: isolated (any Actor)? = #isolation
     ) async -> Never {
         SettingsHelpCommand.answerIfAsked([declared])
+        HeapPolicy.apply()
         var reader = ConfigReader(environment, declared: declared)
         let logger = Logger.bootstrap(service: service, reader: &reader)
         let settings = read(&reader, logger)
