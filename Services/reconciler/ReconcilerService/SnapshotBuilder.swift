@@ -71,9 +71,14 @@ public enum SnapshotBuilder {
         return Array(prefix.utf8) + raw + Array("}".utf8)
     }
 
-    /// Paystack's customer code in a fetched envelope (`data.customer.customer_code`).
+    /// The customer in a fetched envelope, where the provider keys its
+    /// records by customer: Paystack's `data.customer.customer_code`.
     static func customerCode(_ provider: Provider, body: [UInt8]) -> String? {
-        guard provider == .paystack, let document = try? JSONValue.parse(body) else { return nil }
-        return document["data", "customer", "customer_code"]?.string
+        switch provider {
+        case .lemonsqueezy: return nil
+        case .paystack:
+            guard let document = try? JSONValue.parse(body) else { return nil }
+            return document["data", "customer", "customer_code"]?.string
+        }
     }
 }

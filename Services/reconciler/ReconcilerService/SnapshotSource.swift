@@ -64,27 +64,41 @@ public struct ProviderClients: SnapshotSource {
     }
 
     public func fetch(_ target: EntityRef) async throws(ProviderError) -> ProviderDocument {
-        switch (target.provider, target.entity) {
-        case (.lemonsqueezy, .subscription): try await ls(target.provider).subscriptionDocument(id: target.id)
-        case (.lemonsqueezy, .order): try await ls(target.provider).orderDocument(id: target.id)
-        case (.paystack, .subscription): try await ps(target.provider).subscriptionDocument(code: target.id)
-        case (.paystack, .transaction): try await ps(target.provider).transactionDocument(reference: target.id)
-        case (let provider, let entity):
-            throw ProviderError(
-                provider: provider, operation: "fetch", kind: .validation, message: "\(provider.rawValue) has no \(entity.rawValue) endpoint")
+        let provider = target.provider
+        switch provider {
+        case .lemonsqueezy:
+            switch target.entity {
+            case .subscription: return try await ls(provider).subscriptionDocument(id: target.id)
+            case .order: return try await ls(provider).orderDocument(id: target.id)
+            case .transaction: break
+            }
+        case .paystack:
+            switch target.entity {
+            case .subscription: return try await ps(provider).subscriptionDocument(code: target.id)
+            case .transaction: return try await ps(provider).transactionDocument(reference: target.id)
+            case .order: break
+            }
         }
+        throw ProviderError(
+            provider: provider, operation: "fetch", kind: .validation, message: "\(provider.rawValue) has no \(target.entity.rawValue) endpoint")
     }
 
     public func page(_ provider: Provider, _ list: SweepList, number: Int) async throws(ProviderError) -> ProviderPage {
-        switch (provider, list) {
-        case (.lemonsqueezy, .subscriptions): try await ls(provider).subscriptionsPage(number)
-        case (.lemonsqueezy, .orders): try await ls(provider).ordersPage(number)
-        case (.paystack, .subscriptions): try await ps(provider).subscriptionsPage(number)
-        case (.paystack, .transactions): try await ps(provider).transactionsPage(number)
-        case (_, let list):
-            throw ProviderError(
-                provider: provider, operation: "page", kind: .validation, message: "\(provider.rawValue) has no \(list.rawValue) list")
+        switch provider {
+        case .lemonsqueezy:
+            switch list {
+            case .subscriptions: return try await ls(provider).subscriptionsPage(number)
+            case .orders: return try await ls(provider).ordersPage(number)
+            case .transactions: break
+            }
+        case .paystack:
+            switch list {
+            case .subscriptions: return try await ps(provider).subscriptionsPage(number)
+            case .transactions: return try await ps(provider).transactionsPage(number)
+            case .orders: break
+            }
         }
+        throw ProviderError(provider: provider, operation: "page", kind: .validation, message: "\(provider.rawValue) has no \(list.rawValue) list")
     }
 
     private func ls(_ provider: Provider) throws(ProviderError) -> LemonSqueezyClient {

@@ -28,7 +28,12 @@ public struct CredentialMode: Sendable, Hashable {
 extension ProvidersConfiguration {
     /// The mode each enabled provider's credential shows, in ``Provider/allCases`` order.
     public var credentialModes: [CredentialMode] {
-        [lemonSqueezy?.credentialMode, paystack?.credentialMode].compactMap { $0 }
+        Provider.allCases.compactMap { provider in
+            switch provider {
+            case .lemonsqueezy: lemonSqueezy?.credentialMode
+            case .paystack: paystack?.credentialMode
+            }
+        }
     }
 
     /// A configured provider's key shows it is a live one.

@@ -1,4 +1,5 @@
 import Timing
+import BillingModel
 import ServiceSettings
 /// What a service does with the payment providers, and so which of their
 /// credentials it reads: each service asks only for its own uses, so it
@@ -25,11 +26,12 @@ public struct ProviderUses: OptionSet, Sendable, Hashable {
 
     /// The secret settings these uses read (each may instead come from `<NAME>_FILE`).
     public var secretSettings: [Setting] {
-        var settings: [Setting] = []
-        if contains(.api) { settings.append(.lemonSqueezyAPIKey) }
-        if contains(.webhooks) { settings.append(.lemonSqueezyWebhookSecret) }
-        if !isEmpty { settings.append(.paystackSecretKey) }
-        return settings
+        Provider.allCases.flatMap { provider in
+            switch provider {
+            case .lemonsqueezy: LemonSqueezyConfiguration.secretSettings(for: self)
+            case .paystack: PaystackConfiguration.secretSettings(for: self)
+            }
+        }
     }
 
     /// The names of ``secretSettings``.

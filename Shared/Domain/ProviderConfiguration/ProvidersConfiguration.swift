@@ -68,9 +68,11 @@ extension ProvidersConfiguration {
     /// A webhook verifier for each enabled provider that has its webhook
     /// secret, in ``Provider/allCases`` order: the one place they are built.
     public var webhookVerifiers: [any WebhookVerifier] {
-        let verifiers: [(any WebhookVerifier)?] = [
-            lemonSqueezy.flatMap(LemonSqueezyWebhookVerifier.init(configuration:)), paystack.map(PaystackWebhookVerifier.init(configuration:)),
-        ]
-        return verifiers.compactMap { $0 }
+        Provider.allCases.compactMap { provider -> (any WebhookVerifier)? in
+            switch provider {
+            case .lemonsqueezy: lemonSqueezy.flatMap(LemonSqueezyWebhookVerifier.init(configuration:))
+            case .paystack: paystack.map(PaystackWebhookVerifier.init(configuration:))
+            }
+        }
     }
 }

@@ -22,12 +22,14 @@ public struct ProviderRegistry: Sendable {
         configuration: ProvidersConfiguration, httpClient: HTTPClient,
         budget: (Provider) -> (any ProviderRequestBudget)? = { _ in nil }
     ) {
-        var providers: [any PaymentProvider] = []
-        if let ls = configuration.lemonSqueezy, ls.hasAPICredentials {
-            providers.append(LemonSqueezyClient(configuration: ls, httpClient: httpClient, budget: budget(.lemonsqueezy)))
-        }
-        if let ps = configuration.paystack {
-            providers.append(PaystackClient(configuration: ps, httpClient: httpClient, budget: budget(.paystack)))
+        let providers = Provider.allCases.compactMap { provider -> (any PaymentProvider)? in
+            switch provider {
+            case .lemonsqueezy:
+                configuration.lemonSqueezy.flatMap {
+                    $0.hasAPICredentials ? LemonSqueezyClient(configuration: $0, httpClient: httpClient, budget: budget(provider)) : nil
+                }
+            case .paystack: configuration.paystack.map { PaystackClient(configuration: $0, httpClient: httpClient, budget: budget(provider)) }
+            }
         }
         self.init(providers: providers, verifiers: configuration.webhookVerifiers)
     }

@@ -9,6 +9,11 @@ extension LemonSqueezyConfiguration {
         (uses.contains(.api) ? [.lemonSqueezyAPIKey, .lemonSqueezyStoreID] : []) + (uses.contains(.webhooks) ? [.lemonSqueezyWebhookSecret] : [])
     }
 
+    /// The secrets `uses` reads: the API key, the webhook signing secret.
+    static func secretSettings(for uses: ProviderUses) -> [Setting] {
+        (uses.contains(.api) ? [.lemonSqueezyAPIKey] : []) + (uses.contains(.webhooks) ? [.lemonSqueezyWebhookSecret] : [])
+    }
+
     /// Reads Lemon Squeezy's settings for `uses` (``ProvidersConfiguration/fromEnvironment(_:uses:)``
     /// says the rules); problems go to `reader`.
     /// - Returns: `mentioned` when any of its credentials is set; `configuration`

@@ -10,6 +10,9 @@ extension PaystackConfiguration {
         uses.isEmpty ? [] : [.paystackSecretKey]
     }
 
+    /// The secret any use reads: the secret key (it signs webhooks too).
+    static func secretSettings(for uses: ProviderUses) -> [Setting] { enablingSettings(for: uses) }
+
     /// Reads Paystack's settings for `uses` (``ProvidersConfiguration/fromEnvironment(_:uses:)``
     /// says the rules); problems go to `reader`.
     /// - Returns: `mentioned` when its secret key is set; `configuration` then too.
