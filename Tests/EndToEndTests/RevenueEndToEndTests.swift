@@ -10,7 +10,13 @@ import Testing
 /// raises its provider's MRR by the plan's monthly price. (The figures'
 /// definitions are checked exactly against a hand-computed history in
 /// `RevenueGaugesFixtureTests`; here, that the wiring delivers them.)
-extension EndToEndTests {
+///
+/// A stack of its own: the gauges are sums over every purchase, so another
+/// suite's subscriptions (bought, cancelled, expiring meanwhile) would move
+/// them while this one waits.
+@Suite(.serialized, .liveStack(["RECONCILER_REVENUE_INTERVAL": "2s"])) struct RevenueEndToEndTests {
+    var stack: LiveStack { get throws { try LiveStack.required() } }
+
     /// The reconciler's sample lines, by series as rendered.
     func reconcilerSeries(_ stack: LiveStack) async throws -> [String: Double] {
         let url = try #require((stack.settings["RECONCILER_URLS"] ?? "").split(separator: " ").first.map(String.init), "a reconciler runs")
@@ -52,10 +58,12 @@ extension EndToEndTests {
 
         let after = try await stack.eventually(timeout: .seconds(60), "the subscription in the revenue gauges") { () -> [String: Double]? in
             let series = try await reconcilerSeries(stack)
-            return (series[refreshed] ?? 0) > bought && (series[mrr] ?? 0) >= (before[mrr] ?? 0) + monthly ? series : nil
+            return (series[refreshed] ?? 0) > bought && (series[mrr] ?? 0) > (before[mrr] ?? 0) ? series : nil
         }
         #expect(monthly > 0)
-        #expect((after[active] ?? 0) >= (before[active] ?? 0) + 1)
+        // The stack's only purchase: the gauges hold exactly it.
+        #expect((before[mrr] ?? 0) == 0 && abs((after[mrr] ?? 0) - monthly) < 0.005, "MRR \(after[mrr] ?? 0), plan \(monthly) a month")
+        #expect((before[active] ?? 0) == 0 && after[active] == 1)
         #expect(after["reconciler_revenue_refresh_failures_total"] == 0)
         #expect((after["reconciler_revenue_events_read"] ?? 0) > 0)
     }
