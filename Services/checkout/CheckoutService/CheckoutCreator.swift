@@ -121,7 +121,7 @@ struct CheckoutCreator: Sendable {
             // A typed customerEmail is a pre-fill; only the token's verified email counts for matching.
             emailVerified: email.map { user.isVerifiedEmail($0.value) } ?? false, variantID: variant,
             productID: item.catalogProductID, providerCheckoutID: checkout.providerCheckoutID, url: checkout.url,
-            createdAt: createdAt, expiresAt: checkout.expiresAt ?? request.expiresAt)
+            createdAt: createdAt, expiresAt: checkout.expiresAt ?? request.expiresAt, isSubscription: item.isSubscription)
         do {
             try await publisher.publish(record, topic: Topics.checkouts, key: record.key)
         } catch {

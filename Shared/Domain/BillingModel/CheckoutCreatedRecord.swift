@@ -28,15 +28,20 @@ public struct CheckoutCreatedRecord: Codable, Sendable, Hashable {
     public var url: String
     public var createdAt: Date
     public var expiresAt: Date?
+    /// Whether the variant bought is a subscription (the catalog item has an
+    /// interval): its first payment may arrive as an order before the
+    /// subscription does, and that order must not grant on its own. JSON
+    /// `isSubscription`; nil when absent (records written before it existed).
+    public var isSubscription: Bool?
 
     enum CodingKeys: String, CodingKey {
         case checkoutID = "checkoutId", provider, appUserID = "appUserId", email, emailVerified, variantID = "variantId"
-        case productID = "productId", providerCheckoutID = "providerCheckoutId", url, createdAt, expiresAt
+        case productID = "productId", providerCheckoutID = "providerCheckoutId", url, createdAt, expiresAt, isSubscription
     }
 
     public init(
         checkoutID: String, provider: Provider, appUserID: String, email: String?, emailVerified: Bool = false, variantID: CatalogID,
-        productID: CatalogID?, providerCheckoutID: String, url: String, createdAt: Date, expiresAt: Date?
+        productID: CatalogID?, providerCheckoutID: String, url: String, createdAt: Date, expiresAt: Date?, isSubscription: Bool? = nil
     ) {
         self.checkoutID = checkoutID
         self.provider = provider
@@ -49,6 +54,7 @@ public struct CheckoutCreatedRecord: Codable, Sendable, Hashable {
         self.url = url
         self.createdAt = createdAt
         self.expiresAt = expiresAt
+        self.isSubscription = isSubscription
     }
 
     /// The record's topic key.
@@ -67,6 +73,7 @@ public struct CheckoutCreatedRecord: Codable, Sendable, Hashable {
         url = try c.decode(String.self, forKey: .url)
         createdAt = try c.decodeRequiredTimestamp(forKey: .createdAt)
         expiresAt = try c.decodeTimestamp(forKey: .expiresAt)
+        isSubscription = try c.decodeIfPresent(Bool.self, forKey: .isSubscription)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -82,5 +89,6 @@ public struct CheckoutCreatedRecord: Codable, Sendable, Hashable {
         try c.encode(url, forKey: .url)
         try c.encodeTimestamp(createdAt, forKey: .createdAt)
         try c.encodeTimestamp(expiresAt, forKey: .expiresAt)
+        try c.encodeIfPresent(isSubscription, forKey: .isSubscription)
     }
 }

@@ -40,8 +40,9 @@ public struct EntitlementResolver: Sendable, Hashable {
                             billingIssueDetectedAt: s.billingIssueDetectedAt, sandbox: s.testMode ?? policy.testDeployment)))
             }
         }
-        // The first payment of a subscription is part of it, not a purchase of its own.
-        for order in orders where order.subscriptionID == nil {
+        // The first payment of a subscription is part of it, not a purchase of its own,
+        // also before the subscription arrives (its order may be projected first).
+        for order in orders where order.subscriptionID == nil && !order.opensSubscription {
             for (identifier, duration) in grants(order.provider, product: order.productID, variant: order.variantID) {
                 let access = AccessRules.access(order, duration: duration, policy: policy, at: now)
                 let revokedAt = policy.revokedAt(refundedAt: order.refundedAt, partiallyRefundedAt: order.partiallyRefundedAt)

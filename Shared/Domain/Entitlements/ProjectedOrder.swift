@@ -21,6 +21,10 @@ public struct ProjectedOrder: Sendable, Hashable {
     /// Set when the order is a subscription's first payment (Lemon Squeezy
     /// sends `order_created` for it too): it is part of that subscription.
     public var subscriptionID: String?
+    /// The order pays a subscription's first period: its checkout sold a
+    /// subscription. Until the subscription names it (``subscriptionID``)
+    /// it grants nothing on its own; the subscription grants, with its end.
+    public var opensSubscription = false
     /// Test-mode order; nil when the provider did not say.
     public var testMode: Bool?
 

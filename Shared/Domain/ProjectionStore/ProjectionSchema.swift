@@ -15,6 +15,7 @@ public enum ProjectionSchema {
         (9, "the entitlement change outbox", entitlementOutbox),
         (10, "what the revenue figures read of the event log", revenueReads),
         (11, "only writes of entitlement facts touch their owner", entitlementTouchFilter),
+        (12, "whether a checkout sold a subscription", checkoutKind),
     ]
 
     /// The NOLOGIN group roles of the services, created by migration 6 and

@@ -161,7 +161,7 @@ struct ProjectionPlan {
                         ProjectionStatements.orderCreated,
                         [
                             provider, orderID, e.customerID, e.customerEmail, e.productID, e.variantID, e.planName,
-                            e.amount, e.currency, e.paidAt ?? e.createdAt ?? at, e.transactionReference, e.testMode,
+                            e.amount, e.currency, e.paidAt ?? e.createdAt ?? at, e.transactionReference, e.testMode, e.checkoutID,
                         ]))
                 if let reference = e.transactionReference {
                     items.append(PostgresBatchItem(ProjectionStatements.orderMoneyBack, [provider, reference]))
@@ -315,7 +315,7 @@ struct ProjectionPlan {
                 [
                     record.checkoutID, record.provider.rawValue, record.appUserID, record.email ?? "",
                     record.productID?.description, record.variantID.description, record.providerCheckoutID, record.url,
-                    record.createdAt, record.expiresAt, record.emailVerified,
+                    record.createdAt, record.expiresAt, record.emailVerified, record.isSubscription,
                 ]))
         items.append(PostgresBatchItem(ProjectionStatements.appUser, [record.appUserID, record.email, record.createdAt]))
     }

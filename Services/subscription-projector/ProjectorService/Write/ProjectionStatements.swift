@@ -188,11 +188,11 @@ enum ProjectionStatements {
     /// status never leaves `refunded`. The owner comes from `purchase_owners`;
     /// a subscription naming this order makes it that subscription's.
     static let orderCreated = PostgresPreparedStatement(
-        name: "projector_order_created_v2",
+        name: "projector_order_created_v3",
         sql: """
             INSERT INTO orders AS o (provider, order_id, app_user_id, customer_id, customer_email, product_id, variant_id,
-                product_name, status, amount, currency, paid_at, transaction_reference, test_mode, subscription_id)
-            VALUES ($1, $2, purchase_owner($1, 'order', $2), $3, $4, $5, $6, $7, 'paid', $8, $9, $10, $11, $12,
+                product_name, status, amount, currency, paid_at, transaction_reference, test_mode, checkout_id, subscription_id)
+            VALUES ($1, $2, purchase_owner($1, 'order', $2), $3, $4, $5, $6, $7, 'paid', $8, $9, $10, $11, $12, $13,
                 (SELECT min(e.subscription_id) FROM billing_events AS e
                  WHERE e.provider = $1 AND e.order_id = $2 AND e.subscription_id IS NOT NULL))
             ON CONFLICT (provider, order_id) DO UPDATE SET
@@ -207,8 +207,9 @@ enum ProjectionStatements {
                 paid_at = COALESCE(EXCLUDED.paid_at, o.paid_at),
                 transaction_reference = COALESCE(EXCLUDED.transaction_reference, o.transaction_reference),
                 test_mode = COALESCE(EXCLUDED.test_mode, o.test_mode),
+                checkout_id = COALESCE(o.checkout_id, EXCLUDED.checkout_id),
                 subscription_id = COALESCE(o.subscription_id, EXCLUDED.subscription_id)
-            """, parameterTypes: [t, t, t, t, t, t, t, i8, t, ts, t, .bool])
+            """, parameterTypes: [t, t, t, t, t, t, t, i8, t, ts, t, .bool, t])
 
     /// A Lemon Squeezy subscription names the order of its first payment.
     static let orderOfSubscription = PostgresPreparedStatement(
@@ -303,17 +304,17 @@ enum ProjectionStatements {
     /// A checkout as the checkout service published it; completed at the
     /// earliest matching purchase already logged (events may come first).
     static let checkout = PostgresPreparedStatement(
-        name: "projector_checkout_v2",
+        name: "projector_checkout_v3",
         sql: """
             INSERT INTO checkouts (checkout_id, provider, app_user_id, email, product_id, variant_id, provider_checkout_id,
-                url, created_at, expires_at, email_verified, completed_at)
-            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, (
+                url, created_at, expires_at, email_verified, is_subscription, completed_at)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, (
                 SELECT min(COALESCE(e.ordering_ts, e.received_at)) FROM billing_events AS e WHERE e.provider = $2 AND (
                     (e.checkout_id = $1 AND e.kind IN \(completingKinds))
                     OR (e.checkout_id IS NULL AND e.app_user_id = $3 AND e.kind IN \(completingKindsByUser)
                         AND COALESCE(e.ordering_ts, e.received_at) >= $9))))
             ON CONFLICT (checkout_id) DO NOTHING
-            """, parameterTypes: [t, t, t, t, t, t, t, t, ts, ts, .bool])
+            """, parameterTypes: [t, t, t, t, t, t, t, t, ts, ts, .bool, .bool])
 
     /// A purchase naming its checkout: completed at the earliest such time.
     static let completeByID = PostgresPreparedStatement(

@@ -117,7 +117,8 @@ public struct SubscriptionStatusReader: Sendable {
     static let orderColumns = """
         r.provider, r.order_id, r.app_user_id, r.customer_email, r.product_id, r.variant_id, r.product_name,
         r.status, r.paid_at, r.refunded_at, r.subscription_id, r.test_mode, r.partially_refunded_at,
-        CASE WHEN r.dispute_resolved_at IS NULL THEN r.dispute_opened_at END AS dispute_opened_at
+        CASE WHEN r.dispute_resolved_at IS NULL THEN r.dispute_opened_at END AS dispute_opened_at,
+        EXISTS (SELECT 1 FROM checkouts AS c WHERE c.checkout_id = r.checkout_id AND c.is_subscription) AS opens_subscription
         """
 
     /// Every column ``subscription(_:)`` reads, of `subscriptions s`.
@@ -187,6 +188,7 @@ public struct SubscriptionStatusReader: Sendable {
         order.testMode = try row.decode(column: "test_mode")
         order.partiallyRefundedAt = try row.decode(column: "partially_refunded_at")
         order.disputeOpenedAt = try row.decode(column: "dispute_opened_at")
+        order.opensSubscription = try row.decode(column: "opens_subscription")
         return order
     }
 
