@@ -92,9 +92,8 @@ import Testing
         let user = flow.subject
 
         let code = try #require(try await flow.buySubscription().subscriptionCode)
-        // The subscription's period, not only the grant: a Lemon Squeezy
-        // `order_created` projected before its `subscription_created` grants
-        // without an end for a moment (one more change, no `expires_at`).
+        // The renewal is judged against the period the purchase paid for, the
+        // newest end delivered so far (a grant's end may come in a later change).
         let paidUntil = try await Self.eventually(stack, stub, user: user, "the purchase's change delivered") {
             try Self.received(stub, user: user).last { $0.firstExpiry != nil }?.firstExpiry
         }
