@@ -21,6 +21,7 @@ final class RDKafkaClient: @unchecked Sendable {
     }
 
     let handle: OpaquePointer
+    private let kind: Kind
     private let context: Unmanaged<RDKafkaCallbackContext>
 
     /// Creates a handle from librdkafka properties.
@@ -54,11 +55,21 @@ final class RDKafkaClient: @unchecked Sendable {
             throw KafkaError(.clientCreationFailed, reason: cText(errorText))
         }
         self.handle = handle
+        self.kind = kind
         self.context = retained
     }
 
     deinit {
-        rd_kafka_destroy(handle)
+        // A consumer leaves its group on its own thread (RDKafkaConsumerLoop
+        // closes it when it stops). Here, the implicit close of
+        // `rd_kafka_destroy` would wait without a bound for a group round
+        // trip, on whatever thread released the handle last (a Swift
+        // concurrency thread, in a fresh-clone run that hung): an unclosed
+        // consumer is left to the group's session timeout instead.
+        switch kind {
+        case .consumer: rd_kafka_destroy_flags(handle, RD_KAFKA_DESTROY_F_NO_CONSUMER_CLOSE)
+        case .producer: rd_kafka_destroy(handle)
+        }
         context.release()
     }
 }
