@@ -3,12 +3,18 @@ import JSONCodec
 import Webhooks
 
 /// Reads each provider's error body into a message, a code and sometimes a kind.
-enum ProviderErrorFormat {
-    struct Detail {
+package enum ProviderErrorFormat {
+    package struct Detail {
         var message: String?
         var code: String?
         /// Overrides the status-based kind (Paystack answers "Invalid key" with 400 or 401).
         var kind: ProviderError.Kind?
+
+        package init(message: String?, code: String? = nil, kind: ProviderError.Kind? = nil) {
+            self.message = message
+            self.code = code
+            self.kind = kind
+        }
     }
 
     static func detail(_ provider: Provider, _ body: JSONValue?) -> Detail {

@@ -7,19 +7,40 @@ import Webhooks
 
 /// Sends one provider API call and turns every failure into a ``ProviderError``.
 ///
-/// Shared by both clients; the provider-specific parts are the error body
-/// format (``ProviderErrorFormat``) and the headers.
-struct ProviderTransport: Sendable, CustomStringConvertible {
+/// Shared by every client; the provider-specific parts are the error body
+/// format (``ProviderErrorFormat``, or ``errorFormat`` for a client built
+/// outside this module), the headers and the body encoding. `package`, so a
+/// provider's API target of its own (Stripe's) sends through it too.
+package struct ProviderTransport: Sendable, CustomStringConvertible {
     /// When a call may be repeated.
-    enum Retry: Sendable {
-        /// The call is idempotent: the HTTP client retries 429, 5xx and transient
-        /// transport failures with jittered backoff (honouring `Retry-After`).
+    package enum Retry: Sendable {
+        /// The call is idempotent (or carries an idempotency key the provider
+        /// honours): the HTTP client retries 429, 5xx and transient transport
+        /// failures with jittered backoff (honouring `Retry-After`).
         case idempotent
         /// The call creates something and carries no idempotency key the provider
         /// honours: repeat it only when the provider certainly did not process it —
         /// a 429 (rejected before processing), a refused connection, an unresolved host.
         case unprocessedOnly
     }
+
+    /// A request body, in the encoding the provider takes.
+    package enum Body: Sendable {
+        /// JSON (Lemon Squeezy, Paystack).
+        case json(JSONValue)
+        /// `application/x-www-form-urlencoded` text, already encoded (Stripe's `StripeFormEncoding.body`).
+        case form(String)
+
+        var bytes: [UInt8] {
+            switch self {
+            case .json(let value): value.encodedBytes()
+            case .form(let text): Array(text.utf8)
+            }
+        }
+    }
+
+    /// Reads a provider's error body into a message, a code and sometimes a kind.
+    package typealias ErrorFormat = @Sendable (JSONValue?) -> ProviderErrorFormat.Detail
 
     let provider: Provider
     let client: HTTPClient
@@ -35,9 +56,36 @@ struct ProviderTransport: Sendable, CustomStringConvertible {
     let secrets: [Secret]
     /// Paces every attempt (retries included) when set; nil sends at once.
     var budget: (any ProviderRequestBudget)? = nil
+    /// The error body's reader; nil reads it as ``ProviderErrorFormat/detail(_:_:)`` does for ``provider``.
+    var errorFormat: ErrorFormat? = nil
+
+    init(
+        provider: Provider, client: HTTPClient, baseURL: String, headers: HTTPHeaders, bearer: Secret, retryPolicy: RetryPolicy, secrets: [Secret],
+        budget: (any ProviderRequestBudget)? = nil
+    ) {
+        self.provider = provider
+        self.client = client
+        self.baseURL = baseURL
+        self.headers = headers
+        self.bearer = bearer
+        self.retryPolicy = retryPolicy
+        self.secrets = secrets
+        self.budget = budget
+    }
+
+    /// A transport for a client outside this module, with its own error format.
+    package init(
+        provider: Provider, client: HTTPClient, baseURL: String, headers: HTTPHeaders, bearer: Secret, retryPolicy: RetryPolicy, secrets: [Secret],
+        budget: (any ProviderRequestBudget)?, errorFormat: @escaping ErrorFormat
+    ) {
+        self.init(
+            provider: provider, client: client, baseURL: baseURL, headers: headers, bearer: bearer, retryPolicy: retryPolicy, secrets: secrets,
+            budget: budget)
+        self.errorFormat = errorFormat
+    }
 
     /// Never the headers or secrets.
-    var description: String { "ProviderTransport(\(provider.rawValue), \(baseURL))" }
+    package var description: String { "ProviderTransport(\(provider.rawValue), \(baseURL))" }
 
     /// Sends the call and returns the parsed JSON body of a 2xx answer.
     func send(
@@ -52,12 +100,23 @@ struct ProviderTransport: Sendable, CustomStringConvertible {
         _ operation: String, _ method: HTTPMethod, _ path: String, query: [(String, String)] = [],
         body: JSONValue? = nil, retry: Retry
     ) async throws(ProviderError) -> ProviderDocument {
+        try await sendDocument(operation, method, path, query: query, encodedBody: body.map(Body.json), headers: [:], retry: retry)
+    }
+
+    /// Sends the call with a body in any encoding and headers of its own
+    /// (e.g. an `Idempotency-Key`, the same on every retry of this call);
+    /// returns the body of a 2xx answer byte for byte, and parsed.
+    package func sendDocument(
+        _ operation: String, _ method: HTTPMethod, _ path: String, query: [(String, String)], encodedBody body: Body?, headers extra: HTTPHeaders,
+        retry: Retry
+    ) async throws(ProviderError) -> ProviderDocument {
         var url = baseURL + path
         if !query.isEmpty { url += "?" + QueryString.encode(query) }
         var allHeaders = headers
+        for (name, value) in extra { allHeaders.add(name: name, value: value) }
         allHeaders.add(name: "Authorization", value: "Bearer \(bearer.reveal())")
         var request = HTTPClientRequest(method: method, url: url, headers: allHeaders, retryPolicy: retryPolicy, idempotent: retry == .idempotent)
-        if let body { request.body = body.encodedBytes() }
+        if let body { request.body = body.bytes }
 
         let response: HTTPClientResponse
         switch (retry, budget) {
@@ -138,7 +197,7 @@ struct ProviderTransport: Sendable, CustomStringConvertible {
             }
             return parsed
         }
-        let detail = ProviderErrorFormat.detail(provider, parsed)
+        let detail = errorFormat?(parsed) ?? ProviderErrorFormat.detail(provider, parsed)
         let kind = detail.kind ?? Self.kind(forStatus: response.status)
         let retryAfter = response.headers["Retry-After"].flatMap { RetryPolicy.parseRetryAfter($0) }
         throw failure(
