@@ -131,9 +131,10 @@ let package = Package(
         // Stripe's pure pieces (issue 25), built before the provider seam: the `Stripe-Signature`
         // check, the status vocabulary, form-encoded parameters, events read into values, test/live
         // from the key. No HTTP client and no configuration: the seam wires them (docs/providers/stripe.md).
+        // Its `Webhooks/` subfolder turns events into `BillingEvent`s for a `Provider` value it is given.
         .target(
             name: "StripeProvider", dependencies: ["BillingModel", "CryptoPrimitives", "Entitlements", "JSONCodec", "ServiceSettings"],
-            path: "Shared/Domain/Providers/Stripe", swiftSettings: strict),
+            path: "Shared/Domain/Providers/Stripe", exclude: ["API"], swiftSettings: strict),
         // What a purchase grants: the pure subscription fold, its state, money back, the access
         // rules and the entitlements file. No SQL.
         domain("Entitlements", ["ServiceSettings", "BillingModel", "ServiceRuntime", "Timing"], providerPart: "Entitlements"),
@@ -326,7 +327,9 @@ let package = Package(
         tests("EntitlementsTests", ["ServiceSettings", "ProjectionStore", "Entitlements", "BillingModel", "ServiceRuntime"]),
         tests("SandboxKitTests", ["SandboxKit"]),
         // The Stripe pieces against written payloads, and against the sandbox's emulated Stripe.
-        tests("StripeProviderTests", ["StripeProvider", "TestSupport", "ServiceSettings", "Entitlements", "SandboxKit", "CryptoPrimitives"]),
+        tests(
+            "StripeProviderTests",
+            ["StripeProvider", "TestSupport", "ServiceSettings", "Entitlements", "SandboxKit", "CryptoPrimitives", "BillingModel"]),
         tests("CryptoPrimitivesTests", ["CryptoPrimitives", "TestSupport"]),
         // The JWKS key sets against a fake fetcher, and against a local JWKS server (TestSupport.LocalJWKSServer).
         tests(
