@@ -135,6 +135,13 @@ let package = Package(
         .target(
             name: "StripeProvider", dependencies: ["BillingModel", "CryptoPrimitives", "Entitlements", "JSONCodec", "ServiceSettings"],
             path: "Shared/Domain/Providers/Stripe", exclude: ["API"], swiftSettings: strict),
+        // Stripe's API client (`PaymentProvider`'s calls over form-encoded bodies with an
+        // `Idempotency-Key`, through the providers' transport) and the reconciler's fetches;
+        // the `Provider` value it reports is given at init until the seam names Stripe.
+        .target(
+            name: "StripeAPI",
+            dependencies: ["BillingModel", "CryptoPrimitives", "HTTPClient", "JSONCodec", "Providers", "ServiceSettings", "StripeProvider"],
+            path: "Shared/Domain/Providers/Stripe/API", swiftSettings: strict),
         // What a purchase grants: the pure subscription fold, its state, money back, the access
         // rules and the entitlements file. No SQL.
         domain("Entitlements", ["ServiceSettings", "BillingModel", "ServiceRuntime", "Timing"], providerPart: "Entitlements"),
@@ -330,6 +337,14 @@ let package = Package(
         tests(
             "StripeProviderTests",
             ["StripeProvider", "TestSupport", "ServiceSettings", "Entitlements", "SandboxKit", "CryptoPrimitives", "BillingModel"]),
+        // The Stripe client over a fake transport, and against the sandbox's emulated Stripe served in process.
+        tests(
+            "StripeAPITests",
+            [
+                "StripeAPI", "StripeProvider", "Providers", "BillingModel", "HTTPClient", "JSONCodec", "ServiceSettings", "SandboxKit",
+                "SandboxServer",
+                "Telemetry",
+            ]),
         tests("CryptoPrimitivesTests", ["CryptoPrimitives", "TestSupport"]),
         // The JWKS key sets against a fake fetcher, and against a local JWKS server (TestSupport.LocalJWKSServer).
         tests(
