@@ -131,7 +131,8 @@ let package = Package(
         // Stripe's pure pieces (issue 25), built before the provider seam: the `Stripe-Signature`
         // check, the status vocabulary, form-encoded parameters, events read into values, test/live
         // from the key. No HTTP client and no configuration: the seam wires them (docs/providers/stripe.md).
-        // Its `Webhooks/` subfolder turns events into `BillingEvent`s for a `Provider` value it is given.
+        // Its `Webhooks/` subfolder turns events into `BillingEvent`s for a `Provider` value it is given;
+        // `Model/` holds `ProviderTraits.stripe` for the seam to register.
         .target(
             name: "StripeProvider", dependencies: ["BillingModel", "CryptoPrimitives", "Entitlements", "JSONCodec", "ServiceSettings"],
             path: "Shared/Domain/Providers/Stripe", exclude: ["API"], swiftSettings: strict),
