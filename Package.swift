@@ -141,7 +141,7 @@ let package = Package(
         domain("ProjectionStore", ["BillingModel", "Postgres", "Entitlements"]),
         // One provider API limit shared by every service and replica: a ledger in PostgreSQL
         // (ten-second windows, per-class ceilings, 429 pauses) behind `Providers.ProviderRequestBudget`.
-        domain("ProviderBudget", ["BillingModel", "Postgres", "Providers", "Telemetry", "ServiceSettings", "Timing"]),
+        domain("ProviderBudget", ["BillingModel", "Postgres", "Providers", "ProviderConfiguration", "Telemetry", "ServiceSettings", "Timing"]),
 
         // MARK: - App client (Foundation only; no unsafeFlags: apps depend on it remotely)
         // Only the language settings, no `.treatAllWarnings(as: .error)`: SwiftPM's

@@ -22,6 +22,8 @@ struct ProviderTransport: Sendable, CustomStringConvertible {
     }
 
     let provider: Provider
+    /// How the provider words its errors.
+    let errorFormat: any ProviderErrorFormat
     let client: HTTPClient
     /// Without trailing slash; paths start with `/`.
     let baseURL: String
@@ -132,13 +134,13 @@ struct ProviderTransport: Sendable, CustomStringConvertible {
                 throw failure(operation, .decoding, status: response.status, message: "response body is not JSON")
             }
             // Paystack signals failure in the envelope even on some 200s.
-            if let detail = ProviderErrorFormat.failureInSuccess(provider, parsed) {
+            if let detail = errorFormat.failureInSuccess(parsed) {
                 throw failure(
                     operation, detail.kind ?? .validation, status: response.status, message: detail.message ?? "request failed", code: detail.code)
             }
             return parsed
         }
-        let detail = ProviderErrorFormat.detail(provider, parsed)
+        let detail = errorFormat.detail(parsed)
         let kind = detail.kind ?? Self.kind(forStatus: response.status)
         let retryAfter = response.headers["Retry-After"].flatMap { RetryPolicy.parseRetryAfter($0) }
         throw failure(
