@@ -348,7 +348,7 @@ let package = Package(
             "ProvidersTests",
             [
                 "ServiceSettings", "Providers", "ServiceRuntime", "BillingModel", "HTTPClient", "SandboxServer", "SandboxKit", "Telemetry",
-                "TestSupport", "ProviderConfiguration", "Webhooks", "JSONCodec",
+                "TestSupport", "ProviderConfiguration", "Webhooks", "JSONCodec", "Entitlements",
             ]),
         tests(
             "CatalogServiceTests",
@@ -415,6 +415,16 @@ let package = Package(
                 "ProjectionStore", "Postgres", "Kafka", "CryptoPrimitives", "HTTPServer", "HTTPClient", "ServiceRuntime", "Telemetry",
                 "SandboxServer", "SandboxKit", "ProviderConfiguration", "Webhooks", "JSONCodec",
             ], linker: vendoredLibraries),
+        // A provider declared in the test target alone (TestPay), flowing from its webhook to
+        // the entitlement answer through the real receiver, broker, projector and database.
+        tests(
+            "ProviderSeamIntegrationTests",
+            [
+                "TestSupport", "BillingModel", "Webhooks", "Entitlements", "ProviderConfiguration", "Providers", "ProjectionStore",
+                "ProjectorService", "WebhookReceiverService", "Kafka", "Postgres", "HTTPServer", "HTTPClient", "ServiceRuntime",
+                "ServiceSettings", "Telemetry", "CryptoPrimitives", "JSONCodec",
+            ],
+            linker: vendoredLibraries),
         tests(
             "WebhookReceiverServiceIntegrationTests",
             [
