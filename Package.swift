@@ -150,7 +150,7 @@ let package = Package(
         domain("ProjectionStore", ["BillingModel", "Postgres", "Entitlements"]),
         // One provider API limit shared by every service and replica: a ledger in PostgreSQL
         // (ten-second windows, per-class ceilings, 429 pauses) behind `Providers.ProviderRequestBudget`.
-        domain("ProviderBudget", ["BillingModel", "Postgres", "Providers", "Telemetry", "ServiceSettings", "Timing"]),
+        domain("ProviderBudget", ["BillingModel", "Postgres", "Providers", "ProviderConfiguration", "Telemetry", "ServiceSettings", "Timing"]),
 
         // MARK: - App client (Foundation only; no unsafeFlags: apps depend on it remotely)
         // Only the language settings, no `.treatAllWarnings(as: .error)`: SwiftPM's
@@ -367,7 +367,7 @@ let package = Package(
             "ProvidersTests",
             [
                 "ServiceSettings", "Providers", "ServiceRuntime", "BillingModel", "HTTPClient", "SandboxServer", "SandboxKit", "Telemetry",
-                "TestSupport", "ProviderConfiguration", "Webhooks", "JSONCodec",
+                "TestSupport", "ProviderConfiguration", "Webhooks", "JSONCodec", "Entitlements",
             ]),
         tests(
             "CatalogServiceTests",
@@ -434,6 +434,16 @@ let package = Package(
                 "ProjectionStore", "Postgres", "Kafka", "CryptoPrimitives", "HTTPServer", "HTTPClient", "ServiceRuntime", "Telemetry",
                 "SandboxServer", "SandboxKit", "ProviderConfiguration", "Webhooks", "JSONCodec",
             ], linker: vendoredLibraries),
+        // A provider declared in the test target alone (TestPay), flowing from its webhook to
+        // the entitlement answer through the real receiver, broker, projector and database.
+        tests(
+            "ProviderSeamIntegrationTests",
+            [
+                "TestSupport", "BillingModel", "Webhooks", "Entitlements", "ProviderConfiguration", "Providers", "ProjectionStore",
+                "ProjectorService", "WebhookReceiverService", "Kafka", "Postgres", "HTTPServer", "HTTPClient", "ServiceRuntime",
+                "ServiceSettings", "Telemetry", "CryptoPrimitives", "JSONCodec",
+            ],
+            linker: vendoredLibraries),
         tests(
             "WebhookReceiverServiceIntegrationTests",
             [

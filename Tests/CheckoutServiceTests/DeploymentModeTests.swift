@@ -13,7 +13,7 @@ import Testing
     /// The credential modes of a configuration with Paystack's `key` (none without one).
     static func credentials(paystackSecretKey key: String?) -> [CredentialMode] {
         guard let key, !key.isEmpty else { return [] }
-        return ProvidersConfiguration(paystack: PaystackConfiguration(secretKey: Secret(key))).credentialModes
+        return ProvidersConfiguration([PaystackConfiguration(secretKey: Secret(key))]).credentialModes
     }
 
     static func read(_ values: [String: String], paystackSecretKey: String?) -> (DeploymentMode, [ConfigurationProblem]) {

@@ -21,8 +21,8 @@ import ServiceSettings
             """)
         #expect(configuration.entitlements.map(\.identifier) == ["forever", "premium", "pro_icons"])
         let premium = try #require(configuration.entitlements.first { $0.identifier == "premium" })
-        #expect(premium.lemonSqueezyProducts == ["123", "124"] && premium.lemonSqueezyVariants == ["456"])
-        #expect(premium.paystackPlans == ["PLN_gx2wn530m0i3w3m"] && premium.oneTimeDuration == nil)
+        #expect(premium.ids(.lemonsqueezy, "products") == ["123", "124"] && premium.ids(.lemonsqueezy, "variants") == ["456"])
+        #expect(premium.ids(.paystack, "plans") == ["PLN_gx2wn530m0i3w3m"] && premium.oneTimeDuration == nil)
         #expect(configuration.entitlements.first { $0.identifier == "pro_icons" }?.oneTimeDuration == TimeInterval(365 * 86_400))
 
         #expect(configuration.entitlements(for: .lemonsqueezy, product: "124", variant: "1").map(\.identifier) == ["premium"])

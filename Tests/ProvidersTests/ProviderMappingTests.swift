@@ -118,24 +118,23 @@ import Webhooks
     }
 
     @Test func providerErrorFormats() throws {
-        let invalidKey = ProviderErrorFormat.detail(.paystack, try json("paystack.api.customer_fetch.error_401.json"))
+        let invalidKey = PaystackErrorFormat().detail(try json("paystack.api.customer_fetch.error_401.json"))
         #expect(invalidKey.message == "Invalid key" && invalidKey.kind == .unauthorized)
-        let limited = ProviderErrorFormat.detail(.paystack, try json("paystack.api.error_429_rate_limited.json"))
+        let limited = PaystackErrorFormat().detail(try json("paystack.api.error_429_rate_limited.json"))
         #expect(limited.message == "Rate limit exceeded!" && limited.code == "rate_limited" && limited.kind == nil)
-        let duplicate = ProviderErrorFormat.detail(.paystack, try json("paystack.api.transaction_initialize.error_400_duplicate_reference.json"))
+        let duplicate = PaystackErrorFormat().detail(try json("paystack.api.transaction_initialize.error_400_duplicate_reference.json"))
         #expect(duplicate.code == "duplicate_reference")
-        let lsValidation = ProviderErrorFormat.detail(
-            .lemonsqueezy,
+        let lsValidation = LemonSqueezyErrorFormat().detail(
             try json(
                 text:
                     #"{"status":422,"message":"Unprocessable Entity","errors":[{"detail":"The checkout data must be an array.","source":{"pointer":"/data/attributes/checkout_data"},"status":"422","title":"Unprocessable Entity"}]}"#
             ))
         #expect(lsValidation.message == "The checkout data must be an array.")
         #expect(lsValidation.code == "/data/attributes/checkout_data")
-        #expect(ProviderErrorFormat.detail(.lemonsqueezy, try json(text: #"{"message":"Server Error"}"#)).message == "Server Error")
-        #expect(ProviderErrorFormat.detail(.lemonsqueezy, nil).message == nil)
-        #expect(ProviderErrorFormat.failureInSuccess(.paystack, try json(text: #"{"status":false,"message":"Nope"}"#))?.message == "Nope")
-        #expect(ProviderErrorFormat.failureInSuccess(.lemonsqueezy, try json(text: #"{"status":false}"#)) == nil)
+        #expect(LemonSqueezyErrorFormat().detail(try json(text: #"{"message":"Server Error"}"#)).message == "Server Error")
+        #expect(LemonSqueezyErrorFormat().detail(nil).message == nil)
+        #expect(PaystackErrorFormat().failureInSuccess(try json(text: #"{"status":false,"message":"Nope"}"#))?.message == "Nope")
+        #expect(LemonSqueezyErrorFormat().failureInSuccess(try json(text: #"{"status":false}"#)) == nil)
     }
 
     @Test func errorDescriptionNamesProviderOperationAndAnswer() {

@@ -43,16 +43,16 @@ import Testing
     /// The fallback budgets default to the limit minus the checkout's 30 % reserve.
     @Test func budgetsFollowThePaystackKeysModeUnlessSet() throws {
         let test = try #require(try ConfigReader.load(Environment(Self.sandboxProviders)) { ReconcilerProviderSettings.fromEnvironment(&$0) })
-        #expect(test.lemonSqueezyRequestsPerMinute == 210 && test.paystackRequestsPerMinute == 70)
+        #expect(test.requestsPerMinute(.lemonsqueezy) == 210 && test.requestsPerMinute(.paystack) == 70)
         var live = Self.sandboxProviders
         live["PAYSTACK_SECRET_KEY"] = "sk_live_0123456789"
-        #expect(try ConfigReader.load(Environment(live)) { ReconcilerProviderSettings.fromEnvironment(&$0) }?.paystackRequestsPerMinute == 420)
+        #expect(try ConfigReader.load(Environment(live)) { ReconcilerProviderSettings.fromEnvironment(&$0) }?.requestsPerMinute(.paystack) == 420)
         live["PROVIDER_BUDGET_CHECKOUT_RESERVE_PERCENT"] = "50"
-        #expect(try ConfigReader.load(Environment(live)) { ReconcilerProviderSettings.fromEnvironment(&$0) }?.paystackRequestsPerMinute == 300)
+        #expect(try ConfigReader.load(Environment(live)) { ReconcilerProviderSettings.fromEnvironment(&$0) }?.requestsPerMinute(.paystack) == 300)
         live["RECONCILER_PAYSTACK_REQUESTS_PER_MINUTE"] = "250"
         live["RECONCILER_LEMONSQUEEZY_REQUESTS_PER_MINUTE"] = "120"
         let set = try #require(try ConfigReader.load(Environment(live)) { ReconcilerProviderSettings.fromEnvironment(&$0) })
-        #expect(set.paystackRequestsPerMinute == 250 && set.lemonSqueezyRequestsPerMinute == 120)
+        #expect(set.requestsPerMinute(.paystack) == 250 && set.requestsPerMinute(.lemonsqueezy) == 120)
         #expect(throws: ConfigurationError.self) {
             _ = try ConfigReader.load(Environment([:])) { ReconcilerProviderSettings.fromEnvironment(&$0) }
         }

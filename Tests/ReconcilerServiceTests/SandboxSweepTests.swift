@@ -37,14 +37,14 @@ struct PrivateSandbox {
 
     /// The sandbox's default keys, as `scripts/stack.sh` configures the services.
     func settings(lemonSqueezyPerMinute: Int = 100_000, paystackPerMinute: Int = 100_000) -> ReconcilerProviderSettings {
-        let providers = ProvidersConfiguration(
-            lemonSqueezy: LemonSqueezyConfiguration(
+        let providers = ProvidersConfiguration([
+            LemonSqueezyConfiguration(
                 apiKey: Secret("ls_test_sandbox_key"), storeID: "1", webhookSecret: Secret("ls_sandbox_webhook_secret"),
                 apiBaseURL: baseURL + "/lemonsqueezy"),
-            paystack: PaystackConfiguration(secretKey: Secret("sk_test_sandbox_secret"), apiBaseURL: baseURL + "/paystack"))
+            PaystackConfiguration(secretKey: Secret("sk_test_sandbox_secret"), apiBaseURL: baseURL + "/paystack"),
+        ])
         return ReconcilerProviderSettings(
-            providers: providers, lemonSqueezyRequestsPerMinute: lemonSqueezyPerMinute,
-            paystackRequestsPerMinute: paystackPerMinute)
+            providers: providers, localRequestsPerMinute: [.lemonsqueezy: lemonSqueezyPerMinute, .paystack: paystackPerMinute])
     }
 
     @discardableResult

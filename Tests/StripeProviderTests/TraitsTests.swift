@@ -19,5 +19,6 @@ struct TraitsTests {
         let traits = ProviderTraits.stripe
         #expect(traits.subscriptionEventsNameTheOwner && !traits.chargesLinkToSubscriptionsByCard)
         #expect(!traits.fetchedPurchasesMatchCheckouts && !traits.checkoutStatesTheAmount && !traits.productIDIsAPlanCode)
+        #expect(traits.refundsRestateTheOrder, "charge.refunded carries the charge's amount and running amount_refunded")
     }
 }

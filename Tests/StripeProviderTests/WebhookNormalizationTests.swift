@@ -126,6 +126,7 @@ struct WebhookNormalizationTests {
         let refund = try normalized("charge_refunded.partial")
         #expect(refund.orderID == Self.payment)
         #expect(refund.amount == 4999 && refund.refundedAmount == 2000)
+        #expect(refund.createdAt == date(1_740_787_305), "the refunded payment's own time")
         #expect(refund.status == "partially_refunded")
         #expect(refund.appUserID == Self.user)
 

@@ -58,10 +58,14 @@ public enum Signer {
         Hex.encode(HMAC.sha512(key: Array(key.utf8), message: body))
     }
 
+    /// The signature header of each provider these tests sign for.
+    static let signatures: [Provider: (name: String, sign: @Sendable ([UInt8]) -> String)] = [
+        .lemonsqueezy: ("X-Signature", { lemonSqueezy($0) }),
+        .paystack: ("x-paystack-signature", { paystack($0) }),
+    ]
+
     public static func headers(_ provider: Provider, _ body: [UInt8]) -> [(String, String)] {
-        switch provider {
-        case .lemonsqueezy: [("Content-Type", "application/json"), ("X-Signature", lemonSqueezy(body))]
-        case .paystack: [("Content-Type", "application/json"), ("x-paystack-signature", paystack(body))]
-        }
+        guard let signature = signatures[provider] else { preconditionFailure("no test signer for \(provider)") }
+        return [("Content-Type", "application/json"), (signature.name, signature.sign(body))]
     }
 }

@@ -3,6 +3,7 @@ import Foundation
 import Kafka
 import BillingModel
 import Webhooks
+import Providers
 
 /// Which provider objects a consumed record touches.
 public enum ReconcileRecordDecoder {
@@ -51,25 +52,12 @@ public enum ReconcileRecordDecoder {
         }
     }
 
-    /// Lemon Squeezy: the subscription when the event names one (subscription
-    /// and invoice events), else the order (order and license-key events).
-    /// Paystack: the subscription (`SUB_…` code) and the transaction
-    /// (reference) the event names: charges, invoices and refunds carry a
-    /// reference, subscription and invoice events a code.
+    /// The objects the event names, as its provider's API part says
+    /// (``Providers/APIProviding/fetchTargets(for:)``): Lemon Squeezy's
+    /// subscription, else its order; Paystack's subscription and transaction.
     static func requests(for event: BillingEvent, envelope: WebhookEnvelope) -> [ReconcileRequest] {
         let trigger = ReconcileTrigger.webhook(envelope.id, receivedAt: envelope.receivedAt)
-        var targets: [EntityRef] = []
-        switch event.provider {
-        case .lemonsqueezy:
-            if let id = event.subscriptionID, !id.isEmpty {
-                targets.append(EntityRef(.lemonsqueezy, .subscription, id))
-            } else if let id = event.orderID, !id.isEmpty {
-                targets.append(EntityRef(.lemonsqueezy, .order, id))
-            }
-        case .paystack:
-            if let code = event.subscriptionID, !code.isEmpty { targets.append(EntityRef(.paystack, .subscription, code)) }
-            if let reference = event.transactionReference, !reference.isEmpty { targets.append(EntityRef(.paystack, .transaction, reference)) }
-        }
+        let targets = event.provider.apiRules.fetchTargets(for: event).map { EntityRef(event.provider, $0.entity, $0.id) }
         return targets.map { ReconcileRequest(target: $0, trigger: trigger, customerID: event.customerID) }
     }
 }

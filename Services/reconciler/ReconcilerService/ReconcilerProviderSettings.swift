@@ -15,13 +15,13 @@ import ServiceSettings
 /// counts in too: targeted fetches may use the limit minus the checkout's
 /// reserve, sweeps only the sweep share (`PROVIDER_BUDGET_*`). Without one, or
 /// while it is unreachable, this replica paces itself with an in-process
-/// bucket of `RECONCILER_LEMONSQUEEZY_REQUESTS_PER_MINUTE` /
-/// `RECONCILER_PAYSTACK_REQUESTS_PER_MINUTE` (default: the limit minus the
+/// bucket of `RECONCILER_<PROVIDER>_REQUESTS_PER_MINUTE` (default: the limit minus the
 /// checkout's reserve; with several replicas and no database, divide it among them).
 public struct ReconcilerProviderSettings: Sendable {
     public var providers: ProvidersConfiguration
-    public var lemonSqueezyRequestsPerMinute: Int
-    public var paystackRequestsPerMinute: Int
+    /// The in-process fallback budget per provider, in requests per minute
+    /// (``requestsPerMinute(_:)`` answers for every provider).
+    public var localRequestsPerMinute: [Provider: Int]
     /// The provider limits and their split between checkout, fetches and sweeps (the ledger's ceilings).
     public var budgets: ProviderBudgetSettings
     /// List page size (both providers allow 100).
@@ -29,17 +29,17 @@ public struct ReconcilerProviderSettings: Sendable {
 
     /// - Parameters:
     ///   - budgets: the shared limits; nil for the providers' documented ones (for the keys' mode).
-    ///   - lemonSqueezyRequestsPerMinute, paystackRequestsPerMinute: the in-process
-    ///     fallback budgets; nil for the limit minus the checkout's reserve.
+    ///   - localRequestsPerMinute: the in-process fallback budgets of the providers
+    ///     it names; the others get their limit minus the checkout's reserve.
     public init(
-        providers: ProvidersConfiguration, budgets: ProviderBudgetSettings? = nil, lemonSqueezyRequestsPerMinute: Int? = nil,
-        paystackRequestsPerMinute: Int? = nil, pageSize: Int = 100
+        providers: ProvidersConfiguration, budgets: ProviderBudgetSettings? = nil, localRequestsPerMinute: [Provider: Int] = [:],
+        pageSize: Int = 100
     ) {
         self.providers = providers
         let budgets = budgets ?? ProviderBudgetSettings(live: providers.showsLiveKeys)
         self.budgets = budgets
-        self.lemonSqueezyRequestsPerMinute = lemonSqueezyRequestsPerMinute ?? budgets.shares(.lemonsqueezy).perMinuteCeiling(for: .targeted)
-        self.paystackRequestsPerMinute = paystackRequestsPerMinute ?? budgets.shares(.paystack).perMinuteCeiling(for: .targeted)
+        self.localRequestsPerMinute = Dictionary(
+            uniqueKeysWithValues: Provider.allCases.map { ($0, localRequestsPerMinute[$0] ?? budgets.shares($0).perMinuteCeiling(for: .targeted)) })
         self.pageSize = pageSize
     }
 
@@ -47,20 +47,18 @@ public struct ReconcilerProviderSettings: Sendable {
     /// settings have problems (already reported to `reader`).
     public static func fromEnvironment(_ reader: inout ConfigReader) -> ReconcilerProviderSettings? {
         let providers = ProvidersConfiguration.fromEnvironment(&reader, uses: .api)
-        let lemonSqueezy = reader.int(.reconcilerLemonSqueezyRequestsPerMinute, in: 1...100_000)
-        let paystack = reader.int(.reconcilerPaystackRequestsPerMinute, in: 1...100_000)
+        var local: [Provider: Int] = [:]
+        for provider in Provider.allCases {
+            local[provider] = reader.int(.reconcilerRequestsPerMinute(provider), in: 1...100_000)
+        }
         let budgets = ProviderBudgetSettings.fromEnvironment(&reader, live: providers?.showsLiveKeys ?? false)
         guard let providers else { return nil }
-        return ReconcilerProviderSettings(
-            providers: providers, budgets: budgets, lemonSqueezyRequestsPerMinute: lemonSqueezy, paystackRequestsPerMinute: paystack)
+        return ReconcilerProviderSettings(providers: providers, budgets: budgets, localRequestsPerMinute: local)
     }
 
-    /// The budget of `provider`, in requests per minute.
+    /// The in-process budget of `provider`, in requests per minute.
     public func requestsPerMinute(_ provider: Provider) -> Int {
-        switch provider {
-        case .lemonsqueezy: lemonSqueezyRequestsPerMinute
-        case .paystack: paystackRequestsPerMinute
-        }
+        localRequestsPerMinute[provider] ?? budgets.shares(provider).perMinuteCeiling(for: .targeted)
     }
 
     /// The in-process fallback budget of each provider, shared by this
@@ -90,15 +88,10 @@ public struct ReconcilerProviderSettings: Sendable {
             return MeteredBudget(budget: paced, requests: metrics.requests(provider), rateLimited: metrics.rateLimited(provider))
         }
         return ProviderClients(
-            lemonSqueezy: providers.lemonSqueezy.map {
-                LemonSqueezyClient(
-                    configuration: $0, httpClient: httpClient, pageSize: pageSize, retryPolicy: ProviderRetry.backgroundPolicy,
-                    budget: budget(.lemonsqueezy))
-            },
-            paystack: providers.paystack.map {
-                PaystackClient(
-                    configuration: $0, httpClient: httpClient, pageSize: pageSize, retryPolicy: ProviderRetry.backgroundPolicy,
-                    budget: budget(.paystack))
+            providers.configurations.compactMap { configured in
+                let options = ProviderClientOptions(
+                    httpClient: httpClient, pageSize: pageSize, retryPolicy: ProviderRetry.backgroundPolicy, budget: budget(configured.provider))
+                return configured.provider.apiRules.makeClient(configured, options: options)
             })
     }
 }

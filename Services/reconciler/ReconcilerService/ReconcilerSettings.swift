@@ -1,5 +1,7 @@
 import Timing
 import ServiceSettings
+import BillingModel
+import ProviderConfiguration
 
 // The reconciler's own settings (ReconcilerConfiguration and ReconcilerProviderSettings).
 
@@ -36,10 +38,12 @@ extension Setting {
         "RECONCILER_SWEEP_OVERLAP", default: "5m", "each sweep also re-reads this much before the last one's start")
     public static let reconcilerRevenueInterval = Setting(
         "RECONCILER_REVENUE_INTERVAL", default: "5m", "time between computations of the revenue gauges (needs DATABASE_URL); 0 = none")
-    public static let reconcilerLemonSqueezyRequestsPerMinute = Setting(
-        "RECONCILER_LEMONSQUEEZY_REQUESTS_PER_MINUTE", "local Lemon Squeezy request limit when DATABASE_URL is unset")
-    public static let reconcilerPaystackRequestsPerMinute = Setting(
-        "RECONCILER_PAYSTACK_REQUESTS_PER_MINUTE", "local Paystack request limit when DATABASE_URL is unset")
+    /// `RECONCILER_<STEM>_REQUESTS_PER_MINUTE`, one per registered provider.
+    public static func reconcilerRequestsPerMinute(_ provider: Provider) -> Setting {
+        Setting(
+            "RECONCILER_\(provider.configurationRules.settingsStem)_REQUESTS_PER_MINUTE",
+            "local \(provider.definition.displayName) request limit when DATABASE_URL is unset")
+    }
 }
 
 extension SettingGroup {
@@ -52,5 +56,5 @@ extension SettingGroup {
             .reconcilerSweepOverlap, .reconcilerRevenueInterval,
         ])
     public static let reconcilerProviderLimits = SettingGroup(
-        "Reconciler: local provider limits", [.reconcilerLemonSqueezyRequestsPerMinute, .reconcilerPaystackRequestsPerMinute])
+        "Reconciler: local provider limits", Provider.allCases.map(Setting.reconcilerRequestsPerMinute))
 }

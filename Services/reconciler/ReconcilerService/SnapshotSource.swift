@@ -5,7 +5,7 @@ import Providers
 
 /// A provider list the sweep pages through.
 public enum SweepList: String, Sendable, CaseIterable {
-    /// Lemon Squeezy `GET /v1/subscriptions?filter[store_id]=`, Paystack `GET /subscription`.
+    /// Subscriptions (Lemon Squeezy `GET /v1/subscriptions?filter[store_id]=`, Paystack `GET /subscription`).
     case subscriptions
     /// Lemon Squeezy `GET /v1/orders?filter[store_id]=`.
     case orders
@@ -21,12 +21,18 @@ public enum SweepList: String, Sendable, CaseIterable {
         }
     }
 
-    /// The lists a provider has, in sweep order.
-    public static func lists(of provider: Provider) -> [SweepList] {
-        switch provider {
-        case .lemonsqueezy: [.subscriptions, .orders]
-        case .paystack: [.subscriptions, .transactions]
+    /// The list whose items are `entity`.
+    public init(_ entity: ProviderSnapshot.Entity) {
+        switch entity {
+        case .subscription: self = .subscriptions
+        case .order: self = .orders
+        case .transaction: self = .transactions
         }
+    }
+
+    /// The lists a provider has, in sweep order (its API part's ``Providers/APIProviding/sweptEntities``).
+    public static func lists(of provider: Provider) -> [SweepList] {
+        provider.apiRules.sweptEntities.map(SweepList.init)
     }
 }
 
@@ -44,72 +50,29 @@ public protocol SnapshotSource: Sendable {
     func page(_ provider: Provider, _ list: SweepList, number: Int) async throws(ProviderError) -> ProviderPage
 }
 
-/// The Lemon Squeezy and Paystack clients as a ``SnapshotSource``.
+/// The enabled providers' API clients as a ``SnapshotSource``.
 public struct ProviderClients: SnapshotSource {
-    public let lemonSqueezy: LemonSqueezyClient?
-    public let paystack: PaystackClient?
+    /// The clients, in ``Provider/allCases`` order.
+    public let clients: [any ProviderClient]
 
-    public init(lemonSqueezy: LemonSqueezyClient?, paystack: PaystackClient?) {
-        self.lemonSqueezy = lemonSqueezy
-        self.paystack = paystack
+    public init(_ clients: [any ProviderClient]) {
+        self.clients = clients
     }
 
-    public var providers: [Provider] {
-        Provider.allCases.filter { provider in
-            switch provider {
-            case .lemonsqueezy: lemonSqueezy != nil
-            case .paystack: paystack != nil
-            }
-        }
-    }
+    public var providers: [Provider] { clients.map(\.provider) }
 
     public func fetch(_ target: EntityRef) async throws(ProviderError) -> ProviderDocument {
-        let provider = target.provider
-        switch provider {
-        case .lemonsqueezy:
-            switch target.entity {
-            case .subscription: return try await ls(provider).subscriptionDocument(id: target.id)
-            case .order: return try await ls(provider).orderDocument(id: target.id)
-            case .transaction: break
-            }
-        case .paystack:
-            switch target.entity {
-            case .subscription: return try await ps(provider).subscriptionDocument(code: target.id)
-            case .transaction: return try await ps(provider).transactionDocument(reference: target.id)
-            case .order: break
-            }
-        }
-        throw ProviderError(
-            provider: provider, operation: "fetch", kind: .validation, message: "\(provider.rawValue) has no \(target.entity.rawValue) endpoint")
+        try await client(target.provider).document(target.entity, id: target.id)
     }
 
     public func page(_ provider: Provider, _ list: SweepList, number: Int) async throws(ProviderError) -> ProviderPage {
-        switch provider {
-        case .lemonsqueezy:
-            switch list {
-            case .subscriptions: return try await ls(provider).subscriptionsPage(number)
-            case .orders: return try await ls(provider).ordersPage(number)
-            case .transactions: break
-            }
-        case .paystack:
-            switch list {
-            case .subscriptions: return try await ps(provider).subscriptionsPage(number)
-            case .transactions: return try await ps(provider).transactionsPage(number)
-            case .orders: break
-            }
-        }
-        throw ProviderError(provider: provider, operation: "page", kind: .validation, message: "\(provider.rawValue) has no \(list.rawValue) list")
+        try await client(provider).page(list.entity, number: number)
     }
 
-    private func ls(_ provider: Provider) throws(ProviderError) -> LemonSqueezyClient {
-        guard let lemonSqueezy else {
+    private func client(_ provider: Provider) throws(ProviderError) -> any ProviderClient {
+        guard let client = clients.first(where: { $0.provider == provider }) else {
             throw ProviderError(provider: provider, operation: "fetch", kind: .validation, message: "provider is not enabled")
         }
-        return lemonSqueezy
-    }
-
-    private func ps(_ provider: Provider) throws(ProviderError) -> PaystackClient {
-        guard let paystack else { throw ProviderError(provider: provider, operation: "fetch", kind: .validation, message: "provider is not enabled") }
-        return paystack
+        return client
     }
 }

@@ -39,18 +39,17 @@ struct ReconcilerMain {
                 let application = try buildReconcilerApplication(
                     configuration: configuration, providers: providers, messaging: settings.messaging, http: settings.http,
                     logger: logger, metrics: metrics)
+                let budgets = Provider.allCases.map { ("reconciler.budget.\($0.rawValue)_per_minute", String(providers.requestsPerMinute($0))) }
                 logger.info(
                     "reconciler starting",
-                    metadata: [
+                    metadata: Dictionary(uniqueKeysWithValues: budgets).merging([
                         "http.port": String(settings.http.port), "kafka.group": configuration.groupID,
                         "reconciler.providers": providers.providers.enabledProviders.map(\.rawValue).joined(separator: ","),
                         "reconciler.sweep_interval_seconds": String(format: "%.0f", configuration.sweepInterval.inSeconds),
-                        "reconciler.budget.lemonsqueezy_per_minute": String(providers.lemonSqueezyRequestsPerMinute),
-                        "reconciler.budget.paystack_per_minute": String(providers.paystackRequestsPerMinute),
                         "reconciler.drift": configuration.databaseURL == nil ? "off (no DATABASE_URL)" : "on",
                         "reconciler.budget.ledger": configuration.databaseURL == nil ? "off (no DATABASE_URL): per-replica budgets" : "shared",
                         "postgres.limits": configuration.databaseURL == nil ? "-" : configuration.databaseLimits.description,
-                    ])
+                    ]) { _, fixed in fixed })
                 return ServiceLaunch(services: application.services, afterStop: { await application.close() })
             })
     }

@@ -92,17 +92,9 @@ public struct ProviderSnapshot: Codable, Sendable, Hashable {
 }
 
 extension TopicKey {
-    /// Key of a ``ProviderSnapshot``: the key the entity's webhooks use.
-    /// Lemon Squeezy: `lemonsqueezy:sub_<id>` / `lemonsqueezy:order_<id>`;
-    /// Paystack: `paystack:<customer code>` when known (all of one customer's
-    /// events share it), else `paystack:<subscription code>` or `paystack:ref_<reference>`.
+    /// Key of a ``ProviderSnapshot``: the key the entity's webhooks use, as
+    /// its provider declares it (``ProviderDefinition/snapshotKey(entity:entityID:customerID:)``).
     public static func snapshot(_ provider: Provider, entity: ProviderSnapshot.Entity, entityID: String, customerID: String?) -> String {
-        switch provider {
-        case .lemonsqueezy:
-            return make(provider, entity == .subscription ? "sub_\(entityID)" : "order_\(entityID)")
-        case .paystack:
-            if let customerID, !customerID.isEmpty { return make(provider, customerID) }
-            return make(provider, entity == .transaction ? "ref_\(entityID)" : entityID)
-        }
+        provider.definition.snapshotKey(entity: entity, entityID: entityID, customerID: customerID)
     }
 }

@@ -2,9 +2,8 @@
 /// services follow instead of naming providers: the projector links and
 /// owns purchases by these, checkout builds its request by them.
 ///
-/// Each provider declares its own in its folder
-/// (`Shared/Domain/Providers/<Provider>/Model/`); ``Provider/traits`` is
-/// where they are registered. A new provider answers each question here;
+/// Each provider declares its own in its definition
+/// (`Shared/Domain/Providers/<Provider>/Model/`), registered in ``ProviderDirectory``. A new provider answers each question here;
 /// nothing else decides by a provider's name.
 public struct ProviderTraits: Sendable, Hashable {
     /// The short prefix of opaque catalog ids (`ls_123`, `ps_PLN_x`); see ``CatalogID``.
@@ -35,6 +34,11 @@ public struct ProviderTraits: Sendable, Hashable {
     /// Creating a checkout states the amount to charge (Paystack's transaction
     /// initialisation), rather than the provider taking a stored price.
     public var checkoutStatesTheAmount: Bool
+    /// A refund event restates the whole order, its amount and the running
+    /// total refunded (Lemon Squeezy's `order_refunded`). Otherwise each refund
+    /// names the payment it returns and its own amount, and they add up
+    /// (Paystack's `refund.processed` with its transaction reference).
+    public var refundsRestateTheOrder: Bool
     /// The documented API limit, per minute, for test keys and for live keys:
     /// the default of the shared request budget (`PROVIDER_BUDGET_*_PER_MINUTE`).
     public var requestsPerMinute: RequestLimits
@@ -42,7 +46,7 @@ public struct ProviderTraits: Sendable, Hashable {
     public init(
         catalogPrefix: String, subscriptionEventsNameTheOwner: Bool, subscriptionsHaveAFirstOrder: Bool,
         chargesLinkToSubscriptionsByCard: Bool, productIDIsAPlanCode: Bool, fetchedPurchasesMatchCheckouts: Bool,
-        checkoutStatesTheAmount: Bool, requestsPerMinute: RequestLimits
+        checkoutStatesTheAmount: Bool, refundsRestateTheOrder: Bool, requestsPerMinute: RequestLimits
     ) {
         self.catalogPrefix = catalogPrefix
         self.subscriptionEventsNameTheOwner = subscriptionEventsNameTheOwner
@@ -51,6 +55,7 @@ public struct ProviderTraits: Sendable, Hashable {
         self.productIDIsAPlanCode = productIDIsAPlanCode
         self.fetchedPurchasesMatchCheckouts = fetchedPurchasesMatchCheckouts
         self.checkoutStatesTheAmount = checkoutStatesTheAmount
+        self.refundsRestateTheOrder = refundsRestateTheOrder
         self.requestsPerMinute = requestsPerMinute
     }
 

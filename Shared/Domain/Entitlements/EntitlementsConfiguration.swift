@@ -17,9 +17,10 @@ import BillingModel
 ///   }
 /// }
 /// ```
-/// Identifiers are 1–64 characters of `[A-Za-z0-9_.-]`. Provider ids are the
-/// providers' raw ids (Lemon Squeezy product and variant ids, Paystack plan
-/// codes), as strings. A purchase grants every entitlement one of its ids is
+/// Identifiers are 1–64 characters of `[A-Za-z0-9_.-]`. Each registered
+/// provider's name is a key, holding the id lists its ``EntitlementProviding``
+/// part names; provider ids are the providers' raw ids (Lemon Squeezy product
+/// and variant ids, Paystack plan codes), as strings. A purchase grants every entitlement one of its ids is
 /// listed under. `one_time` says how long a one-time purchase grants it:
 /// `{"lifetime": true}` (the default) or `{"duration_days": N}`; subscriptions
 /// always grant for as long as ``AccessRules`` say.
@@ -27,21 +28,22 @@ public struct EntitlementsConfiguration: Sendable, Hashable {
     /// One entitlement and what grants it.
     public struct Entitlement: Sendable, Hashable {
         public var identifier: String
-        public var lemonSqueezyProducts: Set<String> = []
-        public var lemonSqueezyVariants: Set<String> = []
-        public var paystackPlans: Set<String> = []
+        /// Per provider, its id lists (``EntitlementProviding/entitlementIDLists``:
+        /// Lemon Squeezy `products` and `variants`, Paystack `plans`).
+        public var grantingIDs: [Provider: [String: Set<String>]] = [:]
         /// nil: one-time purchases grant for life.
         public var oneTimeDuration: TimeInterval?
 
         public init(identifier: String) { self.identifier = identifier }
 
+        /// The ids of one of `provider`'s lists (`ids(.paystack, "plans")`).
+        public func ids(_ provider: Provider, _ list: String) -> Set<String> {
+            grantingIDs[provider]?[list] ?? []
+        }
+
         func isGranted(by provider: Provider, product: String?, variant: String?) -> Bool {
-            switch provider {
-            case .lemonsqueezy:
-                return product.map(lemonSqueezyProducts.contains) == true || variant.map(lemonSqueezyVariants.contains) == true
-            case .paystack:
-                return [product, variant].contains { $0.map(paystackPlans.contains) == true }
-            }
+            guard let lists = grantingIDs[provider] else { return false }
+            return provider.entitlementRules.grants(lists, productID: product, variantID: variant)
         }
     }
 
@@ -91,18 +93,17 @@ public struct EntitlementsConfiguration: Sendable, Hashable {
             if !isValidIdentifier(identifier) { problems.append("\(at): identifiers are 1-64 characters of A-Z a-z 0-9 _ . -") }
             guard case .object(let body)? = map[identifier] else { problems.append("\(at) must be an object"); continue }
             var entitlement = Entitlement(identifier: identifier)
-            for key in body.keys.sorted() where !["lemonsqueezy", "paystack", "one_time"].contains(key) {
-                problems.append("\(at): unknown key \"\(key)\" (expected lemonsqueezy, paystack, one_time)")
+            let providers = Provider.allCases
+            let expected = (providers.map(\.rawValue) + ["one_time"]).joined(separator: ", ")
+            for key in body.keys.sorted() where key != "one_time" && Provider(rawValue: key) == nil {
+                problems.append("\(at): unknown key \"\(key)\" (expected \(expected))")
             }
-            if let ls = body["lemonsqueezy"] {
-                let ids = idLists(ls, allowed: ["products", "variants"], at: "\(at).lemonsqueezy", problems: &problems)
-                entitlement.lemonSqueezyProducts = ids["products"] ?? []
-                entitlement.lemonSqueezyVariants = ids["variants"] ?? []
+            for provider in providers {
+                guard let entry = body[provider.rawValue] else { continue }
+                let allowed = provider.entitlementRules.entitlementIDLists
+                entitlement.grantingIDs[provider] = idLists(entry, allowed: allowed, at: "\(at).\(provider.rawValue)", problems: &problems)
             }
-            if let ps = body["paystack"] {
-                entitlement.paystackPlans = idLists(ps, allowed: ["plans"], at: "\(at).paystack", problems: &problems)["plans"] ?? []
-            }
-            if entitlement.lemonSqueezyProducts.isEmpty, entitlement.lemonSqueezyVariants.isEmpty, entitlement.paystackPlans.isEmpty {
+            if entitlement.grantingIDs.values.allSatisfy({ $0.values.allSatisfy(\.isEmpty) }) {
                 problems.append("\(at): no product, variant or plan grants it")
             }
             if let oneTime = body["one_time"] {

@@ -103,20 +103,17 @@ enum MoneyBack {
     private static func refund(_ logged: SubscriptionFold.LoggedEvent, payments: Payments, at: Date?, to state: inout SubscriptionState) {
         let event = logged.event
         let payment = payments[event.transactionReference]
-        let paidAt: Date? =
-            switch event.provider {
-            case .lemonsqueezy: event.createdAt
-            case .paystack: payment?.paidAt ?? event.paidAt
-            }
+        // A refund that restates its order (Lemon Squeezy) is the order: paid
+        // when it was created, its amount and running refunded total on it.
+        // Otherwise the refund names its payment (Paystack's transaction), and
+        // each refund's own amount adds up.
+        let restatesOrder = event.provider.traits.refundsRestateTheOrder
+        let paidAt: Date? = restatesOrder ? event.createdAt : payment?.paidAt ?? event.paidAt
         if let paidAt, let newest = state.latestPurchaseAt, paidAt < newest.addingTimeInterval(-olderPeriodMargin) { return }
-        // Lemon Squeezy's `refunded_amount` is already the running total;
-        // Paystack names each refund's own amount, so they add up.
         let refunded: Int64? =
-            switch event.provider {
-            case .lemonsqueezy: event.refundedAmount
-            case .paystack: payments.returned(event.transactionReference, upTo: SubscriptionFold.position(logged)) ?? event.refundedAmount
-            }
-        let paid = event.provider == .lemonsqueezy ? event.amount : payment?.amount ?? event.amount
+            restatesOrder
+            ? event.refundedAmount : payments.returned(event.transactionReference, upTo: SubscriptionFold.position(logged)) ?? event.refundedAmount
+        let paid = restatesOrder ? event.amount : payment?.amount ?? event.amount
         if let refunded, let paid, refunded < paid {
             state.partiallyRefundedAt = state.partiallyRefundedAt ?? at
         } else {

@@ -114,10 +114,7 @@ public enum SubscriptionFold {
         }
 
         // Each provider's own step, in its folder (Shared/Domain/Providers/<Provider>/Entitlements).
-        switch event.provider {
-        case .lemonsqueezy: applyLemonSqueezy(event, to: &state)
-        case .paystack: applyPaystack(event, to: &state)
-        }
+        event.provider.entitlementRules.apply(event, to: &state)
         MoneyBack.apply(logged, payments: payments, to: &state)
         trackLifecycle(event, in: &state)
     }

@@ -1,14 +1,21 @@
 import Timing
 import ServiceSettings
+import BillingModel
+import ProviderConfiguration
 
 // The provider API limits shared by the checkout and the reconciler through the ledger (ProviderBudgetSettings.fromEnvironment).
 
 extension Setting {
-    public static let providerBudgetLemonSqueezyPerMinute = Setting(
-        "PROVIDER_BUDGET_LEMONSQUEEZY_PER_MINUTE", default: "300", "Lemon Squeezy API requests per minute shared by every service and replica")
-    public static let providerBudgetPaystackPerMinute = Setting(
-        "PROVIDER_BUDGET_PAYSTACK_PER_MINUTE", default: "100 with a test key, 600 with a live key",
-        "Paystack API requests per minute shared by every service and replica")
+    /// `PROVIDER_BUDGET_<STEM>_PER_MINUTE`: one per registered provider, its
+    /// default the provider's documented limit (``BillingModel/ProviderTraits/requestsPerMinute``).
+    public static func providerBudgetPerMinute(_ provider: Provider) -> Setting {
+        let limits = provider.traits.requestsPerMinute
+        let shown = limits.test == limits.live ? "\(limits.test)" : "\(limits.test) with a test key, \(limits.live) with a live key"
+        return Setting(
+            "PROVIDER_BUDGET_\(provider.configurationRules.settingsStem)_PER_MINUTE", default: shown,
+            "\(provider.definition.displayName) API requests per minute shared by every service and replica")
+    }
+
     public static let providerBudgetCheckoutReservePercent = Setting(
         "PROVIDER_BUDGET_CHECKOUT_RESERVE_PERCENT", default: "30", "share of the limit only checkouts may use")
     public static let providerBudgetSweepPercent = Setting(
@@ -18,5 +25,5 @@ extension Setting {
 extension SettingGroup {
     public static let providerBudget = SettingGroup(
         "Provider request budgets",
-        [.providerBudgetLemonSqueezyPerMinute, .providerBudgetPaystackPerMinute, .providerBudgetCheckoutReservePercent, .providerBudgetSweepPercent])
+        Provider.allCases.map(Setting.providerBudgetPerMinute) + [.providerBudgetCheckoutReservePercent, .providerBudgetSweepPercent])
 }

@@ -45,10 +45,10 @@ public struct ProviderBudgetShares: Sendable, Equatable {
 /// The ledger's settings for every provider, read by the checkout and the
 /// reconciler alike (they must agree, so the names carry no service prefix).
 public struct ProviderBudgetSettings: Sendable, Equatable {
-    /// `PROVIDER_BUDGET_LEMONSQUEEZY_PER_MINUTE` (default 300, Lemon Squeezy's documented limit per store).
-    public var lemonSqueezyPerMinute: Int
-    /// `PROVIDER_BUDGET_PAYSTACK_PER_MINUTE` (default 100 with a test key, 600 with a live key: Paystack's limits).
-    public var paystackPerMinute: Int
+    /// `PROVIDER_BUDGET_<STEM>_PER_MINUTE`, per provider (default: its
+    /// documented limit for the keys' mode; Lemon Squeezy 300, Paystack 100
+    /// with a test key and 600 with a live one).
+    public var perMinute: [Provider: Int]
     /// `PROVIDER_BUDGET_CHECKOUT_RESERVE_PERCENT` (default 30).
     public var checkoutReservePercent: Int
     /// `PROVIDER_BUDGET_SWEEP_PERCENT` (default 40; at most 100 minus the reserve).
@@ -57,25 +57,19 @@ public struct ProviderBudgetSettings: Sendable, Equatable {
     /// The providers' documented limits (``BillingModel/ProviderTraits/requestsPerMinute``)
     /// for test or `live` keys, the reserve and the sweep share at their defaults.
     public init(live: Bool = false) {
-        self.init(
-            lemonSqueezyPerMinute: Provider.lemonsqueezy.traits.requestsPerMinute.forKeys(live: live),
-            paystackPerMinute: Provider.paystack.traits.requestsPerMinute.forKeys(live: live))
+        self.init(perMinute: Dictionary(uniqueKeysWithValues: Provider.allCases.map { ($0, $0.traits.requestsPerMinute.forKeys(live: live)) }))
     }
 
-    public init(lemonSqueezyPerMinute: Int, paystackPerMinute: Int, checkoutReservePercent: Int = 30, sweepPercent: Int = 40) {
-        self.lemonSqueezyPerMinute = lemonSqueezyPerMinute
-        self.paystackPerMinute = paystackPerMinute
+    /// `perMinute` for the providers it names, their documented test-key limits for the rest.
+    public init(perMinute: [Provider: Int], checkoutReservePercent: Int = 30, sweepPercent: Int = 40) {
+        self.perMinute = perMinute
         self.checkoutReservePercent = checkoutReservePercent
         self.sweepPercent = sweepPercent
     }
 
     /// The split of `provider`'s limit.
     public func shares(_ provider: Provider) -> ProviderBudgetShares {
-        let limit =
-            switch provider {
-            case .lemonsqueezy: lemonSqueezyPerMinute
-            case .paystack: paystackPerMinute
-            }
+        let limit = perMinute[provider] ?? provider.traits.requestsPerMinute.test
         return ProviderBudgetShares(requestsPerMinute: limit, checkoutReservePercent: checkoutReservePercent, sweepPercent: sweepPercent)
     }
 
@@ -83,9 +77,10 @@ public struct ProviderBudgetSettings: Sendable, Equatable {
     /// - Parameter live: whether the providers' keys are live ones (some providers allow more then).
     public static func fromEnvironment(_ reader: inout ConfigReader, live: Bool) -> ProviderBudgetSettings {
         var settings = ProviderBudgetSettings(live: live)
-        settings.lemonSqueezyPerMinute = reader.int(
-            .providerBudgetLemonSqueezyPerMinute, default: settings.lemonSqueezyPerMinute, in: 1...100_000)
-        settings.paystackPerMinute = reader.int(.providerBudgetPaystackPerMinute, default: settings.paystackPerMinute, in: 1...100_000)
+        for provider in Provider.allCases {
+            settings.perMinute[provider] = reader.int(
+                .providerBudgetPerMinute(provider), default: settings.shares(provider).requestsPerMinute, in: 1...100_000)
+        }
         settings.checkoutReservePercent = reader.int(
             .providerBudgetCheckoutReservePercent, default: settings.checkoutReservePercent, in: 0...100)
         settings.sweepPercent = reader.int(.providerBudgetSweepPercent, default: settings.sweepPercent, in: 0...100)

@@ -6,20 +6,20 @@ import ServiceSettings
 
 extension ConfigReader {
     /// The value trimmed, or nil when unset or blank.
-    mutating func trimmedString(_ setting: Setting) -> String? {
+    public mutating func trimmedString(_ setting: Setting) -> String? {
         guard let raw = string(setting)?.trimmingCharacters(in: .whitespacesAndNewlines), !raw.isEmpty else { return nil }
         return raw
     }
 
     /// The secret (or its `_FILE`) trimmed, or nil when unset or blank.
-    mutating func trimmedSecret(_ setting: Setting) -> Secret? {
+    public mutating func trimmedSecret(_ setting: Setting) -> Secret? {
         guard let raw = secret(setting)?.reveal().trimmingCharacters(in: .whitespacesAndNewlines), !raw.isEmpty else { return nil }
         return Secret(raw)
     }
 
     /// An absolute http(s) URL without query, fragment or user info, without
     /// a trailing slash; `fallback` when unset or reported.
-    mutating func baseURL(_ setting: Setting, default fallback: String) -> String {
+    public mutating func baseURL(_ setting: Setting, default fallback: String) -> String {
         guard let raw = trimmedString(setting) else { return fallback }
         guard let components = URLComponents(string: raw), let scheme = components.scheme?.lowercased(), scheme == "https" || scheme == "http",
             let host = components.host, !host.isEmpty, components.query == nil, components.fragment == nil,

@@ -28,14 +28,8 @@ public struct CredentialMode: Sendable, Hashable {
 extension ProvidersConfiguration {
     /// The mode each enabled provider's credential shows, in ``Provider/allCases`` order.
     public var credentialModes: [CredentialMode] {
-        Provider.allCases.compactMap { provider in
-            switch provider {
-            case .lemonsqueezy: lemonSqueezy?.credentialMode
-            case .paystack: paystack?.credentialMode
-            }
-        }
+        configurations.compactMap(\.credentialMode)
     }
 
-    /// A configured provider's key shows it is a live one.
     public var showsLiveKeys: Bool { credentialModes.contains { $0.isLive == true } }
 }

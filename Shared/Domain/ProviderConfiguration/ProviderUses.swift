@@ -26,15 +26,9 @@ public struct ProviderUses: OptionSet, Sendable, Hashable {
 
     /// The secret settings these uses read (each may instead come from `<NAME>_FILE`).
     public var secretSettings: [Setting] {
-        Provider.allCases.flatMap { provider in
-            switch provider {
-            case .lemonsqueezy: LemonSqueezyConfiguration.secretSettings(for: self)
-            case .paystack: PaystackConfiguration.secretSettings(for: self)
-            }
-        }
+        Provider.allCases.flatMap { $0.configurationRules.secretSettings(for: self) }
     }
 
-    /// The names of ``secretSettings``.
     public var secretVariables: [String] { secretSettings.map(\.name) }
 
     /// The settings groups these uses read, for a binary's declared list.

@@ -20,18 +20,11 @@ public enum WebhookFuzzing {
     }
 
     static func signature(_ provider: Provider, _ body: [UInt8], secret: String = secret) -> String {
-        switch provider {
-        case .lemonsqueezy: Hex.encode(HMAC.sha256(key: Array(secret.utf8), message: body))
-        case .paystack: Hex.encode(HMAC.sha512(key: Array(secret.utf8), message: body))
-        }
+        provider.webhookRules.signatureHeader(body: body, secret: Secret(secret), at: receivedAt).value
     }
 
     static func checkVerification(_ provider: Provider, _ body: [UInt8]) {
-        let verifier: any WebhookVerifier =
-            switch provider {
-            case .lemonsqueezy: LemonSqueezyWebhookVerifier(secret: Secret(secret))
-            case .paystack: PaystackWebhookVerifier(secretKey: Secret(secret))
-            }
+        let verifier = provider.webhookRules.verifier(secret: Secret(secret))
         let header = verifier.signatureHeader
         let good = signature(provider, body)
         let fits = body.count <= JSONValue.maximumBodySize

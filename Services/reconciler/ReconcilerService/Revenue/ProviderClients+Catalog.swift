@@ -5,6 +5,6 @@ extension ProviderClients {
     /// The enabled clients as catalog sources (``Providers/ProviderRegistry/catalogSources``,
     /// the one adapter), paced by whatever budget these clients keep to.
     var catalogSources: [any CatalogSource] {
-        ProviderRegistry(providers: [lemonSqueezy as (any PaymentProvider)?, paystack].compactMap { $0 }).catalogSources
+        ProviderRegistry(providers: clients).catalogSources
     }
 }

@@ -60,9 +60,6 @@ public enum SubscriptionPhase: Sendable, Hashable, CaseIterable {
 extension Provider {
     /// The phase a status of this provider's subscriptions means.
     public func phase(of status: String) -> SubscriptionPhase {
-        switch self {
-        case .lemonsqueezy: LemonSqueezyStatus(rawValue: status)?.phase ?? .unrecognized
-        case .paystack: PaystackStatus(rawValue: status)?.phase ?? .unrecognized
-        }
+        entitlementRules.phase(of: status)
     }
 }

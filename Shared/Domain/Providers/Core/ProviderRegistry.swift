@@ -22,14 +22,9 @@ public struct ProviderRegistry: Sendable {
         configuration: ProvidersConfiguration, httpClient: HTTPClient,
         budget: (Provider) -> (any ProviderRequestBudget)? = { _ in nil }
     ) {
-        let providers = Provider.allCases.compactMap { provider -> (any PaymentProvider)? in
-            switch provider {
-            case .lemonsqueezy:
-                configuration.lemonSqueezy.flatMap {
-                    $0.hasAPICredentials ? LemonSqueezyClient(configuration: $0, httpClient: httpClient, budget: budget(provider)) : nil
-                }
-            case .paystack: configuration.paystack.map { PaystackClient(configuration: $0, httpClient: httpClient, budget: budget(provider)) }
-            }
+        let providers = configuration.configurations.compactMap { configured -> (any PaymentProvider)? in
+            let options = ProviderClientOptions(httpClient: httpClient, budget: budget(configured.provider))
+            return configured.provider.apiRules.makeClient(configured, options: options)
         }
         self.init(providers: providers, verifiers: configuration.webhookVerifiers)
     }

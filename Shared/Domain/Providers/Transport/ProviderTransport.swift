@@ -8,8 +8,8 @@ import Webhooks
 /// Sends one provider API call and turns every failure into a ``ProviderError``.
 ///
 /// Shared by every client; the provider-specific parts are the error body
-/// format (``ProviderErrorFormat``, or ``errorFormat`` for a client built
-/// outside this module), the headers and the body encoding. `package`, so a
+/// format (each client's ``ProviderErrorFormat``), the headers and the body
+/// encoding. `package`, so a
 /// provider's API target of its own (Stripe's) sends through it too.
 package struct ProviderTransport: Sendable, CustomStringConvertible {
     /// When a call may be repeated.
@@ -39,10 +39,9 @@ package struct ProviderTransport: Sendable, CustomStringConvertible {
         }
     }
 
-    /// Reads a provider's error body into a message, a code and sometimes a kind.
-    package typealias ErrorFormat = @Sendable (JSONValue?) -> ProviderErrorFormat.Detail
-
     let provider: Provider
+    /// How the provider words its errors.
+    let errorFormat: any ProviderErrorFormat
     let client: HTTPClient
     /// Without trailing slash; paths start with `/`.
     let baseURL: String
@@ -56,14 +55,14 @@ package struct ProviderTransport: Sendable, CustomStringConvertible {
     let secrets: [Secret]
     /// Paces every attempt (retries included) when set; nil sends at once.
     var budget: (any ProviderRequestBudget)? = nil
-    /// The error body's reader; nil reads it as ``ProviderErrorFormat/detail(_:_:)`` does for ``provider``.
-    var errorFormat: ErrorFormat? = nil
 
-    init(
-        provider: Provider, client: HTTPClient, baseURL: String, headers: HTTPHeaders, bearer: Secret, retryPolicy: RetryPolicy, secrets: [Secret],
-        budget: (any ProviderRequestBudget)? = nil
+    /// `package`, for a provider whose client is a target of its own (Stripe's `StripeAPI`).
+    package init(
+        provider: Provider, errorFormat: any ProviderErrorFormat, client: HTTPClient, baseURL: String, headers: HTTPHeaders, bearer: Secret,
+        retryPolicy: RetryPolicy, secrets: [Secret], budget: (any ProviderRequestBudget)? = nil
     ) {
         self.provider = provider
+        self.errorFormat = errorFormat
         self.client = client
         self.baseURL = baseURL
         self.headers = headers
@@ -71,17 +70,6 @@ package struct ProviderTransport: Sendable, CustomStringConvertible {
         self.retryPolicy = retryPolicy
         self.secrets = secrets
         self.budget = budget
-    }
-
-    /// A transport for a client outside this module, with its own error format.
-    package init(
-        provider: Provider, client: HTTPClient, baseURL: String, headers: HTTPHeaders, bearer: Secret, retryPolicy: RetryPolicy, secrets: [Secret],
-        budget: (any ProviderRequestBudget)?, errorFormat: @escaping ErrorFormat
-    ) {
-        self.init(
-            provider: provider, client: client, baseURL: baseURL, headers: headers, bearer: bearer, retryPolicy: retryPolicy, secrets: secrets,
-            budget: budget)
-        self.errorFormat = errorFormat
     }
 
     /// Never the headers or secrets.
@@ -191,13 +179,13 @@ package struct ProviderTransport: Sendable, CustomStringConvertible {
                 throw failure(operation, .decoding, status: response.status, message: "response body is not JSON")
             }
             // Paystack signals failure in the envelope even on some 200s.
-            if let detail = ProviderErrorFormat.failureInSuccess(provider, parsed) {
+            if let detail = errorFormat.failureInSuccess(parsed) {
                 throw failure(
                     operation, detail.kind ?? .validation, status: response.status, message: detail.message ?? "request failed", code: detail.code)
             }
             return parsed
         }
-        let detail = errorFormat?(parsed) ?? ProviderErrorFormat.detail(provider, parsed)
+        let detail = errorFormat.detail(parsed)
         let kind = detail.kind ?? Self.kind(forStatus: response.status)
         let retryAfter = response.headers["Retry-After"].flatMap { RetryPolicy.parseRetryAfter($0) }
         throw failure(

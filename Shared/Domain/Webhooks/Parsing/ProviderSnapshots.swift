@@ -7,11 +7,11 @@ import BillingModel
 ///
 /// - A subscription becomes ``BillingEventKind/subscriptionObserved`` at the
 ///   fetch's start: it reflects every provider change before then.
-/// - A Lemon Squeezy order becomes `orderCreated` (paid) or `orderRefunded`
-///   (refunded, partial_refund); a Paystack transaction becomes what its
-///   `charge.success` would (`orderCreated`, or `paymentSucceeded` with a plan;
-///   its metadata names the buyer) or `refundProcessed` when `reversed`. Both
-///   keep the provider's own timestamps; the writes they feed are idempotent.
+/// - An order or transaction is read by its provider's webhook part
+///   (``WebhookProviding/normalize(found:name:)``): a Lemon Squeezy order as
+///   `orderCreated` or `orderRefunded` by its status, a Paystack transaction
+///   as its `charge.success` would be, or `refundProcessed` when `reversed`.
+///   They keep the provider's own timestamps; the writes they feed are idempotent.
 /// - Anything else, and a snapshot of an object the provider no longer has,
 ///   is `.unknown`: logged and counted, never applied.
 public enum ProviderSnapshots {
@@ -31,36 +31,7 @@ public enum ProviderSnapshots {
             }
             return event
         }
-        let body = snapshot.body.bytes
-        var event: BillingEvent
-        switch (snapshot.provider, snapshot.entity) {
-        case (.lemonsqueezy, .subscription):
-            event = try LemonSqueezyWebhook.normalize(document: body, name: name, kind: .subscriptionObserved)
-            event.orderingTimestamp = snapshot.fetchStartedAt
-        case (.lemonsqueezy, _):
-            event = try LemonSqueezyWebhook.normalize(document: body, name: name, kind: .orderCreated)
-            switch event.status {
-            case "paid": break
-            case "refunded", "partial_refund": event.kind = .orderRefunded
-            default: event.kind = .unknown("\(name).\(event.status ?? "unknown")")
-            }
-        case (.paystack, .subscription):
-            // Read as a subscription event would be; the status is the provider's own.
-            event = try PaystackWebhook.normalize(envelope: body, name: "subscription.snapshot", kind: .subscriptionObserved)
-            event.cancelled = ["non-renewing", "cancelled", "complete", "completed"].contains(event.status ?? "")
-            event.orderingTimestamp = snapshot.fetchStartedAt
-        case (.paystack, _):
-            event = try PaystackWebhook.normalize(envelope: body, name: "charge.success", kind: nil)
-            switch event.status {
-            case "success": break
-            case "reversed":
-                // Reversed (refunded or charged back) some time before the
-                // fetch: ordered then, not at the charge's `paid_at`.
-                event.kind = .refundProcessed
-                event.orderingTimestamp = snapshot.fetchStartedAt
-            default: event.kind = .unknown("\(name).\(event.status ?? "unknown")")
-            }
-        }
+        var event = try snapshot.provider.webhookRules.normalize(found: snapshot, name: name)
         event.providerEventName = name
         return event
     }

@@ -36,7 +36,7 @@ public struct LemonSqueezyClient: PaymentProvider, CustomStringConvertible {
         self.pageSize = min(max(pageSize, 1), 100)
         self.maximumPages = max(1, maximumPages)
         transport = ProviderTransport(
-            provider: .lemonsqueezy, client: httpClient, baseURL: configuration.apiBaseURL,
+            provider: .lemonsqueezy, errorFormat: LemonSqueezyErrorFormat(), client: httpClient, baseURL: configuration.apiBaseURL,
             headers: HTTPHeaders([("Accept", "application/vnd.api+json"), ("Content-Type", "application/vnd.api+json")]),
             bearer: configuration.apiKey ?? Secret(""), retryPolicy: retryPolicy,
             secrets: [configuration.apiKey, configuration.webhookSecret].compactMap { $0 },

@@ -1,5 +1,6 @@
 import ServiceSettings
 import Webhooks
+import BillingModel
 
 extension LemonSqueezyConfiguration {
     /// The credentials that enable Lemon Squeezy for `uses`: `LEMONSQUEEZY_API_KEY`
@@ -64,9 +65,41 @@ extension LemonSqueezyWebhookVerifier {
     }
 }
 
-extension LemonSqueezyConfiguration {
+extension LemonSqueezyConfiguration: ProviderConfigurationValue {
+    public var provider: Provider { .lemonsqueezy }
+
+    public var webhookVerifier: (any WebhookVerifier)? { LemonSqueezyWebhookVerifier(configuration: self) }
+
     /// None: test-mode and live-mode API keys look alike, and only the API
     /// can tell them apart (`LEMONSQUEEZY_TEST_MODE` is how checkouts are made,
     /// not what the key is).
-    var credentialMode: CredentialMode? { nil }
+    public var credentialMode: CredentialMode? { nil }
+}
+
+extension LemonSqueezyProvider: ConfigurationProviding {
+    public var settingsStem: String { "LEMONSQUEEZY" }
+
+    public func settings(for uses: ProviderUses) -> [Setting] {
+        (uses.contains(.api)
+            ? [
+                .lemonSqueezyAPIKey, .lemonSqueezyStoreID, .lemonSqueezyStoreIDAlias, .lemonSqueezyAPIBaseURL, .lemonSqueezyTestMode,
+                .lemonSqueezyStoreCurrency,
+            ] : []) + (uses.contains(.webhooks) ? [.lemonSqueezyWebhookSecret] : [])
+    }
+
+    public func enablingSettings(for uses: ProviderUses) -> [Setting] { LemonSqueezyConfiguration.enablingSettings(for: uses) }
+
+    public func secretSettings(for uses: ProviderUses) -> [Setting] { LemonSqueezyConfiguration.secretSettings(for: uses) }
+
+    public func readConfiguration(
+        _ reader: inout ConfigReader, uses: ProviderUses
+    ) -> (configuration: (any ProviderConfigurationValue)?, mentioned: Bool) {
+        let read = LemonSqueezyConfiguration.fromEnvironment(&reader, uses: uses)
+        return (read.configuration, read.mentioned)
+    }
+}
+
+extension ProvidersConfiguration {
+    /// Lemon Squeezy's configuration, when it is enabled.
+    public var lemonSqueezy: LemonSqueezyConfiguration? { configuration(LemonSqueezyConfiguration.self) }
 }

@@ -32,14 +32,14 @@ public enum LemonSqueezyWebhook: WebhookFormat {
     }
 
     /// `meta.event_name`.
-    static func eventName(root: JSONValue) -> String? {
+    public static func eventName(root: JSONValue) -> String? {
         root["meta", "event_name"]?.string
     }
 
     /// Normalises a parsed delivery.
     /// - Throws: ``WebhookPayloadError`` for a body without `meta.event_name`.
     ///   Unknown event names are not errors.
-    static func normalize(root: JSONValue) throws(WebhookPayloadError) -> BillingEvent {
+    public static func normalize(root: JSONValue) throws(WebhookPayloadError) -> BillingEvent {
         guard root.object != nil else { throw .unexpectedShape("top level is not an object") }
         guard let meta = root["meta"], meta.object != nil else { throw .missingField("meta") }
         guard let name = meta["event_name"]?.string else { throw .missingField("meta.event_name") }
@@ -146,7 +146,7 @@ public enum LemonSqueezyWebhook: WebhookFormat {
     /// the docs do not promise it is stable across resends): when present and
     /// not all zeros, the key is `lemonsqueezy:<webhook_id>`. Otherwise
     /// `lemonsqueezy:sha256:<hex of the raw body>`. `root` is nil when the body is not JSON.
-    static func dedupKey(root: JSONValue?, body: [UInt8]) -> String {
+    public static func dedupKey(root: JSONValue?, body: [UInt8]) -> String {
         if let webhookID = root?["meta", "webhook_id"]?.string, isUsableUUID(webhookID) {
             return "lemonsqueezy:\(webhookID.lowercased())"
         }

@@ -41,7 +41,7 @@ public struct PaystackClient: PaymentProvider, CustomStringConvertible {
         self.pageSize = min(max(pageSize, 1), 100)
         self.maximumPages = max(1, maximumPages)
         transport = ProviderTransport(
-            provider: .paystack, client: httpClient, baseURL: configuration.apiBaseURL,
+            provider: .paystack, errorFormat: PaystackErrorFormat(), client: httpClient, baseURL: configuration.apiBaseURL,
             headers: HTTPHeaders([("Accept", "application/json"), ("Content-Type", "application/json")]),
             bearer: configuration.secretKey, retryPolicy: retryPolicy, secrets: [configuration.secretKey], budget: budget)
     }

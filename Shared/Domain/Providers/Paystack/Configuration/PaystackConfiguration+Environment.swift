@@ -45,11 +45,40 @@ extension PaystackWebhookVerifier {
     }
 }
 
-extension PaystackConfiguration {
+extension PaystackConfiguration: ProviderConfigurationValue {
+    public var provider: Provider { .paystack }
+
+    public var webhookVerifier: (any WebhookVerifier)? { PaystackWebhookVerifier(configuration: self) }
+
     /// The secret key's documented prefix says its mode (`sk_test_`, `sk_live_`).
-    var credentialMode: CredentialMode? {
+    public var credentialMode: CredentialMode? {
         let key = secretKey.reveal().trimmingCharacters(in: .whitespacesAndNewlines)
         let live: Bool? = key.hasPrefix("sk_live_") ? true : key.hasPrefix("sk_test_") ? false : nil
         return CredentialMode(provider: .paystack, setting: .paystackSecretKey, isLive: live, testMark: "sk_test_", liveMark: "sk_live_")
     }
+}
+
+extension PaystackProvider: ConfigurationProviding {
+    public var settingsStem: String { "PAYSTACK" }
+
+    public func settings(for uses: ProviderUses) -> [Setting] {
+        (uses.contains(.api) ? [.paystackSecretKey, .paystackAPIBaseURL] : [])
+            + (uses.contains(.webhooks) ? [.paystackSecretKey, .paystackWebhookIPAllowlist] : [])
+    }
+
+    public func enablingSettings(for uses: ProviderUses) -> [Setting] { PaystackConfiguration.enablingSettings(for: uses) }
+
+    public func secretSettings(for uses: ProviderUses) -> [Setting] { PaystackConfiguration.secretSettings(for: uses) }
+
+    public func readConfiguration(
+        _ reader: inout ConfigReader, uses: ProviderUses
+    ) -> (configuration: (any ProviderConfigurationValue)?, mentioned: Bool) {
+        let read = PaystackConfiguration.fromEnvironment(&reader, uses: uses)
+        return (read.configuration, read.mentioned)
+    }
+}
+
+extension ProvidersConfiguration {
+    /// Paystack's configuration, when it is enabled.
+    public var paystack: PaystackConfiguration? { configuration(PaystackConfiguration.self) }
 }

@@ -32,7 +32,7 @@ public enum PaystackWebhook: WebhookFormat {
     }
 
     /// `event`.
-    static func eventName(root: JSONValue) -> String? {
+    public static func eventName(root: JSONValue) -> String? {
         root["event"]?.string
     }
 
@@ -43,7 +43,7 @@ public enum PaystackWebhook: WebhookFormat {
     /// `.orderCreated` otherwise (a one-time purchase). `metadata` may be an
     /// object, a JSON string, `""`, `0` or `null`; all are accepted.
     /// - Throws: ``WebhookPayloadError`` for a body without `event`.
-    static func normalize(root: JSONValue) throws(WebhookPayloadError) -> BillingEvent {
+    public static func normalize(root: JSONValue) throws(WebhookPayloadError) -> BillingEvent {
         guard root.object != nil else { throw .unexpectedShape("top level is not an object") }
         guard let name = root["event"]?.string else { throw .missingField("event") }
         return try normalize(name: name, kind: nil, data: root["data"] ?? .null)
@@ -153,7 +153,7 @@ public enum PaystackWebhook: WebhookFormat {
     /// is ordered by. `refund.*` bodies carry no time at all: a refund is
     /// ordered by when it was received too. Charges keep `paid_at`, the
     /// provider's own time; disputes their `updated_at`.
-    static func settle(_ event: inout BillingEvent, receivedAt: Date) {
+    public static func settle(_ event: inout BillingEvent, receivedAt: Date) {
         let name = event.providerEventName
         guard event.updatedAt == nil, name.hasPrefix("subscription.") || name.hasPrefix("invoice.") || name.hasPrefix("refund.") else { return }
         event.orderingTimestamp = receivedAt
@@ -197,7 +197,7 @@ public enum PaystackWebhook: WebhookFormat {
     /// legitimately repeat with the same entity id (dispute reminders, invoice
     /// updates, a subscription cancelled twice), so they use
     /// `paystack:sha256:<hex of the raw body>`. `root` is nil when the body is not JSON.
-    static func dedupKey(root: JSONValue?, body: [UInt8]) -> String {
+    public static func dedupKey(root: JSONValue?, body: [UInt8]) -> String {
         if let root, root["event"]?.string == "charge.success", let id = root["data", "id"]?.string {
             return "paystack:charge.success:\(id)"
         }

@@ -6,11 +6,11 @@ import Providers
 /// one, the `type` (`idempotency_error`, `card_error`) as the error's code.
 /// The HTTP status decides the kind (400 validation, 401 unauthorized, 402
 /// rejected, 404 not found, 429 rate limited).
-enum StripeErrorFormat {
-    static func detail(_ body: JSONValue?) -> ProviderErrorFormat.Detail {
+struct StripeErrorFormat: ProviderErrorFormat {
+    func detail(_ body: JSONValue?) -> ProviderErrorDetail {
         let error = body?["error"]
         let param = error?["param"]?.string.map { " (\($0))" } ?? ""
         let message = error?["message"]?.string.map { $0 + param }
-        return ProviderErrorFormat.Detail(message: message, code: error?["code"]?.string ?? error?["type"]?.string)
+        return ProviderErrorDetail(message: message, code: error?["code"]?.string ?? error?["type"]?.string)
     }
 }

@@ -27,10 +27,9 @@ public struct StripeHTTPTransport: StripeTransport, CustomStringConvertible {
         budget: (any ProviderRequestBudget)? = nil
     ) {
         transport = ProviderTransport(
-            provider: provider, client: httpClient, baseURL: configuration.apiBaseURL,
+            provider: provider, errorFormat: StripeErrorFormat(), client: httpClient, baseURL: configuration.apiBaseURL,
             headers: HTTPHeaders([("Accept", "application/json"), ("Stripe-Version", configuration.apiVersion)]),
-            bearer: configuration.secretKey, retryPolicy: retryPolicy, secrets: [configuration.secretKey], budget: budget,
-            errorFormat: StripeErrorFormat.detail)
+            bearer: configuration.secretKey, retryPolicy: retryPolicy, secrets: [configuration.secretKey], budget: budget)
     }
 
     /// Names the endpoint, never the key.

@@ -155,6 +155,7 @@ public enum StripeWebhook {
         event.invoiceID = charge.invoiceID
         event.customerID = charge.customerID
         event.amount = charge.amount
+        event.createdAt = charge.created
         // A running total, as Lemon Squeezy's `refunded_amount`.
         event.refundedAmount = charge.amountRefunded > 0 ? charge.amountRefunded : nil
         event.currency = charge.currency

@@ -1,0 +1,55 @@
+import Foundation
+import BillingModel
+import Entitlements
+import ProviderConfiguration
+import Providers
+import TestSupport
+import Testing
+import Webhooks
+
+/// The registered providers: every built-in definition has every module's
+/// part, and a name no registered provider has is no provider.
+@Suite struct ProviderDirectoryTests {
+    @Test func everyBuiltInProviderHasEveryPart() {
+        #expect(Provider.allCases.map(\.rawValue) == ["lemonsqueezy", "paystack"])
+        for provider in Provider.allCases {
+            let definition = provider.definition
+            #expect(definition.provider == provider)
+            #expect(definition is any WebhookProviding, "\(provider) has no Webhooks part")
+            #expect(definition is any EntitlementProviding, "\(provider) has no Entitlements part")
+            #expect(definition is any ConfigurationProviding, "\(provider) has no Configuration part")
+            #expect(definition is any APIProviding, "\(provider) has no API part")
+        }
+    }
+
+    @Test func namesAndCatalogPrefixesAreUnique() {
+        let providers = Provider.allCases
+        #expect(Set(providers.map(\.rawValue)).count == providers.count)
+        #expect(Set(providers.map(\.catalogPrefix)).count == providers.count)
+        #expect(Set(providers.map { $0.configurationRules.settingsStem }).count == providers.count)
+    }
+
+    @Test func anUnregisteredNameIsNoProvider() throws {
+        #expect(Provider(rawValue: "lemonsqueezy") == .lemonsqueezy)
+        #expect(Provider(rawValue: "nopay") == nil)
+        #expect(Provider(rawValue: "") == nil)
+        #expect(throws: DecodingError.self) { try JSONDecoder().decode(Provider.self, from: Data(#""nopay""#.utf8)) }
+        #expect(try JSONDecoder().decode(Provider.self, from: Data(#""paystack""#.utf8)) == .paystack)
+        #expect(String(decoding: try JSONEncoder().encode(Provider.paystack), as: UTF8.self) == #""paystack""#)
+    }
+
+    /// The API document's `Provider` enum names exactly the registered providers.
+    @Test func theAPIDocumentNamesEveryProvider() throws {
+        let document = Fixture.directory.deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("deploy/api/openapi.json")
+        let root = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: document)) as? [String: Any])
+        let schemas = (root["components"] as? [String: Any])?["schemas"] as? [String: Any]
+        let names = try #require((schemas?["Provider"] as? [String: Any])?["enum"] as? [String])
+        #expect(names == Provider.allCases.map(\.rawValue))
+    }
+
+    @Test func registeringATakenNameKeepsTheFirstDefinition() {
+        #expect(ProviderDirectory.register(PaystackProvider()) == false)
+        #expect(Provider.allCases.count == 2)
+    }
+}
