@@ -4,6 +4,7 @@ import HTTPClient
 import JSONCodec
 import Providers
 import StripeAPI
+import StripeProvider
 import Testing
 
 /// ``StripeClient`` over HTTP against the sandbox's emulated Stripe: the
@@ -100,6 +101,11 @@ struct StripeSandboxClientTests {
             #expect(payment["metadata", "storefront_user_id"]?.string == "user-sbx-1")
             #expect(payment["metadata", "storefront_proof"]?.string == "proof-sbx-1")
             #expect(payment["amount"]?.int64 == 999)
+            // The fetched payment reads as the purchase, with its claim.
+            let order = try StripeFetchedObject.normalize(
+                try await client.paymentIntentDocument(id: paymentID).body, name: "storefront.snapshot.payment", provider: StripeClientTests.provider,
+                fetchedAt: Date())
+            #expect(order.kind == .orderCreated && order.orderID == paymentID && order.appUserID == "user-sbx-1" && order.amount == 999)
         }
     }
 

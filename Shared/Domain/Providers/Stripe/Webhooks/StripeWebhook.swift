@@ -1,5 +1,4 @@
 import BillingModel
-import Entitlements
 import Foundation
 
 /// Turns a Stripe event (already verified and read into a ``StripeEvent``)
@@ -94,7 +93,7 @@ public enum StripeWebhook {
         return billing
     }
 
-    private static func read(_ session: StripeCheckoutSession, into event: inout BillingEvent) {
+    static func read(_ session: StripeCheckoutSession, into event: inout BillingEvent) {
         event.customerID = session.customerID
         event.customerEmail = session.customerEmail
         event.transactionReference = session.id
@@ -112,7 +111,7 @@ public enum StripeWebhook {
         }
     }
 
-    private static func read(_ subscription: StripeSubscription, into event: inout BillingEvent) {
+    static func read(_ subscription: StripeSubscription, into event: inout BillingEvent) {
         event.subscriptionID = subscription.id
         event.customerID = subscription.customerID
         event.customerEmail = subscription.customerEmail
@@ -125,13 +124,13 @@ public enum StripeWebhook {
         event.cancelled = subscription.cancelAtPeriodEnd || scheduledEnd != nil
         event.endsAt = subscription.endedAt ?? scheduledEnd
         // Only a subscription that will charge again renews (past due: Stripe is still retrying).
-        if event.cancelled == false, [.trialing, .renewing, .pastDue].contains(subscription.phase) {
+        if event.cancelled == false, let status = subscription.status, [.trialing, .active, .pastDue].contains(status) {
             event.renewsAt = subscription.currentPeriodEnd
             event.nextPaymentDate = subscription.currentPeriodEnd
         }
     }
 
-    private static func read(_ invoice: StripeInvoice, paid: Bool, at time: Date, into event: inout BillingEvent) {
+    static func read(_ invoice: StripeInvoice, paid: Bool, at time: Date, into event: inout BillingEvent) {
         event.invoiceID = invoice.id
         event.subscriptionID = invoice.subscriptionID
         event.customerID = invoice.customerID
@@ -149,7 +148,7 @@ public enum StripeWebhook {
         }
     }
 
-    private static func read(_ charge: StripeCharge, into event: inout BillingEvent) {
+    static func read(_ charge: StripeCharge, into event: inout BillingEvent) {
         event.orderID = charge.paymentIntentID ?? charge.id
         event.transactionReference = charge.id
         event.invoiceID = charge.invoiceID
@@ -162,7 +161,7 @@ public enum StripeWebhook {
         event.status = charge.refunded ? "refunded" : charge.isPartiallyRefunded ? "partially_refunded" : nil
     }
 
-    private static func read(_ dispute: StripeDispute, closed: Bool, into event: inout BillingEvent) {
+    static func read(_ dispute: StripeDispute, closed: Bool, into event: inout BillingEvent) {
         event.orderID = dispute.paymentIntentID ?? dispute.chargeID
         event.transactionReference = dispute.chargeID
         event.amount = dispute.amount
