@@ -337,7 +337,7 @@ let package = Package(
         // The Stripe pieces against written payloads, and against the sandbox's emulated Stripe.
         tests(
             "StripeProviderTests",
-            ["StripeProvider", "TestSupport", "ServiceSettings", "Entitlements", "SandboxKit", "CryptoPrimitives", "BillingModel"]),
+            ["StripeProvider", "TestSupport", "ServiceSettings", "Entitlements", "SandboxKit", "CryptoPrimitives", "BillingModel", "JSONCodec"]),
         // The Stripe client over a fake transport, and against the sandbox's emulated Stripe served in process.
         tests(
             "StripeAPITests",

@@ -1,5 +1,6 @@
 import BillingModel
 import Foundation
+import JSONCodec
 import StripeProvider
 import TestSupport
 import Testing
@@ -52,6 +53,7 @@ struct WebhookNormalizationTests {
             #expect(event.orderingTimestamp == parsed.created)
             #expect(event.testMode == true)
             #expect(StripeWebhook.dedupKey(parsed, provider: Self.provider) == "paystack:\(parsed.id)")
+            #expect(try StripeWebhook.normalize(root: try JSONValue.parse(body), provider: Self.provider) == event)
         }
     }
 

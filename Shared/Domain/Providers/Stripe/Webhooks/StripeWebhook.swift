@@ -1,5 +1,6 @@
 import BillingModel
 import Foundation
+import JSONCodec
 
 /// Turns a Stripe event (already verified and read into a ``StripeEvent``)
 /// into the provider-neutral ``BillingEvent`` the projector folds. Pure: no
@@ -30,6 +31,12 @@ public enum StripeWebhook {
     /// - Throws: ``StripeEventError`` for a body that is not a Stripe event Storefront can read.
     public static func normalize(body: [UInt8], provider: Provider) throws(StripeEventError) -> BillingEvent {
         normalize(try StripeEvent.parse(body), provider: provider)
+    }
+
+    /// Normalises one verified body already parsed (the seam's `WebhookFormat.normalize(root:)`).
+    /// - Throws: ``StripeEventError`` for a value that is not a Stripe event Storefront can read.
+    public static func normalize(root: JSONValue, provider: Provider) throws(StripeEventError) -> BillingEvent {
+        normalize(try StripeEvent(root), provider: provider)
     }
 
     /// The delivery's dedup key: `<provider>:<evt_…>`. Stripe sends one event
