@@ -342,7 +342,7 @@ let package = Package(
         tests(
             "StripeAPITests",
             [
-                "StripeAPI", "StripeProvider", "Providers", "BillingModel", "HTTPClient", "JSONCodec", "ServiceSettings", "SandboxKit",
+                "StripeAPI", "StripeProvider", "Providers", "BillingModel", "HTTPClient", "HTTPServer", "JSONCodec", "ServiceSettings", "SandboxKit",
                 "SandboxServer",
                 "Telemetry",
             ]),
