@@ -49,7 +49,7 @@ import Webhooks
     static func record(_ provider: Provider, _ body: [UInt8], receivedAt offset: TimeInterval) throws -> KafkaConsumerRecord {
         Support.record(
             Topics.webhooks, key: ProviderWebhooks.read(provider, body: body, receivedAt: .distantPast).topicKey,
-            value: try RecordCoding.encode(Support.envelope(provider, body, receivedAt: t0.addingTimeInterval(offset))))
+            value: RecordCoding.encode(Support.envelope(provider, body, receivedAt: t0.addingTimeInterval(offset))))
     }
 
     static func owners(_ pool: PostgresPool) async throws -> [String: String] {

@@ -67,7 +67,7 @@ enum Support {
     static func webhookRecord(_ provider: Provider, _ body: [UInt8], offset: Int64 = 0) throws -> KafkaConsumerRecord {
         record(
             Topics.webhooks, key: ProviderWebhooks.read(provider, body: body, receivedAt: .distantPast).topicKey,
-            value: try RecordCoding.encode(envelope(provider, body)),
+            value: RecordCoding.encode(envelope(provider, body)),
             offset: offset)
     }
 

@@ -11,7 +11,7 @@ import Testing
 
     func webhook(_ provider: Provider, _ body: String, id: String = "dedup-1") throws -> KafkaConsumerRecord {
         let envelope = WebhookEnvelope(id: id, provider: provider, eventName: "", receivedAt: Self.receivedAt, payload: Array(body.utf8))
-        return KafkaConsumerRecord(topic: Topics.webhooks, partition: 0, offset: 1, key: nil, value: try RecordCoding.encode(envelope))
+        return KafkaConsumerRecord(topic: Topics.webhooks, partition: 0, offset: 1, key: nil, value: RecordCoding.encode(envelope))
     }
 
     func requests(_ record: KafkaConsumerRecord) -> [ReconcileRequest]? {

@@ -102,21 +102,26 @@ final class TopicWatcher: Sendable {
 
     /// Records with envelope id `id` seen so far.
     func records(id: String) -> [PublishedWebhook] {
-        reader.decoded(WebhookEnvelope.self).compactMap { envelope, record in
-            guard envelope.id == id, let key = record.key else { return nil }
+        reader.records.compactMap { record in
+            guard let envelope = Self.envelope(record), envelope.id == id, let key = record.key else { return nil }
             return PublishedWebhook(key: String(decoding: key, as: UTF8.self), envelope: envelope)
         }
     }
 
     /// Waits for a record with envelope `id` (and, when given, exactly these payload bytes).
     func find(id: String, payload: [UInt8]? = nil, timeout: Duration = .seconds(30)) async -> PublishedWebhook? {
-        let found = await reader.first(WebhookEnvelope.self, timeout: timeout) { (envelope: WebhookEnvelope, record: KafkaConsumerRecord) -> Bool in
-            guard envelope.id == id, record.key != nil else { return false }
+        let found = await reader.first(timeout: timeout) { record in
+            guard let envelope = Self.envelope(record), envelope.id == id, record.key != nil else { return false }
             guard let payload else { return true }
             return envelope.payload.bytes == payload
         }
-        guard let found, let key = found.record.key else { return nil }
-        return PublishedWebhook(key: String(decoding: key, as: UTF8.self), envelope: found.value)
+        guard let found, let key = found.key, let envelope = Self.envelope(found) else { return nil }
+        return PublishedWebhook(key: String(decoding: key, as: UTF8.self), envelope: envelope)
+    }
+
+    /// The record's envelope; nil for a record of another shape (other suites share the topic).
+    static func envelope(_ record: KafkaConsumerRecord) -> WebhookEnvelope? {
+        record.value.flatMap { try? WebhookEnvelope.decodeRecord($0) }
     }
 
     func close() async { await reader.close() }

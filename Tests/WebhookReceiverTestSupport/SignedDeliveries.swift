@@ -64,6 +64,10 @@ public enum Signer {
         .paystack: ("x-paystack-signature", { paystack($0) }),
     ]
 
+    /// The providers these tests sign for, in registration order (a test
+    /// target may register a provider of its own in the same process).
+    public static var providers: [Provider] { Provider.allCases.filter { signatures[$0] != nil } }
+
     public static func headers(_ provider: Provider, _ body: [UInt8]) -> [(String, String)] {
         guard let signature = signatures[provider] else { preconditionFailure("no test signer for \(provider)") }
         return [("Content-Type", "application/json"), (signature.name, signature.sign(body))]

@@ -17,3 +17,24 @@ public enum RecordCoding {
         try JSONDecoder().decode(type, from: Data(bytes))
     }
 }
+
+/// A record that writes and reads its own bytes instead of going through
+/// `Codable` (the webhook envelope, on both hot paths): one coding, both ways.
+public protocol TopicRecord {
+    /// The record's bytes, as ``RecordCoding`` would write them (sorted keys).
+    func encodedRecord() -> [UInt8]
+    /// Reads what ``encodedRecord()`` wrote, in any key order.
+    static func decodeRecord(_ bytes: [UInt8]) throws -> Self
+}
+
+extension RecordCoding {
+    /// A hand-coded record's bytes.
+    public static func encode<T: TopicRecord>(_ value: T) -> [UInt8] {
+        value.encodedRecord()
+    }
+
+    /// Reads a hand-coded record.
+    public static func decode<T: TopicRecord>(_ type: T.Type, from bytes: [UInt8]) throws -> T {
+        try T.decodeRecord(bytes)
+    }
+}
