@@ -131,9 +131,18 @@ let package = Package(
         // Stripe's pure pieces (issue 25), built before the provider seam: the `Stripe-Signature`
         // check, the status vocabulary, form-encoded parameters, events read into values, test/live
         // from the key. No HTTP client and no configuration: the seam wires them (docs/providers/stripe.md).
+        // Its `Webhooks/` subfolder turns events into `BillingEvent`s for a `Provider` value it is given;
+        // `Model/` holds `ProviderTraits.stripe` for the seam to register.
         .target(
             name: "StripeProvider", dependencies: ["BillingModel", "CryptoPrimitives", "Entitlements", "JSONCodec", "ServiceSettings"],
-            path: "Shared/Domain/Providers/Stripe", swiftSettings: strict),
+            path: "Shared/Domain/Providers/Stripe", exclude: ["API"], swiftSettings: strict),
+        // Stripe's API client (`PaymentProvider`'s calls over form-encoded bodies with an
+        // `Idempotency-Key`, through the providers' transport) and the reconciler's fetches;
+        // the `Provider` value it reports is given at init until the seam names Stripe.
+        .target(
+            name: "StripeAPI",
+            dependencies: ["BillingModel", "CryptoPrimitives", "HTTPClient", "JSONCodec", "Providers", "ServiceSettings", "StripeProvider"],
+            path: "Shared/Domain/Providers/Stripe/API", swiftSettings: strict),
         // What a purchase grants: the pure subscription fold, its state, money back, the access
         // rules and the entitlements file. No SQL.
         domain("Entitlements", ["ServiceSettings", "BillingModel", "ServiceRuntime", "Timing"], providerPart: "Entitlements"),
@@ -326,7 +335,17 @@ let package = Package(
         tests("EntitlementsTests", ["ServiceSettings", "ProjectionStore", "Entitlements", "BillingModel", "ServiceRuntime"]),
         tests("SandboxKitTests", ["SandboxKit"]),
         // The Stripe pieces against written payloads, and against the sandbox's emulated Stripe.
-        tests("StripeProviderTests", ["StripeProvider", "TestSupport", "ServiceSettings", "Entitlements", "SandboxKit", "CryptoPrimitives"]),
+        tests(
+            "StripeProviderTests",
+            ["StripeProvider", "TestSupport", "ServiceSettings", "Entitlements", "SandboxKit", "CryptoPrimitives", "BillingModel", "JSONCodec"]),
+        // The Stripe client over a fake transport, and against the sandbox's emulated Stripe served in process.
+        tests(
+            "StripeAPITests",
+            [
+                "StripeAPI", "StripeProvider", "Providers", "BillingModel", "HTTPClient", "HTTPServer", "JSONCodec", "ServiceSettings", "SandboxKit",
+                "SandboxServer",
+                "Telemetry",
+            ]),
         tests("CryptoPrimitivesTests", ["CryptoPrimitives", "TestSupport"]),
         // The JWKS key sets against a fake fetcher, and against a local JWKS server (TestSupport.LocalJWKSServer).
         tests(

@@ -102,6 +102,10 @@ struct StripeFidelityTests {
         "id": .string, "object": .literal("billing_portal.session"), "configuration": .string, "created": .int, "customer": .string,
         "livemode": .bool, "return_url": .optional(.string), "url": .string,
     ]
+    static let customer: [String: Kind] = [
+        "id": .string, "object": .literal("customer"), "created": .int, "email": .optional(.string), "livemode": .bool, "metadata": .object,
+        "name": .optional(.string), "delinquent": .optional(.bool), "balance": .int, "tax_exempt": .optional(.oneOf(["exempt", "none", "reverse"])),
+    ]
     static let list: [String: Kind] = ["object": .literal("list"), "data": .array, "has_more": .bool, "url": .string]
 
     func check(_ value: JSONValue?, _ shape: [String: Kind], _ what: String, sourceLocation: SourceLocation = #_sourceLocation) {
@@ -209,6 +213,11 @@ struct StripeFidelityTests {
         #expect(portal.json?["url"]?.stringValue?.contains("/manage/stripe/\(sub)") == true)
         let list = await h.stripe("GET", "/subscriptions")
         check(list.json, Self.list, "subscription list")
+        let customers = await h.stripe("GET", "/customers?email=ada%40example.com")
+        check(customers.json, Self.list, "customer list")
+        #expect(customers.json?["data"]?.arrayValue?.compactMap { $0["id"]?.stringValue } == [customer])
+        for c in customers.json?["data"]?.arrayValue ?? [] { check(c, Self.customer, "customer") }
+        #expect(await h.stripe("GET", "/customers?email=ADA%40example.com").json?["data"]?.arrayValue?.isEmpty == true)
     }
 
     /// `{"error":{"type","code","message","param"}}` with Stripe's statuses.
@@ -234,7 +243,7 @@ struct StripeFidelityTests {
             form: [("mode", "payment"), ("line_items[0][price]", "price_SbxPremiumMonthly"), ("success_url", "https://a.example")])
         #expect(wrongMode.status == 400)
         #expect(wrongMode.json?["error"]?["param"]?.stringValue == "line_items[0][price]")
-        let unknown = await h.stripe("GET", "/customers")
+        let unknown = await h.stripe("GET", "/coupons")
         #expect(unknown.status == 404)
         #expect(unknown.json?["error"]?["message"]?.stringValue?.hasPrefix("Unrecognized request URL") == true)
     }

@@ -66,6 +66,8 @@ struct StripeAPI {
             result = HandlerResult(createSession(params))
         } else if let c = r.match("GET", "checkout/sessions/:id") {
             result = HandlerResult(read(c[0], kind: "checkout.session") { state in state.sessions[c[0]].map { resources.session($0, state: state) } })
+        } else if r.match("GET", "customers") != nil {
+            result = HandlerResult(listCustomers(request))
         } else if r.match("GET", "subscriptions") != nil {
             result = HandlerResult(listSubscriptions(request))
         } else if let c = r.match("GET", "subscriptions/:id") {
@@ -145,6 +147,14 @@ struct StripeAPI {
         if let type = request.queryValue("type") { prices = prices.filter { ($0.isRecurring ? "recurring" : "one_time") == type } }
         let byID = Dictionary(uniqueKeysWithValues: prices.map { ($0.id, $0) })
         return page(request, ids: prices.map(\.id), url: "/v1/prices") { resources.price(byID[$0]!) }
+    }
+
+    /// Newest first; `email` matches exactly (Stripe's filter is case-sensitive).
+    private func listCustomers(_ request: SandboxRequest) -> SandboxResponse {
+        let all = store.read { $0.stripe.customers }
+        var customers = all.values.sorted { ($0.createdAt, $0.id) > ($1.createdAt, $1.id) }
+        if let email = request.queryValue("email") { customers = customers.filter { $0.email == email } }
+        return page(request, ids: customers.map(\.id), url: "/v1/customers") { resources.customer(all[$0]!) }
     }
 
     /// Newest first (Stripe's list order); `status` (`all` includes `canceled`), `customer`, `created[gte]`/`created[lte]` (Unix seconds).

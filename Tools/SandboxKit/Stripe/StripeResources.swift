@@ -192,6 +192,14 @@ struct StripeResources {
         ]
     }
 
+    func customer(_ c: STCustomer) -> JSONValue {
+        [
+            "id": .string(c.id), "object": "customer", "address": nil, "balance": 0, "created": Self.ts(c.createdAt), "currency": nil,
+            "delinquent": false, "description": nil, "email": .string(c.email), "invoice_prefix": nil, "livemode": false, "metadata": [:],
+            "name": nil, "phone": nil, "preferred_locales": [], "tax_exempt": "none",
+        ]
+    }
+
     func portalSession(id: String, customerID: String, returnURL: String?, url: String, created: Date) -> JSONValue {
         [
             "id": .string(id), "object": "billing_portal.session", "configuration": "bpc_sandbox_default", "created": Self.ts(created),

@@ -1,8 +1,8 @@
 /// Checks ids before they go into a request path: 1–128 characters of
 /// `[A-Za-z0-9_.:-]` (what both providers use), so nothing a caller passes can
 /// add path segments or a query.
-enum ProviderIDs {
-    static func isSafe(_ id: String) -> Bool {
+package enum ProviderIDs {
+    package static func isSafe(_ id: String) -> Bool {
         guard !id.isEmpty, id.utf8.count <= 128, id != ".", id != ".." else { return false }
         return id.utf8.allSatisfy { byte in
             (QueryString.isUnreserved(byte) && byte != UInt8(ascii: "~")) || byte == UInt8(ascii: ":")

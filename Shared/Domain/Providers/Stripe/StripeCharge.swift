@@ -28,6 +28,8 @@ public struct StripeCharge: Sendable, Hashable {
     public let refunded: Bool
     public let currency: String?
     public let disputed: Bool
+    /// When the charge was made (the payment's time, which a refund of it refers to).
+    public let created: Date?
     public let refunds: [Refund]
     public let owner: StripeOwnerClaim
 
@@ -41,6 +43,7 @@ public struct StripeCharge: Sendable, Hashable {
         refunded = object["refunded"]?.bool ?? false
         currency = StripeJSON.currency(object["currency"])
         disputed = object["disputed"]?.bool ?? false
+        created = StripeJSON.date(object["created"])
         refunds = (object["refunds", "data"]?.array ?? []).prefix(100).compactMap { refund in
             guard let id = StripeJSON.string(refund["id"]), let amount = StripeJSON.amount(refund["amount"]) else { return nil }
             return Refund(id: id, amount: amount, created: StripeJSON.date(refund["created"]))

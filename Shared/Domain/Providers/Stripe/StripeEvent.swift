@@ -38,7 +38,8 @@ public struct StripeEvent: Sendable, Hashable {
         return try StripeEvent(json)
     }
 
-    init(_ json: JSONValue) throws(StripeEventError) {
+    /// Reads an event already parsed (a webhook format that parses once, then reads).
+    public init(_ json: JSONValue) throws(StripeEventError) {
         guard json["object"] == .string("event") else { throw .notAnEvent }
         id = try StripeJSON.required(StripeJSON.string(json["id"]), "id")
         rawType = try StripeJSON.required(StripeJSON.string(json["type"]), "type")

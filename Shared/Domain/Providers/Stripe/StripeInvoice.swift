@@ -17,6 +17,9 @@ public struct StripeInvoice: Sendable, Hashable {
     /// The period the first line bills (a subscription line's period, not the invoice's own `period_*`).
     public let periodStart: Date?
     public let periodEnd: Date?
+    /// The first line's price and product (`pricing.price_details` from 2025-03-31.basil, `price` before).
+    public let priceID: String?
+    public let productID: String?
     public let attemptCount: Int64?
     /// When Stripe retries a failed charge next; nil when it will not.
     public let nextPaymentAttempt: Date?
@@ -39,6 +42,8 @@ public struct StripeInvoice: Sendable, Hashable {
         let line = object["lines", "data"]?.array?.first
         periodStart = StripeJSON.date(line?["period", "start"])
         periodEnd = StripeJSON.date(line?["period", "end"])
+        priceID = StripeJSON.id(line?["pricing", "price_details", "price"]) ?? StripeJSON.id(line?["price"])
+        productID = StripeJSON.id(line?["pricing", "price_details", "product"]) ?? StripeJSON.id(line?["price", "product"])
         attemptCount = object["attempt_count"]?.int64
         nextPaymentAttempt = StripeJSON.date(object["next_payment_attempt"])
         paymentIntentID = StripeJSON.id(object["payment_intent"])

@@ -13,9 +13,13 @@ public struct StripeOwnerClaim: Sendable, Hashable {
     public let appUserID: String?
     public let checkoutID: String?
     public let proof: String?
+    /// The object's whole `metadata` (string values within Stripe's limits): the
+    /// event's custom data, where the ownership check finds the proof.
+    public let metadata: [String: String]
 
     /// `metadata` first; `client_reference_id` names the app user when the metadata does not.
     init(metadata: [String: String], clientReferenceID: String? = nil) {
+        self.metadata = metadata
         appUserID = metadata[CustomDataKeys.appUserID] ?? clientReferenceID
         checkoutID = metadata[CustomDataKeys.checkoutID]
         proof = metadata[CustomDataKeys.proof]

@@ -6,6 +6,10 @@ import JSONCodec
 public struct StripeSubscription: Sendable, Hashable {
     public let id: String
     public let customerID: String?
+    /// The customer's email, when `customer` came expanded (`expand[]=customer`); events carry only the id.
+    public let customerEmail: String?
+    /// From `livemode`; nil when the object does not say.
+    public let mode: StripeMode?
     /// As sent; ``status`` is nil for one this version does not know.
     public let rawStatus: String
     public let status: StripeSubscriptionStatus?
@@ -26,10 +30,17 @@ public struct StripeSubscription: Sendable, Hashable {
     public let owner: StripeOwnerClaim
     /// `data.previous_attributes.status` of an update: the status it left (e.g. `trialing`).
     public let previousStatus: String?
+    /// `data.previous_attributes.cancel_at_period_end` of an update: nil when the flag did not change.
+    public let previousCancelAtPeriodEnd: Bool?
 
-    init(_ object: JSONValue, previous: JSONValue?) throws(StripeEventError) {
+    /// Reads a Subscription object: an event's `data.object` (with its
+    /// `data.previous_attributes`), or the API's answer to a retrieve or update.
+    /// - Throws: ``StripeEventError/missingField(_:)`` without an `id` or a `status`.
+    public init(_ object: JSONValue, previous: JSONValue? = nil) throws(StripeEventError) {
         id = try StripeJSON.required(StripeJSON.string(object["id"]), "data.object.id")
         customerID = StripeJSON.id(object["customer"])
+        customerEmail = StripeJSON.string(object["customer", "email"])
+        mode = object["livemode"]?.bool.map(StripeMode.init(livemode:))
         rawStatus = try StripeJSON.required(StripeJSON.string(object["status"]), "data.object.status")
         status = StripeSubscriptionStatus(rawValue: rawStatus)
         cancelAtPeriodEnd = object["cancel_at_period_end"]?.bool ?? false
@@ -47,6 +58,7 @@ public struct StripeSubscription: Sendable, Hashable {
         created = StripeJSON.date(object["created"])
         owner = StripeOwnerClaim(metadata: StripeJSON.metadata(object["metadata"]))
         previousStatus = StripeJSON.string(previous?["status"])
+        previousCancelAtPeriodEnd = previous?["cancel_at_period_end"]?.bool
     }
 
     /// What the status means for access, with `cancel_at_period_end`.

@@ -3,11 +3,11 @@
 ///
 /// Only structure is scanned (strings with their escapes, nesting); the
 /// document must already be known to be valid JSON (it was parsed first).
-enum JSONSlices {
+package enum JSONSlices {
     /// The elements of the array under the top-level key `key`, each as the
     /// bytes between (and excluding) the surrounding commas and whitespace.
     /// Nil when the top level is not an object or `key` does not hold an array.
-    static func arrayElements(ofTopLevelKey key: String, in bytes: [UInt8]) -> [[UInt8]]? {
+    package static func arrayElements(ofTopLevelKey key: String, in bytes: [UInt8]) -> [[UInt8]]? {
         var index = 0
         skipWhitespace(bytes, &index)
         guard index < bytes.count, bytes[index] == UInt8(ascii: "{") else { return nil }

@@ -7,18 +7,36 @@ import Webhooks
 
 /// Sends one provider API call and turns every failure into a ``ProviderError``.
 ///
-/// Shared by both clients; the provider-specific parts are the error body
-/// format (``ProviderErrorFormat``) and the headers.
-struct ProviderTransport: Sendable, CustomStringConvertible {
+/// Shared by every client; the provider-specific parts are the error body
+/// format (each client's ``ProviderErrorFormat``), the headers and the body
+/// encoding. `package`, so a
+/// provider's API target of its own (Stripe's) sends through it too.
+package struct ProviderTransport: Sendable, CustomStringConvertible {
     /// When a call may be repeated.
-    enum Retry: Sendable {
-        /// The call is idempotent: the HTTP client retries 429, 5xx and transient
-        /// transport failures with jittered backoff (honouring `Retry-After`).
+    package enum Retry: Sendable {
+        /// The call is idempotent (or carries an idempotency key the provider
+        /// honours): the HTTP client retries 429, 5xx and transient transport
+        /// failures with jittered backoff (honouring `Retry-After`).
         case idempotent
         /// The call creates something and carries no idempotency key the provider
         /// honours: repeat it only when the provider certainly did not process it —
         /// a 429 (rejected before processing), a refused connection, an unresolved host.
         case unprocessedOnly
+    }
+
+    /// A request body, in the encoding the provider takes.
+    package enum Body: Sendable {
+        /// JSON (Lemon Squeezy, Paystack).
+        case json(JSONValue)
+        /// `application/x-www-form-urlencoded` text, already encoded (Stripe's `StripeFormEncoding.body`).
+        case form(String)
+
+        var bytes: [UInt8] {
+            switch self {
+            case .json(let value): value.encodedBytes()
+            case .form(let text): Array(text.utf8)
+            }
+        }
     }
 
     let provider: Provider
@@ -38,8 +56,24 @@ struct ProviderTransport: Sendable, CustomStringConvertible {
     /// Paces every attempt (retries included) when set; nil sends at once.
     var budget: (any ProviderRequestBudget)? = nil
 
+    /// `package`, for a provider whose client is a target of its own (Stripe's `StripeAPI`).
+    package init(
+        provider: Provider, errorFormat: any ProviderErrorFormat, client: HTTPClient, baseURL: String, headers: HTTPHeaders, bearer: Secret,
+        retryPolicy: RetryPolicy, secrets: [Secret], budget: (any ProviderRequestBudget)? = nil
+    ) {
+        self.provider = provider
+        self.errorFormat = errorFormat
+        self.client = client
+        self.baseURL = baseURL
+        self.headers = headers
+        self.bearer = bearer
+        self.retryPolicy = retryPolicy
+        self.secrets = secrets
+        self.budget = budget
+    }
+
     /// Never the headers or secrets.
-    var description: String { "ProviderTransport(\(provider.rawValue), \(baseURL))" }
+    package var description: String { "ProviderTransport(\(provider.rawValue), \(baseURL))" }
 
     /// Sends the call and returns the parsed JSON body of a 2xx answer.
     func send(
@@ -54,12 +88,23 @@ struct ProviderTransport: Sendable, CustomStringConvertible {
         _ operation: String, _ method: HTTPMethod, _ path: String, query: [(String, String)] = [],
         body: JSONValue? = nil, retry: Retry
     ) async throws(ProviderError) -> ProviderDocument {
+        try await sendDocument(operation, method, path, query: query, encodedBody: body.map(Body.json), headers: [:], retry: retry)
+    }
+
+    /// Sends the call with a body in any encoding and headers of its own
+    /// (e.g. an `Idempotency-Key`, the same on every retry of this call);
+    /// returns the body of a 2xx answer byte for byte, and parsed.
+    package func sendDocument(
+        _ operation: String, _ method: HTTPMethod, _ path: String, query: [(String, String)], encodedBody body: Body?, headers extra: HTTPHeaders,
+        retry: Retry
+    ) async throws(ProviderError) -> ProviderDocument {
         var url = baseURL + path
         if !query.isEmpty { url += "?" + QueryString.encode(query) }
         var allHeaders = headers
+        for (name, value) in extra { allHeaders.add(name: name, value: value) }
         allHeaders.add(name: "Authorization", value: "Bearer \(bearer.reveal())")
         var request = HTTPClientRequest(method: method, url: url, headers: allHeaders, retryPolicy: retryPolicy, idempotent: retry == .idempotent)
-        if let body { request.body = body.encodedBytes() }
+        if let body { request.body = body.bytes }
 
         let response: HTTPClientResponse
         switch (retry, budget) {

@@ -1,0 +1,48 @@
+import ServiceSettings
+import StripeProvider
+
+/// What ``StripeClient`` needs to call Stripe. Built by the caller: reading
+/// it from the environment (`STRIPE_SECRET_KEY`, `STRIPE_API_BASE_URL`, …)
+/// waits for the provider seam's configuration (docs/providers/stripe.md).
+public struct StripeConfiguration: Sendable, CustomStringConvertible {
+    /// Stripe's API host; paths start with `/v1`.
+    public static let defaultAPIBaseURL = "https://api.stripe.com"
+    /// The API version every request pins with `Stripe-Version`, so answers
+    /// have the shapes `StripeProvider` reads (periods on the subscription's
+    /// item, the invoice's subscription under `parent`), whatever the
+    /// account's default version is. The sandbox renders the same one.
+    public static let defaultAPIVersion = "2025-03-31.basil"
+
+    /// `sk_test_…`/`sk_live_…` (or a restricted `rk_` key), sent as `Authorization: Bearer`.
+    public var secretKey: Secret
+    /// Without trailing slash (the sandbox: `http://127.0.0.1:8090/stripe`).
+    public var apiBaseURL: String
+    public var apiVersion: String
+    /// Checkout's `success_url` when a checkout request names no redirect
+    /// (Stripe requires one for a hosted session).
+    public var successURL: String
+    /// Checkout's `cancel_url` (the buyer's "back" link); nil leaves it out.
+    public var cancelURL: String?
+    /// The Billing portal's `return_url`; nil uses ``successURL``.
+    public var portalReturnURL: String?
+
+    public init(
+        secretKey: Secret, apiBaseURL: String = defaultAPIBaseURL, apiVersion: String = defaultAPIVersion, successURL: String,
+        cancelURL: String? = nil, portalReturnURL: String? = nil
+    ) {
+        self.secretKey = secretKey
+        var base = apiBaseURL
+        while base.hasSuffix("/") { base.removeLast() }
+        self.apiBaseURL = base
+        self.apiVersion = apiVersion
+        self.successURL = successURL
+        self.cancelURL = cancelURL
+        self.portalReturnURL = portalReturnURL
+    }
+
+    /// Test or live, from the key's prefix; nil for a key of no known kind.
+    public var mode: StripeMode? { StripeMode(secretKey: secretKey.reveal()) }
+
+    /// Names the endpoint and the mode, never the key.
+    public var description: String { "StripeConfiguration(\(apiBaseURL), \(mode?.rawValue ?? "unknown mode"), \(apiVersion))" }
+}
