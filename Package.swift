@@ -43,7 +43,7 @@ func domain(_ name: String, _ dependencies: [Target.Dependency] = [], linker: [L
 /// The providers, one folder each (`Shared/Domain/Providers/<Provider>`). A provider's
 /// folder holds everything that knows it, in one subfolder per domain module it adds to:
 /// `API` (Providers), `Configuration` (ProviderConfiguration), `Entitlements` and `Webhooks`.
-let providerFolders = ["LemonSqueezy", "Paystack"]
+let providerFolders = ["LemonSqueezy", "Paystack", "Stripe"]
 
 /// A domain module built from its own folder and, from each provider's folder, the
 /// subfolder `part` (see ``providerFolders``).
@@ -128,21 +128,6 @@ let package = Package(
                 "Timing", "ServiceSettings", "Catalog", "BillingModel", "HTTPClient", "CryptoPrimitives", "JSONCodec", "Webhooks",
                 "ProviderConfiguration",
             ], own: ["Providers/Core", "Providers/Transport"], providerPart: "API"),
-        // Stripe's pure pieces (issue 25), built before the provider seam: the `Stripe-Signature`
-        // check, the status vocabulary, form-encoded parameters, events read into values, test/live
-        // from the key. No HTTP client and no configuration: the seam wires them (docs/providers/stripe.md).
-        // Its `Webhooks/` subfolder turns events into `BillingEvent`s for a `Provider` value it is given;
-        // `Model/` holds `ProviderTraits.stripe` for the seam to register.
-        .target(
-            name: "StripeProvider", dependencies: ["BillingModel", "CryptoPrimitives", "Entitlements", "JSONCodec", "ServiceSettings"],
-            path: "Shared/Domain/Providers/Stripe", exclude: ["API"], swiftSettings: strict),
-        // Stripe's API client (`PaymentProvider`'s calls over form-encoded bodies with an
-        // `Idempotency-Key`, through the providers' transport) and the reconciler's fetches;
-        // the `Provider` value it reports is given at init until the seam names Stripe.
-        .target(
-            name: "StripeAPI",
-            dependencies: ["BillingModel", "CryptoPrimitives", "HTTPClient", "JSONCodec", "Providers", "ServiceSettings", "StripeProvider"],
-            path: "Shared/Domain/Providers/Stripe/API", swiftSettings: strict),
         // What a purchase grants: the pure subscription fold, its state, money back, the access
         // rules and the entitlements file. No SQL.
         domain("Entitlements", ["ServiceSettings", "BillingModel", "ServiceRuntime", "Timing"], providerPart: "Entitlements"),
@@ -291,7 +276,7 @@ let package = Package(
         // in .build/fuzz). Each has an ordinary @main (FuzzEntry): with libFuzzer linked it runs
         // libFuzzer's driver, in the normal build it replays input files, so they build everywhere.
         .target(
-            name: "FuzzSupport", dependencies: ["ServiceSettings", "CryptoPrimitives", "BillingModel", "Webhooks", "JSONCodec", "StripeProvider"],
+            name: "FuzzSupport", dependencies: ["ServiceSettings", "CryptoPrimitives", "BillingModel", "Webhooks", "JSONCodec"],
             path: "Tools/fuzz/FuzzSupport", swiftSettings: strict),
         .executableTarget(
             name: "fuzz-lemonsqueezy-webhook", dependencies: ["FuzzSupport", "BillingModel"], path: "Tools/fuzz/fuzz-lemonsqueezy-webhook",
@@ -337,12 +322,16 @@ let package = Package(
         // The Stripe pieces against written payloads, and against the sandbox's emulated Stripe.
         tests(
             "StripeProviderTests",
-            ["StripeProvider", "TestSupport", "ServiceSettings", "Entitlements", "SandboxKit", "CryptoPrimitives", "BillingModel", "JSONCodec"]),
+            [
+                "Webhooks", "Providers", "TestSupport", "ServiceSettings", "Entitlements", "SandboxKit", "CryptoPrimitives", "BillingModel",
+                "JSONCodec",
+            ]),
         // The Stripe client over a fake transport, and against the sandbox's emulated Stripe served in process.
         tests(
             "StripeAPITests",
             [
-                "StripeAPI", "StripeProvider", "Providers", "BillingModel", "HTTPClient", "HTTPServer", "JSONCodec", "ServiceSettings", "SandboxKit",
+                "ProviderConfiguration", "Webhooks", "Providers", "BillingModel", "HTTPClient", "HTTPServer", "JSONCodec", "ServiceSettings",
+                "SandboxKit",
                 "SandboxServer",
                 "Telemetry",
             ]),

@@ -112,7 +112,7 @@ import Testing
         #expect(TopicKey.make(.paystack, "SUB_1") == "paystack:SUB_1")
         let parsed = TopicKey.parse("lemonsqueezy:sub_9:x")
         #expect(parsed?.provider == .lemonsqueezy && parsed?.entityID == "sub_9:x")
-        #expect(TopicKey.parse("stripe:1") == nil)
+        #expect(TopicKey.parse("nopay:1") == nil)
     }
 
     @Test func billingEventKindCodesAsStrings() throws {

@@ -11,7 +11,7 @@ import Webhooks
 /// part, and a name no registered provider has is no provider.
 @Suite struct ProviderDirectoryTests {
     @Test func everyBuiltInProviderHasEveryPart() {
-        #expect(Provider.allCases.map(\.rawValue) == ["lemonsqueezy", "paystack"])
+        #expect(Provider.allCases.map(\.rawValue) == ["lemonsqueezy", "paystack", "stripe"])
         for provider in Provider.allCases {
             let definition = provider.definition
             #expect(definition.provider == provider)
@@ -50,6 +50,6 @@ import Webhooks
 
     @Test func registeringATakenNameKeepsTheFirstDefinition() {
         #expect(ProviderDirectory.register(PaystackProvider()) == false)
-        #expect(Provider.allCases.count == 2)
+        #expect(Provider.allCases.count == 3)
     }
 }

@@ -77,10 +77,10 @@ import Webhooks
     }
 
     @Test func theSecretVariablesOfEachUse() {
-        #expect(ProviderUses.api.secretVariables == ["LEMONSQUEEZY_API_KEY", "PAYSTACK_SECRET_KEY"])
-        #expect(ProviderUses.webhooks.secretVariables == ["LEMONSQUEEZY_WEBHOOK_SECRET", "PAYSTACK_SECRET_KEY"])
-        #expect(ProviderUses.api.unusedSecretVariables == ["LEMONSQUEEZY_WEBHOOK_SECRET"])
-        #expect(ProviderUses.webhooks.unusedSecretVariables == ["LEMONSQUEEZY_API_KEY"])
+        #expect(ProviderUses.api.secretVariables == ["LEMONSQUEEZY_API_KEY", "PAYSTACK_SECRET_KEY", "STRIPE_SECRET_KEY"])
+        #expect(ProviderUses.webhooks.secretVariables == ["LEMONSQUEEZY_WEBHOOK_SECRET", "PAYSTACK_SECRET_KEY", "STRIPE_WEBHOOK_SECRET"])
+        #expect(ProviderUses.api.unusedSecretVariables == ["LEMONSQUEEZY_WEBHOOK_SECRET", "STRIPE_WEBHOOK_SECRET"])
+        #expect(ProviderUses.webhooks.unusedSecretVariables == ["LEMONSQUEEZY_API_KEY", "STRIPE_SECRET_KEY"])
     }
 
     /// Through the services' reader: the other use's secret files are never

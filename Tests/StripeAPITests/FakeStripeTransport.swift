@@ -1,7 +1,8 @@
 import BillingModel
 import JSONCodec
 import Providers
-import StripeAPI
+import Providers
+import ProviderConfiguration
 import Synchronization
 
 /// Answers each ``StripeRequest`` from a closure, with no server, and keeps

@@ -4,16 +4,16 @@ import HTTPClient
 import JSONCodec
 import Providers
 import ServiceSettings
-import StripeAPI
-import StripeProvider
+import Providers
+import ProviderConfiguration
+import Webhooks
 import Testing
 
 /// ``StripeClient`` over a fake transport: what it asks Stripe for, and how it
 /// reads the answers. No server.
 @Suite("Stripe client")
 struct StripeClientTests {
-    /// A stand-in: the closed `Provider` has no Stripe yet; the client reports whatever value it is given.
-    static let provider = Provider.lemonsqueezy
+    static let provider = Provider.stripe
     static let now = Date(timeIntervalSince1970: 1_750_000_000)
     static let configuration = StripeConfiguration(
         secretKey: Secret("sk_test_unit"), apiBaseURL: "https://stripe.test/", successURL: "https://app.example/done",

@@ -5,7 +5,8 @@ import Providers
 import SandboxKit
 import SandboxServer
 import ServiceSettings
-import StripeAPI
+import Providers
+import ProviderConfiguration
 import Telemetry
 
 /// The provider sandbox, served in this process on a free port for one test,

@@ -3,8 +3,9 @@ import Foundation
 import HTTPClient
 import JSONCodec
 import Providers
-import StripeAPI
-import StripeProvider
+import Providers
+import ProviderConfiguration
+import Webhooks
 import Testing
 
 /// ``StripeClient`` over HTTP against the sandbox's emulated Stripe: the

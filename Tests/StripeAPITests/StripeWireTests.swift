@@ -4,7 +4,8 @@ import HTTPClient
 import HTTPServer
 import Providers
 import ServiceSettings
-import StripeAPI
+import Providers
+import ProviderConfiguration
 import Synchronization
 import Telemetry
 import Testing

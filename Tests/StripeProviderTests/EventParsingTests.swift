@@ -1,6 +1,7 @@
+import BillingModel
 import Entitlements
 import Foundation
-import StripeProvider
+import Webhooks
 import TestSupport
 import Testing
 

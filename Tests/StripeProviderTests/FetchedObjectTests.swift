@@ -1,6 +1,6 @@
 import BillingModel
 import Foundation
-import StripeProvider
+import Webhooks
 import TestSupport
 import Testing
 
@@ -26,7 +26,7 @@ struct FetchedObjectTests {
         let event = try read(try object("customer_subscription_updated.cancel_at_period_end"))
         #expect(event.kind == .subscriptionObserved)
         #expect(event.orderingTimestamp == Self.fetchedAt)
-        #expect(event.subscriptionID == EventParsingTests.subscription && event.entityKey == "paystack:\(EventParsingTests.subscription)")
+        #expect(event.subscriptionID == EventParsingTests.subscription && event.entityKey == "stripe:\(EventParsingTests.subscription)")
         #expect(event.status == "active" && event.cancelled == true && event.renewsAt == nil)
         #expect(event.appUserID == EventParsingTests.user && event.customData["storefront_proof"] != nil)
         #expect(event.testMode == true && event.providerEventName == "storefront.snapshot.subscription")
@@ -35,7 +35,7 @@ struct FetchedObjectTests {
     @Test func aCompletedSessionIsItsPurchase() throws {
         let payment = try read(try object("checkout_session_completed.payment"), name: "storefront.snapshot.session")
         #expect(payment.kind == .orderCreated && payment.orderID == EventParsingTests.payment && payment.amount == 4999)
-        #expect(payment.entityKey == "paystack:\(EventParsingTests.payment)" && payment.appUserID == EventParsingTests.user)
+        #expect(payment.entityKey == "stripe:\(EventParsingTests.payment)" && payment.appUserID == EventParsingTests.user)
         let subscription = try read(try object("checkout_session_completed.subscription"), name: "storefront.snapshot.session")
         #expect(subscription.kind == .subscriptionCreated && subscription.subscriptionID == EventParsingTests.subscription)
         let open = #"{"id":"cs_1","object":"checkout.session","mode":"payment","status":"open","payment_status":"unpaid","livemode":false}"#
@@ -52,7 +52,7 @@ struct FetchedObjectTests {
         #expect(event.kind == .orderCreated && event.orderID == "pi_9" && event.transactionReference == "ch_9")
         #expect(event.amount == 999 && event.currency == "USD" && event.paidAt == Date(timeIntervalSince1970: 1_749_999_000))
         #expect(event.appUserID == "user-1" && event.checkoutID == "chk-1" && event.customData["storefront_proof"] == "p")
-        #expect(event.entityKey == "paystack:pi_9")
+        #expect(event.entityKey == "stripe:pi_9")
         let failed = succeeded.replacingOccurrences(of: #""status":"succeeded""#, with: #""status":"requires_payment_method""#)
         #expect(try read(Array(failed.utf8), name: "x").kind == .unknown("x.requires_payment_method"))
     }

@@ -1,4 +1,6 @@
-import StripeProvider
+import Providers
+import BillingModel
+import Webhooks
 import Testing
 
 @Suite("Stripe test/live mode and form encoding")

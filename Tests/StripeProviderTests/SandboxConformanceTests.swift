@@ -1,6 +1,8 @@
+import Entitlements
+import BillingModel
 import Foundation
 import ServiceSettings
-import StripeProvider
+import Webhooks
 import Testing
 
 /// The sandbox and the Stripe pieces agree: every webhook the emulated

@@ -1,7 +1,9 @@
+import Providers
+import BillingModel
 import CryptoPrimitives
 import Foundation
 import SandboxKit
-import StripeProvider
+import Webhooks
 import Synchronization
 import Testing
 

@@ -1,6 +1,7 @@
+import BillingModel
 import Foundation
 import ServiceSettings
-import StripeProvider
+import Webhooks
 import Testing
 
 /// `Stripe-Signature` as Stripe documents it: `t=…,v1=…`, HMAC-SHA256 over

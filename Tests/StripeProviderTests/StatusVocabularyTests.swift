@@ -1,5 +1,6 @@
+import BillingModel
 import Entitlements
-import StripeProvider
+import Webhooks
 import Testing
 
 /// Stripe's subscription statuses, with `cancel_at_period_end`, as phases.

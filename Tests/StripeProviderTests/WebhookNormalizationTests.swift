@@ -1,7 +1,7 @@
 import BillingModel
 import Foundation
 import JSONCodec
-import StripeProvider
+import Webhooks
 import TestSupport
 import Testing
 
@@ -9,9 +9,7 @@ import Testing
 /// Tests/Fixtures, and every webhook of a purchase's life in the sandbox.
 @Suite("Stripe events normalised")
 struct WebhookNormalizationTests {
-    /// A stand-in: the closed `Provider` has no Stripe yet, and the normaliser
-    /// takes whatever value it is given (the seam will pass `.stripe`).
-    static let provider = Provider.paystack
+    static let provider = Provider.stripe
     static let user = EventParsingTests.user
     static let checkout = EventParsingTests.checkout
     static let subscription = EventParsingTests.subscription
@@ -49,10 +47,10 @@ struct WebhookNormalizationTests {
             #expect(event.kind == kinds[short], "\(short)")
             #expect(event.provider == Self.provider)
             #expect(event.providerEventName == parsed.rawType)
-            #expect(event.entityKey == "paystack:\(parsed.orderingKey)")
+            #expect(event.entityKey == "stripe:\(parsed.orderingKey)")
             #expect(event.orderingTimestamp == parsed.created)
             #expect(event.testMode == true)
-            #expect(StripeWebhook.dedupKey(parsed, provider: Self.provider) == "paystack:\(parsed.id)")
+            #expect(StripeWebhook.dedupKey(parsed, provider: Self.provider) == "stripe:\(parsed.id)")
             #expect(try StripeWebhook.normalize(root: try JSONValue.parse(body), provider: Self.provider) == event)
         }
     }
@@ -67,7 +65,7 @@ struct WebhookNormalizationTests {
         #expect(event.customerEmail == "ada@example.com")
         #expect(event.amount == nil, "invoice.paid carries the subscription's money")
         #expect(event.orderID == nil)
-        #expect(event.entityKey == "paystack:\(Self.subscription)")
+        #expect(event.entityKey == "stripe:\(Self.subscription)")
     }
 
     @Test func aPaymentCheckoutIsAPaidOrder() throws {
@@ -136,9 +134,9 @@ struct WebhookNormalizationTests {
         #expect(opened.orderID == Self.payment && opened.refundedAmount == nil && opened.disputeResolution == nil)
 
         let lost = try normalized("charge_dispute_closed.lost")
-        #expect(lost.disputeResolution == "lost")
+        #expect(lost.disputeResolution == BillingEvent.disputeReturnedTheMoney, "a lost dispute returned the money")
         #expect(lost.refundedAmount == 4999)
-        #expect(lost.entityKey == "paystack:\(Self.payment)")
+        #expect(lost.entityKey == "stripe:\(Self.payment)")
     }
 
     @Test func aBodyThatIsNotAnEventIsRefused() {
@@ -162,7 +160,7 @@ struct WebhookNormalizationTests {
                 .subscriptionUpdated, .paymentRecovered, .subscriptionUpdated, .subscriptionCancelled, .subscriptionResumed, .orderRefunded,
                 .subscriptionExpired,
             ])
-        #expect(events.filter { $0.kind != .orderRefunded }.allSatisfy { $0.entityKey == "paystack:\(life.subscriptionID)" })
+        #expect(events.filter { $0.kind != .orderRefunded }.allSatisfy { $0.entityKey == "stripe:\(life.subscriptionID)" })
         // The subscription's own metadata (subscription_data[metadata]) names the user on its events.
         #expect(events.filter { $0.kind == .subscriptionCreated }.allSatisfy { $0.appUserID == "user-1" })
         #expect(events[9].cancelled == true && events[10].cancelled == false)

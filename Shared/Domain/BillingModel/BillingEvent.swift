@@ -54,9 +54,15 @@ public struct BillingEvent: Codable, Sendable, Hashable {
     /// (cumulative), Paystack `refund.*` `amount`, a dispute's `refund_amount`.
     public var refundedAmount: Int64?
     public var currency: String?
-    /// Paystack `charge.dispute.resolve` `resolution`: `merchant-accepted`
-    /// (the buyer got the money back) or `declined` (the merchant kept it).
+    /// How a dispute ended. ``disputeReturnedTheMoney`` when the buyer got the
+    /// money back (each provider maps its own word to it: Paystack's
+    /// `resolution` is that word, Stripe's `lost` status becomes it);
+    /// otherwise the provider's own word (Paystack `declined`, Stripe `won`).
     public var disputeResolution: String?
+
+    /// The ``disputeResolution`` of a dispute the buyer won: Paystack's own
+    /// word, kept because logged events and the projector's SQL hold it.
+    public static let disputeReturnedTheMoney = "merchant-accepted"
     /// The plan's price per period when the payload states it (Paystack's
     /// `plan` object: amount, currency, interval). Nil otherwise: Lemon
     /// Squeezy's subscription and invoice payloads name the variant but not

@@ -8,7 +8,7 @@ import Synchronization
 public enum ProviderDirectory {
     /// The providers Storefront ships, in the order every list shows them.
     /// This is the one place a provider is registered.
-    static let builtIn: [any ProviderDefinition] = [LemonSqueezyProvider(), PaystackProvider()]
+    static let builtIn: [any ProviderDefinition] = [LemonSqueezyProvider(), PaystackProvider(), StripeProvider()]
 
     private static let registered = Mutex<[any ProviderDefinition]>(builtIn)
 

@@ -60,7 +60,7 @@ enum MoneyBack {
                     payment.amount = payment.amount ?? event.amount
                 case .refundProcessed:
                     payment.returned.append((SubscriptionFold.position(logged), event.refundedAmount))
-                case .disputeResolved where event.disputeResolution == "merchant-accepted":
+                case .disputeResolved where event.disputeResolution == BillingEvent.disputeReturnedTheMoney:
                     payment.returned.append((SubscriptionFold.position(logged), event.refundedAmount ?? event.amount))
                 default:
                     continue
@@ -94,7 +94,7 @@ enum MoneyBack {
             state.disputeOpenedAt = state.disputeOpenedAt ?? at
         case .disputeResolved:
             state.disputeOpenedAt = nil
-            if event.disputeResolution == "merchant-accepted" { refund(logged, payments: payments, at: at, to: &state) }
+            if event.disputeResolution == BillingEvent.disputeReturnedTheMoney { refund(logged, payments: payments, at: at, to: &state) }
         default:
             break
         }

@@ -1,6 +1,6 @@
 import Foundation
 import ServiceSettings
-import StripeProvider
+import Webhooks
 
 /// What must hold for any body (and any `Stripe-Signature` header) posted to
 /// a Stripe webhook endpoint, checked by `fuzz-stripe-webhook` over the Stripe

@@ -1,3 +1,4 @@
+import Webhooks
 import BillingModel
 import JSONCodec
 

@@ -1,7 +1,6 @@
+import Webhooks
 import BillingModel
 import Foundation
-import Providers
-import StripeProvider
 
 /// The parameters of `POST /v1/checkout/sessions` for one catalog price.
 ///

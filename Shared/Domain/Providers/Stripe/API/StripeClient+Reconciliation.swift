@@ -1,7 +1,8 @@
+import BillingModel
+import Webhooks
 import Foundation
 import HTTPClient
 import JSONCodec
-import Providers
 
 /// What the reconciler fetches: the object a webhook names, byte for byte
 /// (a snapshot passes it on untouched), and the subscriptions sweep.

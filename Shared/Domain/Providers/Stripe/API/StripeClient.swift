@@ -2,8 +2,8 @@ import BillingModel
 import Foundation
 import HTTPClient
 import JSONCodec
-import Providers
-import StripeProvider
+import ProviderConfiguration
+import Webhooks
 
 /// Stripe's API for Storefront: the catalog from Products and Prices, hosted
 /// Checkout Sessions, subscriptions, cancel and resume at the period's end,
@@ -14,8 +14,6 @@ import StripeProvider
 /// Stripe's cursor pagination (`limit`, `starting_after`, `has_more`),
 /// bounded by ``maximumPages``.
 ///
-/// ``provider`` is whatever value the caller names Stripe by: the closed
-/// `Provider` has no Stripe yet, and the provider seam will pass it.
 public struct StripeClient: PaymentProvider, CustomStringConvertible {
     public let provider: Provider
     public let configuration: StripeConfiguration
@@ -25,6 +23,8 @@ public struct StripeClient: PaymentProvider, CustomStringConvertible {
     public let maximumPages: Int
     let transport: any StripeTransport
     let now: @Sendable () -> Date
+    /// Where the sweeps' pages ended (``StripePageCursors``).
+    let cursors = StripePageCursors()
 
     /// A client over HTTP.
     /// - Parameters:
@@ -85,11 +85,14 @@ public struct StripeClient: PaymentProvider, CustomStringConvertible {
         else {
             throw failure(operation, .validation, "price is not an active price")
         }
+        guard let successURL = request.redirectURL ?? configuration.successURL else {
+            throw failure(operation, .validation, "Stripe Checkout needs a return page: set CHECKOUT_REDIRECT_URL or STRIPE_RETURN_URL")
+        }
         let fields: [StripeField]
         do throws(StripeCheckoutForm.Refusal) {
             fields = try StripeCheckoutForm.fields(
                 request, productID: productID, subscription: price["type"]?.string == "recurring",
-                successURL: request.redirectURL ?? configuration.successURL, cancelURL: configuration.cancelURL, now: now())
+                successURL: successURL, cancelURL: configuration.cancelURL, now: now())
         } catch {
             throw failure(operation, .validation, error.message)
         }
@@ -158,10 +161,9 @@ public struct StripeClient: PaymentProvider, CustomStringConvertible {
         guard let customer = subscription["customer"]?.string ?? subscription["customer", "id"]?.string else {
             throw failure(operation, .decoding, "subscription names no customer")
         }
-        let form = [
-            StripeField("customer", .string(customer)),
-            StripeField("return_url", .string(configuration.portalReturnURL ?? configuration.successURL)),
-        ]
+        var form = [StripeField("customer", .string(customer))]
+        // Without one, the portal's own configuration names the way back.
+        if let back = configuration.portalReturnURL ?? configuration.successURL { form.append(StripeField("return_url", .string(back))) }
         let session = try await send(
             StripeRequest(
                 operation: operation, method: .post, path: "/v1/billing_portal/sessions", form: form, idempotencyKey: try randomKey(operation))

@@ -1,5 +1,6 @@
+import BillingModel
+import Webhooks
 import JSONCodec
-import Providers
 
 /// Reads Stripe's error body, `{"error": {"type", "code", "message", "param", …}}`:
 /// the message, and the `code` (`resource_missing`, `rate_limit`) or, without

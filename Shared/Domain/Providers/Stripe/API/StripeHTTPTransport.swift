@@ -1,8 +1,8 @@
+import ProviderConfiguration
+import Webhooks
 import BillingModel
 import HTTPClient
-import Providers
 import ServiceSettings
-import StripeProvider
 
 /// ``StripeTransport`` over HTTP, through the providers' shared transport
 /// (retries with backoff, the request budget, errors as ``ProviderError``
@@ -29,7 +29,8 @@ public struct StripeHTTPTransport: StripeTransport, CustomStringConvertible {
         transport = ProviderTransport(
             provider: provider, errorFormat: StripeErrorFormat(), client: httpClient, baseURL: configuration.apiBaseURL,
             headers: HTTPHeaders([("Accept", "application/json"), ("Stripe-Version", configuration.apiVersion)]),
-            bearer: configuration.secretKey, retryPolicy: retryPolicy, secrets: [configuration.secretKey], budget: budget)
+            bearer: configuration.secretKey ?? Secret(""), retryPolicy: retryPolicy,
+            secrets: ([configuration.secretKey].compactMap { $0 }) + configuration.webhookSecrets, budget: budget)
     }
 
     /// Names the endpoint, never the key.

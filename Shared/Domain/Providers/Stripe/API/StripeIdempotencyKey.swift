@@ -1,5 +1,6 @@
+import BillingModel
+import Webhooks
 import CryptoPrimitives
-import Providers
 
 /// The `Idempotency-Key` of Stripe POSTs. Stripe keeps a key's answer for at
 /// least 24 hours and replays it to a repeat with the same parameters (and

@@ -1,4 +1,4 @@
-import Providers
+import BillingModel
 
 /// One page of a Stripe list (`{"object": "list", "data": […], "has_more": …}`).
 /// Stripe pages by cursor, not by number: the next page starts after this

@@ -1,5 +1,6 @@
+import BillingModel
+import Webhooks
 import HTTPClient
-import StripeProvider
 
 /// One call to Stripe's API as ``StripeClient`` makes it, before any HTTP:
 /// what ``StripeTransport`` sends, and what a test's fake transport sees.

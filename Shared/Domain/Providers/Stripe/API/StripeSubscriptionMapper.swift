@@ -1,7 +1,6 @@
+import Webhooks
 import BillingModel
 import Foundation
-import Providers
-import StripeProvider
 
 /// Reads a Stripe Subscription into the neutral ``ProviderSubscription``,
 /// with the same facts the webhook normaliser reads (``StripeSubscription``).

@@ -1,5 +1,6 @@
+import BillingModel
+import Webhooks
 import HTTPClient
-import Providers
 
 /// Sends one ``StripeRequest``: the seam between ``StripeClient`` (what to
 /// ask, and how to read the answer) and HTTP. ``StripeHTTPTransport`` is the

@@ -104,7 +104,6 @@ public enum StripeWebhook {
         event.customerID = session.customerID
         event.customerEmail = session.customerEmail
         event.transactionReference = session.id
-        event.status = session.paymentStatus
         event.currency = session.currency
         event.variantID = session.owner.metadata[StripeMetadataKeys.priceID]
         event.productID = session.owner.metadata[StripeMetadataKeys.productID]
@@ -112,6 +111,9 @@ public enum StripeWebhook {
         case .subscription:
             event.subscriptionID = session.subscriptionID
         case .payment, .setup:
+            // Only a one-time purchase takes the session's payment status: in
+            // subscription mode `status` is the subscription's own word.
+            event.status = session.paymentStatus
             event.orderID = session.paymentIntentID ?? session.id
             event.amount = session.amountTotal
             if session.isPaid { event.paidAt = event.orderingTimestamp }
@@ -177,8 +179,9 @@ public enum StripeWebhook {
         event.createdAt = dispute.created
         if closed {
             // Stripe's own outcome (`won`, `lost`, `warning_closed`): the money
-            // went back to the customer only when it is `lost`.
-            event.disputeResolution = dispute.status
+            // went back to the customer only when it is `lost`, Storefront's
+            // ``BillingEvent/disputeReturnedTheMoney``.
+            event.disputeResolution = dispute.isLost ? BillingEvent.disputeReturnedTheMoney : dispute.status
             if dispute.isLost { event.refundedAmount = dispute.amount }
         }
     }

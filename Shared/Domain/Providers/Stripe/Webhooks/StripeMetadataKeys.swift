@@ -1,3 +1,5 @@
+import BillingModel
+
 /// Metadata keys Storefront's checkout writes on a Checkout Session besides
 /// the owner claim (``StripeOwnerClaim``, the keys of `CustomDataKeys`).
 ///

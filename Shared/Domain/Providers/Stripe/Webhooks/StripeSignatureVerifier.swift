@@ -1,3 +1,4 @@
+import BillingModel
 import CryptoPrimitives
 import Foundation
 import ServiceSettings

@@ -1,3 +1,4 @@
+import BillingModel
 import CryptoPrimitives
 
 /// The parts of a `Stripe-Signature` header the verifier uses: the one

@@ -1,3 +1,5 @@
+import BillingModel
+
 /// The Stripe event types Storefront acts on. Anything else is acknowledged
 /// and kept as ``StripeEvent/Payload/unhandled(objectType:)``.
 public enum StripeEventType: String, Sendable, Hashable, CaseIterable {

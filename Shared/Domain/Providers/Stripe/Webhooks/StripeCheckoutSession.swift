@@ -1,3 +1,4 @@
+import BillingModel
 import JSONCodec
 
 /// The facts of a Checkout Session (`checkout.session.completed`).

@@ -1,3 +1,4 @@
+import BillingModel
 import Foundation
 import JSONCodec
 

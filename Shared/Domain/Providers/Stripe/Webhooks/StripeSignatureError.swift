@@ -1,3 +1,5 @@
+import BillingModel
+
 /// Why a Stripe webhook's signature was refused. Never carries the body,
 /// the secret or the received signature.
 public enum StripeSignatureError: Error, Sendable, Hashable, CustomStringConvertible {

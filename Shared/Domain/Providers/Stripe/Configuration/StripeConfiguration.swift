@@ -1,9 +1,11 @@
+import BillingModel
 import ServiceSettings
-import StripeProvider
+import Webhooks
 
-/// What ``StripeClient`` needs to call Stripe. Built by the caller: reading
-/// it from the environment (`STRIPE_SECRET_KEY`, `STRIPE_API_BASE_URL`, …)
-/// waits for the provider seam's configuration (docs/providers/stripe.md).
+/// Stripe's settings: what ``StripeClient`` needs to call Stripe and what the
+/// receiver needs to verify its webhooks, read from the environment by
+/// `StripeConfiguration+Environment.swift` (`STRIPE_SECRET_KEY`,
+/// `STRIPE_WEBHOOK_SECRET`, `STRIPE_API_BASE_URL`, `STRIPE_RETURN_URL`).
 public struct StripeConfiguration: Sendable, CustomStringConvertible {
     /// Stripe's API host; paths start with `/v1`.
     public static let defaultAPIBaseURL = "https://api.stripe.com"
@@ -13,24 +15,29 @@ public struct StripeConfiguration: Sendable, CustomStringConvertible {
     /// account's default version is. The sandbox renders the same one.
     public static let defaultAPIVersion = "2025-03-31.basil"
 
-    /// `sk_test_…`/`sk_live_…` (or a restricted `rk_` key), sent as `Authorization: Bearer`.
-    public var secretKey: Secret
+    /// `sk_test_…`/`sk_live_…` (or a restricted `rk_` key), sent as
+    /// `Authorization: Bearer`; nil in a service that only verifies webhooks.
+    public var secretKey: Secret?
+    /// The webhook endpoint's signing secrets (`whsec_…`), several during a
+    /// rotation; empty in a service that verifies no webhooks.
+    public var webhookSecrets: [Secret]
     /// Without trailing slash (the sandbox: `http://127.0.0.1:8090/stripe`).
     public var apiBaseURL: String
     public var apiVersion: String
     /// Checkout's `success_url` when a checkout request names no redirect
-    /// (Stripe requires one for a hosted session).
-    public var successURL: String
+    /// (Stripe requires one for a hosted session; `STRIPE_RETURN_URL`).
+    public var successURL: String?
     /// Checkout's `cancel_url` (the buyer's "back" link); nil leaves it out.
     public var cancelURL: String?
     /// The Billing portal's `return_url`; nil uses ``successURL``.
     public var portalReturnURL: String?
 
     public init(
-        secretKey: Secret, apiBaseURL: String = defaultAPIBaseURL, apiVersion: String = defaultAPIVersion, successURL: String,
-        cancelURL: String? = nil, portalReturnURL: String? = nil
+        secretKey: Secret?, webhookSecrets: [Secret] = [], apiBaseURL: String = defaultAPIBaseURL, apiVersion: String = defaultAPIVersion,
+        successURL: String? = nil, cancelURL: String? = nil, portalReturnURL: String? = nil
     ) {
         self.secretKey = secretKey
+        self.webhookSecrets = webhookSecrets
         var base = apiBaseURL
         while base.hasSuffix("/") { base.removeLast() }
         self.apiBaseURL = base
@@ -41,7 +48,7 @@ public struct StripeConfiguration: Sendable, CustomStringConvertible {
     }
 
     /// Test or live, from the key's prefix; nil for a key of no known kind.
-    public var mode: StripeMode? { StripeMode(secretKey: secretKey.reveal()) }
+    public var mode: StripeMode? { secretKey.flatMap { StripeMode(secretKey: $0.reveal()) } }
 
     /// Names the endpoint and the mode, never the key.
     public var description: String { "StripeConfiguration(\(apiBaseURL), \(mode?.rawValue ?? "unknown mode"), \(apiVersion))" }

@@ -1,3 +1,5 @@
+import BillingModel
+
 /// Why a Stripe event body could not be read. Carries field names, never values.
 public enum StripeEventError: Error, Sendable, Hashable, CustomStringConvertible {
     /// Not JSON, or larger than the JSON reader accepts.

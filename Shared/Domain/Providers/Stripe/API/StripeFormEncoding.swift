@@ -1,3 +1,5 @@
+import BillingModel
+
 /// One value of a Stripe API request: Stripe takes
 /// `application/x-www-form-urlencoded` bodies whose nested parameters are
 /// spelled with brackets (`metadata[storefront_user_id]=…`,

@@ -1,3 +1,5 @@
+import BillingModel
+
 /// Test or live: Stripe tells them apart by the key itself (`sk_test_…`,
 /// `sk_live_…`, and restricted keys `rk_test_…`, `rk_live_…`), and every
 /// object and event says which it belongs to in `livemode`.

@@ -1,4 +1,4 @@
-import Entitlements
+import BillingModel
 import Foundation
 import JSONCodec
 
@@ -59,10 +59,5 @@ public struct StripeSubscription: Sendable, Hashable {
         owner = StripeOwnerClaim(metadata: StripeJSON.metadata(object["metadata"]))
         previousStatus = StripeJSON.string(previous?["status"])
         previousCancelAtPeriodEnd = previous?["cancel_at_period_end"]?.bool
-    }
-
-    /// What the status means for access, with `cancel_at_period_end`.
-    public var phase: SubscriptionPhase {
-        StripeSubscriptionStatus.phase(of: rawStatus, cancelAtPeriodEnd: cancelAtPeriodEnd)
     }
 }
