@@ -131,14 +131,22 @@ start_process() { # name port command... (env comes from the caller)
 sandbox_ls_api_key=ls_test_sandbox_key
 sandbox_ls_webhook_secret=ls_sandbox_webhook_secret
 sandbox_ps_secret_key=sk_test_sandbox_secret
+sandbox_stripe_secret_key=sk_test_sandbox_stripe
+sandbox_stripe_webhook_secret=whsec_sandbox_stripe
 # Each service is started with only the secrets it uses: none is exported,
 # whatever the caller's environment or a sourced pg.env / stack.env holds.
 secret_variables=(DATABASE_URL PROJECTOR_DATABASE_URL CHECKOUT_DATABASE_URL RECONCILER_DATABASE_URL WEBHOOK_SENDER_DATABASE_URL AUTH_JWT_SECRET
-  LEMONSQUEEZY_API_KEY LEMONSQUEEZY_WEBHOOK_SECRET PAYSTACK_SECRET_KEY OWNERSHIP_PROOF_KEY
-  AUTH_JWT_SECRET_FILE LEMONSQUEEZY_API_KEY_FILE LEMONSQUEEZY_WEBHOOK_SECRET_FILE PAYSTACK_SECRET_KEY_FILE OWNERSHIP_PROOF_KEY_FILE)
+  LEMONSQUEEZY_API_KEY LEMONSQUEEZY_WEBHOOK_SECRET PAYSTACK_SECRET_KEY STRIPE_SECRET_KEY STRIPE_WEBHOOK_SECRET OWNERSHIP_PROOF_KEY
+  AUTH_JWT_SECRET_FILE LEMONSQUEEZY_API_KEY_FILE LEMONSQUEEZY_WEBHOOK_SECRET_FILE PAYSTACK_SECRET_KEY_FILE STRIPE_SECRET_KEY_FILE
+  STRIPE_WEBHOOK_SECRET_FILE OWNERSHIP_PROOF_KEY_FILE)
 unexport_secrets() { export -n "${secret_variables[@]}"; }
-with_api_keys() { LEMONSQUEEZY_API_KEY=$sandbox_ls_api_key PAYSTACK_SECRET_KEY=$sandbox_ps_secret_key "$@"; }
-with_webhook_secrets() { LEMONSQUEEZY_WEBHOOK_SECRET=$sandbox_ls_webhook_secret PAYSTACK_SECRET_KEY=$sandbox_ps_secret_key "$@"; }
+with_api_keys() {
+  LEMONSQUEEZY_API_KEY=$sandbox_ls_api_key PAYSTACK_SECRET_KEY=$sandbox_ps_secret_key STRIPE_SECRET_KEY=$sandbox_stripe_secret_key "$@"
+}
+with_webhook_secrets() {
+  LEMONSQUEEZY_WEBHOOK_SECRET=$sandbox_ls_webhook_secret PAYSTACK_SECRET_KEY=$sandbox_ps_secret_key \
+    STRIPE_WEBHOOK_SECRET=$sandbox_stripe_webhook_secret "$@"
+}
 
 # The login user of each service that uses PostgreSQL, and its group role.
 db_users=(subscription_projector:storefront_projector checkout:storefront_checkout reconciler:storefront_reconciler
@@ -217,16 +225,17 @@ up() {
   # The providers' settings that are not secrets (the secrets: with_api_keys,
   # with_webhook_secrets); DATABASE_URL per service (database_url_for).
   export LEMONSQUEEZY_STORE_ID=1
-  export LEMONSQUEEZY_API_BASE_URL="$sandbox/lemonsqueezy" PAYSTACK_API_BASE_URL="$sandbox/paystack"
+  export LEMONSQUEEZY_API_BASE_URL="$sandbox/lemonsqueezy" PAYSTACK_API_BASE_URL="$sandbox/paystack" STRIPE_API_BASE_URL="$sandbox/stripe"
   export LEMONSQUEEZY_TEST_MODE=true
   export KAFKA_BROKERS LOG_LEVEL=${LOG_LEVEL:-info}
   # What a service restarted later (restart-receiver) must get again: the
   # settings above and whatever service settings the caller exported.
-  export -p | grep -E '^declare -x (HTTP_|WEBHOOK_|KAFKA_|LEMONSQUEEZY_|PAYSTACK_|DATABASE_URL=|LOG_LEVEL=)' \
+  export -p | grep -E '^declare -x (HTTP_|WEBHOOK_|KAFKA_|LEMONSQUEEZY_|PAYSTACK_|STRIPE_|DATABASE_URL=|LOG_LEVEL=)' \
     | sed 's/^declare -x /export /' >"$state/services.env"
 
   SANDBOX_PORT=$sandbox_port SANDBOX_PUBLIC_URL=$sandbox \
     LEMONSQUEEZY_WEBHOOK_URL="$gateway/api/webhooks/lemonsqueezy" PAYSTACK_WEBHOOK_URL="$gateway/api/webhooks/paystack" \
+    STRIPE_WEBHOOK_URL="$gateway/api/webhooks/stripe" STRIPE_WEBHOOK_SECRET=$sandbox_stripe_webhook_secret \
     SANDBOX_RETRY_TIME_SCALE=${SANDBOX_RETRY_TIME_SCALE:-0.01} \
     LEMONSQUEEZY_WEBHOOK_SECRET=$sandbox_ls_webhook_secret with_api_keys \
     start_process provider-sandbox "$sandbox_port" "$bin/provider-sandbox"

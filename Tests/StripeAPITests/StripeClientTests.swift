@@ -132,6 +132,7 @@ struct StripeClientTests {
         case "/v1/prices/price_M": return Self.price("price_M", product: "prod_P", interval: "month")
         case "/v1/prices/price_I": return Self.price("price_I", product: "prod_I")
         case "/v1/prices/price_Old": return Self.price("price_Old", product: "prod_I", active: false)
+        case "/v1/products/prod_P": return #"{"id":"prod_P","object":"product","name":"Pro Monthly","active":true}"#
         case "/v1/checkout/sessions":
             return
                 #"{"id":"cs_test_1","object":"checkout.session","url":"https://checkout.stripe.test/c/cs_test_1","expires_at":1750003600,"livemode":false}"#
@@ -151,7 +152,7 @@ struct StripeClientTests {
         #expect(checkout.expiresAt == Date(timeIntervalSince1970: 1_750_003_600) && checkout.testMode == true)
 
         let requests = transport.requests
-        #expect(requests.map(\.path) == ["/v1/prices/price_M", "/v1/checkout/sessions"])
+        #expect(requests.map(\.path) == ["/v1/prices/price_M", "/v1/products/prod_P", "/v1/checkout/sessions"])
         let post = try #require(requests.last)
         #expect(post.method == .post && post.idempotencyKey == "storefront-checkout-2d9c6a40-5b1e-4f7a-9c3d-8e2f1a0b4c6d")
         let fields = form(post)
@@ -163,6 +164,7 @@ struct StripeClientTests {
             #expect(fields["\(prefix)[storefront_user_id]"] == "user-7f3a")
             #expect(fields["\(prefix)[storefront_checkout_id]"] == "2d9c6a40-5b1e-4f7a-9c3d-8e2f1a0b4c6d")
             #expect(fields["\(prefix)[storefront_proof]"] == "proof-1")
+            #expect(fields["\(prefix)[storefront_plan_name]"] == "Pro Monthly", "the subscription's events name only the price")
         }
         #expect(fields["metadata[storefront_price_id]"] == "price_M" && fields["metadata[storefront_product_id]"] == "prod_P")
         #expect(fields.keys.allSatisfy { !$0.hasPrefix("payment_intent_data") })

@@ -26,7 +26,8 @@ enum StripeCheckoutForm {
     }
 
     static func fields(
-        _ request: CheckoutRequest, productID: String, subscription: Bool, successURL: String, cancelURL: String?, now: Date
+        _ request: CheckoutRequest, productID: String, productName: String?, subscription: Bool, successURL: String, cancelURL: String?,
+        now: Date
     ) throws(Refusal) -> [StripeField] {
         let claim = [
             (CustomDataKeys.appUserID, request.appUserID), (CustomDataKeys.checkoutID, request.checkoutID),
@@ -35,7 +36,10 @@ enum StripeCheckoutForm {
         for (key, value) in claim where value.utf8.count > maximumMetadataValueLength || value.isEmpty {
             throw Refusal(message: "\(key) must be 1 to \(maximumMetadataValueLength) bytes for Stripe metadata")
         }
-        let metadata = claim.map { StripeField($0.0, .string($0.1)) }
+        var metadata = claim.map { StripeField($0.0, .string($0.1)) }
+        if let productName, !productName.isEmpty {
+            metadata.append(StripeField(StripeMetadataKeys.planName, .string(String(productName.prefix(maximumMetadataValueLength)))))
+        }
         var fields: [StripeField] = [
             StripeField("mode", .string(subscription ? "subscription" : "payment")),
             StripeField("line_items", .list([.map([StripeField("price", .string(request.variantID)), StripeField("quantity", 1)])])),

@@ -85,13 +85,15 @@ public struct StripeClient: PaymentProvider, CustomStringConvertible {
         else {
             throw failure(operation, .validation, "price is not an active price")
         }
+        // The Product's name, for the subscription's metadata (its events name only the Price).
+        let product = try? await send(StripeRequest(operation: operation, method: .get, path: "/v1/products/\(productID)")).json
         guard let successURL = request.redirectURL ?? configuration.successURL else {
             throw failure(operation, .validation, "Stripe Checkout needs a return page: set CHECKOUT_REDIRECT_URL or STRIPE_RETURN_URL")
         }
         let fields: [StripeField]
         do throws(StripeCheckoutForm.Refusal) {
             fields = try StripeCheckoutForm.fields(
-                request, productID: productID, subscription: price["type"]?.string == "recurring",
+                request, productID: productID, productName: product?["name"]?.string, subscription: price["type"]?.string == "recurring",
                 successURL: successURL, cancelURL: configuration.cancelURL, now: now())
         } catch {
             throw failure(operation, .validation, error.message)

@@ -16,6 +16,7 @@ extension StripeProvider: EntitlementProviding {
             .subscriptionPaused, .subscriptionUnpaused, .subscriptionObserved:
             SubscriptionFold.overwrite(&state.productID, event.productID)
             SubscriptionFold.overwrite(&state.variantID, event.variantID)
+            SubscriptionFold.overwrite(&state.planName, event.planName)
             // A Subscription object (not the checkout's claim on one) states all of these.
             guard let status = event.status else { return }
             state.status = status

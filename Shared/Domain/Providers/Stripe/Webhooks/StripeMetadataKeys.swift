@@ -11,4 +11,7 @@ public enum StripeMetadataKeys {
     public static let priceID = "storefront_price_id"
     /// The Product of that price (`prod_…`, the catalog's product id).
     public static let productID = "storefront_product_id"
+    /// The Product's name when the checkout was made, on the session and the
+    /// subscription: Stripe's subscription events name the Price, not what it is called.
+    public static let planName = "storefront_plan_name"
 }

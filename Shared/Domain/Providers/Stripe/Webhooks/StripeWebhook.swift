@@ -106,6 +106,7 @@ public enum StripeWebhook {
         event.transactionReference = session.id
         event.currency = session.currency
         event.variantID = session.owner.metadata[StripeMetadataKeys.priceID]
+        event.planName = session.owner.metadata[StripeMetadataKeys.planName]
         event.productID = session.owner.metadata[StripeMetadataKeys.productID]
         switch session.mode {
         case .subscription:
@@ -122,6 +123,7 @@ public enum StripeWebhook {
 
     static func read(_ subscription: StripeSubscription, into event: inout BillingEvent) {
         event.subscriptionID = subscription.id
+        event.planName = subscription.owner.metadata[StripeMetadataKeys.planName]
         event.customerID = subscription.customerID
         event.customerEmail = subscription.customerEmail
         event.status = subscription.rawStatus
