@@ -35,8 +35,10 @@ import Testing
 
     /// A partial refund keeps access (`ENTITLEMENT_PARTIAL_REFUND` defaults
     /// to `keep`); the rest of the money back ends it. Paystack names each
-    /// refund's own amount, Lemon Squeezy the running total: both add up.
-    @Test(arguments: ["lemonsqueezy", "paystack"])
+    /// refund's own amount, Lemon Squeezy and Stripe the running total: all
+    /// add up. A Stripe refund names only the PaymentIntent; the reconciler's
+    /// fetch of the paid invoice links it to the subscription.
+    @Test(arguments: ["lemonsqueezy", "paystack", "stripe"])
     func partialRefundsKeepAccessUntilEverythingWentBack(provider: String) async throws {
         let flow = try await PurchaseFlow.make(try stack, provider: provider)
         let code = try #require(try await flow.buySubscription().subscriptionCode)

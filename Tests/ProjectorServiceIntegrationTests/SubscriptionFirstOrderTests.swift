@@ -85,4 +85,64 @@ import Testing
             #expect(!granted.isEmpty && granted.allSatisfy { $0.source == .purchase }, "\(granted)")
         }
     }
+
+    /// The first order, refunded in full (`order_refunded` restates the order with its running `refunded_amount`).
+    static func firstOrderRefunded() throws -> [UInt8] {
+        var order = try #require(try JSONSerialization.jsonObject(with: Data(try Self.firstOrder())) as? [String: Any])
+        var meta = try #require(order["meta"] as? [String: Any])
+        meta["event_name"] = "order_refunded"
+        order["meta"] = meta
+        var data = try #require(order["data"] as? [String: Any])
+        var attributes = try #require(data["attributes"] as? [String: Any])
+        attributes["status"] = "refunded"
+        attributes["refunded"] = true
+        attributes["refunded_amount"] = attributes["total"]
+        data["attributes"] = attributes
+        order["data"] = data
+        return Array(try JSONSerialization.data(withJSONObject: order))
+    }
+
+    /// The subscription fixture as `event` sent at `updatedAt`, naming `orderID` as its order.
+    static func subscription(event: String, orderID: Int, updatedAt: String) throws -> [UInt8] {
+        var body = try #require(
+            try JSONSerialization.jsonObject(with: Data(Support.body("lemonsqueezy.webhook.subscription_created.synthetic.json"))) as? [String: Any])
+        var meta = try #require(body["meta"] as? [String: Any])
+        meta["event_name"] = event
+        meta["webhook_id"] = UUID().uuidString.lowercased()
+        body["meta"] = meta
+        var data = try #require(body["data"] as? [String: Any])
+        var attributes = try #require(data["attributes"] as? [String: Any])
+        attributes["order_id"] = orderID
+        attributes["updated_at"] = updatedAt
+        data["attributes"] = attributes
+        body["data"] = data
+        return Array(try JSONSerialization.data(withJSONObject: body))
+    }
+
+    /// A refund of a payment of a subscription already projected, logged
+    /// before any event linked that payment to the subscription (a Stripe
+    /// renewal's refund names only its PaymentIntent, which only the
+    /// reconciler's fetch of the invoice links), takes effect when the link
+    /// arrives: the subscription is folded again from its log.
+    @Test func aRefundLoggedBeforeItsPaymentWasLinkedRevokesWhenTheLinkArrives() async throws {
+        try await Support.withDatabase { pool in
+            let projector = Support.projector(pool)
+            _ = try await projector.apply([
+                try Self.checkout(isSubscription: true),
+                try Support.webhookRecord(
+                    .lemonsqueezy, try Self.subscription(event: "subscription_created", orderID: 1, updatedAt: "2025-03-03T09:15:41.000000Z"),
+                    offset: 1),
+            ])
+            #expect(try await Self.entitlements(pool).contains(where: \.isActive), "the subscription grants")
+            _ = try await projector.apply([try Support.webhookRecord(.lemonsqueezy, try Self.firstOrderRefunded(), offset: 2)])
+            _ = try await projector.apply([
+                try Support.webhookRecord(
+                    .lemonsqueezy, try Self.subscription(event: "subscription_updated", orderID: 4_451_290, updatedAt: "2025-03-03T09:20:00.000000Z"),
+                    offset: 3)
+            ])
+            let refunded = try await Support.count(pool, "SELECT count(*) FROM subscriptions WHERE refunded_at IS NOT NULL")
+            #expect(refunded == 1, "the subscription's fold took the refund in once its payment was linked")
+            #expect(!(try await Self.entitlements(pool).contains(where: \.isActive)), "the refunded subscription grants nothing")
+        }
+    }
 }

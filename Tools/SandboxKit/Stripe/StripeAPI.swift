@@ -81,7 +81,12 @@ struct StripeAPI {
                 state.subscriptions[c[0]].map(resources.subscription)
             }
         } else if let c = r.match("GET", "invoices/:id") {
-            result = HandlerResult(read(c[0], kind: "invoice") { state in state.invoices[c[0]].map { resources.invoice($0, state: state) } })
+            // `payments` is includable only: present when `expand[]=payments` asks for it.
+            let payments = request.query.contains { $0.name == "expand[]" && $0.value == "payments" }
+            result = HandlerResult(
+                read(c[0], kind: "invoice") { state in
+                    state.invoices[c[0]].map { resources.invoice($0, state: state, expandingPayments: payments) }
+                })
         } else if let c = r.match("GET", "payment_intents/:id") {
             result = HandlerResult(read(c[0], kind: "payment_intent") { state in state.payments[c[0]].map(resources.paymentIntent) })
         } else if let c = r.match("GET", "charges/:id") {

@@ -94,7 +94,10 @@ struct StripeResources {
         ]
     }
 
-    func invoice(_ i: STInvoice, state: StripeState) -> JSONValue {
+    /// An Invoice (API `2025-03-31.basil`: no `payment_intent`, no `charge`); with
+    /// `expandingPayments`, its `payments` list of InvoicePayments, the one place
+    /// that names the PaymentIntent that paid it.
+    func invoice(_ i: STInvoice, state: StripeState, expandingPayments: Bool = false) -> JSONValue {
         let s = state.subscriptions[i.subscriptionID]
         let price = s.flatMap { catalog.price($0.priceID) }
         let customer = state.customers[i.customerID]
@@ -117,7 +120,7 @@ struct StripeResources {
             ],
             "quantity": 1,
         ]
-        return [
+        let object: JSONValue = [
             "id": .string(i.id), "object": "invoice", "account_country": "US", "amount_due": .int(i.amountDue),
             "amount_paid": .int(paid ? i.amountDue : 0), "amount_remaining": .int(paid ? 0 : i.amountDue), "attempt_count": .int(i.attemptCount),
             "attempted": .bool(i.attemptCount > 0), "billing_reason": .string(i.billingReason), "collection_method": "charge_automatically",
@@ -136,6 +139,20 @@ struct StripeResources {
             ],
             "subtotal": .int(i.amountDue), "total": .int(i.amountDue),
         ]
+        guard expandingPayments else { return object }
+        let payments: [JSONValue] =
+            i.paymentIntentID.map { pi in
+                [
+                    [
+                        "id": .string("inpay_" + i.id.dropFirst(3)), "object": "invoice_payment", "amount_paid": paid ? .int(i.amountDue) : nil,
+                        "amount_requested": .int(i.amountDue), "created": Self.ts(i.createdAt), "currency": .string(i.currency),
+                        "invoice": .string(i.id), "is_default": true, "livemode": false,
+                        "payment": ["type": "payment_intent", "payment_intent": .string(pi)], "status": .string(paid ? "paid" : "open"),
+                        "status_transitions": ["canceled_at": nil, "paid_at": Self.ts(i.paidAt)],
+                    ]
+                ]
+            } ?? []
+        return object.setting("payments", Self.list(payments, hasMore: false, url: "/v1/invoice_payments"))
     }
 
     func paymentIntent(_ p: STPayment) -> JSONValue {

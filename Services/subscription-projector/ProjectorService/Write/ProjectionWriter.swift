@@ -176,22 +176,29 @@ public struct ProjectionWriter: Sendable {
     /// Subscriptions the batch reaches only through the log (one query):
     /// those with a Paystack renewal's customer and plan, those a refunded
     /// or disputed transaction was paid for (through an invoice naming it,
-    /// or a charge with the subscription's customer and plan), and those
-    /// whose first order was refunded. Candidates only: ``refold(_:batchKeys:unreadable:on:)``
+    /// or a charge with the subscription's customer and plan), those whose
+    /// first order was refunded, and those a new event links to a payment
+    /// (order) whose refund was logged before the link. Candidates only: ``refold(_:batchKeys:unreadable:on:)``
     /// links each event by evidence.
     func linkedSubscriptions(_ plan: ProjectionPlan, on connection: PostgresConnection) async throws -> Set<ProjectionPlan.Pair> {
-        guard !plan.renewalLinks.isEmpty || !plan.moneyEvents.isEmpty || !plan.refundedOrders.isEmpty else { return [] }
+        guard !plan.renewalLinks.isEmpty || !plan.moneyEvents.isEmpty || !plan.refundedOrders.isEmpty || !plan.orderLinks.isEmpty else {
+            return []
+        }
         func list(_ pairs: Set<ProjectionPlan.Pair>) throws -> String {
             try ProjectionPlan.jsonArray(pairs.map { [$0.first, $0.second] }.sorted { $0.lexicographicallyPrecedes($1) })
         }
         let links = try ProjectionPlan.jsonArray(
             plan.renewalLinks.map { [$0.provider, $0.customer, $0.plan] }.sorted { $0.lexicographicallyPrecedes($1) })
         let references = try list(plan.moneyReferences), orders = try list(plan.refundedOrders)
+        let orderLinks = try ProjectionPlan.jsonArray(
+            plan.orderLinks.map { [$0.provider, $0.orderID, $0.subscriptionID] }.sorted { $0.lexicographicallyPrecedes($1) })
         let rows = try await connection.query(
             """
             WITH links AS (SELECT k->>0 AS provider, k->>1 AS customer_id, k->>2 AS plan_code FROM jsonb_array_elements(\(links)::jsonb) AS k),
                  refs AS (SELECT k->>0 AS provider, k->>1 AS reference FROM jsonb_array_elements(\(references)::jsonb) AS k),
                  refunded AS (SELECT k->>0 AS provider, k->>1 AS order_id FROM jsonb_array_elements(\(orders)::jsonb) AS k),
+                 order_links AS (
+                    SELECT k->>0 AS provider, k->>1 AS order_id, k->>2 AS subscription_id FROM jsonb_array_elements(\(orderLinks)::jsonb) AS k),
                  charges AS (
                     SELECT c.provider, c.customer_id, c.plan_code FROM refs AS r
                     JOIN billing_events AS c ON c.provider = r.provider AND c.transaction_reference = r.reference
@@ -208,6 +215,11 @@ public struct ProjectionWriter: Sendable {
             SELECT e.provider, e.subscription_id FROM refunded AS o
             JOIN billing_events AS e ON e.provider = o.provider AND e.order_id = o.order_id
             WHERE e.subscription_id IS NOT NULL
+            UNION
+            SELECT l.provider, l.subscription_id FROM order_links AS l
+            WHERE EXISTS (
+                SELECT 1 FROM billing_events AS m
+                WHERE m.provider = l.provider AND m.order_id = l.order_id AND m.subscription_id IS NULL AND m.kind = 'orderRefunded')
             """)
         var result = Set<ProjectionPlan.Pair>()
         for row in rows {

@@ -18,6 +18,13 @@ extension StripeClient {
         try await object("checkoutSessionDocument", path: "/v1/checkout/sessions", id: id, type: "checkout.session")
     }
 
+    /// `GET /v1/invoices/{id}?expand[]=payments` (`in_…`): from API `2025-03-31.basil`
+    /// on, the invoice's payments are the only link from a subscription to the
+    /// PaymentIntents that paid it, which its refunds and disputes name.
+    public func invoiceDocument(id: String) async throws(ProviderError) -> ProviderDocument {
+        try await object("invoiceDocument", path: "/v1/invoices", id: id, type: "invoice", query: [("expand[]", "payments")])
+    }
+
     /// `GET /v1/payment_intents/{id}` (`pi_…`): a one-time purchase's payment, with its metadata.
     public func paymentIntentDocument(id: String) async throws(ProviderError) -> ProviderDocument {
         try await object("paymentIntentDocument", path: "/v1/payment_intents", id: id, type: "payment_intent")
@@ -35,9 +42,11 @@ extension StripeClient {
         return try await listPage(operation, "/v1/subscriptions", filters, startingAfter: startingAfter)
     }
 
-    private func object(_ operation: String, path: String, id: String, type: String) async throws(ProviderError) -> ProviderDocument {
+    private func object(
+        _ operation: String, path: String, id: String, type: String, query: [(name: String, value: String)] = []
+    ) async throws(ProviderError) -> ProviderDocument {
         try checkID(id, operation, what: "\(type) id")
-        let document = try await send(StripeRequest(operation: operation, method: .get, path: "\(path)/\(id)"))
+        let document = try await send(StripeRequest(operation: operation, method: .get, path: "\(path)/\(id)", query: query))
         guard document.json["object"]?.string == type, document.json["id"]?.string == id else {
             throw failure(operation, .decoding, "answer is not the \(type) asked for")
         }

@@ -29,12 +29,21 @@ extension StripeProvider: APIProviding {
     /// None: Stripe's records are keyed by subscription or payment.
     public func customerID(inFetched body: [UInt8]) -> String? { nil }
 
-    /// The subscription an event names; else its one-time purchase's
-    /// PaymentIntent (`pi_…`), or the Checkout Session (`cs_…`) when the
-    /// session named no PaymentIntent.
+    /// The subscription an event names, and the invoice of a paid renewal
+    /// (fetched with its payments: the only link from the subscription to the
+    /// PaymentIntent its refunds and disputes name); else a one-time
+    /// purchase's PaymentIntent (`pi_…`), or its Checkout Session (`cs_…`)
+    /// when the session named none. Invoices and PaymentIntents are both
+    /// `transaction`s, told apart by their id's prefix.
     public func fetchTargets(for event: BillingEvent) -> [(entity: ProviderSnapshot.Entity, id: String)] {
-        if let id = event.subscriptionID, !id.isEmpty { return [(.subscription, id)] }
-        guard let id = event.orderID, !id.isEmpty else { return [] }
+        if let id = event.subscriptionID, !id.isEmpty {
+            var targets: [(entity: ProviderSnapshot.Entity, id: String)] = [(.subscription, id)]
+            if [.paymentSucceeded, .paymentRecovered].contains(event.kind), let invoice = event.invoiceID, invoice.hasPrefix("in_") {
+                targets.append((.transaction, invoice))
+            }
+            return targets
+        }
+        guard event.kind == .orderCreated, let id = event.orderID, !id.isEmpty else { return [] }
         if id.hasPrefix("pi_") { return [(.transaction, id)] }
         if id.hasPrefix("cs_") { return [(.order, id)] }
         return []
@@ -42,12 +51,13 @@ extension StripeProvider: APIProviding {
 }
 
 extension StripeClient: ProviderObjectSource {
-    /// A Subscription, a Checkout Session (`order`) or a PaymentIntent (`transaction`).
+    /// A Subscription, a Checkout Session (`order`), or an Invoice (`in_…`) or
+    /// a PaymentIntent (`transaction`).
     public func document(_ entity: ProviderSnapshot.Entity, id: String) async throws(ProviderError) -> ProviderDocument {
         switch entity {
         case .subscription: try await subscriptionDocument(id: id)
         case .order: try await checkoutSessionDocument(id: id)
-        case .transaction: try await paymentIntentDocument(id: id)
+        case .transaction: id.hasPrefix("in_") ? try await invoiceDocument(id: id) : try await paymentIntentDocument(id: id)
         }
     }
 

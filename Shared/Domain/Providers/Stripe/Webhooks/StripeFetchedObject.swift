@@ -14,6 +14,10 @@ import JSONCodec
 ///   subscription in `subscription` mode); an open or expired one is unknown.
 /// - A succeeded PaymentIntent is `orderCreated` with what was received and
 ///   the claim its metadata carries (`payment_intent_data[metadata]`).
+/// - An Invoice (fetched with `expand[]=payments`) is `invoiceUpdated`,
+///   naming its subscription and the PaymentIntent that paid it: from API
+///   `2025-03-31.basil` on, no webhook links the two, and a refund or a
+///   dispute of a renewal names only the PaymentIntent.
 /// - Anything else is `.unknown`: logged and counted, never applied.
 ///
 /// Stripe objects carry no update time, so each is ordered at the fetch's start.
@@ -50,6 +54,14 @@ public enum StripeFetchedObject {
             event.kind = session.mode == .subscription ? .subscriptionCreated : .orderCreated
         case "payment_intent":
             try read(paymentIntent: object, name: name, into: &event)
+        case "invoice":
+            // Fetched with its payments expanded: the link from the subscription
+            // to the PaymentIntent that paid it, which refunds and disputes name.
+            let invoice = try StripeInvoice(object)
+            claim(invoice.owner, into: &event)
+            StripeWebhook.read(invoice, paid: invoice.status == "paid", at: fetchedAt, into: &event)
+            key = invoice.subscriptionID ?? invoice.id
+            event.kind = .invoiceUpdated
         default:
             break
         }

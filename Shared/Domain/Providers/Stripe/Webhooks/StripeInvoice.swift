@@ -47,7 +47,11 @@ public struct StripeInvoice: Sendable, Hashable {
         productID = StripeJSON.id(line?["pricing", "price_details", "product"]) ?? StripeJSON.id(line?["price", "product"])
         attemptCount = object["attempt_count"]?.int64
         nextPaymentAttempt = StripeJSON.date(object["next_payment_attempt"])
-        paymentIntentID = StripeJSON.id(object["payment_intent"])
+        // Before `2025-03-31.basil` the invoice names its PaymentIntent; from it
+        // on only its `payments` do, when a fetch expands them (a paid one first).
+        let payments = object["payments", "data"]?.array ?? []
+        let paidPayment = payments.first { $0["status"]?.string == "paid" } ?? payments.first
+        paymentIntentID = StripeJSON.id(object["payment_intent"]) ?? StripeJSON.id(paidPayment?["payment", "payment_intent"])
         owner = StripeOwnerClaim(metadata: StripeJSON.metadata(details?["metadata"]))
     }
 
