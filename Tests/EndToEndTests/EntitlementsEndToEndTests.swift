@@ -28,7 +28,7 @@ import Testing
     /// A refund of the subscription's payment (Lemon Squeezy
     /// `subscription_payment_refunded`; Paystack `refund.processed`, which
     /// names only the transaction) ends access at once, with `refunded_at`.
-    @Test(arguments: ["lemonsqueezy", "paystack"])
+    @Test(arguments: ["lemonsqueezy", "paystack", "stripe"])
     func aRefundedSubscriptionPaymentEndsAccess(provider: String) async throws {
         let flow = try await PurchaseFlow.make(try stack, provider: provider)
         let bought = try await flow.buySubscription()
@@ -84,7 +84,7 @@ import Testing
     /// User A, whose token has no email, checks out with B's email for the
     /// plan B already has and pays. The provider keys customers by email, so
     /// both purchases share B's customer; neither purchase moves.
-    @Test(arguments: ["paystack", "lemonsqueezy"])
+    @Test(arguments: ["paystack", "lemonsqueezy", "stripe"])
     func anotherUsersEmailAtCheckoutTakesNothingOver(provider: String) async throws {
         let stack = try self.stack
         let b = try await PurchaseFlow.make(stack, provider: provider)

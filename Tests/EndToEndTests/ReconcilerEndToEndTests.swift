@@ -168,8 +168,9 @@ struct ReconcilerEndToEndTests {
     /// only the reconciler's sweep can tell the projection about it. Paystack's
     /// transaction carries Storefront's metadata, so the purchase is the
     /// buyer's; a Lemon Squeezy object carries no custom data (only webhooks
-    /// do), so its subscription reaches the buyer through the verified email.
-    @Test(arguments: ["paystack", "lemonsqueezy"])
+    /// do), so its subscription reaches the buyer through the verified email;
+    /// a Stripe subscription carries the checkout's claim in its metadata.
+    @Test(arguments: ["paystack", "lemonsqueezy", "stripe"])
     func aPurchaseWhoseWebhooksAreAllDroppedBecomesActiveAfterASweep(provider: String) async throws {
         let stack = try self.stack
         let flow = try await PurchaseFlow.make(stack, provider: provider)
@@ -181,7 +182,8 @@ struct ReconcilerEndToEndTests {
         let paid = try await stack.request(.post, stack.sandbox + "/_sandbox/checkouts/\(provider)/\(id)/pay", json: #"{"email":"\#(flow.email)"}"#)
         #expect(paid.status == 200, "pay answered \(paid.status): \(paid.bodyString)")
         let paidJSON = try #require(try JSONSerialization.jsonObject(with: Data(paid.body)) as? [String: Any])
-        let subscriptionID = try #require((paidJSON["subscription_id"] as? Int).map(String.init) ?? paidJSON["subscription_code"] as? String)
+        let subscriptionID = try #require(
+            (paidJSON["subscription_id"] as? Int).map(String.init) ?? paidJSON["subscription_id"] as? String ?? paidJSON["subscription_code"] as? String)
         _ = try await stack.request(.post, stack.sandbox + "/_sandbox/deliveries/settle")
         let log = try await stack.request(.get, stack.sandbox + "/_sandbox/deliveries?provider=\(provider)").bodyString
         #expect(log.contains(#""outcome":"dropped""#), "the purchase's webhooks were dropped")

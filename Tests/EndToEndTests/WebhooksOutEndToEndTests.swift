@@ -82,7 +82,7 @@ import Testing
         }
     }
 
-    @Test(arguments: ["lemonsqueezy", "paystack"])
+    @Test(arguments: ["lemonsqueezy", "paystack", "stripe"])
     func aPurchaseARenewalAndARefundReachTheEndpointOncePerChangeInOrder(provider: String) async throws {
         let stack = try self.stack
         let secret = try StandardWebhookSignature.generateSecret()

@@ -1,7 +1,7 @@
 import Foundation
 
 /// A payment provider behind Storefront, as the server names it
-/// (`lemonsqueezy`, `paystack`).
+/// (`lemonsqueezy`, `paystack`, `stripe`).
 ///
 /// A struct rather than an enum, so a server that adds a provider does not
 /// break apps built against an older StorefrontKit; compare with the static
@@ -17,6 +17,8 @@ public struct Provider: RawRepresentable, Codable, Hashable, Sendable, CustomStr
     public static let lemonSqueezy = Provider(rawValue: "lemonsqueezy")
     /// Paystack.
     public static let paystack = Provider(rawValue: "paystack")
+    /// Stripe (Checkout).
+    public static let stripe = Provider(rawValue: "stripe")
 
     /// The raw name.
     public var description: String { rawValue }

@@ -86,7 +86,7 @@ public enum StripeFetchedObject {
         event.amount = StripeJSON.amount(object["amount_received"]) ?? StripeJSON.amount(object["amount"])
         event.currency = StripeJSON.currency(object["currency"])
         event.createdAt = StripeJSON.date(object["created"])
-        event.transactionReference = StripeJSON.id(object["latest_charge"])
+        event.transactionReference = id
         guard status == "succeeded" else {
             event.kind = .unknown("\(name).\(status)")
             return

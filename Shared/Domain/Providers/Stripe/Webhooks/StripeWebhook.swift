@@ -103,7 +103,6 @@ public enum StripeWebhook {
     static func read(_ session: StripeCheckoutSession, into event: inout BillingEvent) {
         event.customerID = session.customerID
         event.customerEmail = session.customerEmail
-        event.transactionReference = session.id
         event.currency = session.currency
         event.variantID = session.owner.metadata[StripeMetadataKeys.priceID]
         event.planName = session.owner.metadata[StripeMetadataKeys.planName]
@@ -111,11 +110,15 @@ public enum StripeWebhook {
         switch session.mode {
         case .subscription:
             event.subscriptionID = session.subscriptionID
+            event.transactionReference = session.id
         case .payment, .setup:
             // Only a one-time purchase takes the session's payment status: in
             // subscription mode `status` is the subscription's own word.
             event.status = session.paymentStatus
             event.orderID = session.paymentIntentID ?? session.id
+            // A payment is referenced by its PaymentIntent everywhere (its
+            // disputes and the invoice that a renewal's refunds go through).
+            event.transactionReference = event.orderID
             event.amount = session.amountTotal
             if session.isPaid { event.paidAt = event.orderingTimestamp }
         }
@@ -151,6 +154,7 @@ public enum StripeWebhook {
         event.variantID = invoice.priceID
         event.productID = invoice.productID
         event.orderID = invoice.paymentIntentID
+        event.transactionReference = invoice.paymentIntentID
         if paid {
             event.paidAt = time
             event.renewsAt = invoice.periodEnd
@@ -161,7 +165,7 @@ public enum StripeWebhook {
 
     static func read(_ charge: StripeCharge, into event: inout BillingEvent) {
         event.orderID = charge.paymentIntentID ?? charge.id
-        event.transactionReference = charge.id
+        event.transactionReference = charge.paymentIntentID ?? charge.id
         event.invoiceID = charge.invoiceID
         event.customerID = charge.customerID
         event.amount = charge.amount
@@ -174,7 +178,8 @@ public enum StripeWebhook {
 
     static func read(_ dispute: StripeDispute, closed: Bool, into event: inout BillingEvent) {
         event.orderID = dispute.paymentIntentID ?? dispute.chargeID
-        event.transactionReference = dispute.chargeID
+        // The payment it disputes, as the purchase and the invoice name it.
+        event.transactionReference = dispute.paymentIntentID ?? dispute.chargeID
         event.amount = dispute.amount
         event.currency = dispute.currency
         event.status = dispute.status
