@@ -17,7 +17,7 @@ dir=$(cd "$(dirname "$0")" && pwd)/secrets
 uid=10001
 umask 077
 # One folder per provider secret, each mounted only into the services that use it.
-provider_folders="lemonsqueezy-api lemonsqueezy-webhook paystack"
+provider_folders="lemonsqueezy-api lemonsqueezy-webhook paystack stripe-api stripe-webhook"
 for folder in $provider_folders; do mkdir -p "$dir/providers/$folder"; done
 # The folder guards the files on the host; the provider folders are
 # bind-mounted and the container user must be able to enter them.
@@ -57,4 +57,7 @@ if [ "${1:-}" = "--demo" ]; then
   new "$dir/providers/lemonsqueezy-api/lemonsqueezy_api_key" 0400 "$uid:$uid" "ls_demo_$(openssl rand -hex 16)"
   new "$dir/providers/lemonsqueezy-webhook/lemonsqueezy_webhook_secret" 0400 "$uid:$uid" "$(openssl rand -hex 24)"
   new "$dir/providers/paystack/paystack_secret_key" 0400 "$uid:$uid" "sk_test_$(openssl rand -hex 20)"
+  # Stripe's shapes: the services refuse a key that is not sk_test_/sk_live_.
+  new "$dir/providers/stripe-api/stripe_secret_key" 0400 "$uid:$uid" "sk_test_$(openssl rand -hex 24)"
+  new "$dir/providers/stripe-webhook/stripe_webhook_secret" 0400 "$uid:$uid" "whsec_$(openssl rand -hex 24)"
 fi

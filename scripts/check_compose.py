@@ -133,12 +133,14 @@ GATEWAY_TEMPLATE = "deploy/nginx/gateway.conf.template"
 GATEWAY_ENTRYPOINT_SETTINGS = {"GATEWAY_TRUSTED_PROXIES": "deploy/nginx/trusted-proxies.sh"}
 
 #: The providers' secrets: a service may hold one only if its binary declares it.
-PROVIDER_SECRETS = {"LEMONSQUEEZY_API_KEY", "LEMONSQUEEZY_WEBHOOK_SECRET", "PAYSTACK_SECRET_KEY"}
+PROVIDER_SECRETS = {"LEMONSQUEEZY_API_KEY", "LEMONSQUEEZY_WEBHOOK_SECRET", "PAYSTACK_SECRET_KEY", "STRIPE_SECRET_KEY", "STRIPE_WEBHOOK_SECRET"}
 #: The folder under deploy/secrets/providers/ that holds each provider secret's file.
 PROVIDER_SECRET_FOLDERS = {
     "lemonsqueezy-api": "LEMONSQUEEZY_API_KEY",
     "lemonsqueezy-webhook": "LEMONSQUEEZY_WEBHOOK_SECRET",
     "paystack": "PAYSTACK_SECRET_KEY",
+    "stripe-api": "STRIPE_SECRET_KEY",
+    "stripe-webhook": "STRIPE_WEBHOOK_SECRET",
 }
 PROVIDER_SECRETS_ROOT = "deploy/secrets/providers"
 #: The broker's TLS/SASL override (checked merged over docker-compose.yml).
@@ -816,9 +818,13 @@ def self_test(compose_path: Path, root: Path) -> int:
         ("secret-scope", lambda d: service_env(d, "catalog").__setitem__("LEMONSQUEEZY_WEBHOOK_SECRET", "${LEMONSQUEEZY_WEBHOOK_SECRET:-}")),
         ("secret-scope", lambda d: service_env(d, "webhook-receiver").__setitem__("LEMONSQUEEZY_API_KEY_FILE", "${LEMONSQUEEZY_API_KEY_FILE:-}")),
         ("secret-scope", lambda d: service_env(d, "subscription-projector").__setitem__("PAYSTACK_SECRET_KEY", "${PAYSTACK_SECRET_KEY:-}")),
+        ("secret-scope", lambda d: service_env(d, "webhook-receiver").__setitem__("STRIPE_SECRET_KEY_FILE", "${STRIPE_SECRET_KEY_FILE:-}")),
+        ("secret-scope", lambda d: service_env(d, "checkout").__setitem__("STRIPE_WEBHOOK_SECRET", "${STRIPE_WEBHOOK_SECRET:-}")),
         # ... nor their files: one folder, or all of them at once ...
         ("secret-scope", lambda d: d["services"]["catalog"]["volumes"].append(
             {"type": "bind", "source": "./deploy/secrets/providers/lemonsqueezy-webhook", "target": "/run/secrets/w", "read_only": True})),
+        ("secret-scope", lambda d: d["services"]["webhook-receiver"]["volumes"].append(
+            {"type": "bind", "source": "./deploy/secrets/providers/stripe-api", "target": "/run/secrets/s", "read_only": True})),
         ("secret-scope", lambda d: d["services"]["reconciler"]["volumes"].append("./deploy/secrets/providers:/run/secrets/providers:ro")),
         # ... nor another service's compose secrets.
         ("secret-scope", lambda d: d["services"]["checkout"]["secrets"].append("pgpass_reconciler")),

@@ -117,5 +117,10 @@ import ServiceSettings
         let example = try EntitlementsConfiguration.load(path: root.appendingPathComponent("deploy/config/entitlements.example.json").path)
         #expect(example.entitlements.map(\.identifier) == ["basic", "premium", "pro_icons", "sound_effects"])
         #expect(example.entitlements.first { $0.identifier == "sound_effects" }?.oneTimeDuration == TimeInterval(365 * 86_400))
+        // The sandbox's Stripe catalog (Tools/SandboxKit/Stripe/StripeCatalog.swift): a product grants each of its prices, a price itself.
+        #expect(example.entitlements(for: .stripe, product: "prod_SbxPremium", variant: "price_SbxPremiumYearly").map(\.identifier) == ["premium"])
+        #expect(example.entitlements(for: .stripe, product: "prod_SbxTeam", variant: "price_SbxTeamYearly").map(\.identifier) == ["premium"])
+        #expect(example.entitlements(for: .stripe, product: "prod_SbxProIcons", variant: "price_SbxProIcons").map(\.identifier) == ["pro_icons"])
+        #expect(example.entitlements(for: .stripe, product: "prod_SbxWallpapers", variant: "price_SbxWallpapers").isEmpty)
     }
 }
