@@ -73,6 +73,42 @@ import Testing
         #expect(closed["is_active"] as? Bool == staysActive)
     }
 
+    /// The PaymentIntent that paid a Stripe subscription's latest invoice, as
+    /// Stripe's API tells it (the invoice's expanded payments).
+    static func stripePaymentIntent(_ flow: PurchaseFlow, subscription: String) async throws -> String {
+        let auth = [("Authorization", "Bearer sk_test_sandbox_stripe")]
+        let api = flow.stack.sandbox + "/stripe/v1"
+        let subscriptionBody = try await flow.stack.request(.get, api + "/subscriptions/\(subscription)", headers: auth)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(subscriptionBody.body)) as? [String: Any])
+        let invoice = try #require(object["latest_invoice"] as? String, "the subscription names its latest invoice")
+        let invoiceBody = try await flow.stack.request(.get, api + "/invoices/\(invoice)?expand[]=payments", headers: auth)
+        let invoiceObject = try #require(try JSONSerialization.jsonObject(with: Data(invoiceBody.body)) as? [String: Any])
+        let payments = try #require((invoiceObject["payments"] as? [String: Any])?["data"] as? [[String: Any]])
+        return try #require((payments.first?["payment"] as? [String: Any])?["payment_intent"] as? String)
+    }
+
+    /// A Stripe dispute of a subscription's payment (it names only the
+    /// PaymentIntent): flagged while open, access kept; closed `lost` (the
+    /// buyer got the money back) ends access; closed `won` clears the flag.
+    @Test(arguments: [("lost", false), ("won", true)])
+    func aStripeDisputeFlagsThenRevokesOrRestores(outcome: String, staysActive: Bool) async throws {
+        let flow = try await PurchaseFlow.make(try stack, provider: "stripe")
+        let code = try #require(try await flow.buySubscription().subscriptionCode)
+        let paymentIntent = try await Self.stripePaymentIntent(flow, subscription: code)
+        func dispute(_ body: String) async throws {
+            let url = flow.stack.sandbox + "/_sandbox/stripe/payments/\(paymentIntent)/dispute"
+            let response = try await flow.stack.request(.post, url, json: body)
+            #expect(response.status == 200, "dispute answered \(response.status): \(response.bodyString)")
+            _ = try await flow.stack.request(.post, flow.stack.sandbox + "/_sandbox/deliveries/settle")
+        }
+        try await dispute(#"{"action":"create"}"#)
+        let open = try await Self.entitlement(flow, "dispute flagged") { $0["dispute_detected_at"] is String }
+        #expect(open["is_active"] as? Bool == true, "an open dispute keeps access")
+        try await dispute(#"{"action":"close","status":"\#(outcome)"}"#)
+        let closed = try await Self.entitlement(flow, "dispute closed") { $0["dispute_detected_at"] is NSNull }
+        #expect(closed["is_active"] as? Bool == staysActive)
+    }
+
     /// A Lemon Squeezy free trial grants at once, as a trial period.
     @Test func aLemonSqueezyTrialGrantsAsATrial() async throws {
         let flow = try await PurchaseFlow.make(try stack, provider: "lemonsqueezy")

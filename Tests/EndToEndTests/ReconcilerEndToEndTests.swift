@@ -183,7 +183,8 @@ struct ReconcilerEndToEndTests {
         #expect(paid.status == 200, "pay answered \(paid.status): \(paid.bodyString)")
         let paidJSON = try #require(try JSONSerialization.jsonObject(with: Data(paid.body)) as? [String: Any])
         let subscriptionID = try #require(
-            (paidJSON["subscription_id"] as? Int).map(String.init) ?? paidJSON["subscription_id"] as? String ?? paidJSON["subscription_code"] as? String)
+            (paidJSON["subscription_id"] as? Int).map(String.init) ?? paidJSON["subscription_id"] as? String ?? paidJSON["subscription_code"]
+                as? String)
         _ = try await stack.request(.post, stack.sandbox + "/_sandbox/deliveries/settle")
         let log = try await stack.request(.get, stack.sandbox + "/_sandbox/deliveries?provider=\(provider)").bodyString
         #expect(log.contains(#""outcome":"dropped""#), "the purchase's webhooks were dropped")

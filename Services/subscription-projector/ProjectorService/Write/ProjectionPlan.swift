@@ -49,16 +49,18 @@ struct ProjectionPlan {
         var plan: String
     }
 
-    /// A subscription and a payment of it (its order: a Lemon Squeezy first
-    /// order, the PaymentIntent of a Stripe invoice) named together by one
-    /// event. A refund of that payment logged before the link existed joins
-    /// the subscription's log now, so the subscription is folded again.
-    private(set) var orderLinks = Set<OrderLink>()
+    /// A subscription and a payment of it (its order or transaction: a Lemon
+    /// Squeezy first order, the PaymentIntent of a Stripe invoice) named
+    /// together by one event. A refund or dispute of that payment logged
+    /// before the link existed joins the subscription's log now, so the
+    /// subscription is folded again.
+    private(set) var paymentLinks = Set<PaymentLink>()
 
-    struct OrderLink: Hashable {
+    struct PaymentLink: Hashable {
         var provider: String
-        var orderID: String
         var subscriptionID: String
+        var orderID: String?
+        var reference: String?
     }
 
     /// Event names of reconciler snapshots (`ProviderSnapshots` in Providers).
@@ -148,7 +150,10 @@ struct ProjectionPlan {
         addOwnership(delivery)
         if let subscriptionID = e.subscriptionID {
             subscriptionKeys.insert(Pair(provider, subscriptionID))
-            if let orderID = e.orderID { orderLinks.insert(OrderLink(provider: provider, orderID: orderID, subscriptionID: subscriptionID)) }
+            if e.orderID != nil || e.transactionReference != nil {
+                paymentLinks.insert(
+                    PaymentLink(provider: provider, subscriptionID: subscriptionID, orderID: e.orderID, reference: e.transactionReference))
+            }
             subscriptionEvents.append((eventItem, Pair(provider, subscriptionID), .init(dedupKey: delivery.dedupKey, event: e)))
             if traits.subscriptionsHaveAFirstOrder, let orderID = e.orderID {
                 items.append(PostgresBatchItem(ProjectionStatements.orderOfSubscription, [provider, orderID, subscriptionID]))

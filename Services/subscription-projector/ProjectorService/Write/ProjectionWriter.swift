@@ -181,7 +181,7 @@ public struct ProjectionWriter: Sendable {
     /// (order) whose refund was logged before the link. Candidates only: ``refold(_:batchKeys:unreadable:on:)``
     /// links each event by evidence.
     func linkedSubscriptions(_ plan: ProjectionPlan, on connection: PostgresConnection) async throws -> Set<ProjectionPlan.Pair> {
-        guard !plan.renewalLinks.isEmpty || !plan.moneyEvents.isEmpty || !plan.refundedOrders.isEmpty || !plan.orderLinks.isEmpty else {
+        guard !plan.renewalLinks.isEmpty || !plan.moneyEvents.isEmpty || !plan.refundedOrders.isEmpty || !plan.paymentLinks.isEmpty else {
             return []
         }
         func list(_ pairs: Set<ProjectionPlan.Pair>) throws -> String {
@@ -190,15 +190,17 @@ public struct ProjectionWriter: Sendable {
         let links = try ProjectionPlan.jsonArray(
             plan.renewalLinks.map { [$0.provider, $0.customer, $0.plan] }.sorted { $0.lexicographicallyPrecedes($1) })
         let references = try list(plan.moneyReferences), orders = try list(plan.refundedOrders)
-        let orderLinks = try ProjectionPlan.jsonArray(
-            plan.orderLinks.map { [$0.provider, $0.orderID, $0.subscriptionID] }.sorted { $0.lexicographicallyPrecedes($1) })
+        let paymentLinks = try ProjectionPlan.jsonArray(
+            plan.paymentLinks.map { [$0.provider, $0.subscriptionID, $0.orderID ?? "", $0.reference ?? ""] }
+                .sorted { $0.lexicographicallyPrecedes($1) })
         let rows = try await connection.query(
             """
             WITH links AS (SELECT k->>0 AS provider, k->>1 AS customer_id, k->>2 AS plan_code FROM jsonb_array_elements(\(links)::jsonb) AS k),
                  refs AS (SELECT k->>0 AS provider, k->>1 AS reference FROM jsonb_array_elements(\(references)::jsonb) AS k),
                  refunded AS (SELECT k->>0 AS provider, k->>1 AS order_id FROM jsonb_array_elements(\(orders)::jsonb) AS k),
-                 order_links AS (
-                    SELECT k->>0 AS provider, k->>1 AS order_id, k->>2 AS subscription_id FROM jsonb_array_elements(\(orderLinks)::jsonb) AS k),
+                 payment_links AS (
+                    SELECT k->>0 AS provider, k->>1 AS subscription_id, NULLIF(k->>2, '') AS order_id, NULLIF(k->>3, '') AS reference
+                    FROM jsonb_array_elements(\(paymentLinks)::jsonb) AS k),
                  charges AS (
                     SELECT c.provider, c.customer_id, c.plan_code FROM refs AS r
                     JOIN billing_events AS c ON c.provider = r.provider AND c.transaction_reference = r.reference
@@ -216,10 +218,14 @@ public struct ProjectionWriter: Sendable {
             JOIN billing_events AS e ON e.provider = o.provider AND e.order_id = o.order_id
             WHERE e.subscription_id IS NOT NULL
             UNION
-            SELECT l.provider, l.subscription_id FROM order_links AS l
+            SELECT l.provider, l.subscription_id FROM payment_links AS l
             WHERE EXISTS (
-                SELECT 1 FROM billing_events AS m
-                WHERE m.provider = l.provider AND m.order_id = l.order_id AND m.subscription_id IS NULL AND m.kind = 'orderRefunded')
+                    SELECT 1 FROM billing_events AS m
+                    WHERE m.provider = l.provider AND m.order_id = l.order_id AND m.subscription_id IS NULL AND m.kind = 'orderRefunded')
+                OR EXISTS (
+                    SELECT 1 FROM billing_events AS m
+                    WHERE m.provider = l.provider AND m.transaction_reference = l.reference AND m.subscription_id IS NULL
+                        AND m.kind IN ('refundProcessed', 'disputeCreated', 'disputeReminder', 'disputeResolved'))
             """)
         var result = Set<ProjectionPlan.Pair>()
         for row in rows {
