@@ -38,6 +38,29 @@ import Testing
         #expect(after.active)
         let statuses = ["lemonsqueezy": "cancelled", "paystack": "non-renewing", "stripe": "active"]
         #expect(afterRaw["status"] as? String == statuses[provider])
+
+        // A fresh link to the provider's own page for this subscription.
+        let portal = try await stack.request(.get, stack.gateway + "/api/subscription/portal?subscription_code=\(code)", token: flow.token)
+        #expect(portal.status == 200, "portal answered \(portal.status): \(portal.bodyString)")
+        let link = try #require(try JSONSerialization.jsonObject(with: Data(portal.body)) as? [String: Any])
+        #expect((link["url"] as? String)?.hasPrefix("http") == true, "\(link)")
+    }
+
+    /// Stripe's cancel at period end is undone through the API and answered
+    /// with what Stripe reports; another user can neither cancel nor resume it.
+    @Test func aStripeSubscriptionCancelledAndResumedStaysTheBuyers() async throws {
+        let stack = try self.stack
+        let owner = try await PurchaseFlow.make(stack, provider: "stripe")
+        let code = try #require(try await owner.buySubscription().subscriptionCode)
+        let intruder = try await PurchaseFlow.make(stack, provider: "stripe")
+        #expect([403, 404].contains(try await intruder.cancel(code: code, emailToken: nil).status), "another user's cancel")
+        #expect(try await owner.cancel(code: code, emailToken: nil).status == 200)
+        _ = try await owner.waitUntil("stripe cancellation projected") { _, raw in raw["cancel_at_period_end"] as? Bool == true }
+        #expect([403, 404].contains(try await intruder.resume(code: code).status), "another user's resume")
+        let resumed = try await owner.resume(code: code)
+        #expect(resumed.status == 200, "resume answered \(resumed.status): \(resumed.bodyString)")
+        let (after, raw) = try await owner.waitUntil("stripe resume projected") { _, raw in raw["cancel_at_period_end"] as? Bool == false }
+        #expect(after.active && raw["status"] as? String == "active")
     }
 
     @Test func duplicatedAndShuffledWebhooksEndInTheSameRowsAsACleanRun() async throws {
