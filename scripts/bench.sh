@@ -55,6 +55,8 @@
 #   BENCH_PERF=1: also `perf record -g` the receiver during its last round, and the projector
 #                 during the first BENCH_DURATION of its last catch-up round (reports in the state folder; keeps it)
 #   BENCH_KEEP_STATE=1: keep the state folder (logs, wrk output) and print its path
+#   BENCH_BIN=DIR: run DIR's release binaries instead of building this tree (a base commit's
+#                 binaries, copied aside, for before/after figures in alternating runs)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -103,15 +105,22 @@ NGINX=$(command -v nginx || echo /usr/sbin/nginx)
 [ -x "$NGINX" ] || { echo "nginx not found: run scripts/install-deps.sh (installs nginx-light)" >&2; exit 1; }
 command -v psql >/dev/null || { echo "psql not found: run scripts/install-deps.sh (installs postgresql)" >&2; exit 1; }
 
-say "==> building (release): swift build -c release"
-if ! swift build -c release >/tmp/storefront-bench-build.$$ 2>&1; then
-  grep -E "error|warning:" /tmp/storefront-bench-build.$$ | head -40 >&2 || tail -40 /tmp/storefront-bench-build.$$ >&2
-  rm -f /tmp/storefront-bench-build.$$
-  echo "error: the release build failed" >&2
-  exit 1
+if [ -n "${BENCH_BIN:-}" ]; then
+  # Another build's binaries (a base commit's, for before/after runs in alternation); this tree's scripts.
+  BIN=$(cd "$BENCH_BIN" && pwd)
+  [ -x "$BIN/webhook-receiver" ] && [ -x "$BIN/storefront-bench" ] || { echo "error: BENCH_BIN=$BENCH_BIN holds no release binaries" >&2; exit 1; }
+  say "==> binaries from BENCH_BIN=$BIN (not built)"
+else
+  say "==> building (release): swift build -c release"
+  if ! swift build -c release >/tmp/storefront-bench-build.$$ 2>&1; then
+    grep -E "error|warning:" /tmp/storefront-bench-build.$$ | head -40 >&2 || tail -40 /tmp/storefront-bench-build.$$ >&2
+    rm -f /tmp/storefront-bench-build.$$
+    echo "error: the release build failed" >&2
+    exit 1
+  fi
+  tail -n 1 /tmp/storefront-bench-build.$$; rm -f /tmp/storefront-bench-build.$$
+  BIN=$(swift build -c release --show-bin-path)
 fi
-tail -n 1 /tmp/storefront-bench-build.$$; rm -f /tmp/storefront-bench-build.$$
-BIN=$(swift build -c release --show-bin-path)
 TOOL=$BIN/storefront-bench
 
 # --- state and cleanup ----------------------------------------------------------

@@ -33,23 +33,28 @@ struct WebhookSettingsTests {
         let standard = WebhookReceiverConfiguration.fromEnvironment(&defaults)
         try defaults.finish()
         #expect(standard.maxBodyBytes == 1 << 20 && standard.publishTimeout == .seconds(5) && !standard.trustForwardedFor)
+        #expect(standard.publishLinger == .zero)
 
         var custom = ConfigReader(
             Environment([
-                "WEBHOOK_MAX_BODY_BYTES": "65536", "WEBHOOK_PUBLISH_TIMEOUT": "1500ms",
+                "WEBHOOK_MAX_BODY_BYTES": "65536", "WEBHOOK_PUBLISH_TIMEOUT": "1500ms", "WEBHOOK_PUBLISH_LINGER": "2ms",
                 "WEBHOOK_TRUST_FORWARDED_FOR": "true",
             ]))
         let read = WebhookReceiverConfiguration.fromEnvironment(&custom)
         try custom.finish()
         #expect(read.maxBodyBytes == 65536 && read.publishTimeout == .milliseconds(1500) && read.trustForwardedFor)
+        #expect(read.publishLinger == .milliseconds(2))
 
         var bad = ConfigReader(
             Environment([
-                "WEBHOOK_MAX_BODY_BYTES": "99999999", "WEBHOOK_PUBLISH_TIMEOUT": "10ms",
+                "WEBHOOK_MAX_BODY_BYTES": "99999999", "WEBHOOK_PUBLISH_TIMEOUT": "10ms", "WEBHOOK_PUBLISH_LINGER": "51ms",
                 "WEBHOOK_TRUST_FORWARDED_FOR": "maybe",
             ]))
         _ = WebhookReceiverConfiguration.fromEnvironment(&bad)
         let error = #expect(throws: ConfigurationError.self) { try bad.finish() }
-        #expect(Set(error?.variables ?? []) == ["WEBHOOK_MAX_BODY_BYTES", "WEBHOOK_PUBLISH_TIMEOUT", "WEBHOOK_TRUST_FORWARDED_FOR"])
+        #expect(
+            Set(error?.variables ?? []) == [
+                "WEBHOOK_MAX_BODY_BYTES", "WEBHOOK_PUBLISH_TIMEOUT", "WEBHOOK_PUBLISH_LINGER", "WEBHOOK_TRUST_FORWARDED_FOR",
+            ])
     }
 }

@@ -75,7 +75,8 @@ public func buildProjectorApplication(
             topics: topics,
             configuration: KafkaConsumerConfiguration(
                 client: messaging.client, groupID: configuration.groupID,
-                maxBatchSize: configuration.batchSize, maxBatchWait: configuration.batchWait))
+                maxBatchSize: configuration.batchSize, maxBatchWait: configuration.batchWait,
+                fetchMaxWait: configuration.fetchWait))
         producer = try KafkaProducer(configuration: messaging.producerConfiguration(declaring: Topics.all), logger: logger)
         admin = try KafkaAdmin(configuration: messaging.client)
         lagMetrics = try KafkaConsumerLagMetrics(

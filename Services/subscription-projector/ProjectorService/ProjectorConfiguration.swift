@@ -18,6 +18,17 @@ public struct ProjectorConfiguration: Sendable {
     /// only when nothing is, so its size follows the load (self-clocking: the
     /// records that arrived while one batch was written make the next).
     public var batchWait: Duration
+    /// `PROJECTOR_FETCH_WAIT` (default 10 ms, 1 ms...1 s): the consumer's
+    /// `fetch.wait.max.ms`. Tansu 0.6 reads the log when a fetch arrives and
+    /// again when this wait is over, and answers only then, even when the
+    /// first read found records; so a record waits up to this long at the
+    /// broker, the largest share of received → visible at low load. Shorter
+    /// costs broker CPU on an idle stack (two reads of every partition per
+    /// wait); a broker that answers as soon as records arrive (Kafka) is
+    /// served as well by librdkafka's 500 ms.
+    public var fetchWait: Duration = ProjectorConfiguration.defaultFetchWait
+    /// The default of ``fetchWait``.
+    public static let defaultFetchWait = Duration.milliseconds(10)
     /// `PROJECTOR_MIGRATE` (default true): apply schema migrations at start-up.
     public var migrate: Bool
     /// `PROJECTOR_DB_CONNECTIONS` (default 4).
@@ -61,6 +72,10 @@ public struct ProjectorConfiguration: Sendable {
             batchWait: reader.duration(.projectorBatchWait, default: .zero),
             migrate: reader.bool(.projectorMigrate, default: true),
             databaseConnections: reader.int(.projectorDBConnections, default: 4, in: 1...64))
+        configuration.fetchWait = reader.duration(.projectorFetchWait, default: defaultFetchWait)
+        if !(Duration.milliseconds(1)...Duration.seconds(1)).contains(configuration.fetchWait) {
+            reader.report(.projectorFetchWait, "must be between 1ms and 1s")
+        }
         configuration.databaseLimits = PostgresSessionLimits.fromEnvironment(&reader, defaults: .batch)
         // As the CLI reads it: anything but `live` judges test purchases (the projector has no provider key to derive it from).
         configuration.entitlements = EntitlementResolver.fromEnvironment(&reader, testDeployment: reader.string(.projectorMode) != "live")

@@ -10,6 +10,9 @@ extension Setting {
         "PROJECTOR_BATCH_SIZE", default: "500", "most records applied in one transaction")
     public static let projectorBatchWait = Setting(
         "PROJECTOR_BATCH_WAIT", default: "0s", "longest a batch waits to fill (0: it takes what is waiting at once and waits only when nothing is)")
+    public static let projectorFetchWait = Setting(
+        "PROJECTOR_FETCH_WAIT", default: "10ms",
+        "longest a fetch waits at the broker (fetch.wait.max.ms, 1ms-1s): Tansu answers every fetch only after it, so it bounds received -> visible")
     public static let projectorDBConnections = Setting(
         "PROJECTOR_DB_CONNECTIONS", default: "4", "PostgreSQL connections of the projector")
     public static let projectorMigrate = Setting(
@@ -26,7 +29,8 @@ extension Setting {
 
 extension SettingGroup {
     public static let projector = SettingGroup(
-        "Subscription projector", [.projectorKafkaGroupID, .projectorBatchSize, .projectorBatchWait, .projectorDBConnections, .projectorMigrate])
+        "Subscription projector",
+        [.projectorKafkaGroupID, .projectorBatchSize, .projectorBatchWait, .projectorFetchWait, .projectorDBConnections, .projectorMigrate])
     public static let entitlementOutbox = SettingGroup(
         "Entitlement change outbox (projector)", [.projectorMode, .outboxBatchSize, .outboxPollInterval, .outboxBackoffMax])
 }

@@ -29,7 +29,7 @@ public protocol WebhookPublishing: Sendable {
 /// ``timeout``, for the broker's acknowledgement.
 ///
 /// The wait is librdkafka's own: the producer's `message.timeout.ms` is set
-/// to ``timeout`` (see ``producerConfiguration(messaging:timeout:)``), and a
+/// to ``timeout`` (see ``producerConfiguration(messaging:timeout:linger:)``), and a
 /// message not acknowledged by then is reported failed. Its timeout scan runs
 /// about once a second, so a 503 can come up to a second after ``timeout``.
 /// No timer of our own races the send: that cost a task pair and a timer per
@@ -44,7 +44,7 @@ public final class WebhookPublisher: WebhookPublishing {
     public let topic: String
 
     /// - Parameters:
-    ///   - producer: an idempotent producer, ideally from ``producerConfiguration(messaging:timeout:)``.
+    ///   - producer: an idempotent producer, ideally from ``producerConfiguration(messaging:timeout:linger:)``.
     ///   - timeout: longest wait for an acknowledgement.
     ///   - topic: where envelopes go (``Topics/webhooks``).
     public init(producer: KafkaProducer, timeout: Duration, topic: String = Topics.webhooks) {
@@ -57,8 +57,11 @@ public final class WebhookPublisher: WebhookPublishing {
     /// up on a message when the receiver does, and the producer's close waits
     /// no longer than one publish would. The producer keeps Storefront's topics
     /// in existence (``MessagingSettings/producerConfiguration(declaring:messageTimeout:closeTimeout:)``).
-    public static func producerConfiguration(messaging: MessagingSettings, timeout: Duration) -> KafkaProducerConfiguration {
-        messaging.producerConfiguration(declaring: Topics.all, messageTimeout: timeout, closeTimeout: timeout)
+    /// `linger` is ``WebhookReceiverConfiguration/publishLinger``.
+    public static func producerConfiguration(messaging: MessagingSettings, timeout: Duration, linger: Duration) -> KafkaProducerConfiguration {
+        var configuration = messaging.producerConfiguration(declaring: Topics.all, messageTimeout: timeout, closeTimeout: timeout)
+        configuration.linger = linger
+        return configuration
     }
 
     /// Publishes `value` under `key` and returns once the broker has it.

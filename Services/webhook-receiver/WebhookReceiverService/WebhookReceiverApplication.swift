@@ -86,7 +86,8 @@ public func buildWebhookReceiverApplication(
     let admin: KafkaAdmin
     do {
         producer = try KafkaProducer(
-            configuration: WebhookPublisher.producerConfiguration(messaging: messaging, timeout: configuration.publishTimeout),
+            configuration: WebhookPublisher.producerConfiguration(
+                messaging: messaging, timeout: configuration.publishTimeout, linger: configuration.publishLinger),
             logger: logger)
         admin = try KafkaAdmin(configuration: messaging.client)
     } catch {

@@ -19,6 +19,13 @@ public struct WebhookReceiverConfiguration: Sendable {
     /// of the TCP peer (`WEBHOOK_TRUST_FORWARDED_FOR`, default false). Only for
     /// deployments behind the gateway, which appends the address it saw; a
     /// directly exposed receiver must not trust the header (clients forge it).
+    /// `WEBHOOK_PUBLISH_LINGER` (default 0, at most 50 ms): the producer's
+    /// `linger.ms`, how long a webhook waits for others to share its produce
+    /// request. None by default: under load librdkafka already sends what
+    /// queued while the previous request was in flight together, and 1 ms
+    /// measured no cheaper per webhook (docs/testing-and-benchmarks.md),
+    /// while each answer at low load would wait that long.
+    public var publishLinger: Duration
     public var trustForwardedFor: Bool
     /// `Retry-After` seconds sent with 503 answers.
     public var retryAfterSeconds: Int
@@ -30,11 +37,13 @@ public struct WebhookReceiverConfiguration: Sendable {
     public static var maximumBodyLimit: Int { LemonSqueezyWebhookVerifier.maximumBodySize }
 
     public init(
-        maxBodyBytes: Int = 1 << 20, publishTimeout: Duration = .seconds(5), trustForwardedFor: Bool = false,
+        maxBodyBytes: Int = 1 << 20, publishTimeout: Duration = .seconds(5), publishLinger: Duration = .zero,
+        trustForwardedFor: Bool = false,
         retryAfterSeconds: Int = 5, readinessCacheDuration: Duration = .milliseconds(1500)
     ) {
         self.maxBodyBytes = maxBodyBytes
         self.publishTimeout = publishTimeout
+        self.publishLinger = publishLinger
         self.trustForwardedFor = trustForwardedFor
         self.retryAfterSeconds = retryAfterSeconds
         self.readinessCacheDuration = readinessCacheDuration
@@ -46,6 +55,8 @@ public struct WebhookReceiverConfiguration: Sendable {
     /// Longest accepted publish timeout: providers give up on slow receivers
     /// (Paystack and Lemon Squeezy wait a few tens of seconds at most).
     public static let maximumPublishTimeout: Duration = .seconds(25)
+    /// The longest ``publishLinger``: beyond it the wait shows in every answer.
+    public static let maximumPublishLinger: Duration = .milliseconds(50)
 
     /// Reads `WEBHOOK_MAX_BODY_BYTES`, `WEBHOOK_PUBLISH_TIMEOUT` (seconds, or
     /// `500ms`…) and `WEBHOOK_TRUST_FORWARDED_FOR`; problems join `reader`.
@@ -58,6 +69,12 @@ public struct WebhookReceiverConfiguration: Sendable {
             reader.report(.webhookPublishTimeout, "must be between \(minimumPublishTimeout) and \(maximumPublishTimeout)")
         } else {
             configuration.publishTimeout = timeout
+        }
+        let linger = reader.duration(.webhookPublishLinger, default: configuration.publishLinger)
+        if linger < .zero || linger > maximumPublishLinger {
+            reader.report(.webhookPublishLinger, "must be between 0ms and \(maximumPublishLinger)")
+        } else {
+            configuration.publishLinger = linger
         }
         configuration.trustForwardedFor = reader.bool(.webhookTrustForwardedFor, default: false)
         return configuration

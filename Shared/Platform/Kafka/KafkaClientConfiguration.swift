@@ -78,6 +78,9 @@ public struct KafkaClientConfiguration: Sendable {
             "message.max.bytes": String(maxMessageBytes),
             // librdkafka wants room for a whole record plus protocol overhead in one response.
             "receive.message.max.bytes": String(max(maxMessageBytes * 2 + 512, 100_000_000)),
+            // A produce or fetch request is one small write that someone waits
+            // for: Nagle's algorithm would hold it behind an unacknowledged one.
+            "socket.nagle.disable": "true",
         ].merging(security.properties) { _, security in security }
     }
 }

@@ -64,7 +64,9 @@ extension PostgresConnection {
         _ handle: OpaquePointer, statements: [String: PostgresPreparedStatement],
         batch: [PostgresBatchItem], inTransaction: Bool
     ) throws -> [Int] {
-        let ownTransaction = inTransaction && PQtransactionStatus(handle) == PQTRANS_IDLE
+        // A deferred BEGIN opens the caller's transaction, which the batch joins.
+        let joinsDeferredBegin = takeDeferredBegin()
+        let ownTransaction = inTransaction && !joinsDeferredBegin && PQtransactionStatus(handle) == PQTRANS_IDLE
         var toPrepare: [PostgresPreparedStatement] = []
         for statement in statements.values.sorted(by: { $0.name < $1.name }) {
             if let sql = prepared[statement.name] {
@@ -86,6 +88,10 @@ extension PostgresConnection {
                 markBroken()
                 throw error
             }
+        }
+        if joinsDeferredBegin {
+            try sent(PQsendQueryParams(handle, "BEGIN", 0, nil, nil, nil, nil, 0))
+            slots.append(.begin)
         }
         for statement in toPrepare {
             let types = statement.parameterTypes.map { Oid($0.rawValue) }

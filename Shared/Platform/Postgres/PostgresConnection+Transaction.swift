@@ -1,6 +1,7 @@
 extension PostgresConnection {
     /// Runs `body` inside a transaction: BEGIN, then COMMIT, or ROLLBACK when
-    /// `body` throws (the error is rethrown).
+    /// `body` throws (the error is rethrown). BEGIN travels with the body's
+    /// first statement, so it costs no round trip of its own.
     ///
     /// - Parameter body: work to do with this connection inside the transaction.
     /// - Returns: what `body` returns.
@@ -11,16 +12,19 @@ extension PostgresConnection {
         isolation: isolated (any Actor)? = #isolation,
         _ body: (PostgresConnection) async throws -> Result
     ) async throws -> Result {
-        try await execute("BEGIN")
+        // Sent with the body's first statement, in the same round trip.
+        deferBegin()
         let result: Result
         do {
             result = try await body(self)
         } catch {
             // The body's error is the one worth reporting; a failed ROLLBACK
             // means the session is gone, and the server rolls back anyway.
-            _ = try? await execute("ROLLBACK")
+            if !takeDeferredBegin() { _ = try? await execute("ROLLBACK") }
             throw error
         }
+        // A body that ran no statement began no transaction.
+        if takeDeferredBegin() { return result }
         let tag = try await command("COMMIT")
         guard tag == "COMMIT" else {
             throw PostgresError(

@@ -25,6 +25,9 @@ public final class PostgresConnection: @unchecked Sendable {
     /// A statement limit set for a while by ``withLiftedLimits(_:_:)`` (migrations).
     var liftedStatementTimeout: Duration?
     private let closed = Atomic<Bool>(false)
+    /// A BEGIN that ``withTransaction(isolation:_:)`` asked for and no
+    /// statement has carried yet (see PostgresConnection+DeferredBegin.swift).
+    let beginDeferred = Atomic<Bool>(false)
 
     private init(configuration: PostgresConfiguration, queue: DispatchQueue, handle: OpaquePointer) {
         self.configuration = configuration
@@ -122,7 +125,7 @@ public final class PostgresConnection: @unchecked Sendable {
     /// - Throws: ``PostgresError`` (`.server` with SQLSTATE, `.connectionClosed`, `.invalidBind`).
     public func query(_ query: PostgresQuery) async throws -> [PostgresRow] {
         try await withHandle { handle in
-            let result = try LibPQ.exec(handle, query, timeout: self.responseTimeout)
+            let result = try self.exec(handle, query)
             defer { PQclear(result) }
             return LibPQ.rows(result)
         }
@@ -134,7 +137,7 @@ public final class PostgresConnection: @unchecked Sendable {
     @discardableResult
     public func execute(_ query: PostgresQuery) async throws -> Int {
         try await withHandle { handle in
-            let result = try LibPQ.exec(handle, query, timeout: self.responseTimeout)
+            let result = try self.exec(handle, query)
             defer { PQclear(result) }
             return LibPQ.affectedRows(result)
         }
@@ -143,7 +146,7 @@ public final class PostgresConnection: @unchecked Sendable {
     /// Runs a statement and returns its command tag (`COMMIT`, `ROLLBACK`, ...).
     func command(_ query: PostgresQuery) async throws -> String {
         try await withHandle { handle in
-            let result = try LibPQ.exec(handle, query, timeout: self.responseTimeout)
+            let result = try self.exec(handle, query)
             defer { PQclear(result) }
             return LibPQ.string(PQcmdStatus(result)) ?? ""
         }
@@ -154,6 +157,7 @@ public final class PostgresConnection: @unchecked Sendable {
     func runScript(_ sql: String) async throws {
         try await withHandle { handle in
             try LibPQ.checkNoNUL([], sql: sql)
+            try self.sendDeferredBegin(handle)
             // The last statement's result is kept; an error stops the script.
             PQclear(try LibPQ.check(LibPQ.execSimple(handle, sql, timeout: self.responseTimeout), connection: handle))
         }
@@ -181,7 +185,7 @@ public final class PostgresConnection: @unchecked Sendable {
 
     /// Whether the session is inside a transaction block (any state but idle).
     func inTransaction() async throws -> Bool {
-        try await withHandle { PQtransactionStatus($0) != PQTRANS_IDLE }
+        try await withHandle { self.beginDeferred.load(ordering: .acquiring) || PQtransactionStatus($0) != PQTRANS_IDLE }
     }
 }
 
@@ -192,6 +196,8 @@ extension PostgresConnection {
     func resetAfterUse() async {
         let clean =
             (try? await withHandle { handle -> Bool in
+                // A BEGIN never sent began nothing.
+                self.beginDeferred.store(false, ordering: .releasing)
                 if PQtransactionStatus(handle) == PQTRANS_IDLE { return true }
                 if let result = try LibPQ.execSimple(handle, "ROLLBACK", timeout: self.responseTimeout) { PQclear(result) }
                 return PQtransactionStatus(handle) == PQTRANS_IDLE
