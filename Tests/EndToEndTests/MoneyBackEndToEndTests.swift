@@ -59,17 +59,24 @@ import Testing
         let flow = try await PurchaseFlow.make(try stack, provider: "paystack")
         _ = try await flow.buySubscription()
         let reference = try await Self.lastChargeReference(flow)
-        func dispute(_ body: String) async throws {
-            let url = flow.stack.sandbox + "/_sandbox/paystack/transactions/\(reference)/dispute"
-            let response = try await flow.stack.request(.post, url, json: body)
+        try await Self.dispute(
+            flow, at: "/_sandbox/paystack/transactions/\(reference)/dispute", opening: #"{"action":"create"}"#,
+            closing: #"{"action":"resolve","resolution":"\#(resolution)"}"#, staysActive: staysActive)
+    }
+
+    /// Opens a dispute through the sandbox control at `path` (access kept,
+    /// flagged), then closes it; access stays exactly when `staysActive`.
+    static func dispute(_ flow: PurchaseFlow, at path: String, opening: String, closing: String, staysActive: Bool) async throws {
+        func post(_ body: String) async throws {
+            let response = try await flow.stack.request(.post, flow.stack.sandbox + path, json: body)
             #expect(response.status == 200, "dispute answered \(response.status): \(response.bodyString)")
             _ = try await flow.stack.request(.post, flow.stack.sandbox + "/_sandbox/deliveries/settle")
         }
-        try await dispute(#"{"action":"create"}"#)
-        let open = try await Self.entitlement(flow, "dispute flagged") { $0["dispute_detected_at"] is String }
+        try await post(opening)
+        let open = try await entitlement(flow, "dispute flagged") { $0["dispute_detected_at"] is String }
         #expect(open["is_active"] as? Bool == true, "an open dispute keeps access")
-        try await dispute(#"{"action":"resolve","resolution":"\#(resolution)"}"#)
-        let closed = try await Self.entitlement(flow, "dispute resolved") { $0["dispute_detected_at"] is NSNull }
+        try await post(closing)
+        let closed = try await entitlement(flow, "dispute closed") { $0["dispute_detected_at"] is NSNull }
         #expect(closed["is_active"] as? Bool == staysActive)
     }
 
@@ -95,18 +102,9 @@ import Testing
         let flow = try await PurchaseFlow.make(try stack, provider: "stripe")
         let code = try #require(try await flow.buySubscription().subscriptionCode)
         let paymentIntent = try await Self.stripePaymentIntent(flow, subscription: code)
-        func dispute(_ body: String) async throws {
-            let url = flow.stack.sandbox + "/_sandbox/stripe/payments/\(paymentIntent)/dispute"
-            let response = try await flow.stack.request(.post, url, json: body)
-            #expect(response.status == 200, "dispute answered \(response.status): \(response.bodyString)")
-            _ = try await flow.stack.request(.post, flow.stack.sandbox + "/_sandbox/deliveries/settle")
-        }
-        try await dispute(#"{"action":"create"}"#)
-        let open = try await Self.entitlement(flow, "dispute flagged") { $0["dispute_detected_at"] is String }
-        #expect(open["is_active"] as? Bool == true, "an open dispute keeps access")
-        try await dispute(#"{"action":"close","status":"\#(outcome)"}"#)
-        let closed = try await Self.entitlement(flow, "dispute closed") { $0["dispute_detected_at"] is NSNull }
-        #expect(closed["is_active"] as? Bool == staysActive)
+        try await Self.dispute(
+            flow, at: "/_sandbox/stripe/payments/\(paymentIntent)/dispute", opening: #"{"action":"create"}"#,
+            closing: #"{"action":"close","status":"\#(outcome)"}"#, staysActive: staysActive)
     }
 
     /// A Lemon Squeezy free trial grants at once, as a trial period.
