@@ -46,6 +46,21 @@ import Testing
         #expect((link["url"] as? String)?.hasPrefix("http") == true, "\(link)")
     }
 
+    /// A one-time product bought through the provider's hosted checkout
+    /// grants its entitlement as a purchase, with no end.
+    @Test(arguments: ["lemonsqueezy", "stripe"])
+    func aOneTimePurchaseGrantsItsEntitlement(provider: String) async throws {
+        let stack = try self.stack
+        let flow = try await PurchaseFlow.make(stack, provider: provider)
+        let product = try await flow.oneTimeProduct()
+        try await flow.pay(checkoutURL: try await flow.createCheckout(productID: product.productID, variantID: product.variantID))
+        let granted = try await stack.eventually(timeout: .seconds(30), "the \(provider) purchase granted") {
+            try await flow.entitlements().first { $0["is_active"] as? Bool == true }
+        }
+        #expect(granted["source"] as? String == "purchase" && granted["expires_at"] is NSNull, "\(granted)")
+        #expect(granted["provider"] as? String == provider)
+    }
+
     /// Stripe's cancel at period end is undone through the API and answered
     /// with what Stripe reports; another user can neither cancel nor resume it.
     @Test func aStripeSubscriptionCancelledAndResumedStaysTheBuyers() async throws {

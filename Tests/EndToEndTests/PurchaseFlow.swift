@@ -64,6 +64,20 @@ struct PurchaseFlow {
         return (try #require(item["id"] as? String), try #require(item["variantId"] as? String))
     }
 
+    /// A one-time variant of this flow's provider (no billing interval), from the product list.
+    func oneTimeProduct() async throws -> (productID: String, variantID: String) {
+        let response = try await stack.request(.get, stack.gateway + "/api/products")
+        #expect(response.status == 200)
+        let list = try #require(try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])
+        let items = try #require((list["products"] as? [String: Any])?["data"] as? [[String: Any]])
+        let item = try #require(
+            items.first { item in
+                let attributes = item["attributes"] as? [String: Any]
+                return attributes?["provider"] as? String == provider && (attributes?["interval"] == nil || attributes?["interval"] is NSNull)
+            }, "a \(provider) one-time product is listed")
+        return (try #require(item["id"] as? String), try #require(item["variantId"] as? String))
+    }
+
     func createCheckout(productID: String, variantID: String) async throws -> String {
         let body = #"{"customerEmail":"\#(email)","variantId":"\#(variantID)","productId":"\#(productID)"}"#
         let response = try await stack.request(.post, stack.gateway + "/api/create-checkout", token: token, json: body)
