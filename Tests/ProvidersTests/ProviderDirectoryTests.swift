@@ -38,14 +38,26 @@ import Webhooks
         #expect(String(decoding: try JSONEncoder().encode(Provider.paystack), as: UTF8.self) == #""paystack""#)
     }
 
-    /// The API document's `Provider` enum names exactly the registered providers.
+    /// Every enum of the API document that names a provider names exactly
+    /// the registered ones (the `Provider` schema and the status's own).
     @Test func theAPIDocumentNamesEveryProvider() throws {
         let document = Fixture.directory.deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("deploy/api/openapi.json")
-        let root = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: document)) as? [String: Any])
-        let schemas = (root["components"] as? [String: Any])?["schemas"] as? [String: Any]
-        let names = try #require((schemas?["Provider"] as? [String: Any])?["enum"] as? [String])
-        #expect(names == Provider.allCases.map(\.rawValue))
+        let root = try JSONSerialization.jsonObject(with: Data(contentsOf: document))
+        var enums: [[String]] = []
+        func walk(_ value: Any) {
+            if let object = value as? [String: Any] {
+                if let names = object["enum"] as? [Any], names.contains(where: { ($0 as? String) == Provider.paystack.rawValue }) {
+                    enums.append(names.compactMap { $0 as? String })
+                }
+                object.values.forEach(walk)
+            } else if let array = value as? [Any] {
+                array.forEach(walk)
+            }
+        }
+        walk(root)
+        #expect(enums.count >= 2, "the Provider schema and the status's provider")
+        for names in enums { #expect(names == Provider.allCases.map(\.rawValue)) }
     }
 
     @Test func registeringATakenNameKeepsTheFirstDefinition() {
