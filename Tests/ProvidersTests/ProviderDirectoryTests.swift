@@ -58,6 +58,11 @@ import Webhooks
         walk(root)
         #expect(enums.count >= 2, "the Provider schema and the status's provider")
         for names in enums { #expect(names == Provider.allCases.map(\.rawValue)) }
+        // The catalog id patterns name every provider's prefix (`^(ls|ps|st)_…`).
+        let text = try String(contentsOf: document, encoding: .utf8)
+        let prefixes = "(" + Provider.allCases.map(\.catalogPrefix).joined(separator: "|") + ")_"
+        #expect(text.contains(prefixes), "a catalog id pattern lists \(prefixes)")
+        #expect(!text.contains("(ls|ps)_"), "no catalog id pattern leaves a provider out")
     }
 
     @Test func registeringATakenNameKeepsTheFirstDefinition() {
