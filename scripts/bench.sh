@@ -18,6 +18,11 @@
 #                 topic's record count. Baseline: nginx serving a static file of
 #                 the same size, same wrk parameters. Each receiver round gets a
 #                 fresh broker and receiver, so the count covers exactly that round.
+#                 Second baseline: a typical Python receiver (scripts/bench_python_receiver.py:
+#                 FastAPI on uvicorn with BENCH_PYTHON_WORKERS workers, confluent-kafka,
+#                 acks=all) doing the same job with the same deliveries on a fresh
+#                 broker with the same topics, at the same log level (uvicorn's
+#                 access line per request at info), its 200s counted in the topic too.
 #      distinct   BENCH_DISTINCT_DELIVERIES deliveries for BENCH_DISTINCT_SUBSCRIPTIONS
 #                 subscriptions, each sent once (storefront-bench load, closed loop,
 #                 BENCH_CONNECTIONS connections); every 200'd webhook id looked up in the topic.
@@ -42,6 +47,7 @@
 #   BENCH_ROUNDS [3]  BENCH_DURATION [10s]  BENCH_WARMUP [2s]  BENCH_THREADS [2]  BENCH_CONNECTIONS [64]
 #   BENCH_WRK_TIMEOUT [30s] (wrk counts slower answers as timeouts and leaves them out of its latencies)
 #   BENCH_WEBHOOK_BODY_BYTES [4096]  BENCH_WEBHOOK_DELIVERIES [20000]  BENCH_WEBHOOK_SUBSCRIPTIONS [4000]
+#   BENCH_PYTHON_WORKERS [2] (uvicorn worker processes of the Python baseline receiver)
 #   BENCH_DISTINCT_DELIVERIES [50000]  BENCH_DISTINCT_SUBSCRIPTIONS [10000]
 #   BENCH_BACKLOG [200000]  BENCH_BACKLOG_SUBSCRIPTIONS [BENCH_BACKLOG/5]
 #   BENCH_BACKLOG_BODY_BYTES [0: Lemon Squeezy's natural size, 2.0-3.4 KB]
@@ -71,6 +77,7 @@ WRK_TIMEOUT=${BENCH_WRK_TIMEOUT:-30s}
 BODY_BYTES=${BENCH_WEBHOOK_BODY_BYTES:-4096}
 WEBHOOK_DELIVERIES=${BENCH_WEBHOOK_DELIVERIES:-20000}
 WEBHOOK_SUBSCRIPTIONS=${BENCH_WEBHOOK_SUBSCRIPTIONS:-4000}
+PYTHON_WORKERS=${BENCH_PYTHON_WORKERS:-2}
 DISTINCT_DELIVERIES=${BENCH_DISTINCT_DELIVERIES:-50000}
 DISTINCT_SUBSCRIPTIONS=${BENCH_DISTINCT_SUBSCRIPTIONS:-10000}
 BACKLOG=${BENCH_BACKLOG:-200000}
@@ -341,7 +348,25 @@ start_receiver() {
   wait_http "$RECEIVER_URL/readyz" "$name"
 }
 
+# The Python baseline receiver on a fresh broker with Storefront's topics: NAME BROKER_DIR -> $RECEIVER_URL.
+start_python_receiver() {
+  local name=$1 broker=$2 port level
+  "$root/scripts/tansu.sh" start "$broker" >/dev/null
+  RECEIVER_BROKERS=$(sed -n 's/^export KAFKA_BROKERS=//p' "$broker/kafka.env")
+  "$TOOL" topics --brokers "$RECEIVER_BROKERS" >/dev/null
+  port=$("$root/scripts/free-port.sh")
+  # uvicorn has no notice level: at notice the Swift services drop their info access lines, as uvicorn does at warning.
+  level=$(echo "$LOG_LEVEL" | tr '[:upper:]' '[:lower:]'); [ "$level" != notice ] || level=warning
+  KAFKA_BROKERS=$RECEIVER_BROKERS WEBHOOK_SECRET=$SECRET \
+    start_bg "$name" "$PYTHON_VENV/bin/uvicorn" --app-dir "$root/scripts" bench_python_receiver:app \
+      --host 127.0.0.1 --port "$port" --workers "$PYTHON_WORKERS" --log-level "$level"
+  RECEIVER_URL=http://127.0.0.1:$port
+  wait_http "$RECEIVER_URL/readyz" "$name"
+}
+
 if phase receiver; then
+  PYTHON_VENV=$root/.vendor/bench-python
+  "$root/scripts/pinned-venv.sh" "$PYTHON_VENV" "$root/scripts/requirements-bench-python.txt" uvicorn "the Python baseline receiver"
   say "==> receiver: verified webhooks (${BODY_BYTES} B bodies, $WEBHOOK_DELIVERIES deliveries for $WEBHOOK_SUBSCRIPTIONS subscriptions) vs nginx serving a ${BODY_BYTES} B file"
   run_id=$(openssl rand -hex 4)
   r=$("$TOOL" deliveries --out "$W/webhooks.tsv" --count "$WEBHOOK_DELIVERIES" --subscriptions "$WEBHOOK_SUBSCRIPTIONS" \
@@ -351,7 +376,8 @@ if phase receiver; then
   STATIC_WEBHOOK_BYTES=$(stat -c %s "$W/www/webhook.json")
   run_wrk "$WARMUP" "$STATIC/webhook.json" >/dev/null
   : >"$W/results/receiver"; : >"$W/results/receiver-nginx"; : >"$W/results/receiver-check"; : >"$W/results/receiver-cpu"
-  receiver_hwm=()
+  : >"$W/results/receiver-python"; : >"$W/results/receiver-python-check"; : >"$W/results/receiver-python-cpu"
+  receiver_hwm=(); python_hwm=()
   for round in $(seq 1 "$ROUNDS"); do
     start_receiver "receiver-$round" "$W/broker-receiver-$round"
     url="$RECEIVER_URL/api/webhooks/lemonsqueezy"
@@ -377,13 +403,37 @@ if phase receiver; then
     echo "$ok $records" >>"$W/results/receiver-check"
     "$root/scripts/tansu.sh" stop "$W/broker-receiver-$round" >/dev/null
     rm -rf "$W/broker-receiver-$round"
+    # The Python baseline: same deliveries, same wrk, its own fresh broker; CPU of uvicorn and its workers.
+    start_python_receiver "python-receiver-$round" "$W/broker-python-$round"
+    url="$RECEIVER_URL/api/webhooks/lemonsqueezy"
+    pwarm=$(run_wrk "$WARMUP" "$url" "$W/webhooks.tsv")
+    pprocs=$(family "$(pid_of "python-receiver-$round")" | tr '\n' ' ') bpid=$(cat "$W/broker-python-$round/tansu.pid")
+    # shellcheck disable=SC2086
+    r0=$(cpu_ticks $pprocs); b0=$(cpu_ticks "$bpid"); m0=$(machine_ticks); children_ticks w0
+    p=$(run_wrk "$DURATION" "$url" "$W/webhooks.tsv"); echo "$p" >>"$W/results/receiver-python"
+    # shellcheck disable=SC2086
+    r1=$(cpu_ticks $pprocs); b1=$(cpu_ticks "$bpid"); m1=$(machine_ticks); children_ticks w1
+    n2xx=$(echo "$p" | awk '{ print $2 - $3 }')
+    echo "$(us_per "$r0" "$r1" "$n2xx") $(us_per "$b0" "$b1" "$n2xx") $(us_per "$w0" "$w1" "$n2xx") $(others_cores "$m0" "$m1" "$DURATION_S" $((r1 - r0)) $((b1 - b0)) $((w1 - w0)))" >>"$W/results/receiver-python-cpu"
+    hwms=(); for q in $pprocs; do hwms+=("$(hwm_mb "$q")"); done; python_hwm+=("$(max_of "${hwms[@]}")")
+    stop_bg "python-receiver-$round"   # uvicorn waits for its open requests; each was acknowledged before its 200
+    pok=$(echo "$pwarm $p" | awk '{ print ($2 - $3) + ($8 - $9) }')
+    pc=$("$TOOL" topic-count --brokers "$RECEIVER_BROKERS" --expect "$pok")
+    echo "$pok $(field records "$pc")" >>"$W/results/receiver-python-check"
+    "$root/scripts/tansu.sh" stop "$W/broker-python-$round" >/dev/null
+    rm -rf "$W/broker-python-$round"
     n=$(run_wrk "$DURATION" "$STATIC/webhook.json"); echo "$n" >>"$W/results/receiver-nginx"
+    printf '    round %d: Python receiver %s req/s p50 %s ms p99 %s ms (non-2xx %s, socket errors %s; %s answered 2xx incl. warm-up, %s records in the topic; CPU per request: uvicorn workers %s us, broker %s us, wrk %s us; rest of the machine %s cores)\n' \
+      "$round" "$(num "${p%% *}")" "$(echo "$p" | cut -d' ' -f5)" "$(echo "$p" | cut -d' ' -f6)" \
+      "$(echo "$p" | cut -d' ' -f3)" "$(echo "$p" | cut -d' ' -f4)" "$pok" "$(field records "$pc")" \
+      $(tail -n 1 "$W/results/receiver-python-cpu")
     printf '    round %d: receiver %s req/s p50 %s ms p99 %s ms (non-2xx %s, socket errors %s; %s answered 2xx incl. warm-up, %s records in the topic; CPU per request: receiver %s us, broker %s us, wrk %s us; rest of the machine %s cores), nginx %s req/s\n' \
       "$round" "$(num "${s%% *}")" "$(echo "$s" | cut -d' ' -f5)" "$(echo "$s" | cut -d' ' -f6)" \
       "$(echo "$s" | cut -d' ' -f3)" "$(echo "$s" | cut -d' ' -f4)" "$ok" "$records" \
       $(tail -n 1 "$W/results/receiver-cpu") "$(num "${n%% *}")"
   done
   note_rss webhook-receiver "$(max_of "${receiver_hwm[@]}")" "wrk -c$CONNECTIONS, verified webhooks (max of $ROUNDS rounds)"
+  note_rss "Python baseline receiver (a worker)" "$(max_of "${python_hwm[@]}")" "the same load (max of $ROUNDS rounds; not a Storefront service)"
 fi
 
 if phase distinct; then
@@ -546,6 +596,14 @@ if phase receiver; then
   line "  CPU per verified webhook (median of rounds)" \
        "receiver $(col 1 <"$W/results/receiver-cpu" | median) us, broker $(col 2 <"$W/results/receiver-cpu" | median) us, wrk $(col 3 <"$W/results/receiver-cpu" | median) us" \
        "rest of the machine: $(col 4 <"$W/results/receiver-cpu" | median) cores" ""
+  prps=$(col 1 <"$W/results/receiver-python" | median)
+  line "receiver vs the Python receiver (same deliveries)" \
+       "$(num "$rps") req/s, p99 $p99 ms" \
+       "FastAPI+confluent-kafka, $PYTHON_WORKERS workers: $(num "$prps") req/s, p50 $(col 5 <"$W/results/receiver-python" | median) ms, p99 $(col 6 <"$W/results/receiver-python" | median) ms$(bad "$W/results/receiver-python")" \
+       "$(ratio "$rps" "$prps")"
+  pcheck=$(awk '{ ok += $1; rec += $2; if ($2 < $1) bad = 1 } END { printf "%s (%d answered 2xx, %d records in the topics)", bad ? "NO" : "yes", ok, rec }' "$W/results/receiver-python-check")
+  line "  Python: every 200 in the topic; CPU per webhook" "$pcheck" \
+       "workers $(col 1 <"$W/results/receiver-python-cpu" | median) us, broker $(col 2 <"$W/results/receiver-python-cpu" | median) us" ""
 fi
 if phase distinct; then
   line "receiver: $(num "$DISTINCT_DELIVERIES") distinct deliveries, $(num "$DISTINCT_SUBSCRIPTIONS") subscriptions" \
@@ -586,13 +644,14 @@ if phase catalog; then
 fi
 say ""
 say "peak RSS (VmHWM from /proc) per service, under the load named:"
-for service in catalog webhook-receiver "webhook-receiver (gateway)" "subscription-projector (catch-up)" "subscription-projector (steady)" checkout reconciler; do
+for service in catalog webhook-receiver "Python baseline receiver (a worker)" "webhook-receiver (gateway)" "subscription-projector (catch-up)" "subscription-projector (steady)" checkout reconciler; do
   [ -n "${RSS[$service]:-}" ] && printf '  %-36s %8s MB   %s\n' "$service" "${RSS[$service]}" "${RSS_LOAD[$service]}"
 done
 say ""
 say "parameters:"
 say "  webhook bodies ${WEBHOOK_BODY_RANGE:-$BODY_BYTES} B (BENCH_WEBHOOK_BODY_BYTES=$BODY_BYTES; Lemon Squeezy shapes padded with whitespace), X-Signature HMAC-SHA256 over the exact body"
 phase receiver && say "  receiver: $WEBHOOK_DELIVERIES deliveries for $WEBHOOK_SUBSCRIPTIONS subscriptions cycled by a wrk Lua script, a fresh broker and receiver per round, 2xx vs records counted per round"
+phase receiver && say "  Python baseline: scripts/bench_python_receiver.py, uvicorn --workers $PYTHON_WORKERS (uvloop, httptools), $(cd "$root/.vendor/bench-python" && bin/python -c 'import fastapi, uvicorn, confluent_kafka; print("FastAPI", fastapi.__version__, "uvicorn", uvicorn.__version__, "confluent-kafka", confluent_kafka.version(), "librdkafka", confluent_kafka.libversion()[0])'), librdkafka defaults but acks=all and idempotence; same deliveries, a fresh broker with the services' topics per round"
 phase distinct && say "  distinct: $DISTINCT_DELIVERIES deliveries for $DISTINCT_SUBSCRIPTIONS subscriptions, each sent once by storefront-bench load over $CONNECTIONS keep-alive connections, after 2,000 warm-up deliveries"
 phase catchup && say "  catch-up: $BACKLOG envelopes for $BACKLOG_SUBSCRIPTIONS subscriptions (bodies ${BACKLOG_BODY_BYTES/#0/natural size}), projector defaults, $CATCHUP_ROUNDS rounds, events/s from first to last commit;" \
   && say "    COPY: psql \\copy (text format, one transaction) of every table the projector wrote ($COPY_TABLES)${COPY_ROWS:+: $COPY_EVENTS events, $COPY_ROWS rows, ${COPY_MB} MB} into a fresh \`storefront migrate\`d database; events/s = billing_events rows / time for all tables"

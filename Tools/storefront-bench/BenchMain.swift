@@ -9,13 +9,14 @@ import Foundation
 ///                  [--accepted-out FILE] [--visibility-db URL --visibility-prefix P] [--poll-ms MS]
 ///     backlog      --brokers B --count N [--subscriptions N] [--body-bytes B] [--run-id ID]
 ///     topic-count  --brokers B [--topic T] [--expect N] [--ids FILE] [--idle S]
+///     topics       --brokers B
 ///     catchup-wait --brokers B --group G --expect N --database-url URL [--started-at EPOCH] [--timeout S]
 @main
 struct StorefrontBench {
     static func main() async {
         let arguments = Array(CommandLine.arguments.dropFirst())
         guard let command = arguments.first else {
-            note("usage: storefront-bench deliveries|load|backlog|topic-count|catchup-wait --option value ...")
+            note("usage: storefront-bench deliveries|load|backlog|topic-count|topics|catchup-wait --option value ...")
             exit(2)
         }
         do {
@@ -25,6 +26,7 @@ struct StorefrontBench {
             case "load": try await LoadCommand.run(options)
             case "backlog": try await BacklogCommand.run(options)
             case "topic-count": try await TopicCountCommand.run(options)
+            case "topics": try await TopicsCommand.run(options)
             case "catchup-wait": try await CatchupWaitCommand.run(options)
             default:
                 note("unknown command \(command)")

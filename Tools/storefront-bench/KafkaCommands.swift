@@ -180,3 +180,15 @@ enum CatchupWaitCommand {
         ])
     }
 }
+
+/// `topics`: creates Storefront's topics on a broker exactly as a service
+/// does at start-up (``MessagingSettings/ensureTopics(_:)`` at the services'
+/// defaults), for a receiver that does not create them itself: the bench's
+/// Python baseline then writes to the same six partitions as the Swift one.
+enum TopicsCommand {
+    static func run(_ options: Options) async throws {
+        let brokers = try options.string("brokers")
+        try await MessagingSettings(client: clientConfiguration(brokers, "storefront-bench-topics")).ensureTopics(Topics.all)
+        result(["topics": String(Topics.all.count)])
+    }
+}
