@@ -12,11 +12,12 @@ public enum CatalogRoutes {
 
     /// Registers both routes on `registrar`.
     public static func mount(on registrar: some RouteRegistrar, store: CatalogStore) {
-        registrar.get("/api/products") { request, _ in
+        // Both answer from the snapshot in memory: immediate routes, run on the server's thread.
+        registrar.immediate(.get, "/api/products") { (request, _) throws(HTTPError) in
             let snapshot = try loadedSnapshot(store)
             return respond(to: request, with: snapshot.list, age: snapshot.age(now: store.now()))
         }
-        registrar.get("/api/products/{id}") { request, context in
+        registrar.immediate(.get, "/api/products/{id}") { (request, context) throws(HTTPError) in
             let snapshot = try loadedSnapshot(store)
             let age = snapshot.age(now: store.now())
             // Bounded lookup: ids longer than any CatalogID cannot match.

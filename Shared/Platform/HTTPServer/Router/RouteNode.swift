@@ -75,11 +75,19 @@ final class Endpoint: Sendable {
     let template: String
     let parameterNames: [String]
     let handler: RouteHandler
+    /// Set for an immediate route with no middleware around it: the server
+    /// runs it on its own thread (``ImmediateRouteHandler``); `handler` is
+    /// the same handler as an async one, for everything else.
+    let immediate: ImmediateRouteHandler?
 
-    init(method: HTTPMethod, template: String, parameterNames: [String], handler: @escaping RouteHandler) {
+    init(
+        method: HTTPMethod, template: String, parameterNames: [String], handler: @escaping RouteHandler,
+        immediate: ImmediateRouteHandler? = nil
+    ) {
         self.method = method
         self.template = template
         self.parameterNames = parameterNames
         self.handler = handler
+        self.immediate = immediate
     }
 }

@@ -3,6 +3,9 @@ public protocol RouteRegistrar {
     /// Registers `handler` for `method` at `path` (a template such as `/products/{id}`).
     @discardableResult
     func on(_ path: String, method: HTTPMethod, use handler: @escaping RouteHandler) -> Self
+    /// Registers an immediate `handler` (``ImmediateRouteHandler``) for `method` at `path`.
+    @discardableResult
+    func immediate(_ method: HTTPMethod, _ path: String, _ handler: @escaping ImmediateRouteHandler) -> Self
 }
 
 extension RouteRegistrar {

@@ -29,12 +29,21 @@ public final class Router: RouteRegistrar {
         return self
     }
 
+    @discardableResult
+    public func immediate(_ method: HTTPMethod, _ path: String, _ handler: @escaping ImmediateRouteHandler) -> Router {
+        register(path, method: method, middlewares: [], handler: { request, context in try handler(request, context) }, immediate: handler)
+        return self
+    }
+
     /// A group whose routes share the path `prefix` and the group's middleware.
     public func group(_ prefix: String) -> RouterGroup {
         RouterGroup(router: self, prefix: prefix, middlewares: [])
     }
 
-    func register(_ path: String, method: HTTPMethod, middlewares: [any RouterMiddleware], handler: @escaping RouteHandler) {
+    func register(
+        _ path: String, method: HTTPMethod, middlewares: [any RouterMiddleware], handler: @escaping RouteHandler,
+        immediate: ImmediateRouteHandler? = nil
+    ) {
         let template = joinPath("", path)
         let segments = RouteNode.parse(template: template)
         let names = segments.compactMap { segment -> String? in
@@ -46,7 +55,8 @@ public final class Router: RouteRegistrar {
         }
         let endpoint = Endpoint(
             method: method, template: template, parameterNames: names,
-            handler: MiddlewareChain.compose(middlewares, around: handler))
+            handler: MiddlewareChain.compose(middlewares, around: handler),
+            immediate: middlewares.isEmpty ? immediate : nil)
         root.insert(segments[...], endpoint: endpoint)
     }
 
@@ -77,6 +87,14 @@ public struct RouterGroup: RouteRegistrar {
     @discardableResult
     public func on(_ path: String, method: HTTPMethod, use handler: @escaping RouteHandler) -> RouterGroup {
         router.register(joinPath(prefix, path), method: method, middlewares: middlewares, handler: handler)
+        return self
+    }
+
+    @discardableResult
+    public func immediate(_ method: HTTPMethod, _ path: String, _ handler: @escaping ImmediateRouteHandler) -> RouterGroup {
+        router.register(
+            joinPath(prefix, path), method: method, middlewares: middlewares,
+            handler: { request, context in try handler(request, context) }, immediate: handler)
         return self
     }
 }

@@ -168,6 +168,15 @@ final class ServerCore: Sendable {
         let context = RequestContext(
             parameters: resolution.parameters, route: resolution.route,
             logger: logger.with(Logger.requestIDKey, request.requestID), requestID: request.requestID)
+        if let immediate = resolution.immediate {
+            // Answered on this thread: no suspension, task or resume (ImmediateRouteHandler).
+            state.phase = .answered
+            do throws(HTTPError) {
+                return queue(state, try immediate(request, context))
+            } catch {
+                return queue(state, error.response)
+            }
+        }
         let handler = resolution.handler
         state.phase = .suspended
         state.dispatched = true
