@@ -7,8 +7,9 @@ import Telemetry
 ///
 /// libmicrohttpd's threads (an epoll loop each) parse requests; every request is
 /// handed to a Swift task while its connection is suspended, so handlers may
-/// await freely without holding an HTTP thread. Limits come from
-/// ``HTTPServerConfiguration``.
+/// await freely without holding an HTTP thread. An immediate route
+/// (``ImmediateRouteHandler``: answered from memory, never waiting) is run on
+/// the HTTP thread itself instead. Limits come from ``HTTPServerConfiguration``.
 ///
 /// Oversized header blocks are refused by libmicrohttpd itself when they do not
 /// fit the connection's memory pool (``HTTPServerConfiguration/connectionMemoryLimit``):
