@@ -58,7 +58,7 @@ public struct EntitlementOutbox: Sendable {
         let byUser = Dictionary(grouping: try await Self.takeTouches(on: connection), by: \.appUserID)
         guard !byUser.isEmpty else { return 0 }
         let users = byUser.keys.sorted()
-        let list = try PostgresBind.array(users.map(\.postgresBind))
+        let list = try PostgresBind.array(users.map(\.postgresBind), of: .text)
         // Two-key advisory locks: a key space apart from the batch's purchase
         // locks. Taken in the order of the keys themselves, so two batches
         // never wait on each other in a circle, even when two users' names hash alike.
@@ -123,7 +123,7 @@ public struct EntitlementOutbox: Sendable {
                         INSERT INTO entitlement_states (app_user_id, entitlements)
                         SELECT * FROM unnest($1::text[], $2::text[])
                         ON CONFLICT (app_user_id) DO UPDATE SET entitlements = EXCLUDED.entitlements, updated_at = now()
-                        """, binds: try PostgresBind.columns(states, columns: 2)))
+                        """, binds: try PostgresBind.columns(states, types: [.text, .text])))
         }
         guard !changes.isEmpty else { return }
         _ = try await connection.execute(
@@ -132,6 +132,6 @@ public struct EntitlementOutbox: Sendable {
                     INSERT INTO entitlement_outbox (event_id, app_user_id, event_type, record)
                     SELECT c1, c2, c3, c4 FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) WITH ORDINALITY AS r(c1, c2, c3, c4, n)
                     ORDER BY n
-                    """, binds: try PostgresBind.columns(changes, columns: 4)))
+                    """, binds: try PostgresBind.columns(changes, types: [.text, .text, .text, .text])))
     }
 }
