@@ -37,17 +37,31 @@ extension ProjectionStatements {
 
     /// The fold's result for every subscription a batch folded (one row each,
     /// so no row is updated twice by the one statement), in key order; the
-    /// owner comes from `purchase_owners` (``subscriptionColumns``).
+    /// owner comes from `purchase_owners` (``subscriptionColumns``), by
+    /// ``purchaseOwnerOfRow``: `purchase_owner()`'s own query, planned once for
+    /// the statement instead of a PL/pgSQL call (and its executor start-up) per row.
     static func subscriptions(_ rows: [[PostgresBind]]) throws(PostgresError) -> PostgresQuery {
         PostgresQuery(unsafeSQL: subscriptionsSQL, binds: try PostgresBind.columns(rows, types: subscriptionParameterTypes))
     }
 
     private static let subscriptionsSQL = """
         INSERT INTO subscriptions (\(subscriptionColumns))
-        SELECT c1, c2, purchase_owner(c1, 'subscription', c2), \((3...34).map { "c\($0)" }.joined(separator: ", "))
+        SELECT c1, c2, \(purchaseOwnerOfRow), \((3...34).map { "c\($0)" }.joined(separator: ", "))
         FROM \(unnest(subscriptionParameterTypes))
         ON CONFLICT (provider, subscription_id) DO UPDATE SET
         \(subscriptionUpdate)
+        """
+
+    /// `purchase_owner(c1, 'subscription', c2)` as a subquery: the body of
+    /// the function (migration 7, `ProjectionSchema.moneyBack`) with its parameters
+    /// replaced by the row's columns. The one app user named by the strongest
+    /// kind of evidence, or NULL when there is none or several.
+    static let purchaseOwnerOfRow = """
+        (SELECT CASE WHEN count(DISTINCT po.app_user_id) = 1 THEN min(po.app_user_id) END
+            FROM purchase_owners AS po
+            WHERE po.provider = c1 AND po.purchase_type = 'subscription' AND po.purchase_id = c2
+                AND po.rank = (SELECT max(q.rank) FROM purchase_owners AS q
+                               WHERE q.provider = c1 AND q.purchase_type = 'subscription' AND q.purchase_id = c2))
         """
 
     /// The per-row statements a batch runs as sets, in the order the runner
