@@ -22,6 +22,8 @@ import Entitlements
 /// Set-based whatever the batch: the users, the states and the outbox rows
 /// go to PostgreSQL as one array parameter per column, and each change's
 /// cause is a lookup in an index of the batch (``EntitlementCauseFinder``).
+/// The lists and records are written by hand (``EntitlementInfo/encodedList(_:)``,
+/// ``EntitlementChange/encodedChange()``), the bytes `RecordCoding` would write.
 ///
 /// The per-user lock orders two replicas' changes of one user: the second
 /// waits for the first to commit, so its row gets a later `seq`, and the
@@ -80,13 +82,13 @@ public struct EntitlementOutbox: Sendable {
         var changes: [[PostgresBind]] = []
         for user in users {
             let touches = byUser[user] ?? []
-            let afterText = String(decoding: try RecordCoding.encode(currentLists[user] ?? []), as: UTF8.self)
+            let afterText = String(decoding: EntitlementInfo.encodedList(currentLists[user] ?? []), as: UTF8.self)
             let beforeText = announced[user] ?? "[]"
             guard afterText != beforeText else { continue }
             states.append([user.postgresBind, afterText.postgresBind])
             // Both sides as the record carries them (timestamps to the millisecond), so they compare alike.
             let before = try RecordCoding.decode([EntitlementInfo].self, from: Array(beforeText.utf8))
-            let after = try RecordCoding.decode([EntitlementInfo].self, from: Array(afterText.utf8))
+            let after = try (currentLists[user] ?? []).map { try $0.asRecorded() }
             guard
                 let kind = EntitlementChangeClassifier.classify(before: before, after: after, transferred: touches.contains(where: \.transferred)),
                 let cause = causes.cause(of: touches)
@@ -94,7 +96,7 @@ public struct EntitlementOutbox: Sendable {
             let change = EntitlementChange(
                 id: newID(), type: kind, appUserID: user, occurredAt: at, cause: cause,
                 before: EntitlementsResponse(entitlements: before), after: EntitlementsResponse(entitlements: after))
-            let record = String(decoding: try RecordCoding.encode(change), as: UTF8.self)
+            let record = String(decoding: change.encodedChange(), as: UTF8.self)
             changes.append([change.id.postgresBind, user.postgresBind, kind.rawValue.postgresBind, record.postgresBind])
         }
         try await Self.store(states: states, changes: changes, on: connection)
