@@ -14,13 +14,49 @@ enum LibPQ {
         return try body(copies.map { UnsafePointer($0) })
     }
 
+    /// Runs `body` with libpq's three parameter arrays for `binds`: values
+    /// (NUL-terminated text, or a binary array's bytes; NULL for SQL NULL),
+    /// lengths (read for binary values only) and formats (0 text, 1
+    /// binary), copies freed afterwards.
+    static func withParameters<R>(
+        _ binds: [PostgresBind],
+        _ body: (_ values: [UnsafePointer<CChar>?], _ lengths: [Int32], _ formats: [Int32]) throws -> R
+    ) rethrows -> R {
+        var copies: [UnsafeMutablePointer<CChar>?] = []
+        var lengths: [Int32] = []
+        var formats: [Int32] = []
+        copies.reserveCapacity(binds.count)
+        lengths.reserveCapacity(binds.count)
+        formats.reserveCapacity(binds.count)
+        defer { copies.forEach { free($0) } }
+        for bind in binds {
+            if case .binaryArray(let bytes, _) = bind.value {
+                let copy = malloc(max(bytes.count, 1))!.assumingMemoryBound(to: CChar.self)
+                bytes.withUnsafeBufferPointer { source in
+                    if let base = source.baseAddress { memcpy(copy, base, bytes.count) }
+                }
+                copies.append(copy)
+                lengths.append(Int32(bytes.count))
+                formats.append(1)
+            } else {
+                copies.append(bind.text.map { strdup($0) })
+                lengths.append(0)
+                formats.append(0)
+            }
+        }
+        return try body(copies.map { UnsafePointer($0) }, lengths, formats)
+    }
+
     /// Rejects text that C strings cannot carry: PostgreSQL text cannot hold NUL
     /// either, and silently truncating would store something else.
     static func checkNoNUL(_ binds: [PostgresBind], sql: String) throws {
         if containsNUL(sql) {
             throw PostgresError(.invalidBind, message: "SQL text contains a NUL character")
         }
-        for (index, bind) in binds.enumerated() where bind.text.map(containsNUL) == true {
+        // Only text as given can hold NUL: the other values' text forms are
+        // hex, digits and ISO dates, and a binary array checked its elements.
+        for (index, bind) in binds.enumerated() {
+            guard case .text(let text) = bind.value, containsNUL(text) else { continue }
             throw PostgresError(.invalidBind, message: "parameter $\(index + 1) contains a NUL character")
         }
         if binds.count > PostgresQuery.maximumBinds {
@@ -114,8 +150,8 @@ enum LibPQ {
     static func exec(_ connection: OpaquePointer, _ query: PostgresQuery, timeout: Duration?) throws -> OpaquePointer {
         try checkNoNUL(query.binds, sql: query.sql)
         let types = query.binds.map { Oid($0.dataType.rawValue) }
-        let sent = withCStrings(query.binds.map(\.text)) { values in
-            PQsendQueryParams(connection, query.sql, Int32(query.binds.count), types, values, nil, nil, 0)
+        let sent = withParameters(query.binds) { values, lengths, formats in
+            PQsendQueryParams(connection, query.sql, Int32(query.binds.count), types, values, lengths, formats, 0)
         }
         guard sent == 1 else { throw error(result: nil, connection: connection) }
         return try check(try collect(connection, timeout: timeout), connection: connection)

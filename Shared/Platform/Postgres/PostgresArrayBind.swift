@@ -6,32 +6,53 @@
 /// left to the statement's cast, so the server parses each element with the
 /// element type's own input function, exactly as it parses a scalar bind of
 /// the same text. Every element is quoted, so commas, braces, spaces and
-/// `NULL` inside a value stay data.
+/// `NULL` inside a value stay data. The typed forms (``array(_:of:)``,
+/// ``columns(_:types:)``) send the same values in binary where they can.
 extension PostgresBind {
     /// The array of `elements`' text forms (`nil` elements are SQL NULL).
     /// - Throws: ``PostgresError`` (`.invalidBind`) when an element contains
     ///   a NUL character, which PostgreSQL text cannot hold and a C string
     ///   would silently cut; ``PostgresError/batchIndex`` names the element.
     public static func array(_ elements: [PostgresBind]) throws(PostgresError) -> PostgresBind {
-        var out: [UInt8] = [UInt8(ascii: "{")]
-        out.reserveCapacity(2 + elements.reduce(0) { $0 + ($1.text?.utf8.count ?? 4) + 3 })
         for (index, element) in elements.enumerated() {
+            guard case .text(let text) = element.value, LibPQ.containsNUL(text) else { continue }
+            var error = PostgresError(.invalidBind, message: "array element \(index + 1) contains a NUL character")
+            error.batchIndex = index
+            throw error
+        }
+        return PostgresBind(dataType: .unspecified, text: textArray(elements))
+    }
+
+    /// The array of `elements` for a statement that reads it as
+    /// `elementType[]` (its SQL casts the parameter so): in PostgreSQL's
+    /// binary format when every element holds a value of that type
+    /// (``PostgresBinaryArray``), else as ``array(_:)``'s text. Either way
+    /// the server gets the same values; ``text`` is the text form.
+    /// - Throws: ``PostgresError`` (`.invalidBind`) when an element contains
+    ///   a NUL character; ``PostgresError/batchIndex`` names the element.
+    public static func array(_ elements: [PostgresBind], of elementType: PostgresDataType) throws(PostgresError) -> PostgresBind {
+        guard let bytes = try PostgresBinaryArray.encode(elements, as: elementType) else { return try array(elements) }
+        return PostgresBind(dataType: .unspecified, value: .binaryArray(bytes: bytes, elements: elements))
+    }
+
+    /// The array literal of `elements`' text forms, every element quoted
+    /// (callers have checked that no text holds a NUL character).
+    static func textArray(_ elements: [PostgresBind]) -> String {
+        let texts = elements.map(\.text)
+        var out: [UInt8] = [UInt8(ascii: "{")]
+        out.reserveCapacity(2 + texts.reduce(0) { $0 + ($1?.utf8.count ?? 4) + 3 })
+        for (index, text) in texts.enumerated() {
             if index > 0 { out.append(UInt8(ascii: ",")) }
-            guard let text = element.text else {
+            guard let text else {
                 out.append(contentsOf: "NULL".utf8)
                 continue
-            }
-            if LibPQ.containsNUL(text) {
-                var error = PostgresError(.invalidBind, message: "array element \(index + 1) contains a NUL character")
-                error.batchIndex = index
-                throw error
             }
             out.append(UInt8(ascii: "\""))
             appendEscaped(text, to: &out)
             out.append(UInt8(ascii: "\""))
         }
         out.append(UInt8(ascii: "}"))
-        return PostgresBind(dataType: .unspecified, text: String(decoding: out, as: UTF8.self))
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// Appends `text` with a backslash before each `"` and `\` (the only
@@ -62,5 +83,17 @@ extension PostgresBind {
             throw error
         }
         return try (0..<columns).map { (column) throws(PostgresError) in try array(rows.map { $0[column] }) }
+    }
+
+    /// One array per column of `rows`, each read by the statement as
+    /// `types[column][]` (``array(_:of:)``: binary where every element fits).
+    /// - Throws: as ``columns(_:columns:)``.
+    public static func columns(_ rows: [[PostgresBind]], types: [PostgresDataType]) throws(PostgresError) -> [PostgresBind] {
+        for (index, row) in rows.enumerated() where row.count != types.count {
+            var error = PostgresError(.invalidBind, message: "row of \(row.count) values where \(types.count) were expected")
+            error.batchIndex = index
+            throw error
+        }
+        return try types.enumerated().map { (column) throws(PostgresError) in try array(rows.map { $0[column.offset] }, of: column.element) }
     }
 }

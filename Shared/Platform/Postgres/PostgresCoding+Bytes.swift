@@ -39,7 +39,7 @@ extension Data: PostgresEncodable, PostgresDecodable {
     /// Sent as `bytea`.
     public static var postgresDataType: PostgresDataType { .bytea }
     /// Hex text.
-    public var postgresBind: PostgresBind { PostgresBind(dataType: .bytea, text: ByteaHex.encode(self)) }
+    public var postgresBind: PostgresBind { PostgresBind(dataType: .bytea, value: .bytes(Array(self))) }
     /// From `bytea`.
     public static func decode(text: String, type: PostgresDataType) throws(PostgresDecodingFailure) -> Data {
         guard type == .bytea else { throw .typeMismatch(type) }
@@ -52,7 +52,7 @@ extension Array: PostgresEncodable, PostgresDecodable where Element == UInt8 {
     /// Sent as `bytea`.
     public static var postgresDataType: PostgresDataType { .bytea }
     /// Hex text.
-    public var postgresBind: PostgresBind { PostgresBind(dataType: .bytea, text: ByteaHex.encode(self)) }
+    public var postgresBind: PostgresBind { PostgresBind(dataType: .bytea, value: .bytes(self)) }
     /// From `bytea`.
     public static func decode(text: String, type: PostgresDataType) throws(PostgresDecodingFailure) -> [UInt8] {
         guard type == .bytea else { throw .typeMismatch(type) }

@@ -8,8 +8,14 @@ enum TimestampText {
     static let microsPerDay: Int64 = 86_400_000_000
 
     /// `YYYY-MM-DD HH:MM:SS.ffffff+00`, with ` BC` for years before 1.
-    static func encode(_ date: Date) -> String {
-        let micros = Int64((date.timeIntervalSince1970 * 1_000_000).rounded())
+    /// The instant in whole microseconds since 1970 (PostgreSQL's resolution), rounded.
+    static func microseconds(_ date: Date) -> Int64 {
+        Int64((date.timeIntervalSince1970 * 1_000_000).rounded())
+    }
+
+    static func encode(_ date: Date) -> String { encode(micros: microseconds(date)) }
+
+    static func encode(micros: Int64) -> String {
         var days = micros / microsPerDay
         var rem = micros % microsPerDay
         if rem < 0 { rem += microsPerDay; days -= 1 }
@@ -142,7 +148,7 @@ extension Date: PostgresEncodable, PostgresDecodable {
     /// Sent as `timestamptz`, with microsecond precision.
     public static var postgresDataType: PostgresDataType { .timestamptz }
     /// ISO text in UTC.
-    public var postgresBind: PostgresBind { PostgresBind(dataType: .timestamptz, text: TimestampText.encode(self)) }
+    public var postgresBind: PostgresBind { PostgresBind(dataType: .timestamptz, value: .microseconds(TimestampText.microseconds(self))) }
     /// From `timestamptz`, `timestamp` (read as UTC) or `date` (midnight UTC).
     public static func decode(text: String, type: PostgresDataType) throws(PostgresDecodingFailure) -> Date {
         guard type == .timestamptz || type == .timestamp || type == .date else { throw .typeMismatch(type) }

@@ -28,7 +28,7 @@ extension Int: PostgresEncodable, PostgresDecodable {
     /// Sent as `bigint`.
     public static var postgresDataType: PostgresDataType { .int8 }
     /// Decimal text.
-    public var postgresBind: PostgresBind { PostgresBind(dataType: .int8, text: String(self)) }
+    public var postgresBind: PostgresBind { PostgresBind(dataType: .int8, value: .integer(Int64(self))) }
     /// From `smallint`, `integer`, `bigint` or `oid`.
     public static func decode(text: String, type: PostgresDataType) throws(PostgresDecodingFailure) -> Int {
         try decodeInteger(text: text, type: type)
@@ -39,7 +39,7 @@ extension Int64: PostgresEncodable, PostgresDecodable {
     /// Sent as `bigint`.
     public static var postgresDataType: PostgresDataType { .int8 }
     /// Decimal text.
-    public var postgresBind: PostgresBind { PostgresBind(dataType: .int8, text: String(self)) }
+    public var postgresBind: PostgresBind { PostgresBind(dataType: .int8, value: .integer(Int64(self))) }
     /// From `smallint`, `integer`, `bigint` or `oid`.
     public static func decode(text: String, type: PostgresDataType) throws(PostgresDecodingFailure) -> Int64 {
         try decodeInteger(text: text, type: type)
@@ -50,7 +50,7 @@ extension Int32: PostgresEncodable, PostgresDecodable {
     /// Sent as `integer`.
     public static var postgresDataType: PostgresDataType { .int4 }
     /// Decimal text.
-    public var postgresBind: PostgresBind { PostgresBind(dataType: .int4, text: String(self)) }
+    public var postgresBind: PostgresBind { PostgresBind(dataType: .int4, value: .integer(Int64(self))) }
     /// From an integer column whose value fits.
     public static func decode(text: String, type: PostgresDataType) throws(PostgresDecodingFailure) -> Int32 {
         try decodeInteger(text: text, type: type)
@@ -61,7 +61,7 @@ extension Int16: PostgresEncodable, PostgresDecodable {
     /// Sent as `smallint`.
     public static var postgresDataType: PostgresDataType { .int2 }
     /// Decimal text.
-    public var postgresBind: PostgresBind { PostgresBind(dataType: .int2, text: String(self)) }
+    public var postgresBind: PostgresBind { PostgresBind(dataType: .int2, value: .integer(Int64(self))) }
     /// From an integer column whose value fits.
     public static func decode(text: String, type: PostgresDataType) throws(PostgresDecodingFailure) -> Int16 {
         try decodeInteger(text: text, type: type)

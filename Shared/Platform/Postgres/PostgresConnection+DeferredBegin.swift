@@ -29,8 +29,8 @@ extension PostgresConnection {
         let types = query.binds.map { Oid($0.dataType.rawValue) }
         let sent =
             PQsendQueryParams(handle, "BEGIN", 0, nil, nil, nil, nil, 0) == 1
-            && LibPQ.withCStrings(query.binds.map(\.text)) { values in
-                PQsendQueryParams(handle, query.sql, Int32(query.binds.count), types, values, nil, nil, 0)
+            && LibPQ.withParameters(query.binds) { values, lengths, formats in
+                PQsendQueryParams(handle, query.sql, Int32(query.binds.count), types, values, lengths, formats, 0)
             } == 1
             && PQpipelineSync(handle) == 1
         guard sent else {

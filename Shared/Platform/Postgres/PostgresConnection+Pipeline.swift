@@ -104,8 +104,8 @@ extension PostgresConnection {
         }
         for (index, item) in batch.enumerated() {
             try sent(
-                LibPQ.withCStrings(item.binds.map(\.text)) { values in
-                    PQsendQueryPrepared(handle, item.statement, Int32(values.count), values, nil, nil, 0)
+                LibPQ.withParameters(item.binds) { values, lengths, formats in
+                    PQsendQueryPrepared(handle, item.statement, Int32(values.count), values, lengths, formats, 0)
                 })
             slots.append(.item(index))
         }

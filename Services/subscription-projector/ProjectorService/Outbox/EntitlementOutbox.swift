@@ -22,6 +22,8 @@ import Entitlements
 /// Set-based whatever the batch: the users, the states and the outbox rows
 /// go to PostgreSQL as one array parameter per column, and each change's
 /// cause is a lookup in an index of the batch (``EntitlementCauseFinder``).
+/// The lists and records are written by hand (``EntitlementInfo/encodedList(_:)``,
+/// ``EntitlementChange/encodedChange()``), the bytes `RecordCoding` would write.
 ///
 /// The per-user lock orders two replicas' changes of one user: the second
 /// waits for the first to commit, so its row gets a later `seq`, and the
@@ -58,7 +60,7 @@ public struct EntitlementOutbox: Sendable {
         let byUser = Dictionary(grouping: try await Self.takeTouches(on: connection), by: \.appUserID)
         guard !byUser.isEmpty else { return 0 }
         let users = byUser.keys.sorted()
-        let list = try PostgresBind.array(users.map(\.postgresBind))
+        let list = try PostgresBind.array(users.map(\.postgresBind), of: .text)
         // Two-key advisory locks: a key space apart from the batch's purchase
         // locks. Taken in the order of the keys themselves, so two batches
         // never wait on each other in a circle, even when two users' names hash alike.
@@ -80,13 +82,13 @@ public struct EntitlementOutbox: Sendable {
         var changes: [[PostgresBind]] = []
         for user in users {
             let touches = byUser[user] ?? []
-            let afterText = String(decoding: try RecordCoding.encode(currentLists[user] ?? []), as: UTF8.self)
+            let afterText = String(decoding: EntitlementInfo.encodedList(currentLists[user] ?? []), as: UTF8.self)
             let beforeText = announced[user] ?? "[]"
             guard afterText != beforeText else { continue }
             states.append([user.postgresBind, afterText.postgresBind])
             // Both sides as the record carries them (timestamps to the millisecond), so they compare alike.
             let before = try RecordCoding.decode([EntitlementInfo].self, from: Array(beforeText.utf8))
-            let after = try RecordCoding.decode([EntitlementInfo].self, from: Array(afterText.utf8))
+            let after = try (currentLists[user] ?? []).map { try $0.asRecorded() }
             guard
                 let kind = EntitlementChangeClassifier.classify(before: before, after: after, transferred: touches.contains(where: \.transferred)),
                 let cause = causes.cause(of: touches)
@@ -94,7 +96,7 @@ public struct EntitlementOutbox: Sendable {
             let change = EntitlementChange(
                 id: newID(), type: kind, appUserID: user, occurredAt: at, cause: cause,
                 before: EntitlementsResponse(entitlements: before), after: EntitlementsResponse(entitlements: after))
-            let record = String(decoding: try RecordCoding.encode(change), as: UTF8.self)
+            let record = String(decoding: change.encodedChange(), as: UTF8.self)
             changes.append([change.id.postgresBind, user.postgresBind, kind.rawValue.postgresBind, record.postgresBind])
         }
         try await Self.store(states: states, changes: changes, on: connection)
@@ -123,7 +125,7 @@ public struct EntitlementOutbox: Sendable {
                         INSERT INTO entitlement_states (app_user_id, entitlements)
                         SELECT * FROM unnest($1::text[], $2::text[])
                         ON CONFLICT (app_user_id) DO UPDATE SET entitlements = EXCLUDED.entitlements, updated_at = now()
-                        """, binds: try PostgresBind.columns(states, columns: 2)))
+                        """, binds: try PostgresBind.columns(states, types: [.text, .text])))
         }
         guard !changes.isEmpty else { return }
         _ = try await connection.execute(
@@ -132,6 +134,6 @@ public struct EntitlementOutbox: Sendable {
                     INSERT INTO entitlement_outbox (event_id, app_user_id, event_type, record)
                     SELECT c1, c2, c3, c4 FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) WITH ORDINALITY AS r(c1, c2, c3, c4, n)
                     ORDER BY n
-                    """, binds: try PostgresBind.columns(changes, columns: 4)))
+                    """, binds: try PostgresBind.columns(changes, types: [.text, .text, .text, .text])))
     }
 }

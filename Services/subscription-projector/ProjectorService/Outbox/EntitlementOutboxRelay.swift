@@ -133,7 +133,7 @@ public struct EntitlementOutboxRelay: Service {
                 let acknowledgedAt = Date()
                 for row in delivered { metrics.publishLag.observe(max(0, acknowledgedAt.timeIntervalSince(row.3))) }
                 if !delivered.isEmpty {
-                    let seqs = try PostgresBind.array(delivered.map(\.0.postgresBind))
+                    let seqs = try PostgresBind.array(delivered.map(\.0.postgresBind), of: .int8)
                     _ = try await connection.execute("UPDATE entitlement_outbox SET published_at = now() WHERE seq = ANY(\(seqs)::bigint[])")
                 }
                 metrics.published.increment(by: delivered.count)

@@ -3,7 +3,8 @@ import Postgres
 /// The set-based forms of the statements that run for nearly every event
 /// (the log insert, owner evidence, app users, provider customers) and of
 /// the subscription upsert: each takes a whole batch as one array per
-/// column (``PostgresBind/columns(_:columns:)``) and runs once, where the
+/// column (``PostgresBind/columns(_:types:)``: binary where the values
+/// allow, so the server parses no array text) and runs once, where the
 /// per-row forms cost one execution and one plan each. Their merge rules
 /// are the per-row statements' own; where a key repeats within a batch and
 /// the rule is an upsert (which may not touch a row twice in one
@@ -24,7 +25,7 @@ extension ProjectionStatements {
     /// were new come back. The batch never repeats a key
     /// (``ProjectionPlan/repeatedInBatch``).
     static func events(_ rows: [[PostgresBind]]) throws(PostgresError) -> PostgresQuery {
-        PostgresQuery(unsafeSQL: eventsSQL, binds: try PostgresBind.columns(rows, columns: event.parameterTypes.count))
+        PostgresQuery(unsafeSQL: eventsSQL, binds: try PostgresBind.columns(rows, types: event.parameterTypes))
     }
 
     private static let eventsSQL = """
@@ -36,17 +37,31 @@ extension ProjectionStatements {
 
     /// The fold's result for every subscription a batch folded (one row each,
     /// so no row is updated twice by the one statement), in key order; the
-    /// owner comes from `purchase_owners` (``subscriptionColumns``).
+    /// owner comes from `purchase_owners` (``subscriptionColumns``), by
+    /// ``purchaseOwnerOfRow``: `purchase_owner()`'s own query, planned once for
+    /// the statement instead of a PL/pgSQL call (and its executor start-up) per row.
     static func subscriptions(_ rows: [[PostgresBind]]) throws(PostgresError) -> PostgresQuery {
-        PostgresQuery(unsafeSQL: subscriptionsSQL, binds: try PostgresBind.columns(rows, columns: subscriptionParameterTypes.count))
+        PostgresQuery(unsafeSQL: subscriptionsSQL, binds: try PostgresBind.columns(rows, types: subscriptionParameterTypes))
     }
 
     private static let subscriptionsSQL = """
         INSERT INTO subscriptions (\(subscriptionColumns))
-        SELECT c1, c2, purchase_owner(c1, 'subscription', c2), \((3...34).map { "c\($0)" }.joined(separator: ", "))
+        SELECT c1, c2, \(purchaseOwnerOfRow), \((3...34).map { "c\($0)" }.joined(separator: ", "))
         FROM \(unnest(subscriptionParameterTypes))
         ON CONFLICT (provider, subscription_id) DO UPDATE SET
         \(subscriptionUpdate)
+        """
+
+    /// `purchase_owner(c1, 'subscription', c2)` as a subquery: the body of
+    /// the function (migration 7, `ProjectionSchema.moneyBack`) with its parameters
+    /// replaced by the row's columns. The one app user named by the strongest
+    /// kind of evidence, or NULL when there is none or several.
+    static let purchaseOwnerOfRow = """
+        (SELECT CASE WHEN count(DISTINCT po.app_user_id) = 1 THEN min(po.app_user_id) END
+            FROM purchase_owners AS po
+            WHERE po.provider = c1 AND po.purchase_type = 'subscription' AND po.purchase_id = c2
+                AND po.rank = (SELECT max(q.rank) FROM purchase_owners AS q
+                               WHERE q.provider = c1 AND q.purchase_type = 'subscription' AND q.purchase_id = c2))
         """
 
     /// The per-row statements a batch runs as sets, in the order the runner
@@ -59,7 +74,7 @@ extension ProjectionStatements {
     /// ``owner`` for a batch, in batch order: `DO NOTHING` keeps the first
     /// evidence of a key, within the statement as across statements.
     static func owners(_ rows: [[PostgresBind]]) throws(PostgresError) -> PostgresQuery {
-        PostgresQuery(unsafeSQL: ownersSQL, binds: try PostgresBind.columns(rows, columns: owner.parameterTypes.count))
+        PostgresQuery(unsafeSQL: ownersSQL, binds: try PostgresBind.columns(rows, types: owner.parameterTypes))
     }
 
     private static let ownersSQL = """
@@ -72,7 +87,7 @@ extension ProjectionStatements {
     /// email by (time, value), the one the merge keeps whatever the order
     /// (or any row when none has an email, which then changes nothing).
     static func appUsers(_ rows: [[PostgresBind]]) throws(PostgresError) -> PostgresQuery {
-        PostgresQuery(unsafeSQL: appUsersSQL, binds: try PostgresBind.columns(rows, columns: appUser.parameterTypes.count))
+        PostgresQuery(unsafeSQL: appUsersSQL, binds: try PostgresBind.columns(rows, types: appUser.parameterTypes))
     }
 
     private static let appUsersSQL = """
@@ -87,7 +102,7 @@ extension ProjectionStatements {
     /// and the newest non-null email, each by (time, value), as the merge
     /// keeps them field by field whatever the order.
     static func customers(_ rows: [[PostgresBind]]) throws(PostgresError) -> PostgresQuery {
-        PostgresQuery(unsafeSQL: customersSQL, binds: try PostgresBind.columns(rows, columns: customer.parameterTypes.count))
+        PostgresQuery(unsafeSQL: customersSQL, binds: try PostgresBind.columns(rows, types: customer.parameterTypes))
     }
 
     private static let customersSQL = """

@@ -27,7 +27,7 @@ extension SubscriptionStatusReader {
         ownedBy appUserIDs: [String], resolver: EntitlementResolver, at now: Date, on connection: PostgresConnection
     ) async throws -> [String: [EntitlementInfo]] {
         guard !appUserIDs.isEmpty else { return [:] }
-        let users = try PostgresBind.array(Set(appUserIDs).sorted().map(\.postgresBind))
+        let users = try PostgresBind.array(Set(appUserIDs).sorted().map(\.postgresBind), of: .text)
         var subscriptions: [String: [SubscriptionState]] = [:]
         for row in try await connection.query(ownedSubscriptionsQuery(users)) {
             guard let state = try subscription(row), let owner = state.appUserID else { continue }
