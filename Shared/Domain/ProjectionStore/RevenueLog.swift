@@ -36,8 +36,9 @@ public struct RevenueLog: Sendable {
     /// snapshot, as the single query had): the decoded events stay, but the rows'
     /// JSON text is never all in memory at once. Reading the whole result
     /// in one go held it twice (libpq's result and the rows' strings) beside
-    /// the decoded events: about 60 MB at 20,000 events, every time the
-    /// reconciler's revenue gauges ran (issue 22's memory figures).
+    /// the decoded events: about 40 MB more resident memory in the reconciler
+    /// at 20,000 events, whose revenue gauges read it on a schedule (issue
+    /// 22's memory figures, docs/testing-and-benchmarks.md).
     /// - Throws: ``PostgresError`` when the database cannot be read.
     public static func read(from pool: PostgresPool, before: Date, pageRows: Int = RevenueLog.pageRows) async throws -> RevenueLog {
         let pageRows = max(1, pageRows)
