@@ -50,6 +50,7 @@ FOREIGN_VARIABLES = {
     "COMPOSE_FILE": "docker compose's own",
     "EX_CONFIG": "sysexits.h's name of exit code 78",
     "KAFKA_AUTHORIZER_CLASS_NAME": "the apache/kafka image's (an ACL setup the deploy guide describes)",
+    "MALLOC_ARENA_MAX": "glibc's own (HeapPolicy leaves the arena cap to it when set)",
 }
 COUNT_LINE = re.compile(r"<!-- webhook-path-files: (\d+) \(scripts/count_webhook_path\.py\) -->")
 

@@ -149,6 +149,25 @@ struct SecretFailure: Error, CustomStringConvertible {
         }
     }
 
+    /// A handler's outcome rides on the access line: one line per request.
+    @Test func theAccessLineCarriesTheResponsesLogFields() async throws {
+        try await withServer(routes: { router in
+            router.post("/stored") { _, _ in
+                var response = HTTPResponse(status: .ok, body: Array("ok".utf8))
+                response.accessLogMetadata = ["kafka.offset": "41", "http.status": "999"]
+                return response
+            }
+        }) { harness in
+            let answer = try await request(harness.port, "POST", "/stored", headers: ["X-Request-Id": "one-line"])
+            #expect(answer.status == 200 && answer.text == "ok")
+            #expect(!answer.headers.contains { $0.1 == "41" }, "log fields are never sent")
+            let lines = harness.sink.lines.filter { $0.contains(#""request_id":"one-line""#) }
+            #expect(lines.count == 1)
+            #expect(lines.first?.contains(#""kafka.offset":"41""#) == true)
+            #expect(lines.first?.contains(#""http.status":"200""#) == true, "the server's own fields win")
+        }
+    }
+
     @Test func metricsAreLabelledByRouteTemplate() async throws {
         try await withServer(routes: { router in
             router.get("/api/products/{id}") { _, _ in "p" }

@@ -2,6 +2,7 @@ import Foundation
 import HTTPClient
 import BillingModel
 import JSONCodec
+@testable import Kafka
 import Providers
 @testable import ReconcilerService
 import Synchronization
@@ -197,5 +198,22 @@ import Webhooks
         #expect(tracker.takeCommittable().count == 3, "a, b and the empty c")
         #expect(tracker.count == 0)
         _ = c
+    }
+
+    /// A batch may wait here up to `RECONCILER_MAX_COMMIT_DELAY`: it keeps
+    /// where to commit, never the envelopes it was read with.
+    @Test func aTrackedBatchKeepsItsOffsetsNotItsRecords() {
+        let tracker = BatchTracker()
+        let records = (0..<50).map { offset in
+            KafkaConsumerRecord(
+                topic: "storefront.webhooks.v1", partition: Int32(offset % 3), offset: Int64(100 + offset), key: Array("key".utf8),
+                value: Array(repeating: 0x41, count: 5000))
+        }
+        let batch = KafkaConsumerBatch(records: records, consumerID: 0, assignmentEpochs: [:])
+        _ = tracker.add(batch, expected: 0)
+        let held = tracker.takeCommittable()
+        #expect(held.count == 1)
+        #expect(held.first?.nextOffsets == batch.nextOffsets)
+        #expect(held.first?.records.compactMap(\.value).isEmpty == true)
     }
 }

@@ -2,6 +2,7 @@ import ServiceSettings
 import Foundation
 import BillingModel
 import Postgres
+import ProjectionStore
 import Entitlements
 import ServiceRuntime
 import StorefrontCLI
@@ -42,6 +43,26 @@ import Testing
 /// refunds 1 (250000); disputes 1.
 @Suite struct RevenueReportFixtureTests {
     let logger = Logger(service: "cli-tests", minimumLevel: .critical)
+
+    /// The log is read through a cursor a page at a time: any page size reads the same log.
+    @Test func thePageSizeChangesNothing() async throws {
+        try await FreshDatabase.with(prefix: "test_report_pages") { pool, url in
+            _ = try await MigrateCommand.run(environment: Environment(["DATABASE_URL": url]), logger: logger)
+            try await Self.logHistory(pool)
+            let period = ReportPeriod(from: Self.date(11, 1, hour: 0), to: Self.date(12, 1, hour: 0), granularity: .month)
+            let whole = try await RevenueLog.read(from: pool, before: Self.date(12, 5))
+            #expect(whole.rowsRead > 3)
+            for pageRows in [1, 2, 3, whole.rowsRead, whole.rowsRead + 1] {
+                let paged = try await RevenueLog.read(from: pool, before: Self.date(12, 5), pageRows: pageRows)
+                #expect(paged.rowsRead == whole.rowsRead, "pages of \(pageRows)")
+                #expect(paged.subscriptionEvents.mapValues { $0.map(\.dedupKey) } == whole.subscriptionEvents.mapValues { $0.map(\.dedupKey) })
+                #expect(paged.moneyEvents.map(\.dedupKey) == whole.moneyEvents.map(\.dedupKey))
+                #expect(
+                    Set(paged.report(period, prices: Self.catalog, asOf: Self.date(12, 5)))
+                        == Set(whole.report(period, prices: Self.catalog, asOf: Self.date(12, 5))))
+            }
+        }
+    }
 
     @Test func novemberMatchesTheHandComputedFigures() async throws {
         try await FreshDatabase.with(prefix: "test_report") { pool, url in

@@ -131,6 +131,25 @@ struct WebhookRoutesTests {
         #expect(Self.counter(metrics, .lemonsqueezy, .published) == 0)
     }
 
+    @Test("a published webhook logs one line: its fields ride on the server's access line")
+    func onePublishedLinePerWebhook() async throws {
+        let publisher = FakeWebhookPublisher()
+        let app = try makeRouterApplication(publisher: publisher)
+        let (body, _) = try Bodies.lemonSqueezy()
+        let sink = CapturingLogSink()
+        let response = await app.respond(
+            to: try Self.request("lemonsqueezy", body: body, headers: Signer.headers(.lemonsqueezy, body)),
+            logger: Logger(service: "webhook-receiver", minimumLevel: .info, sink: sink))
+        #expect(response.status.code == 200)
+        #expect(sink.lines.isEmpty, "the route writes no line of its own; the server writes the access line")
+        let envelope = try #require(publisher.published.first?.envelope)
+        #expect(response.accessLogMetadata["webhook.dedup_key"] == envelope.id)
+        #expect(response.accessLogMetadata["webhook.event"] == envelope.eventName)
+        #expect(response.accessLogMetadata["webhook.provider"] == "lemonsqueezy")
+        #expect(response.accessLogMetadata["kafka.partition"] == "0" && response.accessLogMetadata["kafka.offset"] == "0")
+        #expect(response.accessLogMetadata["kafka.key"] == publisher.published.first?.key)
+    }
+
     @Test("set-up refuses no verifiers and duplicate providers")
     func setupErrors() throws {
         #expect(throws: WebhookReceiverSetupError.self) { try makeRouterApplication(verifiers: []) }

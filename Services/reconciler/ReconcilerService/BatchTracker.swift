@@ -21,11 +21,15 @@ final class BatchTracker: Sendable {
     let progress = Doorbell()
 
     /// Tracks `batch`, which waits for `expected` ticket units; returns its ticket.
+    /// Only the batch's commit positions are kept, not its records: a batch
+    /// may wait here for up to `RECONCILER_MAX_COMMIT_DELAY`, and 64 batches
+    /// of webhook envelopes were most of the reconciler's memory (issue 22).
     func add(_ batch: KafkaConsumerBatch, expected: Int) -> Int {
+        let positions = batch.positionsOnly()
         let ticket = state.withLock { state in
             let ticket = state.nextTicket
             state.nextTicket += 1
-            state.batches.append(Tracked(ticket: ticket, batch: batch, outstanding: expected))
+            state.batches.append(Tracked(ticket: ticket, batch: positions, outstanding: expected))
             return ticket
         }
         if expected == 0 { progress.ring() }

@@ -14,7 +14,8 @@ import Webhooks
 /// provider that is not enabled; 413 for a body over the limit; 503 with
 /// `Retry-After` when the broker did not acknowledge in time, so the provider
 /// retries. Logs name the provider, event and dedup key, never the body or
-/// the signature.
+/// the signature; a published webhook logs one line, the server's access line
+/// (`request`, at info) with the webhook's and the record's fields on it.
 public struct WebhookRoutes: Sendable {
     /// The route template.
     public static let path = "/api/webhooks/{provider}"
@@ -80,12 +81,16 @@ public struct WebhookRoutes: Sendable {
             let report = try await publisher.publish(key: key, value: value)
             metrics.observePublish(provider, seconds: (clock.now - started).inSeconds)
             metrics.count(provider, .published)
+            var response = HTTPResponse(status: .ok, headers: ["Content-Type": "application/json"], body: Self.accepted)
+            // On the server's access line, not a line of its own: one line per
+            // webhook (docs/testing-and-benchmarks.md, issue 22).
             if logger.isEnabled(.info) {
+                described["webhook.provider"] = provider.rawValue
                 described["kafka.partition"] = String(report.partition)
                 described["kafka.offset"] = String(report.offset)
-                logger.info("webhook published", metadata: described)
+                response.accessLogMetadata = described
             }
-            return HTTPResponse(status: .ok, headers: ["Content-Type": "application/json"], body: Self.accepted)
+            return response
         } catch {
             metrics.observePublish(provider, seconds: (clock.now - started).inSeconds)
             metrics.count(provider, .publishFailed)

@@ -17,6 +17,25 @@ public struct KafkaConsumerBatch: Sendable {
         }
         return result
     }
+
+    /// The same batch for ``KafkaConsumer/commit(_:)`` only: one record per
+    /// partition, the last, without key, value or headers, so it commits
+    /// exactly what this batch would.
+    ///
+    /// For a caller that holds batches long after reading their records: the
+    /// reconciler keeps up to 64 of 500 records while provider fetches wait
+    /// for their budget, and holding the records' values kept about 115 MB
+    /// of webhook envelopes alive after 20,000 webhooks (a heap profile,
+    /// docs/testing-and-benchmarks.md, issue 22).
+    public func positionsOnly() -> KafkaConsumerBatch {
+        var last: [KafkaTopicPartition: KafkaConsumerRecord] = [:]
+        for record in records where record.offset >= last[record.topicPartition]?.offset ?? .min {
+            last[record.topicPartition] = KafkaConsumerRecord(
+                topic: record.topic, partition: record.partition, offset: record.offset, key: nil, value: nil)
+        }
+        let kept = last.values.sorted { ($0.topic, $0.partition) < ($1.topic, $1.partition) }
+        return KafkaConsumerBatch(records: kept, consumerID: consumerID, assignmentEpochs: assignmentEpochs)
+    }
 }
 
 /// What ``KafkaConsumer/commit(_:)`` did with each partition of a batch.

@@ -83,6 +83,9 @@ public struct RevenueGauges: Service {
             failures.increment()
             logger.warning("revenue figures not computed", metadata: ["error": "\(error)"])
         }
+        // The read held the whole decoded log; what it freed would otherwise
+        // stay resident between computations (issue 22's memory figures).
+        FreeMemory.giveBack()
     }
 
     func record(_ rows: [RevenueReportRow]) {

@@ -5,6 +5,11 @@ public struct HTTPResponse: Sendable {
     public var status: HTTPStatus
     public var headers: HTTPHeaders
     public var body: [UInt8]
+    /// Fields the server adds to this request's access line (`request`, at
+    /// info), never sent. A handler that would otherwise log its outcome in a
+    /// line of its own puts it here: one line per request, not two (each
+    /// line is a write to stderr, a measurable share of a webhook's cost).
+    public var accessLogMetadata: [String: String] = [:]
 
     public init(status: HTTPStatus = .ok, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = []) {
         self.status = status

@@ -210,25 +210,23 @@ final class ServerCore: Sendable {
             _ = MHD_add_response_header(mhdResponse, "Connection", "close")
         }
         let result = MHD_queue_response(state.connection, UInt32(response.status.code), mhdResponse)
-        record(state, status: response.status.code, bytes: response.body.count)
+        record(state, status: response.status.code, bytes: response.body.count, extra: response.accessLogMetadata)
         return result
     }
 
-    private func record(_ state: RequestState, status: Int, bytes: Int) {
+    private func record(_ state: RequestState, status: Int, bytes: Int, extra: [String: String] = [:]) {
         let elapsed = ContinuousClock.now - state.started
         let seconds = elapsed.inSeconds
         metrics?.record(method: state.method, route: state.route, status: status, seconds: seconds)
         if logger.isEnabled(.info) {
-            logger.info(
-                "request",
-                metadata: [
-                    Logger.requestIDKey: state.requestID,
-                    "http.method": state.method.rawValue,
-                    "http.route": state.route,
-                    "http.status": String(status),
-                    "http.duration_ms": String(Double(Int(seconds * 1_000_000)) / 1000),
-                    "http.response_bytes": String(bytes),
-                ])
+            var metadata = extra
+            metadata[Logger.requestIDKey] = state.requestID
+            metadata["http.method"] = state.method.rawValue
+            metadata["http.route"] = state.route
+            metadata["http.status"] = String(status)
+            metadata["http.duration_ms"] = String(Double(Int(seconds * 1_000_000)) / 1000)
+            metadata["http.response_bytes"] = String(bytes)
+            logger.info("request", metadata: metadata)
         }
     }
 

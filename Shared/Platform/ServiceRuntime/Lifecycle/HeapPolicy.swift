@@ -13,20 +13,34 @@
 /// threshold turns that adjustment off; the few large blocks a batch makes
 /// cost a mapping each, nothing beside its database work. glibc's own
 /// `MALLOC_MMAP_THRESHOLD_`, when set, is left to decide.
+///
+/// And at most two allocation arenas. glibc gives each thread that meets a
+/// locked arena one of its own, up to eight per core; a service runs the
+/// HTTP server's, librdkafka's, libpq's and the Swift pool's threads, so
+/// blocks freed by one thread stay in the arena of the thread that made
+/// them, and each arena keeps its own free space. The reconciler, whose live
+/// heap stayed under 35 MB (heaptrack), held 115 MB resident in seven
+/// arenas after 20,000 webhooks; with two, 73–80 MB
+/// (docs/testing-and-benchmarks.md, issue 22). glibc's own
+/// `MALLOC_ARENA_MAX`, when set, is left to decide.
 enum HeapPolicy {
     /// Blocks at least this large are mapped on their own.
     static let mappedBlockBytes: Int32 = 256 << 10
-    /// glibc's `M_MMAP_THRESHOLD` (`malloc.h`, which the Glibc module does not import; part of glibc's ABI).
+    /// Allocation arenas at most (the main one included).
+    static let arenas: Int32 = 2
+    /// glibc's `M_MMAP_THRESHOLD` and `M_ARENA_MAX` (`malloc.h`, which the Glibc module does not import; part of glibc's ABI).
     static let mmapThresholdOption: Int32 = -3
+    static let arenaMaxOption: Int32 = -8
 
-    /// Applies the policy once, at start-up (``ServiceLauncher``).
+    /// Applies the policy once, at start-up (``ServiceLauncher``), before the
+    /// service starts its threads.
     static func apply() {
         #if canImport(Glibc)
-            guard getenv("MALLOC_MMAP_THRESHOLD_") == nil, let process = dlopen(nil, RTLD_NOW),
-                let symbol = dlsym(process, "mallopt")
-            else { return }
+            guard let process = dlopen(nil, RTLD_NOW), let symbol = dlsym(process, "mallopt") else { return }
             typealias MallOpt = @convention(c) (Int32, Int32) -> Int32
-            _ = unsafeBitCast(symbol, to: MallOpt.self)(mmapThresholdOption, mappedBlockBytes)
+            let mallopt = unsafeBitCast(symbol, to: MallOpt.self)
+            if getenv("MALLOC_MMAP_THRESHOLD_") == nil { _ = mallopt(mmapThresholdOption, mappedBlockBytes) }
+            if getenv("MALLOC_ARENA_MAX") == nil { _ = mallopt(arenaMaxOption, arenas) }
         #endif
     }
 }
