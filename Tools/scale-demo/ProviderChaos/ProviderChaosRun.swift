@@ -82,7 +82,7 @@ struct ProviderChaosRun {
             lines.append(line)
             windowStart = end
         }
-        driving.cancel()
+        driver.stop()
         await driving.value
 
         let total = ledger.purchases.count
