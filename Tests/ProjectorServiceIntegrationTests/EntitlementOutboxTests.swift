@@ -180,6 +180,43 @@ import Webhooks
         }
     }
 
+    /// Migration 13: one statement updating hundreds of rows touches each
+    /// owner whose facts changed once, and an owner move touches both
+    /// owners as transferred (the triggers pair old and new rows by key).
+    @Test func aWideUpdateTouchesEachChangedOwnerOnceAndAMoveTouchesBoth() async throws {
+        try await Support.withDatabase { pool in
+            _ = try await pool.execute(
+                """
+                INSERT INTO orders (provider, order_id, app_user_id, status)
+                SELECT 'lemonsqueezy', 'wide-' || i, CASE WHEN i % 10 = 0 THEN NULL ELSE 'user-' || i END, 'paid'
+                FROM generate_series(1, 600) AS i
+                """)
+            _ = try await pool.execute("DELETE FROM entitlement_touched")
+            // Half the orders refunded in one statement: 300 rows, 240 of them owned (every tenth has no owner).
+            _ = try await pool.execute(
+                "UPDATE orders SET refunded_at = now() WHERE order_id LIKE 'wide-%' AND split_part(order_id, '-', 2)::int % 2 = 0")
+            #expect(try await Support.count(pool, "SELECT count(*) FROM entitlement_touched") == 240)
+            #expect(try await Support.count(pool, "SELECT count(DISTINCT app_user_id) FROM entitlement_touched") == 240)
+            #expect(try await Support.count(pool, "SELECT count(*) FROM entitlement_touched WHERE transferred") == 0)
+            _ = try await pool.execute("DELETE FROM entitlement_touched")
+            // Every order written again unchanged: no one.
+            _ = try await pool.execute("UPDATE orders SET status = status WHERE order_id LIKE 'wide-%'")
+            #expect(try await Support.count(pool, "SELECT count(*) FROM entitlement_touched") == 0)
+            // Two moves in one statement: from user-1 to user-x, and from nobody (wide-10) to user-y.
+            _ = try await pool.execute(
+                """
+                UPDATE orders SET app_user_id = CASE order_id WHEN 'wide-1' THEN 'user-x' ELSE 'user-y' END
+                WHERE order_id IN ('wide-1', 'wide-10')
+                """)
+            let moved = try await pool.query(
+                "SELECT app_user_id, purchase_id, transferred FROM entitlement_touched ORDER BY app_user_id")
+            let rows = try moved.map { try $0.decode((String, String, Bool).self) }
+            #expect(rows.map(\.0) == ["user-1", "user-x", "user-y"], "\(rows)")
+            #expect(rows.allSatisfy { $0.2 }, "every owner of a moved purchase is told it was transferred: \(rows)")
+            #expect(rows.map(\.1) == ["wide-1", "wide-1", "wide-10"])
+        }
+    }
+
     /// The relay dies twice: once after the broker took a record but before
     /// it was marked (so it goes out again), once with rows not yet sent. A
     /// fresh relay publishes the rest; a consumer deduping by id sees every

@@ -16,6 +16,7 @@ public enum ProjectionSchema {
         (10, "what the revenue figures read of the event log", revenueReads),
         (11, "only writes of entitlement facts touch their owner", entitlementTouchFilter),
         (12, "whether a checkout sold a subscription", checkoutKind),
+        (13, "the touch triggers pair old and new rows by key", entitlementTouchByKey),
     ]
 
     /// The NOLOGIN group roles of the services, created by migration 6 and
