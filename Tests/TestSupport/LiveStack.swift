@@ -101,10 +101,19 @@ public final class LiveStack: Sendable {
 
     /// Polls `probe` until it returns a value or `timeout` passes (the
     /// module's one poll loop, ``TestSupport/eventually(timeout:every:_:)``).
+    ///
+    /// `T` must not be an Optional: assigned to an Optional (or under `try?`)
+    /// with an unannotated closure, Swift can infer `T` as one, and the
+    /// probe's `nil` then arrives as a found `.some(nil)` that ends the wait
+    /// at once. That is refused here rather than passed as a result.
     public func eventually<T>(
         timeout: Duration = .seconds(30), _ what: String,
         _ probe: () async throws -> T?
     ) async throws -> T {
+        guard !(T.self is any OptionalMarker.Type) else {
+            throw ScriptRunner.Failure(
+                description: "eventually(\(what)): the probe's value was inferred as \(T.self); annotate its return type")
+        }
         var found: T?
         _ = try await TestSupport.eventually(timeout: timeout, every: .milliseconds(200)) {
             found = try await probe()
@@ -161,3 +170,7 @@ extension LiveStack {
         try #require(current, "this suite needs the .liveStack() trait")
     }
 }
+
+/// Marks Optional types, so ``LiveStack/eventually(timeout:_:_:)`` can refuse an Optional `T`.
+protocol OptionalMarker {}
+extension Optional: OptionalMarker {}
