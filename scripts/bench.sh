@@ -58,8 +58,9 @@
 #   RECONCILER_REPLICAS and the other scripts/stack.sh settings pass through to the stack
 #   BENCH_PHASES ["catalog receiver distinct steady catchup"]: a subset runs only those
 #   BENCH_LOG_LEVEL [info, the services' production default]
-#   BENCH_PERF=1: also `perf record -g` the receiver during its last round, and the projector
-#                 during the first BENCH_DURATION of its last catch-up round (reports in the state folder; keeps it)
+#   BENCH_PERF=1: also `perf record -g` the receiver during its last round, and the whole machine
+#                 (projector, PostgreSQL, broker) during the first BENCH_DURATION of the last
+#                 catch-up round (reports in the state folder; keeps it)
 #   BENCH_KEEP_STATE=1: keep the state folder (logs, wrk output) and print its path
 #   BENCH_BIN=DIR: run DIR's release binaries instead of building this tree (a base commit's
 #                 binaries, copied aside, for before/after figures in alternating runs)
@@ -518,9 +519,11 @@ if phase catchup; then
       OWNERSHIP_PROOF_KEY=$OWNERSHIP_PROOF_KEY KAFKA_GROUP_ID=$group KAFKA_CLIENT_ID=projector-catchup-$round start_bg "projector-catchup-$round" "$BIN/subscription-projector"
     ppid=$(pid_of "projector-catchup-$round") kpid=$(cat "$W/broker-backlog/tansu.pid")
     if [ "${BENCH_PERF:-0}" = 1 ] && [ "$round" = "$CATCHUP_ROUNDS" ] && command -v perf >/dev/null; then
-      perf record -g -o "$W/projector.perf.data" -p "$ppid" -- sleep "$DURATION_S" >"$W/logs/perf-projector.log" 2>&1 &
+      # The whole machine, not only the projector: PostgreSQL's backends do
+      # most of a catch-up's work and are forked after this starts.
+      perf record -a -g -o "$W/catchup.perf.data" -- sleep "$DURATION_S" >"$W/logs/perf-catchup.log" 2>&1 &
       KEEP=1
-      say "    perf profile of the projector (first $DURATION_S s of round $round): perf report -g -i $W/projector.perf.data"
+      say "    perf profile of the machine (first $DURATION_S s of round $round): perf report -g --comm postgres -i $W/catchup.perf.data (or --comm subscription-pr)"
     fi
     p0=$(cpu_ticks "$ppid"); g0=$(cpu_ticks $(pg_family)); q0=$(cpu_ticks "$kpid"); m0=$(machine_ticks); c0=$(date +%s.%N)
     c=$("$TOOL" catchup-wait --brokers "$BACKLOG_BROKERS" --group "$group" --expect "$BACKLOG" --database-url "$(db_url "$db")" \
