@@ -220,6 +220,22 @@ import Testing
         }
     }
 
+    /// Migration 14: a logged body large enough to be compressed is stored
+    /// with lz4 and reads back byte for byte.
+    @Test func theLogCompressesLargeBodiesWithLZ4() async throws {
+        try await Support.withDatabase { pool in
+            var body = try Support.body("lemonsqueezy.webhook.subscription_created.synthetic.json")
+            // JSON whitespace: the same event, now well over PostgreSQL's 2 KB TOAST threshold.
+            body.insert(contentsOf: [UInt8](repeating: 0x20, count: 8_000), at: body.count - 1)
+            let outcome = try await Support.projector(pool).apply([try Support.webhookRecord(.lemonsqueezy, body)])
+            #expect(outcome.applied == 1)
+            let rows = try await pool.query("SELECT pg_column_compression(payload), payload FROM billing_events")
+            let (method, stored) = try #require(rows.first).decode((String?, [UInt8]).self)
+            #expect(method == "lz4")
+            #expect(stored == body)
+        }
+    }
+
     @Test func migrationsAppliedTwiceConcurrentlyAreSafe() async throws {
         try await Support.withDatabase(migrate: false) { pool in
             async let a = ProjectionSchema.migrate(pool: pool)

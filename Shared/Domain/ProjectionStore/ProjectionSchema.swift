@@ -17,6 +17,7 @@ public enum ProjectionSchema {
         (11, "only writes of entitlement facts touch their owner", entitlementTouchFilter),
         (12, "whether a checkout sold a subscription", checkoutKind),
         (13, "the touch triggers pair old and new rows by key", entitlementTouchByKey),
+        (14, "the event log compresses with lz4", eventCompression),
     ]
 
     /// The NOLOGIN group roles of the services, created by migration 6 and
