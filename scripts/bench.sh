@@ -36,7 +36,9 @@
 #                 client latency from each request's due time, and webhook
 #                 received -> visible in PostgreSQL (commit of the row's transaction).
 #   3. catalog    GET /api/products from catalog, and through the gateway, vs nginx
-#                 serving the catalog's own answer as a file.
+#                 serving the catalog's own answer as a file. The static nginx writes an
+#                 access line per request when the services do (BENCH_LOG_LEVEL info or
+#                 below), so both sides of each static comparison log alike.
 #   4. memory     VmHWM of every service, from /proc, after its load.
 #   Beside each figure: CPU time per request / event of each process involved
 #   (utime + stime from /proc, wrk's from this shell's `times`) and what the
@@ -299,7 +301,12 @@ STACK_SERVICES=$(cd "$W/stack/pids" && ls -- *.pid | sed 's/\.pid$//' | tr '\n' 
 
 NGINX_PORT=$("$root/scripts/free-port.sh")
 mkdir -p "$W/nginx/tmp"
-"$root/scripts/static-nginx-conf.sh" "$W/nginx" "$NGINX_PORT" "$W/www" "$W/logs/static-nginx.log" >"$W/nginx/nginx.conf"
+# The baseline writes an access line per request when the services do (at info and below).
+case "$LOG_LEVEL" in
+  trace | debug | info) NGINX_ACCESS_LOG="$W/logs/static-nginx-access.log" ;;
+  *) NGINX_ACCESS_LOG=off ;;
+esac
+"$root/scripts/static-nginx-conf.sh" "$W/nginx" "$NGINX_PORT" "$W/www" "$W/logs/static-nginx.log" "$NGINX_ACCESS_LOG" >"$W/nginx/nginx.conf"
 echo '{}' >"$W/www/ping.json"
 start_bg static-nginx "$NGINX" -p "$W/nginx" -c "$W/nginx/nginx.conf"
 wait_http "http://127.0.0.1:$NGINX_PORT/ping.json" "the static nginx"
@@ -659,4 +666,4 @@ phase distinct && say "  distinct: $DISTINCT_DELIVERIES deliveries for $DISTINCT
 phase catchup && say "  catch-up: $BACKLOG envelopes for $BACKLOG_SUBSCRIPTIONS subscriptions (bodies ${BACKLOG_BODY_BYTES/#0/natural size}), projector defaults, $CATCHUP_ROUNDS rounds, events/s from first to last commit;" \
   && say "    COPY: psql \\copy (text format, one transaction) of every table the projector wrote ($COPY_TABLES)${COPY_ROWS:+: $COPY_EVENTS events, $COPY_ROWS rows, ${COPY_MB} MB} into a fresh \`storefront migrate\`d database; events/s = billing_events rows / time for all tables"
 phase steady && say "  steady: $STEADY_RATE/s for $STEADY_SECONDS s through the gateway, open loop, up to $STEADY_CONNECTIONS connections; visibility: pg_current_snapshot() sampled every 5 ms, row xmin vs received_at"
-say "  services at LOG_LEVEL=$LOG_LEVEL, PostgreSQL with fsync=off (scripts/pg.sh), Tansu memory storage. Raw wrk output: BENCH_KEEP_STATE=1, then $W/wrk.log."
+say "  services at LOG_LEVEL=$LOG_LEVEL (an access line per request at info), the static nginx with access_log $([ "$NGINX_ACCESS_LOG" = off ] && echo off || echo "on, a line per request"), PostgreSQL with fsync=off (scripts/pg.sh), Tansu memory storage. Raw wrk output: BENCH_KEEP_STATE=1, then $W/wrk.log."

@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
-# Usage: static-nginx-conf.sh DIR PORT ROOT ERROR_LOG
+# Usage: static-nginx-conf.sh DIR PORT ROOT ERROR_LOG [ACCESS_LOG]
 # Prints the nginx configuration the benchmarks' baseline uses: nginx
-# serving ROOT's files as JSON on 127.0.0.1:PORT, access log off, temp files
-# and pid under DIR (bench.sh and bench-http.sh, so both baselines are the same server).
+# serving ROOT's files as JSON on 127.0.0.1:PORT, temp files and pid under
+# DIR (bench.sh and bench-http.sh, so both baselines are the same server).
+# ACCESS_LOG: a file for one line per request, as the services write their
+# access line at LOG_LEVEL=info (bench.sh passes one then, so both sides of
+# a comparison log alike); absent or "off": no access log.
 set -euo pipefail
 dir=${1:?usage: static-nginx-conf.sh DIR PORT ROOT ERROR_LOG}
 port=${2:?usage: static-nginx-conf.sh DIR PORT ROOT ERROR_LOG}
 root=${3:?usage: static-nginx-conf.sh DIR PORT ROOT ERROR_LOG}
 log=${4:?usage: static-nginx-conf.sh DIR PORT ROOT ERROR_LOG}
+access=${5:-off}
 cat <<CONF
 daemon off;
 user root;
@@ -16,7 +20,7 @@ pid $dir/nginx.pid;
 error_log $log warn;
 events { worker_connections 4096; }
 http {
-    access_log off;
+    access_log $access;
     sendfile on;
     tcp_nopush on;
     keepalive_requests 1000000;
