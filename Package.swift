@@ -381,8 +381,8 @@ let package = Package(
         tests(
             "WebhookReceiverServiceTests",
             [
-                "WebhookReceiverTestSupport", "ServiceSettings", "HTTPServer", "ServiceRuntime", "WebhookReceiverService", "Kafka", "BillingModel",
-                "Telemetry", "Webhooks",
+                "WebhookReceiverTestSupport", "ServiceSettings", "HTTPServer", "HTTPClient", "ServiceRuntime", "WebhookReceiverService", "Kafka",
+                "BillingModel", "Telemetry", "Webhooks",
             ],
             linker: vendoredLibraries),
         tests(

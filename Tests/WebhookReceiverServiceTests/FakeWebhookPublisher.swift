@@ -1,3 +1,4 @@
+import Foundation
 import Kafka
 import BillingModel
 import Synchronization
@@ -7,32 +8,47 @@ import WebhookReceiverTestSupport
 import Webhooks
 
 /// A publisher with no broker for router tests: it keeps what it is given,
-/// decoded, or fails every publish with `failure`.
+/// decoded, or fails every publish with `failure`; it answers before
+/// `publish` returns, or from another thread when `answersLater` (as the
+/// Kafka publisher's poll thread does).
 final class FakeWebhookPublisher: WebhookPublishing {
     private let records = Mutex<[(key: String, envelope: WebhookEnvelope)]>([])
     private let failure: WebhookPublishError?
+    private let answersLater: Bool
 
-    init(failing failure: WebhookPublishError? = nil) {
+    init(failing failure: WebhookPublishError? = nil, answersLater: Bool = false) {
         self.failure = failure
+        self.answersLater = answersLater
     }
 
     /// What was published, in order.
     var published: [(key: String, envelope: WebhookEnvelope)] { records.withLock { $0 } }
 
-    func publish(key: String, value: [UInt8]) async throws(WebhookPublishError) -> KafkaDeliveryReport {
-        if let failure { throw failure }
+    func publish(
+        key: String, value: [UInt8], completion: @escaping @Sendable (Result<KafkaDeliveryReport, WebhookPublishError>) -> Void
+    ) {
+        let result = store(key: key, value: value)
+        if answersLater {
+            Thread.detachNewThread { completion(result) }
+        } else {
+            completion(result)
+        }
+    }
+
+    private func store(key: String, value: [UInt8]) -> Result<KafkaDeliveryReport, WebhookPublishError> {
+        if let failure { return .failure(failure) }
         // A value the projector could not decode is a receiver bug: fail loudly.
         let envelope: WebhookEnvelope
         do {
             envelope = try RecordCoding.decode(WebhookEnvelope.self, from: value)
         } catch {
-            throw .failed("not an envelope: \(error)")
+            return .failure(.failed("not an envelope: \(error)"))
         }
         let offset = records.withLock { records in
             records.append((key, envelope))
             return Int64(records.count - 1)
         }
-        return KafkaDeliveryReport(topic: Topics.webhooks, partition: 0, offset: offset)
+        return .success(KafkaDeliveryReport(topic: Topics.webhooks, partition: 0, offset: offset))
     }
 }
 

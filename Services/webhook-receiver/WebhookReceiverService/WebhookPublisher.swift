@@ -20,9 +20,14 @@ public enum WebhookPublishError: Error, Sendable, CustomStringConvertible {
 /// seam between its routes and the broker. ``WebhookPublisher`` is the Kafka
 /// one; router tests pass a fake, so they need no broker.
 public protocol WebhookPublishing: Sendable {
-    /// Stores `value` under `key` and returns once it is durable.
-    /// - Throws: ``WebhookPublishError``; the route then answers 503.
-    func publish(key: String, value: [UInt8]) async throws(WebhookPublishError) -> KafkaDeliveryReport
+    /// Stores `value` under `key` and calls `completion` exactly once: with
+    /// the record's place once it is durable, or with why not (the route then
+    /// answers 503). `completion` may run on any thread, before this returns
+    /// or later (the Kafka publisher calls it on the producer's poll
+    /// thread), and must not block. This must not block either: the route
+    /// calls it on an HTTP thread.
+    func publish(
+        key: String, value: [UInt8], completion: @escaping @Sendable (Result<KafkaDeliveryReport, WebhookPublishError>) -> Void)
 }
 
 /// Writes envelopes to `storefront.webhooks.v1` and waits, at most
@@ -64,15 +69,18 @@ public final class WebhookPublisher: WebhookPublishing {
         return configuration
     }
 
-    /// Publishes `value` under `key` and returns once the broker has it.
-    /// - Throws: ``WebhookPublishError``.
-    public func publish(key: String, value: [UInt8]) async throws(WebhookPublishError) -> KafkaDeliveryReport {
-        do {
-            return try await producer.sendAndAwait(KafkaProducerMessage(topic: topic, key: key, value: value))
-        } catch let error as KafkaError where error.code == .messageTimedOut {
-            throw .timedOut(timeout)
-        } catch {
-            throw .failed(String(describing: error))
+    /// Publishes `value` under `key` and calls `completion` with the broker's
+    /// acknowledgement or the failure, on the producer's poll thread (see
+    /// ``KafkaProducer/send(_:onDelivery:)``: a full local queue fails at once).
+    public func publish(
+        key: String, value: [UInt8], completion: @escaping @Sendable (Result<KafkaDeliveryReport, WebhookPublishError>) -> Void
+    ) {
+        let timeout = self.timeout
+        producer.send(KafkaProducerMessage(topic: topic, key: key, value: value)) { result in
+            completion(
+                result.mapError { error in
+                    error.code == .messageTimedOut ? .timedOut(timeout) : .failed(String(describing: error))
+                })
         }
     }
 }

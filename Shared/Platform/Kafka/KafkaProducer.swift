@@ -10,7 +10,9 @@ import Telemetry
 ///
 /// Delivery reports are served on a dedicated poll thread. Use
 /// ``sendAndAwait(_:)`` when the caller must know the broker has the record
-/// (answer a webhook only afterwards); use ``send(_:)`` for fire-and-forget,
+/// (answer a webhook only afterwards), or ``send(_:onDelivery:)`` to be
+/// called back with the report on the poll thread instead of awaiting it;
+/// use ``send(_:)`` for fire-and-forget,
 /// whose failures are counted, logged and passed to
 /// ``KafkaProducerConfiguration/deliveryFailureHandler``. Call
 /// ``shutdown(timeout:)`` before dropping the producer, or queued messages are lost.
@@ -192,6 +194,48 @@ public final class KafkaProducer: Sendable {
             replaceIfLost(instance, after: error)
             throw error
         }
+    }
+
+    /// Enqueues a message and calls `onDelivery` exactly once with its outcome,
+    /// without a task or a continuation: the callback form of
+    /// ``sendAndAwait(_:)`` for callers that answer from the delivery report
+    /// itself (the webhook receiver's deferred route).
+    ///
+    /// `onDelivery` runs on the producer's poll thread with the delivery
+    /// report (success, a delivery failure, the purge of a replaced handle,
+    /// or ``KafkaError/Code/shutDown`` when the producer closes first). It
+    /// must not block: while it runs, no other delivery report is served.
+    /// When the message cannot be enqueued at all (the producer was shut
+    /// down, librdkafka refused it) it runs on the caller's thread before
+    /// this returns.
+    ///
+    /// Never waits: unlike ``send(_:)`` and ``sendAndAwait(_:)``, a full
+    /// local queue fails at once with ``KafkaError/Code/queueFull``
+    /// (``KafkaProducerConfiguration/queueFullTimeout`` does not apply), so a
+    /// caller on a thread that serves others (an HTTP thread) never sleeps
+    /// here; a full queue means the broker is far behind, and the caller's
+    /// answer (a 503 with `Retry-After`) sheds the load instead.
+    public func send(
+        _ message: KafkaProducerMessage, onDelivery: @escaping @Sendable (Result<KafkaDeliveryReport, KafkaError>) -> Void
+    ) {
+        let instance = current
+        // Weak: a producer dropped without shutdown must not be kept alive by its reports.
+        let report: @Sendable (Result<KafkaDeliveryReport, KafkaError>) -> Void = { [weak self] result in
+            if case .failure(let error) = result { self?.replaceIfLost(instance, after: error) }
+            onDelivery(result)
+        }
+        let id: UInt64
+        do throws(KafkaError) {
+            id = try instance.context.reserve(callback: report)
+        } catch {
+            onDelivery(.failure(error))
+            return
+        }
+        guard let failure = instance.produce(message, opaque: id) else { return }
+        // A shutdown that took the slot meanwhile has told the callback already.
+        guard instance.context.cancel(id) else { return }
+        replaceIfLost(instance, after: failure.error)
+        onDelivery(.failure(failure.error))
     }
 
     /// Sends every message at once and returns once the broker acknowledged

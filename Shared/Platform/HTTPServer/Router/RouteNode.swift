@@ -79,15 +79,20 @@ final class Endpoint: Sendable {
     /// runs it on its own thread (``ImmediateRouteHandler``); `handler` is
     /// the same handler as an async one, for everything else.
     let immediate: ImmediateRouteHandler?
+    /// Set for a deferred route with no middleware around it: the server
+    /// starts it on its own thread (``DeferredRouteHandler``); `handler`
+    /// awaits its completion, for everything else.
+    let deferred: DeferredRouteHandler?
 
     init(
         method: HTTPMethod, template: String, parameterNames: [String], handler: @escaping RouteHandler,
-        immediate: ImmediateRouteHandler? = nil
+        immediate: ImmediateRouteHandler? = nil, deferred: DeferredRouteHandler? = nil
     ) {
         self.method = method
         self.template = template
         self.parameterNames = parameterNames
         self.handler = handler
         self.immediate = immediate
+        self.deferred = deferred
     }
 }

@@ -6,6 +6,9 @@ public protocol RouteRegistrar {
     /// Registers an immediate `handler` (``ImmediateRouteHandler``) for `method` at `path`.
     @discardableResult
     func immediate(_ method: HTTPMethod, _ path: String, _ handler: @escaping ImmediateRouteHandler) -> Self
+    /// Registers a deferred `handler` (``DeferredRouteHandler``) for `method` at `path`.
+    @discardableResult
+    func deferred(_ method: HTTPMethod, _ path: String, _ handler: @escaping DeferredRouteHandler) -> Self
 }
 
 extension RouteRegistrar {

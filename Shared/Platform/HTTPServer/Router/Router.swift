@@ -35,6 +35,12 @@ public final class Router: RouteRegistrar {
         return self
     }
 
+    @discardableResult
+    public func deferred(_ method: HTTPMethod, _ path: String, _ handler: @escaping DeferredRouteHandler) -> Router {
+        register(path, method: method, middlewares: [], handler: awaitingCompletion(handler), deferred: handler)
+        return self
+    }
+
     /// A group whose routes share the path `prefix` and the group's middleware.
     public func group(_ prefix: String) -> RouterGroup {
         RouterGroup(router: self, prefix: prefix, middlewares: [])
@@ -42,7 +48,7 @@ public final class Router: RouteRegistrar {
 
     func register(
         _ path: String, method: HTTPMethod, middlewares: [any RouterMiddleware], handler: @escaping RouteHandler,
-        immediate: ImmediateRouteHandler? = nil
+        immediate: ImmediateRouteHandler? = nil, deferred: DeferredRouteHandler? = nil
     ) {
         let template = joinPath("", path)
         let segments = RouteNode.parse(template: template)
@@ -56,7 +62,7 @@ public final class Router: RouteRegistrar {
         let endpoint = Endpoint(
             method: method, template: template, parameterNames: names,
             handler: MiddlewareChain.compose(middlewares, around: handler),
-            immediate: middlewares.isEmpty ? immediate : nil)
+            immediate: middlewares.isEmpty ? immediate : nil, deferred: middlewares.isEmpty ? deferred : nil)
         root.insert(segments[...], endpoint: endpoint)
     }
 
@@ -95,6 +101,14 @@ public struct RouterGroup: RouteRegistrar {
         router.register(
             joinPath(prefix, path), method: method, middlewares: middlewares,
             handler: { request, context in try handler(request, context) }, immediate: handler)
+        return self
+    }
+
+    @discardableResult
+    public func deferred(_ method: HTTPMethod, _ path: String, _ handler: @escaping DeferredRouteHandler) -> RouterGroup {
+        router.register(
+            joinPath(prefix, path), method: method, middlewares: middlewares,
+            handler: awaitingCompletion(handler), deferred: handler)
         return self
     }
 }

@@ -20,7 +20,7 @@ public struct RouterResponder: Sendable {
     private static func wrap(_ node: RouteNode, in middlewares: [any RouterMiddleware]) -> RouteNode {
         guard !middlewares.isEmpty else { return node }
         var copy = node
-        // No immediate path behind middleware: it must run, and it is async.
+        // No immediate or deferred path behind middleware: it must run, and it is async.
         copy.endpoints = node.endpoints.mapValues { endpoint in
             Endpoint(
                 method: endpoint.method, template: endpoint.template, parameterNames: endpoint.parameterNames,
@@ -39,6 +39,8 @@ public struct RouterResponder: Sendable {
         let handler: RouteHandler
         /// The endpoint's immediate handler, when it has one (``Endpoint/immediate``).
         var immediate: ImmediateRouteHandler? = nil
+        /// The endpoint's deferred handler, when it has one (``Endpoint/deferred``).
+        var deferred: DeferredRouteHandler? = nil
     }
 
     /// Picks the handler for `method` and `path` (404, 405 with `Allow`, or 400 for bad escapes
@@ -65,7 +67,7 @@ public struct RouterResponder: Sendable {
         }
         return Resolution(
             route: endpoint.template, parameters: RouteParameters(names: endpoint.parameterNames, values: values),
-            handler: endpoint.handler, immediate: endpoint.immediate)
+            handler: endpoint.handler, immediate: endpoint.immediate, deferred: endpoint.deferred)
     }
 
     private func failure(_ error: HTTPError, route: String = RouterResponder.unmatchedRoute) -> Resolution {

@@ -9,7 +9,9 @@ import Telemetry
 /// handed to a Swift task while its connection is suspended, so handlers may
 /// await freely without holding an HTTP thread. An immediate route
 /// (``ImmediateRouteHandler``: answered from memory, never waiting) is run on
-/// the HTTP thread itself instead. Limits come from ``HTTPServerConfiguration``.
+/// the HTTP thread itself instead; a deferred route (``DeferredRouteHandler``)
+/// is started there, its connection suspended, and answered by its
+/// completion from whichever thread its work ends on, with no task at all. Limits come from ``HTTPServerConfiguration``.
 ///
 /// Oversized header blocks are refused by libmicrohttpd itself when they do not
 /// fit the connection's memory pool (``HTTPServerConfiguration/connectionMemoryLimit``):

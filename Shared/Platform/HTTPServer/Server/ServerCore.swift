@@ -177,15 +177,32 @@ final class ServerCore: Sendable {
                 return queue(state, error.response)
             }
         }
-        let handler = resolution.handler
         state.phase = .suspended
         state.dispatched = true
         metrics?.handlerStarted()
-        // Suspend before the task exists, so its resume can never come first, and
+        // Suspend before the handler starts, so its resume can never come first, and
         // before the sweeper or a shutdown can find the request and resume it.
         MHD_suspend_connection(state.connection)
         suspended.insert(state, deadline: .now + configuration.handlerTimeout)
         let suspended = self.suspended
+        if let deferred = resolution.deferred {
+            // Started on this thread and answered by its completion, from any
+            // thread, even before the handler returns (DeferredRouteHandler).
+            let completion = ResponseCompletion(logger: context.logger, route: resolution.route) { result in
+                suspended.remove(state)
+                switch result {
+                case .success(let response): state.complete(with: response)
+                case .failure(let error): state.complete(with: error.response)
+                }
+            }
+            do throws(HTTPError) {
+                try deferred(request, context, completion)
+            } catch {
+                completion.fail(error)
+            }
+            return .YES
+        }
+        let handler = resolution.handler
         let task = Task {
             let response = await RouterResponder.run(handler, request, context)
             suspended.remove(state)

@@ -2,17 +2,30 @@ internal import CRdKafka
 import Synchronization
 
 /// Delivery-report bookkeeping for one producer handle: which `sendAndAwait`
-/// calls wait for which message, running counters, what the handle still
+/// calls (or `send(_:onDelivery:)` callbacks) wait for which message, running counters, what the handle still
 /// owes and when it last made progress (``publishing``), whether an error
 /// has left the handle unable to produce (``lostReason``), and the failures
 /// collected while shutting down.
 ///
 /// `@unchecked Sendable` (inherited): all mutable state sits in a `Mutex`.
 final class RDKafkaProducerContext: RDKafkaCallbackContext, @unchecked Sendable {
-    typealias Waiter = CheckedContinuation<KafkaDeliveryReport, any Error>
+    /// Who is told of one message's delivery report: a suspended
+    /// `sendAndAwait`, or a `send(_:onDelivery:)` callback (run on the poll
+    /// thread). Either is told exactly once.
+    enum Waiter {
+        case continuation(CheckedContinuation<KafkaDeliveryReport, any Error>)
+        case callback(@Sendable (Result<KafkaDeliveryReport, KafkaError>) -> Void)
 
-    /// One awaited message: enqueued but not yet awaited, awaited, or its
-    /// report arrived before anyone awaited it.
+        func deliver(_ result: Result<KafkaDeliveryReport, KafkaError>) {
+            switch self {
+            case .continuation(let continuation): continuation.resume(with: result)
+            case .callback(let callback): callback(result)
+            }
+        }
+    }
+
+    /// One awaited message: enqueued but not yet awaited, awaited (or given
+    /// a callback when reserved), or its report arrived before anyone awaited it.
     private enum Slot {
         case pending
         case waiting(Waiter)
@@ -127,27 +140,41 @@ final class RDKafkaProducerContext: RDKafkaCallbackContext, @unchecked Sendable 
 
     /// Reserves an id whose delivery report will be kept for ``await(_:)``.
     func reserve() throws -> UInt64 {
-        try state.withLock { state in
+        try reserve(.pending)
+    }
+
+    /// Reserves an id whose delivery report goes to `callback` (on the poll
+    /// thread, or in ``finishShutdown()``). If its message is never enqueued,
+    /// ``cancel(_:)`` it and tell the callback yourself.
+    func reserve(callback: @escaping @Sendable (Result<KafkaDeliveryReport, KafkaError>) -> Void) throws(KafkaError) -> UInt64 {
+        try reserve(.waiting(.callback(callback)))
+    }
+
+    private func reserve(_ slot: Slot) throws(KafkaError) -> UInt64 {
+        try state.withLock { state throws(KafkaError) in
             guard !state.closed else { throw KafkaError(.shutDown, reason: "the producer was shut down") }
             let id = state.nextID
             state.nextID += 1
-            state.slots[id] = .pending
+            state.slots[id] = slot
             return id
         }
     }
 
     /// Forgets a reserved id whose message was never enqueued.
-    func cancel(_ id: UInt64) {
-        _ = state.withLock { $0.slots.removeValue(forKey: id) }
+    /// - Returns: false when it was gone already: a shutdown reported it
+    ///   failed meanwhile (its callback was told), so nobody else may tell it.
+    @discardableResult
+    func cancel(_ id: UInt64) -> Bool {
+        state.withLock { $0.slots.removeValue(forKey: id) } != nil
     }
 
     /// Suspends until the delivery report for `id` arrives (or arrived already).
     func await(_ id: UInt64) async throws -> KafkaDeliveryReport {
-        try await withCheckedThrowingContinuation { (waiter: Waiter) in
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<KafkaDeliveryReport, any Error>) in
             let ready: Result<KafkaDeliveryReport, KafkaError>? = state.withLock { state in
                 switch state.slots[id] {
                 case .pending:
-                    state.slots[id] = .waiting(waiter)
+                    state.slots[id] = .waiting(.continuation(continuation))
                     return nil
                 case .finished(let result):
                     state.slots.removeValue(forKey: id)
@@ -156,7 +183,7 @@ final class RDKafkaProducerContext: RDKafkaCallbackContext, @unchecked Sendable 
                     return .failure(KafkaError(.shutDown, reason: "no delivery report is expected for this message"))
                 }
             }
-            if let ready { waiter.resume(with: ready) }
+            if let ready { continuation.resume(with: ready) }
         }
     }
 
@@ -210,7 +237,7 @@ final class RDKafkaProducerContext: RDKafkaCallbackContext, @unchecked Sendable 
                 return nil
             }
         }
-        waiter?.resume(with: result)
+        waiter?.deliver(result)
         if RDKafkaProducerInstance.unknownTopicCodes.contains(code.rawValue) {
             unknownTopicHandler?(message.topicName)
         }
@@ -242,7 +269,7 @@ final class RDKafkaProducerContext: RDKafkaCallbackContext, @unchecked Sendable 
         }
     }
 
-    /// Fails every awaited message still without a report and returns the
+    /// Fails every awaited message (and callback) still without a report and returns the
     /// fire-and-forget failures collected since ``beginShutdown()``.
     func finishShutdown() -> [KafkaUndeliveredMessage] {
         let (waiters, undelivered) = state.withLock { state -> ([Waiter], [KafkaUndeliveredMessage]) in
@@ -264,7 +291,7 @@ final class RDKafkaProducerContext: RDKafkaCallbackContext, @unchecked Sendable 
             return (waiters, undelivered)
         }
         for waiter in waiters {
-            waiter.resume(throwing: KafkaError(.shutDown, reason: "the producer shut down before delivery"))
+            waiter.deliver(.failure(KafkaError(.shutDown, reason: "the producer shut down before delivery")))
         }
         return undelivered
     }
