@@ -41,7 +41,6 @@ final class RequestState: @unchecked Sendable {
     var remoteAddress = ""
     var requestID = ""
     var route = RouterResponder.unmatchedRoute
-    var dispatched = false
     var discardedBytes = 0
 
     let finish = Mutex(Finish())

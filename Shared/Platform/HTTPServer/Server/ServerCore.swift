@@ -178,7 +178,6 @@ final class ServerCore: Sendable {
             }
         }
         state.phase = .suspended
-        state.dispatched = true
         metrics?.handlerStarted()
         // Suspend before the handler starts, so its resume can never come first, and
         // before the sweeper or a shutdown can find the request and resume it.
