@@ -14,10 +14,15 @@ case "$cmd" in
 start)
   [ -x "$tansu" ] || { echo "error: $tansu is missing (run scripts/install-deps.sh)" >&2; exit 1; }
   port=${3:-$("$root/scripts/free-port.sh")}
-  if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
-    echo "error: port $port is already taken; set another broker port" >&2
-    exit 1
-  fi
+  # A restart on the same port may find the old broker still closing: wait a little.
+  for attempt in $(seq 1 50); do
+    (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null || break
+    if [ "$attempt" = 50 ]; then
+      echo "error: port $port is already taken; set another broker port" >&2
+      exit 1
+    fi
+    sleep 0.1
+  done
   mkdir -p "$state"
   "$tansu" broker --listener-url "tcp://127.0.0.1:$port" \
     --advertised-listener-url "tcp://127.0.0.1:$port" \
@@ -47,7 +52,12 @@ stop)
   # A zombie (its parent gone, nobody reaping) still answers kill -0: count it as stopped.
   alive() { kill -0 "$1" 2>/dev/null && [ "$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null)" != Z ]; }
   for _ in $(seq 1 50); do alive "$pid" || break; sleep 0.1; done
-  kill -9 "$pid" 2>/dev/null || true
+  if alive "$pid"; then
+    kill -9 "$pid" 2>/dev/null || true
+    # Until it is gone, its port is still bound: a restart on the same port
+    # right after this returned found it taken (a fresh-clone run, 2 December 2026).
+    for _ in $(seq 1 50); do alive "$pid" || break; sleep 0.1; done
+  fi
   rm -f "$state/tansu.pid" "$state/kafka.env"
   ;;
 *) echo "usage: tansu.sh start|stop STATE_DIR [PORT]" >&2; exit 2 ;;
