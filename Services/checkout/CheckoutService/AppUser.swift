@@ -12,11 +12,16 @@ public struct AppUser: Sendable, Hashable {
     /// (an identity provider that only issues verified emails). Always false
     /// with `AUTH_DISABLED` (the email is whatever the caller typed).
     public var emailVerified: Bool
+    /// A Storefront anonymous user (`POST /api/anonymous`), not one of the
+    /// identity provider's: it may buy and redeem, and be merged into a
+    /// signed-in user once (`POST /api/users/alias`).
+    public var isAnonymous: Bool
 
-    public init(id: String, email: String?, emailVerified: Bool = false) {
+    public init(id: String, email: String?, emailVerified: Bool = false, isAnonymous: Bool = false) {
         self.id = id
         self.email = email
         self.emailVerified = emailVerified
+        self.isAnonymous = isAnonymous
     }
 
     /// The normalized (trimmed, lower-cased) email, only when the token has

@@ -9,15 +9,19 @@ struct Authenticator: Sendable {
     let configuration: AuthConfiguration
     /// Verifies tokens; nil only with auth disabled.
     let verifier: TokenVerifier?
+    /// Storefront's own anonymous users' tokens (docs/web-first.md), accepted
+    /// beside the identity provider's; nil: none are.
+    var anonymousUsers: AnonymousUsers? = nil
 
     /// - Parameters:
     ///   - configuration: how tokens are checked.
     ///   - verifier: the verifier built from `configuration` (with its key
     ///     sets' fetcher, logger and metrics); nil to build one here, which
     ///     fetches JWKS keys over HTTP and logs to stderr.
-    init(configuration: AuthConfiguration, verifier: TokenVerifier? = nil) {
+    init(configuration: AuthConfiguration, verifier: TokenVerifier? = nil, anonymousUsers: AnonymousUsers? = nil) {
         self.configuration = configuration
         self.verifier = verifier ?? configuration.tokenSettings.map { TokenVerifier(settings: $0, logger: Logger(service: "checkout")) }
+        self.anonymousUsers = anonymousUsers
     }
 
     /// The caller. Its ``AppUser/emailVerified`` is true only for a token
@@ -47,9 +51,13 @@ struct Authenticator: Sendable {
         guard parts.count == 2, parts[0].lowercased() == "bearer" else {
             throw Self.unauthorized("Authorization must be a bearer token")
         }
+        let token = String(parts[1]).trimmingCharacters(in: .whitespaces)
+        if let anonymousID = anonymousUsers?.verify(token) {
+            return AppUser(id: anonymousID, email: nil, isAnonymous: true)
+        }
         let claims: JWTClaims
         do {
-            claims = try await verifier.verify(String(parts[1]).trimmingCharacters(in: .whitespaces))
+            claims = try await verifier.verify(token)
         } catch .keysUnavailable {
             throw HTTPError(.serviceUnavailable, "Sign-in keys are not available yet; retry shortly", headers: ["Retry-After": "5"])
         } catch {

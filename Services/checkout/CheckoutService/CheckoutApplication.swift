@@ -51,6 +51,7 @@ public struct CheckoutApplication: ServiceApplication {
 ///
 /// - Parameters:
 ///   - configuration: catalog refresh, checkout expiry, redirect URL, limits.
+///   - webFirst: anonymous checkouts, the paywall, redemption links, app association files.
 ///   - auth: how tokens are verified (or that they are not).
 ///   - jwksFetcher: how the JWKS URLs of `auth` are fetched; nil for HTTP with
 ///     the default JWKS policy (tests pass a local server's client or a fake).
@@ -76,6 +77,7 @@ public struct CheckoutApplication: ServiceApplication {
 ///   - now: the clock.
 public func buildCheckoutApplication(
     configuration: CheckoutConfiguration = CheckoutConfiguration(),
+    webFirst: WebFirstConfiguration = WebFirstConfiguration(),
     auth: AuthConfiguration,
     jwksFetcher: (any JWKSFetching)? = nil,
     ownership: OwnershipProof,
@@ -134,21 +136,35 @@ public func buildCheckoutApplication(
     // What an app waits on is bounded below the handler's deadline; the
     // catalog's background refresh is not.
     let interactive = providers.bounded(by: configuration.providerTimeout)
-    let authenticator = Authenticator(configuration: auth, verifier: tokenVerifier)
+    let anonymousUsers = AnonymousUsers(ownership: ownership, now: now)
+    let authenticator = Authenticator(configuration: auth, verifier: tokenVerifier, anonymousUsers: anonymousUsers)
+    let creator = CheckoutCreator(
+        catalog: catalog, registry: interactive, idempotency: idempotency, quota: quota, publisher: publisher,
+        configuration: configuration, ownership: ownership, metrics: checkoutMetrics, now: now)
+    let claimer = PurchaseClaimer(publisher: publisher, now: now)
     let routes = CheckoutRoutes(
-        authenticator: authenticator,
-        creator: CheckoutCreator(
-            catalog: catalog, registry: interactive, idempotency: idempotency, quota: quota, publisher: publisher,
-            configuration: configuration, ownership: ownership, metrics: checkoutMetrics, now: now),
+        authenticator: authenticator, creator: creator,
         commander: SubscriptionCommander(reader: reader, registry: interactive, publisher: publisher, metrics: checkoutMetrics, now: now),
-        reader: reader, claimer: PurchaseClaimer(publisher: publisher, now: now),
+        reader: reader, claimer: claimer,
         refresher: SubscriptionRefresher(publisher: publisher, limiter: CommandLimiter(), metrics: checkoutMetrics),
-        quota: quota, maxBodyBytes: configuration.maxBodyBytes, now: now)
+        quota: quota, maxBodyBytes: configuration.maxBodyBytes, webFirst: webFirst, now: now)
+    let reads = WebFirstReads(pool: pool)
+    let redemptions = RedemptionTokens(ownership: ownership).map {
+        Redemptions(
+            pool: pool, reads: reads, tokens: $0, publisher: publisher, ttl: webFirst.redemptionTTL, publicURL: webFirst.publicURL, now: now)
+    }
+    let webFirstRoutes = WebFirstRoutes(
+        authenticator: authenticator, redemptions: redemptions, reads: reads, anonymousUsers: anonymousUsers,
+        merges: UserMerges(pool: pool, publisher: publisher, now: now), reader: reader, claimer: claimer, quota: quota,
+        configuration: webFirst, maxBodyBytes: configuration.maxBodyBytes, now: now)
     let serverRoutes = ServerRoutes(
         authenticator: ServerAuthenticator(store: apiKeys ?? PostgresAPIKeyStore(pool: pool), now: now), reader: reader, quota: quota,
         now: now)
     let stream = EntitlementStreamRoute(authenticator: authenticator, hub: changes)
-    let completionPage = CheckoutCompletionPage(appReturnURL: configuration.appReturnURL)
+    let completionPage = CheckoutCompletionPage(
+        appReturnURL: configuration.appReturnURL,
+        redemption: redemptions.map { WebFirstCompletion(reads: reads, redemptions: $0, appReturnURL: configuration.appReturnURL) })
+    let paywall = PaywallPage(catalog: catalog, creator: creator, configuration: webFirst, maxBodyBytes: configuration.maxBodyBytes)
     return CheckoutApplication(
         catalog: catalog,
         refresher: CatalogRefresher(cache: catalog, schedule: configuration.catalogRefreshSchedule, logger: logger),
@@ -157,8 +173,11 @@ public func buildCheckoutApplication(
             serverRoutes.mount(on: $0)
             stream.mount(on: $0)
             completionPage.mount(on: $0)
+            webFirstRoutes.mount(on: $0)
+            RedeemLandingPage(appStoreURL: webFirst.appStoreURL).mount(on: $0)
+            paywall.mount(on: $0)
         },
-        sweeper: .idempotency(idempotency, logger: logger),
+        sweeper: .idempotency(idempotency, redemptions: redemptions, logger: logger),
         quotaSweeper: .quotas(quotas, ledger: PostgresProviderLedgerStore(pool: pool), logger: logger),
         tokenKeys: tokenVerifier?.refresher, changes: changes)
 }

@@ -13,11 +13,26 @@ import HTTPServer
 struct CheckoutCompletionPage: Sendable {
     /// The app's return link, or nil for a page without one.
     let appReturnURL: String?
+    /// With `checkout_id` in the URL: finds the purchase and, for an
+    /// anonymous one, shows its redemption link (docs/web-first.md); nil: the plain page.
+    var redemption: WebFirstCompletion? = nil
 
     static let path = "/checkout/complete"
 
     func mount(on router: some RouteRegistrar) {
-        router.get(Self.path) { request, _ in response(for: request) }
+        router.get(Self.path) { request, context in
+            if let redemption, let checkoutID = Self.checkoutID(request.query["checkout_id"]) {
+                return try await redemption.page(
+                    checkoutID: checkoutID, attempt: Int(request.query["n"] ?? "") ?? 0, plain: response(for: request), logger: context.logger)
+            }
+            return response(for: request)
+        }
+    }
+
+    /// A checkout id as Storefront makes them (a lower-case UUID), or nil.
+    static func checkoutID(_ value: String?) -> String? {
+        guard let value, value.utf8.count == 36, UUID(uuidString: value) != nil else { return nil }
+        return value.lowercased()
     }
 
     func response(for request: HTTPRequest) -> HTTPResponse {
@@ -61,19 +76,5 @@ struct CheckoutCompletionPage: Sendable {
     }
 
     /// Escapes text for HTML content and double- or single-quoted attributes.
-    static func escape(_ text: String) -> String {
-        var out = ""
-        out.reserveCapacity(text.utf8.count)
-        for character in text {
-            switch character {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            default: out.append(character)
-            }
-        }
-        return out
-    }
+    static func escape(_ text: String) -> String { HTMLPage.escape(text) }
 }

@@ -34,16 +34,44 @@ struct CheckoutCreator: Sendable {
         var replayed: Bool
     }
 
+    /// Who a checkout is for: a signed-in (or Storefront-anonymous) app
+    /// user, or, with `CHECKOUT_ANONYMOUS=on`, nobody yet (a web-first buyer
+    /// counted by client address; the purchase is redeemed later).
+    enum Buyer: Sendable {
+        case user(AppUser)
+        case anonymous(address: String)
+
+        var user: AppUser? {
+            if case .user(let user) = self { return user }
+            return nil
+        }
+
+        /// Whose quota a checkout counts against and whose idempotency keys it
+        /// shares: an anonymous caller's are its address's, so nobody
+        /// elsewhere can replay its answer (which names its checkout).
+        var quotaKey: String {
+            switch self {
+            case .user(let user): user.id
+            case .anonymous(let address): "anonymous:" + address
+            }
+        }
+    }
+
     func create(_ body: CreateCheckoutRequest, user: AppUser, idempotencyKey: String?, logger: Logger) async throws -> Outcome {
-        let (item, variant) = try validate(body, user: user)
+        try await create(body, buyer: .user(user), idempotencyKey: idempotencyKey, logger: logger)
+    }
+
+    func create(_ body: CreateCheckoutRequest, buyer: Buyer, idempotencyKey: String?, logger: Logger) async throws -> Outcome {
+        let (item, variant) = try validate(body, user: buyer.user)
+        let quotaKey = buyer.quotaKey
         guard let key = idempotencyKey else {
-            try await quota.admit(.createCheckout, user: user.id)
+            try await quota.admit(.createCheckout, user: quotaKey)
             return Outcome(
-                body: try await createNew(body, item: item, variant: variant, user: user, checkoutID: Self.newCheckoutID(), logger: logger),
+                body: try await createNew(body, item: item, variant: variant, buyer: buyer, checkoutID: Self.newCheckoutID(), logger: logger),
                 replayed: false)
         }
         let checkoutID = Self.newCheckoutID()
-        let claim = try await idempotency.begin(user: user.id, key: key, requestHash: Self.hash(body), checkoutID: checkoutID)
+        let claim = try await idempotency.begin(user: quotaKey, key: key, requestHash: Self.hash(body), checkoutID: checkoutID)
         switch claim {
         case .replay(let stored):
             metrics.idempotentReplays.increment()
@@ -55,21 +83,23 @@ struct CheckoutCreator: Sendable {
                 .conflict, "A request with this Idempotency-Key is still in progress", code: "idempotency_in_progress", headers: ["Retry-After": "1"])
         case .acquired:
             do {
-                try await quota.admit(.createCheckout, user: user.id)
-                let answer = try await createNew(body, item: item, variant: variant, user: user, checkoutID: checkoutID, logger: logger)
-                try await idempotency.complete(user: user.id, key: key, response: String(decoding: answer, as: UTF8.self))
+                try await quota.admit(.createCheckout, user: quotaKey)
+                let answer = try await createNew(body, item: item, variant: variant, buyer: buyer, checkoutID: checkoutID, logger: logger)
+                try await idempotency.complete(user: quotaKey, key: key, response: String(decoding: answer, as: UTF8.self))
                 return Outcome(body: answer, replayed: false)
             } catch {
-                await idempotency.release(user: user.id, key: key, checkoutID: checkoutID)
+                await idempotency.release(user: quotaKey, key: key, checkoutID: checkoutID)
                 throw error
             }
         }
     }
 
     /// Checks email syntax and ownership, and that the variant is a known catalog item.
-    func validate(_ body: CreateCheckoutRequest, user: AppUser) throws(HTTPError) -> (CatalogItem, CatalogID) {
+    /// - Parameter user: nil for an anonymous checkout, whose typed email is only a pre-fill.
+    func validate(_ body: CreateCheckoutRequest, user: AppUser?) throws(HTTPError) -> (CatalogItem, CatalogID) {
         if body.hasInvalidEmail { throw HTTPError(.badRequest, "customerEmail is not a valid email address", code: "invalid_email") }
-        if let email = body.email, !user.emailMatches(email.value) {
+        if !body.hasValidRef { throw HTTPError(.badRequest, "ref must be 1–64 of A-Z a-z 0-9 . _ ~ -", code: "invalid_ref") }
+        if let user, let email = body.email, !user.emailMatches(email.value) {
             throw HTTPError(.forbidden, "customerEmail does not match the signed-in user", code: "email_mismatch")
         }
         guard !body.variantId.isEmpty else { throw HTTPError(.badRequest, "variantId is required") }
@@ -89,20 +119,23 @@ struct CheckoutCreator: Sendable {
     }
 
     private func createNew(
-        _ body: CreateCheckoutRequest, item: CatalogItem, variant: CatalogID, user: AppUser, checkoutID: String,
+        _ body: CreateCheckoutRequest, item: CatalogItem, variant: CatalogID, buyer: Buyer, checkoutID: String,
         logger: Logger
     ) async throws -> [UInt8] {
+        let user = buyer.user
         let client: any PaymentProvider
         do {
             client = try registry.client(for: variant.provider, operation: "createCheckout")
         } catch {
             throw HTTPError(.notFound, "Unknown variant \(variant)", code: "unknown_variant")
         }
-        let email = body.email ?? user.email.flatMap(EmailAddress.init)
+        let email = body.email ?? user?.email.flatMap(EmailAddress.init)
         let createdAt = now()
         let request = CheckoutRequest(
-            variantID: variant.rawID, email: email, appUserID: user.id, checkoutID: checkoutID,
-            ownershipProof: ownership.proof(checkoutID: checkoutID, appUserID: user.id), redirectURL: configuration.redirectURL,
+            variantID: variant.rawID, email: email, appUserID: user?.id, checkoutID: checkoutID,
+            ownershipProof: user.map { ownership.proof(checkoutID: checkoutID, appUserID: $0.id) }
+                ?? ownership.proof(anonymousCheckoutID: checkoutID),
+            redirectURL: configuration.redirectURL.map { Self.redirect($0, checkoutID: checkoutID) },
             expiresAt: createdAt.addingTimeInterval(configuration.checkoutExpiry.inSeconds),
             // A provider that is told the amount (Paystack, even though the plan sets it) gets the
             // cached item's price, which saves a lookup.
@@ -117,11 +150,11 @@ struct CheckoutCreator: Sendable {
             throw error.httpError
         }
         let record = CheckoutCreatedRecord(
-            checkoutID: checkoutID, provider: variant.provider, appUserID: user.id, email: email?.value,
+            checkoutID: checkoutID, provider: variant.provider, appUserID: user?.id, email: email?.value,
             // A typed customerEmail is a pre-fill; only the token's verified email counts for matching.
-            emailVerified: email.map { user.isVerifiedEmail($0.value) } ?? false, variantID: variant,
+            emailVerified: email.map { user?.isVerifiedEmail($0.value) ?? false } ?? false, variantID: variant,
             productID: item.catalogProductID, providerCheckoutID: checkout.providerCheckoutID, url: checkout.url,
-            createdAt: createdAt, expiresAt: checkout.expiresAt ?? request.expiresAt, isSubscription: item.isSubscription)
+            createdAt: createdAt, expiresAt: checkout.expiresAt ?? request.expiresAt, isSubscription: item.isSubscription, ref: body.ref)
         do {
             try await publisher.publish(record, topic: Topics.checkouts, key: record.key)
         } catch {
@@ -129,7 +162,12 @@ struct CheckoutCreator: Sendable {
             throw HTTPError(.serviceUnavailable, "Could not record the checkout; try again", code: "not_recorded", headers: ["Retry-After": "2"])
         }
         metrics.checkoutsCreated(variant.provider).increment()
-        logger.info("checkout created", metadata: ["provider": variant.provider.rawValue, "checkout.id": checkoutID, "variant": variant.description])
+        logger.info(
+            "checkout created",
+            metadata: [
+                "provider": variant.provider.rawValue, "checkout.id": checkoutID, "variant": variant.description,
+                "anonymous": user == nil ? "true" : "false",
+            ])
         let response = CreateCheckoutResponse(
             checkoutUrl: checkout.url, checkoutId: checkoutID, provider: variant.provider, expiresAt: record.expiresAt)
         return try HTTPResponse.json(response).body
@@ -137,12 +175,22 @@ struct CheckoutCreator: Sendable {
 
     static func newCheckoutID() -> String { UUID().uuidString.lowercased() }
 
+    /// The redirect URL with `checkout_id=<id>` added, so the completion page
+    /// can find the purchase (an app deep link gets it too).
+    static func redirect(_ url: String, checkoutID: String) -> String {
+        guard var components = URLComponents(string: url) else { return url }
+        components.queryItems = (components.queryItems ?? []) + [URLQueryItem(name: "checkout_id", value: checkoutID)]
+        return components.string ?? url
+    }
+
     /// A digest of the request's fields in a fixed order, so the same request
     /// hashes the same whatever the JSON's key order or spacing.
     static func hash(_ body: CreateCheckoutRequest) -> String {
-        let canonical = [
+        let fields: [String] = [
             body.customerEmail?.trimmingCharacters(in: .whitespacesAndNewlines).lowercased() ?? "", body.variantId, body.productId ?? "",
         ]
+        // A ref is hashed only when sent, so requests without one hash as they always did.
+        let canonical = (fields + (body.ref.map { [$0] } ?? []))
         .map { "\($0.utf8.count):\($0)" }.joined(separator: "|")
         return Hex.encode(SHA256.hash(Array(canonical.utf8)))
     }

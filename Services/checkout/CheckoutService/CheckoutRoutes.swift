@@ -16,6 +16,8 @@ struct CheckoutRoutes: Sendable {
     /// Per-user quotas of portal, cancel and resume (create-checkout counts in ``CheckoutCreator``).
     let quota: UserQuotaGate
     let maxBodyBytes: Int
+    /// Anonymous checkouts (`CHECKOUT_ANONYMOUS=on`) and how their callers are counted.
+    var webFirst = WebFirstConfiguration()
     let now: @Sendable () -> Date
 
     func mount(on registrar: some RouteRegistrar) {
@@ -23,12 +25,21 @@ struct CheckoutRoutes: Sendable {
         router.post("/api/create-checkout") { request, context in
             // Size, then the token, then the body: an anonymous caller learns nothing about validation.
             try JSONBody.checkSize(request, limit: maxBodyBytes)
-            let verified = try await authenticator.verifiedUser(request)
+            // Without any credential, a web-first buyer when the deployment sells before sign-in.
+            let isAnonymous =
+                webFirst.anonymousCheckouts && request.headers["Authorization"] == nil && APIKeyCredential.presented(in: request) == nil
+            let verified = isAnonymous ? nil : try await authenticator.verifiedUser(request)
             let body = try JSONBody.decode(CreateCheckoutRequest.self, from: request, limit: maxBodyBytes)
-            let user: AppUser
-            if let verified { user = verified } else { user = try await authenticator.authenticate(request, fallbackEmail: body.customerEmail) }
+            let buyer: CheckoutCreator.Buyer
+            if isAnonymous {
+                buyer = .anonymous(address: ClientAddress.key(request, trustForwardedFor: webFirst.trustForwardedFor))
+            } else if let verified {
+                buyer = .user(verified)
+            } else {
+                buyer = .user(try await authenticator.authenticate(request, fallbackEmail: body.customerEmail))
+            }
             let key = try CheckoutCreator.idempotencyKey(request)
-            let outcome = try await creator.create(body, user: user, idempotencyKey: key, logger: context.logger)
+            let outcome = try await creator.create(body, buyer: buyer, idempotencyKey: key, logger: context.logger)
             var headers: HTTPHeaders = ["Content-Type": "application/json", "Cache-Control": "no-store"]
             if outcome.replayed { headers.add(name: "Idempotent-Replayed", value: "true") }
             return HTTPResponse(status: .ok, headers: headers, body: outcome.body)

@@ -85,6 +85,39 @@ public enum CheckoutSchema {
                 -- them is the operator's (the CLI, as the schema owner).
                 GRANT SELECT, UPDATE (last_used_at) ON checkout_api_keys TO storefront_checkout;
                 """),
+        PostgresMigration(
+            version: 5, name: "redemption links and anonymous-user merges",
+            sql: """
+                -- One row per redemption link issued (docs/web-first.md): the SHA-256 of
+                -- the token (never the token), the purchase it is bound to, when it
+                -- expires, and who redeemed it. Several links may name one purchase (the
+                -- completion page's, resends); the first redemption decides.
+                CREATE TABLE checkout_redemptions (
+                    redemption_id  uuid PRIMARY KEY,
+                    token_hash     bytea NOT NULL UNIQUE CHECK (length(token_hash) = 32),
+                    provider       text NOT NULL,
+                    purchase_type  text NOT NULL CHECK (purchase_type IN ('subscription', 'order')),
+                    purchase_id    text NOT NULL,
+                    checkout_id    text,
+                    via            text NOT NULL CHECK (via IN ('completion_page', 'resend')),
+                    created_at     timestamptz NOT NULL DEFAULT now(),
+                    expires_at     timestamptz NOT NULL,
+                    redeemed_by    text,
+                    redeemed_at    timestamptz
+                );
+                CREATE INDEX checkout_redemptions_purchase ON checkout_redemptions (provider, purchase_type, purchase_id);
+                CREATE INDEX checkout_redemptions_checkout ON checkout_redemptions (checkout_id) WHERE checkout_id IS NOT NULL;
+                CREATE INDEX checkout_redemptions_expires ON checkout_redemptions (expires_at);
+                -- An anonymous user merged into a signed-in one (POST /api/users/alias),
+                -- recorded here first so the answer is authoritative; the projector
+                -- records the same merge from the command.
+                CREATE TABLE checkout_user_merges (
+                    anonymous_id  text PRIMARY KEY,
+                    app_user_id   text NOT NULL,
+                    merged_at     timestamptz NOT NULL DEFAULT now()
+                );
+                GRANT SELECT, INSERT, UPDATE, DELETE ON checkout_redemptions, checkout_user_merges TO storefront_checkout;
+                """),
     ]
 
     /// Applies pending checkout migrations (safe to run from several processes

@@ -32,9 +32,10 @@ public struct PeriodicSweeper: Service {
 
 extension PeriodicSweeper {
     /// Expired idempotency records, once an hour (expired ones are also replaced on use).
-    static func idempotency(_ store: IdempotencyStore, logger: Logger) -> PeriodicSweeper {
+    /// Also redemption links expired a day ago and never redeemed.
+    static func idempotency(_ store: IdempotencyStore, redemptions: Redemptions? = nil, logger: Logger) -> PeriodicSweeper {
         PeriodicSweeper(name: "idempotency-sweeper", interval: .seconds(3600), logger: logger) {
-            ["idempotency_records": try await store.sweep()]
+            ["idempotency_records": try await store.sweep(), "redemption_links": try await redemptions?.sweep() ?? 0]
         }
     }
 

@@ -10,6 +10,15 @@ public struct UserQuotaPolicy: Sendable, Equatable {
         case subscriptionChange = "subscription_change"
         /// A server route, counted per API key (the quota row's user is `api_key:<key id>`).
         case serverRead = "server_read"
+        /// Web-first routes (docs/web-first.md), fixed limits: anonymous
+        /// checkouts and anonymous users per client address, redemption
+        /// attempts per user and per address (against guessing), link resends
+        /// and restores.
+        case anonymousUser = "anonymous_user"
+        case redeem
+        case redeemResend = "redeem_resend"
+        case restore
+        case alias
     }
 
     /// At most `requests` in each fixed window of `window` (whole seconds).
@@ -52,6 +61,11 @@ public struct UserQuotaPolicy: Sendable, Equatable {
             case .portal: [Limit(requests: portalPerMinute, window: .seconds(60))]
             case .subscriptionChange: [Limit(requests: cancelResumePerMinute, window: .seconds(60))]
             case .serverRead: [Limit(requests: apiKeyPerMinute, window: .seconds(60))]
+            // A person taps a link a few times; a guesser needs billions.
+            case .redeem: [Limit(requests: 60, window: .seconds(3600)), Limit(requests: 10, window: .seconds(60))]
+            case .anonymousUser: [Limit(requests: 100, window: .seconds(3600)), Limit(requests: 20, window: .seconds(60))]
+            case .redeemResend: [Limit(requests: 20, window: .seconds(3600)), Limit(requests: 5, window: .seconds(60))]
+            case .restore, .alias: [Limit(requests: 10, window: .seconds(60))]
             }
         return limits.filter { $0.requests > 0 }
     }

@@ -45,6 +45,7 @@ struct CheckoutMain {
                 return (
                     http: http,
                     configuration: configuration,
+                    webFirst: WebFirstConfiguration.fromEnvironment(&reader, redirectURL: configuration.redirectURL),
                     stream: EntitlementStreamSettings.fromEnvironment(&reader),
                     // Refuses AUTH_DISABLED=true in live mode.
                     auth: AuthConfiguration.fromEnvironment(&reader, mode: mode),
@@ -76,7 +77,7 @@ struct CheckoutMain {
                             client: settings.messaging.client, replica: ProcessInfo.processInfo.hostName)),
                     hub: changes, logger: logger, metrics: metrics)
                 let application = buildCheckoutApplication(
-                    configuration: settings.configuration, auth: settings.auth, ownership: settings.ownership,
+                    configuration: settings.configuration, webFirst: settings.webFirst, auth: settings.auth, ownership: settings.ownership,
                     providers: ProviderRegistry(
                         configuration: providers, httpClient: HTTPClient(),
                         budget: { provider in

@@ -31,7 +31,12 @@ public enum ReconcileRecordDecoder {
                 return .unreadable("webhook payload not understood: \(error.description)")
             }
         case Topics.commands:
-            guard let command = try? RecordCoding.decode(SubscriptionCommand.self, from: value) else { return .unreadable("undecodable command") }
+            let command: SubscriptionCommand
+            switch try? CommandRecord.decode(value) {
+            case .purchase(let purchase)?: command = purchase
+            case .userMerge?: return .ignored("a user merge changes no provider object")
+            case nil: return .unreadable("undecodable command")
+            }
             switch command.kind {
             case .cancelRequested, .resumeRequested:
                 guard command.purchaseType == .subscription, !command.subscriptionID.isEmpty else { return .ignored("command names no subscription") }
@@ -44,7 +49,7 @@ public enum ReconcileRecordDecoder {
                 guard command.purchaseType == .subscription, !command.subscriptionID.isEmpty else { return .ignored("command names no subscription") }
                 let trigger = ReconcileTrigger.command(command.commandID, requestedAt: command.requestedAt, notBefore: command.requestedAt)
                 return .requests([ReconcileRequest(target: EntityRef(command.provider, .subscription, command.subscriptionID), trigger: trigger)])
-            case .claimByEmail, .other:
+            case .claimByEmail, .redeem, .other:
                 return .ignored("\(command.kind.rawValue) changes no provider object")
             }
         default:

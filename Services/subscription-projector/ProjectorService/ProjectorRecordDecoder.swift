@@ -77,7 +77,10 @@ public enum ProjectorRecordDecoder {
             }
         case Topics.commands:
             do {
-                return .input(.command(try RecordCoding.decode(SubscriptionCommand.self, from: value)))
+                switch try CommandRecord.decode(value) {
+                case .purchase(let command): return .input(.command(command))
+                case .userMerge(let merge): return .input(.userMerge(merge))
+                }
             } catch {
                 return .deadLetter(reason: "undecodable command record: \(describe(error))")
             }

@@ -9,11 +9,27 @@ public struct CreateCheckoutRequest: Codable, Sendable, Hashable {
     public var customerEmail: String?
     public var variantId: String
     public var productId: String?
+    /// A campaign tag (the paywall's `?ref=`): 1–64 of `A-Z a-z 0-9 . _ ~ -`;
+    /// kept on the checkout and its purchase for `storefront report`.
+    public var ref: String?
 
-    public init(customerEmail: String?, variantId: String, productId: String?) {
+    public init(customerEmail: String?, variantId: String, productId: String?, ref: String? = nil) {
         self.customerEmail = customerEmail
         self.variantId = variantId
         self.productId = productId
+        self.ref = ref
+    }
+
+    /// Whether ``ref`` is absent or well-formed.
+    public var hasValidRef: Bool {
+        guard let ref else { return true }
+        return Self.isValidRef(ref)
+    }
+
+    /// A campaign tag's shape: 1–64 unreserved URL characters.
+    public static func isValidRef(_ ref: String) -> Bool {
+        !ref.isEmpty && ref.utf8.count <= 64
+            && ref.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) || [0x2D, 0x2E, 0x5F, 0x7E].contains($0) }
     }
 
     /// The parsed variant id; nil when it is not a ``CatalogID``.

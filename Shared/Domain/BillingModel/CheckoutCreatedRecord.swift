@@ -7,8 +7,10 @@ public struct CheckoutCreatedRecord: Codable, Sendable, Hashable {
     /// provider as custom data ``CustomDataKeys/checkoutID``.
     public var checkoutID: String
     public var provider: Provider
-    /// The JWT subject of the buyer.
-    public var appUserID: String
+    /// The JWT subject of the buyer; nil for an anonymous (web-first)
+    /// checkout, whose purchase has no owner until it is redeemed. JSON
+    /// `appUserId`, an explicit `null` then.
+    public var appUserID: String?
     /// Email the checkout was pre-filled with, if any.
     public var email: String?
     /// Whether ``email`` is the buyer's verified email: true only when it is
@@ -33,15 +35,18 @@ public struct CheckoutCreatedRecord: Codable, Sendable, Hashable {
     /// subscription does, and that order must not grant on its own. JSON
     /// `isSubscription`; nil when absent (records written before it existed).
     public var isSubscription: Bool?
+    /// The campaign tag the checkout was opened with (the paywall's `?ref=`,
+    /// or `ref` in the request body), for `storefront report`. JSON `ref`.
+    public var ref: String?
 
     enum CodingKeys: String, CodingKey {
         case checkoutID = "checkoutId", provider, appUserID = "appUserId", email, emailVerified, variantID = "variantId"
-        case productID = "productId", providerCheckoutID = "providerCheckoutId", url, createdAt, expiresAt, isSubscription
+        case productID = "productId", providerCheckoutID = "providerCheckoutId", url, createdAt, expiresAt, isSubscription, ref
     }
 
     public init(
-        checkoutID: String, provider: Provider, appUserID: String, email: String?, emailVerified: Bool = false, variantID: CatalogID,
-        productID: CatalogID?, providerCheckoutID: String, url: String, createdAt: Date, expiresAt: Date?, isSubscription: Bool? = nil
+        checkoutID: String, provider: Provider, appUserID: String?, email: String?, emailVerified: Bool = false, variantID: CatalogID,
+        productID: CatalogID?, providerCheckoutID: String, url: String, createdAt: Date, expiresAt: Date?, isSubscription: Bool? = nil, ref: String? = nil
     ) {
         self.checkoutID = checkoutID
         self.provider = provider
@@ -55,16 +60,18 @@ public struct CheckoutCreatedRecord: Codable, Sendable, Hashable {
         self.createdAt = createdAt
         self.expiresAt = expiresAt
         self.isSubscription = isSubscription
+        self.ref = ref
     }
 
     /// The record's topic key.
-    public var key: String { TopicKey.checkout(provider, appUserID: appUserID) }
+    /// An anonymous checkout is keyed by its own id (there is no user to order by).
+    public var key: String { TopicKey.checkout(provider, appUserID: appUserID ?? "anonymous:\(checkoutID)") }
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         checkoutID = try c.decode(String.self, forKey: .checkoutID)
         provider = try c.decode(Provider.self, forKey: .provider)
-        appUserID = try c.decode(String.self, forKey: .appUserID)
+        appUserID = try c.decodeIfPresent(String.self, forKey: .appUserID)
         email = try c.decodeIfPresent(String.self, forKey: .email)
         emailVerified = try c.decodeIfPresent(Bool.self, forKey: .emailVerified) ?? false
         variantID = try c.decode(CatalogID.self, forKey: .variantID)
@@ -74,6 +81,7 @@ public struct CheckoutCreatedRecord: Codable, Sendable, Hashable {
         createdAt = try c.decodeRequiredTimestamp(forKey: .createdAt)
         expiresAt = try c.decodeTimestamp(forKey: .expiresAt)
         isSubscription = try c.decodeIfPresent(Bool.self, forKey: .isSubscription)
+        ref = try c.decodeIfPresent(String.self, forKey: .ref)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -90,5 +98,6 @@ public struct CheckoutCreatedRecord: Codable, Sendable, Hashable {
         try c.encodeTimestamp(createdAt, forKey: .createdAt)
         try c.encodeTimestamp(expiresAt, forKey: .expiresAt)
         try c.encodeIfPresent(isSubscription, forKey: .isSubscription)
+        try c.encodeIfPresent(ref, forKey: .ref)
     }
 }

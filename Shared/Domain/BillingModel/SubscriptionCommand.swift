@@ -20,6 +20,10 @@ public struct SubscriptionCommand: Codable, Sendable, Hashable {
         /// reconciler fetches it from the provider at once and publishes the
         /// snapshot. Changes nothing by itself (the projector only audits it).
         case refreshRequested
+        /// The purchase's redemption token was redeemed by the app user: the
+        /// strongest evidence of ownership (`redemption`); the first
+        /// redemption of a purchase stands (docs/web-first.md).
+        case redeem
         case other(String)
 
         public init(rawValue: String) {
@@ -28,6 +32,7 @@ public struct SubscriptionCommand: Codable, Sendable, Hashable {
             case "resume_requested": self = .resumeRequested
             case "claim_by_email": self = .claimByEmail
             case "refresh_requested": self = .refreshRequested
+            case "redeem": self = .redeem
             default: self = .other(rawValue)
             }
         }
@@ -38,6 +43,7 @@ public struct SubscriptionCommand: Codable, Sendable, Hashable {
             case .resumeRequested: "resume_requested"
             case .claimByEmail: "claim_by_email"
             case .refreshRequested: "refresh_requested"
+            case .redeem: "redeem"
             case .other(let name): name
             }
         }
@@ -58,7 +64,7 @@ public struct SubscriptionCommand: Codable, Sendable, Hashable {
     public var subscriptionID: String
     public var appUserID: String
     public var requestedAt: Date
-    /// What ``subscriptionID`` names; only claims name orders.
+    /// What ``subscriptionID`` names; only claims and redemptions name orders.
     public var purchaseType: PurchaseType = .subscription
     /// The provider's subscription as read right after it accepted a cancel or resume.
     public var observed: ObservedSubscription?

@@ -18,6 +18,7 @@ public enum ProjectionSchema {
         (12, "whether a checkout sold a subscription", checkoutKind),
         (13, "the touch triggers pair old and new rows by key", entitlementTouchByKey),
         (14, "the event log compresses with lz4", eventCompression),
+        (15, "web-first buyers: anonymous checkouts, redemption evidence, user aliases", webFirst),
     ]
 
     /// The NOLOGIN group roles of the services, created by migration 6 and

@@ -58,7 +58,7 @@ struct EntitlementCauseFinder: Sendable {
             return [subscription, e.orderID.map { Purchase(provider: provider, type: .order, id: $0) }].compactMap { $0 }
         case .command(let command):
             return [Purchase(provider: command.provider.rawValue, type: command.purchaseType, id: command.subscriptionID)]
-        case .checkout:
+        case .checkout, .userMerge:
             return []
         }
     }
@@ -68,6 +68,7 @@ struct EntitlementCauseFinder: Sendable {
         case .webhook(let delivery): delivery.event.provider
         case .command(let command): command.provider
         case .checkout(let record): record.provider
+        case .userMerge: nil
         }
     }
 
@@ -77,7 +78,11 @@ struct EntitlementCauseFinder: Sendable {
             let isSnapshot = delivery.event.providerEventName.hasPrefix(snapshotPrefix)
             return .init(kind: isSnapshot ? .snapshot : .providerEvent, provider: delivery.event.provider, reference: delivery.dedupKey)
         case .command(let command):
-            return .init(kind: command.kind == .claimByEmail ? .claim : .command, provider: command.provider, reference: command.commandID)
+            let isClaim = command.kind == .claimByEmail || command.kind == .redeem
+            return .init(kind: isClaim ? .claim : .command, provider: command.provider, reference: command.commandID)
+        case .userMerge(let merge):
+            // The merged user's purchases moved: a claim with no single provider.
+            return .init(kind: .claim, provider: nil, reference: merge.commandID)
         case .checkout(let record):
             // A checkout record changes no entitlement on its own; named for completeness.
             return .init(kind: .command, provider: record.provider, reference: record.checkoutID)

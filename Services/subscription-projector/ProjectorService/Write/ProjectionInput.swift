@@ -28,6 +28,8 @@ public enum ProjectionInput: Sendable, Hashable {
     case webhook(WebhookDelivery)
     case checkout(CheckoutCreatedRecord)
     case command(SubscriptionCommand)
+    /// An anonymous user merged into a signed-in one (``UserMergeCommand``).
+    case userMerge(UserMergeCommand)
 }
 
 /// What one ``ProjectionWriter/write(_:)`` did.

@@ -81,6 +81,8 @@ struct ProjectionPlan {
                 add(record)
             case .command(let command):
                 try add(command)
+            case .userMerge(let merge):
+                add(merge)
             }
         }
     }
@@ -109,6 +111,8 @@ struct ProjectionPlan {
             return [record.key]
         case .command(let command):
             return [command.key, purchaseLockKey(command.provider.rawValue, command.purchaseType, command.subscriptionID)]
+        case .userMerge(let merge):
+            return [merge.key]
         }
     }
 
@@ -296,10 +300,10 @@ struct ProjectionPlan {
                     command.appUserID, command.requestedAt,
                 ]))
         let provider = command.provider.rawValue
-        if command.kind == .claimByEmail {
+        if command.kind == .claimByEmail || command.kind == .redeem {
             items.append(
                 PostgresBatchItem(
-                    ProjectionStatements.emailClaim,
+                    command.kind == .redeem ? ProjectionStatements.redemption : ProjectionStatements.emailClaim,
                     [provider, command.purchaseType.rawValue, command.subscriptionID, command.appUserID, "command:\(command.commandID)"]))
             let sync = command.purchaseType == .order ? ProjectionStatements.syncOrderOwner : ProjectionStatements.syncSubscriptionOwner
             items.append(PostgresBatchItem(sync, [provider, command.subscriptionID]))
@@ -325,6 +329,18 @@ struct ProjectionPlan {
             isCounted: false)
     }
 
+    /// A merge is recorded once per anonymous id (the first stands); the
+    /// purchases whose evidence names the anonymous id then name whoever
+    /// `purchase_owner` says, which reads the merge.
+    private mutating func add(_ merge: UserMergeCommand) {
+        counted.append((items.count, .record))
+        items.append(
+            PostgresBatchItem(
+                ProjectionStatements.userMerge, [merge.anonymousUserID, merge.appUserID, merge.commandID, merge.requestedAt]))
+        items.append(PostgresBatchItem(ProjectionStatements.syncMergedSubscriptions, [merge.anonymousUserID]))
+        items.append(PostgresBatchItem(ProjectionStatements.syncMergedOrders, [merge.anonymousUserID]))
+    }
+
     private mutating func add(_ record: CheckoutCreatedRecord) {
         counted.append((items.count, .record))
         items.append(
@@ -333,9 +349,12 @@ struct ProjectionPlan {
                 [
                     record.checkoutID, record.provider.rawValue, record.appUserID, record.email ?? "",
                     record.productID?.description, record.variantID.description, record.providerCheckoutID, record.url,
-                    record.createdAt, record.expiresAt, record.emailVerified, record.isSubscription,
+                    record.createdAt, record.expiresAt, record.emailVerified, record.isSubscription, record.ref,
                 ]))
-        items.append(PostgresBatchItem(ProjectionStatements.appUser, [record.appUserID, record.email, record.createdAt]))
+        // An anonymous checkout has no user to record.
+        if let appUserID = record.appUserID {
+            items.append(PostgresBatchItem(ProjectionStatements.appUser, [appUserID, record.email, record.createdAt]))
+        }
     }
 
     /// Refunds and disputes: linked to the purchase they paid for through the log.

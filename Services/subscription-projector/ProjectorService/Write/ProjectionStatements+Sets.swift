@@ -53,12 +53,15 @@ extension ProjectionStatements {
         """
 
     /// `purchase_owner(c1, 'subscription', c2)` as a subquery: the body of
-    /// the function (migration 7, `ProjectionSchema.moneyBack`) with its parameters
+    /// the function (migration 15, `ProjectionSchema.webFirst`) with its parameters
     /// replaced by the row's columns. The one app user named by the strongest
-    /// kind of evidence, or NULL when there is none or several.
+    /// kind of evidence (an anonymous id merged into a user counting as that
+    /// user), or NULL when there is none or several.
     static let purchaseOwnerOfRow = """
-        (SELECT CASE WHEN count(DISTINCT po.app_user_id) = 1 THEN min(po.app_user_id) END
+        (SELECT CASE WHEN count(DISTINCT COALESCE(a.app_user_id, po.app_user_id)) = 1
+                     THEN min(COALESCE(a.app_user_id, po.app_user_id)) END
             FROM purchase_owners AS po
+            LEFT JOIN user_aliases AS a ON a.anonymous_id = po.app_user_id
             WHERE po.provider = c1 AND po.purchase_type = 'subscription' AND po.purchase_id = c2
                 AND po.rank = (SELECT max(q.rank) FROM purchase_owners AS q
                                WHERE q.provider = c1 AND q.purchase_type = 'subscription' AND q.purchase_id = c2))

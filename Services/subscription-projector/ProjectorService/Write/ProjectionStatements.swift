@@ -58,6 +58,50 @@ enum ProjectionStatements {
             ON CONFLICT DO NOTHING
             """, parameterTypes: [t, t, t, t, t])
 
+    /// A redeemed redemption token (`redemption`, the strongest evidence):
+    /// the first redemption of a purchase stands, so a purchase never gets
+    /// two users by this kind of evidence (which would leave it nobody's).
+    static let redemption = PostgresPreparedStatement(
+        name: "projector_redemption_v1",
+        sql: """
+            INSERT INTO purchase_owners (provider, purchase_type, purchase_id, app_user_id, source, evidence)
+            SELECT $1, $2, $3, $4, 'redemption', $5
+            WHERE NOT EXISTS (
+                SELECT 1 FROM purchase_owners WHERE provider = $1 AND purchase_type = $2 AND purchase_id = $3 AND source = 'redemption')
+            ON CONFLICT DO NOTHING
+            """, parameterTypes: [t, t, t, t, t])
+
+    /// An anonymous user merged into a signed-in one: the first merge of an id stands.
+    static let userMerge = PostgresPreparedStatement(
+        name: "projector_user_merge_v1",
+        sql: """
+            INSERT INTO user_aliases (anonymous_id, app_user_id, command_id, merged_at)
+            SELECT $1, $2, $3, $4 WHERE $1 <> $2
+            ON CONFLICT (anonymous_id) DO NOTHING
+            """, parameterTypes: [t, t, t, ts])
+
+    /// After a merge: every subscription with evidence naming the anonymous id names its owner anew.
+    static let syncMergedSubscriptions = PostgresPreparedStatement(
+        name: "projector_sync_merged_subscriptions_v1",
+        sql: """
+            UPDATE subscriptions AS s SET app_user_id = purchase_owner(s.provider, 'subscription', s.subscription_id)
+            FROM (SELECT DISTINCT provider, purchase_id FROM purchase_owners
+                  WHERE app_user_id = $1 AND purchase_type = 'subscription') AS po
+            WHERE s.provider = po.provider AND s.subscription_id = po.purchase_id
+                AND s.app_user_id IS DISTINCT FROM purchase_owner(s.provider, 'subscription', s.subscription_id)
+            """, parameterTypes: [t])
+
+    /// After a merge: every order with evidence naming the anonymous id names its owner anew.
+    static let syncMergedOrders = PostgresPreparedStatement(
+        name: "projector_sync_merged_orders_v1",
+        sql: """
+            UPDATE orders AS o SET app_user_id = purchase_owner(o.provider, 'order', o.order_id)
+            FROM (SELECT DISTINCT provider, purchase_id FROM purchase_owners
+                  WHERE app_user_id = $1 AND purchase_type = 'order') AS po
+            WHERE o.provider = po.provider AND o.order_id = po.purchase_id
+                AND o.app_user_id IS DISTINCT FROM purchase_owner(o.provider, 'order', o.order_id)
+            """, parameterTypes: [t])
+
     /// After new evidence: the subscription row names whoever the evidence now says owns it.
     static let syncSubscriptionOwner = PostgresPreparedStatement(
         name: "projector_sync_subscription_owner_v1",
@@ -304,17 +348,17 @@ enum ProjectionStatements {
     /// A checkout as the checkout service published it; completed at the
     /// earliest matching purchase already logged (events may come first).
     static let checkout = PostgresPreparedStatement(
-        name: "projector_checkout_v3",
+        name: "projector_checkout_v4",
         sql: """
             INSERT INTO checkouts (checkout_id, provider, app_user_id, email, product_id, variant_id, provider_checkout_id,
-                url, created_at, expires_at, email_verified, is_subscription, completed_at)
-            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, (
+                url, created_at, expires_at, email_verified, is_subscription, ref, completed_at)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, (
                 SELECT min(COALESCE(e.ordering_ts, e.received_at)) FROM billing_events AS e WHERE e.provider = $2 AND (
                     (e.checkout_id = $1 AND e.kind IN \(completingKinds))
                     OR (e.checkout_id IS NULL AND e.app_user_id = $3 AND e.kind IN \(completingKindsByUser)
                         AND COALESCE(e.ordering_ts, e.received_at) >= $9))))
             ON CONFLICT (checkout_id) DO NOTHING
-            """, parameterTypes: [t, t, t, t, t, t, t, t, ts, ts, .bool, .bool])
+            """, parameterTypes: [t, t, t, t, t, t, t, t, ts, ts, .bool, .bool, t])
 
     /// A purchase naming its checkout: completed at the earliest such time.
     static let completeByID = PostgresPreparedStatement(
@@ -380,7 +424,7 @@ enum ProjectionStatements {
     ]
 
     static let all = [
-        lock, event, owner, emailClaim, ownerFromCharge, ownerOfChargedSubscriptions, ownerFromCheckout, syncSubscriptionOwner, syncOrderOwner,
+        lock, event, owner, emailClaim, redemption, userMerge, syncMergedSubscriptions, syncMergedOrders, ownerFromCharge, ownerOfChargedSubscriptions, ownerFromCheckout, syncSubscriptionOwner, syncOrderOwner,
         syncChargedSubscriptionOwners, appUser, customer, orderCreated, orderOfSubscription, orderMoneyBack, orderRefunded, payment, checkout,
         completeByID, completeByUser, command, snapshotSubscription, snapshotOrder, snapshotTransaction,
     ]

@@ -9,10 +9,13 @@ public struct CheckoutRequest: Sendable, Hashable {
     /// Pre-filled on the hosted checkout (Paystack requires it).
     public var email: EmailAddress?
     /// The JWT subject; sent as custom data ``CustomDataKeys/appUserID``.
-    public var appUserID: String
+    /// nil for a web-first buyer without an account (an anonymous checkout):
+    /// then only the checkout id and its anonymous proof are sent.
+    public var appUserID: String?
     /// Storefront's checkout id; sent as custom data ``CustomDataKeys/checkoutID``.
     public var checkoutID: String
-    /// `OwnershipProof.proof(checkoutID:appUserID:)` for the two ids above; sent as
+    /// `OwnershipProof.proof(checkoutID:appUserID:)` for the two ids above (or
+    /// `proof(anonymousCheckoutID:)` without a user); sent as
     /// custom data ``CustomDataKeys/proof``. Without it the projector takes
     /// the ids for an unproven claim and the purchase gets no owner.
     public var ownershipProof: String
@@ -28,7 +31,7 @@ public struct CheckoutRequest: Sendable, Hashable {
     public var reference: String?
 
     public init(
-        variantID: String, email: EmailAddress?, appUserID: String, checkoutID: String, ownershipProof: String,
+        variantID: String, email: EmailAddress?, appUserID: String?, checkoutID: String, ownershipProof: String,
         redirectURL: String? = nil, expiresAt: Date? = nil, amount: Int64? = nil, reference: String? = nil
     ) {
         self.variantID = variantID
@@ -43,7 +46,10 @@ public struct CheckoutRequest: Sendable, Hashable {
     }
 
     /// The custom data / metadata both providers echo back in webhooks.
+    /// Without a user, no ``CustomDataKeys/appUserID`` key at all.
     var customData: [String: String] {
-        [CustomDataKeys.appUserID: appUserID, CustomDataKeys.checkoutID: checkoutID, CustomDataKeys.proof: ownershipProof]
+        var data = [CustomDataKeys.checkoutID: checkoutID, CustomDataKeys.proof: ownershipProof]
+        if let appUserID { data[CustomDataKeys.appUserID] = appUserID }
+        return data
     }
 }

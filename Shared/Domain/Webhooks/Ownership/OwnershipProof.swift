@@ -26,6 +26,8 @@ public struct OwnershipProof: Sendable, CustomStringConvertible {
     public static let minimumKeyBytes = 32
     /// The domain tag that starts every signed message (`v1`).
     public static let domainTag = "storefront.ownership-proof.v1"
+    /// The domain tag of an anonymous checkout's proof.
+    public static let anonymousDomainTag = "storefront.anonymous-checkout-proof.v1"
     /// Length of a proof: 32 bytes of HMAC-SHA256 in hex.
     public static let proofLength = 64
 
@@ -61,6 +63,31 @@ public struct OwnershipProof: Sendable, CustomStringConvertible {
         mac(checkoutID: checkoutID, appUserID: appUserID).map(Hex.encode) ?? ""
     }
 
+    /// The proof that Storefront made checkout `checkoutID` for nobody yet (a
+    /// web-first buyer without an account): 64 lowercase hex digits under the
+    /// same key, over ``anonymousDomainTag`` and the checkout id, so it can
+    /// never pass for a user's proof (nor the reverse). It proves the checkout
+    /// id only; the purchase gets an owner when its redemption token is redeemed.
+    public func proof(anonymousCheckoutID checkoutID: String) -> String {
+        anonymousMAC(checkoutID: checkoutID).map(Hex.encode) ?? ""
+    }
+
+    /// Whether `proof` is ``proof(anonymousCheckoutID:)`` for exactly this checkout (constant time).
+    public func verify(_ proof: String, anonymousCheckoutID checkoutID: String) -> Bool {
+        guard !checkoutID.isEmpty, proof.utf8.count == Self.proofLength, let given = Hex.decode(proof),
+            let expected = anonymousMAC(checkoutID: checkoutID)
+        else { return false }
+        return constantTimeEquals(expected, given)
+    }
+
+    /// A secret for another use of the same key (anonymous users' tokens,
+    /// redemption tokens): HMAC-SHA256 of `purpose` under the key, so a value
+    /// made for one purpose never verifies for another and the key itself is
+    /// never used twice. nil for the placeholder.
+    public func derivedSecret(purpose: String) -> [UInt8]? {
+        key.map { HMAC.sha256(key: $0.bytes, message: Self.message(fields: ["storefront.derived-secret.v1", purpose])) }
+    }
+
     /// Whether `proof` is the proof for exactly this pair. The comparison runs
     /// in constant time; a proof that is empty, not 64 hex digits, or made
     /// for any other pair or under any other key is refused, and so are empty
@@ -74,8 +101,13 @@ public struct OwnershipProof: Sendable, CustomStringConvertible {
 
     /// The bytes the HMAC covers: ``domainTag``, then each field length-prefixed.
     static func message(checkoutID: String, appUserID: String) -> [UInt8] {
+        message(fields: [Self.domainTag, checkoutID, appUserID])
+    }
+
+    /// Each field as a 4-byte big-endian length and its UTF-8 bytes.
+    static func message(fields: [String]) -> [UInt8] {
         var message: [UInt8] = []
-        for field in [Self.domainTag, checkoutID, appUserID] {
+        for field in fields {
             let bytes = Array(field.utf8)
             let count = UInt32(truncatingIfNeeded: bytes.count)
             message += [UInt8(count >> 24 & 0xFF), UInt8(count >> 16 & 0xFF), UInt8(count >> 8 & 0xFF), UInt8(count & 0xFF)]
@@ -86,6 +118,10 @@ public struct OwnershipProof: Sendable, CustomStringConvertible {
 
     private func mac(checkoutID: String, appUserID: String) -> [UInt8]? {
         key.map { HMAC.sha256(key: $0.bytes, message: Self.message(checkoutID: checkoutID, appUserID: appUserID)) }
+    }
+
+    private func anonymousMAC(checkoutID: String) -> [UInt8]? {
+        key.map { HMAC.sha256(key: $0.bytes, message: Self.message(fields: [Self.anonymousDomainTag, checkoutID])) }
     }
 
     public var description: String { "OwnershipProof(key: <redacted>)" }

@@ -29,10 +29,10 @@ enum StripeCheckoutForm {
         _ request: CheckoutRequest, productID: String, productName: String?, subscription: Bool, successURL: String, cancelURL: String?,
         now: Date
     ) throws(Refusal) -> [StripeField] {
-        let claim = [
-            (CustomDataKeys.appUserID, request.appUserID), (CustomDataKeys.checkoutID, request.checkoutID),
-            (CustomDataKeys.proof, request.ownershipProof),
-        ]
+        // An anonymous checkout (no user) names only itself and its proof.
+        let claim =
+            (request.appUserID.map { [(CustomDataKeys.appUserID, $0)] } ?? [])
+            + [(CustomDataKeys.checkoutID, request.checkoutID), (CustomDataKeys.proof, request.ownershipProof)]
         for (key, value) in claim where value.utf8.count > maximumMetadataValueLength || value.isEmpty {
             throw Refusal(message: "\(key) must be 1 to \(maximumMetadataValueLength) bytes for Stripe metadata")
         }
@@ -46,8 +46,8 @@ enum StripeCheckoutForm {
             StripeField("success_url", .string(successURL)),
         ]
         if let cancelURL { fields.append(StripeField("cancel_url", .string(cancelURL))) }
-        if request.appUserID.utf8.count <= maximumClientReferenceLength {
-            fields.append(StripeField("client_reference_id", .string(request.appUserID)))
+        if let user = request.appUserID, user.utf8.count <= maximumClientReferenceLength {
+            fields.append(StripeField("client_reference_id", .string(user)))
         }
         if let email = request.email { fields.append(StripeField("customer_email", .string(email.value))) }
         fields.append(
