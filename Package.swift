@@ -368,7 +368,7 @@ let package = Package(
             "CheckoutServiceTests",
             [
                 "ServiceSettings", "Catalog", "CheckoutService", "CryptoPrimitives", "HTTPServer", "BillingModel", "Postgres", "ProjectionStore",
-                "Entitlements", "ProviderConfiguration", "Providers", "ServiceRuntime", "Telemetry", "TestSupport", "TokenVerification",
+                "Entitlements", "ProviderConfiguration", "Providers", "ServiceRuntime", "Telemetry", "TestSupport", "TokenVerification", "Webhooks",
             ],
             linker: vendoredLibraries),
         tests(

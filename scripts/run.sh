@@ -37,6 +37,8 @@ cat <<MSG
 
 Storefront is up.
   gateway (the URL apps use):  $GATEWAY_URL
+  web paywall (buy first):     $GATEWAY_URL/paywall  (no sign-in; after paying, the page shows the app's redemption link)
+  app association file:        $GATEWAY_URL/.well-known/apple-app-site-association
   provider sandbox:            $SANDBOX_URL  (checkout pages, /_sandbox/deliveries)
   reconciler:                  ${RECONCILER_URLS%% *}/metrics  (snapshots, sweeps every 30 s)
   webhook-sender:              $WEBHOOK_SENDER_URL/metrics  (webhooks out: DATABASE_URL=$DATABASE_URL .build/debug/storefront endpoints add --url URL)

@@ -275,6 +275,8 @@ up() {
   # STOREFRONT_MODE=test: the sandbox's keys are test keys (sk_test_…).
   AUTH_JWT_SECRET=$jwt_secret AUTH_JWT_ISSUER=$jwt_issuer AUTH_JWT_AUDIENCE=$jwt_audience STOREFRONT_MODE=test \
     OWNERSHIP_PROOF_KEY=$ownership_proof_key CHECKOUT_REDIRECT_URL="$gateway/checkout/complete" DATABASE_URL=$(database_url_for checkout) \
+    CHECKOUT_ANONYMOUS=${CHECKOUT_ANONYMOUS:-on} APPLE_APP_IDS=${APPLE_APP_IDS:-ABCDE12345.com.example.storefront} \
+    APP_STORE_URL=${APP_STORE_URL:-https://apps.apple.com/app/id000000000} CHECKOUT_TRUST_FORWARDED_FOR=true \
     with_api_keys start_process checkout "$checkout_port" "$bin/checkout"
   for i in $(seq 1 "$receivers"); do
     local p; if [ "$i" = 1 ]; then p=$(port_for receiver "${WEBHOOK_RECEIVER_PORT:-8083}"); else p=$("$root/scripts/free-port.sh"); fi

@@ -172,7 +172,7 @@ public func buildCheckoutApplication(
             routes.mount(on: $0)
             serverRoutes.mount(on: $0)
             stream.mount(on: $0)
-            completionPage.mount(on: $0)
+            completionPage.mount(on: DatabaseUnavailable(base: $0))
             webFirstRoutes.mount(on: $0)
             RedeemLandingPage(appStoreURL: webFirst.appStoreURL).mount(on: $0)
             paywall.mount(on: $0)

@@ -16,7 +16,8 @@ public enum CheckoutBinary {
     public static let settings = BinarySettings(
         "checkout",
         [
-            .runtime, .httpServer, .checkout, .webFirst, .entitlementStream, .appTokens, .ownershipProof, .postgresConnection, .postgresLimits, .entitlements,
+            .runtime, .httpServer, .checkout, .webFirst, .entitlementStream, .appTokens, .ownershipProof, .postgresConnection, .postgresLimits,
+            .entitlements,
             .kafka, .kafkaSecurity,
         ]
             + ProviderUses.api.settingGroups + [.providerBudget])

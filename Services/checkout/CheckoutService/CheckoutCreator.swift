@@ -191,7 +191,7 @@ struct CheckoutCreator: Sendable {
         ]
         // A ref is hashed only when sent, so requests without one hash as they always did.
         let canonical = (fields + (body.ref.map { [$0] } ?? []))
-        .map { "\($0.utf8.count):\($0)" }.joined(separator: "|")
+            .map { "\($0.utf8.count):\($0)" }.joined(separator: "|")
         return Hex.encode(SHA256.hash(Array(canonical.utf8)))
     }
 

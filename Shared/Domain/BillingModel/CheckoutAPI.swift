@@ -29,7 +29,9 @@ public struct CreateCheckoutRequest: Codable, Sendable, Hashable {
     /// A campaign tag's shape: 1–64 unreserved URL characters.
     public static func isValidRef(_ ref: String) -> Bool {
         !ref.isEmpty && ref.utf8.count <= 64
-            && ref.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) || [0x2D, 0x2E, 0x5F, 0x7E].contains($0) }
+            && ref.utf8.allSatisfy {
+                (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) || [0x2D, 0x2E, 0x5F, 0x7E].contains($0)
+            }
     }
 
     /// The parsed variant id; nil when it is not a ``CatalogID``.

@@ -46,7 +46,8 @@ public struct CheckoutCreatedRecord: Codable, Sendable, Hashable {
 
     public init(
         checkoutID: String, provider: Provider, appUserID: String?, email: String?, emailVerified: Bool = false, variantID: CatalogID,
-        productID: CatalogID?, providerCheckoutID: String, url: String, createdAt: Date, expiresAt: Date?, isSubscription: Bool? = nil, ref: String? = nil
+        productID: CatalogID?, providerCheckoutID: String, url: String, createdAt: Date, expiresAt: Date?, isSubscription: Bool? = nil,
+        ref: String? = nil
     ) {
         self.checkoutID = checkoutID
         self.provider = provider

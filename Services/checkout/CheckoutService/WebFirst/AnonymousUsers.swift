@@ -60,6 +60,7 @@ struct AnonymousUsers: Sendable {
 
     /// Whether `id` has the shape of an id ``mint()`` makes.
     static func isAnonymousID(_ id: String) -> Bool {
-        id.hasPrefix(idPrefix) && id.utf8.count == idPrefix.utf8.count + 32 && id.utf8.dropFirst(idPrefix.utf8.count).allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
+        id.hasPrefix(idPrefix) && id.utf8.count == idPrefix.utf8.count + 32
+            && id.utf8.dropFirst(idPrefix.utf8.count).allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
     }
 }

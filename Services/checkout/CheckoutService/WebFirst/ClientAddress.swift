@@ -27,7 +27,9 @@ enum ClientAddress {
         let head = halves[0].split(separator: ":", omittingEmptySubsequences: true).map(String.init)
         let tail = halves.count > 1 ? halves[1].split(separator: ":", omittingEmptySubsequences: true).map(String.init) : []
         let groups = head + Array(repeating: "0", count: max(0, 8 - head.count - tail.count)) + tail
-        return groups.prefix(4).map { String($0.lowercased().drop(while: { $0 == "0" })).isEmpty ? "0" : String($0.lowercased().drop(while: { $0 == "0" })) }
-            .joined(separator: ":") + "::/64"
+        return groups.prefix(4).map {
+            String($0.lowercased().drop(while: { $0 == "0" })).isEmpty ? "0" : String($0.lowercased().drop(while: { $0 == "0" }))
+        }
+        .joined(separator: ":") + "::/64"
     }
 }

@@ -6,7 +6,9 @@ enum HTMLPage {
     /// - Parameters:
     ///   - refreshSeconds: reload the page after this long (the completion page while it waits).
     ///   - allowsForms: whether forms may post back to this origin (the paywall's buy buttons).
-    static func response(title: String, body: String, status: HTTPStatus = .ok, refreshSeconds: Int? = nil, allowsForms: Bool = false)
+    static func response(
+        title: String, body: String, status: HTTPStatus = .ok, refreshSeconds: Int? = nil, allowsForms: Bool = false
+    )
         -> HTTPResponse
     {
         let headers: HTTPHeaders = [

@@ -85,7 +85,9 @@ struct PaywallPage: Sendable {
     static func formFields(_ body: [UInt8]) -> [String: String] {
         var fields: [String: String] = [:]
         for pair in String(decoding: body, as: UTF8.self).split(separator: "&") {
-            let parts = pair.split(separator: "=", maxSplits: 1).map { String($0).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? "" }
+            let parts = pair.split(separator: "=", maxSplits: 1).map {
+                String($0).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? ""
+            }
             guard let name = parts.first, !name.isEmpty, fields[name] == nil else { continue }
             fields[name] = parts.count > 1 ? parts[1] : ""
         }

@@ -36,7 +36,9 @@ struct RedemptionTokens: Sendable {
             candidate = trimmed[range.upperBound...].prefix { $0 != "?" && $0 != "#" && $0 != "/" }
         }
         guard candidate.utf8.count == length,
-            candidate.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) || $0 == 0x2D || $0 == 0x5F })
+            candidate.utf8.allSatisfy({
+                (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) || $0 == 0x2D || $0 == 0x5F
+            })
         else { return nil }
         return String(candidate)
     }

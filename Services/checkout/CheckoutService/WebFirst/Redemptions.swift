@@ -127,7 +127,8 @@ struct Redemptions: Sendable {
             // Published inside the transaction: if the broker refuses, the row stays unredeemed.
             try await publisher.publish(command, topic: Topics.commands, key: command.key)
             logger.info(
-                "purchase redeemed", metadata: ["redemption.id": id.uuidString.lowercased(), "purchase": reference.key, "command.id": command.commandID])
+                "purchase redeemed",
+                metadata: ["redemption.id": id.uuidString.lowercased(), "purchase": reference.key, "command.id": command.commandID])
             return (.redeemed, reference)
         }
     }

@@ -23,7 +23,8 @@ struct WebFirstCompletion: Sendable {
         if checkout.appUserID != nil {
             return plain
         }
-        guard purchase.owner == nil, let link = try await redemptions.completionPageLink(for: purchase, checkoutID: checkoutID, ref: checkout.ref, logger: logger)
+        guard purchase.owner == nil,
+            let link = try await redemptions.completionPageLink(for: purchase, checkoutID: checkoutID, ref: checkout.ref, logger: logger)
         else {
             return HTMLPage.response(
                 title: "Payment received",

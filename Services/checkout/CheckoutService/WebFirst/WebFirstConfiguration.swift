@@ -71,7 +71,11 @@ public struct WebFirstConfiguration: Sendable {
             configuration.redemptionTTL = ttl
         }
         if let url = reader.string(.publicURL) {
-            if let origin = origin(of: url) { configuration.publicURL = origin } else { reader.report(.publicURL, "must be an http(s) origin such as https://shop.example.com") }
+            if let origin = origin(of: url) {
+                configuration.publicURL = origin
+            } else {
+                reader.report(.publicURL, "must be an http(s) origin such as https://shop.example.com")
+            }
         } else {
             configuration.publicURL = redirectURL.flatMap(origin(of:))
         }

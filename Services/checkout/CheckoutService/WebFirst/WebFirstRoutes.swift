@@ -104,7 +104,9 @@ struct WebFirstRoutes: Sendable {
             // What the verified email found unowned (claimed now, or by a read moments ago); the
             // answer's entitlements already count them, as every read for this user does.
             let claimed =
-                found.subscriptions.filter { $0.appUserID == nil }.map { PurchaseReference(provider: $0.provider.rawValue, type: .subscription, id: $0.subscriptionID) }
+                found.subscriptions.filter { $0.appUserID == nil }.map {
+                    PurchaseReference(provider: $0.provider.rawValue, type: .subscription, id: $0.subscriptionID)
+                }
                 + found.orders.filter { $0.appUserID == nil }.map { PurchaseReference(provider: $0.provider.rawValue, type: .order, id: $0.orderID) }
             var response = try HTTPResponse.json(RestoreAnswer(claimed: claimed, entitlements: found.entitlements))
             response.headers.add(name: "Cache-Control", value: "no-store")

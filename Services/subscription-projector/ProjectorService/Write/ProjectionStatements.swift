@@ -424,7 +424,8 @@ enum ProjectionStatements {
     ]
 
     static let all = [
-        lock, event, owner, emailClaim, redemption, userMerge, syncMergedSubscriptions, syncMergedOrders, ownerFromCharge, ownerOfChargedSubscriptions, ownerFromCheckout, syncSubscriptionOwner, syncOrderOwner,
+        lock, event, owner, emailClaim, redemption, userMerge, syncMergedSubscriptions, syncMergedOrders, ownerFromCharge,
+        ownerOfChargedSubscriptions, ownerFromCheckout, syncSubscriptionOwner, syncOrderOwner,
         syncChargedSubscriptionOwners, appUser, customer, orderCreated, orderOfSubscription, orderMoneyBack, orderRefunded, payment, checkout,
         completeByID, completeByUser, command, snapshotSubscription, snapshotOrder, snapshotTransaction,
     ]
