@@ -223,7 +223,8 @@ let package = Package(
             ],
             path: "Services/reconciler/main", swiftSettings: strict, linkerSettings: vendoredLibraries),
 
-        // Webhooks out: queues storefront.entitlements.v1 per registered endpoint and sends each change signed (Standard Webhooks).
+        // Webhooks out: queues storefront.entitlements.v1 and storefront.purchase-events.v1 per registered endpoint and sends each
+        // record signed (Standard Webhooks).
         .target(
             name: "WebhookSenderService",
             dependencies: [

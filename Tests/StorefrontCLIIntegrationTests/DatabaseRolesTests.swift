@@ -129,7 +129,7 @@ import WebhookSenderService
                     cause: .init(kind: .command, provider: nil, reference: "cmd-1"), before: EntitlementsResponse(entitlements: []),
                     after: EntitlementsResponse(entitlements: []))
                 let deliveries = DeliveryStore(pool: sender)
-                #expect(try await deliveries.enqueue([(change, "{}")], for: [endpoint]) == 1)
+                #expect(try await deliveries.enqueue([OutgoingEvent(change, body: "{}")], for: [endpoint]) == 1)
                 let due = try await deliveries.claimDue(limit: 10, lease: .seconds(30))
                 #expect(due.map(\.eventID) == ["evt-roles"])
                 try await deliveries.record(due[0], outcome: .delivered(status: 204), retryAt: nil)
