@@ -108,7 +108,8 @@ public actor StorefrontClient {
     /// Whether the live stream is believed to work (its last poll did not
     /// fail): a purchase wait then pauses ``Options/liveChangesPollInterval``.
     var liveChangesConnected = false
-    private var checkouts: [String: OpenCheckout] = [:]
+    /// The checkouts this client opened and has not finished waiting for, by id.
+    var checkouts: [String: OpenCheckout] = [:]
     /// When the app reported each checkout's page closed (``checkoutClosed(checkoutID:)``).
     private var closedCheckouts: [String: ContinuousClock.Instant] = [:]
     /// Checkouts a return link arrived for while they were open or awaited.
@@ -707,7 +708,7 @@ public actor StorefrontClient {
         return prefix.isEmpty || path == prefix || path.hasPrefix(prefix + "/")
     }
 
-    private func checkoutReturned() async {
+    func checkoutReturned() async {
         log(.info, "checkout return link: refreshing entitlements")
         returnedCheckouts.formUnion(checkouts.keys)
         returnedCheckouts.formUnion(waiting)
@@ -745,7 +746,7 @@ public actor StorefrontClient {
 
     /// The next read asks the server (the cached entitlements stay, as the
     /// answer when the server cannot be reached).
-    private func invalidateUserReads() {
+    func invalidateUserReads() {
         entitlementsNeedReload = true
         statusEntry = nil
     }
