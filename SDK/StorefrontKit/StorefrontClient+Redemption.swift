@@ -60,8 +60,44 @@ extension StorefrontClient {
     }
 
     func redeemToken(_ token: String) async throws(StorefrontError) -> RedemptionOutcome {
-        let body = try Self.encode(RedeemRequestBody(token: token))
+        try await redeem(body: RedeemRequestBody(token: token))
+    }
+
+    /// Redeems the purchase of an anonymous checkout by its id: what the
+    /// completion page's universal link carries when it opens the app instead
+    /// of the page (the page would show that checkout's link). While the
+    /// purchase is not projected yet the server answers 202; this waits as it
+    /// asks (`Retry-After`), at most `timeout`, then answers
+    /// ``RedemptionOutcome/unknown``.
+    public func redeem(checkoutID: String, timeout: Duration = .seconds(60)) async throws(StorefrontError) -> RedemptionOutcome {
+        // Counted in asks, not read off a clock, so a test's manual clock bounds it too.
+        let pause = Duration.seconds(2)
+        var asksLeft = max(1, Int(timeout / pause))
+        while true {
+            if let outcome = try await redeem(body: RedeemRequestBody(checkoutID: checkoutID), pendingAllowed: true) { return outcome }
+            asksLeft -= 1
+            guard asksLeft > 0 else { return .unknown }
+            do {
+                try await options.clock.sleep(for: pause)
+            } catch {
+                throw .cancelled
+            }
+        }
+    }
+
+    private func redeem(body: RedeemRequestBody) async throws(StorefrontError) -> RedemptionOutcome {
+        // Without pending allowed, a 202 is not an answer this call can give.
+        guard let outcome = try await redeem(body: body, pendingAllowed: false) else {
+            throw .invalidResponse(message: "The server answered a redemption as pending")
+        }
+        return outcome
+    }
+
+    /// nil: pending (202), only when `pendingAllowed`.
+    private func redeem(body: RedeemRequestBody, pendingAllowed: Bool) async throws(StorefrontError) -> RedemptionOutcome? {
+        let body = try Self.encode(body)
         let reply = try await send("POST", "api/redeem", body: body, accepting: [404, 409, 410])
+        if pendingAllowed, reply.response.statusCode == 202 { return nil }
         let outcome: RedemptionOutcome
         do throws(StorefrontError) {
             outcome = try Self.redemptionOutcome(
@@ -159,6 +195,16 @@ extension StorefrontClient {
         case .checkoutComplete(let checkoutID):
             let isKnown = checkoutID.map { checkouts[$0] != nil || waiting.contains($0) } ?? false
             await checkoutReturned()
+            // A checkout this app did not open here: a purchase on the web paywall, whose
+            // completion page opened the app instead of showing its redemption link.
+            if !isKnown, let checkoutID {
+                do throws(StorefrontError) {
+                    let outcome = try await redeem(checkoutID: checkoutID)
+                    if outcome != .unknown { return .redemption(.success(outcome)) }
+                } catch {
+                    return .redemption(.failure(error))
+                }
+            }
             return .checkoutReturn(checkoutID: checkoutID, isKnown: isKnown)
         }
     }

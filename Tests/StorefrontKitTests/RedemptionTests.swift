@@ -173,9 +173,40 @@ extension WebFirstFixtures {
         let known = await client.handleUniversalLink(URL(string: "https://\(stub.host)/checkout/complete?checkout_id=chk-1")!)
         #expect(known == .checkoutReturn(checkoutID: "chk-1", isKnown: true))
         #expect(stub.requests(to: "/api/entitlements").count == fetchedBefore + 1, "entitlements refreshed")
-        let web = await client.handleUniversalLink(URL(string: "https://\(stub.host)/checkout/complete?checkout_id=chk-web&ref=mail")!)
-        #expect(web == .checkoutReturn(checkoutID: "chk-web", isKnown: false), "a checkout made on the web paywall")
+        #expect(stub.requests(to: "/api/redeem").isEmpty, "a checkout this app opened is not redeemed")
     }
+
+    /// A web paywall's completion page opened the app instead of showing its link: the
+    /// kit redeems by checkout id, asking again while the purchase is pending (202).
+    @Test func aWebCheckoutsCompletionPageIsRedeemedByItsCheckoutID() async throws {
+        let asked = Mutex(0)
+        let stub = StubServer { request, _ in
+            guard request.url.path == "/api/redeem" else { return .json(200, Fixtures.entitlements([])) }
+            let n = asked.withLock {
+                $0 += 1; return $0
+            }
+            return n == 1
+                ? .json(202, #"{"success":false,"outcome":"pending"}"#, headers: ["Retry-After": "2"])
+                : .json(200, WebFirstFixtures.redeemed())
+        }
+        defer { stub.unregister() }
+        let client = stub.client(options: StubServer.fastOptions(clock: ImmediateClock()))
+        let web = await client.handleUniversalLink(URL(string: "https://\(stub.host)/checkout/complete?checkout_id=chk-web&ref=mail")!)
+        #expect(web == .redemption(.success(.redeemed(WebFirstFixtures.purchase))))
+        #expect(stub.requests(to: "/api/redeem").map { $0.json?["checkoutId"] as? String } == ["chk-web", "chk-web"])
+        let unknown = StubServer { request, _ in
+            request.url.path == "/api/redeem" ? .json(404, WebFirstFixtures.redeemFailure("unknown")) : .json(200, Fixtures.entitlements([]))
+        }
+        defer { unknown.unregister() }
+        let plain = await unknown.client().handleUniversalLink(URL(string: "https://\(unknown.host)/checkout/complete?checkout_id=chk-x")!)
+        #expect(plain == .checkoutReturn(checkoutID: "chk-x", isKnown: false), "not an anonymous checkout: a plain return")
+    }
+}
+
+/// A clock whose waits end at once.
+struct ImmediateClock: StorefrontClock {
+    var now: Date { Date() }
+    func sleep(for duration: Duration) async throws {}
 }
 
 @Suite struct RestoreTests {

@@ -84,9 +84,13 @@ public enum UniversalLinkResult: Hashable, Sendable {
     case checkoutReturn(checkoutID: String?, isKnown: Bool)
 }
 
-/// `{"token":"…"}`.
+/// `{"token":"…"}`, or `{"checkoutId":"…"}` for an anonymous checkout's completion page.
 struct RedeemRequestBody: Encodable {
-    var token: String
+    var token: String?
+    var checkoutId: String?
+
+    init(token: String) { self.token = token }
+    init(checkoutID: String) { self.checkoutId = checkoutID }
 }
 
 /// `POST /api/redeem`'s answer, for each status: the outcome (or the error

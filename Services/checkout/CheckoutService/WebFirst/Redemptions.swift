@@ -52,7 +52,8 @@ struct Redemptions: Sendable {
     }
 
     /// A new link for `purchase`, recorded, then announced as the outgoing
-    /// event (when a public URL is known). A link whose event could not be
+    /// `purchase.redemption_issued` event (``PurchaseEvent``; when a public URL
+    /// and the buyer's email are known). A link whose event could not be
     /// published is removed again, so every link that exists was announced.
     func issue(for purchase: WebFirstReads.Purchase, checkoutID: String?, via: String, ref: String?, logger: Logger) async throws -> Link {
         let id = UUID()
@@ -65,12 +66,13 @@ struct Redemptions: Sendable {
             INSERT INTO checkout_redemptions (redemption_id, token_hash, provider, purchase_type, purchase_id, checkout_id, via, created_at, expires_at)
             VALUES (\(id), \(RedemptionTokens.hash(token)), \(p.provider), \(p.type.rawValue), \(p.id), \(checkoutID), \(via), \(issued), \(expires))
             """)
-        if publicURL != nil {
-            let event = RedemptionIssuedEvent(
-                id: id.uuidString.lowercased(), occurredAt: issued, purchase: p, email: purchase.email, redemptionURL: url(token),
-                expiresAt: expires, ref: ref)
+        // Announced when there is someone to send it to and a link that works outside this page.
+        if publicURL != nil, let email = purchase.email, let provider = Provider(rawValue: p.provider) {
+            let event = PurchaseEvent.redemptionIssued(
+                id: id.uuidString.lowercased(), occurredAt: issued, purchase: PurchaseEvent.Purchase(provider: provider, type: p.type, id: p.id),
+                email: email, redemptionURL: url(token), expiresAt: expires, ref: ref)
             do {
-                try await publisher.publish(event, topic: RedemptionIssuedEvent.topic, key: event.key)
+                try await publisher.publish(event, topic: Topics.purchaseEvents, key: event.key)
             } catch {
                 _ = try? await pool.execute("DELETE FROM checkout_redemptions WHERE redemption_id = \(id)")
                 throw error
@@ -84,6 +86,8 @@ struct Redemptions: Sendable {
     /// What a redemption came to (the API's `outcome`).
     enum Outcome: String, Sendable {
         case redeemed, alreadyYours = "already_yours", belongsToAnotherUser = "belongs_to_another_user", expired, unknown
+        /// Redeeming by checkout id before its purchase is projected (202, `Retry-After`).
+        case pending
     }
 
     /// Redeems `token` for `user`. Idempotent for the same user; a link
