@@ -55,6 +55,7 @@ FOREIGN_VARIABLES = {
 #: Names shaped like topics that are not topics, with what they are.
 NOT_TOPICS = {
     "storefront.ownership-proof.v1": "the ownership proof's HMAC domain tag (OwnershipProof.domainTag)",
+    "storefront.anonymous-checkout-proof.v1": "an anonymous checkout's proof's HMAC domain tag (OwnershipProof.anonymousDomainTag)",
 }
 COUNT_LINE = re.compile(r"<!-- webhook-path-files: (\d+) \(scripts/count_webhook_path\.py\) -->")
 
