@@ -37,7 +37,8 @@ struct AnonymousUsers: Sendable {
         var success = true
         var appUserId: String
         var token: String
-        var expiresAt: Date
+        /// RFC 3339, as every time the API answers.
+        var expiresAt: String
     }
 
     func mint() throws -> Minted {
@@ -48,7 +49,7 @@ struct AnonymousUsers: Sendable {
             "iss": .string(Self.issuer), "sub": .string(id), "iat": .int(Int(issued.timeIntervalSince1970)),
             "exp": .int(Int(expires.timeIntervalSince1970)),
         ])
-        return Minted(appUserId: id, token: token, expiresAt: expires)
+        return Minted(appUserId: id, token: token, expiresAt: expires.formatted(.iso8601))
     }
 
     /// The anonymous id of a valid anonymous token; nil for anything else

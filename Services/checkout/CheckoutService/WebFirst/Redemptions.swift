@@ -112,8 +112,13 @@ struct Redemptions: Sendable {
                 SELECT redeemed_by FROM checkout_redemptions
                 WHERE provider = \(provider) AND purchase_type = \(type) AND purchase_id = \(purchaseID) FOR UPDATE
                 """)
-            let earlier = try others.compactMap { try $0.decode(String?.self) }
-            if let first = earlier.first { return (first == user.id ? .alreadyYours : .belongsToAnotherUser, reference) }
+            // Spelled out: a closure returning `String?` into compactMap would keep the NULLs as `.some(nil)`.
+            var redeemers: [String] = []
+            for other in others {
+                let redeemer: String? = try other.decode(String?.self)
+                if let redeemer { redeemers.append(redeemer) }
+            }
+            if let first = redeemers.first { return (first == user.id ? .alreadyYours : .belongsToAnotherUser, reference) }
             if let owner = try await reads.purchase(reference)?.owner {
                 guard owner == user.id else { return (.belongsToAnotherUser, reference) }
                 try await connection.execute(

@@ -101,9 +101,4 @@ struct WebFirstReads: Sendable {
                 reference: PurchaseReference(provider: provider, type: PurchaseType(rawValue: type) ?? .order, id: id), owner: nil, email: email)
         }
     }
-
-    /// Whom anonymous id `anonymousID` was merged into, if anyone.
-    func mergedInto(_ anonymousID: String) async throws -> String? {
-        try await pool.query("SELECT app_user_id FROM user_aliases WHERE anonymous_id = \(anonymousID)").first?.decode(String.self)
-    }
 }
