@@ -75,7 +75,9 @@ struct Redemptions: Sendable {
                 try await publisher.publish(event, topic: Topics.purchaseEvents, key: event.key)
             } catch {
                 _ = try? await pool.execute("DELETE FROM checkout_redemptions WHERE redemption_id = \(id)")
-                throw error
+                logger.error(
+                    "redemption link not announced", metadata: ["error": String(describing: error), "redemption.id": id.uuidString.lowercased()])
+                throw Self.notRecorded
             }
         }
         // The token is a bearer secret: only the redemption's id is logged.
@@ -134,13 +136,22 @@ struct Redemptions: Sendable {
             try await connection.execute(
                 "UPDATE checkout_redemptions SET redeemed_by = \(user.id), redeemed_at = \(now()) WHERE redemption_id = \(id)")
             // Published inside the transaction: if the broker refuses, the row stays unredeemed.
-            try await publisher.publish(command, topic: Topics.commands, key: command.key)
+            do {
+                try await publisher.publish(command, topic: Topics.commands, key: command.key)
+            } catch {
+                logger.error(
+                    "redeem command not published", metadata: ["error": String(describing: error), "redemption.id": id.uuidString.lowercased()])
+                throw Self.notRecorded
+            }
             logger.info(
                 "purchase redeemed",
                 metadata: ["redemption.id": id.uuidString.lowercased(), "purchase": reference.key, "command.id": command.commandID])
             return (.redeemed, reference)
         }
     }
+
+    /// The answer when the broker did not take what would record the change: nothing changed, try again.
+    static let notRecorded = HTTPError(.serviceUnavailable, "Could not record that; try again", code: "not_recorded", headers: ["Retry-After": "2"])
 
     /// Deletes links that expired more than a day ago and were never redeemed (redeemed ones stay as the audit of who proved what).
     @discardableResult

@@ -82,9 +82,14 @@ struct WebFirstRoutes: Sendable {
                 throw HTTPError(.badRequest, "email is not a valid email address", code: "invalid_email")
             }
             // The same answer whether or not the email paid for anything: no enumeration.
+            // A failure is logged, not answered: a 503 only for emails that paid would tell them apart.
             if let redemptions {
-                for purchase in try await reads.unownedPurchases(email: email.value.lowercased(), limit: 5) {
-                    _ = try await redemptions.issue(for: purchase, checkoutID: nil, via: "resend", ref: nil, logger: context.logger)
+                do {
+                    for purchase in try await reads.unownedPurchases(email: email.value.lowercased(), limit: 5) {
+                        _ = try await redemptions.issue(for: purchase, checkoutID: nil, via: "resend", ref: nil, logger: context.logger)
+                    }
+                } catch {
+                    context.logger.error("redemption links not resent", metadata: ["error": String(describing: error)])
                 }
             }
             var response = try HTTPResponse.json(["success": true], status: .accepted)
