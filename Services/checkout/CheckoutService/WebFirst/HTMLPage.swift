@@ -14,8 +14,11 @@ enum HTMLPage {
         let headers: HTTPHeaders = [
             "Content-Type": "text/html; charset=utf-8",
             "Cache-Control": "no-store",
+            // A page with forms leaves form-action open: its form posts here and is redirected
+            // to the provider's hosted page, and browsers apply form-action to that redirect too.
+            // Nothing on the page is the caller's (every value is escaped) and no script runs.
             "Content-Security-Policy":
-                "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action \(allowsForms ? "'self'" : "'none'"); frame-ancestors 'none'",
+                "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; \(allowsForms ? "" : "form-action 'none'; ")frame-ancestors 'none'",
             "X-Content-Type-Options": "nosniff",
             // The page's URL may carry a checkout id or a token: keep it out of Referer headers.
             "Referrer-Policy": "no-referrer",
