@@ -14,6 +14,9 @@ extension ProjectionSchema {
     static let webFirst = """
         ALTER TABLE checkouts ALTER COLUMN app_user_id DROP NOT NULL;
         ALTER TABLE checkouts ADD COLUMN ref text;
+        -- The completion page finds a checkout by the provider's reference when the
+        -- provider's return URL carries that instead of our checkout id.
+        CREATE INDEX checkouts_provider_checkout ON checkouts (provider_checkout_id) WHERE provider_checkout_id IS NOT NULL;
 
         ALTER TABLE purchase_owners DROP CONSTRAINT purchase_owners_source_check;
         ALTER TABLE purchase_owners ADD CONSTRAINT purchase_owners_source_check

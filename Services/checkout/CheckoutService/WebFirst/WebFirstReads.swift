@@ -31,6 +31,13 @@ struct WebFirstReads: Sendable {
         return Checkout(provider: provider, appUserID: user, isSubscription: isSubscription, ref: ref)
     }
 
+    /// The checkout whose provider id (Paystack's transaction reference) is `reference`.
+    func checkoutID(providerReference reference: String) async throws -> String? {
+        let rows = try await pool.query("SELECT checkout_id FROM checkouts WHERE provider_checkout_id = \(reference) LIMIT 1")
+        guard let row = rows.first else { return nil }
+        return try row.decode(String.self)
+    }
+
     /// The purchase that grants what checkout `checkoutID` sold: its
     /// subscription when it sold one (named by an event of the checkout, or,
     /// for Paystack, created by the checkout's charge through the same card
