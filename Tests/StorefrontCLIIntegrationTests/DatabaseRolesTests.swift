@@ -267,12 +267,18 @@ import WebhookSenderService
                     try CommandLineArguments(["status", "ada@example.com"]), environment: Environment(["DATABASE_URL": loginURL])
                 ) { output($0) }
                 #expect(output.text.contains("subscription lemonsqueezy:7 status=active"), "\(output.text)")
-                // storefront report reads only billing_events: the operators' role is enough.
+                // storefront report reads billing_events (through revenue_events): the operators' role is enough.
                 let report = Output()
                 try await ReportCommand.run(
                     try CommandLineArguments(["report", "--format", "csv"]), environment: Environment(["DATABASE_URL": loginURL])
                 ) { report($0) }
                 #expect(report.text.hasPrefix("period_start,period_end,provider,currency,"), "\(report.text)")
+                // By campaign it reads checkouts, orders, subscriptions and billing_events itself: granted to operators too.
+                let campaigns = Output()
+                try await ReportCommand.run(
+                    try CommandLineArguments(["report", "--campaigns", "--format", "csv"]), environment: Environment(["DATABASE_URL": loginURL])
+                ) { campaigns($0) }
+                #expect(campaigns.text.hasPrefix("period_start,period_end,ref,checkouts_opened,"), "\(campaigns.text)")
                 for sql in Self.nobodyMay + [
                     "UPDATE subscriptions SET status = 'cancelled'", "INSERT INTO app_users (app_user_id) VALUES ('x')",
                     "SELECT * FROM checkout_idempotency_keys",

@@ -21,9 +21,7 @@ public enum RevenueReport {
             }
             return key
         }
-        let buckets = period.buckets.compactMap { bucket -> DateInterval? in
-            bucket.start < asOf ? DateInterval(start: bucket.start, end: min(bucket.end, asOf)) : nil
-        }
+        let buckets = period.buckets(upTo: asOf)
         for history in histories {
             let points = collapsed(history.points)
             for bucket in buckets {
