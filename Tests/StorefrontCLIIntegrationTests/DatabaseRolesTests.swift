@@ -183,6 +183,15 @@ import WebhookSenderService
                 ]
                 for sql in keyWrites { await Self.expectDenied(checkout, sql) }
 
+                // Web-first: its redemption links and merges; of the log, only the columns that link a checkout to its purchase.
+                _ = try await checkout.query(
+                    "SELECT provider, checkout_id, subscription_id, authorization_code, customer_id FROM billing_events WHERE checkout_id = 'x'")
+                _ = try await checkout.query("SELECT redemption_id FROM checkout_redemptions")
+                _ = try await checkout.execute("DELETE FROM checkout_user_merges WHERE anonymous_id = 'x'")
+                for sql: PostgresQuery in ["SELECT payload FROM billing_events", "SELECT * FROM user_aliases"] {
+                    await Self.expectDenied(checkout, sql)
+                }
+
                 // The projection is the projector's: checkout publishes, never writes it.
                 for sql in Self.nobodyMay + [
                     "UPDATE subscriptions SET status = 'active'",

@@ -50,8 +50,10 @@ extension ProjectionSchema {
         $owner$;
 
         GRANT SELECT, INSERT ON user_aliases TO storefront_projector;
-        -- checkout answers redeem, alias and the completion page from these.
-        GRANT SELECT ON user_aliases, purchase_owners, billing_events TO storefront_checkout;
+        -- The completion page and redeem find a checkout's purchase through the log's
+        -- links, and only those columns: the payloads are not the checkout's to read.
+        GRANT SELECT (provider, checkout_id, subscription_id, authorization_code, customer_id, ordering_ts, received_at)
+            ON billing_events TO storefront_checkout;
         GRANT SELECT ON user_aliases TO storefront_readonly;
         """
 }
