@@ -171,11 +171,8 @@ public final class EntitlementChangeHub: Sendable {
             await withCheckedContinuation { continuation in
                 let early = state.withLock { state in
                     state.unregistered.remove(id)
-                    if state.settledEarly.remove(id) != nil {
-                        // Counted out of `admitted` when it was settled.
-                        state.waiting -= 1
-                        return true
-                    }
+                    // Counted out of `waiting` and `admitted` when it was settled.
+                    if state.settledEarly.remove(id) != nil { return true }
                     state.waiters[user, default: [:]][id] = continuation
                     return false
                 }
@@ -205,9 +202,10 @@ public final class EntitlementChangeHub: Sendable {
             state.admitted[user] = admitted.isEmpty ? nil : admitted
         }
         guard let continuation = state.waiters[user]?.removeValue(forKey: id) else {
-            // Not registered yet: the registration answers at once. Or
+            // Not registered yet: the registration answers at once, and its
+            // place is free now (so an evicted poll makes room at once). Or
             // already answered by a change: nothing is left to do.
-            if state.unregistered.contains(id) { state.settledEarly.insert(id) }
+            if state.unregistered.contains(id), state.settledEarly.insert(id).inserted { state.waiting -= 1 }
             return nil
         }
         if state.waiters[user]?.isEmpty == true { state.waiters[user] = nil }
