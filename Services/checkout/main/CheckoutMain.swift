@@ -46,7 +46,7 @@ struct CheckoutMain {
                     http: http,
                     configuration: configuration,
                     webFirst: WebFirstConfiguration.fromEnvironment(&reader, redirectURL: configuration.redirectURL),
-                    stream: EntitlementStreamSettings.fromEnvironment(&reader),
+                    stream: EntitlementStreamSettings.fromEnvironment(&reader, connectionLimit: http.maxConnections),
                     // Refuses AUTH_DISABLED=true in live mode.
                     auth: AuthConfiguration.fromEnvironment(&reader, mode: mode),
                     ownership: OwnershipProof.configured(key: ownershipKey, reader: &reader),
