@@ -20,6 +20,9 @@ Rules (each message starts with the rule's tag):
                  PUBLISHERS publish host ports (the sandbox on loopback only).
   [runtime]      every long-running service has a restart policy and a memory
                  limit (deploy.resources.limits.memory).
+  [hardening]    Storefront's own containers drop every capability (cap_drop:
+                 [ALL], no cap_add, not privileged), set no-new-privileges, and
+                 run with a read-only root filesystem and a tmpfs at /tmp.
   [env-required] every variable a service's binary reads as required is set
                  to a value that cannot be empty.
   [env-unknown]  no service sets a variable its binary never reads (a typo
@@ -444,6 +447,25 @@ def check(compose: dict, root: Path, compose_dir: Path, explain: bool = False) -
             if not limits.get("memory") and not service.get("mem_limit"):
                 report.error("runtime", name, "has no memory limit (deploy.resources.limits.memory)")
 
+        # [hardening]: Storefront's own containers keep no capability, gain no
+        # privilege, and cannot write their root filesystem (only a /tmp tmpfs).
+        if is_storefront_image(service):
+            if "ALL" not in [str(c).upper() for c in service.get("cap_drop") or []]:
+                report.error("hardening", name, "must drop every capability (cap_drop: [ALL])")
+            if service.get("cap_add"):
+                report.error("hardening", name, f"adds capabilities {service.get('cap_add')}; Storefront's binaries need none")
+            options = [str(o).replace("=", ":").replace(" ", "") for o in service.get("security_opt") or []]
+            if "no-new-privileges:true" not in options and "no-new-privileges" not in options:
+                report.error("hardening", name, "must set security_opt: [\"no-new-privileges:true\"]")
+            if service.get("read_only") is not True:
+                report.error("hardening", name, "must run with a read-only root filesystem (read_only: true)")
+            tmpfs = service.get("tmpfs") or []
+            tmpfs = [tmpfs] if isinstance(tmpfs, str) else tmpfs
+            if not any(str(t).split(":")[0].rstrip("/") == "/tmp" for t in tmpfs):
+                report.error("hardening", name, "needs a tmpfs at /tmp (the image's working directory) with read_only: true")
+            if service.get("privileged"):
+                report.error("hardening", name, "must not be privileged")
+
         env = environment_of(service)
 
         # [secrets]
@@ -801,6 +823,13 @@ def self_test(compose_path: Path, root: Path) -> int:
         ("scaling", lambda d: d["services"]["webhook-receiver"].__setitem__("container_name", "receiver")),
         ("scaling", lambda d: d["services"]["subscription-projector"].__setitem__("ports", ["8084:8080"])),
         ("runtime", lambda d: d["services"]["checkout"]["deploy"].pop("resources")),
+        # Storefront's containers are hardened: no capability, no new privileges, a read-only root.
+        ("hardening", lambda d: d["services"]["checkout"].pop("cap_drop")),
+        ("hardening", lambda d: d["services"]["webhook-receiver"].__setitem__("cap_add", ["NET_ADMIN"])),
+        ("hardening", lambda d: d["services"]["subscription-projector"].__setitem__("security_opt", [])),
+        ("hardening", lambda d: d["services"]["reconciler"].__setitem__("read_only", False)),
+        ("hardening", lambda d: d["services"]["webhook-sender"].pop("tmpfs")),
+        ("hardening", lambda d: d["services"]["catalog"].__setitem__("privileged", True)),
         ("env-required", lambda d: service_env(d, "migrate").pop("DATABASE_URL")),
         ("env-unknown", lambda d: service_env(d, "catalog").__setitem__("CATALOG_REFRESH_INTERVALL", "60")),
         ("secrets", lambda d: service_env(d, "catalog").__setitem__("PAYSTACK_SECRET_KEY", "sk_live_0123456789abcdef")),
