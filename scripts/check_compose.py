@@ -23,6 +23,8 @@ Rules (each message starts with the rule's tag):
   [hardening]    Storefront's own containers drop every capability (cap_drop:
                  [ALL], no cap_add, not privileged), set no-new-privileges, and
                  run with a read-only root filesystem and a tmpfs at /tmp.
+  [proxies]      the gateway trusts no proxy by default (GATEWAY_TRUSTED_PROXIES
+                 is empty unless .env names the TLS front).
   [env-required] every variable a service's binary reads as required is set
                  to a value that cannot be empty.
   [env-unknown]  no service sets a variable its binary never reads (a typo
@@ -543,6 +545,11 @@ def check(compose: dict, root: Path, compose_dir: Path, explain: bool = False) -
                            for source, target in volumes):
                     report.error("files", name, f"must mount {script} into /docker-entrypoint.d/ as a .sh file, "
                                                 f"so that {variable} is applied before nginx starts")
+            # [proxies]: nobody is trusted to name the client unless the operator says who.
+            proxies = default_value(env.get("GATEWAY_TRUSTED_PROXIES", "")).strip()
+            if proxies:
+                report.error("proxies", name, f"GATEWAY_TRUSTED_PROXIES defaults to {proxies!r}; the default must trust no proxy "
+                                              f"(an operator names the TLS front's address in .env)")
             for variable in sorted(template_placeholders - set(env)):
                 report.error("env-required", name, f"{GATEWAY_TEMPLATE} needs ${{{variable}}} but the gateway does not set it")
             for variable in sorted(template_placeholders & set(env)):
@@ -840,6 +847,10 @@ def self_test(compose_path: Path, root: Path) -> int:
         ("env-required", lambda d: service_env(d, "gateway").pop("CATALOG_UPSTREAM")),
         # The trusted proxies reach the gateway through the entrypoint script, which must be mounted.
         ("env-required", lambda d: service_env(d, "gateway").pop("GATEWAY_TRUSTED_PROXIES")),
+        # No proxy is trusted by default (it once was every private range).
+        ("proxies", lambda d: service_env(d, "gateway").__setitem__(
+            "GATEWAY_TRUSTED_PROXIES", "${GATEWAY_TRUSTED_PROXIES-10.0.0.0/8,172.16.0.0/12,192.168.0.0/16,fc00::/7}")),
+        ("proxies", lambda d: service_env(d, "gateway").__setitem__("GATEWAY_TRUSTED_PROXIES", "10.0.3.17")),
         ("files", lambda d: d["services"]["gateway"].__setitem__("volumes", [
             v for v in d["services"]["gateway"]["volumes"] if "/docker-entrypoint.d/" not in str(v)])),
         ("topics", lambda d: service_env(d, "migrate").__setitem__("KAFKA_TOPIC_PARTITIONS", "${KAFKA_TOPIC_PARTITIONS:-3}")),
