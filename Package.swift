@@ -387,7 +387,8 @@ let package = Package(
             ],
             linker: vendoredLibraries),
         tests(
-            "StorefrontCLITests", ["ServiceSettings", "CryptoPrimitives", "BillingModel", "Entitlements", "ServiceRuntime", "StorefrontCLI"],
+            "StorefrontCLITests",
+            ["ServiceSettings", "CryptoPrimitives", "BillingModel", "Entitlements", "ServiceRuntime", "StorefrontCLI", "CheckoutService"],
             linker: vendoredLibraries),
         // The kit's own tests, plus the server's completion page (CheckoutService; a test
         // target's linker flags never reach the StorefrontKit product).

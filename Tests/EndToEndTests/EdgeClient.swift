@@ -39,6 +39,19 @@ struct EdgeClient {
         return (try #require(Int(status.trimmingCharacters(in: .whitespacesAndNewlines)), "curl wrote no status: \(status)"), answer)
     }
 
+    /// One request's status and response headers (names lowercased); `method` as curl's `--request`.
+    func head(_ url: String, method: String = "GET") async throws -> (status: Int, headers: [String: String]) {
+        let scratch = stack.state + "/curl-\(UUID().uuidString.prefix(8))"
+        let status = try await curl(
+            ["--request", method, "--dump-header", scratch + ".headers", "--output", "/dev/null", "--write-out", "%{http_code}", url])
+        var headers: [String: String] = [:]
+        for line in ((try? String(contentsOfFile: scratch + ".headers", encoding: .utf8)) ?? "").split(separator: "\r\n") {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        }
+        return (try #require(Int(status.trimmingCharacters(in: .whitespacesAndNewlines)), "curl wrote no status: \(status)"), headers)
+    }
+
     private func curl(_ arguments: [String], maxTime: Int = 10) async throws -> String {
         let output = stack.state + "/curl-\(UUID().uuidString.prefix(8)).out"
         try await ScriptRunner.run(

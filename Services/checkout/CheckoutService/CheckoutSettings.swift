@@ -53,7 +53,7 @@ extension Setting {
     public static let authJWTIssuer = Setting(
         "AUTH_JWT_ISSUER", "comma-separated accepted iss values (this or AUTH_JWT_AUDIENCE is required with keys)")
     public static let authJWTAudience = Setting(
-        "AUTH_JWT_AUDIENCE", "comma-separated accepted aud values")
+        "AUTH_JWT_AUDIENCE", "comma-separated accepted aud values (required with AUTH_JWT_JWKS_URL)")
     public static let authJWTAllowAnyIssuerAndAudience = Setting(
         "AUTH_JWT_ALLOW_ANY_ISSUER_AND_AUDIENCE", default: "false", "true: accept tokens without checking iss and aud (the explicit opt-out)")
     public static let authJWTLeeway = Setting(

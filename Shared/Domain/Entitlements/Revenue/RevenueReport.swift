@@ -34,7 +34,7 @@ public enum RevenueReport {
             switch money.kind {
             case .refund:
                 rows[key]?.refunds += 1
-                rows[key]?.refundedAmount += money.amount
+                if let refunded = rows[key]?.refundedAmount { rows[key]?.refundedAmount = refunded.addingSaturating(money.amount) }
             case .dispute:
                 rows[key]?.disputes += 1
             }
