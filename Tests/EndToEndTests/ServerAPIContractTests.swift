@@ -26,9 +26,13 @@ extension ContractTests {
         let g = stack.gateway
         let flow = try await PurchaseFlow.make(stack, provider: "lemonsqueezy")
         _ = try await flow.buySubscription()
-        let created = try await apiKeys(stack, ["create", "--name", "e2e backend", "--scope", "entitlements:read"])
+        // A key that may manage subscriptions reads exactly what the app reads; a read-only key
+        // reads the same without what can act on a subscription (its links and tokens).
+        let created = try await apiKeys(stack, ["create", "--name", "e2e backend", "--scope", "subscriptions:manage"])
         let key = try #require(created.split(separator: "\n").first.map(String.init), "\(created)")
         #expect(key.hasPrefix("sfk_test_"), "\(created)")
+        let readOnlyCreated = try await apiKeys(stack, ["create", "--name", "e2e reader", "--scope", "entitlements:read"])
+        let readOnly = try #require(readOnlyCreated.split(separator: "\n").first.map(String.init), "\(readOnlyCreated)")
 
         for (server, app) in [
             ("/api/users/{app_user_id}/entitlements", "/api/entitlements"), ("/api/users/{app_user_id}/subscription", "/api/subscription/status"),
@@ -40,6 +44,19 @@ extension ContractTests {
             #expect(byKey.status == 200 && byHeader.status == 200, "\(byKey.bodyString.prefix(300))")
             #expect(try object(byKey) == (try object(byApp)) && (try object(byHeader)) == (try object(byApp)), "\(path) answers as \(app)")
             expectContract(contract, "get", server, byKey)
+            let byReader = try await stack.request(.get, g + path, headers: [("X-API-Key", readOnly)])
+            let reader = try #require(try object(byReader).mutableCopy() as? NSMutableDictionary)
+            let expected = try #require(try object(byApp).mutableCopy() as? NSMutableDictionary)
+            for capability in ["customer_portal_url", "email_token"] where expected[capability] != nil {
+                #expect(reader[capability] is NSNull, "\(path): \(capability) is not a reader's")
+                expected[capability] = NSNull()
+            }
+            if let pending = expected["pending_checkout"] as? NSDictionary, let copy = pending.mutableCopy() as? NSMutableDictionary {
+                copy["url"] = NSNull()
+                expected["pending_checkout"] = copy
+            }
+            #expect(reader == expected, "\(path): a reader's answer is the app's without its capabilities")
+            expectContract(contract, "get", server, byReader)
             // The app's token is no server credential, and no credential is none.
             let withToken = try await stack.request(.get, g + path, token: flow.token)
             #expect(withToken.status == 403 && withToken.bodyString.contains(#""code":"api_key_required""#))
