@@ -12,9 +12,12 @@ public enum Topics {
     public static let deadLetter = "storefront.deadletter.v1"
     /// Entitlement changes (``EntitlementChange``) from the projector's outbox, key `<app user id>`.
     public static let entitlements = "storefront.entitlements.v1"
+    /// Purchase events for the seller's backend (`purchase.redemption_issued`, snake_case keys) from
+    /// the checkout (`RedemptionIssuedEvent`), key `<provider>:<type>:<purchase id>`.
+    public static let purchaseEvents = "storefront.purchase-events.v1"
 
     /// Every topic, e.g. for start-up checks and test setup.
-    public static let all = [webhooks, checkouts, commands, snapshots, deadLetter, entitlements]
+    public static let all = [webhooks, checkouts, commands, snapshots, deadLetter, entitlements, purchaseEvents]
 }
 
 /// Record keys: `<provider>:<entity id>`, so all records about one entity go

@@ -7,7 +7,7 @@ import BillingModel
 /// `id` is the redemption's id, so each link is sent once.
 struct RedemptionIssuedEvent: Encodable, Sendable {
     static let type = "purchase.redemption_issued"
-    static let topic = "storefront.purchase-events.v1"
+    static let topic = Topics.purchaseEvents
 
     var id: String
     var occurredAt: Date
