@@ -5,7 +5,10 @@ import HTTPServer
 enum HTMLPage {
     /// - Parameters:
     ///   - refreshSeconds: reload the page after this long (the completion page while it waits).
-    ///   - allowsForms: whether forms may post back to this origin (the paywall's buy buttons).
+    ///   - allowsForms: whether forms may be sent (the paywall's buy buttons). They post to
+    ///     this origin, whose answer redirects to the provider's hosted checkout; browsers
+    ///     check `form-action` on every redirect of a form's submission too, so the
+    ///     providers' origins (which differ per provider and deployment) must pass as well.
     static func response(
         title: String, body: String, status: HTTPStatus = .ok, refreshSeconds: Int? = nil, allowsForms: Bool = false
     )
@@ -15,7 +18,7 @@ enum HTMLPage {
             "Content-Type": "text/html; charset=utf-8",
             "Cache-Control": "no-store",
             "Content-Security-Policy":
-                "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action \(allowsForms ? "'self'" : "'none'"); frame-ancestors 'none'",
+                "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action \(allowsForms ? "'self' https: http:" : "'none'"); frame-ancestors 'none'",
             "X-Content-Type-Options": "nosniff",
             // The page's URL may carry a checkout id or a token: keep it out of Referer headers.
             "Referrer-Policy": "no-referrer",
