@@ -108,7 +108,9 @@ struct Redemptions: Sendable {
                 SELECT redeemed_by FROM checkout_redemptions
                 WHERE provider = \(provider) AND purchase_type = \(type) AND purchase_id = \(purchaseID) FOR UPDATE
                 """)
-            let earlier = try others.compactMap { try $0.decode(String?.self) }
+            // Annotated: unannotated, `compactMap` infers its element as `String?` from the
+            // decode's own Optional and keeps the NULLs, so an unredeemed link counted as taken.
+            let earlier: [String] = try others.compactMap { try $0.decode(String?.self) }
             if let first = earlier.first { return (first == user.id ? .alreadyYours : .belongsToAnotherUser, reference) }
             if let owner = try await reads.purchase(reference)?.owner {
                 guard owner == user.id else { return (.belongsToAnotherUser, reference) }
