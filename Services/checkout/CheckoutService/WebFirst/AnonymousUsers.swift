@@ -1,3 +1,4 @@
+import BillingModel
 import CryptoPrimitives
 import Foundation
 import Webhooks
@@ -38,6 +39,18 @@ struct AnonymousUsers: Sendable {
         var appUserId: String
         var token: String
         var expiresAt: Date
+
+        enum CodingKeys: String, CodingKey { case success, appUserId, token, expiresAt }
+
+        /// `expiresAt` as an RFC 3339 ``Timestamp`` string, as every API answer writes dates
+        /// (the response encoder's default would write seconds since 2001 as a number).
+        func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(success, forKey: .success)
+            try c.encode(appUserId, forKey: .appUserId)
+            try c.encode(token, forKey: .token)
+            try c.encode(Timestamp.format(expiresAt), forKey: .expiresAt)
+        }
     }
 
     func mint() throws -> Minted {
