@@ -17,12 +17,14 @@ struct WebFirstCompletion: Sendable {
 
     /// - Parameter plain: the classic thank-you page, for checkouts of a signed-in user.
     func page(checkoutID: String, attempt: Int, plain: HTTPResponse, logger: Logger) async throws -> HTTPResponse {
-        guard let checkout = try await reads.checkout(checkoutID),
-            let purchase = try await reads.purchase(ofCheckout: checkoutID, provider: checkout.provider, isSubscription: checkout.isSubscription)
-        else { return waiting(checkoutID: checkoutID, attempt: attempt) }
+        guard let checkout = try await reads.checkout(checkoutID) else { return waiting(checkoutID: checkoutID, attempt: attempt) }
+        // A signed-in user's checkout: the thank-you page at once, as before web-first (the app
+        // learns of the purchase itself); only an anonymous buyer waits here for the link.
         if checkout.appUserID != nil {
             return plain
         }
+        guard let purchase = try await reads.purchase(ofCheckout: checkoutID, provider: checkout.provider, isSubscription: checkout.isSubscription)
+        else { return waiting(checkoutID: checkoutID, attempt: attempt) }
         guard purchase.owner == nil,
             let link = try await redemptions.completionPageLink(for: purchase, checkoutID: checkoutID, ref: checkout.ref, logger: logger)
         else {
