@@ -43,11 +43,12 @@ struct WebFirstBuyer {
         return subscription ? try await lister.subscriptionProduct() : try await lister.oneTimeProduct()
     }
 
-    /// `POST /api/create-checkout` without a token (or with `token`, e.g. an anonymous user's).
+    /// `POST /api/create-checkout` without a token (or with `token`, e.g. an
+    /// anonymous user's), for a subscription or a one-time product.
     func checkout(
-        _ provider: String, email: String?, ref: String? = nil, token: String? = nil
+        _ provider: String, email: String?, ref: String? = nil, token: String? = nil, subscription: Bool = true
     ) async throws -> (checkoutID: String, url: String) {
-        let product = try await product(provider)
+        let product = try await product(provider, subscription: subscription)
         var fields = ["variantId": product.variantID, "productId": product.productID]
         if let email { fields["customerEmail"] = email }
         if let ref { fields["ref"] = ref }
@@ -90,15 +91,29 @@ struct WebFirstBuyer {
 
     /// `POST /api/redeem` `{"token": link}` as the user of `token`.
     func redeem(_ link: String, as token: String) async throws -> (status: Int, body: [String: Any]) {
-        let json = String(decoding: try JSONSerialization.data(withJSONObject: ["token": link]), as: UTF8.self)
-        return try await post("/api/redeem", token: token, json: json)
+        let response = try await redeemResponse(link, as: token)
+        let object = (try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any]
+        return (response.status, object ?? ["raw": response.bodyString])
     }
 
-    /// Buys a subscription of `provider` without an account and returns its completion page's link.
+    /// ``redeem(_:as:)``'s whole response (its headers too).
+    func redeemResponse(_ link: String, as token: String) async throws -> HTTPClientResponse {
+        let json = String(decoding: try JSONSerialization.data(withJSONObject: ["token": link]), as: UTF8.self)
+        return try await stack.request(.post, stack.gateway + "/api/redeem", token: token, json: json, headers: forwarded)
+    }
+
+    /// A token of the right shape (43 base64url characters) that no link has.
+    static func madeUpToken() -> String {
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+        return String((0..<43).map { _ in alphabet.randomElement()! })
+    }
+
+    /// Buys a subscription (or a one-time product) of `provider` without an
+    /// account and returns its completion page's link.
     func buyAnonymously(
-        _ provider: String, email: String, prefill: Bool = true, ref: String? = nil
+        _ provider: String, email: String, prefill: Bool = true, ref: String? = nil, subscription: Bool = true
     ) async throws -> (checkoutID: String, link: String) {
-        let checkout = try await checkout(provider, email: prefill ? email : nil, ref: ref)
+        let checkout = try await checkout(provider, email: prefill ? email : nil, ref: ref, subscription: subscription)
         try await pay(checkout.url, email: email)
         return (checkout.checkoutID, try await completionLink(checkout.checkoutID))
     }
@@ -257,7 +272,20 @@ enum WebFirstStack {
         let stack = try self.stack
         let address = ["lemonsqueezy": "198.51.100.21", "paystack": "198.51.100.22", "stripe": "198.51.100.23"][provider]!
         let buyer = WebFirstBuyer(stack: stack, address: address)
-        let (checkoutID, link) = try await buyer.buyAnonymously(provider, email: WebFirstBuyer.email("anon-\(provider)"), ref: "e2e-\(provider)")
+        let reader = try buyer.purchaseEvents()
+        do {
+            try await buysAnonymouslyAndRedeems(buyer, provider: provider, reader: reader)
+        } catch {
+            await reader.close()
+            throw error
+        }
+        await reader.close()
+    }
+
+    func buysAnonymouslyAndRedeems(_ buyer: WebFirstBuyer, provider: String, reader: TopicReader) async throws {
+        let stack = buyer.stack
+        let email = WebFirstBuyer.email("anon-\(provider)")
+        let (checkoutID, link) = try await buyer.buyAnonymously(provider, email: email, ref: "e2e-\(provider)")
         #expect(link.hasPrefix(stack.gateway + "/redeem/"), "\(link)")
         // Reloading the page shows the same link (it is derived, not issued again).
         #expect(try await buyer.completionLink(checkoutID) == link)
@@ -272,6 +300,57 @@ enum WebFirstStack {
             return listed.contains { $0["is_active"] as? Bool == true } ? listed : nil
         }
         #expect(entitlements.allSatisfy { $0["provider"] as? String == provider }, "\(entitlements)")
+
+        // The link's event names the buyer's email (whichever of the provider's events brought it).
+        let id = try #require((redeemed.body["purchase"] as? [String: Any])?["id"] as? String, "\(redeemed)")
+        let events = try await buyer.events(reader, about: "\(provider):subscription:\(id)", count: 1)
+        #expect(events.count == 1, "\(events)")
+        #expect(events.first?["email"] as? String == email && events.first?["redemption_url"] as? String == link, "\(events)")
+        #expect(events.first?["ref"] as? String == "e2e-\(provider)", "\(events)")
+    }
+
+    /// A one-time product bought without an account: its order is redeemable
+    /// and grants a purchase (Paystack sells plans only).
+    @Test(.timeLimit(.minutes(3)), arguments: ["lemonsqueezy", "stripe"])
+    func anAnonymousOneTimePurchaseIsRedeemable(provider: String) async throws {
+        let stack = try self.stack
+        let buyer = WebFirstBuyer(stack: stack, address: ["lemonsqueezy": "198.51.100.24", "stripe": "198.51.100.25"][provider]!)
+        let (_, link) = try await buyer.buyAnonymously(provider, email: WebFirstBuyer.email("once-\(provider)"), subscription: false)
+        let redeemer = try await buyer.user()
+        let redeemed = try await buyer.redeem(link, as: redeemer.token)
+        #expect(redeemed.status == 200 && redeemed.body["outcome"] as? String == "redeemed", "\(redeemed)")
+        let purchase = redeemed.body["purchase"] as? [String: Any]
+        #expect(purchase?["type"] as? String == "order" && purchase?["provider"] as? String == provider, "\(redeemed)")
+        let granted = try await stack.eventually(timeout: .seconds(60), "the \(provider) purchase granted") { () -> [String: Any]? in
+            try await redeemer.entitlements().first { $0["is_active"] as? Bool == true }
+        }
+        #expect(granted["source"] as? String == "purchase" && granted["provider"] as? String == provider, "\(granted)")
+    }
+
+    /// Guessing links costs the guesser: ten attempts a minute per user, then
+    /// 429 `rate_limited` with `Retry-After`; another user elsewhere is not held up.
+    @Test func guessingRedemptionLinksIsRateLimited() async throws {
+        let stack = try self.stack
+        let buyer = WebFirstBuyer(stack: stack, address: "198.51.100.71")
+        let guesser = try await buyer.user()
+        var answers: [Int] = []
+        var limited: HTTPClientResponse?
+        // Fixed one-minute windows: 21 attempts pass at most 20 even across a window's end.
+        for _ in 0..<21 where limited == nil {
+            let response = try await buyer.redeemResponse(WebFirstBuyer.madeUpToken(), as: guesser.token)
+            answers.append(response.status)
+            if response.status == 429 { limited = response }
+        }
+        let refused = try #require(limited, "no 429 in \(answers)")
+        #expect(answers.dropLast().allSatisfy { $0 == 404 } && answers.count >= 11, "\(answers)")
+        let seconds = Int(refused.headers["Retry-After"] ?? "")
+        #expect(seconds.map { (1...3600).contains($0) } == true, "Retry-After: \(refused.headers["Retry-After"] ?? "none")")
+        let body = try JSONSerialization.jsonObject(with: Data(refused.body)) as? [String: Any]
+        #expect(body?["code"] as? String == "rate_limited" && body?["success"] as? Bool == false, "\(refused.bodyString)")
+
+        let bystander = WebFirstBuyer(stack: stack, address: "198.51.100.72")
+        let other = try await bystander.redeem(WebFirstBuyer.madeUpToken(), as: try await bystander.user().token)
+        #expect(other.status == 404 && other.body["outcome"] as? String == "unknown", "\(other)")
     }
 
     /// The paywall's buy buttons open a checkout of each provider (a 303 to
@@ -352,6 +431,16 @@ enum WebFirstStack {
         // The link the anonymous user redeemed is A's now, not B's.
         let stolen = try await buyer.redeem(link, as: b.token)
         #expect(stolen.status == 409 && stolen.body["outcome"] as? String == "belongs_to_another_user", "\(stolen)")
+
+        // A purchase the anonymous token makes after the merge is A's too.
+        let later = try await buyer.checkout("lemonsqueezy", email: nil, token: anonymousToken, subscription: false)
+        try await buyer.pay(later.url, email: WebFirstBuyer.email("alias-later"))
+        let grown = try await stack.eventually(timeout: .seconds(60), "A has the purchase made after the merge") { () -> [String]? in
+            let active = try await a.activeEntitlements()
+            return active.count > anonymousActive.count ? active : nil
+        }
+        #expect(Set(anonymousActive).isSubset(of: grown), "\(grown)")
+        #expect(try await b.entitlements().isEmpty, "B still has nothing")
     }
 
     /// A purchase made without an account is restored by the signed-in user
@@ -500,6 +589,16 @@ struct WebFirstExpiryEndToEndTests {
         #expect(Set(events.compactMap { $0["id"] as? String }) == Set(issued.map(\.0)), "each link's id is its event's id")
         let urls = events.compactMap { $0["redemption_url"] as? String }
         #expect(urls.contains(link) && urls.contains(fresh) && Set(urls).count == events.count, "\(urls)")
-        #expect(events.allSatisfy { $0["email"] as? String == email && $0["type"] as? String == "purchase.redemption_issued" })
+        #expect(events.allSatisfy { $0["email"] as? String == email && $0["type"] as? String == "purchase.redemption_issued" }, "\(events)")
+
+        // The link resent by email names the same purchase: already A's, nobody else's.
+        let resendID = try #require(issued.first { $0.1 == "resend" }?.0)
+        let resent = try #require(events.first { $0["id"] as? String == resendID }?["redemption_url"] as? String)
+        let b = try await buyer.user()
+        let taken = try await buyer.redeem(resent, as: b.token)
+        #expect(taken.status == 409 && taken.body["outcome"] as? String == "belongs_to_another_user", "\(taken)")
+        let mine = try await buyer.redeem(resent, as: a.token)
+        #expect(mine.status == 200 && mine.body["outcome"] as? String == "already_yours", "\(mine)")
+        #expect(try await b.activeEntitlements().isEmpty)
     }
 }
