@@ -223,7 +223,8 @@ let package = Package(
             ],
             path: "Services/reconciler/main", swiftSettings: strict, linkerSettings: vendoredLibraries),
 
-        // Webhooks out: queues storefront.entitlements.v1 per registered endpoint and sends each change signed (Standard Webhooks).
+        // Webhooks out: queues storefront.entitlements.v1 and storefront.purchase-events.v1 per registered endpoint and sends each
+        // record signed (Standard Webhooks).
         .target(
             name: "WebhookSenderService",
             dependencies: [
@@ -386,7 +387,8 @@ let package = Package(
             ],
             linker: vendoredLibraries),
         tests(
-            "StorefrontCLITests", ["ServiceSettings", "CryptoPrimitives", "BillingModel", "Entitlements", "ServiceRuntime", "StorefrontCLI"],
+            "StorefrontCLITests",
+            ["ServiceSettings", "CryptoPrimitives", "BillingModel", "Entitlements", "ServiceRuntime", "StorefrontCLI", "CheckoutService"],
             linker: vendoredLibraries),
         // The kit's own tests, plus the server's completion page (CheckoutService; a test
         // target's linker flags never reach the StorefrontKit product).

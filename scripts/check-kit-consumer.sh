@@ -116,6 +116,24 @@ func manage() async throws(StorefrontError) {
     }
 }
 
+// Web-first buyers: an anonymous user until sign-in, redemption and universal links, restore.
+func webFirst(_ link: URL) async throws(StorefrontError) {
+    let anonymous = StorefrontClient(baseURL: URL(string: "https://shop.example.com")!, appUser: .anonymous)
+    switch await anonymous.handleUniversalLink(link) {
+    case .redemption(.success(let outcome))?: print(outcome.purchase?.id ?? "\(outcome)")
+    case .redemption(.failure(let error))?: print(error.message)
+    case .checkoutReturn(let checkoutID, let isKnown)?: print(checkoutID ?? "no checkout id", isKnown)
+    case nil:
+        let outcome: RedemptionOutcome = try await anonymous.redeem(token: link.absoluteString)
+        print(outcome)
+    }
+    print(await anonymous.anonymousAppUserID ?? "no anonymous user yet")
+    let merged: LogInOutcome = try await anonymous.logIn(appUserID: "user-1") { "the signed-in user's JWT" }
+    let restored: RestoreResult = try await anonymous.restorePurchases()
+    print(merged, restored.claimed.map(\.id), restored.entitlements.count)
+    await anonymous.logOut()
+}
+
 _ = storefront.handleRedirect(URL(string: "myapp://purchase-complete")!)
 print("StorefrontKit client for \(storefront.baseURL)")
 EOF

@@ -20,6 +20,11 @@ Rules (each message starts with the rule's tag):
                  PUBLISHERS publish host ports (the sandbox on loopback only).
   [runtime]      every long-running service has a restart policy and a memory
                  limit (deploy.resources.limits.memory).
+  [hardening]    Storefront's own containers drop every capability (cap_drop:
+                 [ALL], no cap_add, not privileged), set no-new-privileges, and
+                 run with a read-only root filesystem and a tmpfs at /tmp.
+  [proxies]      the gateway trusts no proxy by default (GATEWAY_TRUSTED_PROXIES
+                 is empty unless .env names the TLS front).
   [env-required] every variable a service's binary reads as required is set
                  to a value that cannot be empty.
   [env-unknown]  no service sets a variable its binary never reads (a typo
@@ -444,6 +449,25 @@ def check(compose: dict, root: Path, compose_dir: Path, explain: bool = False) -
             if not limits.get("memory") and not service.get("mem_limit"):
                 report.error("runtime", name, "has no memory limit (deploy.resources.limits.memory)")
 
+        # [hardening]: Storefront's own containers keep no capability, gain no
+        # privilege, and cannot write their root filesystem (only a /tmp tmpfs).
+        if is_storefront_image(service):
+            if "ALL" not in [str(c).upper() for c in service.get("cap_drop") or []]:
+                report.error("hardening", name, "must drop every capability (cap_drop: [ALL])")
+            if service.get("cap_add"):
+                report.error("hardening", name, f"adds capabilities {service.get('cap_add')}; Storefront's binaries need none")
+            options = [str(o).replace("=", ":").replace(" ", "") for o in service.get("security_opt") or []]
+            if "no-new-privileges:true" not in options and "no-new-privileges" not in options:
+                report.error("hardening", name, "must set security_opt: [\"no-new-privileges:true\"]")
+            if service.get("read_only") is not True:
+                report.error("hardening", name, "must run with a read-only root filesystem (read_only: true)")
+            tmpfs = service.get("tmpfs") or []
+            tmpfs = [tmpfs] if isinstance(tmpfs, str) else tmpfs
+            if not any(str(t).split(":")[0].rstrip("/") == "/tmp" for t in tmpfs):
+                report.error("hardening", name, "needs a tmpfs at /tmp (the image's working directory) with read_only: true")
+            if service.get("privileged"):
+                report.error("hardening", name, "must not be privileged")
+
         env = environment_of(service)
 
         # [secrets]
@@ -521,6 +545,11 @@ def check(compose: dict, root: Path, compose_dir: Path, explain: bool = False) -
                            for source, target in volumes):
                     report.error("files", name, f"must mount {script} into /docker-entrypoint.d/ as a .sh file, "
                                                 f"so that {variable} is applied before nginx starts")
+            # [proxies]: nobody is trusted to name the client unless the operator says who.
+            proxies = default_value(env.get("GATEWAY_TRUSTED_PROXIES", "")).strip()
+            if proxies:
+                report.error("proxies", name, f"GATEWAY_TRUSTED_PROXIES defaults to {proxies!r}; the default must trust no proxy "
+                                              f"(an operator names the TLS front's address in .env)")
             for variable in sorted(template_placeholders - set(env)):
                 report.error("env-required", name, f"{GATEWAY_TEMPLATE} needs ${{{variable}}} but the gateway does not set it")
             for variable in sorted(template_placeholders & set(env)):
@@ -801,6 +830,13 @@ def self_test(compose_path: Path, root: Path) -> int:
         ("scaling", lambda d: d["services"]["webhook-receiver"].__setitem__("container_name", "receiver")),
         ("scaling", lambda d: d["services"]["subscription-projector"].__setitem__("ports", ["8084:8080"])),
         ("runtime", lambda d: d["services"]["checkout"]["deploy"].pop("resources")),
+        # Storefront's containers are hardened: no capability, no new privileges, a read-only root.
+        ("hardening", lambda d: d["services"]["checkout"].pop("cap_drop")),
+        ("hardening", lambda d: d["services"]["webhook-receiver"].__setitem__("cap_add", ["NET_ADMIN"])),
+        ("hardening", lambda d: d["services"]["subscription-projector"].__setitem__("security_opt", [])),
+        ("hardening", lambda d: d["services"]["reconciler"].__setitem__("read_only", False)),
+        ("hardening", lambda d: d["services"]["webhook-sender"].pop("tmpfs")),
+        ("hardening", lambda d: d["services"]["catalog"].__setitem__("privileged", True)),
         ("env-required", lambda d: service_env(d, "migrate").pop("DATABASE_URL")),
         ("env-unknown", lambda d: service_env(d, "catalog").__setitem__("CATALOG_REFRESH_INTERVALL", "60")),
         ("secrets", lambda d: service_env(d, "catalog").__setitem__("PAYSTACK_SECRET_KEY", "sk_live_0123456789abcdef")),
@@ -811,6 +847,10 @@ def self_test(compose_path: Path, root: Path) -> int:
         ("env-required", lambda d: service_env(d, "gateway").pop("CATALOG_UPSTREAM")),
         # The trusted proxies reach the gateway through the entrypoint script, which must be mounted.
         ("env-required", lambda d: service_env(d, "gateway").pop("GATEWAY_TRUSTED_PROXIES")),
+        # No proxy is trusted by default (it once was every private range).
+        ("proxies", lambda d: service_env(d, "gateway").__setitem__(
+            "GATEWAY_TRUSTED_PROXIES", "${GATEWAY_TRUSTED_PROXIES-10.0.0.0/8,172.16.0.0/12,192.168.0.0/16,fc00::/7}")),
+        ("proxies", lambda d: service_env(d, "gateway").__setitem__("GATEWAY_TRUSTED_PROXIES", "10.0.3.17")),
         ("files", lambda d: d["services"]["gateway"].__setitem__("volumes", [
             v for v in d["services"]["gateway"]["volumes"] if "/docker-entrypoint.d/" not in str(v)])),
         ("topics", lambda d: service_env(d, "migrate").__setitem__("KAFKA_TOPIC_PARTITIONS", "${KAFKA_TOPIC_PARTITIONS:-3}")),

@@ -26,6 +26,16 @@
 # scripts/fuzz_api_hooks.py, a schemathesis check), and when the owner's
 # purchases changed at the provider or in the owner's status answer (a cancel
 # or resume by the fuzz user: fuzz_api.py owner, compared before and after).
+# Issue 33's routes too (the stack runs with CHECKOUT_ANONYMOUS=on and
+# APPLE_APP_IDS): it buys three purchases without a token and reads their
+# redemption links off the completion page. The owner redeems the one paid
+# with its email (the fuzz user, drawing that link, must get 409 and nothing
+# else); one paid with a bystander's email (unclaimed@example.com) stays
+# without an owner and its link is never shown to the fuzz user (after the run
+# the bystander's verified email must still find it unowned); the fuzz user's
+# own gives redeem its 200s. One anonymous user is merged into the owner
+# (alias must answer the fuzz user 409) and one is the fuzz user's
+# (fuzz_api.py seed-redemptions).
 # Exceptions to schemathesis' checks, each with its reason:
 # scripts/schemathesis.toml. What the runs found and how each was fixed:
 # deploy/api/FUZZING.md.
@@ -71,7 +81,10 @@ echo "==> fuzz-api: starting a stack on free ports"
 # The gateway's per-address rate limit would answer most of the fuzzer's
 # requests 429 (documented, but it tests nothing): lift it for this stack.
 # No reconciler: it only talks to the sandbox and the broker, never to the API.
+# Anonymous checkouts, the paywall and the association file are on, so they are
+# fuzzed as served (the app ids are made up).
 if ! STACK_FREE_PORTS=1 STACK_OWNER_PID=$$ GATEWAY_APP_RATE=100000r/s RECONCILER_REPLICAS=0 LOG_LEVEL=warning \
+  CHECKOUT_ANONYMOUS=on APPLE_APP_IDS=ABCDE12345.com.example.storefront.fuzz APP_STORE_URL=https://apps.apple.com/app/id0000000000 \
   "$root/scripts/stack.sh" up "$state" >"$state/stack.out" 2>&1; then
   cat "$state/stack.out" >&2
   echo "error: the stack did not start (logs: $state/logs; FUZZ_KEEP_STATE=1 keeps them)" >&2
@@ -86,6 +99,7 @@ dev_token() { # subject email
 owner_user=fuzz-owner owner_email=owner@example.com
 owner_token=$(dev_token "$owner_user" "$owner_email")
 token=$(dev_token fuzz-user fuzz@example.com)
+bystander_email=unclaimed@example.com
 python="$venv/bin/python"
 helper="$root/scripts/fuzz_api.py"
 # Real subscriptions (one per provider) for the owner and for the fuzz user, so
@@ -93,26 +107,24 @@ helper="$root/scripts/fuzz_api.py"
 # the fuzzer draws subscription_code from both users' purchases half the time.
 "$python" "$helper" seed --gateway "$GATEWAY_URL" --token "$owner_token" >"$state/owner-subscriptions" || true
 "$python" "$helper" seed --gateway "$GATEWAY_URL" --token "$token" >"$state/subscriptions" || true
+# Purchases without an owner and anonymous users, for redeem, restore and alias
+# (what it could not seed is left out of the file, and the check fails on it).
+echo '{}' >"$state/redemptions.json"
+echo "==> fuzz-api: seeded for issue 33's routes: $("$python" "$helper" seed-redemptions --gateway "$GATEWAY_URL" \
+  --owner-token "$owner_token" --owner-email "$owner_email" --email fuzz@example.com --bystander-email "$bystander_email" \
+  --out "$state/redemptions.json")"
 owner_state() { # file
   "$python" "$helper" owner --gateway "$GATEWAY_URL" --sandbox "$SANDBOX_URL" --token "$owner_token" \
-    --codes "$state/owner-subscriptions" --email "$owner_email" --user "$owner_user" >"$1"
+    --codes "$state/owner-subscriptions" --email "$owner_email" --user "$owner_user" \
+    --redemptions "$state/redemptions.json" >"$1"
 }
 owner_state "$state/owner.before"
 cp "$root/scripts/schemathesis.toml" "$state/schemathesis.toml"
 echo "==> fuzz-api: the owner's subscription(s) $(tr '\n' ' ' <"$state/owner-subscriptions"); the fuzz user's $(tr '\n' ' ' <"$state/subscriptions")"
-if [ -s "$state/subscriptions" ] || [ -s "$state/owner-subscriptions" ]; then
-  {
-    echo; echo '# Added by scripts/fuzz-api.sh: the subscriptions it bought for both users, and both emails.'
-    echo '[dictionaries.subscriptions]'
-    printf 'values = [%s]\n' "$(cat "$state/owner-subscriptions" "$state/subscriptions" | sed 's/.*/"&"/' | paste -sd, -)"
-    echo '[dictionaries.emails]'
-    echo "values = [\"$owner_email\", \"fuzz@example.com\"]"
-    echo '[parameters]'
-    echo '"query.subscription_code" = { dictionary = "subscriptions", probability = 0.5 }'
-    echo '"body.subscription_code" = { dictionary = "subscriptions", probability = 0.5 }'
-    echo '"query.email" = { dictionary = "emails", probability = 0.5 }'
-  } >>"$state/schemathesis.toml"
-fi
+# The fuzz user draws both users' subscription codes and emails, the owner's
+# redeemed link and its own, and both anonymous tokens, half the time each.
+"$python" "$helper" dictionaries --subscriptions "$state/owner-subscriptions" "$state/subscriptions" \
+  --emails "$owner_email" fuzz@example.com --redemptions "$state/redemptions.json" >>"$state/schemathesis.toml"
 "$python" "$helper" metrics --sandbox "$SANDBOX_URL" $WEBHOOK_RECEIVER_URLS >"$state/metrics.before"
 
 echo "==> fuzz-api: schemathesis, $examples example(s) per operation, seed $seed, phases $phases (ready after $(( $(date +%s) - started )) s)"
@@ -138,6 +150,7 @@ echo "==> fuzz-api: webhook publication, the owner's purchases and raw probes"
 owner_state "$state/owner.after"
 "$python" "$helper" check --gateway "$GATEWAY_URL" --before "$state/metrics.before" --after "$state/metrics.after" \
   --owner-before "$state/owner.before" --owner-after "$state/owner.after" \
+  --bystander-token "$(dev_token fuzz-bystander "$bystander_email")" --redemptions "$state/redemptions.json" \
   --report "$state/report/report.json" --schemathesis-status "$status" || status=1
 
 if [ -n "${FUZZ_API_REPORT:-}" ]; then mkdir -p "$FUZZ_API_REPORT"; cp -r "$state/report/." "$FUZZ_API_REPORT/"; fi

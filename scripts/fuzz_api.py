@@ -8,23 +8,41 @@
                                   prints each subscription_code once the projection
                                   shows it, so the fuzzer reaches cancel, resume and
                                   the portal with codes that exist
-  fuzz_api.py owner --gateway URL --sandbox URL --token T --codes F --email E --user U
+  fuzz_api.py seed-redemptions --gateway URL --owner-token T --owner-email E --email E2
+                               --bystander-email E3 --out F
+                                  for issue 33's routes (CHECKOUT_ANONYMOUS=on): buys
+                                  three purchases without a token (paid with the
+                                  owner's, a bystander's and the fuzz user's email)
+                                  and reads each one's redemption link off the
+                                  completion page; the owner redeems its own; makes
+                                  two anonymous users and merges one into the owner;
+                                  writes it all to F as JSON
+  fuzz_api.py dictionaries --emails E... [--subscriptions F...] [--redemptions F]
+                                  prints the schemathesis settings that make the fuzz
+                                  user draw those codes, emails, links and anonymous
+                                  tokens half the time
+  fuzz_api.py owner --gateway URL --sandbox URL --token T --codes F --email E --user U [--redemptions F]
                                   prints, as JSON, what the fuzzer (another user)
                                   must never see or change of the owner's purchases:
                                   their codes, the owner's email and id, every token
-                                  and URL of the owner's status answer (the secrets
-                                  scripts/fuzz_api_hooks.py looks for in each answer),
-                                  and each subscription's state at the provider
+                                  and URL of the owner's status answer, the owner's
+                                  redeemed link and purchase, the bystander's link and
+                                  the merged anonymous token (the secrets scripts/fuzz_api_hooks.py
+                                  looks for in each answer), and each subscription's
+                                  state at the provider
   fuzz_api.py check --gateway URL --before F --after F --report R --schemathesis-status N
-                    [--owner-before F --owner-after F]
+                    [--owner-before F --owner-after F] [--bystander-token T --redemptions F]
                                   compares the counters (nothing published,
                                   something refused as unsigned), the owner's
                                   purchases before and after (unchanged at the
-                                  provider and in the owner's status answer), sends
-                                  the raw probes to the gateway, reads schemathesis'
-                                  JSON report and prints one summary line
+                                  provider and in the owner's status answer), checks
+                                  that the bystander's purchase is still without an
+                                  owner (nobody took it), sends the raw probes to the
+                                  gateway, reads schemathesis' JSON report and prints
+                                  one summary line
 """
 import argparse
+import html
 import json
 import re
 import socket
@@ -170,7 +188,20 @@ def probes(gateway):
          f"POST /api/webhooks/paystack HTTP/1.1\r\n{h}Content-Length: -1\r\nConnection: close\r\n\r\n"),
         ("a body over the 1 MiB limit", 413,
          f"POST /api/webhooks/paystack HTTP/1.1\r\n{h}Content-Length: 2000000\r\nConnection: close\r\n\r\n"),
+        # Issue 33: Apple's CDN takes the association file only as JSON and never through a redirect
+        # (fuzz-api.sh sets APPLE_APP_IDS); a checkout without a token is anonymous (CHECKOUT_ANONYMOUS=on),
+        # which schemathesis, sending the fuzz user's token everywhere, never tries.
+        ("the Apple App Site Association file", 200,
+         f"GET /.well-known/apple-app-site-association HTTP/1.1\r\n{h}Connection: close\r\n\r\n"),
+        ("an anonymous checkout without a variant", 400,
+         f"POST /api/create-checkout HTTP/1.1\r\n{h}Content-Type: application/json\r\nContent-Length: 2\r\n"
+         "Connection: close\r\n\r\n{}"),
     ]
+    # TRACE never reaches a service: the gateway's Allow map must know every path of the API.
+    for path in ("/paywall", "/paywall/checkout", "/redeem/q7Kx2mV9pL4sT8wZ1nB6cR3dF5gH0jYaEu2Wk9Ls4Rt", "/api/anonymous",
+                 "/api/redeem", "/api/redeem/resend", "/api/users/alias", "/api/restore",
+                 "/.well-known/apple-app-site-association", "/.well-known/assetlinks.json"):
+        cases.append((f"TRACE {path}", 405, f"TRACE {path} HTTP/1.1\r\n{h}Connection: close\r\n\r\n"))
     failures = []
     for name, expected, text in cases:
         status, headers, body = raw_request(host, port, text.encode("latin-1"))
@@ -192,6 +223,19 @@ def probes(gateway):
     return len(cases), failures
 
 
+def pay_at_sandbox(checkout_url):
+    """Presses Pay on the sandbox's hosted page; None when it took the payment, else what went wrong."""
+    page = checkout_url.split("?", 1)[0]
+    request = urllib.request.Request(page + "/pay", data=b"", method="POST",
+                                     headers={"Content-Type": "application/x-www-form-urlencoded"})
+    try:
+        urllib.request.urlopen(request, timeout=20).read()
+    except urllib.error.HTTPError as error:
+        if error.code not in (200, 303):
+            return f"the sandbox answered {error.code}"
+    return None
+
+
 def seed(gateway, token):
     status, body = call("GET", gateway + "/api/products")
     if status != 200:
@@ -210,15 +254,10 @@ def seed(gateway, token):
         if status != 200:
             print(f"warning: {provider} checkout answered {status}: {body[:200]!r}", file=sys.stderr)
             continue
-        page = json.loads(body)["checkoutUrl"].split("?", 1)[0]
-        request = urllib.request.Request(page + "/pay", data=b"", method="POST",
-                                         headers={"Content-Type": "application/x-www-form-urlencoded"})
-        try:
-            urllib.request.urlopen(request, timeout=20).read()
-        except urllib.error.HTTPError as error:
-            if error.code not in (200, 303):
-                print(f"warning: paying the {provider} checkout answered {error.code}", file=sys.stderr)
-                continue
+        problem = pay_at_sandbox(json.loads(body)["checkoutUrl"])
+        if problem:
+            print(f"warning: paying the {provider} checkout: {problem}", file=sys.stderr)
+            continue
         # The status answer names one subscription: wait until it is this one.
         deadline = time.monotonic() + 20
         while time.monotonic() < deadline and provider not in found:
@@ -232,6 +271,143 @@ def seed(gateway, token):
         print(f"warning: subscriptions seeded for {sorted(found)} of {sorted(wanted)}", file=sys.stderr)
     for code in found.values():
         print(code)
+
+
+# The completion page's redemption link (the contract: <a id="redeem-link" href="…/redeem/<token>">).
+REDEEM_LINK = re.compile(r'<a\b[^>]*\bid="redeem-link"[^>]*>', re.IGNORECASE)
+HREF = re.compile(r'\bhref="([^"]+)"', re.IGNORECASE)
+
+
+def catalog_product(gateway):
+    """A product to buy without a token: a subscription if there is one, Lemon Squeezy's first."""
+    status, body = call("GET", gateway + "/api/products")
+    if status != 200:
+        return None
+    products = json.loads(body)["products"]["data"]
+    products.sort(key=lambda p: (not p.get("attributes", {}).get("interval"),
+                                 p.get("attributes", {}).get("provider") != "lemonsqueezy"))
+    return products[0] if products else None
+
+
+def anonymous_purchase(gateway, product, email, page=None):
+    """Buys `product` without a token (an anonymous checkout: CHECKOUT_ANONYMOUS=on) and pays with `email`;
+    returns the redemption link once the completion page shows it, or None with a warning. `page`, a
+    list, receives the completion page's URL."""
+    status, body = call("POST", gateway + "/api/create-checkout", None,
+                        {"variantId": product["variantId"], "productId": product["id"], "customerEmail": email})
+    if status != 200:
+        print(f"warning: an anonymous checkout answered {status}: {body[:200]!r}", file=sys.stderr)
+        return None
+    checkout = json.loads(body)
+    problem = pay_at_sandbox(checkout["checkoutUrl"])
+    if problem:
+        print(f"warning: paying an anonymous checkout: {problem}", file=sys.stderr)
+        return None
+    page_url = gateway + "/checkout/complete?" + urllib.parse.urlencode({"checkout_id": checkout["checkoutId"]})
+    if page is not None:
+        page.append(page_url)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        status, page = call("GET", page_url)
+        tag = REDEEM_LINK.search(page.decode("utf-8", "replace")) if status == 200 else None
+        href = HREF.search(tag.group(0)) if tag else None
+        if href:
+            return html.unescape(href.group(1))
+        time.sleep(0.5)
+    print(f"warning: the completion page never showed a redemption link ({page_url})", file=sys.stderr)
+    return None
+
+
+def redeem(gateway, token, link):
+    """Redeems `link` for `token`'s user; (status, answer)."""
+    status, body = call("POST", gateway + "/api/redeem", token, {"token": link})
+    try:
+        return status, json.loads(body)
+    except ValueError:
+        return status, {"body": body[:200].decode("utf-8", "replace")}
+
+
+def new_anonymous_user(gateway):
+    status, body = call("POST", gateway + "/api/anonymous")
+    if status != 200:
+        print(f"warning: POST /api/anonymous answered {status}: {body[:200]!r}", file=sys.stderr)
+        return None
+    return json.loads(body)["token"]
+
+
+def seed_redemptions(args):
+    """Purchases without an owner and anonymous users for the two-user check of the web-first routes:
+    the owner's redeemed link (the fuzz user must get 409 and see nothing of it); a bystander's link,
+    paid with an email no token of the run holds and never shown to the fuzz user (after the run the
+    bystander's verified email must still find it without an owner: nobody took it); the fuzz user's own
+    link (redeem's 200s); an anonymous user merged into the owner (alias: 409) and one of the fuzz
+    user's own (alias: 200). Writes them as JSON to --out; what failed is left out, with a warning.
+    (A purchase paid with the owner's or the fuzz user's email is theirs at their next read anyway:
+    reads claim unowned purchases by verified email.)"""
+    seeded = {}
+    product = catalog_product(args.gateway)
+    if product is None:
+        print("warning: no catalog product; no purchase without an owner seeded", file=sys.stderr)
+    else:
+        owned = anonymous_purchase(args.gateway, product, args.owner_email)
+        if owned:
+            status, answer = redeem(args.gateway, args.owner_token, owned)
+            if status == 200 and answer.get("outcome") == "redeemed":
+                seeded["owner_redeemed"] = {"link": owned, "purchase": answer.get("purchase")}
+            else:
+                print(f"warning: the owner could not redeem a link: {status} {answer}", file=sys.stderr)
+        page = []
+        unclaimed = anonymous_purchase(args.gateway, product, args.bystander_email, page)
+        if unclaimed:
+            seeded["bystander_unredeemed"] = {"link": unclaimed, "page": page[0]}
+        own = anonymous_purchase(args.gateway, product, args.email)
+        if own:
+            seeded["fuzz_unredeemed"] = {"link": own}
+    owner_anonymous = new_anonymous_user(args.gateway)
+    if owner_anonymous:
+        status, body = call("POST", args.gateway + "/api/users/alias", args.owner_token, {"anonymousToken": owner_anonymous})
+        if status == 200:
+            seeded["owner_anonymous"] = owner_anonymous
+        else:
+            print(f"warning: merging an anonymous user into the owner answered {status}: {body[:200]!r}", file=sys.stderr)
+    fuzz_anonymous = new_anonymous_user(args.gateway)
+    if fuzz_anonymous:
+        seeded["fuzz_anonymous"] = fuzz_anonymous
+    with open(args.out, "w") as out:
+        json.dump(seeded, out, sort_keys=True)
+    print(" ".join(sorted(seeded)) or "nothing")
+
+
+def toml_string(value):
+    return json.dumps(value)  # a JSON string is a TOML basic string for the characters these hold
+
+
+def dictionaries(args):
+    """The schemathesis settings fuzz-api.sh appends: dictionaries of what was seeded, drawn half the time."""
+    codes = [line.strip() for name in args.subscriptions for line in open(name) if line.strip()]
+    seeded = json.load(open(args.redemptions)) if args.redemptions else {}
+    tables = {"emails": args.emails}
+    parameters = {"query.email": "emails", "body.email": "emails"}
+    if codes:
+        tables["subscriptions"] = codes
+        parameters.update({"query.subscription_code": "subscriptions", "body.subscription_code": "subscriptions"})
+    links = [seeded[key]["link"] for key in ("owner_redeemed", "fuzz_unredeemed") if key in seeded]
+    if links:
+        tables["redemptions"] = links
+        parameters["body.token"] = "redemptions"
+    anonymous = [seeded[key] for key in ("owner_anonymous", "fuzz_anonymous") if key in seeded]
+    if anonymous:
+        tables["anonymous_tokens"] = anonymous
+        parameters["body.anonymousToken"] = "anonymous_tokens"
+    print()
+    print("# Added by scripts/fuzz-api.sh: what it seeded for both users (subscriptions, redemption links,")
+    print("# anonymous users) and both emails, each drawn half the time.")
+    for name, values in tables.items():
+        print(f"[dictionaries.{name}]")
+        print(f"values = [{', '.join(toml_string(value) for value in values)}]")
+    print("[parameters]")
+    for parameter, table in parameters.items():
+        print(f'"{parameter}" = {{ dictionary = "{table}", probability = 0.5 }}')
 
 
 def provider_state(sandbox, code):
@@ -264,9 +440,24 @@ def owner(args):
             for value in json.loads(link_body).values():
                 if isinstance(value, str) and value.startswith("http"):
                     secrets.add(value)
+    # Issue 33's routes: the owner's redeemed link and purchase, the bystander's unredeemed link, and the
+    # anonymous user merged into the owner. The fuzz user is given the redeemed link and that anonymous
+    # token (it must get 409s that show nothing else); the bystander's link it never sees.
+    seeded = json.load(open(args.redemptions)) if args.redemptions else {}
+    links = [seeded["owner_redeemed"]["link"]] if "owner_redeemed" in seeded else []
+    for key in ("owner_redeemed", "bystander_unredeemed"):
+        if key in seeded:
+            link = seeded[key]["link"]
+            secrets |= {link, link.rstrip("/").rsplit("/", 1)[-1]}
+    purchase = (seeded.get("owner_redeemed") or {}).get("purchase") or {}
+    if isinstance(purchase.get("id"), str):
+        secrets.add(purchase["id"])
+    anonymous = [seeded["owner_anonymous"]] if "owner_anonymous" in seeded else []
+    secrets |= set(anonymous)
     state = {code: provider_state(args.sandbox, code) for code in codes}
     view = {key: answer.get(key) for key in ("active", "status", "subscription_code", "cancel_at_period_end", "ends_at")}
-    print(json.dumps({"codes": codes, "secrets": sorted(secrets), "provider": state, "status": view}, sort_keys=True))
+    print(json.dumps({"codes": codes, "links": links, "anonymous": anonymous, "secrets": sorted(secrets),
+                      "provider": state, "status": view}, sort_keys=True))
 
 
 def owner_changes(before_file, after_file):
@@ -305,6 +496,22 @@ def check(args):
         print(f"  the owner's purchases: {'unchanged' if not changes else 'CHANGED'}")
         failures += changes
 
+    if args.redemptions and args.bystander_token:
+        seeded = json.load(open(args.redemptions))
+        if "bystander_unredeemed" not in seeded:
+            failures.append("no purchase without an owner was seeded (CHECKOUT_ANONYMOUS=on, the completion page's "
+                            "redeem-link): the web-first routes' two-user check tested nothing")
+        else:
+            # Nobody took it while the fuzz user redeemed, restored, merged and guessed: its completion page
+            # still offers its redemption link (a purchase with an owner shows "already linked" instead).
+            # Not the bystander's status read: a read by email finds a purchase only after the claim delay,
+            # longer than a short run.
+            status, body = call("GET", seeded["bystander_unredeemed"]["page"])
+            found = status == 200 and REDEEM_LINK.search(body.decode("utf-8", "replace")) is not None
+            print(f"  the bystander's purchase without an owner: {'still unowned' if found else 'TAKEN'}")
+            if not found:
+                failures.append(f"the purchase paid with the bystander's email was taken during the run: {status} {body[:200]!r}")
+
     count, probe_failures = probes(args.gateway)
     failures += probe_failures
 
@@ -324,7 +531,7 @@ def check(args):
     for failure in failures:
         print(f"  FAIL {failure}")
     # One plain closing line: schemathesis' test cases, the probes and the two webhook checks.
-    total = generated + count + 2 + (1 if args.owner_before else 0)
+    total = generated + count + 2 + (1 if args.owner_before else 0) + (1 if args.redemptions and args.bystander_token else 0)
     failed = min(total, with_failures + len(failures))
     print(f"fuzz-api: {total - failed} passed, {failed} failed")
     return 0 if failed == 0 else 1
@@ -347,6 +554,8 @@ def main():
     c.add_argument("--schemathesis-status", default="0")
     c.add_argument("--owner-before")
     c.add_argument("--owner-after")
+    c.add_argument("--bystander-token")
+    c.add_argument("--redemptions")
     o = sub.add_parser("owner")
     o.add_argument("--gateway", required=True)
     o.add_argument("--sandbox", required=True)
@@ -354,6 +563,18 @@ def main():
     o.add_argument("--codes", required=True)
     o.add_argument("--email", required=True)
     o.add_argument("--user", required=True)
+    o.add_argument("--redemptions")
+    r = sub.add_parser("seed-redemptions")
+    r.add_argument("--gateway", required=True)
+    r.add_argument("--owner-token", required=True)
+    r.add_argument("--owner-email", required=True)
+    r.add_argument("--email", required=True)
+    r.add_argument("--bystander-email", required=True)
+    r.add_argument("--out", required=True)
+    d = sub.add_parser("dictionaries")
+    d.add_argument("--subscriptions", nargs="*", default=[])
+    d.add_argument("--emails", nargs="+", required=True)
+    d.add_argument("--redemptions")
     args = parser.parse_args()
     if args.command == "metrics":
         metrics(args.urls, args.sandbox)
@@ -363,6 +584,12 @@ def main():
         return 0
     if args.command == "owner":
         owner(args)
+        return 0
+    if args.command == "seed-redemptions":
+        seed_redemptions(args)
+        return 0
+    if args.command == "dictionaries":
+        dictionaries(args)
         return 0
     return check(args)
 

@@ -3,12 +3,15 @@
 scripts/fuzz-api.sh fuzzes as one user while another user (the owner) holds
 purchases; FUZZ_OWNER_SECRETS names a JSON file (fuzz_api.py owner) whose
 "secrets" are what the fuzzing user must never be shown: the owner's
-subscription codes, email, user id, email token and portal URLs. Every
+subscription codes, email, user id, email token and portal URLs, the owner's
+redemption link and redeemed purchase, a bystander's redemption link and the
+anonymous user merged into the owner. Every
 answer is searched for them: in a JSON body, a value under an identifying key
-(subscription_code, email, …) equal to a secret, or a long secret anywhere; in
+(subscription_code, email, a purchase's id, …) equal to a secret, or a long secret anywhere; in
 headers and other bodies, long secrets. A secret the request itself carried
 does not count (an error that repeats the caller's own input reveals nothing). Whether the owner's purchases changed is checked after the run
-(fuzz_api.py check --owner-before/--owner-after).
+(fuzz_api.py check --owner-before/--owner-after, and --redemptions: the
+bystander's purchase is still without an owner).
 """
 import json
 import os
@@ -41,23 +44,27 @@ def request_text(response):
 # (a Lemon Squeezy subscription id is a small number) counts when it matches whole.
 IDENTIFYING_KEYS = {"subscription_code", "subscription_id", "email_token", "customer_portal_url",
                     "update_payment_method_url", "email", "customer_email", "app_user_id", "user_id", "url"}
+# A purchase reference ({"provider", "type", "id"}: POST /api/redeem's purchase, POST /api/restore's
+# claimed) names the purchase by its id: identifying there, not under every "id".
+PURCHASE_KEYS = {"purchase", "claimed"}
 # Anywhere else a secret counts only when it is long enough not to match by chance.
 MIN_FREE_TEXT = 8
 
 
-def matches(value, secrets, key=None):
+def matches(value, secrets, key=None, parent=None):
     """The secrets found in a decoded JSON value: whole values under identifying keys, long ones anywhere."""
     found = set()
     if isinstance(value, dict):
         for name, item in value.items():
-            found |= matches(item, secrets, name)
+            found |= matches(item, secrets, name, key)
     elif isinstance(value, list):
         for item in value:
-            found |= matches(item, secrets, key)
+            found |= matches(item, secrets, key, parent)
     elif isinstance(value, (str, int)) and not isinstance(value, bool):
         text = str(value)
+        identifying = key in IDENTIFYING_KEYS or (key == "id" and parent in PURCHASE_KEYS)
         for secret in secrets:
-            if (key in IDENTIFYING_KEYS and text == secret) or (len(secret) >= MIN_FREE_TEXT and secret in text):
+            if (identifying and text == secret) or (len(secret) >= MIN_FREE_TEXT and secret in text):
                 found.add(secret)
     return found
 
@@ -84,8 +91,8 @@ def reveals_nothing_of_another_user(ctx, response, case):
     return None
 
 
-def probes_of(case, codes, emails):
-    """Which of the owner's purchases this request aimed at: ("code", operation) or ("email", operation)."""
+def probes_of(case, codes, emails, links=(), anonymous=()):
+    """Which of the owner's purchases this request aimed at: ("code" | "email" | "link" | "anonymous", operation)."""
     found = set()
     label = case.operation.label
     query = case.query if isinstance(case.query, dict) else {}
@@ -93,8 +100,16 @@ def probes_of(case, codes, emails):
     for value in (query.get("subscription_code"), body.get("subscription_code")):
         if isinstance(value, str) and value in codes:
             found.add(("code", label))
-    if query.get("email") in emails:
+    # Negative cases put any JSON value there: only strings can be one of the owner's.
+    def has(value, wanted):
+        return isinstance(value, str) and value in wanted
+
+    if has(query.get("email"), emails) or has(body.get("email"), emails):
         found.add(("email", label))
+    if has(body.get("token"), links):
+        found.add(("link", label))
+    if has(body.get("anonymousToken"), anonymous):
+        found.add(("anonymous", label))
     return found
 
 
@@ -103,7 +118,9 @@ class ProbesTheOwner:
     """Fails the run when the fuzz user never aimed at the owner's purchases.
 
     Without it a run whose dictionaries never reached cancel, resume, the
-    portal or the status with the owner's codes and email would pass while
+    portal or the status with the owner's codes and email, redemption with the
+    owner's redeemed link, alias with the anonymous user merged into the
+    owner, or the resend of links with the owner's email, would pass while
     testing nothing of the two-user rule.
     """
 
@@ -116,14 +133,21 @@ class ProbesTheOwner:
             return None
         owner = json.load(open(path))
         emails = {secret for secret in owner["secrets"] if "@" in secret and not secret.startswith("http")}
-        self.probed |= probes_of(case, set(owner["codes"]), emails)
+        self.probed |= probes_of(case, set(owner["codes"]), emails, set(owner.get("links", [])),
+                                 set(owner.get("anonymous", [])))
         return None
 
     def after_run(self, ctx):
         if not os.environ.get("FUZZ_OWNER_SECRETS"):
             return
+        owner = json.load(open(os.environ["FUZZ_OWNER_SECRETS"]))
         wanted = {("code", "POST /api/subscription/cancel"), ("code", "POST /api/subscription/resume"),
-                  ("code", "GET /api/subscription/portal"), ("email", "GET /api/subscription/status")}
+                  ("code", "GET /api/subscription/portal"), ("email", "GET /api/subscription/status"),
+                  ("email", "POST /api/redeem/resend")}
+        if owner.get("links"):
+            wanted.add(("link", "POST /api/redeem"))
+        if owner.get("anonymous"):
+            wanted.add(("anonymous", "POST /api/users/alias"))
         missing = sorted(f"{operation} with the owner's {kind}" for kind, operation in wanted - self.probed)
         if missing:
             raise AssertionError("the fuzz user never tried: " + "; ".join(missing))

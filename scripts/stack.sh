@@ -298,11 +298,11 @@ up() {
   # the gateway here: empty by default, so clients cannot pick their address.
   GATEWAY_TRUSTED_PROXIES=${GATEWAY_TRUSTED_PROXIES:-} \
     "$root/deploy/nginx/trusted-proxies.sh" "$state/nginx/storefront-trusted-proxies.conf"
+  # Workers, connections and file limit: the project's budget, as in compose.
   cat >"$state/nginx/nginx.conf" <<NGINX
-worker_processes 2;
+include $root/deploy/nginx/limits.conf;
 pid $state/nginx/nginx.pid;
 error_log $state/logs/gateway.log warn;
-events { worker_connections 1024; }
 http {
     access_log $state/logs/gateway-access.log;
     client_body_temp_path $state/nginx/body;

@@ -13,10 +13,13 @@ cd "$root"
 "$root/scripts/install-deps.sh"
 
 # Fast and engine-free (but for lint's compile of StorefrontKit alone): fail
-# early when the deployment files break a rule, the monitoring files (scrape
-# configuration, alert rules and their tests, dashboards) do not check, the
-# Swift sources stray from .swift-format, or the kit has a warning.
+# early when the deployment files break a rule, the gateway keys an address
+# wrongly, the monitoring files (scrape configuration, alert rules and their
+# tests, dashboards) do not check, the Swift sources stray from
+# .swift-format, or the kit has a warning.
 "$root/scripts/check-compose.sh"
+# The gateway's client-address key, with the installed nginx: IPv6 by its /64.
+python3 "$root/scripts/check_gateway_keys.py"
 "$root/scripts/check-monitoring.sh"
 "$root/scripts/lint.sh"
 

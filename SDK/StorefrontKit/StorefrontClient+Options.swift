@@ -65,8 +65,15 @@ extension StorefrontClient {
         /// The app's log hook; nil logs nothing. Messages never contain the token.
         public var logHandler: StorefrontLogHandler?
         /// The time the entitlement cache and the periodic refresh use
-        /// (``SystemStorefrontClock``); tests pass a manual clock.
+        /// (``SystemStorefrontClock``); tests pass a manual clock. The
+        /// anonymous user's expiry is judged by it too.
         public var clock: any StorefrontClock
+        /// Where a client started with ``StorefrontClient/AppUser/anonymous``
+        /// keeps its anonymous user between launches. Nil (the default) is the
+        /// platform's: the keychain where the Security framework exists
+        /// (``KeychainAnonymousIdentityStore``), else a file in
+        /// ``entitlementsDirectory`` (``FileAnonymousIdentityStore``), else memory only.
+        public var anonymousIdentityStore: (any AnonymousIdentityStore)?
 
         /// Options with the defaults above, changed where given.
         public init(
@@ -76,7 +83,8 @@ extension StorefrontClient {
             entitlementsDirectory: URL? = Options.defaultEntitlementsDirectory, refreshInterval: Duration? = .seconds(300),
             refreshesOnForeground: Bool = true, checkoutClosedGrace: Duration = .seconds(2), liveChanges: Bool = true,
             liveChangesPollInterval: Duration = .seconds(10), logLevel: StorefrontLogLevel = .info,
-            logHandler: StorefrontLogHandler? = nil, clock: any StorefrontClock = .system
+            logHandler: StorefrontLogHandler? = nil, clock: any StorefrontClock = .system,
+            anonymousIdentityStore: (any AnonymousIdentityStore)? = nil
         ) {
             self.cacheDirectory = cacheDirectory
             self.productsLifetime = productsLifetime
@@ -95,6 +103,7 @@ extension StorefrontClient {
             self.logLevel = logLevel
             self.logHandler = logHandler
             self.clock = clock
+            self.anonymousIdentityStore = anonymousIdentityStore
         }
 
         /// `<Application Support>/StorefrontKit`: kept across launches and

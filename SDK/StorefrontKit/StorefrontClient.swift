@@ -28,11 +28,29 @@ import Foundation
 /// disk too (call ``reset()`` on sign-out). Entitlements refresh on their own
 /// while a stream of ``entitlementSnapshots()`` is open and when the app
 /// returns to the foreground.
+///
+/// An app that lets people buy before they sign in starts the client with
+/// ``AppUser/anonymous`` (``init(baseURL:session:options:appUser:)``): it then
+/// acts for a Storefront anonymous user, and ``logIn(appUserID:tokenProvider:)``
+/// later moves that user's purchases to the signed-in one.
 public actor StorefrontClient {
     /// Returns the signed-in app user's token (a JWT the backend accepts),
     /// refreshed by the app as needed. Called before every authenticated
     /// request, and once more after a 401.
     public typealias TokenProvider = @Sendable () async throws -> String
+
+    /// Whom the client acts for: the app's signed-in user, or, before anyone
+    /// signs in, a Storefront anonymous user.
+    public enum AppUser: Sendable {
+        /// The app's signed-in user, whose tokens `TokenProvider` returns.
+        case signedIn(TokenProvider)
+        /// A Storefront anonymous user (`POST /api/anonymous`), created at the
+        /// first request that needs a token and kept in
+        /// ``Options/anonymousIdentityStore`` (the keychain on Apple
+        /// platforms), so purchases made before sign-in survive a relaunch.
+        /// ``StorefrontClient/logIn(appUserID:tokenProvider:)`` ends it.
+        case anonymous
+    }
 
     /// The gateway's root URL (the one that serves `/api/…`).
     public nonisolated let baseURL: URL
@@ -40,7 +58,19 @@ public actor StorefrontClient {
     public nonisolated let options: Options
 
     private let session: URLSession
-    private let tokenProvider: TokenProvider
+    /// Whom requests are made for; ``logIn(appUserID:tokenProvider:)`` and ``logOut()`` change it.
+    var appUser: AppUser
+    /// Where the anonymous user is kept between launches.
+    let anonymousStore: any AnonymousIdentityStore
+    /// The anonymous user, once read from ``anonymousStore`` or created.
+    var anonymousIdentity: AnonymousIdentity?
+    /// Whether ``anonymousStore`` was read (it is read once; the client keeps it up to date).
+    var anonymousStoreRead = false
+    /// The running `POST /api/anonymous`, so concurrent requests create one anonymous user, not several.
+    var anonymousCreation: Task<Result<AnonymousIdentity, StorefrontError>, Never>?
+    /// Bumped when the anonymous user is forgotten, so a creation that was
+    /// under way then is not kept.
+    var anonymousGeneration = 0
     private let diskCache: ProductDiskCache?
     /// The last entitlements answer per user on disk; nil keeps it in memory only.
     let entitlementsDisk: EntitlementDiskCache?
@@ -78,7 +108,8 @@ public actor StorefrontClient {
     /// Whether the live stream is believed to work (its last poll did not
     /// fail): a purchase wait then pauses ``Options/liveChangesPollInterval``.
     var liveChangesConnected = false
-    private var checkouts: [String: OpenCheckout] = [:]
+    /// The checkouts this client opened and has not finished waiting for, by id.
+    var checkouts: [String: OpenCheckout] = [:]
     /// When the app reported each checkout's page closed (``checkoutClosed(checkoutID:)``).
     private var closedCheckouts: [String: ContinuousClock.Instant] = [:]
     /// Checkouts a return link arrived for while they were open or awaited.
@@ -89,7 +120,7 @@ public actor StorefrontClient {
     private var pausing: Set<UUID> = []
     private var earlyWakes: Set<UUID> = []
 
-    /// Creates a client.
+    /// Creates a client for a signed-in app user.
     ///
     /// - Parameters:
     ///   - baseURL: the gateway's root, e.g. `https://shop.example.com`.
@@ -101,10 +132,29 @@ public actor StorefrontClient {
         baseURL: URL, session: URLSession? = nil, options: Options = Options(),
         tokenProvider: @escaping TokenProvider
     ) {
+        self.init(baseURL: baseURL, session: session, options: options, appUser: .signedIn(tokenProvider))
+    }
+
+    /// Creates a client for a signed-in user or, for an app that lets people
+    /// buy before they sign in, for a Storefront anonymous user until
+    /// ``logIn(appUserID:tokenProvider:)``.
+    ///
+    /// ```swift
+    /// let storefront = StorefrontClient(baseURL: shopURL, appUser: auth.isSignedIn ? .signedIn(auth.idToken) : .anonymous)
+    /// ```
+    /// - Parameters:
+    ///   - baseURL: the gateway's root, e.g. `https://shop.example.com`.
+    ///   - session: the `URLSession` to use; by default an ephemeral one without `URLCache`.
+    ///   - options: caching, refreshing, retries, return links, logging, and
+    ///     where the anonymous user is kept (``Options/anonymousIdentityStore``).
+    ///   - appUser: ``AppUser/signedIn(_:)`` with the app's token provider, or ``AppUser/anonymous``.
+    public init(baseURL: URL, session: URLSession? = nil, options: Options = Options(), appUser: AppUser) {
         self.baseURL = baseURL
         self.options = options
         self.session = session ?? Self.makeSession(timeout: options.requestTimeout)
-        self.tokenProvider = tokenProvider
+        self.appUser = appUser
+        anonymousStore =
+            options.anonymousIdentityStore ?? Self.defaultAnonymousIdentityStore(baseURL: baseURL, directory: options.entitlementsDirectory)
         diskCache = options.cacheDirectory.map { ProductDiskCache(directory: $0, baseURL: baseURL) }
         entitlementsDisk = options.entitlementsDirectory.map { EntitlementDiskCache(directory: $0, baseURL: baseURL) }
         let foreground = ForegroundObserver()
@@ -658,7 +708,7 @@ public actor StorefrontClient {
         return prefix.isEmpty || path == prefix || path.hasPrefix(prefix + "/")
     }
 
-    private func checkoutReturned() async {
+    func checkoutReturned() async {
         log(.info, "checkout return link: refreshing entitlements")
         returnedCheckouts.formUnion(checkouts.keys)
         returnedCheckouts.formUnion(waiting)
@@ -696,7 +746,7 @@ public actor StorefrontClient {
 
     /// The next read asks the server (the cached entitlements stay, as the
     /// answer when the server cannot be reached).
-    private func invalidateUserReads() {
+    func invalidateUserReads() {
         entitlementsNeedReload = true
         statusEntry = nil
     }
@@ -749,23 +799,29 @@ public actor StorefrontClient {
         var generation: Int
     }
 
-    /// Sends a request; 2xx and 304 come back, other statuses are thrown as ``StorefrontError``.
+    /// Sends a request; 2xx, 304 and the statuses in `accepting` come back,
+    /// other statuses are thrown as ``StorefrontError``.
+    /// - Parameters:
+    ///   - authenticated: sends the current user's token (``currentToken()``).
+    ///   - bearer: sends this token instead, as it is (no second try after a
+    ///     401): a call made for a user the client does not act for yet.
+    ///   - accepting: error statuses the caller reads as answers (e.g. a 409 that is an outcome).
     func send(
         _ method: String, _ path: String, body: Data? = nil, headers: [String: String] = [:],
-        authenticated: Bool = true
+        authenticated: Bool = true, bearer: String? = nil, accepting: Set<Int> = []
     ) async throws(StorefrontError) -> Reply {
-        var token: String?
-        if authenticated { token = try await currentToken() }
+        var token = bearer
+        if authenticated, bearer == nil { token = try await currentToken() }
         let generation = userGeneration
         var (data, response) = try await loggedTransfer(method, path, body: body, headers: headers, token: token)
-        if response.statusCode == 401, let used = token {
+        if response.statusCode == 401, bearer == nil, let used = token {
             // The token may have expired in between; retry once if the app has a newer one.
             let fresh = try await currentToken()
             if fresh != used {
                 (data, response) = try await loggedTransfer(method, path, body: body, headers: headers, token: fresh)
             }
         }
-        guard (200..<300).contains(response.statusCode) || response.statusCode == 304 else {
+        guard (200..<300).contains(response.statusCode) || response.statusCode == 304 || accepting.contains(response.statusCode) else {
             let error = StorefrontError.from(status: response.statusCode, body: data, retryAfter: response.value(forHTTPHeaderField: "Retry-After"))
             let level: StorefrontLogLevel = response.statusCode == 401 || response.statusCode == 403 ? .error : .warning
             log(level, "\(method) /\(Self.pathOnly(path)) failed: \(error)")
@@ -794,12 +850,29 @@ public actor StorefrontClient {
     /// `path` without its query, for logs.
     static func pathOnly(_ path: String) -> Substring { path.prefix { $0 != "?" } }
 
-    /// The app's token. A token for another subject drops the previous
-    /// user's caches (on disk too) and adopts the new user's disk cache.
+    /// The token of the user the client acts for: the app's (its token
+    /// provider's) or the anonymous user's (created when there is none or it
+    /// expired). A token for another subject drops the previous user's caches
+    /// (on disk too) and adopts the new user's disk cache.
     func currentToken() async throws(StorefrontError) -> String {
         let token: String
+        switch appUser {
+        case .signedIn(let provider):
+            token = try await providedToken(provider)
+        case .anonymous:
+            token = try await currentAnonymousIdentity().token
+            // Signed in while the anonymous user was being created: the signed-in user's token, then.
+            guard case .anonymous = appUser else { return try await currentToken() }
+        }
+        adoptOwner(of: token)
+        return token
+    }
+
+    /// What `provider` returns, its failure typed (``tokenProviderError(_:)``).
+    func providedToken(_ provider: TokenProvider) async throws(StorefrontError) -> String {
+        let token: String
         do {
-            token = try await tokenProvider()
+            token = try await provider()
         } catch is CancellationError {
             throw .cancelled
         } catch {
@@ -807,7 +880,19 @@ public actor StorefrontClient {
             log(.error, "the token provider failed: \(failure)")
             throw failure
         }
+        remember(token: token)
+        return token
+    }
+
+    /// Keeps `token` among the last three, so log messages are scrubbed of it.
+    func remember(token: String) {
         if !recentTokens.contains(token) { recentTokens = Array((recentTokens + [token]).suffix(3)) }
+    }
+
+    /// Makes the token's subject the owner of the user caches; another
+    /// subject than before drops the previous user's (on disk too).
+    func adoptOwner(of token: String) {
+        remember(token: token)
         let subject = TokenSubject.of(token)
         if (subject ?? token) != owner {
             let previous = owner
@@ -819,7 +904,6 @@ public actor StorefrontClient {
             ownerKey = subject.map(EntitlementDiskCache.userKey(subject:))
             adoptCache(announcingChange: previous != nil)
         }
-        return token
     }
 
     /// What a failing token provider means: a `URLError` (its server could

@@ -1,4 +1,5 @@
 import Foundation
+import ServiceSettings
 import Testing
 
 @testable import CheckoutService
@@ -79,6 +80,92 @@ import Testing
         #expect(try await first.value == .changes([]))
         #expect(hub.waitingPolls == 0)
         hub.publish(Self.change("evt", user: "ada")) // nobody waits: nothing to resume
+    }
+
+    // MARK: - Budgets
+
+    /// Starts a poll and returns once the hub counts it, so polls are admitted in the order started.
+    static func waiting(
+        _ hub: EntitlementChangeHub, _ user: String, timeout: Duration = .seconds(20)
+    ) async throws -> Task<EntitlementChangeHub.Answer, any Error> {
+        let before = hub.waitingPolls
+        let poll = Task { try await hub.next(for: user, after: nil, timeout: timeout) }
+        while hub.waitingPolls == before { try await Task.sleep(for: .milliseconds(5)) }
+        return poll
+    }
+
+    @Test func aUserAtTheirCapEndsTheirOwnOldestPollWithNothing() async throws {
+        let hub = EntitlementChangeHub(settings: EntitlementStreamSettings(maxPerUser: 2))
+        let first = try await Self.waiting(hub, "ada")
+        let second = try await Self.waiting(hub, "ada")
+        let bobs = try await Self.waiting(hub, "bob")
+        let clock = ContinuousClock()
+        let started = clock.now
+        let third = Task { try await hub.next(for: "ada", after: nil, timeout: .seconds(20)) }
+        #expect(try await first.value == .changes([]), "the oldest poll is answered empty, so the app simply polls again")
+        #expect(clock.now - started < .seconds(5), "ended by the newer poll, not by its own timeout")
+        while hub.waitingPolls < 3 { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(hub.tally == EntitlementChangeHub.Tally(evicted: 1))
+
+        // Nothing is lost: the polls still waiting, the newest included, get the next change.
+        hub.publish(Self.change("evt-1", user: "ada"))
+        #expect(try await second.value == .changes([Self.change("evt-1", user: "ada")]))
+        #expect(try await third.value == .changes([Self.change("evt-1", user: "ada")]))
+        #expect(hub.waitingPolls == 1, "bob's poll is untouched")
+        bobs.cancel()
+        #expect(try await bobs.value == .changes([]))
+        #expect(hub.waitingPolls == 0 && hub.tally.evicted == 1)
+    }
+
+    @Test func theUsersCapComesBeforeTheGlobalOneAndRefusalsAreCounted() async throws {
+        let hub = EntitlementChangeHub(settings: EntitlementStreamSettings(maxWaiting: 2, maxPerUser: 2))
+        let first = try await Self.waiting(hub, "ada")
+        let second = try await Self.waiting(hub, "ada")
+        // The replica is full, but ada's own oldest makes room for ada's new poll.
+        let third = Task { try await hub.next(for: "ada", after: nil, timeout: .seconds(20)) }
+        #expect(try await first.value == .changes([]))
+        await #expect(throws: EntitlementChangeHub.Busy.self) { try await hub.next(for: "bob", after: nil, timeout: .seconds(20)) }
+        #expect(hub.tally == EntitlementChangeHub.Tally(evicted: 1, refused: 1))
+        for poll in [second, third] { poll.cancel() }
+        #expect(try await second.value == .changes([]))
+        #expect(try await third.value == .changes([]))
+        #expect(hub.waitingPolls == 0)
+    }
+
+    @Test func theReplayBufferKeepsToItsByteBudgetOldestFirst() async throws {
+        let a1 = Self.change("a1", user: "ada")
+        let cost = EntitlementChangeHub.cost(of: a1)
+        #expect(cost > a1.value.count, "the bookkeeping counts too")
+        // Room for two changes of this size (every one below is as large), not three.
+        let hub = EntitlementChangeHub(settings: EntitlementStreamSettings(replayBytes: 2 * cost + cost / 2))
+        hub.publish(a1)
+        hub.publish(Self.change("a2", user: "ada"))
+        #expect(hub.replayBytes == 2 * cost && hub.tally.dropped == 0)
+        hub.publish(Self.change("a3", user: "ada"))
+        #expect(hub.replayBytes == 2 * cost && hub.tally.dropped == 1)
+        #expect(try await Self.immediate(hub, "ada", after: "a1") == .unknownCursor, "a cursor that fell out is told to reread")
+        #expect(try await Self.immediate(hub, "ada", after: "a2") == .changes([Self.change("a3", user: "ada")]))
+        // Across users too: bob's change pushes out ada's oldest.
+        hub.publish(Self.change("b1", user: "bob"))
+        #expect(try await Self.immediate(hub, "ada", after: "a2") == .unknownCursor)
+        #expect(try await Self.immediate(hub, "ada", after: "a3") == .changes([]), "the newest is kept: the poll just waits")
+        #expect(hub.replayBytes == 2 * cost && hub.tally.dropped == 2)
+    }
+
+    @Test func theWaitingCapStaysBelowTheServersConnectionLimit() {
+        var defaults = ConfigReader(Environment([:]))
+        #expect(EntitlementStreamSettings.fromEnvironment(&defaults).maxWaiting == 768 && defaults.problems.isEmpty)
+        var smaller = ConfigReader(Environment([:]))
+        #expect(EntitlementStreamSettings.fromEnvironment(&smaller, connectionLimit: 100).maxWaiting == 75, "unset: 3/4 of the limit")
+        #expect(smaller.problems.isEmpty)
+        var over = ConfigReader(Environment(["CHECKOUT_STREAM_MAX_WAITING": "2000"]))
+        _ = EntitlementStreamSettings.fromEnvironment(&over, connectionLimit: 1024)
+        #expect(over.problems.map(\.variable) == ["CHECKOUT_STREAM_MAX_WAITING"])
+        #expect(over.problems.first?.message.contains("HTTP_MAX_CONNECTIONS (1024)") == true, "\(over.problems)")
+        var set = ConfigReader(
+            Environment(["CHECKOUT_STREAM_MAX_WAITING": "700", "CHECKOUT_STREAM_MAX_PER_USER": "2", "CHECKOUT_STREAM_REPLAY_BYTES": "2097152"]))
+        let read = EntitlementStreamSettings.fromEnvironment(&set, connectionLimit: 1024)
+        #expect(set.problems.isEmpty && read.maxWaiting == 700 && read.maxPerUser == 2 && read.replayBytes == 2 << 20)
     }
 
     /// A poll whose answer should be ready at once (one that is not comes back empty after 50 ms).

@@ -53,10 +53,13 @@ import TokenVerification
 
         let (combined, combinedReader) = Self.read([
             "AUTH_JWT_SECRET": Self.secret, "AUTH_JWT_JWKS_URL": "https://id.example.com/.well-known/jwks.json", "AUTH_JWT_ISSUER": Self.issuer,
+            "AUTH_JWT_AUDIENCE": Self.audience,
         ])
         #expect(combinedReader.problems.isEmpty && combined.summary == "HS256,JWKS(1)")
         // Duplicates count once.
-        let (deduplicated, _) = Self.read(["AUTH_JWT_JWKS_URL": "https://a.example/k,https://a.example/k", "AUTH_JWT_ISSUER": "i"])
+        let (deduplicated, _) = Self.read([
+            "AUTH_JWT_JWKS_URL": "https://a.example/k,https://a.example/k", "AUTH_JWT_ISSUER": "i", "AUTH_JWT_AUDIENCE": "a",
+        ])
         #expect(deduplicated.tokenSettings?.keySetURLs.count == 1)
     }
 
@@ -65,7 +68,7 @@ import TokenVerification
         for value in [
             "not a url", "ftp://id.example.com/keys", "https://", "https://user:secret@id.example.com/keys", "https://id.example.com/keys#x", "/keys",
         ] {
-            let (_, reader) = Self.read(["AUTH_JWT_JWKS_URL": value, "AUTH_JWT_ISSUER": "i"])
+            let (_, reader) = Self.read(["AUTH_JWT_JWKS_URL": value, "AUTH_JWT_ISSUER": "i", "AUTH_JWT_AUDIENCE": "a"])
             #expect(reader.problems.map(\.variable) == ["AUTH_JWT_JWKS_URL"], "\(value)")
             #expect(!reader.problems.description.contains("secret"), "a URL's user info was echoed")
             #expect(throws: ConfigurationError.self) { try reader.finish() }
@@ -73,20 +76,36 @@ import TokenVerification
         #expect(ServiceConfigurationFailure.exitCode == 78)
         let (_, tooMany) = Self.read([
             "AUTH_JWT_JWKS_URL": (1...9).map { "https://id\($0).example.com/k" }.joined(separator: ","), "AUTH_JWT_ISSUER": "i",
+            "AUTH_JWT_AUDIENCE": "a",
         ])
         #expect(tooMany.problems.map(\.variable) == ["AUTH_JWT_JWKS_URL"])
-        let (_, second) = Self.read(["AUTH_JWT_JWKS_URL": "https://ok.example.com/k, nope", "AUTH_JWT_ISSUER": "i"])
+        let (_, second) = Self.read(["AUTH_JWT_JWKS_URL": "https://ok.example.com/k, nope", "AUTH_JWT_ISSUER": "i", "AUTH_JWT_AUDIENCE": "a"])
         #expect(second.problems.first?.message.hasPrefix("item 2:") == true)
     }
 
     @Test func plainHTTPOnlyToLoopbackInLiveMode() throws {
-        let (_, live) = Self.read(["AUTH_JWT_JWKS_URL": "http://id.example.com/keys", "AUTH_JWT_ISSUER": "i"], mode: .live)
+        let (_, live) = Self.read(["AUTH_JWT_JWKS_URL": "http://id.example.com/keys", "AUTH_JWT_ISSUER": "i", "AUTH_JWT_AUDIENCE": "a"], mode: .live)
         #expect(live.problems.map(\.variable) == ["AUTH_JWT_JWKS_URL"])
-        let (_, loopback) = Self.read(["AUTH_JWT_JWKS_URL": "http://127.0.0.1:9999/keys, http://localhost/k", "AUTH_JWT_ISSUER": "i"], mode: .live)
+        let (_, loopback) = Self.read(
+            ["AUTH_JWT_JWKS_URL": "http://127.0.0.1:9999/keys, http://localhost/k", "AUTH_JWT_ISSUER": "i", "AUTH_JWT_AUDIENCE": "a"], mode: .live)
         #expect(loopback.problems.isEmpty)
-        let (test, testReader) = Self.read(["AUTH_JWT_JWKS_URL": "http://auth.internal/keys", "AUTH_JWT_ISSUER": "i"], mode: .test)
+        let (test, testReader) = Self.read(
+            ["AUTH_JWT_JWKS_URL": "http://auth.internal/keys", "AUTH_JWT_ISSUER": "i", "AUTH_JWT_AUDIENCE": "a"], mode: .test)
         #expect(testReader.problems.isEmpty)
         #expect(test.startupWarnings.count == 1 && test.startupWarnings[0].contains("plain http"))
+    }
+
+    @Test func aJWKSNeedsAnAudienceNotJustAnIssuer() {
+        // Apple's keys and issuer are every developer's: an issuer alone would take any app's tokens.
+        let (_, issuerOnly) = Self.read(["AUTH_JWT_JWKS_URL": "https://appleid.apple.com/auth/keys", "AUTH_JWT_ISSUER": "https://appleid.apple.com"])
+        #expect(issuerOnly.problems.map(\.variable) == ["AUTH_JWT_AUDIENCE"])
+        #expect(issuerOnly.problems.first?.message.contains("AUTH_JWT_JWKS_URL") == true)
+        let (_, nothing) = Self.read(["AUTH_JWT_JWKS_URL": "https://appleid.apple.com/auth/keys"])
+        #expect(nothing.problems.map(\.variable) == ["AUTH_JWT_AUDIENCE"], "one problem, naming what to set")
+        let (_, audienceOnly) = Self.read(["AUTH_JWT_JWKS_URL": "https://appleid.apple.com/auth/keys", "AUTH_JWT_AUDIENCE": "com.example.app"])
+        #expect(audienceOnly.problems.isEmpty)
+        // Without a key set an issuer alone is still enough: the key is the deployment's own.
+        #expect(Self.read(["AUTH_JWT_SECRET": Self.secret, "AUTH_JWT_ISSUER": "i"]).1.problems.isEmpty)
     }
 
     @Test func unsafeSettingsAreRefused() {
@@ -156,7 +175,9 @@ import TokenVerification
         #expect(server.requests == 1)
 
         // The same token settings give the same user, with an Apple-style string email_verified.
-        let (configuration, _) = Self.read(["AUTH_JWT_JWKS_URL": server.url.absoluteString, "AUTH_JWT_ISSUER": Self.issuer])
+        let (configuration, _) = Self.read([
+            "AUTH_JWT_JWKS_URL": server.url.absoluteString, "AUTH_JWT_ISSUER": Self.issuer, "AUTH_JWT_AUDIENCE": Self.audience,
+        ])
         let appleStyle = try Self.token(ec, extra: ["email": "Ada@Example.com", "email_verified": "true"])
         let user = try await Authenticator(configuration: configuration).authenticate(try Self.request(appleStyle), fallbackEmail: nil)
         #expect(user.id == "idp-user" && user.verifiedEmail == "ada@example.com")
@@ -180,7 +201,7 @@ import TokenVerification
         let server = try LocalJWKSServer.start(publishing: [ec])
         let (configuration, reader) = Self.read([
             "AUTH_JWT_SECRET": Self.secret, "AUTH_JWT_PUBLIC_KEY_FILE": directory + "/public.pem", "AUTH_JWT_JWKS_URL": server.url.absoluteString,
-            "AUTH_JWT_ISSUER": Self.issuer,
+            "AUTH_JWT_ISSUER": Self.issuer, "AUTH_JWT_AUDIENCE": Self.audience,
         ])
         #expect(reader.problems.isEmpty, "\(reader.problems)")
         #expect(configuration.summary == "HS256,RS256-PEM,JWKS(1)")
@@ -205,7 +226,9 @@ import TokenVerification
         let ec = try JWTSigner.generate(.es256, keyID: "k1")
         let server = try LocalJWKSServer.start(publishing: [ec])
         server.fail(status: 500)
-        let (app, pool) = try Self.application(["AUTH_JWT_JWKS_URL": server.url.absoluteString, "AUTH_JWT_ISSUER": Self.issuer])
+        let (app, pool) = try Self.application([
+            "AUTH_JWT_JWKS_URL": server.url.absoluteString, "AUTH_JWT_ISSUER": Self.issuer, "AUTH_JWT_AUDIENCE": Self.audience,
+        ])
         let logger = Logger(service: "jwks-auth-tests", minimumLevel: .critical)
         let response = await app.respond(to: try Self.request(try Self.token(ec)), logger: logger)
         #expect(response.status == .serviceUnavailable)

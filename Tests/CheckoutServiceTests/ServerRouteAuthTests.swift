@@ -46,12 +46,15 @@ import Testing
         let pool: PostgresPool
     }
 
-    static func withApp(quotas: UserQuotaPolicy = UserQuotaPolicy(), _ body: (Setup) async throws -> Void) async throws {
+    static func withApp(
+        quotas: UserQuotaPolicy = UserQuotaPolicy(), mode: DeploymentMode = .test, _ body: (Setup) async throws -> Void
+    ) async throws {
         let unreachable = try PostgresConfiguration(url: "postgresql://nobody@127.0.0.1:1/none?connect_timeout=1")
         let pool = PostgresPool(configuration: unreachable)
         let keys = MemoryKeyStore()
         var configuration = CheckoutConfiguration()
         configuration.quotas = quotas
+        configuration.mode = mode
         let app = buildCheckoutApplication(
             configuration: configuration, auth: .jwt(try JWTVerifier(key: .hs256(secret: secret))), ownership: TestOwnership.proof,
             providers: ProviderRegistry(providers: []), pool: pool, publisher: AuthRouteTests.RecordingPublisher(), logger: logger,
@@ -60,11 +63,15 @@ import Testing
         await pool.close()
     }
 
-    static func key(_ store: MemoryKeyStore, scopes: Set<APIKeyScope> = [.entitlementsRead], revoked: Bool = false) async throws -> APIKey {
-        let key = try APIKey.generate(mode: .test)
+    static func key(
+        _ store: MemoryKeyStore, scopes: Set<APIKeyScope> = [.entitlementsRead], revoked: Bool = false, mode: DeploymentMode = .test,
+        expiresAt: Date? = nil
+    ) async throws -> APIKey {
+        let key = try APIKey.generate(mode: mode)
         try await store.insert(
             APIKeyRecord(
-                keyID: key.keyID, name: "backend", scopes: scopes, hash: key.hash, createdAt: Date(), revokedAt: revoked ? Date() : nil))
+                keyID: key.keyID, name: "backend", scopes: scopes, hash: key.hash, createdAt: Date().addingTimeInterval(-86_400),
+                revokedAt: revoked ? Date() : nil, expiresAt: expiresAt))
         return key
     }
 
@@ -128,6 +135,49 @@ import Testing
                 }
             }
             #expect(setup.keys.uses.withLock { $0 }.allSatisfy { $0 == valid.keyID } && !setup.keys.uses.withLock { $0 }.isEmpty)
+        }
+    }
+
+    @Test func anExpiredKeyIsRefusedLikeARevokedOne() async throws {
+        try await Self.withApp { setup in
+            let expired = try await Self.key(setup.keys, expiresAt: Date().addingTimeInterval(-1))
+            let current = try await Self.key(setup.keys, expiresAt: Date().addingTimeInterval(3600))
+            for path in ["/api/users/user-1/entitlements", "/api/users/user-1/subscription"] {
+                let refused = try await Self.get(setup.app, path, [("X-API-Key", expired.text)])
+                #expect(refused.status == .unauthorized && Self.code(refused) == "invalid_api_key", "\(path): \(refused.status)")
+                #expect(refused.headers["WWW-Authenticate"] == "Bearer")
+                #expect(String(decoding: refused.body, as: UTF8.self).contains("expired"))
+                #expect(try await Self.get(setup.app, path, [("X-API-Key", current.text)]).status == .serviceUnavailable, "not yet expired")
+            }
+            #expect(!setup.keys.uses.withLock { $0 }.contains(expired.keyID), "an expired key's use is not recorded")
+        }
+    }
+
+    @Test func aKeyOfTheOtherModeIsRefusedBeforeAnyLookup() async throws {
+        for deployment in DeploymentMode.allCases {
+            try await Self.withApp(mode: deployment) { setup in
+                let other: DeploymentMode = deployment == .live ? .test : .live
+                let own = try await Self.key(setup.keys, mode: deployment)
+                let foreign = try await Self.key(setup.keys, mode: other)
+                let lookups = setup.keys.lookups.withLock { $0 }
+                for path in ["/api/users/user-1/entitlements", "/api/users/user-1/subscription"] {
+                    let refused = try await Self.get(setup.app, path, [("Authorization", "Bearer \(foreign.text)")])
+                    #expect(refused.status == .unauthorized && Self.code(refused) == "api_key_wrong_mode", "\(deployment): \(refused.status)")
+                    #expect(String(decoding: refused.body, as: UTF8.self).contains("sfk_\(deployment.rawValue)_"))
+                }
+                #expect(setup.keys.lookups.withLock { $0 } == lookups, "a key of the other mode is never looked up")
+                let served = try await Self.get(setup.app, "/api/users/user-1/entitlements", [("X-API-Key", own.text)])
+                #expect(served.status == .serviceUnavailable, "\(deployment)'s own key passes: \(served.status)")
+            }
+        }
+    }
+
+    @Test func subscriptionsManageAloneOpensBothRoutes() async throws {
+        try await Self.withApp { setup in
+            let manage = try await Self.key(setup.keys, scopes: [.subscriptionsManage])
+            for path in ["/api/users/user-1/entitlements", "/api/users/user-1/subscription"] {
+                #expect(try await Self.get(setup.app, path, [("X-API-Key", manage.text)]).status == .serviceUnavailable)
+            }
         }
     }
 

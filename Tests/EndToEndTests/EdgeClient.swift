@@ -23,8 +23,10 @@ struct EdgeClient {
         return output.split(separator: "\n").compactMap { Int($0) }
     }
 
-    /// One request; a body makes it a POST.
-    func send(_ url: String, body: [UInt8]? = nil, headers: [(String, String)] = []) async throws -> (status: Int, body: String) {
+    /// One request; a body makes it a POST. `maxTime`: seconds before curl gives up (a long poll needs more than 10).
+    func send(
+        _ url: String, body: [UInt8]? = nil, headers: [(String, String)] = [], maxTime: Int = 10
+    ) async throws -> (status: Int, body: String) {
         let scratch = stack.state + "/curl-\(UUID().uuidString.prefix(8))"
         var arguments = ["--output", scratch + ".body", "--write-out", "%{http_code}"]
         for (name, value) in headers { arguments += ["--header", "\(name): \(value)"] }
@@ -32,16 +34,30 @@ struct EdgeClient {
             try Data(body).write(to: URL(fileURLWithPath: scratch + ".request"))
             arguments += ["--data-binary", "@" + scratch + ".request"]
         }
-        let status = try await curl(arguments + [url])
+        let status = try await curl(arguments + [url], maxTime: maxTime)
         let answer = (try? String(contentsOfFile: scratch + ".body", encoding: .utf8)) ?? ""
         return (try #require(Int(status.trimmingCharacters(in: .whitespacesAndNewlines)), "curl wrote no status: \(status)"), answer)
     }
 
-    private func curl(_ arguments: [String]) async throws -> String {
+    /// One request's status and response headers (names lowercased); `method` as curl's `--request`.
+    func head(_ url: String, method: String = "GET") async throws -> (status: Int, headers: [String: String]) {
+        let scratch = stack.state + "/curl-\(UUID().uuidString.prefix(8))"
+        let status = try await curl(
+            ["--request", method, "--dump-header", scratch + ".headers", "--output", "/dev/null", "--write-out", "%{http_code}", url])
+        var headers: [String: String] = [:]
+        for line in ((try? String(contentsOfFile: scratch + ".headers", encoding: .utf8)) ?? "").split(separator: "\r\n") {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        }
+        return (try #require(Int(status.trimmingCharacters(in: .whitespacesAndNewlines)), "curl wrote no status: \(status)"), headers)
+    }
+
+    private func curl(_ arguments: [String], maxTime: Int = 10) async throws -> String {
         let output = stack.state + "/curl-\(UUID().uuidString.prefix(8)).out"
         try await ScriptRunner.run(
             "/usr/bin/env",
-            ["curl", "--silent", "--show-error", "--max-time", "10", "--interface", address] + (certificate.map { ["--cacert", $0] } ?? [])
+            ["curl", "--silent", "--show-error", "--max-time", String(maxTime), "--interface", address]
+                + (certificate.map { ["--cacert", $0] } ?? [])
                 + arguments,
             outputFile: output)
         return try String(contentsOfFile: output, encoding: .utf8)

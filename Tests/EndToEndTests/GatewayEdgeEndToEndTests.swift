@@ -52,6 +52,31 @@ struct GatewayEdgeEndToEndTests {
         }
     }
 
+    @Test("every answer carries the security headers, nginx's own errors too; HSTS only behind the TLS front")
+    func securityHeadersOnEveryAnswer() async throws {
+        let stack = try LiveStack.required()
+        let front = try await TLSFront.start(stack)
+        let client = EdgeClient(stack, address: "127.0.0.6", trusting: front.certificate)
+        let policy = "default-src 'none'; frame-ancestors 'none'"
+        // A service's answer through the front (which says X-Forwarded-Proto: https), and the same directly.
+        let viaFront = try await client.head(front.url + "/api/products")
+        let direct = try await client.head(stack.gateway + "/api/products")
+        // Answers nginx gives itself: a method no API path takes (405, with Allow), a path that is not the API's (404).
+        let trace = try await client.head(stack.gateway + "/api/products", method: "TRACE")
+        let unknown = try await client.head(stack.gateway + "/api/products", method: "DELETE")
+        let statuses: [Int] = [viaFront.status, direct.status, trace.status]
+        #expect(statuses == [200, 200, 405], "\(statuses)")
+        #expect(unknown.status == 405 || unknown.status == 404)
+        for (name, answer) in [("front", viaFront), ("direct", direct), ("TRACE", trace), ("DELETE", unknown)] {
+            #expect(answer.headers["x-content-type-options"] == "nosniff", "\(name): \(answer.headers)")
+            #expect(answer.headers["x-frame-options"] == "DENY", "\(name): \(answer.headers)")
+            #expect(answer.headers["content-security-policy"] == policy, "\(name): \(answer.headers)")
+        }
+        #expect(trace.headers["allow"] == "GET, HEAD", "the 405's own header is kept: \(trace.headers)")
+        #expect(viaFront.headers["strict-transport-security"] == "max-age=31536000", "\(viaFront.headers)")
+        #expect(direct.headers["strict-transport-security"] == nil, "plain HTTP to the gateway: no HSTS")
+    }
+
     @Test("a forged X-Forwarded-For from a peer that is not a trusted proxy is ignored")
     func forgedForwardedForGetsNoFreshBucket() async throws {
         let stack = try LiveStack.required()

@@ -129,7 +129,7 @@ import WebhookSenderService
                     cause: .init(kind: .command, provider: nil, reference: "cmd-1"), before: EntitlementsResponse(entitlements: []),
                     after: EntitlementsResponse(entitlements: []))
                 let deliveries = DeliveryStore(pool: sender)
-                #expect(try await deliveries.enqueue([(change, "{}")], for: [endpoint]) == 1)
+                #expect(try await deliveries.enqueue([OutgoingEvent(change, body: "{}")], for: [endpoint]) == 1)
                 let due = try await deliveries.claimDue(limit: 10, lease: .seconds(30))
                 #expect(due.map(\.eventID) == ["evt-roles"])
                 try await deliveries.record(due[0], outcome: .delivered(status: 204), retryAt: nil)
@@ -182,6 +182,15 @@ import WebhookSenderService
                     "DELETE FROM checkout_api_keys",
                 ]
                 for sql in keyWrites { await Self.expectDenied(checkout, sql) }
+
+                // Web-first: its redemption links and merges; of the log, only the columns that link a checkout to its purchase.
+                _ = try await checkout.query(
+                    "SELECT provider, checkout_id, subscription_id, authorization_code, customer_id FROM billing_events WHERE checkout_id = 'x'")
+                _ = try await checkout.query("SELECT redemption_id FROM checkout_redemptions")
+                _ = try await checkout.execute("DELETE FROM checkout_user_merges WHERE anonymous_id = 'x'")
+                for sql: PostgresQuery in ["SELECT payload FROM billing_events", "SELECT * FROM user_aliases"] {
+                    await Self.expectDenied(checkout, sql)
+                }
 
                 // The projection is the projector's: checkout publishes, never writes it.
                 for sql in Self.nobodyMay + [
@@ -267,12 +276,18 @@ import WebhookSenderService
                     try CommandLineArguments(["status", "ada@example.com"]), environment: Environment(["DATABASE_URL": loginURL])
                 ) { output($0) }
                 #expect(output.text.contains("subscription lemonsqueezy:7 status=active"), "\(output.text)")
-                // storefront report reads only billing_events: the operators' role is enough.
+                // storefront report reads billing_events (through revenue_events): the operators' role is enough.
                 let report = Output()
                 try await ReportCommand.run(
                     try CommandLineArguments(["report", "--format", "csv"]), environment: Environment(["DATABASE_URL": loginURL])
                 ) { report($0) }
                 #expect(report.text.hasPrefix("period_start,period_end,provider,currency,"), "\(report.text)")
+                // By campaign it reads checkouts, orders, subscriptions and billing_events itself: granted to operators too.
+                let campaigns = Output()
+                try await ReportCommand.run(
+                    try CommandLineArguments(["report", "--campaigns", "--format", "csv"]), environment: Environment(["DATABASE_URL": loginURL])
+                ) { campaigns($0) }
+                #expect(campaigns.text.hasPrefix("period_start,period_end,ref,checkouts_opened,"), "\(campaigns.text)")
                 for sql in Self.nobodyMay + [
                     "UPDATE subscriptions SET status = 'cancelled'", "INSERT INTO app_users (app_user_id) VALUES ('x')",
                     "SELECT * FROM checkout_idempotency_keys",

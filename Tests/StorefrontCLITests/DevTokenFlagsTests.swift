@@ -61,4 +61,13 @@ import Testing
         let strict = JWTVerifier(key: try .hs256(secret: Array(Self.secret.utf8)), issuer: "other", now: { Self.now })
         #expect(throws: JWTError.invalidIssuer) { try strict.verify(token) }
     }
+
+    @Test func liveModeRefusesToMint() throws {
+        let error = try #require(throws: ConfigurationError.self) { try Self.claims([], environment: ["STOREFRONT_MODE": "live"]) }
+        #expect(error.problems.map(\.variable) == ["STOREFRONT_MODE"] && error.description.contains("test tokens only"))
+        #expect(try Self.claims([], environment: ["STOREFRONT_MODE": "test"]).subject == "u-1")
+        #expect(throws: ConfigurationError.self, "an unknown mode is not taken for test") {
+            try Self.claims([], environment: ["STOREFRONT_MODE": "production"])
+        }
+    }
 }

@@ -88,3 +88,70 @@ import Testing
 
     static func date(_ text: String) -> Date { ISO8601DateFormatter().date(from: text) ?? .distantPast }
 }
+
+/// `storefront report --campaigns`: its option and its three formats, from rows made here.
+@Suite struct CampaignRenderingTests {
+    static let november = ReportPeriod(
+        from: ReportRenderingTests.date("2026-11-01T00:00:00Z"), to: ReportRenderingTests.date("2026-12-01T00:00:00Z"), granularity: .month)
+    static let asOf = ReportRenderingTests.date("2026-12-01T00:00:00Z")
+
+    static var rows: [CampaignReportRow] {
+        var spring = CampaignReportRow(periodStart: november.from, periodEnd: november.to, ref: "spring")
+        spring.checkoutsOpened = 5
+        spring.checkoutsCompleted = 4
+        spring.newSubscriptions = 3
+        spring.newMRR = ["USD": 3500, "NGN": 520_000]
+        var untagged = CampaignReportRow(periodStart: november.from, periodEnd: november.to, ref: nil)
+        untagged.checkoutsOpened = 2
+        untagged.oneTimePurchases = 1
+        return [spring, untagged]
+    }
+
+    @Test func theOptionTakesNoValueAndNoChart() throws {
+        let now = ReportRenderingTests.date("2026-11-17T09:30:00Z")
+        #expect(try ReportOptions(try CommandLineArguments(["report", "--campaigns"]), now: now).campaigns)
+        #expect(try ReportOptions(try CommandLineArguments(["report", "--campaigns", "--by", "week"]), now: now).campaigns)
+        #expect(try !ReportOptions(try CommandLineArguments(["report"]), now: now).campaigns)
+        #expect(throws: CommandLineArguments.UsageError.self) {
+            try ReportOptions(try CommandLineArguments(["report", "--campaigns", "spring"]), now: now)
+        }
+        #expect(throws: CommandLineArguments.UsageError.self) {
+            try ReportOptions(try CommandLineArguments(["report", "--campaigns", "--chart", "x.svg"]), now: now)
+        }
+    }
+
+    @Test func theTableHasAColumnPerTagAndALinePerCurrency() {
+        let table = ReportRendering.table(Self.rows, period: Self.november, asOf: Self.asOf)
+        let lines = table.split(separator: "\n").map(String.init)
+        #expect(lines.first == "campaigns 2026-11-01 to 2026-12-01 by month, as of \(Timestamp.format(Self.asOf))")
+        #expect(lines.contains { $0.hasSuffix("spring  (none)") })
+        #expect(lines.contains { $0.hasPrefix("checkouts opened") && $0.hasSuffix("5       2") })
+        #expect(lines.contains { $0.hasPrefix("new MRR NGN") && $0.contains("₦5,200.00") })
+        #expect(lines.contains { $0.hasPrefix("new MRR USD") && $0.contains("$35.00") && $0.hasSuffix("$0.00") })
+        #expect(
+            ReportRendering.table([CampaignReportRow](), period: Self.november, asOf: Self.asOf).hasSuffix(
+                "no checkouts or purchases from checkouts in this period"))
+    }
+
+    @Test func csvHasAColumnPerCurrencyInMinorUnits() {
+        let lines = ReportRendering.csv(Self.rows).split(separator: "\n").map(String.init)
+        #expect(
+            lines == [
+                "period_start,period_end,ref,checkouts_opened,checkouts_completed,new_subscriptions,one_time_purchases,new_mrr_NGN,new_mrr_USD",
+                "\(Timestamp.format(Self.november.from)),\(Timestamp.format(Self.november.to)),spring,5,4,3,0,520000,3500",
+                "\(Timestamp.format(Self.november.from)),\(Timestamp.format(Self.november.to)),(none),2,0,0,1,0,0",
+            ])
+    }
+
+    @Test func jsonNamesTheUntaggedNullAndNewMRRByCurrency() throws {
+        let text = try ReportRendering.json(Self.rows, period: Self.november, asOf: Self.asOf)
+        let decoded = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any]
+        let campaigns = try #require(decoded?["campaigns"] as? [[String: Any]])
+        #expect(campaigns.count == 2)
+        #expect(campaigns[0]["ref"] as? String == "spring")
+        #expect(((campaigns[0]["new_mrr"] as? [String: Any])?["USD"] as? NSNumber)?.int64Value == 3500)
+        #expect(campaigns[1]["ref"] is NSNull)
+        #expect((campaigns[1]["one_time_purchases"] as? NSNumber)?.intValue == 1)
+        #expect((campaigns[1]["new_mrr"] as? [String: Any])?.isEmpty == true)
+    }
+}

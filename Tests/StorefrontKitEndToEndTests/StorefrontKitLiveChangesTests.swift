@@ -60,7 +60,10 @@ extension StorefrontKitLiveTests {
         // wait to poll instead): the change on the stream is what ended it. The gateway
         // writes a line once its answer is out, so the poll that brought the change is there.
         _ = try await waitUntil("the stream's answer is logged") { try !Self.streamPollStatuses(stack).isEmpty }
+        // 499 is nginx's "the client closed the request": the kit cancels the poll it had
+        // open once the wait ended, and that line may already be logged. Any other status
+        // is a poll that failed.
         let polls = try Self.streamPollStatuses(stack)
-        #expect(polls.allSatisfy { $0 == 200 }, "stream polls answered \(polls)")
+        #expect(polls.contains(200) && polls.allSatisfy { $0 == 200 || $0 == 499 }, "stream polls answered \(polls)")
     }
 }

@@ -10,10 +10,10 @@ import Testing
 @testable import WebhookSenderService
 
 /// The webhook sender as it runs: its queue loop on the real broker's
-/// `storefront.entitlements.v1`, its dispatcher on a fresh database, sending
-/// to a receiving endpoint in the test that verifies every signature.
-/// The topic is shared with other suites: each test waits for its own event
-/// ids only.
+/// `storefront.entitlements.v1` and `storefront.purchase-events.v1`, its
+/// dispatcher on a fresh database, sending to receiving endpoints in the
+/// test that verify every signature. The topics are shared with other
+/// suites: each test waits for its own event ids only.
 @Suite struct WebhookDeliveryTests {
     static let logger = Logger(service: "webhook-sender-tests", minimumLevel: .error)
 
@@ -25,18 +25,25 @@ import Testing
     }
 
     static func produce(_ changes: [EntitlementChange]) async throws {
+        try await produce(changes.map { KafkaProducerMessage(topic: Topics.entitlements, key: $0.key, value: try RecordCoding.encode($0)) })
+    }
+
+    static func produce(_ messages: [KafkaProducerMessage]) async throws {
         let client = KafkaClientConfiguration(bootstrapServers: try TestEnvironment.kafkaBrokers(), clientID: "webhook-sender-tests")
-        try await MessagingSettings(client: client).ensureTopics([Topics.entitlements])
         let producer = try KafkaProducer(configuration: KafkaProducerConfiguration(client: client))
-        for change in changes {
-            _ = try await producer.sendAndAwait(
-                KafkaProducerMessage(topic: Topics.entitlements, key: change.key, value: try RecordCoding.encode(change)))
-        }
+        for message in messages { _ = try await producer.sendAndAwait(message) }
         _ = await producer.shutdown()
     }
 
-    /// Runs the sender (queue loop and dispatcher) against `url` while `body` runs.
-    static func withSender(url: String, schedule: RetrySchedule, _ body: () async throws -> Void) async throws {
+    /// Runs the sender (queue loop and dispatcher) against `url` while `body`
+    /// runs, its topics created first (the migrate job and the other services
+    /// create them in a stack).
+    static func withSender(
+        url: String, schedule: RetrySchedule, logger: Logger = Self.logger, _ body: () async throws -> Void
+    ) async throws {
+        try await MessagingSettings(
+            client: KafkaClientConfiguration(bootstrapServers: try TestEnvironment.kafkaBrokers(), clientID: "webhook-sender-tests")
+        ).ensureTopics(DeliveryQueueService.topics)
         var configuration = WebhookSenderConfiguration(databaseURL: url)
         configuration.groupID = "webhook-sender-tests-\(UUID().uuidString.prefix(8))"
         configuration.migrate = false
@@ -62,8 +69,10 @@ import Testing
         _ = try? await running.value
     }
 
-    static func register(_ stub: WebhookEndpointStub, secret: String, pool: PostgresPool) async throws -> WebhookEndpoint {
-        let endpoint = WebhookEndpoint(id: "ep_" + UUID().uuidString.lowercased(), url: stub.url, secret: secret, eventTypes: [])
+    static func register(
+        _ stub: WebhookEndpointStub, secret: String, types: Set<String> = [], pool: PostgresPool
+    ) async throws -> WebhookEndpoint {
+        let endpoint = WebhookEndpoint(id: "ep_" + UUID().uuidString.lowercased(), url: stub.url, secret: secret, eventTypes: types)
         try await EndpointStore(pool: pool).add(endpoint)
         return endpoint
     }
@@ -142,6 +151,65 @@ import Testing
             #expect(try await Self.state(pool, change.id) == "delivered")
             #expect((try await deliveries.counts()[endpoint.id]?.delivered ?? 0) >= 1)
             await stub.stop()
+        }
+    }
+}
+
+extension WebhookDeliveryTests {
+    @Test func aRedemptionLinkGoesOnceSignedAndByteForByteOnlyToEndpointsThatWantItAndNeverIntoTheLogs() async throws {
+        try await FreshDatabase.with(prefix: "test_webhook_sender") { pool, url in
+            try await WebhookSenderSchema.migrate(pool: pool)
+            let secret = try StandardWebhookSignature.generateSecret(), otherSecret = try StandardWebhookSignature.generateSecret()
+            // Every type (no filter), and one filtered to the entitlement types, as endpoints registered before this type existed are.
+            let everything = try WebhookEndpointStub.start(secret: secret)
+            let entitlementsOnly = try WebhookEndpointStub.start(secret: otherSecret)
+            let all = try await Self.register(everything, secret: secret, pool: pool)
+            let filtered = try await Self.register(
+                entitlementsOnly, secret: otherSecret, types: Set(EntitlementChange.Kind.allCases.map(\.rawValue)), pool: pool)
+            let token = "rt_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+            let link = PurchaseEvent.redemptionIssued(
+                id: UUID().uuidString.lowercased(), occurredAt: Date(),
+                purchase: .init(provider: .lemonsqueezy, type: .subscription, id: "sub-\(UUID().uuidString.prefix(8))"),
+                email: "buyer-\(UUID().uuidString.prefix(6))@example.com", redemptionURL: "https://shop.example.com/redeem/\(token)",
+                expiresAt: Date().addingTimeInterval(3600), ref: "spring-sale")
+            let change = Self.change("dora-\(UUID().uuidString.prefix(6))", .granted)
+            let linkRecord = KafkaProducerMessage(topic: Topics.purchaseEvents, key: link.key, value: try RecordCoding.encode(link))
+            // Everything the sender logs, at every level.
+            let logs = CapturingLogSink()
+            let verbose = Logger(service: "webhook-sender-tests", minimumLevel: .trace, sink: logs)
+            // The first attempt fails, so the failure path logs too.
+            everything.answer(503)
+            try await Self.withSender(url: url, schedule: RetrySchedule(delays: Array(repeating: .milliseconds(300), count: 20)), logger: verbose) {
+                // The same link twice (a producer's repeat), and an entitlement change beside it.
+                try await Self.produce([
+                    linkRecord, KafkaProducerMessage(topic: Topics.entitlements, key: change.key, value: try RecordCoding.encode(change)), linkRecord,
+                ])
+                try await Self.waitFor("a failed attempt at the link") { everything.attempts(for: [link.id]) >= 1 }
+                everything.answer(204)
+                try await Self.waitFor("the link and the change at the endpoint that takes every type") {
+                    Set(everything.received.map(\.webhookID)).isSuperset(of: [link.id, change.id])
+                }
+                try await Self.waitFor("the change at the filtered endpoint") { entitlementsOnly.received.contains { $0.webhookID == change.id } }
+                // Nothing more comes once delivered.
+                try await Task.sleep(for: .seconds(1))
+            }
+            let delivered = everything.received.filter { $0.webhookID == link.id }
+            #expect(delivered.count == 1, "one link, sent once")
+            #expect(delivered.first?.body == (try RecordCoding.encode(link)), "the record, byte for byte")
+            #expect(everything.rejected == 0 && entitlementsOnly.rejected == 0, "every request verified with its endpoint's secret")
+            #expect(entitlementsOnly.attempts(for: [link.id]) == 0, "an endpoint filtered to entitlement types never sees a link")
+            let rows = try await pool.query(
+                "SELECT endpoint_id, event_type, app_user_id, state FROM webhook_deliveries WHERE event_id = \(link.id)"
+            ).map { try $0.decode((String, String, String, String).self) }
+            #expect(rows.count == 1)
+            #expect(
+                rows.first?.0 == all.id && rows.first?.1 == "purchase.redemption_issued" && rows.first?.2 == link.key && rows.first?.3 == "delivered")
+            #expect(try await pool.query("SELECT 1 FROM webhook_deliveries WHERE endpoint_id = \(filtered.id) AND event_id = \(link.id)").isEmpty)
+            let lines = logs.lines
+            #expect(lines.contains { $0.contains(link.id) }, "the failed attempt was logged, by the event's id")
+            #expect(!lines.contains { $0.contains(token) || $0.contains(link.email ?? "-") }, "no log line holds the link or the email")
+            await everything.stop()
+            await entitlementsOnly.stop()
         }
     }
 }

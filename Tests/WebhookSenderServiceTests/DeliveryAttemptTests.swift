@@ -22,7 +22,7 @@ import Testing
     }
 
     static let now = Date(timeIntervalSince1970: 1_790_000_000)
-    static let delivery = Delivery(endpointID: "ep_1", eventID: "evt-1", appUserID: "u1", body: #"{"id":"evt-1"}"#, attempts: 0)
+    static let delivery = Delivery(endpointID: "ep_1", eventID: "evt-1", orderingKey: "u1", body: #"{"id":"evt-1"}"#, attempts: 0)
 
     static func endpoint(previous: String? = nil, until: Date? = nil) throws -> WebhookEndpoint {
         WebhookEndpoint(
@@ -79,8 +79,27 @@ import Testing
 
     @Test func anEndpointWithTypesGetsOnlyThose() throws {
         var endpoint = try Self.endpoint()
-        #expect(endpoint.wants(.granted) && endpoint.wants(.revoked))
-        endpoint.eventTypes = [.refunded]
-        #expect(endpoint.wants(.refunded) && !endpoint.wants(.granted))
+        #expect(endpoint.wants("entitlement.granted") && endpoint.wants("purchase.redemption_issued") && endpoint.wants("purchase.later"))
+        endpoint.eventTypes = ["entitlement.refunded"]
+        #expect(endpoint.wants("entitlement.refunded") && !endpoint.wants("entitlement.granted"))
+        #expect(!endpoint.wants("purchase.redemption_issued"), "filtered to entitlement types: no redemption links")
+        endpoint.eventTypes = ["purchase.redemption_issued"]
+        #expect(endpoint.wants("purchase.redemption_issued") && !endpoint.wants("entitlement.granted"))
+    }
+
+    @Test func theKnownTypesAreEveryEntitlementTypeAndEveryPurchaseEventType() {
+        #expect(WebhookEndpoint.knownEventTypes.count == Set(WebhookEndpoint.knownEventTypes).count)
+        #expect(
+            Set(WebhookEndpoint.knownEventTypes)
+                == Set(EntitlementChange.Kind.allCases.map(\.rawValue)).union(["purchase.redemption_issued"]))
+    }
+
+    @Test func aDeliveryDescribesItselfWithoutItsBody() {
+        let delivery = Delivery(
+            endpointID: "ep_1", eventID: "evt-2", orderingKey: "lemonsqueezy:subscription:1",
+            body: #"{"redemption_url":"https://shop.example.com/redeem/rt_secret"}"#, attempts: 1)
+        for text in ["\(delivery)", String(reflecting: delivery)] {
+            #expect(!text.contains("rt_secret") && text.contains("evt-2"), "\(text)")
+        }
     }
 }

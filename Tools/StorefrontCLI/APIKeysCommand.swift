@@ -4,7 +4,7 @@ import Foundation
 import BillingModel
 import Postgres
 
-/// `storefront api-keys create --name N --scope entitlements:read`,
+/// `storefront api-keys create --name N --scope entitlements:read [--expires-in 90d]`,
 /// `storefront api-keys list`, `storefront api-keys revoke KEY_ID`: the API
 /// keys of the app's own servers (`DATABASE_URL`, as the schema owner: the
 /// checkout's role may only read keys).
@@ -12,11 +12,13 @@ import Postgres
 /// `create` prints the key once, on its own first line; only its SHA-256 is
 /// stored, so a lost key is revoked and replaced, never recovered. The key's
 /// prefix (`sfk_test_` or `sfk_live_`) follows `STOREFRONT_MODE` (`test`
-/// unless `live`, as the other commands read it).
+/// unless `live`, as the other commands read it); the checkout refuses a key
+/// whose mode is not its own. `--expires-in` (`90d`, `12h`) makes a key that
+/// is refused from then on, as a revoked one is.
 public enum APIKeysCommand {
     /// The CLI help's lines.
     public static let usage = """
-        api-keys create --name NAME --scope entitlements:read
+        api-keys create --name NAME --scope entitlements:read|subscriptions:manage [--expires-in 90d]
         api-keys list | api-keys revoke KEY_ID
         """
 
@@ -51,10 +53,14 @@ public enum APIKeysCommand {
             let name = try arguments.require("name").trimmingCharacters(in: .whitespaces)
             guard (1...200).contains(name.count) else { throw usageError("--name must be 1 to 200 characters") }
             let scopes = try parseScopes(arguments.require("scope"))
+            let expiresAt = try arguments.options["expires-in"].map { now.addingTimeInterval(try parseLifetime($0)) }
             let key = try APIKey.generate(mode: mode)
-            try await store.insert(APIKeyRecord(keyID: key.keyID, name: name, scopes: scopes, hash: key.hash, createdAt: now))
+            try await store.insert(
+                APIKeyRecord(keyID: key.keyID, name: name, scopes: scopes, hash: key.hash, createdAt: now, expiresAt: expiresAt))
             output(key.text)
-            output("key id \(key.keyID), name \(name), scopes \(render(scopes))")
+            output(
+                "key id \(key.keyID), name \(name), scopes \(render(scopes)), "
+                    + "expires \(expiresAt.map(Timestamp.format) ?? "never")")
             output("Store the key now: it is shown only once (Storefront keeps only its SHA-256).")
         case "list":
             let keys = try await store.list()
@@ -84,10 +90,23 @@ public enum APIKeysCommand {
         return scopes
     }
 
-    /// One key in `list`: id, name, scopes, created, last used, revoked.
+    /// `--expires-in`: whole days (`90d`) or hours (`12h`), from one hour to ten years.
+    static func parseLifetime(_ text: String) throws(CommandLineArguments.UsageError) -> TimeInterval {
+        let trimmed = text.trimmingCharacters(in: .whitespaces).lowercased()
+        let unit: TimeInterval? = trimmed.hasSuffix("d") ? 86_400 : trimmed.hasSuffix("h") ? 3_600 : nil
+        guard let unit, let count = Int(trimmed.dropLast()), count > 0 else {
+            throw usageError("--expires-in takes whole days or hours, e.g. 90d or 12h; got \(text)")
+        }
+        let seconds = TimeInterval(count) * unit
+        guard seconds <= 3650 * 86_400 else { throw usageError("--expires-in is at most 3650d") }
+        return seconds
+    }
+
+    /// One key in `list`: id, name, scopes, created, last used, expiry, revoked.
     static func line(_ key: APIKeyRecord) -> String {
         "\(key.keyID)  \(key.name)  scopes=\(render(key.scopes))  created=\(Timestamp.format(key.createdAt))"
-            + "  last_used=\(key.lastUsedAt.map(Timestamp.format) ?? "never")  revoked=\(key.revokedAt.map(Timestamp.format) ?? "no")"
+            + "  last_used=\(key.lastUsedAt.map(Timestamp.format) ?? "never")  expires=\(key.expiresAt.map(Timestamp.format) ?? "never")"
+            + "  revoked=\(key.revokedAt.map(Timestamp.format) ?? "no")"
     }
 
     private static func render(_ scopes: Set<APIKeyScope>) -> String {

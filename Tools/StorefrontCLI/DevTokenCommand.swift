@@ -1,3 +1,4 @@
+import CheckoutService
 import CryptoPrimitives
 import Foundation
 import ServiceRuntime
@@ -15,6 +16,12 @@ import ServiceSettings
 /// and the end-to-end stacks). An empty `--iss=` / `--aud=` leaves the claim
 /// out. `--email-verified` adds `email_verified: true` (without it the claim
 /// is `false`, and the checkout does not use the email to link purchases).
+///
+/// With `STOREFRONT_MODE=live` it refuses to mint anything: whoever holds a
+/// live deployment's HS256 secret could otherwise make a token for any user
+/// of a shop that takes real money, and a live shop's tokens come from its
+/// identity provider. The checkout refuses `AUTH_DISABLED` in live mode for
+/// the same reason.
 public enum DevTokenCommand {
     /// The issuer local stacks accept (`scripts/stack.sh`).
     public static let defaultIssuer = "storefront-dev"
@@ -37,6 +44,10 @@ public enum DevTokenCommand {
         default: throw CommandLineArguments.UsageError(description: "--email-verified takes no value, or true or false")
         }
         var reader = ConfigReader(environment, declared: StorefrontCLIBinary.devToken)
+        let mode = reader.enumeration(.devTokenMode, as: DeploymentMode.self) ?? .test
+        if mode.isLive {
+            reader.report(.devTokenMode, "is live: dev-token mints test tokens only; a live deployment's tokens come from its identity provider")
+        }
         let secret = reader.required.secret(.devTokenSecret)
         let issuer = arguments.options["iss"] ?? reader.string(.devTokenIssuer) ?? defaultIssuer
         let audience = arguments.options["aud"] ?? reader.string(.devTokenAudience) ?? defaultAudience

@@ -1,7 +1,6 @@
 import ServiceSettings
 import CryptoPrimitives
 import Foundation
-import BillingModel
 import Postgres
 import ServiceRuntime
 import WebhookSenderService
@@ -10,8 +9,9 @@ import WebhookSenderService
 /// the receivers of webhooks out, in PostgreSQL (`DATABASE_URL`, a user
 /// that may write `webhook_endpoints`: the operator's or the schema owner).
 ///
-/// - `add --url URL [--types entitlement.granted,…] [--secret whsec_…]`:
-///   registers an endpoint (every type when `--types` is left out) and
+/// - `add --url URL [--types entitlement.granted,purchase.redemption_issued,…] [--secret whsec_…]`:
+///   registers an endpoint (every type, present and future, when `--types`
+///   is left out; ``WebhookEndpoint/knownEventTypes`` lists the names) and
 ///   prints its id and secret (generated unless given; shown only here).
 /// - `list`: every endpoint with its queue (pending, delivered, dead).
 /// - `enable ID`, `disable ID`: a disabled endpoint gets no new events and
@@ -63,7 +63,7 @@ public enum EndpointsCommand {
             let counts = try await deliveries.counts()
             for endpoint in try await endpoints.all() {
                 let c = counts[endpoint.id] ?? (0, 0, 0)
-                let types = endpoint.eventTypes.isEmpty ? "all types" : endpoint.eventTypes.map(\.rawValue).sorted().joined(separator: ",")
+                let types = endpoint.eventTypes.isEmpty ? "all types" : endpoint.eventTypes.sorted().joined(separator: ",")
                 output(
                     "\(endpoint.id) \(endpoint.enabled ? "enabled" : "disabled") \(endpoint.url) [\(types)] "
                         + "pending \(c.pending) delivered \(c.delivered) dead \(c.dead)")
@@ -88,13 +88,13 @@ public enum EndpointsCommand {
         guard let parsed = URL(string: url), let scheme = parsed.scheme?.lowercased(), ["https", "http"].contains(scheme), parsed.host != nil else {
             throw CommandLineArguments.UsageError(description: "--url must be an absolute https:// (or http://) URL")
         }
-        var types = Set<EntitlementChange.Kind>()
+        var types = Set<String>()
+        let known = WebhookEndpoint.knownEventTypes
         for name in (arguments.options["types"] ?? "").split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) where !name.isEmpty {
-            guard let kind = EntitlementChange.Kind(rawValue: name) else {
-                let known = EntitlementChange.Kind.allCases.map(\.rawValue).joined(separator: ", ")
-                throw CommandLineArguments.UsageError(description: "unknown type \(name); the types are \(known)")
+            guard known.contains(name) else {
+                throw CommandLineArguments.UsageError(description: "unknown type \(name); the types are \(known.joined(separator: ", "))")
             }
-            types.insert(kind)
+            types.insert(name)
         }
         let secret = try arguments.options["secret"] ?? StandardWebhookSignature.generateSecret()
         _ = try StandardWebhookSignature.key(of: secret)

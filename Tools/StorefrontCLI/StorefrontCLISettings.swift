@@ -10,6 +10,8 @@ extension Setting {
         "AUTH_JWT_ISSUER", default: "the local stack's", "iss of the minted token (first of the list)")
     public static let devTokenAudience = Setting(
         "AUTH_JWT_AUDIENCE", default: "the local stack's", "aud of the minted token (first of the list)")
+    public static let devTokenMode = Setting(
+        "STOREFRONT_MODE", default: "test", "live refuses to mint: a live deployment's app tokens come from its identity provider")
     public static let migrateKafkaBrokers = Setting(
         "KAFKA_BROKERS", "when set, migrate also creates the topics on these brokers")
     public static let statusMode = Setting(
@@ -22,7 +24,7 @@ extension Setting {
 
 extension SettingGroup {
     public static let devToken = SettingGroup(
-        "storefront dev-token", [.devTokenSecret, .devTokenIssuer, .devTokenAudience])
+        "storefront dev-token", [.devTokenSecret, .devTokenIssuer, .devTokenAudience, .devTokenMode])
     public static let migrateBroker = SettingGroup(
         "storefront migrate: topics", [.migrateKafkaBrokers])
     public static let statusMode = SettingGroup(

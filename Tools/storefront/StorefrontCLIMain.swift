@@ -20,13 +20,15 @@ struct StorefrontCLIMain {
           status EMAIL | status --user ID      what the status endpoint shows for that customer (or that app
                                                user), with every subscription and order behind it (DATABASE_URL)
           report [--from DATE] [--to DATE] [--by day|week|month] [--format table|csv|json]
-                 [--chart FILE.svg] [--catalog FILE]
+                 [--chart FILE.svg] [--catalog FILE] [--campaigns]
                                                revenue per provider and currency from the event log (DATABASE_URL):
                                                MRR and its movements, subscribers, trials, refunds, disputes,
                                                failed payments; default the current month (UTC), --to exclusive;
                                                --chart also writes an SVG of the movements and subscribers;
                                                --catalog: a saved GET /api/products answer, the prices of
-                                               subscriptions whose events state none (docs/revenue.md)
+                                               subscriptions whose events state none; --campaigns: per checkout
+                                               ref instead, checkouts opened and completed, new subscriptions,
+                                               one-time purchases and new MRR (no chart) (docs/revenue.md)
           deadletter list [--topic T]          print every record on storefront.deadletter.v1 (KAFKA_BROKERS)
           deadletter replay [--topic T] [--group G]
                                                publish dead letters not yet replayed back to their source topic

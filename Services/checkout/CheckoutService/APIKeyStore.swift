@@ -13,9 +13,12 @@ public struct APIKeyRecord: Sendable, Equatable {
     public var revokedAt: Date?
     /// When the key last authenticated a request (updated at most once a minute).
     public var lastUsedAt: Date?
+    /// From when the key is refused, as a revoked one is (`api-keys create --expires-in`); nil never expires.
+    public var expiresAt: Date?
 
     public init(
-        keyID: String, name: String, scopes: Set<APIKeyScope>, hash: [UInt8], createdAt: Date, revokedAt: Date? = nil, lastUsedAt: Date? = nil
+        keyID: String, name: String, scopes: Set<APIKeyScope>, hash: [UInt8], createdAt: Date, revokedAt: Date? = nil, lastUsedAt: Date? = nil,
+        expiresAt: Date? = nil
     ) {
         self.keyID = keyID
         self.name = name
@@ -24,6 +27,12 @@ public struct APIKeyRecord: Sendable, Equatable {
         self.createdAt = createdAt
         self.revokedAt = revokedAt
         self.lastUsedAt = lastUsedAt
+        self.expiresAt = expiresAt
+    }
+
+    /// Whether the key has expired at `now` (an expiry is the first instant it is refused).
+    public func isExpired(at now: Date) -> Bool {
+        expiresAt.map { now >= $0 } ?? false
     }
 }
 

@@ -41,7 +41,8 @@ public enum AuthConfiguration: Sendable {
     ///   of the audiences); at least one of them must be set, or the explicit
     ///   opt-out `AUTH_JWT_ALLOW_ANY_ISSUER_AND_AUDIENCE=true` (default false),
     ///   which then must not be combined with either, is refused with a JWKS
-    ///   URL, and is listed in ``startupWarnings``;
+    ///   URL, and is listed in ``startupWarnings``; with a JWKS URL the
+    ///   audience is required (an issuer alone is not enough);
     /// - `AUTH_JWT_LEEWAY` (default 60 s, at most 5 minutes), `AUTH_JWT_MAX_AGE`
     ///   (optional: the oldest token accepted by its `iat`);
     /// - `AUTH_EMAILS_ARE_VERIFIED` (default false).
@@ -72,8 +73,9 @@ public enum AuthConfiguration: Sendable {
             return .disabled
         }
 
+        let keySets = !keySetURLs.isEmpty
         switch (issuers.isEmpty && audiences.isEmpty, allowAny) {
-        case (true, false):
+        case (true, false) where !keySets:
             reader.report(
                 .authJWTIssuer,
                 "set AUTH_JWT_ISSUER and/or AUTH_JWT_AUDIENCE to the iss/aud your identity provider puts in app tokens "
@@ -90,6 +92,16 @@ public enum AuthConfiguration: Sendable {
                     + "so AUTH_JWT_ISSUER and/or AUTH_JWT_AUDIENCE must say which are yours")
         default:
             break
+        }
+        if keySets, audiences.isEmpty, !allowAny {
+            // An identity provider's key set and issuer are shared by every app it
+            // serves (Apple's by every developer, Firebase's issuer names only the
+            // project): only the audience, the app's own client or bundle id, says a
+            // token was made for this app.
+            reader.report(
+                .authJWTAudience,
+                "is required with AUTH_JWT_JWKS_URL: an identity provider's key set signs the tokens of every app it serves, "
+                    + "and an issuer alone accepts them all; set it to your app's client id, bundle id or project id")
         }
         if leeway > JWTClaimRules.maximumLeeway {
             reader.report(.authJWTLeeway, "must be at most 300 seconds (5m): a larger clock-skew allowance accepts tokens long expired")

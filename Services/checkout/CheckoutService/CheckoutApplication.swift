@@ -158,7 +158,8 @@ public func buildCheckoutApplication(
         merges: UserMerges(pool: pool, publisher: publisher, now: now), reader: reader, claimer: claimer, quota: quota,
         configuration: webFirst, maxBodyBytes: configuration.maxBodyBytes, now: now)
     let serverRoutes = ServerRoutes(
-        authenticator: ServerAuthenticator(store: apiKeys ?? PostgresAPIKeyStore(pool: pool), now: now), reader: reader, quota: quota,
+        authenticator: ServerAuthenticator(store: apiKeys ?? PostgresAPIKeyStore(pool: pool), mode: configuration.mode, now: now),
+        reader: reader, quota: quota,
         now: now)
     let stream = EntitlementStreamRoute(authenticator: authenticator, hub: changes)
     let completionPage = CheckoutCompletionPage(

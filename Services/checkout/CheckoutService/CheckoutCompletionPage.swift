@@ -21,12 +21,21 @@ struct CheckoutCompletionPage: Sendable {
 
     func mount(on router: some RouteRegistrar) {
         router.get(Self.path) { request, context in
-            if let redemption, let checkoutID = Self.checkoutID(request.query["checkout_id"]) {
+            if let redemption, let checkoutID = try await checkoutID(of: request, reads: redemption.reads) {
                 return try await redemption.page(
                     checkoutID: checkoutID, attempt: Int(request.query["n"] ?? "") ?? 0, plain: response(for: request), logger: context.logger)
             }
             return response(for: request)
         }
+    }
+
+    /// The checkout the page is for: `checkout_id`, or (a provider that
+    /// rewrites the return URL's query) the checkout whose provider reference
+    /// (Paystack's `reference`) is in it.
+    func checkoutID(of request: HTTPRequest, reads: WebFirstReads) async throws -> String? {
+        if let id = Self.checkoutID(request.query["checkout_id"]) { return id }
+        guard let reference = Self.reference(request.query["reference"] ?? request.query["trxref"]) else { return nil }
+        return try await reads.checkoutID(providerReference: reference)
     }
 
     /// A checkout id as Storefront makes them (a lower-case UUID), or nil.

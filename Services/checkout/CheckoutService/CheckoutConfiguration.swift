@@ -37,6 +37,10 @@ public struct CheckoutConfiguration: Sendable {
     /// Per-user quotas of the routes that reach the provider
     /// (`CHECKOUT_QUOTA_*`; see ``UserQuotaPolicy`` for the defaults; 0 turns a limit off).
     public var quotas: UserQuotaPolicy
+    /// The deployment's mode (`STOREFRONT_MODE`, read by ``DeploymentMode``,
+    /// not here): the server routes take only API keys made for it. Default
+    /// `test`, as the tests' keys are.
+    public var mode: DeploymentMode = .test
 
     public init(
         catalogRefreshInterval: Duration = .seconds(300), catalogRetryDelay: Duration = .seconds(1), redirectURL: String? = nil,

@@ -118,6 +118,16 @@ public enum CheckoutSchema {
                 );
                 GRANT SELECT, INSERT, UPDATE, DELETE ON checkout_redemptions, checkout_user_merges TO storefront_checkout;
                 """),
+        PostgresMigration(
+            version: 6, name: "API key expiry",
+            sql: """
+                -- From when a key is refused, as a revoked one is (`api-keys create
+                -- --expires-in 90d`); null never expires. The service's SELECT on the
+                -- table covers the new column; only the operator sets it.
+                ALTER TABLE checkout_api_keys ADD COLUMN expires_at timestamptz;
+                ALTER TABLE checkout_api_keys ADD CONSTRAINT checkout_api_keys_expiry_after_creation
+                    CHECK (expires_at IS NULL OR expires_at > created_at);
+                """),
     ]
 
     /// Applies pending checkout migrations (safe to run from several processes

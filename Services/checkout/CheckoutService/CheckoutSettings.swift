@@ -36,9 +36,14 @@ extension Setting {
     public static let checkoutStreamWait = Setting(
         "CHECKOUT_STREAM_WAIT", default: "25s", "how long one poll of the live entitlement stream waits (1s to 25s)")
     public static let checkoutStreamMaxWaiting = Setting(
-        "CHECKOUT_STREAM_MAX_WAITING", default: "2000", "stream polls waiting at once per replica; more get 503 stream_busy")
+        "CHECKOUT_STREAM_MAX_WAITING", default: "768",
+        "stream polls waiting at once per replica (at most 3/4 of HTTP_MAX_CONNECTIONS); more get 503 stream_busy")
+    public static let checkoutStreamMaxPerUser = Setting(
+        "CHECKOUT_STREAM_MAX_PER_USER", default: "4", "stream polls one user may have waiting per replica; a further one ends their oldest")
     public static let checkoutStreamReplayWindow = Setting(
         "CHECKOUT_STREAM_REPLAY_WINDOW", default: "5m", "how long the stream keeps changes for a poll's after= cursor (1s to 1h)")
+    public static let checkoutStreamReplayBytes = Setting(
+        "CHECKOUT_STREAM_REPLAY_BYTES", default: "32 MiB", "memory the stream's kept changes may take per replica; the oldest go first")
     public static let authJWTSecret = Setting(
         "AUTH_JWT_SECRET", secret: true, "HS256 shared secret of app tokens (at least 32 bytes)")
     public static let authJWTPublicKeyFile = Setting(
@@ -48,7 +53,7 @@ extension Setting {
     public static let authJWTIssuer = Setting(
         "AUTH_JWT_ISSUER", "comma-separated accepted iss values (this or AUTH_JWT_AUDIENCE is required with keys)")
     public static let authJWTAudience = Setting(
-        "AUTH_JWT_AUDIENCE", "comma-separated accepted aud values")
+        "AUTH_JWT_AUDIENCE", "comma-separated accepted aud values (required with AUTH_JWT_JWKS_URL)")
     public static let authJWTAllowAnyIssuerAndAudience = Setting(
         "AUTH_JWT_ALLOW_ANY_ISSUER_AND_AUDIENCE", default: "false", "true: accept tokens without checking iss and aud (the explicit opt-out)")
     public static let authJWTLeeway = Setting(
@@ -70,7 +75,8 @@ extension SettingGroup {
             .checkoutQuotaPortalPerMinute, .checkoutQuotaCancelResumePerMinute, .checkoutQuotaAPIKeyPerMinute,
         ])
     public static let entitlementStream = SettingGroup(
-        "Live entitlement stream (checkout)", [.checkoutStreamWait, .checkoutStreamMaxWaiting, .checkoutStreamReplayWindow])
+        "Live entitlement stream (checkout)",
+        [.checkoutStreamWait, .checkoutStreamMaxWaiting, .checkoutStreamMaxPerUser, .checkoutStreamReplayWindow, .checkoutStreamReplayBytes])
     public static let appTokens = SettingGroup(
         "App tokens",
         [

@@ -6,6 +6,14 @@ import Synchronization
 ///
 /// Every replica reads the whole topic (``EntitlementChangeListener``), so
 /// any replica can answer any user's poll; nothing is shared between them.
+///
+/// Both are budgeted, so one account cannot take the replica's connections
+/// or memory: a user waits on at most ``EntitlementStreamSettings/maxPerUser``
+/// polls (a further one ends that user's oldest, answered with no changes, so
+/// the app polls again and misses nothing), all users on at most
+/// ``EntitlementStreamSettings/maxWaiting``, and the changes kept cost at most
+/// ``EntitlementStreamSettings/replayBytes`` (oldest dropped first; a cursor
+/// dropped with them is answered with ``Answer/unknownCursor``).
 public final class EntitlementChangeHub: Sendable {
     /// What a poll gets.
     enum Answer: Sendable, Equatable {
@@ -29,19 +37,34 @@ public final class EntitlementChangeHub: Sendable {
         let at: ContinuousClock.Instant
     }
 
+    /// What the budgets did since start (sampled into `checkout_stream_*_total`).
+    struct Tally: Sendable, Equatable {
+        /// Waiting polls ended early by a newer poll of the same user.
+        var evicted = 0
+        /// Polls refused with ``Busy``.
+        var refused = 0
+        /// Changes dropped by the count or byte budget before their window ended.
+        var dropped = 0
+    }
+
     private struct State {
         var recent: [String: [Kept]] = [:]
         /// Every kept change's user, oldest first, to expire them in order.
         var arrival: [(user: String, id: String, at: ContinuousClock.Instant)] = []
         var arrivalStart = 0
         var kept = 0
+        /// What the kept changes cost, by ``EntitlementChangeHub/cost(of:)``.
+        var keptBytes = 0
         var waiters: [String: [UInt64: CheckedContinuation<[StreamedEntitlementChange], Never>]] = [:]
         var waiting = 0
+        /// Each user's admitted polls (registered or not), oldest first.
+        var admitted: [String: [UInt64]] = [:]
         var nextWaiter: UInt64 = 0
         /// Waiters admitted whose continuation is not registered yet.
         var unregistered: Set<UInt64> = []
         /// Of those, the ones whose time ran out (or whose request went away) meanwhile.
         var settledEarly: Set<UInt64> = []
+        var tally = Tally()
     }
 
     let settings: EntitlementStreamSettings
@@ -54,6 +77,19 @@ public final class EntitlementChangeHub: Sendable {
     /// Polls waiting now (the `checkout_stream_waiting` gauge).
     public var waitingPolls: Int { state.withLock { $0.waiting } }
 
+    /// Bytes the kept changes cost now (the `checkout_stream_replay_bytes` gauge).
+    public var replayBytes: Int { state.withLock { $0.keptBytes } }
+
+    /// Evictions, refusals and budget drops since start.
+    var tally: Tally { state.withLock { $0.tally } }
+
+    /// What keeping `change` costs against ``EntitlementStreamSettings/replayBytes``:
+    /// the record's bytes, its id and user (the keys it is found by), and a
+    /// fixed 128 bytes for the bookkeeping around it.
+    static func cost(of change: StreamedEntitlementChange) -> Int {
+        change.value.count + 2 * change.id.utf8.count + 2 * change.appUserID.utf8.count + 128
+    }
+
     /// Keeps `change` and hands it to the user's waiting polls. A change
     /// already kept (the outbox publishes at least once) is dropped.
     func publish(_ change: StreamedEntitlementChange, now: ContinuousClock.Instant = .now) {
@@ -63,16 +99,25 @@ public final class EntitlementChangeHub: Sendable {
             if list.contains(where: { $0.change.id == change.id }) { return [] }
             list.append(Kept(change: change, at: now))
             if list.count > settings.replayPerUser {
-                list.removeFirst()
+                let first = list.removeFirst()
                 state.kept -= 1
+                state.keptBytes -= Self.cost(of: first.change)
+                state.tally.dropped += 1
             }
             state.recent[change.appUserID] = list
             state.arrival.append((change.appUserID, change.id, now))
             state.kept += 1
-            while state.kept > settings.replayTotal, let oldest = popArrival(&state) { drop(&state, user: oldest.user, id: oldest.id) }
-            let found = state.waiters.removeValue(forKey: change.appUserID).map { Array($0.values) } ?? []
+            state.keptBytes += Self.cost(of: change)
+            while state.kept > settings.replayTotal || state.keptBytes > settings.replayBytes, let oldest = popArrival(&state) {
+                if drop(&state, user: oldest.user, id: oldest.id) { state.tally.dropped += 1 }
+            }
+            let found = state.waiters.removeValue(forKey: change.appUserID) ?? [:]
             state.waiting -= found.count
-            return found
+            if var admitted = state.admitted[change.appUserID] {
+                admitted.removeAll { found[$0] != nil }
+                state.admitted[change.appUserID] = admitted.isEmpty ? nil : admitted
+            }
+            return Array(found.values)
         }
         for waiter in woken { waiter.resume(returning: [change]) }
     }
@@ -80,22 +125,37 @@ public final class EntitlementChangeHub: Sendable {
     /// The user's changes after `cursor`, at once when there are some;
     /// otherwise the next one, waiting up to `timeout`.
     /// - Parameter cursor: the id of the last change the caller saw; nil to wait for the next.
+    /// When the user has ``EntitlementStreamSettings/maxPerUser`` polls
+    /// waiting already, the oldest of them is answered with no changes first.
     /// - Throws: ``Busy`` when too many polls wait already.
     func next(for user: String, after cursor: String?, timeout: Duration) async throws(Busy) -> Answer {
-        let admitted: Admission = try state.withLock { state throws(Busy) -> Admission in
+        var evicted: CheckedContinuation<[StreamedEntitlementChange], Never>?
+        let outcome = state.withLock { state -> Result<Admission, Busy> in
             if let cursor {
                 guard let list = state.recent[user], let index = list.firstIndex(where: { $0.change.id == cursor }) else {
-                    return .ready(.unknownCursor)
+                    return .success(.ready(.unknownCursor))
                 }
-                if index < list.count - 1 { return .ready(.changes(list[(index + 1)...].map(\.change))) }
+                if index < list.count - 1 { return .success(.ready(.changes(list[(index + 1)...].map(\.change)))) }
             }
-            guard state.waiting < settings.maxWaiting else { throw Busy() }
+            // The user's own cap first: ending their oldest poll frees a
+            // place, so a user at their cap is never refused for the global one.
+            if let mine = state.admitted[user], mine.count >= settings.maxPerUser, let oldest = mine.first {
+                evicted = settleLocked(&state, user: user, waiter: oldest)
+                state.tally.evicted += 1
+            }
+            guard state.waiting < settings.maxWaiting else {
+                state.tally.refused += 1
+                return .failure(Busy())
+            }
             state.waiting += 1
             state.nextWaiter += 1
             state.unregistered.insert(state.nextWaiter)
-            return .waiter(state.nextWaiter)
+            state.admitted[user, default: []].append(state.nextWaiter)
+            return .success(.waiter(state.nextWaiter))
         }
+        evicted?.resume(returning: [])
         let id: UInt64
+        let admitted = try outcome.get()
         switch admitted {
         case .ready(let answer): return answer
         case .waiter(let waiter): id = waiter
@@ -111,10 +171,8 @@ public final class EntitlementChangeHub: Sendable {
             await withCheckedContinuation { continuation in
                 let early = state.withLock { state in
                     state.unregistered.remove(id)
-                    if state.settledEarly.remove(id) != nil {
-                        state.waiting -= 1
-                        return true
-                    }
+                    // Counted out of `waiting` and `admitted` when it was settled.
+                    if state.settledEarly.remove(id) != nil { return true }
                     state.waiters[user, default: [:]][id] = continuation
                     return false
                 }
@@ -128,18 +186,31 @@ public final class EntitlementChangeHub: Sendable {
 
     /// Ends one wait with no changes (its time is up, or its request went away).
     private func settle(user: String, waiter id: UInt64) {
-        let continuation = state.withLock { state -> CheckedContinuation<[StreamedEntitlementChange], Never>? in
-            guard let continuation = state.waiters[user]?.removeValue(forKey: id) else {
-                // Not registered yet: the registration answers at once. Or
-                // already answered by a change: nothing is left to do.
-                if state.unregistered.contains(id) { state.settledEarly.insert(id) }
-                return nil
-            }
-            if state.waiters[user]?.isEmpty == true { state.waiters[user] = nil }
-            state.waiting -= 1
-            return continuation
-        }
+        let continuation = state.withLock { settleLocked(&$0, user: user, waiter: id) }
         continuation?.resume(returning: [])
+    }
+
+    /// Takes one wait out of the state; the caller resumes the continuation
+    /// returned, with no changes, after the lock.
+    private func settleLocked(
+        _ state: inout State, user: String, waiter id: UInt64
+    ) -> CheckedContinuation<
+        [StreamedEntitlementChange], Never
+    >? {
+        if var admitted = state.admitted[user], let index = admitted.firstIndex(of: id) {
+            admitted.remove(at: index)
+            state.admitted[user] = admitted.isEmpty ? nil : admitted
+        }
+        guard let continuation = state.waiters[user]?.removeValue(forKey: id) else {
+            // Not registered yet: the registration answers at once, and its
+            // place is free now (so an evicted poll makes room at once). Or
+            // already answered by a change: nothing is left to do.
+            if state.unregistered.contains(id), state.settledEarly.insert(id).inserted { state.waiting -= 1 }
+            return nil
+        }
+        if state.waiters[user]?.isEmpty == true { state.waiters[user] = nil }
+        state.waiting -= 1
+        return continuation
     }
 
     // MARK: - Expiry
@@ -165,11 +236,14 @@ public final class EntitlementChangeHub: Sendable {
     }
 
     /// Drops the user's change `id` if it is still their oldest (the
-    /// per-user cap may have dropped it already).
-    private func drop(_ state: inout State, user: String, id: String) {
-        guard var list = state.recent[user], list.first?.change.id == id else { return }
-        list.removeFirst()
+    /// per-user cap may have dropped it already); true when it did.
+    @discardableResult
+    private func drop(_ state: inout State, user: String, id: String) -> Bool {
+        guard var list = state.recent[user], list.first?.change.id == id else { return false }
+        let first = list.removeFirst()
         state.kept -= 1
+        state.keptBytes -= Self.cost(of: first.change)
         state.recent[user] = list.isEmpty ? nil : list
+        return true
     }
 }

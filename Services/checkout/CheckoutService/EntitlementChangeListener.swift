@@ -25,7 +25,24 @@ public struct EntitlementChangeListener: Service {
         forwarded = metrics.counter("checkout_stream_changes_total", help: help, labels: ["result": "forwarded"])
         unreadable = metrics.counter("checkout_stream_changes_total", help: help, labels: ["result": "unreadable"])
         let waiting = metrics.gauge("checkout_stream_waiting", help: "Live-stream polls waiting for a change.")
-        metrics.onCollect { [hub] in waiting.set(Double(hub.waitingPolls)) }
+        let replayBytes = metrics.gauge(
+            "checkout_stream_replay_bytes", help: "What the live stream's kept changes cost (CHECKOUT_STREAM_REPLAY_BYTES at most).")
+        let evicted = metrics.sampledCounter(
+            "checkout_stream_polls_evicted_total",
+            help: "Waiting live-stream polls ended with no changes because their user opened more than CHECKOUT_STREAM_MAX_PER_USER.")
+        let refused = metrics.sampledCounter(
+            "checkout_stream_polls_refused_total", help: "Live-stream polls refused with 503 stream_busy (CHECKOUT_STREAM_MAX_WAITING reached).")
+        let dropped = metrics.sampledCounter(
+            "checkout_stream_replay_dropped_total",
+            help: "Kept changes dropped before CHECKOUT_STREAM_REPLAY_WINDOW ended, by the per-user, count or byte budget.")
+        metrics.onCollect { [hub] in
+            waiting.set(Double(hub.waitingPolls))
+            replayBytes.set(Double(hub.replayBytes))
+            let tally = hub.tally
+            evicted.record(total: Double(tally.evicted))
+            refused.record(total: Double(tally.refused))
+            dropped.record(total: Double(tally.dropped))
+        }
     }
 
     public func run() async throws {

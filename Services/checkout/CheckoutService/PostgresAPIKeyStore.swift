@@ -1,7 +1,7 @@
 import Foundation
 import Postgres
 
-/// API keys in the checkout's `checkout_api_keys` table (checkout migration 4).
+/// API keys in the checkout's `checkout_api_keys` table (checkout migrations 4 and 6).
 public struct PostgresAPIKeyStore: APIKeyStore {
     let pool: PostgresPool
 
@@ -12,15 +12,15 @@ public struct PostgresAPIKeyStore: APIKeyStore {
     public func insert(_ record: APIKeyRecord) async throws {
         try await pool.execute(
             """
-            INSERT INTO checkout_api_keys (key_id, name, scopes, key_hash, created_at)
-            VALUES (\(record.keyID), \(record.name), \(Self.render(record.scopes)), \(record.hash), \(record.createdAt))
+            INSERT INTO checkout_api_keys (key_id, name, scopes, key_hash, created_at, expires_at)
+            VALUES (\(record.keyID), \(record.name), \(Self.render(record.scopes)), \(record.hash), \(record.createdAt), \(record.expiresAt))
             """)
     }
 
     public func find(keyID: String) async throws -> APIKeyRecord? {
         try await pool.query(
             """
-            SELECT key_id, name, scopes, key_hash, created_at, revoked_at, last_used_at
+            SELECT key_id, name, scopes, key_hash, created_at, revoked_at, last_used_at, expires_at
             FROM checkout_api_keys WHERE key_id = \(keyID)
             """
         ).first.map(Self.record)
@@ -29,7 +29,7 @@ public struct PostgresAPIKeyStore: APIKeyStore {
     public func list() async throws -> [APIKeyRecord] {
         try await pool.query(
             """
-            SELECT key_id, name, scopes, key_hash, created_at, revoked_at, last_used_at
+            SELECT key_id, name, scopes, key_hash, created_at, revoked_at, last_used_at, expires_at
             FROM checkout_api_keys ORDER BY created_at, key_id
             """
         ).map(Self.record)
@@ -62,8 +62,10 @@ public struct PostgresAPIKeyStore: APIKeyStore {
     }
 
     private static func record(_ row: PostgresRow) throws -> APIKeyRecord {
-        let (keyID, name, scopes, hash, created, revoked, used) = try row.decode((String, String, String, [UInt8], Date, Date?, Date?).self)
+        let (keyID, name, scopes, hash, created, revoked, used, expires) = try row.decode(
+            (String, String, String, [UInt8], Date, Date?, Date?, Date?).self)
         return APIKeyRecord(
-            keyID: keyID, name: name, scopes: parse(scopes), hash: hash, createdAt: created, revokedAt: revoked, lastUsedAt: used)
+            keyID: keyID, name: name, scopes: parse(scopes), hash: hash, createdAt: created, revokedAt: revoked, lastUsedAt: used,
+            expiresAt: expires)
     }
 }

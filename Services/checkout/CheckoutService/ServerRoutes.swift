@@ -10,7 +10,10 @@ import ProjectionStore
 ///
 /// They read the projection and nothing else: no purchase is claimed by
 /// email (a key has no verified email) and no refetch is started (the app's
-/// own reads do that).
+/// own reads do that). A key with only ``APIKeyScope/entitlementsRead`` gets
+/// the subscription answer without what can act on the subscription (portal
+/// link, Paystack email token, pending checkout URL); those need
+/// ``APIKeyScope/subscriptionsManage``.
 struct ServerRoutes: Sendable {
     let authenticator: ServerAuthenticator
     let reader: SubscriptionStatusReader
@@ -24,15 +27,22 @@ struct ServerRoutes: Sendable {
     func mount(on registrar: some RouteRegistrar) {
         let router = DatabaseUnavailable(base: registrar)
         router.get(Self.entitlementsPath) { request, context in
-            let found = try await snapshot(request, context)
+            let (_, found) = try await snapshot(request, context)
             return try Self.uncached(HTTPResponse.json(EntitlementsResponse(entitlements: found.entitlements)))
         }
         router.get(Self.subscriptionPath) { request, context in
-            try Self.uncached(HTTPResponse.json(try await snapshot(request, context).response))
+            let (caller, found) = try await snapshot(request, context)
+            return try Self.uncached(HTTPResponse.json(Self.subscriptionAnswer(found.response, for: caller.scopes)))
         }
     }
 
-    private func snapshot(_ request: HTTPRequest, _ context: RequestContext) async throws -> SubscriptionStatusSnapshot {
+    /// What a key with `scopes` is told of a subscription: all of it with
+    /// ``APIKeyScope/subscriptionsManage``, else only what describes it.
+    static func subscriptionAnswer(_ full: SubscriptionStatusResponse, for scopes: Set<APIKeyScope>) -> SubscriptionStatusResponse {
+        scopes.grants(.subscriptionsManage) ? full : full.withoutCapabilities
+    }
+
+    private func snapshot(_ request: HTTPRequest, _ context: RequestContext) async throws -> (ServerCaller, SubscriptionStatusSnapshot) {
         let caller = try await authenticator.authenticate(request, requiring: .entitlementsRead, logger: context.logger)
         try await quota.admit(.serverRead, user: "api_key:\(caller.keyID)")
         let user = try context.parameters.require("app_user_id")
@@ -40,7 +50,7 @@ struct ServerRoutes: Sendable {
         guard !user.isEmpty, user.utf8.count <= 256 else {
             throw HTTPError(.badRequest, "app_user_id must be 1 to 256 bytes", code: "invalid_app_user_id")
         }
-        return try await reader.snapshot(for: ProjectionUser(appUserID: user, verifiedEmail: nil), at: now())
+        return (caller, try await reader.snapshot(for: ProjectionUser(appUserID: user, verifiedEmail: nil), at: now()))
     }
 
     private static func uncached(_ response: HTTPResponse) -> HTTPResponse {

@@ -38,7 +38,8 @@ struct CheckoutMain {
                 let mode = DeploymentMode.fromEnvironment(&reader, credentials: providers?.credentialModes ?? [])
                 let ownershipKey = reader.required.secret(.ownershipProofKey)
                 let http = HTTPServerConfiguration.fromEnvironment(&reader, defaultPort: 8082)
-                let configuration = CheckoutConfiguration.fromEnvironment(&reader)
+                var configuration = CheckoutConfiguration.fromEnvironment(&reader)
+                configuration.mode = mode
                 if configuration.providerTimeout > http.handlerTimeout - CheckoutConfiguration.answerMargin {
                     reader.report(.checkoutProviderTimeout, "must be at least 5s below HTTP_HANDLER_TIMEOUT (\(http.handlerTimeout))")
                 }
@@ -46,7 +47,7 @@ struct CheckoutMain {
                     http: http,
                     configuration: configuration,
                     webFirst: WebFirstConfiguration.fromEnvironment(&reader, redirectURL: configuration.redirectURL),
-                    stream: EntitlementStreamSettings.fromEnvironment(&reader),
+                    stream: EntitlementStreamSettings.fromEnvironment(&reader, connectionLimit: http.maxConnections),
                     // Refuses AUTH_DISABLED=true in live mode.
                     auth: AuthConfiguration.fromEnvironment(&reader, mode: mode),
                     ownership: OwnershipProof.configured(key: ownershipKey, reader: &reader),

@@ -4,7 +4,7 @@ import ServiceRuntime
 import Telemetry
 
 /// Works the delivery queue: takes the deliveries that are due (first in
-/// their endpoint's queue for their user, ``DeliveryStore/claimDue(limit:lease:)``),
+/// their endpoint's queue for their ordering key, ``DeliveryStore/claimDue(limit:lease:)``),
 /// sends up to ``Settings/concurrency`` at once, and records each outcome:
 /// delivered; failed, retried after the next delay of the ``RetrySchedule``
 /// (jittered); or dead once the schedule is spent.
@@ -102,6 +102,7 @@ public struct DeliveryDispatcher: Service {
             let delay = settings.schedule.delay(afterFailedAttempts: delivery.attempts + 1)
             metrics.outcome(endpoint.id, delay == nil ? "dead" : "failed").increment()
             try await deliveries.record(delivery, outcome: outcome, retryAt: delay.map { Date().addingTimeInterval($0.inSeconds) })
+            // Ids, counts and the answer's status only: the body may hold a redemption link.
             logger.info(
                 delay == nil ? "webhook dead-lettered after its last attempt" : "webhook attempt failed; retrying",
                 metadata: [

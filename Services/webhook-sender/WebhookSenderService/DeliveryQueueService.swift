@@ -7,18 +7,25 @@ import ServiceRuntime
 import Synchronization
 import Telemetry
 
-/// The consume–queue–commit loop: reads `storefront.entitlements.v1` and
-/// queues each change for every enabled endpoint that wants its type
-/// (``DeliveryStore/enqueue(_:for:)``), then commits the batch. A record
-/// read twice (a rebalance, a relay's repeat) queues nothing new: the
-/// queue's key is (endpoint, event id), so each endpoint gets each change
-/// once (exactly-once in effect). A record that does not decode is logged,
-/// counted (`webhook_sender_records_total{result="unreadable"}`) and passed
-/// over: only the projector writes the topic, with the same model.
+/// The consume–queue–commit loop: reads ``topics`` with one consumer
+/// (entitlement changes from the projector, purchase events from the
+/// checkout) and queues each record for every enabled endpoint that wants
+/// its type (``DeliveryStore/enqueue(_:for:)``), then commits the batch. A
+/// record read twice (a rebalance, a relay's or producer's repeat) queues
+/// nothing new: the queue's key is (endpoint, event id), so each endpoint
+/// gets each event once (exactly-once in effect). A record that does not
+/// decode is logged (topic, partition and offset only: a purchase event
+/// holds a redemption link), counted
+/// (`webhook_sender_records_total{result="unreadable"}`) and passed over:
+/// only Storefront's services write these topics, with the same models.
 ///
-/// An endpoint registered later gets the changes that arrive after it; a
+/// An endpoint registered later gets the events that arrive after it; a
 /// disabled one gets none while it is disabled.
 public final class DeliveryQueueService: Service, Sendable {
+    /// The topics the sender's consumer reads: one consumer, one group, one
+    /// commit per batch for both.
+    public static let topics = [Topics.entitlements, Topics.purchaseEvents]
+
     public let name = "webhook-queue"
     public let consumer: KafkaConsumer
     let deliveries: DeliveryStore
@@ -84,21 +91,24 @@ public final class DeliveryQueueService: Service, Sendable {
 
     /// Queues the batch, retrying while the database is away, then commits.
     func process(_ batch: KafkaConsumerBatch) async {
-        var changes: [(change: EntitlementChange, body: String)] = []
+        var events: [OutgoingEvent] = []
         for record in batch.records {
-            guard let value = record.value, let change = try? RecordCoding.decode(EntitlementChange.self, from: value) else {
+            guard let event = Self.event(topic: record.topic, value: record.value) else {
                 metrics.unreadable.increment()
+                // Where it is, never what it says: a purchase event's value holds a redemption link.
                 logger.error(
-                    "entitlement change not readable; passed over",
-                    metadata: ["kafka.partition": String(record.partition), "kafka.offset": String(record.offset)])
+                    "record not readable; passed over",
+                    metadata: [
+                        "kafka.topic": record.topic, "kafka.partition": String(record.partition), "kafka.offset": String(record.offset),
+                    ])
                 continue
             }
-            changes.append((change, String(decoding: value, as: UTF8.self)))
+            events.append(event)
         }
         var retries = BackoffCounter(Backoff(initial: .milliseconds(100), maximum: .seconds(5)))
-        while !changes.isEmpty {
+        while !events.isEmpty {
             do {
-                let queued = try await deliveries.enqueue(changes, for: try await endpoints.enabled())
+                let queued = try await deliveries.enqueue(events, for: try await endpoints.enabled())
                 metrics.queued.increment(by: queued)
                 break
             } catch {
@@ -111,6 +121,21 @@ public final class DeliveryQueueService: Service, Sendable {
             _ = try await consumer.commit(batch)
         } catch {
             logger.warning("commit failed; the batch will be redelivered and absorbed: \(error)")
+        }
+    }
+
+    /// A record's value as an event to queue, read with its topic's model;
+    /// nil when it does not decode (or comes from a topic the sender does not read).
+    static func event(topic: String, value: [UInt8]?) -> OutgoingEvent? {
+        guard let value else { return nil }
+        let body = String(decoding: value, as: UTF8.self)
+        switch topic {
+        case Topics.entitlements:
+            return (try? RecordCoding.decode(EntitlementChange.self, from: value)).map { OutgoingEvent($0, body: body) }
+        case Topics.purchaseEvents:
+            return (try? RecordCoding.decode(PurchaseEvent.self, from: value)).map { OutgoingEvent($0, body: body) }
+        default:
+            return nil
         }
     }
 }

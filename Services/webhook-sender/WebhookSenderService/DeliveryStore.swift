@@ -4,7 +4,9 @@ import BillingModel
 import Postgres
 
 /// The delivery queue in PostgreSQL (`webhook_deliveries`): one row per
-/// endpoint and event, sent in order per endpoint and user.
+/// endpoint and event, sent in order per endpoint and ordering key (the
+/// column `app_user_id` holds ``OutgoingEvent/orderingKey``: the app user
+/// of an entitlement change, the purchase key of a purchase event).
 public struct DeliveryStore: Sendable {
     public let pool: PostgresPool
 
@@ -12,16 +14,16 @@ public struct DeliveryStore: Sendable {
         self.pool = pool
     }
 
-    /// Queues each change for each endpoint that wants its type, in the
-    /// order given (one statement). A change already queued for an endpoint
+    /// Queues each event for each endpoint that wants its type, in the
+    /// order given (one statement). An event already queued for an endpoint
     /// (a redelivered record) adds nothing.
-    /// - Parameter changes: each decoded change with its record's bytes.
+    /// - Parameter events: each record's id, type, ordering key and bytes.
     /// - Returns: rows added.
-    public func enqueue(_ changes: [(change: EntitlementChange, body: String)], for endpoints: [WebhookEndpoint]) async throws -> Int {
+    public func enqueue(_ events: [OutgoingEvent], for endpoints: [WebhookEndpoint]) async throws -> Int {
         var rows: [[String]] = []
-        for (change, body) in changes {
-            for endpoint in endpoints where endpoint.wants(change.type) {
-                rows.append([endpoint.id, change.id, change.appUserID, change.type.rawValue, body])
+        for event in events {
+            for endpoint in endpoints where endpoint.wants(event.type) {
+                rows.append([endpoint.id, event.id, event.orderingKey, event.type, event.body])
             }
         }
         guard !rows.isEmpty else { return 0 }
@@ -37,8 +39,8 @@ public struct DeliveryStore: Sendable {
     }
 
     /// Takes up to `limit` deliveries that are due and first in their
-    /// endpoint's queue for their user (an earlier pending one holds the
-    /// later back), leased for `lease`, so no other sender takes them meanwhile.
+    /// endpoint's queue for their ordering key (an earlier pending one holds
+    /// the later back), leased for `lease`, so no other sender takes them meanwhile.
     public func claimDue(limit: Int, lease: Duration) async throws -> [Delivery] {
         try await pool.query(
             """
@@ -57,8 +59,8 @@ public struct DeliveryStore: Sendable {
             RETURNING w.endpoint_id, w.event_id, w.app_user_id, w.body, w.attempts
             """
         ).map { row in
-            let (endpoint, event, user, body, attempts) = try row.decode((String, String, String, String, Int32).self)
-            return Delivery(endpointID: endpoint, eventID: event, appUserID: user, body: body, attempts: Int(attempts))
+            let (endpoint, event, orderingKey, body, attempts) = try row.decode((String, String, String, String, Int32).self)
+            return Delivery(endpointID: endpoint, eventID: event, orderingKey: orderingKey, body: body, attempts: Int(attempts))
         }
     }
 

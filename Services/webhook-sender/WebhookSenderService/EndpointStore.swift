@@ -63,8 +63,8 @@ public struct EndpointStore: Sendable {
             """) > 0
     }
 
-    static func typesJSON(_ types: Set<EntitlementChange.Kind>) throws -> String {
-        String(decoding: try RecordCoding.encode(types.map(\.rawValue).sorted()), as: UTF8.self)
+    static func typesJSON(_ types: Set<String>) throws -> String {
+        String(decoding: try RecordCoding.encode(types.sorted()), as: UTF8.self)
     }
 
     static func endpoint(_ row: PostgresRow) throws -> WebhookEndpoint {
@@ -72,8 +72,8 @@ public struct EndpointStore: Sendable {
         let names = try RecordCoding.decode([String].self, from: Array(typesText.utf8))
         var endpoint = WebhookEndpoint(
             id: try row.decode(column: "endpoint_id"), url: try row.decode(column: "url"), secret: try row.decode(column: "secret"),
-            // A type this build does not know is left out rather than widening the filter to every type.
-            eventTypes: Set(names.compactMap(EntitlementChange.Kind.init(rawValue:))), enabled: try row.decode(column: "enabled"),
+            // Kept by name, known to this build or not: a filter never widens to every type.
+            eventTypes: Set(names), enabled: try row.decode(column: "enabled"),
             createdAt: try row.decode(column: "created_at"))
         endpoint.previousSecret = try row.decode(column: "previous_secret")
         endpoint.previousSecretExpiresAt = try row.decode(column: "previous_secret_expires_at")

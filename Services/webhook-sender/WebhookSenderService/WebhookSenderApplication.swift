@@ -7,13 +7,15 @@ import ServiceRuntime
 import Telemetry
 
 /// The webhook sender, assembled: the queue loop over
-/// `storefront.entitlements.v1`, the dispatcher, health and metrics over HTTP.
+/// `storefront.entitlements.v1` and `storefront.purchase-events.v1` (one
+/// consumer for both, ``DeliveryQueueService/topics``), the dispatcher,
+/// health and metrics over HTTP.
 public struct WebhookSenderApplication: ServiceApplication {
     public let pool: PostgresPool
     public let queueService: DeliveryQueueService
     public let dispatcher: DeliveryDispatcher
     /// Operational routes only; readiness: `postgres` (SELECT 1), `kafka`
-    /// (metadata of the entitlements topic), `startup` (migrations done).
+    /// (metadata of each topic it reads), `startup` (migrations done).
     public let shell: ApplicationShell
 
     /// HTTP first, the consumer, the loop that queues, then the dispatcher;
@@ -54,7 +56,7 @@ public func buildWebhookSenderApplication(
     let admin: KafkaAdmin
     do {
         consumer = try KafkaConsumer(
-            topics: [Topics.entitlements],
+            topics: DeliveryQueueService.topics,
             configuration: KafkaConsumerConfiguration(client: messaging.client, groupID: configuration.groupID, maxBatchSize: configuration.batchSize)
         )
         admin = try KafkaAdmin(configuration: messaging.client)
@@ -72,7 +74,9 @@ public func buildWebhookSenderApplication(
 
     let health = HealthChecks()
     health.register("postgres") { _ = try await pool.query("SELECT 1") }
-    health.register("kafka") { _ = try await admin.partitionCount(topic: Topics.entitlements, timeout: .seconds(2)) }
+    health.register("kafka") {
+        for topic in DeliveryQueueService.topics { _ = try await admin.partitionCount(topic: topic, timeout: .seconds(2)) }
+    }
     health.register("startup") {
         guard queueService.isStarted else { throw WebhookSenderSetupError(description: "migrations not done yet") }
     }

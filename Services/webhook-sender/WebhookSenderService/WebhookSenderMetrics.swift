@@ -4,13 +4,13 @@ import Telemetry
 /// endpoint's id: few, chosen by the operator, so the label stays small).
 public struct WebhookSenderMetrics: Sendable {
     let registry: MetricsRegistry
-    /// `webhook_sender_records_total{result}`: topic records queued, duplicates, unreadable.
+    /// `webhook_sender_records_total{result}`: rows queued from topic records, records unreadable.
     let queued: Counter
     let unreadable: Counter
 
     public init(registry: MetricsRegistry) {
         self.registry = registry
-        let help = "storefront.entitlements.v1 records read by the webhook sender, by result."
+        let help = "storefront.entitlements.v1 and storefront.purchase-events.v1 records read by the webhook sender, by result."
         queued = registry.counter("webhook_sender_records_total", help: help, labels: ["result": "queued"])
         unreadable = registry.counter("webhook_sender_records_total", help: help, labels: ["result": "unreadable"])
     }

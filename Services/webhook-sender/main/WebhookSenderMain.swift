@@ -6,8 +6,9 @@ import Telemetry
 import WebhookSenderService
 
 /// `webhook-sender`: delivers entitlement changes (`storefront.entitlements.v1`)
-/// to the endpoints registered with `storefront endpoints`, signed as the
-/// Standard Webhooks specification describes.
+/// and purchase events (`storefront.purchase-events.v1`) to the endpoints
+/// registered with `storefront endpoints`, signed as the Standard Webhooks
+/// specification describes.
 /// Its settings: `webhook-sender --help-settings` (health and metrics on port 8086).
 @main
 struct WebhookSenderMain {

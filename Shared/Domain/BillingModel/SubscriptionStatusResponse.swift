@@ -11,7 +11,9 @@ public struct SubscriptionStatusResponse: Codable, Sendable, Hashable {
     /// A checkout created but not (yet) paid, so the app can show "finishing purchase".
     public struct PendingCheckout: Codable, Sendable, Hashable {
         public var checkoutId: String
-        public var url: String
+        /// The provider's hosted checkout page. Null in a server answer without
+        /// the `subscriptions:manage` scope (``withoutCapabilities``): it opens a payment.
+        public var url: String?
         public var createdAt: Date
         public var expiresAt: Date?
 
@@ -19,7 +21,7 @@ public struct SubscriptionStatusResponse: Codable, Sendable, Hashable {
             case checkoutId = "checkout_id", url, createdAt = "created_at", expiresAt = "expires_at"
         }
 
-        public init(checkoutId: String, url: String, createdAt: Date, expiresAt: Date?) {
+        public init(checkoutId: String, url: String?, createdAt: Date, expiresAt: Date?) {
             self.checkoutId = checkoutId
             self.url = url
             self.createdAt = createdAt
@@ -29,7 +31,7 @@ public struct SubscriptionStatusResponse: Codable, Sendable, Hashable {
         public init(from decoder: any Decoder) throws {
             let c = try decoder.container(keyedBy: CodingKeys.self)
             checkoutId = try c.decode(String.self, forKey: .checkoutId)
-            url = try c.decode(String.self, forKey: .url)
+            url = try c.decodeIfPresent(String.self, forKey: .url)
             createdAt = try c.decodeRequiredTimestamp(forKey: .createdAt)
             expiresAt = try c.decodeTimestamp(forKey: .expiresAt)
         }
@@ -49,7 +51,8 @@ public struct SubscriptionStatusResponse: Codable, Sendable, Hashable {
     /// Next charge (renews_at / next_payment_date) as ISO-8601; null when none will happen.
     public var nextBillingDate: Date?
     public var subscriptionCode: String?
-    /// Paystack's email token (needed to disable); null for Lemon Squeezy.
+    /// Paystack's email token (needed to disable); null for Lemon Squeezy, and
+    /// in server answers without `subscriptions:manage` (``withoutCapabilities``).
     public var emailToken: String?
     /// The provider's raw status (`active`, `on_trial`, `non-renewing`, `cancelled`, …).
     public var status: String?
@@ -58,6 +61,8 @@ public struct SubscriptionStatusResponse: Codable, Sendable, Hashable {
     public var endsAt: Date?
     /// True when cancelled but still inside the paid period.
     public var cancelAtPeriodEnd: Bool
+    /// Lemon Squeezy's pre-signed customer portal link; null in server answers
+    /// without `subscriptions:manage` (``withoutCapabilities``).
     public var customerPortalURL: String?
     /// The user's entitlements, as `GET /api/entitlements` answers them; empty when none.
     public var entitlements: [EntitlementInfo]
@@ -99,6 +104,25 @@ public struct SubscriptionStatusResponse: Codable, Sendable, Hashable {
 
     /// The answer for a user with nothing: inactive, every optional null.
     public static let none = SubscriptionStatusResponse(active: false)
+
+    /// This answer with every field that can act on the subscription set to
+    /// null: what a server key with only `entitlements:read` is answered.
+    ///
+    /// Each of these is a capability, not a fact: the Lemon Squeezy portal link
+    /// is pre-signed and can cancel the subscription and change its card;
+    /// Paystack's `email_token` with the subscription code disables it; the
+    /// pending checkout's URL opens the payment page. Everything else (status,
+    /// dates, plan, the subscription code, entitlements) only describes, and
+    /// acting on a subscription code needs the user's own token. A field added
+    /// here later that can act must be cleared here too
+    /// (`ServerRouteAuthTests` scans the answer for URLs and tokens).
+    public var withoutCapabilities: SubscriptionStatusResponse {
+        var answer = self
+        answer.emailToken = nil
+        answer.customerPortalURL = nil
+        answer.pendingCheckout?.url = nil
+        return answer
+    }
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)

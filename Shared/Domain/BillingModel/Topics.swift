@@ -12,8 +12,8 @@ public enum Topics {
     public static let deadLetter = "storefront.deadletter.v1"
     /// Entitlement changes (``EntitlementChange``) from the projector's outbox, key `<app user id>`.
     public static let entitlements = "storefront.entitlements.v1"
-    /// Purchase events for the seller's backend (`purchase.redemption_issued`, snake_case keys) from
-    /// the checkout (`RedemptionIssuedEvent`), key `<provider>:<type>:<purchase id>`.
+    /// Purchase events (``PurchaseEvent``) from the checkout, e.g. a redemption link issued;
+    /// key `<provider>:<type>:<id>` (``TopicKey/purchase(_:type:id:)``).
     public static let purchaseEvents = "storefront.purchase-events.v1"
 
     /// Every topic, e.g. for start-up checks and test setup.
@@ -36,6 +36,12 @@ public enum TopicKey {
 
     /// Key of a ``SubscriptionCommand``: `<provider>:<subscription id>`.
     public static func command(_ provider: Provider, subscriptionID: String) -> String { make(provider, subscriptionID) }
+
+    /// Key of a ``PurchaseEvent``: `<provider>:<type>:<id>` (`lemonsqueezy:subscription:421953`),
+    /// so one purchase's events keep their order.
+    public static func purchase(_ provider: Provider, type: PurchaseType, id: String) -> String {
+        make(provider, "\(type.rawValue):\(id)")
+    }
 
     /// Splits a key back into provider and entity id; nil if it has no known provider prefix.
     public static func parse(_ key: String) -> (provider: Provider, entityID: String)? {

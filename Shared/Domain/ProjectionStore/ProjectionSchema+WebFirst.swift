@@ -14,6 +14,9 @@ extension ProjectionSchema {
     static let webFirst = """
         ALTER TABLE checkouts ALTER COLUMN app_user_id DROP NOT NULL;
         ALTER TABLE checkouts ADD COLUMN ref text;
+        -- The completion page finds a checkout by the provider's reference when the
+        -- provider's return URL carries that instead of our checkout id.
+        CREATE INDEX checkouts_provider_checkout ON checkouts (provider_checkout_id) WHERE provider_checkout_id IS NOT NULL;
 
         ALTER TABLE purchase_owners DROP CONSTRAINT purchase_owners_source_check;
         ALTER TABLE purchase_owners ADD CONSTRAINT purchase_owners_source_check
@@ -47,8 +50,10 @@ extension ProjectionSchema {
         $owner$;
 
         GRANT SELECT, INSERT ON user_aliases TO storefront_projector;
-        -- checkout answers redeem, alias and the completion page from these.
-        GRANT SELECT ON user_aliases, purchase_owners, billing_events TO storefront_checkout;
+        -- The completion page and redeem find a checkout's purchase through the log's
+        -- links, and only those columns: the payloads are not the checkout's to read.
+        GRANT SELECT (provider, checkout_id, subscription_id, authorization_code, customer_id, ordering_ts, received_at)
+            ON billing_events TO storefront_checkout;
         GRANT SELECT ON user_aliases TO storefront_readonly;
         """
 }

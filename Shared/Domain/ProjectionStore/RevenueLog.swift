@@ -41,29 +41,38 @@ public struct RevenueLog: Sendable {
     /// 22's memory figures, docs/testing-and-benchmarks.md).
     /// - Throws: ``PostgresError`` when the database cannot be read.
     public static func read(from pool: PostgresPool, before: Date, pageRows: Int = RevenueLog.pageRows) async throws -> RevenueLog {
-        let pageRows = max(1, pageRows)
-        return try await pool.withTransaction { connection in
-            try await connection.execute(
-                """
-                DECLARE revenue_log NO SCROLL CURSOR FOR
-                SELECT provider, subscription_id, dedup_key, event::text, price_amount, price_currency, interval_unit, interval_count
-                FROM revenue_events
-                WHERE (subscription_id IS NOT NULL OR kind IN ('orderRefunded', 'paymentRefunded', 'refundProcessed', 'disputeCreated'))
-                    AND (ordering_ts IS NULL OR ordering_ts < \(before))
-                ORDER BY provider, subscription_id, dedup_key
-                """)
-            var log = RevenueLog()
-            while true {
-                // An integer of ours, not input: FETCH takes no parameter.
-                let rows = try await connection.query(PostgresQuery(unsafeSQL: "FETCH FORWARD \(pageRows) FROM revenue_log"))
-                log.rowsRead += rows.count
-                for row in rows { try log.add(row) }
-                if rows.count < pageRows { break }
-            }
-            try await connection.execute("CLOSE revenue_log")
-            log.moneyEvents = log.withoutRefundsCountedTwice(log.moneyEvents)
-            return log
+        try await pool.withTransaction { connection in
+            try await read(on: connection, before: before, pageRows: pageRows)
         }
+    }
+
+    /// ``read(from:before:pageRows:)`` on `connection`, which must be inside
+    /// a transaction (the cursor lives as long as it): for a caller that
+    /// reads more beside the log in the same snapshot (the campaign figures,
+    /// ``CampaignLog``).
+    /// - Throws: ``PostgresError`` when the database cannot be read.
+    public static func read(on connection: PostgresConnection, before: Date, pageRows: Int = RevenueLog.pageRows) async throws -> RevenueLog {
+        let pageRows = max(1, pageRows)
+        try await connection.execute(
+            """
+            DECLARE revenue_log NO SCROLL CURSOR FOR
+            SELECT provider, subscription_id, dedup_key, event::text, price_amount, price_currency, interval_unit, interval_count
+            FROM revenue_events
+            WHERE (subscription_id IS NOT NULL OR kind IN ('orderRefunded', 'paymentRefunded', 'refundProcessed', 'disputeCreated'))
+                AND (ordering_ts IS NULL OR ordering_ts < \(before))
+            ORDER BY provider, subscription_id, dedup_key
+            """)
+        var log = RevenueLog()
+        while true {
+            // An integer of ours, not input: FETCH takes no parameter.
+            let rows = try await connection.query(PostgresQuery(unsafeSQL: "FETCH FORWARD \(pageRows) FROM revenue_log"))
+            log.rowsRead += rows.count
+            for row in rows { try log.add(row) }
+            if rows.count < pageRows { break }
+        }
+        try await connection.execute("CLOSE revenue_log")
+        log.moneyEvents = log.withoutRefundsCountedTwice(log.moneyEvents)
+        return log
     }
 
     /// Adds one row of the read.

@@ -9,6 +9,9 @@ public enum JWTError: Error, Sendable, Equatable, CustomStringConvertible {
     case algorithmMismatch(expected: String, actual: String)
     /// The header lists `crit` extensions, which this library cannot honour.
     case unsupportedCriticalHeader
+    /// The header's `typ` says the token is not an identity or access token
+    /// (a logout token, a security event, a DPoP proof…): see ``UnverifiedJWT/acceptedTypes``.
+    case unacceptedType(String)
     /// The signature does not verify under the configured key.
     case invalidSignature
     /// `exp` has passed (beyond the leeway).
@@ -40,6 +43,7 @@ public enum JWTError: Error, Sendable, Equatable, CustomStringConvertible {
         case .unsupportedAlgorithm(let alg): "unsupported JWT algorithm \(alg.prefix(16))"
         case .algorithmMismatch(let expected, let actual): "JWT algorithm \(actual.prefix(16)) does not match the configured \(expected)"
         case .unsupportedCriticalHeader: "JWT has unsupported critical header parameters"
+        case .unacceptedType(let type): "JWT type \(type.prefix(32)) is not an identity or access token"
         case .invalidSignature: "JWT signature does not verify"
         case .expired: "JWT expired"
         case .notYetValid: "JWT not yet valid"

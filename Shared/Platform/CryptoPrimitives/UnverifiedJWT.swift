@@ -6,6 +6,15 @@ import Foundation
 public struct UnverifiedJWT: Sendable {
     /// The longest `kid` accepted.
     public static let maximumKeyIDLength = 256
+    /// The `typ` values accepted when a header has one, compared without case
+    /// and without an `application/` prefix (RFC 7515 §4.1.9): `JWT` (what
+    /// identity providers put on ID tokens) and `at+jwt` (RFC 9068 access
+    /// tokens). Any other type is a JWT made for something else, signed with
+    /// the same keys (an OpenID logout token, `logout+jwt`; a security event,
+    /// `secevent+jwt`; a DPoP proof, `dpop+jwt`), and must never pass as a
+    /// user's token (RFC 8725 §3.11). A header without `typ` is accepted, as
+    /// many providers omit it.
+    public static let acceptedTypes: Set<String> = ["jwt", "at+jwt"]
 
     /// The header's `alg`: one this library implements (`none` never is).
     public let algorithm: JWTAlgorithm
@@ -24,8 +33,9 @@ public struct UnverifiedJWT: Sendable {
     ///   - maxLength: the longest token accepted, in bytes.
     /// - Throws: ``JWTError/malformed(_:)`` for a token that is too long, not
     ///   three base64url parts, a header that is not a JSON object (or has a
-    ///   member twice), no `alg`, a `kid` that is not a short string;
-    ///   ``JWTError/unsupportedAlgorithm(_:)`` for `none` or any algorithm not implemented.
+    ///   member twice), no `alg`, a `kid` or `typ` that is not a short string;
+    ///   ``JWTError/unsupportedAlgorithm(_:)`` for `none` or any algorithm not implemented;
+    ///   ``JWTError/unacceptedType(_:)`` for a `typ` not in ``acceptedTypes``.
     public init(_ token: String, maxLength: Int = 8 * 1024) throws(JWTError) {
         guard token.utf8.count <= maxLength else { throw .malformed("token longer than \(maxLength) bytes") }
         let parts = token.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
@@ -41,6 +51,14 @@ public struct UnverifiedJWT: Sendable {
             keyID = kid
         default:
             throw .malformed("kid must be a string of at most \(Self.maximumKeyIDLength) bytes")
+        }
+        switch header["typ"] {
+        case nil:
+            break
+        case .string(let type)? where type.utf8.count <= 64:
+            guard Self.acceptedTypes.contains(Self.normalizedType(type)) else { throw .unacceptedType(type) }
+        default:
+            throw .malformed("typ must be a string of at most 64 bytes")
         }
         self.algorithm = algorithm
         hasCriticalHeader = header["crit"] != nil
@@ -106,5 +124,11 @@ public struct UnverifiedJWT: Sendable {
             }
         }
         return empty ? 0 : commas + 1
+    }
+
+    /// `typ` as compared: lowercased, without a leading `application/`.
+    static func normalizedType(_ type: String) -> String {
+        let lowered = type.lowercased()
+        return lowered.hasPrefix("application/") ? String(lowered.dropFirst("application/".count)) : lowered
     }
 }

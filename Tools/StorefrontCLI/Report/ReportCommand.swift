@@ -8,8 +8,8 @@ import ServiceRuntime
 
 /// `storefront report`: the seller's revenue figures for a period, per
 /// provider and currency, from the event log in PostgreSQL (`DATABASE_URL`;
-/// the `storefront_readonly` role is enough). Options: ``ReportOptions``;
-/// definitions: docs/revenue.md.
+/// the `storefront_readonly` role is enough), or with `--campaigns` per
+/// checkout `ref`. Options: ``ReportOptions``; definitions: docs/revenue.md.
 public enum ReportCommand {
     /// Why a report could not be made from what it was given.
     public struct Failure: Error, CustomStringConvertible {
@@ -30,24 +30,37 @@ public enum ReportCommand {
         var database = try PostgresConfiguration(url: url)
         database.limits = limits
         let pool = PostgresPool(configuration: database)
-        let rows: [RevenueReportRow]
+        let asOf = min(now, options.period.to)
+        let text: String
+        var chart: String?
         do {
-            rows = try await report(options.period, pool: pool, prices: prices, asOf: now)
+            if options.campaigns {
+                let rows = try await campaigns(options.period, pool: pool, prices: prices, asOf: now)
+                text = try ReportRendering.render(rows, options: options, asOf: asOf, format: options.format)
+            } else {
+                let rows = try await report(options.period, pool: pool, prices: prices, asOf: now)
+                text = try ReportRendering.render(rows, options: options, asOf: asOf, format: options.format)
+                if options.chartPath != nil { chart = ReportChart.svg(rows, period: options.period, asOf: asOf) }
+            }
         } catch {
             await pool.close()
             throw error
         }
         await pool.close()
-        let asOf = min(now, options.period.to)
-        output(try ReportRendering.render(rows, options: options, asOf: asOf, format: options.format))
-        if let path = options.chartPath {
-            try Data(ReportChart.svg(rows, period: options.period, asOf: asOf).utf8).write(to: URL(fileURLWithPath: path))
+        output(text)
+        if let path = options.chartPath, let chart {
+            try Data(chart.utf8).write(to: URL(fileURLWithPath: path))
         }
     }
 
     /// The rows for `period` from the log, figures stopping at `asOf`.
     public static func report(_ period: ReportPeriod, pool: PostgresPool, prices: PriceBook, asOf: Date) async throws -> [RevenueReportRow] {
         try await RevenueLog.report(period, pool: pool, prices: prices, asOf: asOf)
+    }
+
+    /// The rows by campaign (`--campaigns`) for `period`, figures stopping at `asOf`.
+    public static func campaigns(_ period: ReportPeriod, pool: PostgresPool, prices: PriceBook, asOf: Date) async throws -> [CampaignReportRow] {
+        try await CampaignLog.report(period, pool: pool, prices: prices, asOf: asOf)
     }
 
     /// A saved `GET /api/products` answer as prices.

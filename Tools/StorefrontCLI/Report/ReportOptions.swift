@@ -6,7 +6,8 @@ import Entitlements
 /// default the current month), `--by day|week|month` (default month),
 /// `--format table|csv|json` (default table), `--chart FILE.svg`, and
 /// `--catalog FILE` (a saved `GET /api/products` answer: the prices of
-/// subscriptions whose events do not state one).
+/// subscriptions whose events do not state one), and `--campaigns` (the
+/// figures per checkout `ref` instead of per provider and currency; no chart).
 public struct ReportOptions: Sendable, Equatable {
     public enum Format: String, Sendable, CaseIterable { case table, csv, json }
 
@@ -14,6 +15,8 @@ public struct ReportOptions: Sendable, Equatable {
     public var format: Format
     public var chartPath: String?
     public var catalogPath: String?
+    /// `--campaigns`: the report by campaign (``CampaignReportRow``).
+    public var campaigns: Bool
 
     public init(_ arguments: CommandLineArguments, now: Date) throws(CommandLineArguments.UsageError) {
         let by = try Self.choice(arguments.options["by"], default: ReportPeriod.Granularity.month, name: "by")
@@ -26,6 +29,14 @@ public struct ReportOptions: Sendable, Equatable {
         format = try Self.choice(arguments.options["format"], default: Format.table, name: "format")
         chartPath = arguments.options["chart"]
         catalogPath = arguments.options["catalog"]
+        switch arguments.options["campaigns"]?.lowercased() {
+        case nil, "false": campaigns = false
+        case "true": campaigns = true
+        default: throw .init(description: "--campaigns takes no value, or true or false")
+        }
+        // The chart draws MRR movements and subscribers per provider and
+        // currency, which the campaign figures are not.
+        if campaigns, chartPath != nil { throw .init(description: "--chart draws the revenue figures: leave out --campaigns") }
     }
 
     static func choice<T: RawRepresentable & CaseIterable>(

@@ -83,6 +83,7 @@ enum ReportRendering {
 /// The few JSON shapes the report writes, encodable in a stable key order.
 enum JSONValueBox: Encodable {
     case text(String)
+    case null
     case number(Int64)
     case list([JSONValueBox])
     case object([String: JSONValueBox])
@@ -91,6 +92,7 @@ enum JSONValueBox: Encodable {
         var container = encoder.singleValueContainer()
         switch self {
         case .text(let text): try container.encode(text)
+        case .null: try container.encodeNil()
         case .number(let number): try container.encode(number)
         case .list(let list): try container.encode(list)
         case .object(let object): try container.encode(object)

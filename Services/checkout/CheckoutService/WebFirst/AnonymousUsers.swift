@@ -1,4 +1,3 @@
-import BillingModel
 import CryptoPrimitives
 import Foundation
 import Webhooks
@@ -38,19 +37,8 @@ struct AnonymousUsers: Sendable {
         var success = true
         var appUserId: String
         var token: String
-        var expiresAt: Date
-
-        enum CodingKeys: String, CodingKey { case success, appUserId, token, expiresAt }
-
-        /// `expiresAt` as an RFC 3339 ``Timestamp`` string, as every API answer writes dates
-        /// (the response encoder's default would write seconds since 2001 as a number).
-        func encode(to encoder: any Encoder) throws {
-            var c = encoder.container(keyedBy: CodingKeys.self)
-            try c.encode(success, forKey: .success)
-            try c.encode(appUserId, forKey: .appUserId)
-            try c.encode(token, forKey: .token)
-            try c.encode(Timestamp.format(expiresAt), forKey: .expiresAt)
-        }
+        /// RFC 3339, as every time the API answers.
+        var expiresAt: String
     }
 
     func mint() throws -> Minted {
@@ -61,7 +49,7 @@ struct AnonymousUsers: Sendable {
             "iss": .string(Self.issuer), "sub": .string(id), "iat": .int(Int(issued.timeIntervalSince1970)),
             "exp": .int(Int(expires.timeIntervalSince1970)),
         ])
-        return Minted(appUserId: id, token: token, expiresAt: expires)
+        return Minted(appUserId: id, token: token, expiresAt: expires.formatted(.iso8601))
     }
 
     /// The anonymous id of a valid anonymous token; nil for anything else

@@ -5,10 +5,7 @@ import HTTPServer
 enum HTMLPage {
     /// - Parameters:
     ///   - refreshSeconds: reload the page after this long (the completion page while it waits).
-    ///   - allowsForms: whether forms may be sent (the paywall's buy buttons). They post to
-    ///     this origin, whose answer redirects to the provider's hosted checkout; browsers
-    ///     check `form-action` on every redirect of a form's submission too, so the
-    ///     providers' origins (which differ per provider and deployment) must pass as well.
+    ///   - allowsForms: whether forms may post back to this origin (the paywall's buy buttons).
     static func response(
         title: String, body: String, status: HTTPStatus = .ok, refreshSeconds: Int? = nil, allowsForms: Bool = false
     )
@@ -17,8 +14,11 @@ enum HTMLPage {
         let headers: HTTPHeaders = [
             "Content-Type": "text/html; charset=utf-8",
             "Cache-Control": "no-store",
+            // A page with forms leaves form-action open: its form posts here and is redirected
+            // to the provider's hosted page, and browsers apply form-action to that redirect too.
+            // Nothing on the page is the caller's (every value is escaped) and no script runs.
             "Content-Security-Policy":
-                "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action \(allowsForms ? "'self' https: http:" : "'none'"); frame-ancestors 'none'",
+                "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; \(allowsForms ? "" : "form-action 'none'; ")frame-ancestors 'none'",
             "X-Content-Type-Options": "nosniff",
             // The page's URL may carry a checkout id or a token: keep it out of Referer headers.
             "Referrer-Policy": "no-referrer",

@@ -52,7 +52,8 @@ struct Redemptions: Sendable {
     }
 
     /// A new link for `purchase`, recorded, then announced as the outgoing
-    /// event (when a public URL is known). A link whose event could not be
+    /// `purchase.redemption_issued` event (``PurchaseEvent``; when a public URL
+    /// and the buyer's email are known). A link whose event could not be
     /// published is removed again, so every link that exists was announced.
     func issue(for purchase: WebFirstReads.Purchase, checkoutID: String?, via: String, ref: String?, logger: Logger) async throws -> Link {
         let id = UUID()
@@ -65,15 +66,18 @@ struct Redemptions: Sendable {
             INSERT INTO checkout_redemptions (redemption_id, token_hash, provider, purchase_type, purchase_id, checkout_id, via, created_at, expires_at)
             VALUES (\(id), \(RedemptionTokens.hash(token)), \(p.provider), \(p.type.rawValue), \(p.id), \(checkoutID), \(via), \(issued), \(expires))
             """)
-        if publicURL != nil {
-            let event = RedemptionIssuedEvent(
-                id: id.uuidString.lowercased(), occurredAt: issued, purchase: p, email: purchase.email, redemptionURL: url(token),
-                expiresAt: expires, ref: ref)
+        // Announced when there is someone to send it to and a link that works outside this page.
+        if publicURL != nil, let email = purchase.email, let provider = Provider(rawValue: p.provider) {
+            let event = PurchaseEvent.redemptionIssued(
+                id: id.uuidString.lowercased(), occurredAt: issued, purchase: PurchaseEvent.Purchase(provider: provider, type: p.type, id: p.id),
+                email: email, redemptionURL: url(token), expiresAt: expires, ref: ref)
             do {
-                try await publisher.publish(event, topic: RedemptionIssuedEvent.topic, key: event.key)
+                try await publisher.publish(event, topic: Topics.purchaseEvents, key: event.key)
             } catch {
                 _ = try? await pool.execute("DELETE FROM checkout_redemptions WHERE redemption_id = \(id)")
-                throw error
+                logger.error(
+                    "redemption link not announced", metadata: ["error": String(describing: error), "redemption.id": id.uuidString.lowercased()])
+                throw Self.notRecorded
             }
         }
         // The token is a bearer secret: only the redemption's id is logged.
@@ -84,6 +88,8 @@ struct Redemptions: Sendable {
     /// What a redemption came to (the API's `outcome`).
     enum Outcome: String, Sendable {
         case redeemed, alreadyYours = "already_yours", belongsToAnotherUser = "belongs_to_another_user", expired, unknown
+        /// Redeeming by checkout id before its purchase is projected (202, `Retry-After`).
+        case pending
     }
 
     /// Redeems `token` for `user`. Idempotent for the same user; a link
@@ -108,10 +114,13 @@ struct Redemptions: Sendable {
                 SELECT redeemed_by FROM checkout_redemptions
                 WHERE provider = \(provider) AND purchase_type = \(type) AND purchase_id = \(purchaseID) FOR UPDATE
                 """)
-            // Annotated: unannotated, `compactMap` infers its element as `String?` from the
-            // decode's own Optional and keeps the NULLs, so an unredeemed link counted as taken.
-            let earlier: [String] = try others.compactMap { try $0.decode(String?.self) }
-            if let first = earlier.first { return (first == user.id ? .alreadyYours : .belongsToAnotherUser, reference) }
+            // Spelled out: a closure returning `String?` into compactMap would keep the NULLs as `.some(nil)`.
+            var redeemers: [String] = []
+            for other in others {
+                let redeemer: String? = try other.decode(String?.self)
+                if let redeemer { redeemers.append(redeemer) }
+            }
+            if let first = redeemers.first { return (first == user.id ? .alreadyYours : .belongsToAnotherUser, reference) }
             if let owner = try await reads.purchase(reference)?.owner {
                 guard owner == user.id else { return (.belongsToAnotherUser, reference) }
                 try await connection.execute(
@@ -127,13 +136,22 @@ struct Redemptions: Sendable {
             try await connection.execute(
                 "UPDATE checkout_redemptions SET redeemed_by = \(user.id), redeemed_at = \(now()) WHERE redemption_id = \(id)")
             // Published inside the transaction: if the broker refuses, the row stays unredeemed.
-            try await publisher.publish(command, topic: Topics.commands, key: command.key)
+            do {
+                try await publisher.publish(command, topic: Topics.commands, key: command.key)
+            } catch {
+                logger.error(
+                    "redeem command not published", metadata: ["error": String(describing: error), "redemption.id": id.uuidString.lowercased()])
+                throw Self.notRecorded
+            }
             logger.info(
                 "purchase redeemed",
                 metadata: ["redemption.id": id.uuidString.lowercased(), "purchase": reference.key, "command.id": command.commandID])
             return (.redeemed, reference)
         }
     }
+
+    /// The answer when the broker did not take what would record the change: nothing changed, try again.
+    static let notRecorded = HTTPError(.serviceUnavailable, "Could not record that; try again", code: "not_recorded", headers: ["Retry-After": "2"])
 
     /// Deletes links that expired more than a day ago and were never redeemed (redeemed ones stay as the audit of who proved what).
     @discardableResult

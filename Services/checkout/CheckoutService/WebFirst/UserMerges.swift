@@ -33,7 +33,11 @@ struct UserMerges: Sendable {
             }
             // The same pair again: published again too, in case the first command was lost with a broker.
             guard owner == appUserID else { return .mergedElsewhere }
-            try await publish(anonymousID, into: appUserID)
+            do {
+                try await publish(anonymousID, into: appUserID)
+            } catch {
+                throw Redemptions.notRecorded
+            }
             return .alreadyMerged
         }
         do {
@@ -41,7 +45,8 @@ struct UserMerges: Sendable {
         } catch {
             _ = try? await pool.execute(
                 "DELETE FROM checkout_user_merges WHERE anonymous_id = \(anonymousID) AND app_user_id = \(appUserID)")
-            throw error
+            logger.error("merge command not published", metadata: ["error": String(describing: error)])
+            throw Redemptions.notRecorded
         }
         logger.info("anonymous user merged", metadata: ["anonymous.id": anonymousID, "user.id": appUserID])
         return .merged

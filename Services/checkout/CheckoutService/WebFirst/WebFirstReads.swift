@@ -31,21 +31,33 @@ struct WebFirstReads: Sendable {
         return Checkout(provider: provider, appUserID: user, isSubscription: isSubscription, ref: ref)
     }
 
+    /// The checkout whose provider id (Paystack's transaction reference) is `reference`.
+    func checkoutID(providerReference reference: String) async throws -> String? {
+        let rows = try await pool.query("SELECT checkout_id FROM checkouts WHERE provider_checkout_id = \(reference) LIMIT 1")
+        guard let row = rows.first else { return nil }
+        return try row.decode(String.self)
+    }
+
     /// The purchase that grants what checkout `checkoutID` sold: its
     /// subscription when it sold one (named by an event of the checkout, or,
-    /// for Paystack, created by the checkout's charge through the same card
-    /// authorization and customer), else its order. nil until projected.
+    /// for Paystack, created by the checkout's charge: the same card
+    /// authorization and customer, first seen within a day of the charge, the
+    /// nearest in time when the card paid for several), else its order. nil
+    /// until projected.
     func purchase(ofCheckout checkoutID: String, provider: String, isSubscription: Bool?) async throws -> Purchase? {
         let subscriptions = try await pool.query(
             """
-            SELECT s.subscription_id, s.app_user_id, s.customer_email FROM subscriptions AS s
-            WHERE s.provider = \(provider) AND (
-                s.subscription_id IN (SELECT e.subscription_id FROM billing_events AS e
-                                      WHERE e.checkout_id = \(checkoutID) AND e.provider = \(provider) AND e.subscription_id IS NOT NULL)
-                OR EXISTS (SELECT 1 FROM billing_events AS e
-                           WHERE e.checkout_id = \(checkoutID) AND e.provider = \(provider) AND e.authorization_code IS NOT NULL
-                               AND e.authorization_code = s.authorization_code AND e.customer_id = s.customer_id))
-            ORDER BY s.subscription_id LIMIT 1
+            SELECT s.subscription_id, s.app_user_id, s.customer_email
+            FROM billing_events AS e JOIN subscriptions AS s ON s.provider = e.provider AND (
+                s.subscription_id = e.subscription_id
+                OR (e.authorization_code IS NOT NULL AND s.authorization_code = e.authorization_code AND s.customer_id = e.customer_id
+                    AND abs(extract(epoch FROM COALESCE(s.original_purchase_at, s.first_seen_at) - COALESCE(e.ordering_ts, e.received_at)))
+                        < 86400))
+            WHERE e.checkout_id = \(checkoutID) AND e.provider = \(provider)
+            ORDER BY s.subscription_id IS NOT DISTINCT FROM e.subscription_id DESC,
+                abs(extract(epoch FROM COALESCE(s.original_purchase_at, s.first_seen_at) - COALESCE(e.ordering_ts, e.received_at))),
+                s.subscription_id
+            LIMIT 1
             """)
         if let row = subscriptions.first {
             let (id, owner, email) = try row.decode((String, String?, String?).self)
@@ -100,10 +112,5 @@ struct WebFirstReads: Sendable {
             return Purchase(
                 reference: PurchaseReference(provider: provider, type: PurchaseType(rawValue: type) ?? .order, id: id), owner: nil, email: email)
         }
-    }
-
-    /// Whom anonymous id `anonymousID` was merged into, if anyone.
-    func mergedInto(_ anonymousID: String) async throws -> String? {
-        try await pool.query("SELECT app_user_id FROM user_aliases WHERE anonymous_id = \(anonymousID)").first?.decode(String.self)
     }
 }

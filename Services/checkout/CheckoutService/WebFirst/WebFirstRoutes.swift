@@ -21,7 +21,14 @@ struct WebFirstRoutes: Sendable {
     let maxBodyBytes: Int
     let now: @Sendable () -> Date
 
-    private struct RedeemBody: Decodable { var token: String }
+    /// A link's token (or the whole link), or the checkout id of an anonymous
+    /// checkout: the completion page's universal link opens the app with
+    /// only that id, and the page would show that checkout's link to anyone
+    /// holding it anyway.
+    private struct RedeemBody: Decodable {
+        var token: String?
+        var checkoutId: String?
+    }
     private struct ResendBody: Decodable { var email: String }
     private struct AliasBody: Decodable { var anonymousToken: String }
 
@@ -43,7 +50,27 @@ struct WebFirstRoutes: Sendable {
             // Counted per user and per address, before the lookup: guessing costs the guesser.
             try await quota.admit(.redeem, user: user.id)
             try await quota.admit(.redeem, user: address(request))
-            guard let redemptions, let token = RedemptionTokens.parse(body.token) else { return try Self.answer(.unknown, nil) }
+            guard let redemptions else { return try Self.answer(.unknown, nil) }
+            if let checkoutID = body.checkoutId {
+                guard body.token == nil, let checkoutID = CheckoutCompletionPage.checkoutID(checkoutID),
+                    let checkout = try await reads.checkout(checkoutID), checkout.appUserID == nil
+                else { return try Self.answer(.unknown, nil) }
+                guard
+                    let purchase = try await reads.purchase(
+                        ofCheckout: checkoutID, provider: checkout.provider, isSubscription: checkout.isSubscription)
+                else { return try Self.answer(.pending, nil) }
+                guard
+                    let link = try await redemptions.completionPageLink(
+                        for: purchase, checkoutID: checkoutID, ref: checkout.ref, logger: context.logger)
+                else {
+                    // Redeemed already, through its link: whoever did owns it.
+                    let owner = try await reads.purchase(purchase.reference)?.owner
+                    return try Self.answer(owner == user.id ? .alreadyYours : .belongsToAnotherUser, purchase.reference)
+                }
+                let (outcome, reference) = try await redemptions.redeem(link.token, user: user, logger: context.logger)
+                return try Self.answer(outcome, reference)
+            }
+            guard let token = body.token.flatMap(RedemptionTokens.parse) else { return try Self.answer(.unknown, nil) }
             let (outcome, purchase) = try await redemptions.redeem(token, user: user, logger: context.logger)
             return try Self.answer(outcome, purchase)
         }
@@ -55,9 +82,14 @@ struct WebFirstRoutes: Sendable {
                 throw HTTPError(.badRequest, "email is not a valid email address", code: "invalid_email")
             }
             // The same answer whether or not the email paid for anything: no enumeration.
+            // A failure is logged, not answered: a 503 only for emails that paid would tell them apart.
             if let redemptions {
-                for purchase in try await reads.unownedPurchases(email: email.value.lowercased(), limit: 5) {
-                    _ = try await redemptions.issue(for: purchase, checkoutID: nil, via: "resend", ref: nil, logger: context.logger)
+                do {
+                    for purchase in try await reads.unownedPurchases(email: email.value.lowercased(), limit: 5) {
+                        _ = try await redemptions.issue(for: purchase, checkoutID: nil, via: "resend", ref: nil, logger: context.logger)
+                    }
+                } catch {
+                    context.logger.error("redemption links not resent", metadata: ["error": String(describing: error)])
                 }
             }
             var response = try HTTPResponse.json(["success": true], status: .accepted)
@@ -150,6 +182,7 @@ struct WebFirstRoutes: Sendable {
         let (status, message): (HTTPStatus, String?) =
             switch outcome {
             case .redeemed, .alreadyYours: (.ok, nil)
+            case .pending: (.accepted, nil)
             case .belongsToAnotherUser: (409, "This purchase belongs to another user")
             case .expired: (410, "This link has expired; ask for a new one with POST /api/redeem/resend and the email you paid with")
             case .unknown: (.notFound, "No purchase has this link")
@@ -157,9 +190,12 @@ struct WebFirstRoutes: Sendable {
         let ok = message == nil
         var response = try HTTPResponse.json(
             RedeemAnswer(
-                success: ok, outcome: outcome.rawValue, purchase: ok ? purchase : nil, code: ok ? nil : outcome.rawValue, error: message),
+                success: ok && outcome != .pending, outcome: outcome.rawValue, purchase: ok ? purchase : nil, code: ok ? nil : outcome.rawValue,
+                error: message),
             status: status)
         response.headers.add(name: "Cache-Control", value: "no-store")
+        // The checkout's purchase is not projected yet: ask again shortly.
+        if outcome == .pending { response.headers.add(name: "Retry-After", value: "2") }
         return response
     }
 }

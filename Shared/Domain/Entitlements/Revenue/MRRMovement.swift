@@ -29,5 +29,5 @@ public enum MRRMovement: String, Sendable, Hashable, Codable, CaseIterable {
     }
 
     /// The signed change this movement made: negative for contraction and churn.
-    public static func signed(from before: Int64, to after: Int64) -> Int64 { after - before }
+    public static func signed(from before: Int64, to after: Int64) -> Int64 { after.subtractingSaturating(before) }
 }

@@ -36,6 +36,12 @@ public struct ReportPeriod: Sendable, Hashable {
         return result
     }
 
+    /// The buckets that began before `asOf`, the last one cut there: what a
+    /// report stopping at `asOf` counts in (nothing after it is known yet).
+    public func buckets(upTo asOf: Date) -> [DateInterval] {
+        buckets.compactMap { bucket in bucket.start < asOf ? DateInterval(start: bucket.start, end: min(bucket.end, asOf)) : nil }
+    }
+
     static let calendar: Calendar = {
         var calendar = Calendar(identifier: .iso8601)
         calendar.timeZone = TimeZone(identifier: "UTC") ?? .gmt

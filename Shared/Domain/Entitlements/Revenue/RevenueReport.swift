@@ -21,9 +21,7 @@ public enum RevenueReport {
             }
             return key
         }
-        let buckets = period.buckets.compactMap { bucket -> DateInterval? in
-            bucket.start < asOf ? DateInterval(start: bucket.start, end: min(bucket.end, asOf)) : nil
-        }
+        let buckets = period.buckets(upTo: asOf)
         for history in histories {
             let points = collapsed(history.points)
             for bucket in buckets {
@@ -36,7 +34,7 @@ public enum RevenueReport {
             switch money.kind {
             case .refund:
                 rows[key]?.refunds += 1
-                rows[key]?.refundedAmount += money.amount
+                if let refunded = rows[key]?.refundedAmount { rows[key]?.refundedAmount = refunded.addingSaturating(money.amount) }
             case .dispute:
                 rows[key]?.disputes += 1
             }

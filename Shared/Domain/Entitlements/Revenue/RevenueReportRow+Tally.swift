@@ -16,9 +16,9 @@ extension RevenueReportRow {
         let before = points.last { $0.at < bucket.start }
         let atEnd = points.last { $0.at < bucket.end }
         if let before, before.paying { activeSubscribersStart += 1 }
-        mrrStart += before?.mrr ?? 0
+        mrrStart = mrrStart.addingSaturating(before?.mrr ?? 0)
         if let atEnd {
-            mrrEnd += atEnd.mrr
+            mrrEnd = mrrEnd.addingSaturating(atEnd.mrr)
             if atEnd.paying { activeSubscribersEnd += 1 }
             if atEnd.paying, atEnd.price == nil { unknownIntervalEnd += 1 }
             if atEnd.trialing { trialingEnd += 1 }

@@ -49,16 +49,17 @@ public struct RevenueReportRow: Sendable, Hashable, Codable {
 
     /// mrrStart + the movements: equals ``mrrEnd`` by construction (a check, and a test).
     public var mrrStartPlusMovements: Int64 {
-        mrrStart + newMRR + expansionMRR + reactivationMRR - contractionMRR - churnedMRR
+        mrrStart.addingSaturating(newMRR).addingSaturating(expansionMRR).addingSaturating(reactivationMRR)
+            .subtractingSaturating(contractionMRR).subtractingSaturating(churnedMRR)
     }
 
     mutating func add(_ movement: MRRMovement, _ change: Int64) {
         switch movement {
-        case .new: newMRR += change
-        case .expansion: expansionMRR += change
-        case .contraction: contractionMRR -= change
-        case .churn: churnedMRR -= change
-        case .reactivation: reactivationMRR += change
+        case .new: newMRR = newMRR.addingSaturating(change)
+        case .expansion: expansionMRR = expansionMRR.addingSaturating(change)
+        case .contraction: contractionMRR = contractionMRR.subtractingSaturating(change)
+        case .churn: churnedMRR = churnedMRR.subtractingSaturating(change)
+        case .reactivation: reactivationMRR = reactivationMRR.addingSaturating(change)
         }
     }
 }

@@ -84,7 +84,10 @@ public struct RouterResponder: Sendable {
         let context = RequestContext(
             parameters: resolution.parameters, route: resolution.route,
             logger: logger, requestID: request.requestID)
-        return (await Self.run(resolution.handler, request, context), resolution.route)
+        var response = await Self.run(resolution.handler, request, context)
+        // The server adds them when it queues an answer; here for callers without a socket (tests).
+        SecurityHeaders.apply(to: &response, request: request.headers)
+        return (response, resolution.route)
     }
 
     static func run(_ handler: RouteHandler, _ request: HTTPRequest, _ context: RequestContext) async -> HTTPResponse {

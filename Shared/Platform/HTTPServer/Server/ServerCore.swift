@@ -213,6 +213,8 @@ final class ServerCore: Sendable {
 
     /// Hands `response` to libmicrohttpd (which copies the bytes), then logs and counts it.
     private func queue(_ state: RequestState, _ response: HTTPResponse) -> MHD_Result {
+        var response = response
+        SecurityHeaders.apply(to: &response, request: state.headers)
         let mhdResponse = response.body.withUnsafeBytes { bytes in
             MHD_create_response_from_buffer(bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), .RESPMEM_MUST_COPY)
         }
