@@ -1,3 +1,4 @@
+import CryptoPrimitives
 import Foundation
 import HTTPClient
 import Postgres
@@ -143,6 +144,46 @@ struct WebFirstBuyer {
             brokers: stack.settings["KAFKA_BROKERS"].map { $0.split(separator: ",").map(String.init) })
     }
 
+    /// The seller's backend, as the webhook-sender sees it: an endpoint
+    /// (``WebhookEndpointStub``, which checks every signature) registered with
+    /// the operator CLI for `purchase.redemption_issued` only, and a reader of
+    /// the topic the events come from; both gone when `body` returns or throws.
+    func withOutgoing(_ body: (TopicReader, WebhookEndpointStub) async throws -> Void) async throws {
+        let secret = try StandardWebhookSignature.generateSecret()
+        let stub = try WebhookEndpointStub.start(secret: secret)
+        let storefront = try stack.binary("storefront")
+        let environment = ["DATABASE_URL": stack.databaseURL, "LOG_LEVEL": "error"]
+        let output = stack.state + "/endpoint-\(UUID().uuidString.prefix(6))"
+        try await ScriptRunner.run(
+            storefront, ["endpoints", "add", "--url", stub.url, "--types", "purchase.redemption_issued", "--secret", secret],
+            environment: environment, outputFile: output)
+        // "added <id> <url>"
+        let added = try String(contentsOfFile: output, encoding: .utf8).split(separator: "\n").first { $0.hasPrefix("added ") }
+        let endpoint = String(try #require(added?.split(separator: " ").dropFirst().first, "the CLI named the endpoint"))
+        let reader = try purchaseEvents()
+        var failure: (any Error)?
+        do { try await body(reader, stub) } catch { failure = error }
+        await reader.close()
+        await stub.stop()
+        try? await ScriptRunner.run(storefront, ["endpoints", "remove", endpoint], environment: environment, outputFile: output)
+        if let failure { throw failure }
+    }
+
+    /// Waits until the endpoint has accepted the events `ids` (their `webhook-id`), each
+    /// checked against its signature; their bodies, one per id, in `ids`' order.
+    func delivered(_ stub: WebhookEndpointStub, _ ids: [String]) async throws -> [[String: Any]] {
+        let requests = try await stack.eventually(timeout: .seconds(60), "the endpoint received \(ids)") { () -> [WebhookEndpointStub.Received]? in
+            let got = stub.received.filter { ids.contains($0.webhookID) }
+            return Set(got.map(\.webhookID)) == Set(ids) ? got : nil
+        }
+        #expect(requests.count == ids.count && stub.attempts(for: Set(ids)) == ids.count, "once per link: \(requests.map(\.webhookID))")
+        #expect(stub.rejected == 0, "every request was signed with the endpoint's secret")
+        return try ids.map { id in
+            let request = try #require(requests.first { $0.webhookID == id })
+            return try #require(try JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any])
+        }
+    }
+
     /// Waits until `reader` has read at least `count` events about the purchase `key`
     /// (`<provider>:<type>:<id>`); every event about it read by then.
     func events(_ reader: TopicReader, about key: String, count: Int) async throws -> [[String: Any]] {
@@ -173,17 +214,12 @@ enum WebFirstStack {
         let stack = try self.stack
         let buyer = WebFirstBuyer(stack: stack, address: "198.51.100.11")
         let email = WebFirstBuyer.email("paywall")
-        let reader = try buyer.purchaseEvents()
-        do {
-            try await buysOnThePaywallAndRedeems(buyer, email: email, reader: reader)
-        } catch {
-            await reader.close()
-            throw error
+        try await buyer.withOutgoing { reader, endpoint in
+            try await buysOnThePaywallAndRedeems(buyer, email: email, reader: reader, endpoint: endpoint)
         }
-        await reader.close()
     }
 
-    func buysOnThePaywallAndRedeems(_ buyer: WebFirstBuyer, email: String, reader: TopicReader) async throws {
+    func buysOnThePaywallAndRedeems(_ buyer: WebFirstBuyer, email: String, reader: TopicReader, endpoint: WebhookEndpointStub) async throws {
         let stack = buyer.stack
 
         let browser = try await Browser.start()
@@ -263,6 +299,12 @@ enum WebFirstStack {
         #expect(event["email"] as? String == email && event["ref"] as? String == "e2e-campaign", "\(event)")
         #expect(event["id"] is String && event["occurred_at"] is String && event["expires_at"] is String, "\(event)")
         #expect((event["purchase"] as? [String: Any])?["id"] as? String == purchase["id"] as? String, "\(event)")
+        // The webhook-sender delivers it, signed, once, as the topic has it (the webhook id is the event's id).
+        let eventID = try #require(event["id"] as? String)
+        let delivered = try await buyer.delivered(endpoint, [eventID])
+        #expect(delivered.first?["id"] as? String == eventID && delivered.first?["type"] as? String == "purchase.redemption_issued")
+        #expect(delivered.first?["redemption_url"] as? String == href && delivered.first?["email"] as? String == email, "\(delivered)")
+        #expect(delivered.first?["ref"] as? String == "e2e-campaign" && delivered.first?["expires_at"] as? String == event["expires_at"] as? String)
     }
 
     /// Every provider: a checkout without a token, paid on the hosted page,
@@ -532,17 +574,12 @@ struct WebFirstExpiryEndToEndTests {
         let stack = try LiveStack.required()
         let buyer = WebFirstBuyer(stack: stack, address: "198.51.100.61")
         let email = WebFirstBuyer.email("expiry")
-        let reader = try buyer.purchaseEvents()
-        do {
-            try await expires(buyer, email: email, reader: reader)
-        } catch {
-            await reader.close()
-            throw error
+        try await buyer.withOutgoing { reader, endpoint in
+            try await expires(buyer, email: email, reader: reader, endpoint: endpoint)
         }
-        await reader.close()
     }
 
-    func expires(_ buyer: WebFirstBuyer, email: String, reader: TopicReader) async throws {
+    func expires(_ buyer: WebFirstBuyer, email: String, reader: TopicReader, endpoint: WebhookEndpointStub) async throws {
         let stack = buyer.stack
         let (checkoutID, link) = try await buyer.buyAnonymously("stripe", email: email)
         let page = try await stack.request(.get, stack.gateway + "/checkout/complete?checkout_id=\(checkoutID)")
@@ -594,6 +631,10 @@ struct WebFirstExpiryEndToEndTests {
         // The link resent by email names the same purchase: already A's, nobody else's.
         let resendID = try #require(issued.first { $0.1 == "resend" }?.0)
         let resent = try #require(events.first { $0["id"] as? String == resendID }?["redemption_url"] as? String)
+        // Each link reached the seller's endpoint once, signed, with its own URL: the resent one is what the buyer is emailed.
+        let delivered = try await buyer.delivered(endpoint, issued.map(\.0))
+        #expect(Set(delivered.compactMap { $0["redemption_url"] as? String }) == Set(urls), "\(delivered)")
+        #expect(delivered.allSatisfy { $0["email"] as? String == email }, "\(delivered)")
         let b = try await buyer.user()
         let taken = try await buyer.redeem(resent, as: b.token)
         #expect(taken.status == 409 && taken.body["outcome"] as? String == "belongs_to_another_user", "\(taken)")
