@@ -51,6 +51,11 @@ import Webhooks
         let later: @Sendable () -> Date = { Date().addingTimeInterval(AnonymousUsers.lifetime + 3600) }
         #expect(AnonymousUsers(ownership: Self.ownership, now: later)?.verify(minted.token) == nil, "expired")
         #expect(try #require(users).mint().appUserId != minted.appUserId)
+        // The answer of POST /api/anonymous: expiresAt is an RFC 3339 string, as every date the API writes.
+        let answer = try #require(try JSONSerialization.jsonObject(with: Data(HTTPResponse.json(minted).body)) as? [String: Any])
+        #expect((answer["expiresAt"] as? String).flatMap(Timestamp.parse) != nil, "\(answer)")
+        #expect(
+            answer["success"] as? Bool == true && answer["appUserId"] as? String == minted.appUserId && answer["token"] as? String == minted.token)
     }
 
     @Test func theAssociationFilesNameTheAppsAndTheLinkPaths() throws {

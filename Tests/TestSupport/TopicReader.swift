@@ -20,9 +20,11 @@ public final class TopicReader: Sendable {
     private let store = Store()
     private let reading: Task<Void, Never>
 
-    /// Starts reading `topics` from `KAFKA_BROKERS` in a new group named after `clientID`.
-    public init(topics: [String], clientID: String = "storefront-tests") throws {
-        let brokers = try TestEnvironment.kafkaBrokers()
+    /// Starts reading `topics` in a new group named after `clientID`.
+    /// - Parameter brokers: nil for `KAFKA_BROKERS`, the shared broker; a live
+    ///   stack's own broker (its `KAFKA_BROKERS` setting) to read that stack's records.
+    public init(topics: [String], clientID: String = "storefront-tests", brokers: [String]? = nil) throws {
+        let brokers = try brokers ?? TestEnvironment.kafkaBrokers()
         let group = "\(clientID)-\(UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(12).lowercased())"
         consumer = try KafkaConsumer(
             topics: topics,
@@ -49,6 +51,17 @@ public final class TopicReader: Sendable {
 
     /// Every record read so far, in the order read.
     public var records: [KafkaConsumerRecord] { store.records.withLock { $0 } }
+
+    /// The records read so far whose value is a JSON object, with their keys as
+    /// text, in the order read (for suites that look at records as JSON).
+    public var jsonRecords: [(key: String, value: [String: Any])] {
+        records.compactMap { record in
+            guard let value = record.value, let object = try? JSONSerialization.jsonObject(with: Data(value)) as? [String: Any] else {
+                return nil
+            }
+            return (record.key.map { String(decoding: $0, as: UTF8.self) } ?? "", object)
+        }
+    }
 
     /// The records read so far whose value decodes as `T` (``RecordCoding``), each with its record.
     public func decoded<T: Decodable>(_ type: T.Type) -> [(value: T, record: KafkaConsumerRecord)] {

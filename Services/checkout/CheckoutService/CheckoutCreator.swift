@@ -106,6 +106,10 @@ struct CheckoutCreator: Sendable {
         guard let variant = body.catalogVariantID else {
             throw HTTPError(.badRequest, "variantId is not a valid catalog id (e.g. ls_123 or ps_PLN_abc)")
         }
+        // Asked of the buyer, not left for the provider to refuse (a 502 that names no cause).
+        if variant.provider.traits.checkoutNeedsTheEmail, body.email == nil, user?.email.flatMap(EmailAddress.init) == nil {
+            throw HTTPError(.badRequest, "customerEmail is required: \(variant.provider.rawValue) needs the buyer's email", code: "email_required")
+        }
         if let product = body.productId, !product.isEmpty, body.catalogProductID == nil {
             throw HTTPError(.badRequest, "productId is not a valid catalog id")
         }

@@ -34,6 +34,10 @@ public struct ProviderTraits: Sendable, Hashable {
     /// Creating a checkout states the amount to charge (Paystack's transaction
     /// initialisation), rather than the provider taking a stored price.
     public var checkoutStatesTheAmount: Bool
+    /// A checkout cannot be created without the buyer's email (Paystack's
+    /// transaction initialisation requires it), so a buyer without an account
+    /// types it before the provider's page opens (the paywall asks for it).
+    public var checkoutNeedsTheEmail: Bool
     /// A refund event restates the whole order, its amount and the running
     /// total refunded (Lemon Squeezy's `order_refunded`). Otherwise each refund
     /// names the payment it returns and its own amount, and they add up
@@ -46,7 +50,7 @@ public struct ProviderTraits: Sendable, Hashable {
     public init(
         catalogPrefix: String, subscriptionEventsNameTheOwner: Bool, subscriptionsHaveAFirstOrder: Bool,
         chargesLinkToSubscriptionsByCard: Bool, productIDIsAPlanCode: Bool, fetchedPurchasesMatchCheckouts: Bool,
-        checkoutStatesTheAmount: Bool, refundsRestateTheOrder: Bool, requestsPerMinute: RequestLimits
+        checkoutStatesTheAmount: Bool, refundsRestateTheOrder: Bool, requestsPerMinute: RequestLimits, checkoutNeedsTheEmail: Bool = false
     ) {
         self.catalogPrefix = catalogPrefix
         self.subscriptionEventsNameTheOwner = subscriptionEventsNameTheOwner
@@ -55,6 +59,7 @@ public struct ProviderTraits: Sendable, Hashable {
         self.productIDIsAPlanCode = productIDIsAPlanCode
         self.fetchedPurchasesMatchCheckouts = fetchedPurchasesMatchCheckouts
         self.checkoutStatesTheAmount = checkoutStatesTheAmount
+        self.checkoutNeedsTheEmail = checkoutNeedsTheEmail
         self.refundsRestateTheOrder = refundsRestateTheOrder
         self.requestsPerMinute = requestsPerMinute
     }

@@ -32,7 +32,9 @@ struct PaywallPage: Sendable {
             guard request.body.count <= maxBodyBytes else { return Self.problem("The form is too large.", status: 413) }
             let form = Self.formFields(request.body)
             let ref = form["ref"].flatMap { $0.isEmpty ? nil : $0 }
-            let body = CreateCheckoutRequest(customerEmail: nil, variantId: form["variantId"] ?? "", productId: nil, ref: ref)
+            // The email field of a provider that needs it (``ProviderTraits/checkoutNeedsTheEmail``); a pre-fill elsewhere.
+            let email = form["customerEmail"].map { $0.trimmingCharacters(in: .whitespaces) }.flatMap { $0.isEmpty ? nil : $0 }
+            let body = CreateCheckoutRequest(customerEmail: email, variantId: form["variantId"] ?? "", productId: nil, ref: ref)
             let buyer = CheckoutCreator.Buyer.anonymous(address: ClientAddress.key(request, trustForwardedFor: configuration.trustForwardedFor))
             do {
                 let outcome = try await creator.create(body, buyer: buyer, idempotencyKey: nil, logger: context.logger)
@@ -56,10 +58,14 @@ struct PaywallPage: Sendable {
             guard let variant = item.catalogVariantID else { return nil }
             let period = item.interval.map { " / " + Self.describe($0) } ?? ""
             let refField = ref.map { #"<input type="hidden" name="ref" value="\#(HTMLPage.escape($0))">"# } ?? ""
+            // A provider that cannot open a checkout without the buyer's email (Paystack) asks for it here.
+            let emailField =
+                variant.provider.traits.checkoutNeedsTheEmail
+                ? #"<p><label>Email <input type="email" name="customerEmail" required maxlength="254" autocomplete="email"></label></p>"# : ""
             return """
                 <li><h2>\(HTMLPage.escape(item.name))</h2><p>\(HTMLPage.escape(item.descriptionText))</p>
                 <p class="price">\(HTMLPage.escape(item.formattedPrice))\(HTMLPage.escape(period))</p>
-                <form method="post" action="\(Self.path)/checkout"><input type="hidden" name="variantId" value="\(HTMLPage.escape(variant.description))">\(refField)
+                <form method="post" action="\(Self.path)/checkout"><input type="hidden" name="variantId" value="\(HTMLPage.escape(variant.description))">\(refField)\(emailField)
                 <button class="button buy" type="submit" aria-label="\(item.interval == nil ? "Buy" : "Subscribe to") \(HTMLPage.escape(item.name))">\(item.interval == nil ? "Buy" : "Subscribe")</button></form></li>
                 """
         }

@@ -14,15 +14,25 @@ struct WebFirstCompletion: Sendable {
     /// Reload every 2 s for about 3 minutes, then say it takes longer.
     static let refreshSeconds = 2
     static let maximumAttempts = 90
+    /// How many reloads a projected purchase may wait for its buyer email
+    /// (about 30 s), so the link's `purchase.redemption_issued` event names it;
+    /// after that the link is shown without.
+    static let emailAttempts = 15
 
     /// - Parameter plain: the classic thank-you page, for checkouts of a signed-in user.
     func page(checkoutID: String, attempt: Int, plain: HTTPResponse, logger: Logger) async throws -> HTTPResponse {
-        guard let checkout = try await reads.checkout(checkoutID),
-            let purchase = try await reads.purchase(ofCheckout: checkoutID, provider: checkout.provider, isSubscription: checkout.isSubscription)
-        else { return waiting(checkoutID: checkoutID, attempt: attempt) }
+        guard let checkout = try await reads.checkout(checkoutID) else { return waiting(checkoutID: checkoutID, attempt: attempt) }
+        // A signed-in user's checkout: the thank-you page at once, as before web-first (the app
+        // learns of the purchase itself); only an anonymous buyer waits here for the link.
         if checkout.appUserID != nil {
             return plain
         }
+        // The purchase, with its buyer email: the outgoing event carries it for the seller to send the
+        // link. A Stripe subscription's first event names the checkout but no email (the invoice and
+        // the session, a moment later, do); a link issued then was announced with "email": null.
+        guard let purchase = try await reads.purchase(ofCheckout: checkoutID, provider: checkout.provider, isSubscription: checkout.isSubscription),
+            purchase.email != nil || attempt >= Self.emailAttempts
+        else { return waiting(checkoutID: checkoutID, attempt: attempt) }
         guard purchase.owner == nil,
             let link = try await redemptions.completionPageLink(for: purchase, checkoutID: checkoutID, ref: checkout.ref, logger: logger)
         else {

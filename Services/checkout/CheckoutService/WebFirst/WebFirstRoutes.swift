@@ -134,12 +134,16 @@ struct WebFirstRoutes: Sendable {
             let found = try await reader.snapshot(for: ProjectionUser(appUserID: user.id, verifiedEmail: user.verifiedEmail), at: now())
             await claimer.claimUnowned(in: found, for: user, logger: context.logger)
             // What the verified email found unowned (claimed now, or by a read moments ago); the
-            // answer's entitlements already count them, as every read for this user does.
+            // answer's entitlements already count them, as every read for this user does. A
+            // subscription's own payment (Lemon Squeezy's first order) is claimed with it but is
+            // no purchase of its own, as for resend (``WebFirstReads/unownedPurchases(email:limit:)``).
             let claimed =
                 found.subscriptions.filter { $0.appUserID == nil }.map {
                     PurchaseReference(provider: $0.provider.rawValue, type: .subscription, id: $0.subscriptionID)
                 }
-                + found.orders.filter { $0.appUserID == nil }.map { PurchaseReference(provider: $0.provider.rawValue, type: .order, id: $0.orderID) }
+                + found.orders.filter { $0.appUserID == nil && $0.subscriptionID == nil }.map {
+                    PurchaseReference(provider: $0.provider.rawValue, type: .order, id: $0.orderID)
+                }
             var response = try HTTPResponse.json(RestoreAnswer(claimed: claimed, entitlements: found.entitlements))
             response.headers.add(name: "Cache-Control", value: "no-store")
             return response

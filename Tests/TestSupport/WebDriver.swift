@@ -1,6 +1,5 @@
 import Foundation
 import HTTPClient
-import TestSupport
 
 /// Debian's headless Chromium, driven through chromedriver's W3C WebDriver
 /// HTTP API (https://www.w3.org/TR/webdriver2/) directly: no Selenium, and
@@ -8,15 +7,16 @@ import TestSupport
 /// the `chromium` and `chromium-driver` packages). It speaks to chromedriver
 /// through the project's HTTPClient: Foundation's URLSession on Linux
 /// rejects chromedriver's header lines (`Content-Length:252`, no space).
-final class Browser: Sendable {
-    struct Failure: Error, CustomStringConvertible {
-        let description: String
+/// Shared by StorefrontKit's live tests and the web-first end-to-end tests.
+public final class Browser: Sendable {
+    public struct Failure: Error, CustomStringConvertible {
+        public let description: String
     }
 
-    static let chromium = "/usr/bin/chromium"
-    static let chromedriver = "/usr/bin/chromedriver"
+    public static let chromium = "/usr/bin/chromium"
+    public static let chromedriver = "/usr/bin/chromedriver"
     /// The W3C element reference key.
-    static let elementKey = "element-6066-11e4-a52e-4f735466cecf"
+    public static let elementKey = "element-6066-11e4-a52e-4f735466cecf"
 
     let driver: ChildProcess
     let endpoint: String
@@ -33,7 +33,7 @@ final class Browser: Sendable {
     }
 
     /// Starts chromedriver on a free port and opens a headless Chromium session.
-    static func start() async throws -> Browser {
+    public static func start() async throws -> Browser {
         for path in [chromium, chromedriver] where !FileManager.default.isExecutableFile(atPath: path) {
             throw Failure(description: "\(path) is missing: run scripts/install-deps.sh (Debian packages chromium, chromium-driver)")
         }
@@ -85,21 +85,21 @@ final class Browser: Sendable {
     }
 
     /// Ends the session, stops chromedriver (and with it Chromium), removes the profile.
-    func quit() async {
+    public func quit() async {
         _ = try? await command("DELETE", "") // closes Chromium
         driver.signal(SIGKILL)
         _ = await driver.wait()
         for path in [profile, profile + ".log", profile + "-tmp"] { try? FileManager.default.removeItem(atPath: path) }
     }
 
-    func open(_ url: String) async throws { _ = try await command("POST", "/url", ["url": url]) }
+    public func open(_ url: String) async throws { _ = try await command("POST", "/url", ["url": url]) }
 
-    var currentURL: String { get async throws { try await command("GET", "/url") as? String ?? "" } }
-    var title: String { get async throws { try await command("GET", "/title") as? String ?? "" } }
-    var source: String { get async throws { try await command("GET", "/source") as? String ?? "" } }
+    public var currentURL: String { get async throws { try await command("GET", "/url") as? String ?? "" } }
+    public var title: String { get async throws { try await command("GET", "/title") as? String ?? "" } }
+    public var source: String { get async throws { try await command("GET", "/source") as? String ?? "" } }
 
     /// The first element matching a CSS selector (waits up to `timeout` for it to appear).
-    func element(_ selector: String, timeout: Duration = .seconds(10)) async throws -> String {
+    public func element(_ selector: String, timeout: Duration = .seconds(10)) async throws -> String {
         let deadline = ContinuousClock.now + timeout
         while true {
             do {
@@ -113,14 +113,18 @@ final class Browser: Sendable {
         }
     }
 
-    func click(_ element: String) async throws { _ = try await command("POST", "/element/\(element)/click", [:]) }
-    func text(_ element: String) async throws -> String { try await command("GET", "/element/\(element)/text") as? String ?? "" }
-    func attribute(_ name: String, of element: String) async throws -> String? {
+    public func click(_ element: String) async throws { _ = try await command("POST", "/element/\(element)/click", [:]) }
+    /// Types `text` into a field (W3C Element Send Keys), as a person at the keyboard.
+    public func type(_ text: String, into element: String) async throws {
+        _ = try await command("POST", "/element/\(element)/value", ["text": text])
+    }
+    public func text(_ element: String) async throws -> String { try await command("GET", "/element/\(element)/text") as? String ?? "" }
+    public func attribute(_ name: String, of element: String) async throws -> String? {
         try await command("GET", "/element/\(element)/attribute/\(name)") as? String
     }
 
     /// Polls until the page's URL satisfies `condition`.
-    func waitForURL(timeout: Duration = .seconds(15), _ condition: (String) -> Bool) async throws -> String {
+    public func waitForURL(timeout: Duration = .seconds(15), _ condition: (String) -> Bool) async throws -> String {
         let deadline = ContinuousClock.now + timeout
         var last = ""
         while ContinuousClock.now < deadline {
