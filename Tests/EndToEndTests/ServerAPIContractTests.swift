@@ -88,6 +88,8 @@ extension ContractTests {
         let refused = try await stack.request(.get, g + "/api/users/\(flow.subject)/entitlements", headers: [("X-API-Key", key)])
         #expect(refused.status == 401 && refused.bodyString.contains(#""code":"invalid_api_key""#))
         expectContract(contract, "get", "/api/users/{app_user_id}/entitlements", refused)
+        let readerID = String(readOnly.dropFirst("sfk_test_".count).prefix(12))
+        #expect(try await apiKeys(stack, ["revoke", readerID]).contains("revoked \(readerID)"))
         let listed = try await apiKeys(stack, ["list"])
         #expect(listed.contains("\(keyID)  e2e backend") && !listed.contains("revoked=no") && !listed.contains("last_used=never"), "\(listed)")
     }
