@@ -33,7 +33,8 @@ struct PaywallPage: Sendable {
             let form = Self.formFields(request.body)
             let ref = form["ref"].flatMap { $0.isEmpty ? nil : $0 }
             // The email field of a provider that needs it (``ProviderTraits/checkoutNeedsTheEmail``); a pre-fill elsewhere.
-            let email = form["customerEmail"].map { $0.trimmingCharacters(in: .whitespaces) }.flatMap { $0.isEmpty ? nil : $0 }
+            // As create-checkout reads it: blank (any Unicode whitespace) is no email.
+            let email = form["customerEmail"]
             let body = CreateCheckoutRequest(customerEmail: email, variantId: form["variantId"] ?? "", productId: nil, ref: ref)
             let buyer = CheckoutCreator.Buyer.anonymous(address: ClientAddress.key(request, trustForwardedFor: configuration.trustForwardedFor))
             do {
