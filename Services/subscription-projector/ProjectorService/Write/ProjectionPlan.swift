@@ -303,8 +303,11 @@ struct ProjectionPlan {
         if command.kind == .claimByEmail || command.kind == .redeem {
             items.append(
                 PostgresBatchItem(
-                    command.kind == .redeem ? ProjectionStatements.redemption : ProjectionStatements.emailClaim,
-                    [provider, command.purchaseType.rawValue, command.subscriptionID, command.appUserID, "command:\(command.commandID)"]))
+                    ProjectionStatements.firstClaim,
+                    [
+                        provider, command.purchaseType.rawValue, command.subscriptionID, command.appUserID, "command:\(command.commandID)",
+                        command.kind == .redeem ? "redemption" : "email",
+                    ]))
             let sync = command.purchaseType == .order ? ProjectionStatements.syncOrderOwner : ProjectionStatements.syncSubscriptionOwner
             items.append(PostgresBatchItem(sync, [provider, command.subscriptionID]))
             return

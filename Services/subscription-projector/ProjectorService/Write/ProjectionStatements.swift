@@ -45,31 +45,20 @@ enum ProjectionStatements {
             VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING
             """, parameterTypes: [t, t, t, t, t, t])
 
-    /// A claim through the user's verified email (`email`, the weakest
-    /// evidence): the first claim of a purchase stands; a second user with
-    /// the same verified email adds no evidence.
-    static let emailClaim = PostgresPreparedStatement(
-        name: "projector_email_claim_v1",
+    /// A claim by a command (`$6`): `email` (a claim through the user's
+    /// verified email, the weakest evidence) or `redemption` (a redeemed
+    /// redemption link, the strongest). Of each kind the first claim of a
+    /// purchase stands: a second user adds no evidence of that kind, so a
+    /// purchase never gets two users by it (which would leave it nobody's).
+    static let firstClaim = PostgresPreparedStatement(
+        name: "projector_first_claim_v1",
         sql: """
             INSERT INTO purchase_owners (provider, purchase_type, purchase_id, app_user_id, source, evidence)
-            SELECT $1, $2, $3, $4, 'email', $5
+            SELECT $1, $2, $3, $4, $6, $5
             WHERE NOT EXISTS (
-                SELECT 1 FROM purchase_owners WHERE provider = $1 AND purchase_type = $2 AND purchase_id = $3 AND source = 'email')
+                SELECT 1 FROM purchase_owners WHERE provider = $1 AND purchase_type = $2 AND purchase_id = $3 AND source = $6)
             ON CONFLICT DO NOTHING
-            """, parameterTypes: [t, t, t, t, t])
-
-    /// A redeemed redemption token (`redemption`, the strongest evidence):
-    /// the first redemption of a purchase stands, so a purchase never gets
-    /// two users by this kind of evidence (which would leave it nobody's).
-    static let redemption = PostgresPreparedStatement(
-        name: "projector_redemption_v1",
-        sql: """
-            INSERT INTO purchase_owners (provider, purchase_type, purchase_id, app_user_id, source, evidence)
-            SELECT $1, $2, $3, $4, 'redemption', $5
-            WHERE NOT EXISTS (
-                SELECT 1 FROM purchase_owners WHERE provider = $1 AND purchase_type = $2 AND purchase_id = $3 AND source = 'redemption')
-            ON CONFLICT DO NOTHING
-            """, parameterTypes: [t, t, t, t, t])
+            """, parameterTypes: [t, t, t, t, t, t])
 
     /// An anonymous user merged into a signed-in one: the first merge of an id stands.
     static let userMerge = PostgresPreparedStatement(
@@ -424,7 +413,7 @@ enum ProjectionStatements {
     ]
 
     static let all = [
-        lock, event, owner, emailClaim, redemption, userMerge, syncMergedSubscriptions, syncMergedOrders, ownerFromCharge,
+        lock, event, owner, firstClaim, userMerge, syncMergedSubscriptions, syncMergedOrders, ownerFromCharge,
         ownerOfChargedSubscriptions, ownerFromCheckout, syncSubscriptionOwner, syncOrderOwner,
         syncChargedSubscriptionOwners, appUser, customer, orderCreated, orderOfSubscription, orderMoneyBack, orderRefunded, payment, checkout,
         completeByID, completeByUser, command, snapshotSubscription, snapshotOrder, snapshotTransaction,
