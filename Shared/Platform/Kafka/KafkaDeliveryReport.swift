@@ -36,6 +36,11 @@ public struct KafkaProducerCounters: Sendable, Hashable {
         self.delivered = delivered
         self.failed = failed
     }
+
+    /// Both totals summed.
+    func adding(_ other: KafkaProducerCounters) -> KafkaProducerCounters {
+        KafkaProducerCounters(delivered: delivered + other.delivered, failed: failed + other.failed)
+    }
 }
 
 /// What ``KafkaProducer/sendInOrderAndAwait(_:)`` achieved: the messages

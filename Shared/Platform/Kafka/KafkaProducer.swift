@@ -34,7 +34,9 @@ public final class KafkaProducer: Sendable {
     let configuration: KafkaProducerConfiguration
     private let instance: Mutex<RDKafkaProducerInstance>
     /// Counters of the instances replaced, added once each has finished its purge.
-    private let retiredCounters = Mutex(KafkaProducerCounters(delivered: 0, failed: 0))
+    /// Replaced handles: those still shutting down (their late delivery
+    /// reports still count) and the totals of those that finished.
+    private let retired = Mutex(RetiredHandles())
     private let rebuilds = Mutex(0)
     private let queueFullTimeout: Duration
     /// Re-creates the declared topics (``KafkaProducerConfiguration/topics``).
@@ -69,10 +71,12 @@ public final class KafkaProducer: Sendable {
     }
 
     /// Running totals of delivered and failed records.
+    /// A handle being replaced moves to ``retired`` under the same lock, so
+    /// no report is missed or counted twice while it shuts down.
     public var counters: KafkaProducerCounters {
-        let current = instance.withLock { $0 }.context.counters
-        let retired = retiredCounters.withLock { $0 }
-        return KafkaProducerCounters(delivered: current.delivered + retired.delivered, failed: current.failed + retired.failed)
+        instance.withLock { current in
+            retired.withLock { $0.counters }.adding(current.context.counters)
+        }
     }
 
     /// Whether the producer can publish now, from its own delivery reports
@@ -124,7 +128,9 @@ public final class KafkaProducer: Sendable {
         let (replacement, replaced) = instance.withLock { current -> (RDKafkaProducerInstance, Bool) in
             guard current === failed else { return (current, false) }
             do {
-                current = try RDKafkaProducerInstance(configuration: configuration, unknownTopic: unknownTopic)
+                let replacement = try RDKafkaProducerInstance(configuration: configuration, unknownTopic: unknownTopic)
+                retired.withLock { $0.draining.append(current) }
+                current = replacement
             } catch {
                 // Creating a handle fails only on configuration, which worked before; keep the old one and retry next time.
                 configuration.client.logHandler?(.error, "cannot replace the producer handle: \(error)")
@@ -140,10 +146,7 @@ public final class KafkaProducer: Sendable {
         topicKeeper.ensureInBackground(because: "the producer handle was replaced")
         Task.detached { [self] in
             _ = await failed.poller.shutdown(timeout: .zero)
-            let old = failed.context.counters
-            retiredCounters.withLock {
-                $0 = KafkaProducerCounters(delivered: $0.delivered + old.delivered, failed: $0.failed + old.failed)
-            }
+            retired.withLock { $0.finish(failed) }
         }
         return replacement
     }
