@@ -155,13 +155,33 @@ struct ProviderChaosRun {
     /// Polls until every purchase made by `time` is projected; returns when (seconds since the start), or nil.
     private func waitUntilProjected(_ check: PurchaseCheck, _ ledger: PurchaseLedger, madeBy time: Double, timeout: Duration) async -> Double? {
         let clock = ContinuousClock()
-        let deadline = clock.now + timeout
+        let started = clock.now
+        let deadline = started + timeout
+        // Said once after a while, and again at the deadline: which purchases the wait is for,
+        // so a slow or failed recovery names what to look for in the stack's logs.
+        var nextReport = started + .seconds(30)
+        var latest: PurchaseCheck.Result?
         while clock.now < deadline {
             let due = ledger.purchases.filter { $0.createdAt <= time }
-            if let result = try? await check.run(due), result.complete { return session.now() }
+            if let result = try? await check.run(due) {
+                if result.complete { return session.now() }
+                latest = result
+            }
+            if clock.now >= nextReport, let latest {
+                reportWaiting(latest, since: started, clock: clock)
+                nextReport = deadline
+            }
             try? await Task.sleep(for: .seconds(1))
         }
+        if let latest { reportWaiting(latest, since: started, clock: clock) }
         return nil
+    }
+
+    private func reportWaiting(_ result: PurchaseCheck.Result, since started: ContinuousClock.Instant, clock: ContinuousClock) {
+        let waiting = result.lost + result.appliedTwice
+        let examples = waiting.prefix(5).joined(separator: "; ")
+        DemoSession.say(
+            "  still waiting after \(fmt((clock.now - started).inSeconds)) s for \(waiting.count) purchase(s), e.g. \(examples)")
     }
 
     /// The sandbox's delivery rate on a healthy stack: a batch of Lemon

@@ -1,3 +1,4 @@
+import Foundation
 import Postgres
 
 /// Compares the projection with the purchases the sandbox made: each one
@@ -37,7 +38,9 @@ struct PurchaseCheck: Sendable {
         for purchase in purchases {
             let key = "\(purchase.provider.rawValue):\(purchase.id)"
             if statuses[key] != purchase.status {
-                result.lost.append("\(key) is \(statuses[key] ?? "absent"), the sandbox says \(purchase.status)")
+                result.lost.append(
+                    "\(key) (bought at \(String(format: "%.1f", purchase.createdAt)) s) is \(statuses[key] ?? "absent"), the sandbox says \(purchase.status)"
+                )
             }
             if let count = payments[key], count > 1 {
                 result.appliedTwice.append("\(key) has \(count) payments rows for one charge")
