@@ -42,19 +42,23 @@ final class RDKafkaConsumerLoop: @unchecked Sendable {
 
     let consumerID: UInt64
     let state: RDKafkaConsumerState
-    private let client: RDKafkaClient
+    let client: RDKafkaClient
     private let consumerQueue: OpaquePointer
     private let inbox = Mutex(Inbox())
     private let wake = DispatchSemaphore(value: 0)
     private let maxBatchSize: Int
     private let maxBatchWait: Duration
     private let autoOffsetReset: KafkaAutoOffsetReset
-    private let clock = ContinuousClock()
+    let clock = ContinuousClock()
     /// How often, after a broker loss, the loop checks whether the topics are
     /// back (see ``rejoinAfterBrokerLoss()``), and how long it waits for them.
     static let rejoinCheckInterval: Duration = .seconds(1)
     static let rejoinPatience: Duration = .seconds(300)
     private var nextRejoinCheck = ContinuousClock.now
+    /// When ``restartLogsThatLostRecords()`` looks next.
+    var nextLogLengthCheck = ContinuousClock.now
+    /// The group's committed offset of each owned partition when it was assigned, by assignment epoch.
+    var committedAtAssignment: [KafkaTopicPartition: (epoch: UInt64, offset: Int64)] = [:]
 
     init(client: RDKafkaClient, state: RDKafkaConsumerState, configuration: KafkaConsumerConfiguration) {
         self.client = client
@@ -170,6 +174,7 @@ final class RDKafkaConsumerLoop: @unchecked Sendable {
                 poll(timeoutMilliseconds: pollTimeout(for: demands.first))
                 rewindOpenGaps()
                 rejoinAfterBrokerLoss()
+                restartLogsThatLostRecords()
             } else {
                 // Full and nobody asking: stop fetching until someone does.
                 _ = wake.wait(timeout: .now() + .milliseconds(100))
@@ -354,7 +359,7 @@ final class RDKafkaConsumerLoop: @unchecked Sendable {
 
     /// Moves the partition's fetch position back to `offset`, waiting until
     /// librdkafka has purged what it fetched from the old position.
-    private func rewind(_ partition: KafkaTopicPartition, to offset: Int64) {
+    func rewind(_ partition: KafkaTopicPartition, to offset: Int64) {
         guard let list = rd_kafka_topic_partition_list_new(1) else { return }
         defer { rd_kafka_topic_partition_list_destroy(list) }
         rd_kafka_topic_partition_list_add(list, partition.topic, partition.partition)?.pointee.offset = offset
@@ -384,6 +389,13 @@ final class RDKafkaConsumerLoop: @unchecked Sendable {
             throw KafkaError(.foreignBatch, reason: "the batch was handed out by another consumer")
         }
         var result = KafkaCommitResult(committed: [:], skipped: [:])
+        if state.rejoinWantedSince != nil {
+            // The broker may have lost its logs: these offsets may be past the
+            // end of the new ones, where the group would then start reading.
+            // The rejoin that follows reads from what was committed before.
+            for partition in batch.nextOffsets.keys { result.skipped[partition] = .rebalanceInProgress }
+            return result
+        }
         var pending: [KafkaTopicPartition: Int64] = [:]
         for (partition, next) in batch.nextOffsets {
             guard let epoch = state.owned[partition], epoch == batch.assignmentEpochs[partition] else {
