@@ -51,6 +51,8 @@ done
 new "$dir/auth_jwt_secret" 0400 "$uid:$uid" "$(openssl rand -hex 32)"
 # The checkout signs each checkout's user and checkout ids with it, the projector checks them.
 new "$dir/ownership_proof_key" 0400 "$uid:$uid" "$(openssl rand -hex 32)"
+# The keys it replaced, still accepted (empty until the first rotation).
+new "$dir/ownership_proof_previous_keys" 0400 "$uid:$uid" ""
 
 if [ "${1:-}" = "--demo" ]; then
   # Any values work: the sandbox and the services read the same files.

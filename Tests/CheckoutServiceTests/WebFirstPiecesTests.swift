@@ -29,6 +29,30 @@ import Webhooks
         #expect(RedemptionTokens(ownership: try OwnershipProof(key: Secret("another-key-that-is-long-enough-0123456789")))!.token(for: id) != token)
     }
 
+    /// After the ownership proof's key rotates (the old key kept as a previous
+    /// one), tokens and links made before stay valid; new ones use the new key.
+    @Test func anonymousTokensAndRedemptionLinksOutliveAKeyRotation() throws {
+        let clock: @Sendable () -> Date = { Date() }
+        let newKey = try OwnershipProof.Key(id: "k2", secret: Secret("the-next-key-0123456789abcdef0123456789abcdef"))
+        let rotated = try OwnershipProof(
+            current: newKey, previous: [.init(secret: Secret("0123456789abcdef0123456789abcdef-test-only"))])
+        let before = try #require(AnonymousUsers(ownership: Self.ownership, now: clock)).mint()
+        let users = try #require(AnonymousUsers(ownership: rotated, now: clock))
+        #expect(users.verify(before.token) == before.appUserId, "a token minted under the previous key")
+        let after = try users.mint()
+        #expect(AnonymousUsers(ownership: Self.ownership, now: clock)?.verify(after.token) == nil, "new tokens use the new key")
+        #expect(users.verify(after.token) == after.appUserId)
+
+        let id = UUID()
+        let oldToken = try #require(RedemptionTokens(ownership: Self.ownership)).token(for: id)
+        let tokens = try #require(RedemptionTokens(ownership: rotated))
+        #expect(tokens.token(for: id) != oldToken, "a new link is made under the new key")
+        #expect(tokens.token(for: id, hash: RedemptionTokens.hash(oldToken)) == oldToken, "the stored link is shown again as issued")
+        #expect(tokens.token(for: id, hash: RedemptionTokens.hash(tokens.token(for: id))) == tokens.token(for: id))
+        let dropped = try OwnershipProof(current: newKey)
+        #expect(RedemptionTokens(ownership: dropped)?.token(for: id, hash: RedemptionTokens.hash(oldToken)) == nil, "its key removed")
+    }
+
     @Test func clientAddressesCountIPv6ByTheirSlash64AndTrustTheGatewayOnlyWhenTold() {
         #expect(ClientAddress.prefix(of: "203.0.113.9") == "203.0.113.9")
         #expect(ClientAddress.prefix(of: "2001:db8:0:12:aaaa::1") == "2001:db8:0:12::/64")

@@ -19,16 +19,21 @@ struct AnonymousUsers: Sendable {
     static let lifetime: TimeInterval = 365 * 86_400
 
     private let signer: JWTSigner
-    private let verifier: JWTVerifier
+    /// One per key of the ownership proof's ring, the current one first: a
+    /// token made before a rotation stays valid for its whole life.
+    private let verifiers: [JWTVerifier]
     let now: @Sendable () -> Date
 
     /// nil when the ownership proof has no key (no anonymous users then).
     init?(ownership: OwnershipProof, now: @escaping @Sendable () -> Date) {
-        guard let secret = ownership.derivedSecret(purpose: "anonymous-user-token"),
-            let signer = try? JWTSigner(hs256Secret: secret), let key = try? JWTVerificationKey.hs256(secret: secret)
-        else { return nil }
+        let secrets = ownership.derivedSecrets(purpose: "anonymous-user-token")
+        guard let current = secrets.first, let signer = try? JWTSigner(hs256Secret: current) else { return nil }
+        let verifiers = secrets.compactMap { secret in
+            (try? JWTVerificationKey.hs256(secret: secret)).map { JWTVerifier(key: $0, issuer: Self.issuer, now: now) }
+        }
+        guard verifiers.count == secrets.count else { return nil }
         self.signer = signer
-        self.verifier = JWTVerifier(key: key, issuer: Self.issuer, now: now)
+        self.verifiers = verifiers
         self.now = now
     }
 
@@ -55,8 +60,10 @@ struct AnonymousUsers: Sendable {
     /// The anonymous id of a valid anonymous token; nil for anything else
     /// (another issuer's token, a forged, expired or malformed one).
     func verify(_ token: String) -> String? {
-        guard let claims = try? verifier.verify(token), let subject = claims.subject, Self.isAnonymousID(subject) else { return nil }
-        return subject
+        for verifier in verifiers {
+            if let claims = try? verifier.verify(token), let subject = claims.subject, Self.isAnonymousID(subject) { return subject }
+        }
+        return nil
     }
 
     /// Whether `id` has the shape of an id ``mint()`` makes.

@@ -11,15 +11,27 @@ import Webhooks
 struct RedemptionTokens: Sendable {
     /// Length of a token.
     static let length = 43
-    private let secret: [UInt8]
+    /// Under every key of the ownership proof's ring, the current one first.
+    private let secrets: [[UInt8]]
 
     /// nil when the ownership proof has no key.
     init?(ownership: OwnershipProof) {
-        guard let secret = ownership.derivedSecret(purpose: "redemption-token") else { return nil }
-        self.secret = secret
+        secrets = ownership.derivedSecrets(purpose: "redemption-token")
+        guard !secrets.isEmpty else { return nil }
     }
 
+    /// A new redemption's token, under the current key.
     func token(for redemptionID: UUID) -> String {
+        Self.token(for: redemptionID, secret: secrets[0])
+    }
+
+    /// The token a stored redemption was issued with: the one, under any key
+    /// of the ring, whose hash is `hash`; nil when its key was removed.
+    func token(for redemptionID: UUID, hash: [UInt8]) -> String? {
+        secrets.lazy.map { Self.token(for: redemptionID, secret: $0) }.first { Self.hash($0) == hash }
+    }
+
+    private static func token(for redemptionID: UUID, secret: [UInt8]) -> String {
         Base64URL.encode(HMAC.sha256(key: secret, message: Array(redemptionID.uuidString.lowercased().utf8)))
     }
 

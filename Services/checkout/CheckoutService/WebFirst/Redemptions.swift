@@ -38,15 +38,16 @@ struct Redemptions: Sendable {
         let p = purchase.reference
         let rows = try await pool.query(
             """
-            SELECT redemption_id, expires_at, redeemed_by IS NOT NULL FROM checkout_redemptions
+            SELECT redemption_id, token_hash, expires_at, redeemed_by IS NOT NULL FROM checkout_redemptions
             WHERE provider = \(p.provider) AND purchase_type = \(p.type.rawValue) AND purchase_id = \(p.id)
                 AND (via = 'completion_page' OR redeemed_by IS NOT NULL)
             ORDER BY redeemed_by IS NOT NULL DESC, created_at DESC LIMIT 1
             """)
         if let row = rows.first {
-            let (id, expires, redeemed) = try row.decode((UUID, Date, Bool).self)
+            let (id, hash, expires, redeemed) = try row.decode((UUID, [UInt8], Date, Bool).self)
             if redeemed { return nil }
-            if expires > now() { return Link(token: tokens.token(for: id), expiresAt: expires) }
+            // Shown again as issued, even after a key rotation; a link whose key is gone is replaced.
+            if expires > now(), let token = tokens.token(for: id, hash: hash) { return Link(token: token, expiresAt: expires) }
         }
         return try await issue(for: purchase, checkoutID: checkoutID, via: "completion_page", ref: ref, logger: logger)
     }

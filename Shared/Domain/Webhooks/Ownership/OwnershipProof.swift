@@ -19,6 +19,13 @@ import BillingModel
 /// so no two pairs encode alike (`("ab", "c")` and `("a", "bc")` differ) and a
 /// later format (`v2`) can never verify as this one. The key never appears in
 /// a description, a log or an error.
+///
+/// The key rotates: proofs come back in webhooks for as long as a
+/// subscription renews, so the keys it replaced stay in
+/// `OWNERSHIP_PROOF_PREVIOUS_KEYS` and still verify. A key with an id
+/// (`OWNERSHIP_PROOF_KEY_ID`) makes proofs `<id>.<hex>`, checked under that
+/// key only; a proof without an id is checked under every key (the form
+/// made before ids existed, and under a key without one).
 public struct OwnershipProof: Sendable, CustomStringConvertible {
     /// The variable the key is read from (or `OWNERSHIP_PROOF_KEY_FILE`).
     public static var keyVariable: String { Setting.ownershipProofKey.name }
@@ -34,33 +41,69 @@ public struct OwnershipProof: Sendable, CustomStringConvertible {
     /// Why a key cannot be used.
     public enum KeyError: Error, Equatable, CustomStringConvertible {
         case tooShort(bytes: Int)
+        case badKeyID(String)
+        case duplicateKeyID(String)
 
         public var description: String {
             switch self {
             case .tooShort(let bytes):
                 "must be at least \(OwnershipProof.minimumKeyBytes) bytes (it has \(bytes)); generate one with: openssl rand -hex 32"
+            case .badKeyID(let id):
+                "key id \"\(id)\" must be 1 to 16 lowercase letters, digits or dashes"
+            case .duplicateKeyID(let id):
+                "key id \"\(id)\" names two keys"
             }
         }
     }
 
-    /// nil only in the placeholder ``configured(key:reader:)`` returns after a problem.
-    private let key: Secret?
+    /// One key of the ring: its secret and the id its proofs name.
+    public struct Key: Sendable {
+        public let id: String?
+        let secret: Secret
+
+        /// - Throws: ``KeyError/tooShort(bytes:)`` for a secret under
+        ///   ``minimumKeyBytes`` bytes of UTF-8, ``KeyError/badKeyID(_:)``.
+        public init(id: String? = nil, secret: Secret) throws(KeyError) {
+            guard secret.bytes.count >= OwnershipProof.minimumKeyBytes else { throw .tooShort(bytes: secret.bytes.count) }
+            if let id, !Self.isValidID(id) { throw .badKeyID(id) }
+            self.id = id
+            self.secret = secret
+        }
+
+        static func isValidID(_ id: String) -> Bool {
+            (1...16).contains(id.utf8.count)
+                && id.utf8.allSatisfy { (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) || $0 == 0x2D }
+        }
+    }
+
+    /// The current key first, then the ones it replaced; empty only in the
+    /// placeholder ``configured(key:reader:)`` returns after a problem.
+    private let keys: [Key]
 
     /// - Throws: ``KeyError/tooShort(bytes:)`` for a key under ``minimumKeyBytes`` bytes of UTF-8.
     public init(key: Secret) throws(KeyError) {
-        guard key.bytes.count >= Self.minimumKeyBytes else { throw .tooShort(bytes: key.bytes.count) }
-        self.key = key
+        try self.init(current: Key(secret: key))
+    }
+
+    /// A ring: proofs are made under `current`, and verify under it or any of `previous`.
+    /// - Throws: ``KeyError/duplicateKeyID(_:)`` when two keys share an id.
+    public init(current: Key, previous: [Key] = []) throws(KeyError) {
+        var seen: Set<String> = []
+        for id in ([current] + previous).compactMap(\.id) where !seen.insert(id).inserted { throw .duplicateKeyID(id) }
+        keys = [current] + previous
     }
 
     /// The placeholder: makes no proof (``proof(checkoutID:appUserID:)`` is
     /// empty) and accepts none.
-    private init() {
-        key = nil
+    init() {
+        keys = []
     }
 
-    /// The proof for `appUserID` owning checkout `checkoutID`: 64 lowercase hex digits.
+    /// The proof for `appUserID` owning checkout `checkoutID`: 64 lowercase
+    /// hex digits, after `<key id>.` when the current key has an id.
     public func proof(checkoutID: String, appUserID: String) -> String {
-        mac(checkoutID: checkoutID, appUserID: appUserID).map(Hex.encode) ?? ""
+        guard let current = keys.first else { return "" }
+        return Self.label(current) + Hex.encode(Self.mac(current, checkoutID: checkoutID, appUserID: appUserID))
     }
 
     /// The proof that Storefront made checkout `checkoutID` for nobody yet (a
@@ -69,15 +112,14 @@ public struct OwnershipProof: Sendable, CustomStringConvertible {
     /// never pass for a user's proof (nor the reverse). It proves the checkout
     /// id only; the purchase gets an owner when its redemption token is redeemed.
     public func proof(anonymousCheckoutID checkoutID: String) -> String {
-        anonymousMAC(checkoutID: checkoutID).map(Hex.encode) ?? ""
+        guard let current = keys.first else { return "" }
+        return Self.label(current) + Hex.encode(Self.anonymousMAC(current, checkoutID: checkoutID))
     }
 
     /// Whether `proof` is ``proof(anonymousCheckoutID:)`` for exactly this checkout (constant time).
     public func verify(_ proof: String, anonymousCheckoutID checkoutID: String) -> Bool {
-        guard !checkoutID.isEmpty, proof.utf8.count == Self.proofLength, let given = Hex.decode(proof),
-            let expected = anonymousMAC(checkoutID: checkoutID)
-        else { return false }
-        return constantTimeEquals(expected, given)
+        guard !checkoutID.isEmpty else { return false }
+        return matches(proof) { Self.anonymousMAC($0, checkoutID: checkoutID) }
     }
 
     /// A secret for another use of the same key (anonymous users' tokens,
@@ -85,7 +127,17 @@ public struct OwnershipProof: Sendable, CustomStringConvertible {
     /// made for one purpose never verifies for another and the key itself is
     /// never used twice. nil for the placeholder.
     public func derivedSecret(purpose: String) -> [UInt8]? {
-        key.map { HMAC.sha256(key: $0.bytes, message: Self.message(fields: ["storefront.derived-secret.v1", purpose])) }
+        keys.first.map { Self.derive($0, purpose: purpose) }
+    }
+
+    /// ``derivedSecret(purpose:)`` under every key of the ring, the current
+    /// one first: what a value made before a rotation is checked against.
+    public func derivedSecrets(purpose: String) -> [[UInt8]] {
+        keys.map { Self.derive($0, purpose: purpose) }
+    }
+
+    private static func derive(_ key: Key, purpose: String) -> [UInt8] {
+        HMAC.sha256(key: key.secret.bytes, message: message(fields: ["storefront.derived-secret.v1", purpose]))
     }
 
     /// Whether `proof` is the proof for exactly this pair. The comparison runs
@@ -93,11 +145,29 @@ public struct OwnershipProof: Sendable, CustomStringConvertible {
     /// for any other pair or under any other key is refused, and so are empty
     /// ids (Storefront never makes a checkout without both).
     public func verify(_ proof: String, checkoutID: String, appUserID: String) -> Bool {
-        guard !checkoutID.isEmpty, !appUserID.isEmpty, proof.utf8.count == Self.proofLength, let given = Hex.decode(proof),
-            let expected = mac(checkoutID: checkoutID, appUserID: appUserID)
-        else { return false }
-        return constantTimeEquals(expected, given)
+        guard !checkoutID.isEmpty, !appUserID.isEmpty else { return false }
+        return matches(proof) { Self.mac($0, checkoutID: checkoutID, appUserID: appUserID) }
     }
+
+    /// Whether `proof` is `expected` under the key it names, or, naming
+    /// none, under any key. Every candidate is compared in constant time.
+    private func matches(_ proof: String, _ expected: (Key) -> [UInt8]) -> Bool {
+        let (id, digits) = Self.split(proof)
+        guard digits.utf8.count == Self.proofLength, let given = Hex.decode(String(digits)) else { return false }
+        var found = false
+        for key in keys where id == nil || key.id == id {
+            found = constantTimeEquals(expected(key), given) || found
+        }
+        return found
+    }
+
+    /// `<id>.<hex>` into its parts; a proof without a dot has no id.
+    private static func split(_ proof: String) -> (id: String?, digits: Substring) {
+        guard let dot = proof.firstIndex(of: ".") else { return (nil, Substring(proof)) }
+        return (String(proof[..<dot]), proof[proof.index(after: dot)...])
+    }
+
+    private static func label(_ key: Key) -> String { key.id.map { "\($0)." } ?? "" }
 
     /// The bytes the HMAC covers: ``domainTag``, then each field length-prefixed.
     static func message(checkoutID: String, appUserID: String) -> [UInt8] {
@@ -116,37 +186,13 @@ public struct OwnershipProof: Sendable, CustomStringConvertible {
         return message
     }
 
-    private func mac(checkoutID: String, appUserID: String) -> [UInt8]? {
-        key.map { HMAC.sha256(key: $0.bytes, message: Self.message(checkoutID: checkoutID, appUserID: appUserID)) }
+    private static func mac(_ key: Key, checkoutID: String, appUserID: String) -> [UInt8] {
+        HMAC.sha256(key: key.secret.bytes, message: message(checkoutID: checkoutID, appUserID: appUserID))
     }
 
-    private func anonymousMAC(checkoutID: String) -> [UInt8]? {
-        key.map { HMAC.sha256(key: $0.bytes, message: Self.message(fields: [Self.anonymousDomainTag, checkoutID])) }
+    private static func anonymousMAC(_ key: Key, checkoutID: String) -> [UInt8] {
+        HMAC.sha256(key: key.secret.bytes, message: message(fields: [anonymousDomainTag, checkoutID]))
     }
 
-    public var description: String { "OwnershipProof(key: <redacted>)" }
-
-    /// The proof maker for a key a service read with
-    /// `reader.required.secret(.ownershipProofKey)` (the variable, or the
-    /// file named by `OWNERSHIP_PROOF_KEY_FILE`). The read itself stays in
-    /// each service's configuration, spelled out, because
-    /// `scripts/check_compose.py` learns which binaries require a variable
-    /// from their source, and every binary links this module. Every service
-    /// that makes or checks proofs (checkout, subscription-projector) must be
-    /// given the same key.
-    ///
-    /// A key under ``minimumKeyBytes`` bytes is reported to `reader` as a
-    /// problem of `OWNERSHIP_PROOF_KEY` (the key is never echoed); an empty
-    /// one is not reported again (unset, or an unreadable file: the read did).
-    /// - Returns: the proof maker; after a problem (the reader's `finish()`
-    ///   then throws), a placeholder that makes no proof and accepts none.
-    public static func configured(key: Secret, reader: inout ConfigReader) -> OwnershipProof {
-        guard !key.isEmpty else { return OwnershipProof() }
-        do {
-            return try OwnershipProof(key: key)
-        } catch {
-            reader.report(keyVariable, error.description)
-            return OwnershipProof()
-        }
-    }
+    public var description: String { "OwnershipProof(keys: \(keys.count) <redacted>)" }
 }
