@@ -59,17 +59,10 @@ import Testing
         }
     }
 
-    static func read(_ environment: [String: String]) -> (OwnershipProof, [ConfigurationProblem]) {
-        var reader = ConfigReader(Environment(environment))
-        let key = reader.required.secret(.ownershipProofKey)
-        let proof = OwnershipProof.configured(key: key, reader: &reader)
-        return (proof, reader.problems)
-    }
-
     @Test func theRingComesFromTheEnvironment() throws {
         let old = try OwnershipProof(current: .init(id: "k1", secret: Self.first)).proof(checkoutID: "c", appUserID: "u")
         let legacy = try OwnershipProof(key: Self.second).proof(checkoutID: "c", appUserID: "u")
-        let (ring, none) = Self.read([
+        let (ring, none) = OwnershipProofTests.read([
             "OWNERSHIP_PROOF_KEY": Self.third.reveal(), "OWNERSHIP_PROOF_KEY_ID": "k3",
             "OWNERSHIP_PROOF_PREVIOUS_KEYS": " k1:\(Self.first.reveal()) , \(Self.second.reveal()),",
         ])
@@ -78,13 +71,13 @@ import Testing
         #expect(ring.verify(legacy, checkoutID: "c", appUserID: "u"))
         #expect(ring.proof(checkoutID: "c", appUserID: "u").hasPrefix("k3."))
 
-        let (_, short) = Self.read(["OWNERSHIP_PROOF_KEY": Self.third.reveal(), "OWNERSHIP_PROOF_PREVIOUS_KEYS": "k1:too-short-a-key"])
+        let (_, short) = OwnershipProofTests.read(["OWNERSHIP_PROOF_KEY": Self.third.reveal(), "OWNERSHIP_PROOF_PREVIOUS_KEYS": "k1:too-short-a-key"])
         #expect(short.map(\.variable) == ["OWNERSHIP_PROOF_PREVIOUS_KEYS"])
         #expect(short.first?.message.contains("entry 1") == true)
         #expect(short.first?.message.contains("too-short-a-key") == false, "a key is never echoed")
-        let (_, badID) = Self.read(["OWNERSHIP_PROOF_KEY": Self.third.reveal(), "OWNERSHIP_PROOF_KEY_ID": "Key 3"])
+        let (_, badID) = OwnershipProofTests.read(["OWNERSHIP_PROOF_KEY": Self.third.reveal(), "OWNERSHIP_PROOF_KEY_ID": "Key 3"])
         #expect(badID.map(\.variable) == ["OWNERSHIP_PROOF_KEY"])
-        let (placeholder, repeated) = Self.read([
+        let (placeholder, repeated) = OwnershipProofTests.read([
             "OWNERSHIP_PROOF_KEY": Self.third.reveal(), "OWNERSHIP_PROOF_KEY_ID": "k3", "OWNERSHIP_PROOF_PREVIOUS_KEYS": "k3:\(Self.first.reveal())",
         ])
         #expect(repeated.map(\.variable) == ["OWNERSHIP_PROOF_PREVIOUS_KEYS"])
