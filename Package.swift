@@ -108,6 +108,8 @@ let package = Package(
         platform("TokenVerification", ["Timing", "CryptoPrimitives", "HTTPClient", "ServiceRuntime", "Telemetry"]),
         platform("ServiceRuntime", ["Timing", "ServiceSettings", "Telemetry"]),
         platform("HTTPServer", ["Timing", "ServiceSettings", "CMicroHTTPD", "JSONCodec", "ServiceRuntime", "Telemetry", "HTTPPrimitives"]),
+        // Pruning in bounded batches (RetentionJob): each service that owns a table declares its rules.
+        platform("Retention", ["Postgres", "ServiceRuntime", "ServiceSettings", "Telemetry"]),
 
         // MARK: - Domain layer (Shared/Domain; may import the platform)
         // The values every service shares: providers, billing events, snapshots, commands, topics, API records.
@@ -185,7 +187,8 @@ let package = Package(
         .target(
             name: "ProjectorService",
             dependencies: [
-                "Timing", "ServiceSettings", "BillingModel", "Webhooks", "ProjectionStore", "Entitlements", "Postgres", "Kafka", "HTTPServer",
+                "Timing", "ServiceSettings", "BillingModel", "Webhooks", "ProjectionStore", "Entitlements", "Postgres", "Retention", "Kafka",
+                "HTTPServer",
                 "ServiceRuntime", "Telemetry",
             ],
             path: "Services/subscription-projector/ProjectorService", swiftSettings: strict, linkerSettings: vendoredLibraries),
@@ -196,6 +199,7 @@ let package = Package(
             name: "CheckoutService",
             dependencies: [
                 "Timing", "ServiceSettings", "Catalog", "BillingModel", "Providers", "ProviderBudget", "ProjectionStore", "Entitlements", "Postgres",
+                "Retention",
                 "Kafka", "CryptoPrimitives", "HTTPServer", "ServiceRuntime", "Telemetry", "TokenVerification", "Webhooks", "ProviderConfiguration",
                 "JSONCodec",
             ],
@@ -228,7 +232,8 @@ let package = Package(
         .target(
             name: "WebhookSenderService",
             dependencies: [
-                "Timing", "ServiceSettings", "CryptoPrimitives", "HTTPClient", "HTTPServer", "Kafka", "BillingModel", "Postgres", "ServiceRuntime",
+                "Timing", "ServiceSettings", "CryptoPrimitives", "HTTPClient", "HTTPServer", "Kafka", "BillingModel", "Postgres", "Retention",
+                "ServiceRuntime",
                 "Telemetry",
             ],
             path: "Services/webhook-sender/WebhookSenderService", swiftSettings: strict, linkerSettings: vendoredLibraries),
@@ -345,6 +350,7 @@ let package = Package(
         tests("HTTPServerTests", ["HTTPServer", "Telemetry", "TestSupport"]),
         tests("ServiceRuntimeTests", ["ServiceSettings", "ServiceRuntime", "Telemetry", "TestSupport", "Timing"]),
         tests("PostgresTests", ["ServiceSettings", "Postgres"]),
+        tests("RetentionTests", ["ServiceSettings", "Retention"]),
         // CRdKafka: librdkafka's mock cluster injects broker errors into a producer, with no server.
         tests("KafkaTests", ["ServiceSettings", "CRdKafka", "Kafka", "ServiceRuntime", "Telemetry"], linker: vendoredLibraries),
         tests(
@@ -415,7 +421,8 @@ let package = Package(
             "ProjectorServiceIntegrationTests",
             [
                 "ServiceSettings", "TestSupport", "ProjectorService", "ProjectionStore", "Entitlements", "BillingModel", "Postgres", "Kafka",
-                "CryptoPrimitives", "ServiceRuntime", "Telemetry", "HTTPServer", "Webhooks", "JSONCodec",
+                "CryptoPrimitives", "ServiceRuntime", "Telemetry", "HTTPServer", "Webhooks", "JSONCodec", "Retention", "CheckoutService",
+                "WebhookSenderService",
             ],
             linker: vendoredLibraries),
         tests(
@@ -423,7 +430,7 @@ let package = Package(
             [
                 "ServiceSettings", "Catalog", "SeedModels", "TestSupport", "CheckoutService", "BillingModel", "Providers", "ProviderBudget",
                 "ProjectionStore", "Postgres", "Kafka", "CryptoPrimitives", "HTTPServer", "HTTPClient", "ServiceRuntime", "Telemetry",
-                "SandboxServer", "SandboxKit", "ProviderConfiguration", "Webhooks", "JSONCodec",
+                "SandboxServer", "SandboxKit", "ProviderConfiguration", "Webhooks", "JSONCodec", "Retention",
             ], linker: vendoredLibraries),
         // A provider declared in the test target alone (TestPay), flowing from its webhook to
         // the entitlement answer through the real receiver, broker, projector and database.
@@ -444,14 +451,17 @@ let package = Package(
             ], linker: vendoredLibraries),
         tests(
             "WebhookSenderServiceIntegrationTests",
-            ["CryptoPrimitives", "Kafka", "BillingModel", "Postgres", "ServiceRuntime", "Telemetry", "TestSupport", "WebhookSenderService"],
+            [
+                "CryptoPrimitives", "Kafka", "BillingModel", "Postgres", "ServiceRuntime", "Telemetry", "TestSupport", "WebhookSenderService",
+                "Retention",
+            ],
             linker: vendoredLibraries),
         tests(
             "StorefrontCLIIntegrationTests",
             [
                 "ServiceSettings", "StorefrontCLI", "CheckoutService", "ReconcilerService", "TestSupport", "CryptoPrimitives", "Kafka",
                 "BillingModel", "Postgres", "ProjectionStore", "Entitlements", "ProviderBudget", "ServiceRuntime", "Telemetry",
-                "WebhookSenderService", "Catalog",
+                "WebhookSenderService", "Catalog", "Retention", "ProjectorService",
             ], linker: vendoredLibraries),
 
         // End-to-end

@@ -36,7 +36,6 @@ import Testing
             }
         }
 
-        func sweep(endedBefore cutoff: Date) async throws -> Int { 0 }
     }
 
     static let secret = Array("user-quota-tests-hs256-secret-0123456789".utf8)

@@ -35,7 +35,7 @@ import Testing
                 "DATABASE_URL: required but not set",
                 "DEBUG: expected one of true, false, 1, 0, yes, no, on, off, got \"maybe\"",
                 "MODE: expected one of live, sandbox, got \"prod\"",
-                "TIMEOUT: expected a duration in seconds (e.g. 30, 1.5, 250ms, 5m), got \"-3\"",
+                "TIMEOUT: expected a duration in seconds (e.g. 30, 1.5, 250ms, 5m, 30d), got \"-3\"",
                 "RATIO: expected a number, got \"x\"",
                 "BROKER_URL: required but not set",
             ])
@@ -58,7 +58,7 @@ import Testing
     @Test func parsesEveryType() throws {
         let environment = Environment([
             "PORT": "9000", "RATIO": "0.25", "ON": "YES", "OFF": "0", "ON2": " on ", "OFF2": "Off", "URL": "postgres://u@h:5432/db",
-            "T1": "1.5", "T2": "250ms", "T3": "2m", "MODE": "Live", "LIST": " a, b ,,c ", "PORTS": "1,2",
+            "T1": "1.5", "T2": "250ms", "T3": "2m", "T4": "30d", "MODE": "Live", "LIST": " a, b ,,c ", "PORTS": "1,2",
         ])
         var reader = ConfigReader(environment)
         #expect(reader.required.int(.named("PORT"), in: 1...65535) == 9000)
@@ -72,6 +72,7 @@ import Testing
         #expect(reader.duration(.named("T1")) == .milliseconds(1500))
         #expect(reader.duration(.named("T2")) == .milliseconds(250))
         #expect(reader.duration(.named("T3")) == .seconds(120))
+        #expect(reader.duration(.named("T4")) == .seconds(30 * 86_400))
         #expect(reader.required.enumeration(.named("MODE"), as: Mode.self) == .live)
         #expect(reader.list(.named("LIST")) == ["a", "b", "c"])
         #expect(reader.value(.named("PORTS"), .list(of: .int())) == [1, 2])

@@ -6,6 +6,8 @@ import Postgres
 import ProjectionStore
 import Entitlements
 import ProviderBudget
+import ProjectorService
+import Retention
 import ReconcilerService
 import ServiceRuntime
 import StorefrontCLI
@@ -78,6 +80,16 @@ import WebhookSenderService
         }
     }
 
+    /// Runs `rules` once through `pool` (a service's role) and expects every
+    /// rule to have run: a refused statement would leave its rule out.
+    static func expectRetentionRuns(_ pool: PostgresPool, _ rules: [RetentionRule], sourceLocation: SourceLocation = #_sourceLocation) async {
+        let job = RetentionJob(
+            pool: pool, rules: rules, schedule: RetentionSchedule(batchSize: 10, batchPause: .zero), registry: MetricsRegistry(),
+            logger: Logger(service: "tests", minimumLevel: .critical))
+        let outcomes = await job.runOnce()
+        #expect(outcomes.keys.sorted() == rules.map(\.name).sorted(), sourceLocation: sourceLocation)
+    }
+
     static func expectDenied(_ pool: PostgresPool, _ statement: PostgresQuery, sourceLocation: SourceLocation = #_sourceLocation) async {
         do {
             try await pool.execute(statement)
@@ -133,8 +145,10 @@ import WebhookSenderService
                 let due = try await deliveries.claimDue(limit: 10, lease: .seconds(30))
                 #expect(due.map(\.eventID) == ["evt-roles"])
                 try await deliveries.record(due[0], outcome: .delivered(status: 204), retryAt: nil)
+                // Its retention job deletes delivered and dead deliveries.
+                await Self.expectRetentionRuns(sender, DeliveryRetention().rules)
                 for statement in Self.nobodyMay + [
-                    "UPDATE webhook_endpoints SET url = 'https://evil.example'", "DELETE FROM webhook_endpoints", "DELETE FROM webhook_deliveries",
+                    "UPDATE webhook_endpoints SET url = 'https://evil.example'", "DELETE FROM webhook_endpoints",
                     "SELECT * FROM subscriptions", "SELECT * FROM entitlement_outbox",
                 ] {
                     await Self.expectDenied(sender, statement)
@@ -153,25 +167,24 @@ import WebhookSenderService
                 let snapshot = try await reader.snapshot(for: ProjectionUser(appUserID: "user-1", verifiedEmail: nil))
                 #expect(snapshot.subscriptions.map(\.subscriptionID) == ["7"])
                 #expect(snapshot.orders.map(\.orderID) == ["T1"])
-                // Idempotency keys: claim, answer, release, sweep.
+                // Idempotency keys: claim, answer, release.
                 let store = IdempotencyStore(pool: checkout, ttl: .seconds(86_400), wait: .milliseconds(10))
                 #expect(try await store.begin(user: "user-1", key: "k", requestHash: "h", checkoutID: "c2") == .acquired)
                 try await store.complete(user: "user-1", key: "k", response: "{}")
                 #expect(try await store.begin(user: "user-1", key: "k", requestHash: "h", checkoutID: "c3") == .replay("{}"))
                 #expect(try await store.begin(user: "user-1", key: "k2", requestHash: "h", checkoutID: "c4") == .acquired)
                 await store.release(user: "user-1", key: "k2", checkoutID: "c4")
-                #expect(try await store.sweep() == 0)
-                // Per-user quotas: count, refuse, sweep.
+                // Per-user quotas: count, refuse.
                 let quotas = PostgresUserQuotaStore(pool: checkout)
                 let limit = UserQuotaPolicy.Limit(requests: 1, window: .seconds(60))
                 #expect(try await quotas.consume(user: "user-1", action: .portal, limits: [limit], at: Date()) == nil)
                 #expect(try await quotas.consume(user: "user-1", action: .portal, limits: [limit], at: Date()) == limit)
-                _ = try await quotas.sweep(endedBefore: Date())
                 // The provider ledger it shares with the reconciler.
                 let ledger = PostgresProviderLedgerStore(pool: checkout)
                 #expect(try await ledger.take(provider: .paystack, window: LedgerWindow.start(of: Date()), ceiling: 5, at: Date()) == .granted)
                 try await ledger.pause(provider: .paystack, until: Date().addingTimeInterval(1))
-                _ = try await ledger.sweep()
+                // Its retention job prunes its own tables and the ledger.
+                await Self.expectRetentionRuns(checkout, CheckoutRetention().rules(idempotencyTTL: .seconds(86_400)))
                 // API keys: read them and record their use; making and revoking them is the operator's.
                 let keys = PostgresAPIKeyStore(pool: checkout)
                 _ = try await keys.find(keyID: "000000000000")
@@ -256,9 +269,12 @@ import WebhookSenderService
                     INSERT INTO commands (command_id, kind, provider, subscription_id, requested_at) VALUES ('c', 'cancel_requested', 'lemonsqueezy', '7', now())
                     ON CONFLICT (command_id) DO NOTHING
                     """)
+                // Its retention job deletes published outbox rows, unpaid checkouts and refresh commands, nothing else.
+                await Self.expectRetentionRuns(projector, ProjectorRetention().rules)
                 for sql in Self.nobodyMay + [
                     "UPDATE billing_events SET payload = '\\x01'",
-                    "DELETE FROM purchase_owners", "DELETE FROM orders", "DELETE FROM checkouts",
+                    "DELETE FROM purchase_owners", "DELETE FROM orders", "DELETE FROM payments", "DELETE FROM app_users",
+                    "DELETE FROM entitlement_states", "DELETE FROM user_aliases",
                     "UPDATE commands SET kind = 'x'", "SELECT * FROM commands", "SELECT app_user_id FROM commands",
                     "SELECT * FROM checkout_idempotency_keys",
                     "INSERT INTO checkout_idempotency_keys (app_user_id, idempotency_key, request_hash, state, checkout_id) VALUES ('u', 'k', 'h', 'pending', 'c')",

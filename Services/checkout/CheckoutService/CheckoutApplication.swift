@@ -7,6 +7,7 @@ import ProjectionStore
 import Entitlements
 import ProviderBudget
 import Providers
+import Retention
 import ServiceRuntime
 import Telemetry
 import TokenVerification
@@ -28,10 +29,9 @@ public struct CheckoutApplication: ServiceApplication {
     /// checks `database`, `broker` (when given: the executable's checks the
     /// broker's metadata and the producer's own deliveries), `catalog`.
     public let shell: ApplicationShell
-    /// Deletes idempotency records older than their TTL, hourly.
-    public let sweeper: PeriodicSweeper
-    /// Deletes ended quota and provider-ledger windows.
-    public let quotaSweeper: PeriodicSweeper
+    /// Prunes expired idempotency records, ended quota and provider-ledger
+    /// windows and expired redemption links (``CheckoutRetention``).
+    public let retention: RetentionJob
     /// Loads and refreshes the JWKS keys (`AUTH_JWT_JWKS_URL`); nil without JWKS URLs.
     public let tokenKeys: JWKSRefresher?
     /// The live stream's changes and waiting polls; an ``EntitlementChangeListener``
@@ -43,7 +43,7 @@ public struct CheckoutApplication: ServiceApplication {
     /// ready; until every JWKS was loaded once, `/readyz` is not ready either
     /// and tokens that need those keys are answered 503.
     public var services: [any Service] {
-        [refresher, sweeper, quotaSweeper] + (tokenKeys.map { [$0] } ?? []) + [shell.server]
+        [refresher, retention] + (tokenKeys.map { [$0] } ?? []) + [shell.server]
     }
 }
 
@@ -178,8 +178,9 @@ public func buildCheckoutApplication(
             RedeemLandingPage(appStoreURL: webFirst.appStoreURL).mount(on: $0)
             paywall.mount(on: $0)
         },
-        sweeper: .idempotency(idempotency, redemptions: redemptions, logger: logger),
-        quotaSweeper: .quotas(quotas, ledger: PostgresProviderLedgerStore(pool: pool), logger: logger),
+        retention: RetentionJob(
+            pool: pool, rules: configuration.retention.rules(idempotencyTTL: configuration.idempotencyTTL),
+            schedule: configuration.retention.schedule, registry: metrics, logger: logger, now: now),
         tokenKeys: tokenVerifier?.refresher, changes: changes)
 }
 

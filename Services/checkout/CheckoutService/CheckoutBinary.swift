@@ -7,6 +7,7 @@ import ProjectionStore
 import Entitlements
 import ProviderBudget
 import ProviderConfiguration
+import Retention
 import ServiceRuntime
 import Webhooks
 
@@ -16,7 +17,8 @@ public enum CheckoutBinary {
     public static let settings = BinarySettings(
         "checkout",
         [
-            .runtime, .httpServer, .checkout, .webFirst, .entitlementStream, .appTokens, .ownershipProof, .postgresConnection, .postgresLimits,
+            .runtime, .httpServer, .checkout, .checkoutRetention, .retention, .webFirst, .entitlementStream, .appTokens, .ownershipProof,
+            .postgresConnection, .postgresLimits,
             .entitlements,
             .kafka, .kafkaSecurity,
         ]

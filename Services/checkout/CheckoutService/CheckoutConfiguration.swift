@@ -21,7 +21,8 @@ public struct CheckoutConfiguration: Sendable {
     public var checkoutExpiry: Duration
     /// Largest JSON body accepted by the app-facing POST routes (`CHECKOUT_MAX_BODY_BYTES`, default 16 KiB).
     public var maxBodyBytes: Int
-    /// How long an idempotency key is remembered (24 h).
+    /// How long an idempotency key is remembered (`CHECKOUT_IDEMPOTENCY_TTL`,
+    /// default 24 h, 1 h to 30 days); also how long its record is kept.
     public var idempotencyTTL: Duration
     /// How long a request waits for a concurrent request with the same key
     /// to finish before answering 409 (`CHECKOUT_IDEMPOTENCY_WAIT`, default 10 s, at most 30 s).
@@ -37,6 +38,9 @@ public struct CheckoutConfiguration: Sendable {
     /// Per-user quotas of the routes that reach the provider
     /// (`CHECKOUT_QUOTA_*`; see ``UserQuotaPolicy`` for the defaults; 0 turns a limit off).
     public var quotas: UserQuotaPolicy
+    /// How long the checkout's tables keep what they no longer need
+    /// (`CHECKOUT_RETENTION_*`, `RETENTION_*`), pruned by its ``RetentionJob``.
+    public var retention = CheckoutRetention()
     /// The deployment's mode (`STOREFRONT_MODE`, read by ``DeploymentMode``,
     /// not here): the server routes take only API keys made for it. Default
     /// `test`, as the tests' keys are.
@@ -107,6 +111,13 @@ public struct CheckoutConfiguration: Sendable {
         } else {
             configuration.idempotencyWait = wait
         }
+        let ttl = reader.duration(.checkoutIdempotencyTTL, default: configuration.idempotencyTTL)
+        if ttl < .seconds(3600) || ttl > .seconds(30 * 86_400) {
+            reader.report(.checkoutIdempotencyTTL, "must be between 1h and 30d")
+        } else {
+            configuration.idempotencyTTL = ttl
+        }
+        configuration.retention = CheckoutRetention.fromEnvironment(&reader)
         let providerTimeout = reader.duration(.checkoutProviderTimeout, default: configuration.providerTimeout)
         if providerTimeout < .seconds(1) || providerTimeout > .seconds(120) {
             reader.report(.checkoutProviderTimeout, "must be between 1s and 120s")

@@ -21,6 +21,9 @@ extension Setting {
         "CHECKOUT_MAX_BODY_BYTES", default: "16384", "largest request body the checkout routes accept")
     public static let checkoutIdempotencyWait = Setting(
         "CHECKOUT_IDEMPOTENCY_WAIT", default: "10s", "how long a repeated request waits for the first one's answer (at most 30s)")
+    public static let checkoutIdempotencyTTL = Setting(
+        "CHECKOUT_IDEMPOTENCY_TTL", default: "24h",
+        "how long an Idempotency-Key replays its first answer (1h to 30d); the record is deleted once it expired")
     public static let checkoutProviderTimeout = Setting(
         "CHECKOUT_PROVIDER_TIMEOUT", default: "15s", "longest a provider call may take (at least 5s below HTTP_HANDLER_TIMEOUT)")
     public static let checkoutQuotaCreatePerMinute = Setting(
@@ -71,7 +74,8 @@ extension SettingGroup {
         "Checkout",
         [
             .storefrontMode, .databaseMaxConnections, .checkoutRedirectURL, .checkoutAppReturnURL, .checkoutExpiry, .checkoutCatalogRefresh,
-            .checkoutMaxBodyBytes, .checkoutIdempotencyWait, .checkoutProviderTimeout, .checkoutQuotaCreatePerMinute, .checkoutQuotaCreatePerHour,
+            .checkoutMaxBodyBytes, .checkoutIdempotencyWait, .checkoutIdempotencyTTL, .checkoutProviderTimeout, .checkoutQuotaCreatePerMinute,
+            .checkoutQuotaCreatePerHour,
             .checkoutQuotaPortalPerMinute, .checkoutQuotaCancelResumePerMinute, .checkoutQuotaAPIKeyPerMinute,
         ])
     public static let entitlementStream = SettingGroup(

@@ -103,15 +103,6 @@ struct IdempotencyStore: Sendable {
             WHERE app_user_id = \(user) AND idempotency_key = \(key) AND state = 'pending' AND checkout_id = \(checkoutID)
             """)
     }
-
-    /// Deletes records older than the TTL.
-    @discardableResult
-    func sweep() async throws -> Int {
-        try await pool.execute(
-            """
-            DELETE FROM checkout_idempotency_keys WHERE created_at < now() - make_interval(secs => \(ttl.inSeconds))
-            """)
-    }
 }
 
 /// How many requests of each user are waiting on a pending idempotency key.

@@ -42,12 +42,4 @@ struct PostgresUserQuotaStore: UserQuotaStore {
     private struct WindowFull: Error {
         let limit: UserQuotaPolicy.Limit
     }
-
-    func sweep(endedBefore cutoff: Date) async throws -> Int {
-        try await pool.execute(
-            """
-            DELETE FROM checkout_user_quotas
-            WHERE window_start + make_interval(secs => window_seconds) < \(cutoff)
-            """)
-    }
 }

@@ -11,8 +11,4 @@ public protocol UserQuotaStore: Sendable {
         user: String, action: UserQuotaPolicy.Action, limits: [UserQuotaPolicy.Limit], at now: Date
     ) async throws
         -> UserQuotaPolicy.Limit?
-
-    /// Deletes windows that ended before `cutoff`.
-    /// - Returns: the rows deleted.
-    func sweep(endedBefore cutoff: Date) async throws -> Int
 }

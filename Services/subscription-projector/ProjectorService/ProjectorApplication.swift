@@ -4,6 +4,7 @@ import Kafka
 import BillingModel
 import Postgres
 import ProjectionStore
+import Retention
 import Entitlements
 import ServiceRuntime
 import Telemetry
@@ -22,6 +23,8 @@ public struct ProjectorApplication: ServiceApplication {
     let subscriptionGauges: SubscriptionGauges
     /// Publishes the entitlement outbox with the dead-letter producer (idempotent, `acks=all`).
     let outboxRelay: EntitlementOutboxRelay
+    /// Prunes published outbox rows, unpaid checkouts and refresh commands (``ProjectorRetention``).
+    let retention: RetentionJob
     /// Operational routes only; readiness: `postgres` (SELECT 1), `kafka`
     /// (metadata request), `kafka-publish` (the dead-letter producer's
     /// deliveries: ``KafkaProducer/checkPublishing(window:)``), `startup`
@@ -33,9 +36,10 @@ public struct ProjectorApplication: ServiceApplication {
     /// last, so it stops first and its producer is still open while it drains. Stopped in
     /// reverse: the loop finishes and commits its batch, the consumer leaves
     /// the group, the producer flushes, HTTP goes last. The lag reader and
-    /// the subscription gauges run beside them; they only read.
+    /// the subscription gauges run beside them; they only read. Retention
+    /// runs beside them too, on rows none of them reads.
     public var services: [any Service] {
-        [shell.server, deadLetterProducer, consumerService.consumer, consumerService, lagMetrics, subscriptionGauges, outboxRelay]
+        [shell.server, deadLetterProducer, consumerService.consumer, consumerService, lagMetrics, subscriptionGauges, retention, outboxRelay]
     }
 }
 
@@ -107,5 +111,7 @@ public func buildProjectorApplication(
         outboxRelay: EntitlementOutboxRelay(
             pool: pool, settings: configuration.outboxRelay, registry: metrics, logger: logger, isReady: { consumerService.isStarted },
             publish: { messages in await producer.sendInOrderAndAwait(messages) }),
+        retention: RetentionJob(
+            pool: pool, rules: configuration.retention.rules, schedule: configuration.retention.schedule, registry: metrics, logger: logger),
         shell: ApplicationShell(http: http, health: health, metrics: metrics, logger: logger))
 }

@@ -4,6 +4,7 @@ import HTTPServer
 import Kafka
 import Postgres
 import ProjectionStore
+import Retention
 import Entitlements
 import ServiceRuntime
 import Webhooks
@@ -14,7 +15,8 @@ public enum ProjectorBinary {
     public static let settings = BinarySettings(
         "subscription-projector",
         [
-            .runtime, .httpServer, .projector, .entitlementOutbox, .ownershipProof, .postgresConnection, .postgresLimits, .entitlements, .kafka,
+            .runtime, .httpServer, .projector, .entitlementOutbox, .projectorRetention, .retention, .ownershipProof, .postgresConnection,
+            .postgresLimits, .entitlements, .kafka,
             .kafkaSecurity,
         ])
 }

@@ -47,6 +47,8 @@ public struct ProjectorConfiguration: Sendable {
     public var entitlements = EntitlementResolver(policy: AccessPolicy(testDeployment: true))
     /// `OUTBOX_BATCH_SIZE`, `OUTBOX_POLL_INTERVAL`, `OUTBOX_BACKOFF_MAX`: the entitlement outbox's relay.
     public var outboxRelay = EntitlementOutboxRelay.Settings()
+    /// `PROJECTOR_RETENTION_*` and `RETENTION_*`: what the projector prunes, and when.
+    public var retention = ProjectorRetention()
 
     public init(
         databaseURL: String, ownership: OwnershipProof, groupID: String = "subscription-projector", batchSize: Int = 500,
@@ -77,6 +79,7 @@ public struct ProjectorConfiguration: Sendable {
             reader.report(.projectorFetchWait, "must be between 1ms and 1s")
         }
         configuration.databaseLimits = PostgresSessionLimits.fromEnvironment(&reader, defaults: .batch)
+        configuration.retention = ProjectorRetention.fromEnvironment(&reader)
         // As the CLI reads it: anything but `live` judges test purchases (the projector has no provider key to derive it from).
         configuration.entitlements = EntitlementResolver.fromEnvironment(&reader, testDeployment: reader.string(.projectorMode) != "live")
         configuration.outboxRelay = EntitlementOutboxRelay.Settings.fromEnvironment(&reader)

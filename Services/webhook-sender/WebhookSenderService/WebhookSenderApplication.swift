@@ -3,6 +3,7 @@ import HTTPServer
 import Kafka
 import BillingModel
 import Postgres
+import Retention
 import ServiceRuntime
 import Telemetry
 
@@ -14,6 +15,8 @@ public struct WebhookSenderApplication: ServiceApplication {
     public let pool: PostgresPool
     public let queueService: DeliveryQueueService
     public let dispatcher: DeliveryDispatcher
+    /// Prunes delivered and dead deliveries (``DeliveryRetention``).
+    public let retention: RetentionJob
     /// Operational routes only; readiness: `postgres` (SELECT 1), `kafka`
     /// (metadata of each topic it reads), `startup` (migrations done).
     public let shell: ApplicationShell
@@ -22,7 +25,7 @@ public struct WebhookSenderApplication: ServiceApplication {
     /// stopped in reverse: attempts in flight finish and are recorded, the
     /// loop commits its batch, the consumer leaves the group, HTTP goes last.
     public var services: [any Service] {
-        [shell.server, queueService.consumer, queueService, dispatcher]
+        [shell.server, queueService.consumer, queueService, dispatcher, retention]
     }
 }
 
@@ -49,9 +52,9 @@ public func buildWebhookSenderApplication(
     } catch {
         throw WebhookSenderSetupError(description: "DATABASE_URL is not usable: \(error)")
     }
-    // One connection per attempt in flight records its outcome, plus the queue loop's.
+    // One connection per attempt in flight records its outcome, plus the queue loop's and the retention job's.
     let pool = PostgresPool(
-        configuration: database, options: PostgresPoolConfiguration(maximumConnections: configuration.dispatcher.concurrency + 2))
+        configuration: database, options: PostgresPoolConfiguration(maximumConnections: configuration.dispatcher.concurrency + 3))
     let consumer: KafkaConsumer
     let admin: KafkaAdmin
     do {
@@ -82,5 +85,7 @@ public func buildWebhookSenderApplication(
     }
     return WebhookSenderApplication(
         pool: pool, queueService: queueService, dispatcher: dispatcher,
+        retention: RetentionJob(
+            pool: pool, rules: configuration.retention.rules, schedule: configuration.retention.schedule, registry: metrics, logger: logger),
         shell: ApplicationShell(http: http, health: health, metrics: metrics, logger: logger))
 }

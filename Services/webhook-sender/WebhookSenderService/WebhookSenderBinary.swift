@@ -1,6 +1,7 @@
 import HTTPServer
 import Kafka
 import Postgres
+import Retention
 import ServiceRuntime
 import ServiceSettings
 
@@ -8,5 +9,6 @@ import ServiceSettings
 /// prints it, and its reader refuses anything else.
 public enum WebhookSenderBinary {
     public static let settings = BinarySettings(
-        "webhook-sender", [.runtime, .httpServer, .webhookSender, .postgresConnection, .postgresLimits, .kafka, .kafkaSecurity])
+        "webhook-sender",
+        [.runtime, .httpServer, .webhookSender, .webhookSenderRetention, .retention, .postgresConnection, .postgresLimits, .kafka, .kafkaSecurity])
 }

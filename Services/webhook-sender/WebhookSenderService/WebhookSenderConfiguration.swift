@@ -18,6 +18,8 @@ public struct WebhookSenderConfiguration: Sendable {
     public var dispatcher = DeliveryDispatcher.Settings()
     /// `DATABASE_*` limits (default ``PostgresSessionLimits/batch``).
     public var databaseLimits: PostgresSessionLimits = .batch
+    /// `WEBHOOK_SENDER_RETENTION_*` and `RETENTION_*`: what is pruned, and when.
+    public var retention = DeliveryRetention()
 
     public init(databaseURL: String) {
         self.databaseURL = databaseURL
@@ -34,6 +36,7 @@ public struct WebhookSenderConfiguration: Sendable {
         configuration.dispatcher.timeout = reader.duration(.webhookSenderTimeout, default: .seconds(10))
         configuration.dispatcher.schedule = reader.value(.webhookSenderRetrySchedule, RetrySchedule.parser, default: .default)
         configuration.databaseLimits = PostgresSessionLimits.fromEnvironment(&reader, defaults: .batch)
+        configuration.retention = DeliveryRetention.fromEnvironment(&reader)
         return configuration
     }
 }

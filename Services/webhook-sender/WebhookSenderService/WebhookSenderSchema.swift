@@ -65,7 +65,16 @@ public enum WebhookSenderSchema {
                 GRANT SELECT ON webhook_endpoints TO storefront_webhook_sender;
                 GRANT SELECT, INSERT, UPDATE ON webhook_deliveries TO storefront_webhook_sender;
                 GRANT SELECT ON webhook_sender_schema_migrations TO storefront_webhook_sender;
-                """)
+                """),
+        PostgresMigration(
+            version: 2, name: "retention of delivered and dead deliveries",
+            sql: """
+                -- The retention job (DeliveryRetention) finds each batch through these,
+                -- and deletes delivered and dead rows only; pending rows are the queue.
+                CREATE INDEX webhook_deliveries_delivered ON webhook_deliveries (delivered_at) WHERE state = 'delivered';
+                CREATE INDEX webhook_deliveries_dead ON webhook_deliveries (next_attempt_at) WHERE state = 'dead';
+                GRANT DELETE ON webhook_deliveries TO storefront_webhook_sender;
+                """),
     ]
 
     /// The migrator for ``migrations``; its advisory lock makes concurrent starts safe.

@@ -19,6 +19,7 @@ public enum ProjectionSchema {
         (13, "the touch triggers pair old and new rows by key", entitlementTouchByKey),
         (14, "the event log compresses with lz4", eventCompression),
         (15, "web-first buyers: anonymous checkouts, redemption evidence, user aliases", webFirst),
+        (16, "retention: indexes on the times rows are pruned by, and the projector's DELETE on them", retention),
     ]
 
     /// The NOLOGIN group roles of the services, created by migration 6 and

@@ -48,14 +48,4 @@ public struct PostgresProviderLedgerStore: ProviderLedgerStore {
             SET paused_until = GREATEST(provider_request_pauses.paused_until, EXCLUDED.paused_until)
             """)
     }
-
-    /// Deletes windows that ended over `age` ago (only the current one is ever read).
-    /// - Returns: the rows deleted.
-    @discardableResult
-    public func sweep(olderThan age: Duration = .seconds(3600), now: Date = Date()) async throws -> Int {
-        try await pool.execute(
-            """
-            DELETE FROM provider_request_ledger WHERE window_start < \(now.addingTimeInterval(-Double(age.components.seconds)))
-            """)
-    }
 }

@@ -65,11 +65,11 @@ extension ConfigValueParser where Value == URL {
 
 extension ConfigValueParser where Value == Duration {
     /// A non-negative duration: plain seconds (`30`, `1.5`) or a number with
-    /// a unit `ms`, `s`, `m` or `h` (`250ms`, `5m`). At most about 31 years.
+    /// a unit `ms`, `s`, `m`, `h` or `d` (`250ms`, `5m`, `30d`). At most about 31 years.
     public static var duration: Self {
-        Self(expected: "a duration in seconds (e.g. 30, 1.5, 250ms, 5m)") { text in
+        Self(expected: "a duration in seconds (e.g. 30, 1.5, 250ms, 5m, 30d)") { text in
             let trimmed = text.trimmingCharacters(in: .whitespaces).lowercased()
-            let units: [(suffix: String, seconds: Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600)]
+            let units: [(suffix: String, seconds: Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600), ("d", 86_400)]
             var number = Substring(trimmed)
             var scale = 1.0
             if let unit = units.first(where: { trimmed.hasSuffix($0.suffix) }) {

@@ -153,11 +153,4 @@ struct Redemptions: Sendable {
 
     /// The answer when the broker did not take what would record the change: nothing changed, try again.
     static let notRecorded = HTTPError(.serviceUnavailable, "Could not record that; try again", code: "not_recorded", headers: ["Retry-After": "2"])
-
-    /// Deletes links that expired more than a day ago and were never redeemed (redeemed ones stay as the audit of who proved what).
-    @discardableResult
-    func sweep() async throws -> Int {
-        try await pool.execute(
-            "DELETE FROM checkout_redemptions WHERE redeemed_by IS NULL AND expires_at < now() - interval '1 day'")
-    }
 }
