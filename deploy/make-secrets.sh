@@ -43,9 +43,9 @@ fi
 # inside the 0700 folder.
 new "$dir/postgres_password" 0444 0:0 "$password"
 new "$dir/pgpass" 0400 "$uid:$uid" "postgres:5432:storefront:storefront:$password"
-# Each service's login user, and the operators' read-only one (the cli
-# service); the db-users job sets these passwords.
-for user in checkout subscription_projector reconciler webhook_sender operator; do
+# Each service's login user, the operators' read-only one (the cli service)
+# and their admin one (the admin service); the db-users job sets these passwords.
+for user in checkout subscription_projector reconciler webhook_sender operator admin; do
   new "$dir/pgpass_$user" 0400 "$uid:$uid" "postgres:5432:storefront:$user:$(openssl rand -hex 24)"
 done
 new "$dir/auth_jwt_secret" 0400 "$uid:$uid" "$(openssl rand -hex 32)"

@@ -110,7 +110,7 @@ ONE_SHOT_JOBS = {"migrate", "db-users"}
 #: Operator tools run on demand (`docker compose run --rm cli status EMAIL`): exempt
 #: from healthchecks, must not restart, and must sit in a profile (`up` never starts
 #: them). Every other rule applies (their own database user, only their secrets).
-ON_DEMAND_TOOLS = {"cli"}
+ON_DEMAND_TOOLS = {"cli", "admin"}
 
 #: The Storefront services: scalable, probed on /readyz, never publishing a port.
 SERVICE_BINARIES = {"catalog", "checkout", "webhook-receiver", "subscription-projector", "reconciler", "webhook-sender"}
@@ -167,10 +167,13 @@ KAFKA_CLUSTER_SETTINGS = {
 KAFKA_CLUSTER_SIZE = 3
 #: Bind-mounted folders that a script creates (deploy/make-kafka-secrets.sh), exempt from [files].
 GENERATED_PATHS = ("deploy/secrets/kafka",)
+#: The settings that hold a PostgreSQL URL, each checked by [db-user].
+DATABASE_URL_SETTINGS = ("DATABASE_URL", "STOREFRONT_ADMIN_DATABASE_URL")
 #: Compose secrets a service reads without naming them in a setting: service -> secrets.
 SECRET_READERS = {
     # deploy/postgres/db-users.sh reads each service's passfile for its password.
-    "db-users": {"pgpass_checkout", "pgpass_subscription_projector", "pgpass_reconciler", "pgpass_webhook_sender", "pgpass_operator"},
+    "db-users": {"pgpass_checkout", "pgpass_subscription_projector", "pgpass_reconciler", "pgpass_webhook_sender", "pgpass_operator",
+                 "pgpass_admin"},
 }
 
 #: The binaries' declared settings, as their `--help-settings --format json` prints them.
@@ -521,9 +524,9 @@ def check(compose: dict, root: Path, compose_dir: Path, explain: bool = False) -
                 report.error("secret-scope", name, f"receives the secret {secret_name}, but none of its settings names {path}; "
                                                    f"remove it (each service gets only the secrets it uses)")
 
-        # [db-user]
-        if "DATABASE_URL" in env:
-            user, passfile = database_user(env["DATABASE_URL"])
+        # [db-user] (STOREFRONT_ADMIN_DATABASE_URL: `storefront api-keys` and `endpoints`)
+        for url_variable in (variable for variable in DATABASE_URL_SETTINGS if variable in env):
+            user, passfile = database_user(env[url_variable])
             if user == SCHEMA_OWNER and name not in ONE_SHOT_JOBS:
                 report.error("db-user", name, f"connects as the schema owner {SCHEMA_OWNER}; give it its own login user "
                                               f"(deploy/postgres/db-users.sh, docs/operations.md, \"Database roles\")")
@@ -877,6 +880,8 @@ def self_test(compose_path: Path, root: Path) -> int:
             "DATABASE_URL", "postgresql://reconciler@postgres:5432/storefront?passfile=/run/secrets/pgpass_checkout")),
         ("db-user", lambda d: service_env(d, "cli").__setitem__(
             "DATABASE_URL", "postgresql://storefront@postgres:5432/storefront?passfile=/run/secrets/pgpass")),
+        ("db-user", lambda d: service_env(d, "admin").__setitem__(
+            "STOREFRONT_ADMIN_DATABASE_URL", "postgresql://storefront@postgres:5432/storefront?passfile=/run/secrets/pgpass")),
         # The on-demand cli never restarts and never starts with `up`.
         ("healthcheck", lambda d: d["services"]["cli"].__setitem__("restart", "unless-stopped")),
         ("healthcheck", lambda d: d["services"]["cli"].pop("profiles")),

@@ -41,7 +41,7 @@ Storefront is up.
   app association file:        $GATEWAY_URL/.well-known/apple-app-site-association
   provider sandbox:            $SANDBOX_URL  (checkout pages, /_sandbox/deliveries)
   reconciler:                  ${RECONCILER_URLS%% *}/metrics  (snapshots, sweeps every 30 s)
-  webhook-sender:              $WEBHOOK_SENDER_URL/metrics  (webhooks out: DATABASE_URL=$DATABASE_URL .build/debug/storefront endpoints add --url URL)
+  webhook-sender:              $WEBHOOK_SENDER_URL/metrics  (webhooks out: STOREFRONT_ADMIN_DATABASE_URL=$STOREFRONT_ADMIN_DATABASE_URL .build/debug/storefront endpoints add --url URL)
   PostgreSQL:                  $DATABASE_URL
   broker:                      $KAFKA_BROKERS
   logs:                        $state/logs/

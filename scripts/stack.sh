@@ -148,9 +148,10 @@ with_webhook_secrets() {
     STRIPE_WEBHOOK_SECRET=$sandbox_stripe_webhook_secret "$@"
 }
 
-# The login user of each service that uses PostgreSQL, and its group role.
+# The login user of each service that uses PostgreSQL, and its group role;
+# `admin` is the operators' (`storefront api-keys` and `endpoints`).
 db_users=(subscription_projector:storefront_projector checkout:storefront_checkout reconciler:storefront_reconciler
-  webhook_sender:storefront_webhook_sender)
+  webhook_sender:storefront_webhook_sender admin:storefront_admin)
 database_url_for() { # login user (needs PG_PORT from pg.env; PG_SERVICE_PORT: the chaos proxy's port)
   echo "postgresql://$1@127.0.0.1:${PG_SERVICE_PORT:-$PG_PORT}/postgres?application_name=$1"
 }
@@ -348,6 +349,7 @@ export CHECKOUT_DATABASE_URL=$(database_url_for checkout)
 export RECONCILER_DATABASE_URL=$(database_url_for reconciler)
 export WEBHOOK_SENDER_URL=http://127.0.0.1:$sender_port
 export WEBHOOK_SENDER_DATABASE_URL=$(database_url_for webhook_sender)
+export STOREFRONT_ADMIN_DATABASE_URL=postgresql://admin@127.0.0.1:$PG_PORT/postgres?application_name=storefront-admin
 export KAFKA_BROKERS=$KAFKA_BROKERS
 export AUTH_JWT_SECRET=$jwt_secret
 export AUTH_JWT_ISSUER=$jwt_issuer

@@ -117,12 +117,13 @@ import Testing
         ] as [([String: String], String?, String?)] {
             let (configuration, problems) = Self.read(values.merging(["AUTH_JWT_SECRET": Self.hsSecret]) { a, _ in a })
             #expect(problems.isEmpty, "\(problems)")
-            guard case .tokens(let settings, let emailsAreVerified) = configuration else {
+            guard case .tokens(let settings, let emailsAreVerified, let userIDs) = configuration else {
                 Issue.record("expected tokens for \(values)")
                 continue
             }
             #expect(settings.rules.issuers == (issuer.map { [$0] } ?? []) && settings.rules.audiences == (audience.map { [$0] } ?? []))
             #expect(!emailsAreVerified && settings.staticKeys.map(\.algorithm) == [.hs256] && settings.keySetURLs.isEmpty)
+            #expect(userIDs == .plain, "one issuer or none: ids stay the plain sub")
             #expect(configuration.startupWarnings.isEmpty)
 
             let authenticator = Authenticator(configuration: configuration)

@@ -42,6 +42,8 @@ import TokenVerification
                 "https://www.googleapis.com/service_accounts/v1/jwk/securetoken@system.gserviceaccount.com, https://appleid.apple.com/auth/keys",
             "AUTH_JWT_ISSUER": "\(Self.issuer), https://appleid.apple.com", "AUTH_JWT_AUDIENCE": "\(Self.audience),com.example.app",
             "AUTH_JWT_MAX_AGE": "1h",
+            // Two issuers: their users are kept apart (IssuerUserIDsTests).
+            "AUTH_JWT_USER_ID_PREFIXES": "\(Self.issuer)=, https://appleid.apple.com=apple",
         ])
         #expect(reader.problems.isEmpty, "\(reader.problems)")
         let settings = try #require(jwks.tokenSettings)

@@ -27,6 +27,8 @@ import TestSupport
         let jwks = try LocalJWKSServer.start(publishing: [first, try JWTSigner.generate(.rs256, keyID: "key-0")])
         let stack = try await LiveStack.start(environment: [
             "AUTH_JWT_JWKS_URL": jwks.url.absoluteString, "AUTH_JWT_ISSUER": "\(Self.issuer),storefront-dev",
+            // Two issuers: the identity provider's users keep their plain sub, the stack's dev tokens are dev:sub.
+            "AUTH_JWT_USER_ID_PREFIXES": "\(Self.issuer)=,storefront-dev=dev",
         ])
         do {
             let subject = "idp-\(UUID().uuidString.prefix(8).lowercased())", email = "\(subject)@example.com"

@@ -122,7 +122,7 @@ import WebhookSenderService
                 WHERE rolname LIKE 'storefront\\_%' ORDER BY rolname
                 """)
             let found = try rows.map { try $0.decode((String, Bool, Bool, Bool, Bool, Bool).self) }
-            #expect(found.map(\.0) == (Roles.all + [WebhookSenderSchema.role]).sorted())
+            #expect(found.map(\.0) == (Roles.all + [WebhookSenderSchema.role, AdminDatabase.role]).sorted())
             #expect(found.allSatisfy { !$0.1 && !$0.2 && !$0.3 && !$0.4 && !$0.5 }, "\(found)")
         }
     }
@@ -345,7 +345,7 @@ import WebhookSenderService
             let roles = try await admin.query("SELECT rolname FROM pg_roles WHERE rolname LIKE 'storefront\\_%' ORDER BY rolname").map {
                 try $0.decode(String.self)
             }
-            #expect(roles == (Roles.all + [WebhookSenderSchema.role]).sorted())
+            #expect(roles == (Roles.all + [WebhookSenderSchema.role, AdminDatabase.role]).sorted())
             await admin.close()
         } catch {
             await stop()

@@ -6,8 +6,8 @@ import Postgres
 
 /// `storefront api-keys create --name N --scope entitlements:read [--expires-in 90d]`,
 /// `storefront api-keys list`, `storefront api-keys revoke KEY_ID`: the API
-/// keys of the app's own servers (`DATABASE_URL`, as the schema owner: the
-/// checkout's role may only read keys).
+/// keys of the app's own servers (`STOREFRONT_ADMIN_DATABASE_URL`, a user
+/// granted ``AdminDatabase/role``: the checkout's role may only read keys).
 ///
 /// `create` prints the key once, on its own first line; only its SHA-256 is
 /// stored, so a lost key is revoked and replaced, never recovered. The key's
@@ -26,7 +26,7 @@ public enum APIKeysCommand {
         _ arguments: CommandLineArguments, environment: Environment, now: Date = Date(), output: @Sendable (String) -> Void
     ) async throws {
         var reader = ConfigReader(environment, declared: StorefrontCLIBinary.apiKeys)
-        let url = reader.required.string(.databaseURL)
+        let url = AdminDatabase.url(&reader)
         let mode: DeploymentMode = reader.string(.apiKeysMode) == "live" ? .live : .test
         let limits = PostgresSessionLimits.fromEnvironment(&reader, defaults: .maintenance)
         try reader.finish()

@@ -6,8 +6,8 @@ import ServiceRuntime
 import WebhookSenderService
 
 /// `storefront endpoints add|list|enable|disable|remove|rotate-secret|replay`:
-/// the receivers of webhooks out, in PostgreSQL (`DATABASE_URL`, a user
-/// that may write `webhook_endpoints`: the operator's or the schema owner).
+/// the receivers of webhooks out, in PostgreSQL (`STOREFRONT_ADMIN_DATABASE_URL`,
+/// a user granted ``AdminDatabase/role``).
 ///
 /// - `add --url URL [--types entitlement.granted,purchase.redemption_issued,…] [--secret whsec_…]`:
 ///   registers an endpoint (every type, present and future, when `--types`
@@ -27,7 +27,7 @@ public enum EndpointsCommand {
 
     public static func run(_ arguments: CommandLineArguments, environment: Environment, output: @Sendable (String) -> Void) async throws {
         var reader = ConfigReader(environment, declared: StorefrontCLIBinary.endpoints)
-        let url = reader.required.string(.databaseURL)
+        let url = AdminDatabase.url(&reader)
         let limits = PostgresSessionLimits.fromEnvironment(&reader, defaults: .maintenance)
         try reader.finish()
         var database = try PostgresConfiguration(url: url)

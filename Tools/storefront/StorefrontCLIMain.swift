@@ -38,12 +38,14 @@ struct StorefrontCLIMain {
                                                all) and print what changed, with drift against DATABASE_URL if set
           endpoints add --url URL [--types T,...] [--secret whsec_...] | list | enable ID | disable ID
                     | remove ID | rotate-secret ID | replay ID [--event EVENT_ID]
-                                               the receivers of webhooks out and their queues (DATABASE_URL)
+                                               the receivers of webhooks out and their queues
+                                               (STOREFRONT_ADMIN_DATABASE_URL, a user granted storefront_admin)
           api-keys create --name NAME --scope entitlements:read
                                                a new API key for the app's own server (printed once, stored
                                                hashed; sfk_live_ with STOREFRONT_MODE=live, else sfk_test_)
           api-keys list                        every key: id, name, scopes, created, last used, revoked
-          api-keys revoke KEY_ID               refuse that key from now on (DATABASE_URL, as the schema owner)
+          api-keys revoke KEY_ID               refuse that key from now on (api-keys: STOREFRONT_ADMIN_DATABASE_URL,
+                                               a user granted storefront_admin)
           help                                 show this text
           [COMMAND] --help-settings [--format text|json|markdown]
                                                the environment variables each command (or COMMAND) reads

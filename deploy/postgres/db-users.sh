@@ -1,8 +1,9 @@
 #!/bin/sh
 # The `db-users` job of docker-compose.yml: creates (or updates) each
-# service's PostgreSQL login user, and the operators' read-only one
-# (`operator`, for `storefront status` in the cli service), and grants it its
-# group role. The roles and
+# service's PostgreSQL login user, the operators' read-only one (`operator`,
+# for `storefront status` in the cli service) and their admin one (`admin`,
+# for `storefront api-keys` and `storefront endpoints` in the admin service),
+# and grants it its group role. The roles and
 # their grants come from the migrations (`storefront migrate`, the `migrate`
 # job, which runs first); this only makes the login users, so it runs as the
 # schema owner (PGUSER, PGPASSFILE) and again after every password change.
@@ -13,7 +14,8 @@
 # a command line or in a log.
 set -eu
 secrets=${SECRETS_DIR:-/run/secrets}
-for entry in checkout:storefront_checkout subscription_projector:storefront_projector reconciler:storefront_reconciler webhook_sender:storefront_webhook_sender operator:storefront_readonly; do
+for entry in checkout:storefront_checkout subscription_projector:storefront_projector reconciler:storefront_reconciler webhook_sender:storefront_webhook_sender operator:storefront_readonly \
+    admin:storefront_admin; do
   user=${entry%%:*}
   role=${entry#*:}
   file="$secrets/pgpass_$user"

@@ -1,8 +1,10 @@
 import Foundation
 
-/// Who is calling: the verified token's subject and email claim.
+/// Who is calling: the verified token's user and email claim.
 public struct AppUser: Sendable, Hashable {
-    /// The JWT subject (app user id).
+    /// The app user id: the token's subject, prefixed by its issuer's prefix
+    /// when several issuers are configured (``IssuerUserIDs``); a Storefront
+    /// anonymous id; or, with auth disabled, the email.
     public var id: String
     /// The token's `email` claim, if it has one. Not necessarily verified:
     /// use ``verifiedEmail`` wherever the email links or finds rows.

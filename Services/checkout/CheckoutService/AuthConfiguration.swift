@@ -10,16 +10,18 @@ public enum AuthConfiguration: Sendable {
     /// RS256 keys, JWKS URLs; see `TokenVerifier`). With `emailsAreVerified`
     /// every token's `email` counts as verified, whatever its `email_verified`
     /// claim says (for identity providers that only ever issue verified
-    /// emails); otherwise only `email_verified: true` does.
-    case tokens(TokenVerifierSettings, emailsAreVerified: Bool = false)
+    /// emails); otherwise only `email_verified: true` does. `userIDs` turns
+    /// a token's issuer and subject into its app user id (the plain `sub`
+    /// unless several issuers are configured).
+    case tokens(TokenVerifierSettings, emailsAreVerified: Bool = false, userIDs: IssuerUserIDs = .plain)
     /// No token is checked: for local experiments only, and refused in a
     /// `live` deployment. The app user id is then the caller's email (body
     /// `customerEmail` or query `email`), which is never treated as verified.
     case disabled
 
     /// Tokens verified with one key and its rules (tests, tools).
-    public static func jwt(_ verifier: JWTVerifier, emailsAreVerified: Bool = false) -> AuthConfiguration {
-        .tokens(TokenVerifierSettings(verifier), emailsAreVerified: emailsAreVerified)
+    public static func jwt(_ verifier: JWTVerifier, emailsAreVerified: Bool = false, userIDs: IssuerUserIDs = .plain) -> AuthConfiguration {
+        .tokens(TokenVerifierSettings(verifier), emailsAreVerified: emailsAreVerified, userIDs: userIDs)
     }
 
     /// Longest public key file read.
@@ -43,6 +45,9 @@ public enum AuthConfiguration: Sendable {
     ///   which then must not be combined with either, is refused with a JWKS
     ///   URL, and is listed in ``startupWarnings``; with a JWKS URL the
     ///   audience is required (an issuer alone is not enough);
+    /// - `AUTH_JWT_USER_ID_PREFIXES` (``IssuerUserIDs``): required when
+    ///   `AUTH_JWT_ISSUER` lists several issuers, so that two issuers' users
+    ///   with the same `sub` are never one app user;
     /// - `AUTH_JWT_LEEWAY` (default 60 s, at most 5 minutes), `AUTH_JWT_MAX_AGE`
     ///   (optional: the oldest token accepted by its `iat`);
     /// - `AUTH_EMAILS_ARE_VERIFIED` (default false).
@@ -137,8 +142,10 @@ public enum AuthConfiguration: Sendable {
                 "set AUTH_JWT_SECRET (HS256), AUTH_JWT_PUBLIC_KEY_FILE (RS256) and/or AUTH_JWT_JWKS_URL (RS256/ES256 keys of your identity provider), "
                     + "or AUTH_DISABLED=true for local experiments")
         }
+        let userIDs = IssuerUserIDs.fromEnvironment(&reader, issuers: issuers)
         let rules = JWTClaimRules(issuers: issuers, audiences: audiences, leeway: leeway, maxAge: maxAge)
-        return .tokens(TokenVerifierSettings(staticKeys: staticKeys, keySetURLs: urls, rules: rules), emailsAreVerified: emailsAreVerified)
+        return .tokens(
+            TokenVerifierSettings(staticKeys: staticKeys, keySetURLs: urls, rules: rules), emailsAreVerified: emailsAreVerified, userIDs: userIDs)
     }
 
     /// The JWKS URLs, each checked: absolute `https` (or `http` to a loopback
@@ -187,14 +194,20 @@ public enum AuthConfiguration: Sendable {
 
     /// Whether every token's email counts as verified (`AUTH_EMAILS_ARE_VERIFIED`).
     public var emailsAreVerified: Bool {
-        if case .tokens(_, let emailsAreVerified) = self { return emailsAreVerified }
+        if case .tokens(_, let emailsAreVerified, _) = self { return emailsAreVerified }
         return false
     }
 
     /// The token sources and rules; nil with auth disabled.
     public var tokenSettings: TokenVerifierSettings? {
-        if case .tokens(let settings, _) = self { return settings }
+        if case .tokens(let settings, _, _) = self { return settings }
         return nil
+    }
+
+    /// How a token's issuer and subject become its app user id (``IssuerUserIDs/plain`` with auth disabled).
+    public var userIDs: IssuerUserIDs {
+        if case .tokens(_, _, let userIDs) = self { return userIDs }
+        return .plain
     }
 
     /// The configured sources, for the start-up log line: `disabled`, or e.g. `HS256,RS256-PEM,JWKS(2)`.
@@ -207,7 +220,9 @@ public enum AuthConfiguration: Sendable {
 
     /// What is unsafe about this configuration, one sentence each, to be
     /// logged as warnings once at start-up: auth disabled, tokens accepted
-    /// from any issuer for any audience, keys fetched over plain http. Empty when none applies.
+    /// from any issuer for any audience, several key sources without an issuer
+    /// list (users keyed by `sub` alone across issuers), keys fetched over
+    /// plain http. Empty when none applies.
     public var startupWarnings: [String] {
         guard let settings = tokenSettings else {
             return ["AUTH_DISABLED=true: tokens are NOT checked and anyone can act as any email; use only for local experiments"]
@@ -218,6 +233,14 @@ public enum AuthConfiguration: Sendable {
                 "\(Self.allowAnyIssuerAndAudienceVariable)=true: app tokens are NOT checked for issuer or audience; "
                     + "any token signed with the configured key is accepted, including ones minted for other applications. "
                     + "Set AUTH_JWT_ISSUER and/or AUTH_JWT_AUDIENCE instead")
+        }
+        let sources = settings.staticKeys.count + settings.keySetURLs.count
+        if settings.rules.issuers.isEmpty, !settings.rules.audiences.isEmpty, sources > 1 {
+            // Not refused: such deployments predate issuer namespaces, and their users' ids are their subs.
+            warnings.append(
+                "AUTH_JWT_ISSUER is unset with \(sources) key sources: tokens of any issuer are accepted and app users are keyed by sub alone, "
+                    + "so two issuers' users with the same sub are one user. List the issuers in AUTH_JWT_ISSUER "
+                    + "(with several, AUTH_JWT_USER_ID_PREFIXES keeps their users apart)")
         }
         for url in settings.keySetURLs {
             let components = URLComponents(url: url, resolvingAgainstBaseURL: false)

@@ -31,7 +31,9 @@ struct Authenticator: Sendable {
     /// - Parameter fallbackEmail: with auth disabled, the email the request
     ///   names (body or query), which then is the app user id.
     /// - Throws: ``HTTPError`` 401 when the token is missing, malformed, forged,
-    ///   expired or has no subject (the reason is not echoed to the client);
+    ///   expired or has no subject (the reason is not echoed to the client),
+    ///   or whose subject is reserved (``IssuerUserIDs``: another issuer's
+    ///   prefixed ids, Storefront's anonymous ids);
     ///   403 `app_token_required` for a server's API key (``APIKeyCredential``);
     ///   503 when the token's identity provider keys were never loaded yet.
     func authenticate(_ request: HTTPRequest, fallbackEmail: String?) async throws(HTTPError) -> AppUser {
@@ -66,10 +68,16 @@ struct Authenticator: Sendable {
         guard let subject = claims.subject, !subject.isEmpty, subject.utf8.count <= 256 else {
             throw Self.unauthorized("Token has no subject")
         }
+        let id: String
+        do {
+            id = try configuration.userIDs.appUserID(issuer: claims.issuer, subject: subject)
+        } catch {
+            throw Self.unauthorized(error == .tooLong ? "Token subject too long" : "Token subject not accepted")
+        }
         // Verified when the token says so, or when the identity provider
         // only ever issues verified emails (AUTH_EMAILS_ARE_VERIFIED).
         return AppUser(
-            id: subject, email: claims.email, emailVerified: claims.email != nil && (claims.emailVerified || configuration.emailsAreVerified))
+            id: id, email: claims.email, emailVerified: claims.email != nil && (claims.emailVerified || configuration.emailsAreVerified))
     }
 
     /// The caller when tokens are checked; nil when auth is disabled (the

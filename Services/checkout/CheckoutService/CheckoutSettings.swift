@@ -55,6 +55,9 @@ extension Setting {
         "AUTH_JWT_JWKS_URL", "comma-separated https JWKS URLs of the identity provider (RS256/ES256 keys by kid)")
     public static let authJWTIssuer = Setting(
         "AUTH_JWT_ISSUER", "comma-separated accepted iss values (this or AUTH_JWT_AUDIENCE is required with keys)")
+    public static let authJWTUserIDPrefixes = Setting(
+        "AUTH_JWT_USER_ID_PREFIXES",
+        "ISSUER=PREFIX items, comma-separated: app user id PREFIX:sub per issuer (required with several AUTH_JWT_ISSUER; ISSUER= keeps plain sub)")
     public static let authJWTAudience = Setting(
         "AUTH_JWT_AUDIENCE", "comma-separated accepted aud values (required with AUTH_JWT_JWKS_URL)")
     public static let authJWTAllowAnyIssuerAndAudience = Setting(
@@ -84,7 +87,8 @@ extension SettingGroup {
     public static let appTokens = SettingGroup(
         "App tokens",
         [
-            .authJWTSecret, .authJWTPublicKeyFile, .authJWTJWKSURL, .authJWTIssuer, .authJWTAudience, .authJWTAllowAnyIssuerAndAudience,
+            .authJWTSecret, .authJWTPublicKeyFile, .authJWTJWKSURL, .authJWTIssuer, .authJWTUserIDPrefixes, .authJWTAudience,
+            .authJWTAllowAnyIssuerAndAudience,
             .authJWTLeeway, .authJWTMaxAge, .authEmailsAreVerified, .authDisabled,
         ])
 }
