@@ -402,7 +402,8 @@ let package = Package(
             "StorefrontKitTests", ["ServiceSettings", "StorefrontKit", "CheckoutService", "HTTPServer", "ServiceRuntime"], linker: vendoredLibraries),
         tests("ProjectorServiceTests", ["Kafka", "BillingModel", "ProjectorService", "Telemetry"], linker: vendoredLibraries),
         tests(
-            "WebhookSenderServiceTests", ["CryptoPrimitives", "HTTPClient", "BillingModel", "WebhookSenderService", "ServiceSettings", "Timing"],
+            "WebhookSenderServiceTests",
+            ["CryptoPrimitives", "HTTPClient", "BillingModel", "WebhookSenderService", "ServiceSettings", "Telemetry", "Timing"],
             linker: vendoredLibraries),
         // docs/settings.json against every executable's declared settings (scripts/settings-docs.sh regenerates it).
         tests(

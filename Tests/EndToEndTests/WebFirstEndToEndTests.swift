@@ -154,9 +154,11 @@ struct WebFirstBuyer {
         let storefront = try stack.binary("storefront")
         let environment = ["DATABASE_URL": stack.databaseURL, "LOG_LEVEL": "error"]
         let output = stack.state + "/endpoint-\(UUID().uuidString.prefix(6))"
+        let input = stack.state + "/endpoint-secret-\(UUID().uuidString.prefix(6))"
+        try Data((secret + "\n").utf8).write(to: URL(fileURLWithPath: input))
         try await ScriptRunner.run(
-            storefront, ["endpoints", "add", "--url", stub.url, "--types", "purchase.redemption_issued", "--secret", secret],
-            environment: environment, outputFile: output)
+            storefront, ["endpoints", "add", "--url", stub.url, "--types", "purchase.redemption_issued", "--secret-stdin", "--allow-private"],
+            environment: environment, outputFile: output, inputFile: input)
         // "added <id> <url>"
         let added = try String(contentsOfFile: output, encoding: .utf8).split(separator: "\n").first { $0.hasPrefix("added ") }
         let endpoint = String(try #require(added?.split(separator: " ").dropFirst().first, "the CLI named the endpoint"))

@@ -22,10 +22,13 @@ import Testing
     }
 
     static func register(_ stack: LiveStack, url: String, secret: String) async throws {
+        // The secret goes in on standard input, never on the command line; the receiver is on loopback.
+        let input = stack.state + "/endpoint-secret-\(UUID().uuidString.prefix(6))"
+        try Data((secret + "\n").utf8).write(to: URL(fileURLWithPath: input))
         try await ScriptRunner.run(
-            try stack.binary("storefront"), ["endpoints", "add", "--url", url, "--secret", secret],
+            try stack.binary("storefront"), ["endpoints", "add", "--url", url, "--secret-stdin", "--allow-private"],
             environment: ["DATABASE_URL": stack.databaseURL, "LOG_LEVEL": "error"],
-            outputFile: stack.state + "/endpoint-\(UUID().uuidString.prefix(6))")
+            outputFile: stack.state + "/endpoint-\(UUID().uuidString.prefix(6))", inputFile: input)
     }
 
     /// What the endpoint accepted for `user`, in arrival order.

@@ -25,9 +25,10 @@ public enum ScriptRunner {
         try await run(try scriptsFolder() + "/" + name, arguments, environment: environment, outputFile: outputFile)
     }
 
+    /// - Parameter inputFile: the child's standard input (inherited when nil).
     public static func run(
         _ executable: String, _ arguments: [String], environment: [String: String] = [:],
-        outputFile: String? = nil
+        outputFile: String? = nil, inputFile: String? = nil
     ) async throws {
         var merged = ProcessInfo.processInfo.environment
         merged.merge(environment) { _, new in new }
@@ -39,6 +40,7 @@ public enum ScriptRunner {
                 posix_spawn_file_actions_init(&actions)
                 defer { posix_spawn_file_actions_destroy(&actions) }
                 posix_spawn_file_actions_addopen(&actions, 1, outputFile ?? "/dev/null", O_WRONLY | O_CREAT | O_APPEND, 0o644)
+                if let inputFile { posix_spawn_file_actions_addopen(&actions, 0, inputFile, O_RDONLY, 0) }
                 var cArguments = argv.map { strdup($0) } + [nil]
                 var cEnvironment = envp.map { strdup($0) } + [nil]
                 defer {

@@ -39,7 +39,8 @@ import Testing
     /// runs, its topics created first (the migrate job and the other services
     /// create them in a stack).
     static func withSender(
-        url: String, schedule: RetrySchedule, logger: Logger = Self.logger, _ body: () async throws -> Void
+        url: String, schedule: RetrySchedule, timeout: Duration = .seconds(5), endpointConcurrency: Int = 2, logger: Logger = Self.logger,
+        _ body: () async throws -> Void
     ) async throws {
         try await MessagingSettings(
             client: KafkaClientConfiguration(bootstrapServers: try TestEnvironment.kafkaBrokers(), clientID: "webhook-sender-tests")
@@ -49,7 +50,8 @@ import Testing
         configuration.migrate = false
         configuration.dispatcher.concurrency = 4
         configuration.dispatcher.pollInterval = .milliseconds(100)
-        configuration.dispatcher.timeout = .seconds(5)
+        configuration.dispatcher.timeout = timeout
+        configuration.dispatcher.endpointConcurrency = endpointConcurrency
         configuration.dispatcher.schedule = schedule
         let messaging = MessagingSettings(
             client: KafkaClientConfiguration(bootstrapServers: try TestEnvironment.kafkaBrokers(), clientID: "webhook-sender-tests"))
@@ -72,7 +74,9 @@ import Testing
     static func register(
         _ stub: WebhookEndpointStub, secret: String, types: Set<String> = [], pool: PostgresPool
     ) async throws -> WebhookEndpoint {
-        let endpoint = WebhookEndpoint(id: "ep_" + UUID().uuidString.lowercased(), url: stub.url, secret: secret, eventTypes: types)
+        // The stubs listen on loopback: allowed explicitly, as `add --allow-private` does.
+        let endpoint = WebhookEndpoint(
+            id: "ep_" + UUID().uuidString.lowercased(), url: stub.url, secret: secret, eventTypes: types, allowPrivateTargets: true)
         try await EndpointStore(pool: pool).add(endpoint)
         return endpoint
     }

@@ -19,7 +19,7 @@ public enum StorefrontCLIBinary {
     public static let devToken = BinarySettings("storefront dev-token", [.runtime, .devToken])
     public static let status = BinarySettings("storefront status", [.runtime, .postgresConnection, .statusMode, .entitlements, .postgresLimits])
     public static let report = BinarySettings("storefront report", [.runtime, .postgresConnection, .postgresLimits])
-    public static let endpoints = BinarySettings("storefront endpoints", [.runtime, .adminDatabase, .postgresLimits])
+    public static let endpoints = BinarySettings("storefront endpoints", [.runtime, .adminDatabase, .endpointsMode, .postgresLimits])
     public static let apiKeys = BinarySettings("storefront api-keys", [.runtime, .adminDatabase, .apiKeysMode, .postgresLimits])
     public static let deadLetter = BinarySettings("storefront deadletter", [.runtime, .kafka, .kafkaSecurity])
     public static let reconcile = BinarySettings(

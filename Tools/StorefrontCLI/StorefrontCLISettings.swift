@@ -18,6 +18,8 @@ extension Setting {
         "STOREFRONT_MODE", default: "test", "live hides test-only entitlement shortcuts, as the checkout does")
     public static let apiKeysMode = Setting(
         "STOREFRONT_MODE", default: "test", "live makes sfk_live_ keys, anything else sfk_test_ ones")
+    public static let endpointsMode = Setting(
+        "STOREFRONT_MODE", default: "test", "live makes endpoints add take https:// URLs only")
     public static let reconcileDatabaseURL = Setting(
         "DATABASE_URL", "when set, the sweep also prints drift against this database")
 }
@@ -31,6 +33,8 @@ extension SettingGroup {
         "storefront status", [.statusMode])
     public static let apiKeysMode = SettingGroup(
         "storefront api-keys", [.apiKeysMode])
+    public static let endpointsMode = SettingGroup(
+        "storefront endpoints", [.endpointsMode])
     public static let reconcileDatabase = SettingGroup(
         "storefront reconcile", [.reconcileDatabaseURL])
 }

@@ -36,10 +36,13 @@ struct StorefrontCLIMain {
                                                one reconciliation sweep now: page through the providers' lists,
                                                publish a snapshot of every object changed since DATE (default:
                                                all) and print what changed, with drift against DATABASE_URL if set
-          endpoints add --url URL [--types T,...] [--secret whsec_...] | list | enable ID | disable ID
-                    | remove ID | rotate-secret ID | replay ID [--event EVENT_ID]
+          endpoints add --url URL [--types T,...] [--secret-stdin] [--allow-private] | list | enable ID
+                    | disable ID | remove ID | rotate-secret ID | replay ID [--event EVENT_ID]
+                    | replay --endpoint ID --since T [--until T] [--include-delivered]
                                                the receivers of webhooks out and their queues
-                                               (STOREFRONT_ADMIN_DATABASE_URL, a user granted storefront_admin)
+                                               (STOREFRONT_ADMIN_DATABASE_URL, a user granted storefront_admin);
+                                               https:// only with STOREFRONT_MODE=live, no private targets
+                                               without --allow-private, the secret read from standard input
           api-keys create --name NAME --scope entitlements:read
                                                a new API key for the app's own server (printed once, stored
                                                hashed; sfk_live_ with STOREFRONT_MODE=live, else sfk_test_)

@@ -19,8 +19,9 @@ import Telemetry
 /// (`webhook_sender_records_total{result="unreadable"}`) and passed over:
 /// only Storefront's services write these topics, with the same models.
 ///
-/// An endpoint registered later gets the events that arrive after it; a
-/// disabled one gets none while it is disabled.
+/// An endpoint registered later gets the events that arrive after it; one
+/// the operator disabled gets none while it is disabled; one the circuit
+/// breaker disabled gets them recorded dead, for `storefront endpoints replay --since`.
 public final class DeliveryQueueService: Service, Sendable {
     /// The topics the sender's consumer reads: one consumer, one group, one
     /// commit per batch for both.
@@ -108,7 +109,7 @@ public final class DeliveryQueueService: Service, Sendable {
         var retries = BackoffCounter(Backoff(initial: .milliseconds(100), maximum: .seconds(5)))
         while !events.isEmpty {
             do {
-                let queued = try await deliveries.enqueue(events, for: try await endpoints.enabled())
+                let queued = try await deliveries.enqueue(events, for: try await endpoints.receiving())
                 metrics.queued.increment(by: queued)
                 break
             } catch {

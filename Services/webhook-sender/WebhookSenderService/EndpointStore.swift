@@ -18,10 +18,12 @@ public struct EndpointStore: Sendable {
     /// - Throws: ``PostgresError`` (a duplicate id among them).
     public func add(_ endpoint: WebhookEndpoint) async throws {
         let types = try Self.typesJSON(endpoint.eventTypes)
+        let reason: String? = endpoint.enabled ? nil : WebhookEndpoint.DisabledReason.operator.rawValue
         _ = try await pool.execute(
             """
-            INSERT INTO webhook_endpoints (endpoint_id, url, secret, event_types, enabled, created_at)
-            VALUES (\(endpoint.id), \(endpoint.url), \(endpoint.secret), \(types), \(endpoint.enabled), \(endpoint.createdAt))
+            INSERT INTO webhook_endpoints (endpoint_id, url, secret, event_types, enabled, created_at, allow_private, disabled_reason)
+            VALUES (\(endpoint.id), \(endpoint.url), \(endpoint.secret), \(types), \(endpoint.enabled), \(endpoint.createdAt),
+                \(endpoint.allowPrivateTargets), \(reason))
             """)
     }
 
@@ -29,7 +31,8 @@ public struct EndpointStore: Sendable {
     public func all() async throws -> [WebhookEndpoint] {
         try await pool.query(
             """
-            SELECT endpoint_id, url, secret, previous_secret, previous_secret_expires_at, event_types, enabled, created_at
+            SELECT endpoint_id, url, secret, previous_secret, previous_secret_expires_at, event_types, enabled, created_at,
+                allow_private, failing_since, disabled_reason, disabled_at
             FROM webhook_endpoints ORDER BY created_at, endpoint_id
             """
         ).map(Self.endpoint)
@@ -40,10 +43,23 @@ public struct EndpointStore: Sendable {
         try await all().filter(\.enabled)
     }
 
-    /// Enables or disables one endpoint.
+    /// The endpoints new events are queued for: the enabled ones, and those
+    /// the circuit breaker disabled (their rows are recorded dead, for a replay).
+    public func receiving() async throws -> [WebhookEndpoint] {
+        try await all().filter { $0.enabled || $0.disabledReason == .failing }
+    }
+
+    /// Enables or disables one endpoint (the operator's doing). Enabling
+    /// also clears the circuit breaker: the endpoint starts healthy again.
     /// - Returns: false when there is no such endpoint.
     public func setEnabled(_ id: String, _ enabled: Bool) async throws -> Bool {
-        try await pool.execute("UPDATE webhook_endpoints SET enabled = \(enabled) WHERE endpoint_id = \(id)") > 0
+        try await pool.execute(
+            enabled
+                ? "UPDATE webhook_endpoints SET enabled = true, disabled_reason = NULL, disabled_at = NULL, failing_since = NULL WHERE endpoint_id = \(id)"
+                : """
+                UPDATE webhook_endpoints SET enabled = false, disabled_reason = 'operator', disabled_at = COALESCE(disabled_at, now())
+                WHERE endpoint_id = \(id)
+                """) > 0
     }
 
     /// Removes one endpoint and its queue.
@@ -77,6 +93,10 @@ public struct EndpointStore: Sendable {
             createdAt: try row.decode(column: "created_at"))
         endpoint.previousSecret = try row.decode(column: "previous_secret")
         endpoint.previousSecretExpiresAt = try row.decode(column: "previous_secret_expires_at")
+        endpoint.allowPrivateTargets = try row.decode(column: "allow_private")
+        endpoint.failingSince = try row.decode(column: "failing_since")
+        endpoint.disabledReason = (try row.decode(column: "disabled_reason") as String?).flatMap(WebhookEndpoint.DisabledReason.init(rawValue:))
+        endpoint.disabledAt = try row.decode(column: "disabled_at")
         return endpoint
     }
 }

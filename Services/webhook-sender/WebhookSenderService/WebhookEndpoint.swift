@@ -7,7 +7,7 @@ import BillingModel
 public struct WebhookEndpoint: Sendable, Hashable {
     /// `ep_` and a random UUID.
     public var id: String
-    /// An absolute `https://` (or, for local tests, `http://`) URL.
+    /// An absolute `https://` URL (`http://` only outside live mode; ``EndpointURLPolicy``).
     public var url: String
     /// The current signing secret (`whsec_…`).
     public var secret: String
@@ -23,10 +23,29 @@ public struct WebhookEndpoint: Sendable, Hashable {
     /// A disabled endpoint keeps its queue; nothing is sent until it is enabled again.
     public var enabled: Bool
     public var createdAt: Date
+    /// Whether it may be (or resolve to) a loopback, link-local, private or
+    /// unspecified address (`storefront endpoints add --allow-private`):
+    /// refused otherwise, when added and before each send, so the sender
+    /// cannot be pointed at the deployment's own network.
+    public var allowPrivateTargets = false
+    /// The first failed attempt since its last delivered one; nil while healthy.
+    public var failingSince: Date?
+    /// Why it is disabled, when it is.
+    public var disabledReason: DisabledReason?
+    public var disabledAt: Date?
+
+    /// Who disabled an endpoint.
+    public enum DisabledReason: String, Sendable, Hashable {
+        /// `storefront endpoints disable`: it gets no new events.
+        case `operator`
+        /// The circuit breaker (``DeliveryDispatcher/Settings/disableAfter``):
+        /// its new events are recorded dead, for `storefront endpoints replay` once it is fixed.
+        case failing
+    }
 
     public init(
         id: String, url: String, secret: String, eventTypes: Set<String>, enabled: Bool = true, createdAt: Date = Date(),
-        previousSecret: String? = nil, previousSecretExpiresAt: Date? = nil
+        previousSecret: String? = nil, previousSecretExpiresAt: Date? = nil, allowPrivateTargets: Bool = false
     ) {
         self.id = id
         self.url = url
@@ -36,6 +55,7 @@ public struct WebhookEndpoint: Sendable, Hashable {
         self.createdAt = createdAt
         self.previousSecret = previousSecret
         self.previousSecretExpiresAt = previousSecretExpiresAt
+        self.allowPrivateTargets = allowPrivateTargets
     }
 
     /// Whether this endpoint receives events of `type` (a type name such as `entitlement.granted`).

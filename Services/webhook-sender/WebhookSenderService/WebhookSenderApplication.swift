@@ -35,13 +35,16 @@ public struct WebhookSenderSetupError: Error, CustomStringConvertible {
 }
 
 /// Builds the webhook sender.
-/// - Parameter transport: how requests leave (default: libcurl, ``CurlWebhookTransport``).
+/// - Parameters:
+///   - transport: how requests leave (default: libcurl, ``CurlWebhookTransport``).
+///   - targets: the check before each send (default: ``ResolvingTargetCheck``).
 /// - Throws: ``WebhookSenderSetupError`` for an unusable DATABASE_URL or Kafka settings.
 public func buildWebhookSenderApplication(
     configuration: WebhookSenderConfiguration,
     messaging: MessagingSettings,
     http: HTTPServerConfiguration = HTTPServerConfiguration(),
     transport: (any WebhookTransport)? = nil,
+    targets: any TargetCheck = ResolvingTargetCheck(),
     logger: Logger,
     metrics: MetricsRegistry = MetricsRegistry()
 ) throws -> WebhookSenderApplication {
@@ -72,8 +75,9 @@ public func buildWebhookSenderApplication(
         consumer: consumer, deliveries: deliveries, endpoints: endpoints, pool: pool, migrate: configuration.migrate, metrics: senderMetrics,
         logger: logger)
     let dispatcher = DeliveryDispatcher(
-        deliveries: deliveries, endpoints: endpoints, transport: transport ?? CurlWebhookTransport(timeout: configuration.dispatcher.timeout),
-        settings: configuration.dispatcher, metrics: senderMetrics, logger: logger, isReady: { queueService.isStarted })
+        queue: PostgresDeliveryQueue(deliveries: deliveries, endpoints: endpoints),
+        transport: transport ?? CurlWebhookTransport(timeout: configuration.dispatcher.timeout), targets: targets, settings: configuration.dispatcher,
+        metrics: senderMetrics, logger: logger, isReady: { queueService.isStarted })
 
     let health = HealthChecks()
     health.register("postgres") { _ = try await pool.query("SELECT 1") }

@@ -14,7 +14,8 @@ public struct WebhookSenderConfiguration: Sendable {
     /// `WEBHOOK_SENDER_MIGRATE` (default true): apply the sender's migrations at start-up.
     public var migrate = true
     /// The dispatcher's bounds and schedule (`WEBHOOK_SENDER_CONCURRENCY`,
-    /// `WEBHOOK_SENDER_POLL_INTERVAL`, `WEBHOOK_SENDER_TIMEOUT`, `WEBHOOK_SENDER_RETRY_SCHEDULE`).
+    /// `WEBHOOK_SENDER_ENDPOINT_CONCURRENCY`, `WEBHOOK_SENDER_POLL_INTERVAL`, `WEBHOOK_SENDER_TIMEOUT`,
+    /// `WEBHOOK_SENDER_RETRY_SCHEDULE`, `WEBHOOK_SENDER_DISABLE_AFTER`).
     public var dispatcher = DeliveryDispatcher.Settings()
     /// `DATABASE_*` limits (default ``PostgresSessionLimits/batch``).
     public var databaseLimits: PostgresSessionLimits = .batch
@@ -32,6 +33,8 @@ public struct WebhookSenderConfiguration: Sendable {
         configuration.batchSize = reader.int(.webhookSenderBatchSize, default: 500, in: 1...10_000)
         configuration.migrate = reader.bool(.webhookSenderMigrate, default: true)
         configuration.dispatcher.concurrency = reader.int(.webhookSenderConcurrency, default: 8, in: 1...256)
+        configuration.dispatcher.endpointConcurrency = reader.int(.webhookSenderEndpointConcurrency, default: 2, in: 1...64)
+        configuration.dispatcher.disableAfter = reader.duration(.webhookSenderDisableAfter, default: .seconds(120 * 3600))
         configuration.dispatcher.pollInterval = reader.duration(.webhookSenderPollInterval, default: .milliseconds(500))
         configuration.dispatcher.timeout = reader.duration(.webhookSenderTimeout, default: .seconds(10))
         configuration.dispatcher.schedule = reader.value(.webhookSenderRetrySchedule, RetrySchedule.parser, default: .default)

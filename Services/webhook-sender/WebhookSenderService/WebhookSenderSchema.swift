@@ -76,6 +76,44 @@ public enum WebhookSenderSchema {
                 GRANT DELETE ON webhook_deliveries TO storefront_webhook_sender;
                 """),
         PostgresMigration(version: 3, name: "the operators' admin role for endpoints", sql: adminRole),
+        PostgresMigration(
+            version: 4, name: "sendable heads, circuit breaker, private targets",
+            sql: """
+                -- The circuit breaker: failing_since is the first failed attempt
+                -- since the last delivered one (NULL while healthy); an endpoint
+                -- failing longer than WEBHOOK_SENDER_DISABLE_AFTER is disabled
+                -- by the sender ('failing'), apart from the operator's 'operator'.
+                ALTER TABLE webhook_endpoints
+                    ADD COLUMN failing_since    timestamptz,
+                    ADD COLUMN disabled_reason  text CHECK (disabled_reason IN ('operator', 'failing')),
+                    ADD COLUMN disabled_at      timestamptz,
+                    -- Endpoints added before the URL policy keep working: the
+                    -- operator added them when every target was allowed.
+                    ADD COLUMN allow_private    boolean NOT NULL DEFAULT true;
+                ALTER TABLE webhook_endpoints ALTER COLUMN allow_private SET DEFAULT false;
+                UPDATE webhook_endpoints SET disabled_reason = 'operator' WHERE NOT enabled;
+
+                -- Only a head (the oldest pending delivery of its endpoint and
+                -- ordering key) has a finite next_attempt_at; the rows behind it
+                -- wait at 'infinity' until it is delivered or dead, and a claimed
+                -- head moves to the end of its lease. So a claim reads only heads
+                -- that are due, in the order it takes them, however many rows
+                -- wait behind a head or in backoff.
+                UPDATE webhook_deliveries AS d SET next_attempt_at = 'infinity'
+                WHERE d.state = 'pending' AND EXISTS (
+                    SELECT 1 FROM webhook_deliveries AS p
+                    WHERE p.endpoint_id = d.endpoint_id AND p.app_user_id = d.app_user_id AND p.state = 'pending' AND p.seq < d.seq);
+                UPDATE webhook_deliveries SET next_attempt_at = greatest(next_attempt_at, leased_until)
+                WHERE state = 'pending' AND leased_until IS NOT NULL AND next_attempt_at < 'infinity';
+                DROP INDEX webhook_deliveries_due;
+                CREATE INDEX webhook_deliveries_heads ON webhook_deliveries (endpoint_id, next_attempt_at, seq)
+                    WHERE state = 'pending' AND next_attempt_at < 'infinity';
+                -- `storefront endpoints replay --since`: one endpoint's rows of a time range.
+                CREATE INDEX webhook_deliveries_created ON webhook_deliveries (endpoint_id, created_at);
+
+                -- The breaker is the sender's to trip; everything else of an endpoint stays the operator's.
+                GRANT UPDATE (failing_since, enabled, disabled_reason, disabled_at) ON webhook_endpoints TO storefront_webhook_sender;
+                """),
     ]
 
     /// The role `storefront endpoints` and `storefront api-keys` connect with

@@ -11,6 +11,12 @@ extension Setting {
         "WEBHOOK_SENDER_MIGRATE", default: "true", "apply the sender's migrations at start-up")
     public static let webhookSenderConcurrency = Setting(
         "WEBHOOK_SENDER_CONCURRENCY", default: "8", "delivery attempts in flight per replica")
+    public static let webhookSenderEndpointConcurrency = Setting(
+        "WEBHOOK_SENDER_ENDPOINT_CONCURRENCY", default: "2",
+        "delivery attempts in flight per endpoint and replica: a slow endpoint holds only these")
+    public static let webhookSenderDisableAfter = Setting(
+        "WEBHOOK_SENDER_DISABLE_AFTER", default: "120h",
+        "an endpoint whose every attempt failed for this long is disabled (the circuit breaker)")
     public static let webhookSenderPollInterval = Setting(
         "WEBHOOK_SENDER_POLL_INTERVAL", default: "500ms", "the wait when no delivery is due")
     public static let webhookSenderTimeout = Setting(
@@ -25,6 +31,7 @@ extension SettingGroup {
         "Webhook sender",
         [
             .webhookSenderKafkaGroupID, .webhookSenderBatchSize, .webhookSenderMigrate, .webhookSenderConcurrency,
-            .webhookSenderPollInterval, .webhookSenderTimeout, .webhookSenderRetrySchedule,
+            .webhookSenderEndpointConcurrency, .webhookSenderDisableAfter, .webhookSenderPollInterval, .webhookSenderTimeout,
+            .webhookSenderRetrySchedule,
         ])
 }
