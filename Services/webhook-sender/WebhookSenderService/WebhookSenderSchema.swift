@@ -137,7 +137,7 @@ public enum WebhookSenderSchema {
         -- counts it and replay puts dead deliveries back: only the columns
         -- replay resets may change, never a delivery's body, user or endpoint.
         GRANT SELECT, INSERT, UPDATE, DELETE ON webhook_endpoints TO storefront_admin;
-        GRANT SELECT, UPDATE (state, attempts, next_attempt_at, leased_until) ON webhook_deliveries TO storefront_admin;
+        GRANT SELECT, UPDATE (state, attempts, next_attempt_at, leased_until, delivered_at) ON webhook_deliveries TO storefront_admin;
         """
 
     /// The migrator for ``migrations``; its advisory lock makes concurrent starts safe.
