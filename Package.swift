@@ -136,6 +136,9 @@ let package = Package(
         // One provider API limit shared by every service and replica: a ledger in PostgreSQL
         // (ten-second windows, per-class ceilings, 429 pauses) behind `Providers.ProviderRequestBudget`.
         domain("ProviderBudget", ["BillingModel", "Postgres", "Providers", "ProviderConfiguration", "Telemetry", "ServiceSettings", "Timing"]),
+        // The projector's signature on each entitlement change (a Kafka header): its signer, the
+        // consumers' verifier (public keys only) and the gate that counts and passes over the rest.
+        domain("EntitlementSigning", ["CryptoPrimitives", "Kafka", "ServiceSettings", "Telemetry"], linker: vendoredLibraries),
 
         // MARK: - App client (Foundation only; no unsafeFlags: apps depend on it remotely)
         // Only the language settings, no `.treatAllWarnings(as: .error)`: SwiftPM's
@@ -186,25 +189,28 @@ let package = Package(
             name: "ProjectorService",
             dependencies: [
                 "Timing", "ServiceSettings", "BillingModel", "Webhooks", "ProjectionStore", "Entitlements", "Postgres", "Kafka", "HTTPServer",
-                "ServiceRuntime", "Telemetry",
+                "ServiceRuntime", "Telemetry", "EntitlementSigning",
             ],
             path: "Services/subscription-projector/ProjectorService", swiftSettings: strict, linkerSettings: vendoredLibraries),
         .executableTarget(
-            name: "subscription-projector", dependencies: ["ProjectorService", "HTTPServer", "ServiceRuntime", "Telemetry", "Kafka", "Postgres"],
+            name: "subscription-projector",
+            dependencies: [
+                "ProjectorService", "HTTPServer", "ServiceRuntime", "Telemetry", "Kafka", "Postgres", "EntitlementSigning", "ServiceSettings",
+            ],
             path: "Services/subscription-projector/main", swiftSettings: strict, linkerSettings: vendoredLibraries),
         .target(
             name: "CheckoutService",
             dependencies: [
                 "Timing", "ServiceSettings", "Catalog", "BillingModel", "Providers", "ProviderBudget", "ProjectionStore", "Entitlements", "Postgres",
                 "Kafka", "CryptoPrimitives", "HTTPServer", "ServiceRuntime", "Telemetry", "TokenVerification", "Webhooks", "ProviderConfiguration",
-                "JSONCodec",
+                "JSONCodec", "EntitlementSigning",
             ],
             path: "Services/checkout/CheckoutService", swiftSettings: strict, linkerSettings: vendoredLibraries),
         .executableTarget(
             name: "checkout",
             dependencies: [
                 "ServiceSettings", "Catalog", "CheckoutService", "Entitlements", "ProviderBudget", "Providers", "ProviderConfiguration", "Kafka",
-                "Postgres", "HTTPClient", "BillingModel", "HTTPServer", "ServiceRuntime", "Telemetry", "Webhooks",
+                "Postgres", "HTTPClient", "BillingModel", "HTTPServer", "ServiceRuntime", "Telemetry", "Webhooks", "EntitlementSigning",
             ],
             path: "Services/checkout/main", swiftSettings: strict, linkerSettings: vendoredLibraries),
 
@@ -229,11 +235,14 @@ let package = Package(
             name: "WebhookSenderService",
             dependencies: [
                 "Timing", "ServiceSettings", "CryptoPrimitives", "HTTPClient", "HTTPServer", "Kafka", "BillingModel", "Postgres", "ServiceRuntime",
-                "Telemetry",
+                "Telemetry", "EntitlementSigning",
             ],
             path: "Services/webhook-sender/WebhookSenderService", swiftSettings: strict, linkerSettings: vendoredLibraries),
         .executableTarget(
-            name: "webhook-sender", dependencies: ["WebhookSenderService", "HTTPServer", "Kafka", "Postgres", "ServiceRuntime", "Telemetry"],
+            name: "webhook-sender",
+            dependencies: [
+                "WebhookSenderService", "HTTPServer", "Kafka", "Postgres", "ServiceRuntime", "Telemetry", "EntitlementSigning", "ServiceSettings",
+            ],
             path: "Services/webhook-sender/main", swiftSettings: strict, linkerSettings: vendoredLibraries),
 
         // MARK: - Tools
@@ -302,6 +311,7 @@ let package = Package(
             name: "TestSupport",
             dependencies: [
                 "ServiceSettings", "CryptoPrimitives", "Kafka", "BillingModel", "Postgres", "HTTPClient", "HTTPServer", "Telemetry", "Webhooks",
+                "EntitlementSigning",
             ],
             path: "Tests/TestSupport",
             swiftSettings: strict, linkerSettings: vendoredLibraries),
@@ -337,6 +347,9 @@ let package = Package(
                 "Telemetry",
             ]),
         tests("CryptoPrimitivesTests", ["CryptoPrimitives", "TestSupport"]),
+        tests(
+            "EntitlementSigningTests", ["EntitlementSigning", "CryptoPrimitives", "Kafka", "ServiceSettings", "Telemetry", "TestSupport"],
+            linker: vendoredLibraries),
         // The JWKS key sets against a fake fetcher, and against a local JWKS server (TestSupport.LocalJWKSServer).
         tests(
             "TokenVerificationTests",
@@ -415,7 +428,7 @@ let package = Package(
             "ProjectorServiceIntegrationTests",
             [
                 "ServiceSettings", "TestSupport", "ProjectorService", "ProjectionStore", "Entitlements", "BillingModel", "Postgres", "Kafka",
-                "CryptoPrimitives", "ServiceRuntime", "Telemetry", "HTTPServer", "Webhooks", "JSONCodec",
+                "CryptoPrimitives", "ServiceRuntime", "Telemetry", "HTTPServer", "Webhooks", "JSONCodec", "EntitlementSigning",
             ],
             linker: vendoredLibraries),
         tests(
@@ -423,7 +436,7 @@ let package = Package(
             [
                 "ServiceSettings", "Catalog", "SeedModels", "TestSupport", "CheckoutService", "BillingModel", "Providers", "ProviderBudget",
                 "ProjectionStore", "Postgres", "Kafka", "CryptoPrimitives", "HTTPServer", "HTTPClient", "ServiceRuntime", "Telemetry",
-                "SandboxServer", "SandboxKit", "ProviderConfiguration", "Webhooks", "JSONCodec",
+                "SandboxServer", "SandboxKit", "ProviderConfiguration", "Webhooks", "JSONCodec", "EntitlementSigning",
             ], linker: vendoredLibraries),
         // A provider declared in the test target alone (TestPay), flowing from its webhook to
         // the entitlement answer through the real receiver, broker, projector and database.
@@ -444,7 +457,10 @@ let package = Package(
             ], linker: vendoredLibraries),
         tests(
             "WebhookSenderServiceIntegrationTests",
-            ["CryptoPrimitives", "Kafka", "BillingModel", "Postgres", "ServiceRuntime", "Telemetry", "TestSupport", "WebhookSenderService"],
+            [
+                "CryptoPrimitives", "Kafka", "BillingModel", "Postgres", "ServiceRuntime", "Telemetry", "TestSupport", "WebhookSenderService",
+                "EntitlementSigning",
+            ],
             linker: vendoredLibraries),
         tests(
             "StorefrontCLIIntegrationTests",

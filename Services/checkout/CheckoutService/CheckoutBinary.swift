@@ -9,6 +9,7 @@ import ProviderBudget
 import ProviderConfiguration
 import ServiceRuntime
 import Webhooks
+import EntitlementSigning
 
 /// What the `checkout` executable reads: `checkout --help-settings` prints it,
 /// and its reader refuses anything else.
@@ -16,7 +17,8 @@ public enum CheckoutBinary {
     public static let settings = BinarySettings(
         "checkout",
         [
-            .runtime, .httpServer, .checkout, .webFirst, .entitlementStream, .appTokens, .ownershipProof, .postgresConnection, .postgresLimits,
+            .runtime, .httpServer, .checkout, .webFirst, .entitlementStream, .entitlementVerification, .appTokens, .ownershipProof,
+            .postgresConnection, .postgresLimits,
             .entitlements,
             .kafka, .kafkaSecurity,
         ]

@@ -7,6 +7,7 @@ import ProjectionStore
 import Entitlements
 import ServiceRuntime
 import Webhooks
+import EntitlementSigning
 
 /// What the `subscription-projector` executable reads: its `--help-settings`
 /// prints it, and its reader refuses anything else.
@@ -14,7 +15,8 @@ public enum ProjectorBinary {
     public static let settings = BinarySettings(
         "subscription-projector",
         [
-            .runtime, .httpServer, .projector, .entitlementOutbox, .ownershipProof, .postgresConnection, .postgresLimits, .entitlements, .kafka,
+            .runtime, .httpServer, .projector, .entitlementOutbox, .entitlementSigning, .ownershipProof, .postgresConnection, .postgresLimits,
+            .entitlements, .kafka,
             .kafkaSecurity,
         ])
 }

@@ -3,10 +3,12 @@ import Kafka
 import Postgres
 import ServiceRuntime
 import ServiceSettings
+import EntitlementSigning
 
 /// What the `webhook-sender` executable reads: its `--help-settings`
 /// prints it, and its reader refuses anything else.
 public enum WebhookSenderBinary {
     public static let settings = BinarySettings(
-        "webhook-sender", [.runtime, .httpServer, .webhookSender, .postgresConnection, .postgresLimits, .kafka, .kafkaSecurity])
+        "webhook-sender",
+        [.runtime, .httpServer, .webhookSender, .entitlementVerification, .postgresConnection, .postgresLimits, .kafka, .kafkaSecurity])
 }
