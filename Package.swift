@@ -138,6 +138,9 @@ let package = Package(
         // One provider API limit shared by every service and replica: a ledger in PostgreSQL
         // (ten-second windows, per-class ceilings, 429 pauses) behind `Providers.ProviderRequestBudget`.
         domain("ProviderBudget", ["BillingModel", "Postgres", "Providers", "ProviderConfiguration", "Telemetry", "ServiceSettings", "Timing"]),
+        // The projector's signature on each entitlement change (a Kafka header): its signer, the
+        // consumers' verifier (public keys only) and the gate that counts and passes over the rest.
+        domain("EntitlementSigning", ["CryptoPrimitives", "Kafka", "ServiceSettings", "Telemetry"], linker: vendoredLibraries),
 
         // MARK: - App client (Foundation only; no unsafeFlags: apps depend on it remotely)
         // Only the language settings, no `.treatAllWarnings(as: .error)`: SwiftPM's
@@ -188,12 +191,14 @@ let package = Package(
             name: "ProjectorService",
             dependencies: [
                 "Timing", "ServiceSettings", "BillingModel", "Webhooks", "ProjectionStore", "Entitlements", "Postgres", "Retention", "Kafka",
-                "HTTPServer",
-                "ServiceRuntime", "Telemetry",
+                "HTTPServer", "ServiceRuntime", "Telemetry", "EntitlementSigning",
             ],
             path: "Services/subscription-projector/ProjectorService", swiftSettings: strict, linkerSettings: vendoredLibraries),
         .executableTarget(
-            name: "subscription-projector", dependencies: ["ProjectorService", "HTTPServer", "ServiceRuntime", "Telemetry", "Kafka", "Postgres"],
+            name: "subscription-projector",
+            dependencies: [
+                "ProjectorService", "HTTPServer", "ServiceRuntime", "Telemetry", "Kafka", "Postgres", "EntitlementSigning", "ServiceSettings",
+            ],
             path: "Services/subscription-projector/main", swiftSettings: strict, linkerSettings: vendoredLibraries),
         .target(
             name: "CheckoutService",
@@ -201,14 +206,14 @@ let package = Package(
                 "Timing", "ServiceSettings", "Catalog", "BillingModel", "Providers", "ProviderBudget", "ProjectionStore", "Entitlements", "Postgres",
                 "Retention",
                 "Kafka", "CryptoPrimitives", "HTTPServer", "ServiceRuntime", "Telemetry", "TokenVerification", "Webhooks", "ProviderConfiguration",
-                "JSONCodec",
+                "JSONCodec", "EntitlementSigning",
             ],
             path: "Services/checkout/CheckoutService", swiftSettings: strict, linkerSettings: vendoredLibraries),
         .executableTarget(
             name: "checkout",
             dependencies: [
                 "ServiceSettings", "Catalog", "CheckoutService", "Entitlements", "ProviderBudget", "Providers", "ProviderConfiguration", "Kafka",
-                "Postgres", "HTTPClient", "BillingModel", "HTTPServer", "ServiceRuntime", "Telemetry", "Webhooks",
+                "Postgres", "HTTPClient", "BillingModel", "HTTPServer", "ServiceRuntime", "Telemetry", "Webhooks", "EntitlementSigning",
             ],
             path: "Services/checkout/main", swiftSettings: strict, linkerSettings: vendoredLibraries),
 
@@ -233,12 +238,14 @@ let package = Package(
             name: "WebhookSenderService",
             dependencies: [
                 "Timing", "ServiceSettings", "CryptoPrimitives", "HTTPClient", "HTTPServer", "Kafka", "BillingModel", "Postgres", "Retention",
-                "ServiceRuntime",
-                "Telemetry",
+                "ServiceRuntime", "Telemetry", "EntitlementSigning",
             ],
             path: "Services/webhook-sender/WebhookSenderService", swiftSettings: strict, linkerSettings: vendoredLibraries),
         .executableTarget(
-            name: "webhook-sender", dependencies: ["WebhookSenderService", "HTTPServer", "Kafka", "Postgres", "ServiceRuntime", "Telemetry"],
+            name: "webhook-sender",
+            dependencies: [
+                "WebhookSenderService", "HTTPServer", "Kafka", "Postgres", "ServiceRuntime", "Telemetry", "EntitlementSigning", "ServiceSettings",
+            ],
             path: "Services/webhook-sender/main", swiftSettings: strict, linkerSettings: vendoredLibraries),
 
         // MARK: - Tools
@@ -307,6 +314,7 @@ let package = Package(
             name: "TestSupport",
             dependencies: [
                 "ServiceSettings", "CryptoPrimitives", "Kafka", "BillingModel", "Postgres", "HTTPClient", "HTTPServer", "Telemetry", "Webhooks",
+                "EntitlementSigning",
             ],
             path: "Tests/TestSupport",
             swiftSettings: strict, linkerSettings: vendoredLibraries),
@@ -342,6 +350,9 @@ let package = Package(
                 "Telemetry",
             ]),
         tests("CryptoPrimitivesTests", ["CryptoPrimitives", "TestSupport"]),
+        tests(
+            "EntitlementSigningTests", ["EntitlementSigning", "CryptoPrimitives", "Kafka", "ServiceSettings", "Telemetry", "TestSupport"],
+            linker: vendoredLibraries),
         // The JWKS key sets against a fake fetcher, and against a local JWKS server (TestSupport.LocalJWKSServer).
         tests(
             "TokenVerificationTests",
@@ -423,7 +434,7 @@ let package = Package(
             [
                 "ServiceSettings", "TestSupport", "ProjectorService", "ProjectionStore", "Entitlements", "BillingModel", "Postgres", "Kafka",
                 "CryptoPrimitives", "ServiceRuntime", "Telemetry", "HTTPServer", "Webhooks", "JSONCodec", "Retention", "CheckoutService",
-                "WebhookSenderService",
+                "WebhookSenderService", "EntitlementSigning",
             ],
             linker: vendoredLibraries),
         tests(
@@ -431,7 +442,7 @@ let package = Package(
             [
                 "ServiceSettings", "Catalog", "SeedModels", "TestSupport", "CheckoutService", "BillingModel", "Providers", "ProviderBudget",
                 "ProjectionStore", "Postgres", "Kafka", "CryptoPrimitives", "HTTPServer", "HTTPClient", "ServiceRuntime", "Telemetry",
-                "SandboxServer", "SandboxKit", "ProviderConfiguration", "Webhooks", "JSONCodec", "Retention",
+                "SandboxServer", "SandboxKit", "ProviderConfiguration", "Webhooks", "JSONCodec", "Retention", "EntitlementSigning",
             ], linker: vendoredLibraries),
         // A provider declared in the test target alone (TestPay), flowing from its webhook to
         // the entitlement answer through the real receiver, broker, projector and database.
@@ -454,7 +465,7 @@ let package = Package(
             "WebhookSenderServiceIntegrationTests",
             [
                 "CryptoPrimitives", "Kafka", "BillingModel", "Postgres", "ServiceRuntime", "Telemetry", "TestSupport", "WebhookSenderService",
-                "Retention",
+                "Retention", "EntitlementSigning",
             ],
             linker: vendoredLibraries),
         tests(

@@ -6,7 +6,8 @@
 #   deploy/make-secrets.sh          PostgreSQL passwords and passfiles (the
 #                                   schema owner's, one per service and the
 #                                   operators' read-only one), JWT
-#                                   secret, ownership proof key
+#                                   secret, ownership proof key, the
+#                                   entitlement signing key pair
 #   deploy/make-secrets.sh --demo   also provider keys for the sandbox demo
 #
 # Run as root (or with sudo): the files the Storefront containers read are
@@ -53,6 +54,16 @@ new "$dir/auth_jwt_secret" 0400 "$uid:$uid" "$(openssl rand -hex 32)"
 new "$dir/ownership_proof_key" 0400 "$uid:$uid" "$(openssl rand -hex 32)"
 # The keys it replaced, still accepted (empty until the first rotation).
 new "$dir/ownership_proof_previous_keys" 0400 "$uid:$uid" ""
+# The projector signs each entitlement change with the private key (P-256);
+# the webhook-sender and the checkout hold only the public half, so they can
+# check a change but never make one. A rotation appends the new public key to
+# entitlement_verify_keys first (deploy/README.md, "Signed entitlement changes").
+if [ ! -e "$dir/entitlement_signing_key" ]; then
+  new "$dir/entitlement_signing_key" 0400 "$uid:$uid" "$(openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 2>/dev/null)"
+else
+  echo "kept     entitlement_signing_key"
+fi
+new "$dir/entitlement_verify_keys" 0444 "$uid:$uid" "$(openssl pkey -in "$dir/entitlement_signing_key" -pubout)"
 
 if [ "${1:-}" = "--demo" ]; then
   # Any values work: the sandbox and the services read the same files.

@@ -523,7 +523,7 @@ if phase catchup; then
     port=$("$root/scripts/free-port.sh")
     started=$(date +%s.%N)
     PORT=$port HOST=127.0.0.1 LOG_LEVEL=$LOG_LEVEL DATABASE_URL=$(db_url "$db") KAFKA_BROKERS=$BACKLOG_BROKERS \
-      OWNERSHIP_PROOF_KEY=$OWNERSHIP_PROOF_KEY KAFKA_GROUP_ID=$group KAFKA_CLIENT_ID=projector-catchup-$round start_bg "projector-catchup-$round" "$BIN/subscription-projector"
+      OWNERSHIP_PROOF_KEY=$OWNERSHIP_PROOF_KEY ENTITLEMENT_SIGNING_KEY_FILE=$ENTITLEMENT_SIGNING_KEY_FILE KAFKA_GROUP_ID=$group KAFKA_CLIENT_ID=projector-catchup-$round start_bg "projector-catchup-$round" "$BIN/subscription-projector"
     ppid=$(pid_of "projector-catchup-$round") kpid=$(cat "$W/broker-backlog/tansu.pid")
     if [ "${BENCH_PERF:-0}" = 1 ] && [ "$round" = "$CATCHUP_ROUNDS" ] && command -v perf >/dev/null; then
       # The whole machine, not only the projector: PostgreSQL's backends do

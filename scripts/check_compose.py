@@ -55,7 +55,9 @@ Rules (each message starts with the rule's tag):
                  ProvidersConfiguration.fromEnvironment calls (.api: the API keys,
                  .webhooks: the webhook secrets; Paystack's key is both); a
                  compose secret only where one of the service's settings names
-                 its /run/secrets/ path (or SECRET_READERS says who reads it).
+                 its /run/secrets/ path (or SECRET_READERS says who reads it);
+                 a secret in SOLE_HOLDERS (the entitlement signing key) only
+                 in the services listed there, whatever names it.
   [db-user]      services connect to PostgreSQL as their own login user, never
                  as the schema owner (only ONE_SHOT_JOBS may), no two share a
                  user, and each user's passfile is its own (pgpass_<user>).
@@ -176,12 +178,17 @@ SECRET_READERS = {
                  "pgpass_admin"},
 }
 
+#: Compose secrets that only these services may receive, whatever setting names them: whoever
+#: holds the entitlement signing key can make changes the webhook-sender and the checkout trust.
+SOLE_HOLDERS = {"entitlement_signing_key": {"subscription-projector"}}
+
 #: The binaries' declared settings, as their `--help-settings --format json` prints them.
 SETTINGS_JSON = "docs/settings.json"
 #: [env-documented]: compose service -> (binary, the groups of its settings an operator
 #: must be able to set without an override: the service's own, not the shared ones).
 DOCUMENTED_SETTINGS = {"checkout": ("checkout", (
-    "Checkout", "App tokens", "Ownership proof", "PostgreSQL", "PostgreSQL session limits", "Entitlements", "Provider request budgets"))}
+    "Checkout", "App tokens", "Ownership proof", "PostgreSQL", "PostgreSQL session limits", "Entitlements", "Provider request budgets",
+    "Entitlement change verification"))}
 #: Documented settings compose deliberately does not pass (an override sets them); each
 #: must be mentioned in deploy/README.md, where the override is explained.
 OVERRIDE_ONLY = {
@@ -518,6 +525,10 @@ def check(compose: dict, root: Path, compose_dir: Path, explain: bool = False) -
             secret_name = entry.get("source") if isinstance(entry, dict) else str(entry)
             target = (entry.get("target") if isinstance(entry, dict) else None) or secret_name
             path = target if str(target).startswith("/") else f"/run/secrets/{target}"
+            holders = SOLE_HOLDERS.get(secret_name)
+            if holders is not None and name not in holders:
+                report.error("secret-scope", name, f"receives the secret {secret_name}, which only {sorted(holders)} may hold")
+                continue
             if secret_name in readers:
                 continue
             if not any(path in str(value) for value in env.values()):
@@ -872,6 +883,10 @@ def self_test(compose_path: Path, root: Path) -> int:
         # ... nor another service's compose secrets.
         ("secret-scope", lambda d: d["services"]["checkout"]["secrets"].append("pgpass_reconciler")),
         ("secret-scope", lambda d: d["services"]["subscription-projector"]["secrets"].append("auth_jwt_secret")),
+        # The signing key outside the projector, even where a setting names its path.
+        ("secret-scope", lambda d: (d["services"]["webhook-sender"]["secrets"].append("entitlement_signing_key"),
+                                    service_env(d, "webhook-sender").__setitem__(
+                                        "ENTITLEMENT_VERIFY_KEYS_FILE", "/run/secrets/entitlement_signing_key"))),
         # Services connect as their own database users.
         ("db-user", lambda d: service_env(d, "checkout").__setitem__(
             "DATABASE_URL", "postgresql://storefront@postgres:5432/storefront?passfile=/run/secrets/pgpass")),

@@ -46,6 +46,11 @@
 # data) and to every projector (which checks them; add-projector reads it
 # back from stack.env), so tools that publish webhooks of their own (the
 # scale demo) can sign their custom data too.
+# The entitlement changes' key pair: a fresh P-256 key per stack in
+# STATE_DIR/keys/, the private key given to every projector only
+# (ENTITLEMENT_SIGNING_KEY_FILE), the public key to the webhook-sender and
+# the checkout (ENTITLEMENT_VERIFY_KEYS_FILE); stack.env names both files, so
+# tests can sign a change as the projector does, or forge one.
 # Least privilege, as in docker-compose.yml: `storefront migrate` applies the
 # schema as the cluster's superuser (it also creates the services' group
 # roles), then each service connects as its own login user
@@ -138,7 +143,7 @@ sandbox_stripe_webhook_secret=whsec_sandbox_stripe
 secret_variables=(DATABASE_URL PROJECTOR_DATABASE_URL CHECKOUT_DATABASE_URL RECONCILER_DATABASE_URL WEBHOOK_SENDER_DATABASE_URL AUTH_JWT_SECRET
   LEMONSQUEEZY_API_KEY LEMONSQUEEZY_WEBHOOK_SECRET PAYSTACK_SECRET_KEY STRIPE_SECRET_KEY STRIPE_WEBHOOK_SECRET OWNERSHIP_PROOF_KEY
   AUTH_JWT_SECRET_FILE LEMONSQUEEZY_API_KEY_FILE LEMONSQUEEZY_WEBHOOK_SECRET_FILE PAYSTACK_SECRET_KEY_FILE STRIPE_SECRET_KEY_FILE
-  STRIPE_WEBHOOK_SECRET_FILE OWNERSHIP_PROOF_KEY_FILE)
+  STRIPE_WEBHOOK_SECRET_FILE OWNERSHIP_PROOF_KEY_FILE ENTITLEMENT_SIGNING_KEY ENTITLEMENT_SIGNING_KEY_FILE)
 unexport_secrets() { export -n "${secret_variables[@]}"; }
 with_api_keys() {
   LEMONSQUEEZY_API_KEY=$sandbox_ls_api_key PAYSTACK_SECRET_KEY=$sandbox_ps_secret_key STRIPE_SECRET_KEY=$sandbox_stripe_secret_key "$@"
@@ -183,9 +188,21 @@ migrate_and_create_users() {
     || { echo "error: creating the services' database users failed; log:" >&2; cat "$state/logs/migrate.log" >&2; return 1; }
 }
 
-start_projector() { # name port (needs $ownership_proof_key)
+start_projector() { # name port (needs $ownership_proof_key and the key pair of make_signing_keys)
   DATABASE_URL=$(database_url_for subscription_projector) KAFKA_CLIENT_ID=$1 OWNERSHIP_PROOF_KEY=$ownership_proof_key \
+    ENTITLEMENT_SIGNING_KEY_FILE="$(keys_dir)/entitlement-signing.pem" \
     start_process "$1" "$2" "$bin/subscription-projector"
+}
+
+# The projector signs each entitlement change with the private key; the
+# webhook-sender and the checkout verify with the public one.
+keys_dir() { echo "$(cd "$state" && pwd)/keys"; } # absolute: stack.env is read from anywhere
+make_signing_keys() {
+  mkdir -p "$state/keys"
+  chmod 0700 "$state/keys"
+  ( umask 077
+    openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$state/keys/entitlement-signing.pem" 2>/dev/null )
+  openssl pkey -in "$state/keys/entitlement-signing.pem" -pubout -out "$state/keys/entitlement-verify.pem"
 }
 
 start_receiver() { # number port (in a subshell: restart-receiver has sourced stack.env)
@@ -218,6 +235,7 @@ up() {
   local jwt_secret; jwt_secret=$(openssl rand -hex 32)
   # The checkout signs ownership proofs with it, the projectors check them.
   ownership_proof_key=$(openssl rand -hex 32)
+  make_signing_keys
   # App tokens must carry this issuer and audience (`storefront dev-token`
   # puts the same values in by default); override both from the environment.
   local jwt_issuer=${AUTH_JWT_ISSUER:-storefront-dev} jwt_audience=${AUTH_JWT_AUDIENCE:-storefront-app}
@@ -270,6 +288,7 @@ up() {
   local sender_port; sender_port=$(port_for webhook-sender "${WEBHOOK_SENDER_PORT:-8086}")
   WEBHOOK_SENDER_RETRY_SCHEDULE=${WEBHOOK_SENDER_RETRY_SCHEDULE:-1s,1s,2s,2s,5s} WEBHOOK_SENDER_MIGRATE=false \
     KAFKA_CLIENT_ID=webhook-sender DATABASE_URL=$(database_url_for webhook_sender) \
+    ENTITLEMENT_VERIFY_KEYS_FILE="$(keys_dir)/entitlement-verify.pem" \
     start_process webhook-sender "$sender_port" "$bin/webhook-sender"
 
   with_api_keys start_process catalog "$catalog_port" "$bin/catalog"
@@ -278,6 +297,7 @@ up() {
     OWNERSHIP_PROOF_KEY=$ownership_proof_key CHECKOUT_REDIRECT_URL="$gateway/checkout/complete" DATABASE_URL=$(database_url_for checkout) \
     CHECKOUT_ANONYMOUS=${CHECKOUT_ANONYMOUS:-on} APPLE_APP_IDS=${APPLE_APP_IDS:-ABCDE12345.com.example.storefront} \
     APP_STORE_URL=${APP_STORE_URL:-https://apps.apple.com/app/id000000000} CHECKOUT_TRUST_FORWARDED_FOR=true \
+    ENTITLEMENT_VERIFY_KEYS_FILE="$(keys_dir)/entitlement-verify.pem" \
     with_api_keys start_process checkout "$checkout_port" "$bin/checkout"
   for i in $(seq 1 "$receivers"); do
     local p; if [ "$i" = 1 ]; then p=$(port_for receiver "${WEBHOOK_RECEIVER_PORT:-8083}"); else p=$("$root/scripts/free-port.sh"); fi
@@ -355,6 +375,8 @@ export AUTH_JWT_SECRET=$jwt_secret
 export AUTH_JWT_ISSUER=$jwt_issuer
 export AUTH_JWT_AUDIENCE=$jwt_audience
 export OWNERSHIP_PROOF_KEY=$ownership_proof_key
+export ENTITLEMENT_SIGNING_KEY_FILE=$(keys_dir)/entitlement-signing.pem
+export ENTITLEMENT_VERIFY_KEYS_FILE=$(keys_dir)/entitlement-verify.pem
 export STOREFRONT_MODE=test
 export STACK_STATE=$state
 ENV

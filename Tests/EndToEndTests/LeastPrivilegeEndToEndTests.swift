@@ -26,13 +26,15 @@ extension EndToEndTests {
         let stack = try self.stack
         let secrets = [
             "LEMONSQUEEZY_API_KEY", "LEMONSQUEEZY_WEBHOOK_SECRET", "PAYSTACK_SECRET_KEY", "AUTH_JWT_SECRET", "OWNERSHIP_PROOF_KEY", "DATABASE_URL",
+            "ENTITLEMENT_SIGNING_KEY",
         ]
         let expected: [String: Set<String>] = [
             "catalog": ["LEMONSQUEEZY_API_KEY", "PAYSTACK_SECRET_KEY"],
             "checkout": ["LEMONSQUEEZY_API_KEY", "PAYSTACK_SECRET_KEY", "AUTH_JWT_SECRET", "OWNERSHIP_PROOF_KEY", "DATABASE_URL"],
             "webhook-receiver-1": ["LEMONSQUEEZY_WEBHOOK_SECRET", "PAYSTACK_SECRET_KEY"],
             // The checkout's ownership proof key: it checks the proofs in custom data.
-            "subscription-projector-1": ["OWNERSHIP_PROOF_KEY", "DATABASE_URL"],
+            // ... and the entitlement changes' private key, which no other process holds.
+            "subscription-projector-1": ["OWNERSHIP_PROOF_KEY", "DATABASE_URL", "ENTITLEMENT_SIGNING_KEY"],
             "reconciler-1": ["LEMONSQUEEZY_API_KEY", "PAYSTACK_SECRET_KEY", "DATABASE_URL"],
         ]
         for (process, allowed) in expected.sorted(by: { $0.key < $1.key }) {

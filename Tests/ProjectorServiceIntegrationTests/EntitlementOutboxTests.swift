@@ -8,6 +8,7 @@ import Telemetry
 import TestSupport
 import Testing
 import Webhooks
+import EntitlementSigning
 @testable import ProjectorService
 
 /// The transactional outbox through the projector's real write path and
@@ -241,7 +242,7 @@ import Webhooks
             let sends = Mutex(0)
             // First relay: the broker takes the first record, then the relay dies before marking it.
             let dying = EntitlementOutboxRelay(
-                pool: pool, settings: .init(batchSize: 10), registry: MetricsRegistry(),
+                pool: pool, settings: .init(batchSize: 10), signer: TestEntitlementSigning.signer, registry: MetricsRegistry(),
                 logger: Logger(service: "outbox-tests", minimumLevel: .critical)
             ) { messages in
                 let n = sends.withLock {
@@ -255,7 +256,7 @@ import Webhooks
             #expect(try await Support.count(pool, "SELECT count(*) FROM entitlement_outbox WHERE published_at IS NULL") == 3)
 
             let relay = EntitlementOutboxRelay(
-                pool: pool, settings: .init(batchSize: 2), registry: MetricsRegistry(),
+                pool: pool, settings: .init(batchSize: 2), signer: TestEntitlementSigning.signer, registry: MetricsRegistry(),
                 logger: Logger(service: "outbox-tests", minimumLevel: .critical)
             ) { messages in await producer.sendInOrderAndAwait(messages) }
             #expect(try await relay.relayOnce().published == 2, "a round is bounded by the batch size")
@@ -275,6 +276,8 @@ import Webhooks
                         ids.contains(change.id)
                     else { continue }
                     #expect(record.key == Array("user-b".utf8))
+                    // Signed by the relay as it sent it: the consumers' verifier takes it.
+                    #expect(TestEntitlementSigning.verifier.rejection(of: record) == nil)
                     seen.append(change.id)
                 }
             }

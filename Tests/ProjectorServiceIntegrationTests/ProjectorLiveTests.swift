@@ -114,6 +114,7 @@ import Webhooks
             let messaging = MessagingSettings(client: KafkaClientConfiguration(bootstrapServers: brokers, clientID: "projector-tests"))
             let application = try buildProjectorApplication(
                 configuration: ProjectorConfiguration(databaseURL: url, ownership: TestOwnership.proof, groupID: Support.unique("projector-live")),
+                signer: TestEntitlementSigning.signer,
                 messaging: messaging, logger: logger, metrics: metrics)
             let group = ServiceGroup(
                 services: [application.consumerService.consumer, application.consumerService], configuration: .init(signals: []), logger: logger)

@@ -91,7 +91,7 @@ import Testing
                     #expect(!announced.isEmpty)
                     #expect(try await restricted.query(changes).map { try $0.decode(String.self) } == announced)
                     let relay = EntitlementOutboxRelay(
-                        pool: asProjector, settings: .init(batchSize: 10_000), registry: MetricsRegistry(),
+                        pool: asProjector, settings: .init(batchSize: 10_000), signer: TestEntitlementSigning.signer, registry: MetricsRegistry(),
                         logger: Logger(service: "projector-tests", minimumLevel: .critical)
                     ) { messages in KafkaOrderedDelivery(acknowledged: messages.count, failure: nil) }
                     #expect(try await relay.relayOnce().published == announced.count)

@@ -7,6 +7,7 @@ import ServiceRuntime
 import Telemetry
 import TestSupport
 import Testing
+import EntitlementSigning
 @testable import WebhookSenderService
 
 /// The webhook sender as it runs: its queue loop on the real broker's
@@ -25,7 +26,11 @@ import Testing
     }
 
     static func produce(_ changes: [EntitlementChange]) async throws {
-        try await produce(changes.map { KafkaProducerMessage(topic: Topics.entitlements, key: $0.key, value: try RecordCoding.encode($0)) })
+        // Signed as the projector's relay signs them: the sender queues nothing else.
+        try await produce(
+            changes.map {
+                TestEntitlementSigning.signed(KafkaProducerMessage(topic: Topics.entitlements, key: $0.key, value: try RecordCoding.encode($0)))
+            })
     }
 
     static func produce(_ messages: [KafkaProducerMessage]) async throws {
@@ -40,6 +45,7 @@ import Testing
     /// create them in a stack).
     static func withSender(
         url: String, schedule: RetrySchedule, timeout: Duration = .seconds(5), endpointConcurrency: Int = 2, logger: Logger = Self.logger,
+        metrics: MetricsRegistry = MetricsRegistry(),
         _ body: () async throws -> Void
     ) async throws {
         try await MessagingSettings(
@@ -55,7 +61,8 @@ import Testing
         configuration.dispatcher.schedule = schedule
         let messaging = MessagingSettings(
             client: KafkaClientConfiguration(bootstrapServers: try TestEnvironment.kafkaBrokers(), clientID: "webhook-sender-tests"))
-        let application = try buildWebhookSenderApplication(configuration: configuration, messaging: messaging, logger: logger)
+        let application = try buildWebhookSenderApplication(
+            configuration: configuration, verifier: TestEntitlementSigning.verifier, messaging: messaging, logger: logger, metrics: metrics)
         let group = ServiceGroup(
             services: [application.queueService.consumer, application.queueService, application.dispatcher], configuration: .init(signals: []),
             logger: logger)
@@ -132,6 +139,51 @@ import Testing
         }
     }
 
+    @Test func aChangeTheProjectorDidNotSignIsNeverSent() async throws {
+        try await FreshDatabase.with(prefix: "test_webhook_sender") { pool, url in
+            try await WebhookSenderSchema.migrate(pool: pool)
+            let secret = try StandardWebhookSignature.generateSecret()
+            let stub = try WebhookEndpointStub.start(secret: secret)
+            _ = try await Self.register(stub, secret: secret, pool: pool)
+            let user = "erin-\(UUID().uuidString.prefix(6))", other = "fay-\(UUID().uuidString.prefix(6))"
+            func message(_ change: EntitlementChange, topic: String = Topics.entitlements, key: String? = nil) throws -> KafkaProducerMessage {
+                KafkaProducerMessage(topic: topic, key: key ?? change.key, value: try RecordCoding.encode(change))
+            }
+            let unsigned = Self.change(user, .granted), forged = Self.change(user, .granted)
+            let tampered = Self.change(user, .revoked), moved = Self.change(user, .granted), rekeyed = Self.change(other, .granted)
+            let real = Self.change(user, .granted)
+            // A real signature over another value, another topic or another key, moved onto this record.
+            var tamperedMessage = TestEntitlementSigning.signed(try message(Self.change(user, .renewed)))
+            tamperedMessage.value = try RecordCoding.encode(tampered)
+            var movedMessage = TestEntitlementSigning.signed(try message(moved, topic: Topics.purchaseEvents))
+            movedMessage.topic = Topics.entitlements
+            var rekeyedMessage = TestEntitlementSigning.signed(try message(rekeyed, key: other))
+            rekeyedMessage.key = Array(user.utf8)
+            let forgeries = [unsigned, forged, tampered, moved, rekeyed]
+            let metrics = MetricsRegistry()
+            try await Self.withSender(url: url, schedule: RetrySchedule(delays: [.milliseconds(200)]), metrics: metrics) {
+                // All under the user's key, so in one partition, read in this order: the real change last.
+                try await Self.produce([
+                    try message(unsigned), try EntitlementChangeSigner(try RecordSigner.generate()).signed(try message(forged)), tamperedMessage,
+                    movedMessage, rekeyedMessage, TestEntitlementSigning.signed(try message(real)),
+                ])
+                try await Self.waitFor("the signed change delivered") { stub.received.contains { $0.webhookID == real.id } }
+            }
+            let forgedIDs = Set(forgeries.map(\.id))
+            #expect(!stub.received.contains { forgedIDs.contains($0.webhookID) }, "no forgery reached the endpoint")
+            #expect(stub.attempts(for: forgedIDs) == 0)
+            let queued = try await pool.query("SELECT event_id FROM webhook_deliveries WHERE app_user_id IN (\(user), \(other))").map {
+                try $0.decode(String.self)
+            }
+            #expect(queued == [real.id], "only the signed change was queued")
+            let text = metrics.renderPrometheus()
+            #expect(text.contains(#"storefront_entitlement_changes_rejected_total{reason="unsigned"} 1"#))
+            #expect(text.contains(#"storefront_entitlement_changes_rejected_total{reason="unknown_key"} 1"#))
+            #expect(text.contains(#"storefront_entitlement_changes_rejected_total{reason="bad_signature"} 3"#))
+            await stub.stop()
+        }
+    }
+
     @Test func aDeliveryPastItsScheduleIsDeadUntilReplayed() async throws {
         try await FreshDatabase.with(prefix: "test_webhook_sender") { pool, url in
             try await WebhookSenderSchema.migrate(pool: pool)
@@ -186,7 +238,10 @@ extension WebhookDeliveryTests {
             try await Self.withSender(url: url, schedule: RetrySchedule(delays: Array(repeating: .milliseconds(300), count: 20)), logger: verbose) {
                 // The same link twice (a producer's repeat), and an entitlement change beside it.
                 try await Self.produce([
-                    linkRecord, KafkaProducerMessage(topic: Topics.entitlements, key: change.key, value: try RecordCoding.encode(change)), linkRecord,
+                    linkRecord,
+                    TestEntitlementSigning.signed(
+                        KafkaProducerMessage(topic: Topics.entitlements, key: change.key, value: try RecordCoding.encode(change))),
+                    linkRecord,
                 ])
                 try await Self.waitFor("a failed attempt at the link") { everything.attempts(for: [link.id]) >= 1 }
                 everything.answer(204)

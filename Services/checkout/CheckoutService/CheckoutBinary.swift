@@ -10,6 +10,7 @@ import ProviderConfiguration
 import Retention
 import ServiceRuntime
 import Webhooks
+import EntitlementSigning
 
 /// What the `checkout` executable reads: `checkout --help-settings` prints it,
 /// and its reader refuses anything else.
@@ -17,7 +18,8 @@ public enum CheckoutBinary {
     public static let settings = BinarySettings(
         "checkout",
         [
-            .runtime, .httpServer, .checkout, .checkoutRetention, .retention, .webFirst, .entitlementStream, .appTokens, .ownershipProof,
+            .runtime, .httpServer, .checkout, .checkoutRetention, .retention, .webFirst, .entitlementStream, .entitlementVerification, .appTokens,
+            .ownershipProof,
             .postgresConnection, .postgresLimits,
             .entitlements,
             .kafka, .kafkaSecurity,

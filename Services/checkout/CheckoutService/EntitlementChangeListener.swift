@@ -1,25 +1,34 @@
 import Kafka
 import ServiceRuntime
 import Telemetry
+import EntitlementSigning
 
 /// Reads `storefront.entitlements.v1` and hands each change to the replica's
 /// ``EntitlementChangeHub``. Nothing is committed (see
 /// ``EntitlementChangeTopic/consumerConfiguration(client:replica:)``): the
 /// stream is live, not a log to resume.
+///
+/// Only the changes the projector signed reach the hub
+/// (``EntitlementChangeGate``): anyone who can write to the broker can write
+/// the topic, and the stream is what an app believes of its user's access.
 public struct EntitlementChangeListener: Service {
     public var name: String { "entitlement-stream" }
 
     /// Run it as a service before this one: it closes after the loop stops.
     public let consumer: KafkaConsumer
     let hub: EntitlementChangeHub
+    /// Lets through only the changes the projector signed.
+    let gate: EntitlementChangeGate
     let logger: Logger
     /// `checkout_stream_changes_total{result}`: `forwarded` or `unreadable`.
     let forwarded: Counter
     let unreadable: Counter
 
-    public init(consumer: KafkaConsumer, hub: EntitlementChangeHub, logger: Logger, metrics: MetricsRegistry) {
+    /// - Parameter verifier: the projector's public keys (`ENTITLEMENT_VERIFY_KEYS_FILE`).
+    public init(consumer: KafkaConsumer, hub: EntitlementChangeHub, verifier: EntitlementChangeVerifier, logger: Logger, metrics: MetricsRegistry) {
         self.consumer = consumer
         self.hub = hub
+        gate = EntitlementChangeGate(verifier: verifier, registry: metrics, logger: logger)
         self.logger = logger
         let help = "Entitlement changes read from the topic, by result (forwarded to the live stream, or unreadable and skipped)."
         forwarded = metrics.counter("checkout_stream_changes_total", help: help, labels: ["result": "forwarded"])
@@ -56,6 +65,8 @@ public struct EntitlementChangeListener: Service {
     }
 
     func handle(_ record: KafkaConsumerRecord) {
+        // Counted and logged by the gate (never counted as forwarded or unreadable).
+        guard gate.admits(record) else { return }
         guard let value = record.value, let change = StreamedEntitlementChange(value: value) else {
             // The outbox's own consumers (webhooks out) judge a bad record; the stream only skips it.
             unreadable.increment()

@@ -14,6 +14,7 @@ import Providers
 import ServiceRuntime
 import Telemetry
 import Webhooks
+import EntitlementSigning
 
 /// `checkout`: creates hosted checkouts and answers subscription status,
 /// cancel and resume for the apps. Its settings are declared in
@@ -48,6 +49,7 @@ struct CheckoutMain {
                     configuration: configuration,
                     webFirst: WebFirstConfiguration.fromEnvironment(&reader, redirectURL: configuration.redirectURL),
                     stream: EntitlementStreamSettings.fromEnvironment(&reader, connectionLimit: http.maxConnections),
+                    changeVerifier: EntitlementChangeVerifier.fromEnvironment(&reader),
                     // Refuses AUTH_DISABLED=true in live mode.
                     auth: AuthConfiguration.fromEnvironment(&reader, mode: mode),
                     ownership: OwnershipProof.configured(key: ownershipKey, reader: &reader),
@@ -60,8 +62,8 @@ struct CheckoutMain {
                 )
             },
             start: { settings, logger, metrics in
-                // Both are nil only when the reader reported why (and the launcher exited).
-                guard let database = settings.database, let providers = settings.providers else {
+                // These are nil only when the reader reported why (and the launcher exited).
+                guard let database = settings.database, let providers = settings.providers, let changeVerifier = settings.changeVerifier else {
                     throw ConfigurationError(problems: [ConfigurationProblem(variable: "DATABASE_URL", message: "configuration incomplete")])
                 }
                 let pool = PostgresPool(configuration: database, options: PostgresPoolConfiguration(maximumConnections: settings.maxConnections))
@@ -76,7 +78,7 @@ struct CheckoutMain {
                         topics: [Topics.entitlements],
                         configuration: EntitlementChangeTopic.consumerConfiguration(
                             client: settings.messaging.client, replica: ProcessInfo.processInfo.hostName)),
-                    hub: changes, logger: logger, metrics: metrics)
+                    hub: changes, verifier: changeVerifier, logger: logger, metrics: metrics)
                 let application = buildCheckoutApplication(
                     configuration: settings.configuration, webFirst: settings.webFirst, auth: settings.auth, ownership: settings.ownership,
                     providers: ProviderRegistry(
@@ -111,6 +113,7 @@ struct CheckoutMain {
                         "mode": settings.mode.rawValue,
                         "entitlements": settings.entitlements.configuration == nil ? "one per product" : "ENTITLEMENTS_FILE",
                         "postgres.limits": database.limits.description,
+                        "entitlements.verify_key_ids": changeVerifier.keyIDs.joined(separator: ","),
                     ])
                 // The producer drains last: services stop in reverse order, HTTP first.
                 return ServiceLaunch(

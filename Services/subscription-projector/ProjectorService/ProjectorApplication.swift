@@ -8,6 +8,7 @@ import Retention
 import Entitlements
 import ServiceRuntime
 import Telemetry
+import EntitlementSigning
 
 /// The subscription projector, assembled: database pool, consumer loop,
 /// health and metrics over HTTP.
@@ -51,11 +52,14 @@ public struct ProjectorSetupError: Error, CustomStringConvertible {
 /// Builds the projector.
 /// - Parameters:
 ///   - configuration: database, group, batching, migrations.
+///   - signer: signs every entitlement change the outbox relay publishes
+///     (`ENTITLEMENT_SIGNING_KEY`, held by the projector only).
 ///   - messaging: broker settings; topics are created at start-up.
 ///   - http: health and metrics server settings (default port 8084 in the executable).
 /// - Throws: ``ProjectorSetupError`` for an unusable DATABASE_URL or Kafka settings.
 public func buildProjectorApplication(
     configuration: ProjectorConfiguration,
+    signer: EntitlementChangeSigner,
     messaging: MessagingSettings,
     http: HTTPServerConfiguration = HTTPServerConfiguration(),
     logger: Logger,
@@ -109,8 +113,8 @@ public func buildProjectorApplication(
         pool: pool, consumerService: consumerService, projector: projector, deadLetterProducer: producer, lagMetrics: lagMetrics,
         subscriptionGauges: SubscriptionGauges(source: PostgresSubscriptionCounts(pool: pool), registry: metrics, logger: logger),
         outboxRelay: EntitlementOutboxRelay(
-            pool: pool, settings: configuration.outboxRelay, registry: metrics, logger: logger, isReady: { consumerService.isStarted },
-            publish: { messages in await producer.sendInOrderAndAwait(messages) }),
+            pool: pool, settings: configuration.outboxRelay, signer: signer, registry: metrics, logger: logger,
+            isReady: { consumerService.isStarted }, publish: { messages in await producer.sendInOrderAndAwait(messages) }),
         retention: RetentionJob(
             pool: pool, rules: configuration.retention.rules, schedule: configuration.retention.schedule, registry: metrics, logger: logger),
         shell: ApplicationShell(http: http, health: health, metrics: metrics, logger: logger))

@@ -8,6 +8,7 @@ import Retention
 import Entitlements
 import ServiceRuntime
 import Webhooks
+import EntitlementSigning
 
 /// What the `subscription-projector` executable reads: its `--help-settings`
 /// prints it, and its reader refuses anything else.
@@ -15,8 +16,8 @@ public enum ProjectorBinary {
     public static let settings = BinarySettings(
         "subscription-projector",
         [
-            .runtime, .httpServer, .projector, .entitlementOutbox, .projectorRetention, .retention, .ownershipProof, .postgresConnection,
-            .postgresLimits, .entitlements, .kafka,
+            .runtime, .httpServer, .projector, .entitlementOutbox, .entitlementSigning, .projectorRetention, .retention, .ownershipProof,
+            .postgresConnection, .postgresLimits, .entitlements, .kafka,
             .kafkaSecurity,
         ])
 }

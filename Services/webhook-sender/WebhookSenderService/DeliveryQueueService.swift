@@ -6,6 +6,7 @@ import Postgres
 import ServiceRuntime
 import Synchronization
 import Telemetry
+import EntitlementSigning
 
 /// The consume–queue–commit loop: reads ``topics`` with one consumer
 /// (entitlement changes from the projector, purchase events from the
@@ -19,6 +20,13 @@ import Telemetry
 /// (`webhook_sender_records_total{result="unreadable"}`) and passed over:
 /// only Storefront's services write these topics, with the same models.
 ///
+/// An entitlement change is queued only when the projector signed it
+/// (``EntitlementChangeGate``): anyone who can write to the broker can write
+/// the topic, and what the sender queues goes out signed as Storefront's
+/// webhook. A record without a valid signature is counted
+/// (`storefront_entitlement_changes_rejected_total{reason}`), logged and
+/// passed over like an unreadable one.
+///
 /// An endpoint registered later gets the events that arrive after it; one
 /// the operator disabled gets none while it is disabled; one the circuit
 /// breaker disabled gets them recorded dead, for `storefront endpoints replay --since`.
@@ -31,6 +39,8 @@ public final class DeliveryQueueService: Service, Sendable {
     public let consumer: KafkaConsumer
     let deliveries: DeliveryStore
     let endpoints: EndpointStore
+    /// Lets through only the entitlement changes the projector signed.
+    let changes: EntitlementChangeGate
     let pool: PostgresPool
     let migrate: Bool
     let metrics: WebhookSenderMetrics
@@ -39,12 +49,13 @@ public final class DeliveryQueueService: Service, Sendable {
     private let startedUp = Atomic<Bool>(false)
 
     public init(
-        consumer: KafkaConsumer, deliveries: DeliveryStore, endpoints: EndpointStore, pool: PostgresPool, migrate: Bool,
-        metrics: WebhookSenderMetrics, logger: Logger
+        consumer: KafkaConsumer, deliveries: DeliveryStore, endpoints: EndpointStore, changes: EntitlementChangeGate, pool: PostgresPool,
+        migrate: Bool, metrics: WebhookSenderMetrics, logger: Logger
     ) {
         self.consumer = consumer
         self.deliveries = deliveries
         self.endpoints = endpoints
+        self.changes = changes
         self.pool = pool
         self.migrate = migrate
         self.metrics = metrics
@@ -94,6 +105,8 @@ public final class DeliveryQueueService: Service, Sendable {
     func process(_ batch: KafkaConsumerBatch) async {
         var events: [OutgoingEvent] = []
         for record in batch.records {
+            // Counted and logged by the gate; committed past with the batch.
+            if record.topic == Topics.entitlements, !changes.admits(record) { continue }
             guard let event = Self.event(topic: record.topic, value: record.value) else {
                 metrics.unreadable.increment()
                 // Where it is, never what it says: a purchase event's value holds a redemption link.

@@ -6,6 +6,7 @@ import Postgres
 import Retention
 import ServiceRuntime
 import Telemetry
+import EntitlementSigning
 
 /// The webhook sender, assembled: the queue loop over
 /// `storefront.entitlements.v1` and `storefront.purchase-events.v1` (one
@@ -36,11 +37,14 @@ public struct WebhookSenderSetupError: Error, CustomStringConvertible {
 
 /// Builds the webhook sender.
 /// - Parameters:
+///   - verifier: the projector's public keys (`ENTITLEMENT_VERIFY_KEYS_FILE`): an
+///     entitlement change they do not verify is never queued.
 ///   - transport: how requests leave (default: libcurl, ``CurlWebhookTransport``).
 ///   - targets: the check before each send (default: ``ResolvingTargetCheck``).
 /// - Throws: ``WebhookSenderSetupError`` for an unusable DATABASE_URL or Kafka settings.
 public func buildWebhookSenderApplication(
     configuration: WebhookSenderConfiguration,
+    verifier: EntitlementChangeVerifier,
     messaging: MessagingSettings,
     http: HTTPServerConfiguration = HTTPServerConfiguration(),
     transport: (any WebhookTransport)? = nil,
@@ -72,8 +76,9 @@ public func buildWebhookSenderApplication(
     let senderMetrics = WebhookSenderMetrics(registry: metrics)
     let deliveries = DeliveryStore(pool: pool), endpoints = EndpointStore(pool: pool)
     let queueService = DeliveryQueueService(
-        consumer: consumer, deliveries: deliveries, endpoints: endpoints, pool: pool, migrate: configuration.migrate, metrics: senderMetrics,
-        logger: logger)
+        consumer: consumer, deliveries: deliveries, endpoints: endpoints,
+        changes: EntitlementChangeGate(verifier: verifier, registry: metrics, logger: logger), pool: pool, migrate: configuration.migrate,
+        metrics: senderMetrics, logger: logger)
     let dispatcher = DeliveryDispatcher(
         queue: PostgresDeliveryQueue(deliveries: deliveries, endpoints: endpoints),
         transport: transport ?? CurlWebhookTransport(timeout: configuration.dispatcher.timeout), targets: targets, settings: configuration.dispatcher,

@@ -41,6 +41,14 @@ final class EVPKey: @unchecked Sendable {
         try load(pem, what: "public key", kind: .rsa) { bio in PEM_read_bio_PUBKEY(bio, nil, nil, nil) }
     }
 
+    /// Loads a P-256 public key from a `-----BEGIN PUBLIC KEY-----` PEM
+    /// (a SubjectPublicKeyInfo), with OpenSSL's public-key check.
+    static func p256PublicKey(pem: String) throws(JWTError) -> EVPKey {
+        let key = try load(pem, what: "public key", kind: .p256) { bio in PEM_read_bio_PUBKEY(bio, nil, nil, nil) }
+        guard key.passesPublicKeyCheck() else { throw .invalidKey("public key fails OpenSSL's key check") }
+        return key
+    }
+
     /// Loads an unencrypted RSA private key from a PKCS#8 or PKCS#1 PEM.
     static func rsaPrivateKey(pem: String) throws(JWTError) -> EVPKey {
         try load(pem, what: "private key", kind: .rsa, readPrivateKey)
@@ -59,7 +67,8 @@ final class EVPKey: @unchecked Sendable {
 
     private static func load(_ pem: String, what: String, kind: Kind, _ read: (OpaquePointer) -> OpaquePointer?) throws(JWTError) -> EVPKey {
         guard pem.utf8.count <= 64 * 1024 else { throw .invalidKey("\(what) PEM too large") }
-        let bytes = Array(pem.utf8)
+        // Secret files are read with their trailing newline trimmed; OpenSSL's PEM reader wants the END line ended.
+        let bytes = Array(pem.utf8) + (pem.hasSuffix("\n") ? [] : [UInt8(ascii: "\n")])
         let key: OpaquePointer? = bytes.withUnsafeBytes { buffer in
             guard let bio = BIO_new_mem_buf(buffer.baseAddress, Int32(buffer.count)) else { return nil }
             defer { BIO_free(bio) }
@@ -184,6 +193,22 @@ final class EVPKey: @unchecked Sendable {
         case .rsa: (try bigNumber("n", width: nil), try bigNumber("e", width: nil))
         case .p256: (try bigNumber("qx", width: 32), try bigNumber("qy", width: 32))
         }
+    }
+
+    /// The public half as a `-----BEGIN PUBLIC KEY-----` PEM (a
+    /// SubjectPublicKeyInfo), e.g. to hand a generated key's public half to
+    /// whoever verifies.
+    func publicKeyPEM() throws(JWTError) -> String {
+        guard let bio = BIO_new(BIO_s_mem()) else { throw .signingFailed("out of memory") }
+        defer {
+            BIO_free(bio)
+            ERR_clear_error()
+        }
+        guard PEM_write_bio_PUBKEY(bio, pointer) == 1 else { throw .signingFailed("PEM_write_bio_PUBKEY") }
+        var bytes = [UInt8](repeating: 0, count: Int(BIO_ctrl_pending(bio)))
+        let count = bytes.withUnsafeMutableBytes { BIO_read(bio, $0.baseAddress, Int32($0.count)) }
+        guard count == bytes.count else { throw .signingFailed("BIO_read") }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     private func bigNumber(_ name: String, width: Int?) throws(JWTError) -> [UInt8] {

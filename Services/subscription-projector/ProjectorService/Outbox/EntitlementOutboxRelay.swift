@@ -6,6 +6,7 @@ import BillingModel
 import Postgres
 import ServiceRuntime
 import Telemetry
+import EntitlementSigning
 
 /// Publishes the entitlement outbox to `storefront.entitlements.v1`, in
 /// `seq` order (so in order per user), and marks each row published only
@@ -18,6 +19,13 @@ import Telemetry
 /// (of this replica or another) sends it again; consumers dedupe by the
 /// event id. A projector that dies between its batch's commit and the
 /// publish loses nothing: the row waits in the table.
+///
+/// Every record is signed (``EntitlementChangeSigner``: a `storefront-sig`
+/// header over topic, key and value) with the key only the projector holds,
+/// so its consumers can tell its changes from anything else written to the
+/// topic. The signature is made as the row is sent, not stored with it: the
+/// row stays what the projector decided, and a rotated key signs what is
+/// still waiting.
 ///
 /// One relay publishes at a time across replicas (a transaction-scoped
 /// advisory lock, tried, never waited on), so two replicas never interleave
@@ -54,6 +62,8 @@ public struct EntitlementOutboxRelay: Service {
 
     public let name = "entitlement-outbox-relay"
     let pool: PostgresPool
+    /// Signs each record before it is sent.
+    let signer: EntitlementChangeSigner
     /// Sends a round's records in order and awaits their acknowledgements
     /// (``KafkaProducer/sendInOrderAndAwait(_:)``).
     let publish: @Sendable ([KafkaProducerMessage]) async -> KafkaOrderedDelivery
@@ -64,10 +74,11 @@ public struct EntitlementOutboxRelay: Service {
     let isReady: @Sendable () -> Bool
 
     public init(
-        pool: PostgresPool, settings: Settings, registry: MetricsRegistry, logger: Logger, isReady: @escaping @Sendable () -> Bool = { true },
-        publish: @escaping @Sendable ([KafkaProducerMessage]) async -> KafkaOrderedDelivery
+        pool: PostgresPool, settings: Settings, signer: EntitlementChangeSigner, registry: MetricsRegistry, logger: Logger,
+        isReady: @escaping @Sendable () -> Bool = { true }, publish: @escaping @Sendable ([KafkaProducerMessage]) async -> KafkaOrderedDelivery
     ) {
         self.pool = pool
+        self.signer = signer
         self.isReady = isReady
         self.settings = settings
         self.publish = publish
@@ -127,7 +138,10 @@ public struct EntitlementOutboxRelay: Service {
                     metrics.depth.set(0)
                     return Round()
                 }
-                let delivery = await publish(rows.map { KafkaProducerMessage(topic: Topics.entitlements, key: $0.1, value: Array($0.2.utf8)) })
+                let messages = try rows.map { row in
+                    try signer.signed(KafkaProducerMessage(topic: Topics.entitlements, key: row.1, value: Array(row.2.utf8)))
+                }
+                let delivery = await publish(messages)
                 // Later rows may be the same user's: only those before the first failure count, so the order holds.
                 let delivered = rows.prefix(delivery.acknowledged)
                 let acknowledgedAt = Date()
