@@ -59,7 +59,11 @@ import Testing
             #expect(received == changes.map(\.id), "each change once, in order")
             let worst = try #require(latencies.max())
             print("fair sender: healthy endpoint latency per change, worst \(worst), median \(latencies.sorted()[latencies.count / 2])")
-            #expect(worst < .seconds(5), "each change within seconds; worst \(worst)")
+            // Unfair, the change would queue behind 10,000 older due rows whose
+            // attempts each hold a slot for the black hole's 3 s: minutes, not
+            // seconds. The bound leaves room for a loaded machine (6.4 s seen
+            // in a fresh-clone run beside other suites; 0.7 s median alone).
+            #expect(worst < .seconds(15), "each change within seconds; worst \(worst)")
             let stuck = try await pool.query(
                 "SELECT count(*) FROM webhook_deliveries WHERE endpoint_id = \(dead.id) AND state = 'pending'"
             ).first?.decode(Int64.self)
