@@ -133,24 +133,14 @@ public enum CheckoutSchema {
 
     /// The role `storefront api-keys` and `storefront endpoints` connect with
     /// (`STOREFRONT_ADMIN_DATABASE_URL`), so they need not be the schema owner.
-    /// The webhook sender's migration 2 creates it too, whichever runs first.
-    static let adminRole = """
-        DO $roles$
-        BEGIN
-            IF NOT EXISTS (SELECT FROM pg_catalog.pg_roles WHERE rolname = 'storefront_admin') THEN
-                BEGIN
-                    CREATE ROLE storefront_admin NOLOGIN;
-                EXCEPTION WHEN duplicate_object OR unique_violation THEN
-                    NULL; -- created meanwhile by another migration
-                END;
-            END IF;
-        END
-        $roles$;
-        -- It makes, lists and revokes keys. Of an existing key only revoked_at
-        -- may change: its scopes, hash and expiry are fixed when it is made, and
-        -- a revoked key stays on record (no DELETE).
-        GRANT SELECT, INSERT, UPDATE (revoked_at) ON checkout_api_keys TO storefront_admin;
-        """
+    /// The webhook sender's migration 3 creates it too, whichever runs first.
+    static let adminRole =
+        PostgresMigration.createRoleIfMissing("storefront_admin") + """
+            -- It makes, lists and revokes keys. Of an existing key only revoked_at
+            -- may change: its scopes, hash and expiry are fixed when it is made, and
+            -- a revoked key stays on record (no DELETE).
+            GRANT SELECT, INSERT, UPDATE (revoked_at) ON checkout_api_keys TO storefront_admin;
+            """
 
     /// Applies pending checkout migrations (safe to run from several processes
     /// at once). With every migration applied it runs no DDL, so the

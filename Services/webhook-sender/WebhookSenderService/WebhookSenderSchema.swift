@@ -119,26 +119,16 @@ public enum WebhookSenderSchema {
     /// The role `storefront endpoints` and `storefront api-keys` connect with
     /// (`STOREFRONT_ADMIN_DATABASE_URL`), so they need not be the schema owner.
     /// The checkout's migration 7 creates it too, whichever runs first.
-    static let adminRole = """
-        DO $roles$
-        BEGIN
-            IF NOT EXISTS (SELECT FROM pg_catalog.pg_roles WHERE rolname = 'storefront_admin') THEN
-                BEGIN
-                    CREATE ROLE storefront_admin NOLOGIN;
-                EXCEPTION WHEN duplicate_object OR unique_violation THEN
-                    NULL; -- created meanwhile by another migration
-                END;
-            END IF;
-        END
-        $roles$;
-        -- Endpoints are the operator's: add, list, enable, disable, rotate, remove
-        -- (removing one deletes its queue through the foreign key, which runs as
-        -- the table's owner: no DELETE on the deliveries). Of the queue, list
-        -- counts it and replay puts dead deliveries back: only the columns
-        -- replay resets may change, never a delivery's body, user or endpoint.
-        GRANT SELECT, INSERT, UPDATE, DELETE ON webhook_endpoints TO storefront_admin;
-        GRANT SELECT, UPDATE (state, attempts, next_attempt_at, leased_until, delivered_at) ON webhook_deliveries TO storefront_admin;
-        """
+    static let adminRole =
+        PostgresMigration.createRoleIfMissing("storefront_admin") + """
+            -- Endpoints are the operator's: add, list, enable, disable, rotate, remove
+            -- (removing one deletes its queue through the foreign key, which runs as
+            -- the table's owner: no DELETE on the deliveries). Of the queue, list
+            -- counts it and replay puts dead deliveries back: only the columns
+            -- replay resets may change, never a delivery's body, user or endpoint.
+            GRANT SELECT, INSERT, UPDATE, DELETE ON webhook_endpoints TO storefront_admin;
+            GRANT SELECT, UPDATE (state, attempts, next_attempt_at, leased_until, delivered_at) ON webhook_deliveries TO storefront_admin;
+            """
 
     /// The migrator for ``migrations``; its advisory lock makes concurrent starts safe.
     public static func migrator() throws -> PostgresMigrator {
