@@ -42,7 +42,11 @@ import Testing
         if let failure { throw failure }
     }
 
-    static func waitFor(_ what: String, timeout: Duration = .seconds(10), _ done: () -> Bool) async throws {
+    /// The black-holed transport answers only once the test ends, so an unfair
+    /// dispatcher never gets there: the timeout only bounds a failing run, and
+    /// is long because the unit suites run in parallel (10 s ran out in a
+    /// fresh-clone `make test`).
+    static func waitFor(_ what: String, timeout: Duration = .seconds(60), _ done: () -> Bool) async throws {
         let deadline = ContinuousClock.now + timeout
         while !done() {
             try #require(ContinuousClock.now < deadline, "timed out waiting for \(what)")
