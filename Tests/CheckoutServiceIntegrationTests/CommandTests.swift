@@ -161,13 +161,14 @@ import Testing
             let token = try Harness.token(sub: user, email: "late@example.com")
             let slow = try await harness.http.post(
                 harness.sandboxURL + "/_sandbox/faults", headers: ["Content-Type": "application/json"],
-                body: Array(#"{"api_answer_delay_ms": 2500}"#.utf8))
+                body: Array(#"{"api_answer_delay_ms": 8000}"#.utf8))
             #expect(slow.isSuccess, "\(slow.bodyString)")
 
             let started = ContinuousClock.now
             let cancel = try await harness.request(.post, "/api/subscription/cancel", token: token, json: "{\"subscription_code\":\"\(code)\"}")
             #expect(cancel.status == .serviceUnavailable && cancel.headers["Retry-After"] != nil, "\(cancel.text)")
-            #expect(ContinuousClock.now - started < .seconds(2), "answered at the provider deadline, not after the provider")
+            // The deadline is 1 s, the provider's answer 8 s: the margin is for a loaded machine.
+            #expect(ContinuousClock.now - started < .seconds(6), "answered at the provider deadline, not after the provider")
 
             let refresh = try await TopicReader.first(
                 SubscriptionCommand.self, topic: Topics.commands, clientID: "checkout-tests", timeout: .seconds(45)

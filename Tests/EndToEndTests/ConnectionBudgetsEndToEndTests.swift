@@ -20,7 +20,7 @@ struct ConnectionBudgetsEndToEndTests {
     static let streamPerAddress = 16
     static let appPerAddress = 256
     /// Seconds each poll waits: long enough to tell "ended by a newer poll" from "timed out".
-    static let wait = 12
+    static let wait = 20
 
     @Test("polls over a user's cap end that user's oldest, over the replica's cap are refused; another user and the webhooks are served")
     func oneAccountCannotTakeTheConnections() async throws {

@@ -30,9 +30,11 @@ import Testing
     @Test func aStatementTimeoutFiresOnPgSleepAndTheSessionLivesOn() async throws {
         let connection = try await PostgresConnection.connect(try Self.configuration(.init(statementTimeout: .milliseconds(200))))
         let started = ContinuousClock.now
-        let error = await expectPostgresError { _ = try await connection.query("SELECT pg_sleep(5)") }
+        // A sleep far past the limit: the bound only has to tell "the limit
+        // ended it" from "the sleep ran out", never time a loaded machine.
+        let error = await expectPostgresError { _ = try await connection.query("SELECT pg_sleep(60)") }
         #expect(error?.kind == .timeout && error?.sqlState == "57014" && error?.isTransient == true)
-        #expect(ContinuousClock.now - started < .seconds(3))
+        #expect(ContinuousClock.now - started < .seconds(30))
         #expect(try await connection.query("SELECT 1")[0].decode(Int.self) == 1)
         await connection.close()
     }
@@ -43,16 +45,17 @@ import Testing
         try await holder.execute("CREATE TABLE \(identifier: table) (id int PRIMARY KEY, n int)")
         try await holder.execute("INSERT INTO \(identifier: table) VALUES (1, 0)")
         let waiter = try await PostgresConnection.connect(
-            try Self.configuration(.init(statementTimeout: .seconds(10), lockTimeout: .milliseconds(300))))
+            try Self.configuration(.init(statementTimeout: .seconds(60), lockTimeout: .milliseconds(300))))
         try await holder.withTransaction { holder in
             try await holder.execute("SELECT n FROM \(identifier: table) WHERE id = 1 FOR UPDATE")
             let started = ContinuousClock.now
             let error = await expectPostgresError {
                 try await waiter.execute("UPDATE \(identifier: table) SET n = n + 1 WHERE id = 1")
             }
+            // The lock limit, not the statement limit, ended the wait: its own
+            // SQLSTATE, and long before the statement limit.
             #expect(error?.kind == .timeout && error?.sqlState == "55P03")
-            // The lock limit, not the statement limit, ended the wait.
-            #expect(ContinuousClock.now - started < .seconds(5))
+            #expect(ContinuousClock.now - started < .seconds(30))
         }
         #expect(try await waiter.execute("UPDATE \(identifier: table) SET n = n + 1 WHERE id = 1") == 1)
         try await holder.execute("DROP TABLE \(identifier: table)")
@@ -83,7 +86,7 @@ import Testing
         let waited = ContinuousClock.now - started
         #expect(error?.kind == .timeout && error?.sqlState == nil && error?.isTransient == true)
         // About the response timeout: not at once, and nowhere near forever.
-        #expect(waited >= .milliseconds(1800) && waited < .seconds(6), "failed after \(waited)")
+        #expect(waited >= .milliseconds(1800) && waited < .seconds(20), "failed after \(waited)")
         #expect(pool.statistics.open == 0, "the silent session was discarded")
 
         proxy.thaw()
