@@ -116,8 +116,12 @@ wait_ready() { # name url
     if curl -fsS -o /dev/null "$2" 2>/dev/null; then return 0; fi
     sleep 0.1
   done
-  echo "error: $1 did not become ready at $2; last log lines:" >&2
-  tail -n 20 "$state/logs/$1.log" >&2 || true
+  echo "error: $1 did not become ready at $2; it answers:" >&2
+  # The readiness report names the failing check; the log lines come after it.
+  curl -sS --max-time 5 "$2" >&2 2>&1 || true
+  echo >&2
+  echo "last log lines (but the readiness probes' own):" >&2
+  grep -v '"http.route":"/readyz"' "$state/logs/$1.log" | tail -n 20 >&2 || true
   return 1
 }
 
