@@ -13,7 +13,10 @@ import Testing
         // SCALE_DEMO_* variables in the test's environment override the size.
         let environment = [String: String]()
         do {
-            try await ScriptRunner.runScript("scale-demo.sh", [], environment: environment, outputFile: output)
+            // Two receivers and three projectors: two stacks' worth of the machine.
+            try await StackSlots.shared.withSlots(2) {
+                try await ScriptRunner.runScript("scale-demo.sh", [], environment: environment, outputFile: output)
+            }
         } catch {
             let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? "(no output)"
             Issue.record("scale demo failed: \(error)\n\(text.suffix(6000))")

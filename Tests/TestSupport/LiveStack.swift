@@ -19,9 +19,13 @@ public final class LiveStack: Sendable {
     public var databaseURL: String { settings["DATABASE_URL"]! }
     public var jwtSecret: String { settings["AUTH_JWT_SECRET"]! }
 
-    private init(state: String, settings: [String: String]) {
+    /// This stack's share of ``StackSlots/shared``, given back by ``stop()``.
+    private let slot: StackSlots.Hold
+
+    private init(state: String, settings: [String: String], slot: StackSlots.Hold) {
         self.state = state
         self.settings = settings
+        self.slot = slot
     }
 
     /// Starts a stack; the built executables must exist (make test builds them first).
@@ -33,20 +37,23 @@ public final class LiveStack: Sendable {
             "STACK_OWNER_PID": String(getpid()),
         ]
         env.merge(environment) { _, new in new }
+        let slot = await StackSlots.shared.take()
         do {
             try await ScriptRunner.runScript("stack.sh", ["up", state], environment: env, outputFile: state + ".out")
         } catch {
             try? await ScriptRunner.runScript("stack.sh", ["down", state])
+            slot.release()
             let output = (try? String(contentsOfFile: state + ".out", encoding: .utf8)) ?? ""
             throw ScriptRunner.Failure(description: "stack did not start: \(error)\n\(output.suffix(3000))")
         }
-        return LiveStack(state: state, settings: try TestEnvironment.readEnvFile(state + "/stack.env"))
+        return LiveStack(state: state, settings: try TestEnvironment.readEnvFile(state + "/stack.env"), slot: slot)
     }
 
     /// Stops everything and deletes the stack's folder (its logs too, unless
     /// `E2E_KEEP_STATE=1`, for looking into a failure).
     public func stop() async {
         try? await ScriptRunner.runScript("stack.sh", ["down", state])
+        slot.release()
         guard ProcessInfo.processInfo.environment["E2E_KEEP_STATE"] != "1" else { return }
         try? FileManager.default.removeItem(atPath: state)
         try? FileManager.default.removeItem(atPath: state + ".out")
