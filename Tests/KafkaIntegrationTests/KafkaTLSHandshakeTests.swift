@@ -36,7 +36,11 @@ import Testing
     }
 
     /// What the TLS endpoint received (decrypted) while a client with `security` tried to reach it.
-    static func received(by folder: String, security: KafkaSecurity, clientID: String) async throws -> (bytes: String, logged: [String]) {
+    /// - Parameter done: when the client's log shows the outcome (it is asked again until then, at most 30 s);
+    ///   nil: one request, given 10 s.
+    static func received(
+        by folder: String, security: KafkaSecurity, clientID: String, done: (@Sendable ([String]) -> Bool)? = nil
+    ) async throws -> (bytes: String, logged: [String]) {
         let port = String(decoding: try await ChildProcess.run([try ScriptRunner.scriptsFolder() + "/free-port.sh"]), as: UTF8.self)
             .trimmingCharacters(in: .whitespacesAndNewlines)
         let server = try ChildProcess.spawn(
@@ -45,13 +49,23 @@ import Testing
                 "-cert", folder + "/server.pem", "-key", folder + "/server.key",
             ], mergeStandardError: true)
         async let output = ChildProcess.readAll(server.standardOutput)
-        try await Task.sleep(for: .milliseconds(500))
+        // Listening, not a fixed pause: on a loaded machine openssl takes its time to start.
+        _ = try await ChildProcess.run([
+            "bash", "-c", "for _ in $(seq 1 200); do (exec 3<>/dev/tcp/127.0.0.1/\(port)) 2>/dev/null && exit 0; sleep 0.1; done; exit 1",
+        ])
         let logged = Mutex<[String]>([])
         let client = KafkaClientConfiguration(
             bootstrapServers: ["localhost:" + port], clientID: clientID,
             logHandler: { _, line in logged.withLock { $0.append(line) } }, security: security)
         let admin = try KafkaAdmin(configuration: client)
-        _ = try? await admin.partitionCount(topic: "t", timeout: .seconds(3))
+        if let done {
+            let deadline = ContinuousClock.now.advanced(by: .seconds(30))
+            repeat {
+                _ = try? await admin.partitionCount(topic: "t", timeout: .seconds(3))
+            } while !logged.withLock({ done($0) }) && ContinuousClock.now < deadline
+        } else {
+            _ = try? await admin.partitionCount(topic: "t", timeout: .seconds(10))
+        }
         // SIGKILL: a child of the test process inherits SIGTERM ignored.
         server.signal(SIGKILL)
         _ = await server.wait()
@@ -72,7 +86,7 @@ import Testing
 
         let other = try await Self.received(
             by: folder, security: KafkaSecurity(securityProtocol: .ssl, tls: .init(caLocation: Self.systemCAFile)),
-            clientID: "tls-untrusted-client")
+            clientID: "tls-untrusted-client", done: { lines in lines.contains { $0.contains("certificate verify failed") } })
         #expect(!other.bytes.contains("tls-untrusted-client"), "a certificate from an untrusted CA was accepted")
         #expect(other.logged.contains { $0.contains("certificate verify failed") }, "\(other.logged)")
     }
