@@ -94,7 +94,9 @@ stop_pid_file() { # file
 
 down() {
   [ -d "$state" ] || return 0
-  if [ -f "$state/watchdog.pid" ]; then kill "$(cat "$state/watchdog.pid")" 2>/dev/null || true; rm -f "$state/watchdog.pid"; fi
+  # SIGKILL: a stack started by the test process inherits SIGTERM ignored, and
+  # the watchdog would otherwise wait on until that process exits.
+  if [ -f "$state/watchdog.pid" ]; then kill -KILL "$(cat "$state/watchdog.pid")" 2>/dev/null || true; rm -f "$state/watchdog.pid"; fi
   # Every process drains on its own: stop them all at once, not one by one.
   for f in "$state"/pids/*.pid; do [ -e "$f" ] && stop_pid_file "$f" & done
   wait
