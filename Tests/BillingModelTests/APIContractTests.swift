@@ -155,7 +155,7 @@ import Testing
             Set(first.keys) == [
                 "identifier", "is_active", "expires_at", "will_renew", "period_type", "product_id", "provider",
                 "source", "latest_purchase_at", "original_purchase_at", "unsubscribe_detected_at",
-                "billing_issue_detected_at", "sandbox", "dispute_detected_at", "refunded_at",
+                "billing_issue_detected_at", "sandbox", "dispute_detected_at", "refunded_at", "store", "grant_id",
             ])
         #expect(first["expires_at"] is NSNull, "lifetime access is an explicit null")
         #expect(first["source"] as? String == "purchase" && first["period_type"] as? String == "normal")

@@ -39,7 +39,34 @@ import Testing
             unsubscribeDetectedAt: date(&g), billingIssueDetectedAt: date(&g), sandbox: Bool.random(using: &g))
         info.disputeDetectedAt = date(&g)
         info.refundedAt = date(&g)
+        // One in four a promotional grant: no provider, a grant id.
+        if Int.random(in: 0...3, using: &g) == 0 {
+            info.provider = nil
+            info.source = .grant
+            info.grantID = text(&g)
+        }
         return info
+    }
+
+    @Test func aGrantIsWrittenPromotionalAndReadBack() throws {
+        var info = EntitlementInfo(
+            identifier: "premium", isActive: true, expiresAt: Date(timeIntervalSince1970: 1_900_000_000), willRenew: false, periodType: .normal,
+            productID: "promotional", provider: nil, source: .grant, latestPurchaseAt: nil, originalPurchaseAt: nil,
+            unsubscribeDetectedAt: nil, billingIssueDetectedAt: nil, sandbox: false)
+        info.grantID = "grant_1"
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(EntitlementInfo.encodedList([info]))) as? [[String: Any]]).first
+        #expect(object?["provider"] as? String == "promotional" && object?["store"] as? String == "promotional")
+        #expect(object?["source"] as? String == "grant" && object?["grant_id"] as? String == "grant_1")
+        #expect(try RecordCoding.decode([EntitlementInfo].self, from: EntitlementInfo.encodedList([info])) == [info])
+    }
+
+    @Test func aListStoredBeforeGrantsReadsBackEqual() throws {
+        // What the outbox stored before grants: no grant_id, no store. Read
+        // back, it must equal the same entitlement written now, or every
+        // user's first change after the upgrade would be announced as news.
+        let old = #"[{"billing_issue_detected_at":null,"dispute_detected_at":null,"expires_at":null,"identifier":"premium","is_active":true,"latest_purchase_at":null,"original_purchase_at":null,"period_type":"normal","product_id":"ls_2","provider":"lemonsqueezy","refunded_at":null,"sandbox":false,"source":"purchase","unsubscribe_detected_at":null,"will_renew":false}]"#
+        let decoded = try RecordCoding.decode([EntitlementInfo].self, from: Array(old.utf8))
+        #expect(decoded.first?.provider == .lemonsqueezy && decoded.first?.grantID == nil && decoded.first?.store == "lemonsqueezy")
     }
 
     @Test func listsAreWhatJSONEncoderWrites() throws {
@@ -57,7 +84,7 @@ import Testing
                 id: Self.text(&g), type: EntitlementChange.Kind.allCases.randomElement(using: &g)!, appUserID: Self.text(&g),
                 occurredAt: Self.date(&g) ?? Date(timeIntervalSince1970: 0),
                 cause: .init(
-                    kind: [.providerEvent, .command, .claim, .snapshot].randomElement(using: &g)!,
+                    kind: [.providerEvent, .command, .claim, .snapshot, .grant, .revoke].randomElement(using: &g)!,
                     provider: Bool.random(using: &g) ? nil : Provider.allCases.randomElement(using: &g)!, reference: Self.text(&g)),
                 before: EntitlementsResponse(entitlements: (0..<Int.random(in: 0...2, using: &g)).map { _ in Self.entitlement(&g) }),
                 after: EntitlementsResponse(entitlements: (0..<Int.random(in: 0...2, using: &g)).map { _ in Self.entitlement(&g) }))

@@ -172,6 +172,32 @@ import Testing
         }
     }
 
+    @Test func onlyAnEntitlementsWriteKeyReachesTheGrantRoutes() async throws {
+        try await Self.withApp { setup in
+            let read = try await Self.key(setup.keys)
+            let manage = try await Self.key(setup.keys, scopes: [.subscriptionsManage])
+            let write = try await Self.key(setup.keys, scopes: [.entitlementsWrite])
+            let body = Array(#"{"entitlement":"ls_2","duration":"P30D"}"#.utf8)
+            let routes: [(HTTPMethod, String, [UInt8])] = [
+                (.post, "/api/users/user-1/grants", body), (.delete, "/api/users/user-1/grants/grant_0123456789abcdef0123456789abcdef", []),
+            ]
+            for (method, path, body) in routes {
+                for refused in [read, manage] {
+                    let request = try HTTPRequest(
+                        method: method, target: path, headers: ["X-API-Key": refused.text, "Content-Type": "application/json"], body: body)
+                    let response = await setup.app.respond(to: request, logger: Self.logger)
+                    #expect(response.status == .forbidden && Self.code(response) == "insufficient_scope", "\(method) \(path): \(response.status)")
+                }
+                // Past authentication, the (unreachable) database answers.
+                let request = try HTTPRequest(
+                    method: method, target: path, headers: ["X-API-Key": write.text, "Content-Type": "application/json"], body: body)
+                #expect(await setup.app.respond(to: request, logger: Self.logger).status == .serviceUnavailable, "\(method) \(path)")
+            }
+            // entitlements:write reads as well.
+            #expect(try await Self.get(setup.app, "/api/users/user-1/entitlements", [("X-API-Key", write.text)]).status == .serviceUnavailable)
+        }
+    }
+
     @Test func subscriptionsManageAloneOpensBothRoutes() async throws {
         try await Self.withApp { setup in
             let manage = try await Self.key(setup.keys, scopes: [.subscriptionsManage])

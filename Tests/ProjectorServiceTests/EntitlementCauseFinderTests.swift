@@ -14,7 +14,7 @@ import Testing
     }
 
     static func touch(
-        _ id: String, _ provider: String = "lemonsqueezy", type: PurchaseType = .subscription, transferred: Bool = false
+        _ id: String, _ provider: String = "lemonsqueezy", type: EntitlementTouch.Kind = .subscription, transferred: Bool = false
     ) -> EntitlementTouch {
         EntitlementTouch(appUserID: "u", provider: provider, purchaseType: type, purchaseID: id, transferred: transferred)
     }
@@ -50,5 +50,18 @@ import Testing
         let inputs = [Self.webhook("ps", .paystack, name: "charge.success", subscription: nil), Self.webhook("ls", subscription: "7")]
         #expect(EntitlementCauseFinder.cause(of: [Self.touch("SUB_1", "paystack")], in: inputs)?.reference == "ps")
         #expect(EntitlementCauseFinder.cause(of: [Self.touch("SUB_1", "paystack")], in: [])?.reference == nil)
+    }
+
+    @Test func aGrantOrRevocationIsTheCauseOfItsGrantsChange() {
+        let grant = GrantCommand(
+            commandID: "c1", grantID: "grant_1", appUserID: "u",
+            action: .grant(entitlement: "premium", startsAt: Date(), expiresAt: Date().addingTimeInterval(60)), requestedBy: "api_key:k",
+            requestedAt: Date())
+        var revoke = grant
+        revoke.commandID = "c2"
+        revoke.action = .revoke
+        let touch = Self.touch("grant_1", EntitlementTouch.grantProvider, type: .grant)
+        #expect(EntitlementCauseFinder.cause(of: [touch], in: [Self.webhook("k1", subscription: "1"), .grant(grant)]) == .init(kind: .grant, provider: nil, reference: "grant_1"))
+        #expect(EntitlementCauseFinder.cause(of: [touch], in: [.grant(grant), .grant(revoke)]) == .init(kind: .revoke, provider: nil, reference: "grant_1"))
     }
 }

@@ -16,12 +16,17 @@ public enum APIKeyScope: String, Sendable, CaseIterable, Codable {
     /// `email_token` (disables, with the subscription code) and the pending
     /// checkout's URL. Includes ``entitlementsRead``.
     case subscriptionsManage = "subscriptions:manage"
+    /// `POST /api/users/{app_user_id}/grants` and `DELETE …/grants/{grant_id}`:
+    /// gives and takes back promotional entitlements (docs/grants.md).
+    /// Includes ``entitlementsRead``, to see what a grant changed.
+    case entitlementsWrite = "entitlements:write"
 
     /// The scopes a key holding this one has as well.
     public var includes: Set<APIKeyScope> {
         switch self {
         case .entitlementsRead: [.entitlementsRead]
         case .subscriptionsManage: [.subscriptionsManage, .entitlementsRead]
+        case .entitlementsWrite: [.entitlementsWrite, .entitlementsRead]
         }
     }
 }

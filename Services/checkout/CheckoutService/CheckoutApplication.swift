@@ -157,10 +157,11 @@ public func buildCheckoutApplication(
         authenticator: authenticator, redemptions: redemptions, reads: reads, anonymousUsers: anonymousUsers,
         merges: UserMerges(pool: pool, publisher: publisher, now: now), reader: reader, claimer: claimer, quota: quota,
         configuration: webFirst, maxBodyBytes: configuration.maxBodyBytes, now: now)
-    let serverRoutes = ServerRoutes(
-        authenticator: ServerAuthenticator(store: apiKeys ?? PostgresAPIKeyStore(pool: pool), mode: configuration.mode, now: now),
-        reader: reader, quota: quota,
-        now: now)
+    let serverAuthenticator = ServerAuthenticator(store: apiKeys ?? PostgresAPIKeyStore(pool: pool), mode: configuration.mode, now: now)
+    let serverRoutes = ServerRoutes(authenticator: serverAuthenticator, reader: reader, quota: quota, now: now)
+    let grantRoutes = GrantRoutes(
+        authenticator: serverAuthenticator, store: PostgresGrantStore(pool: pool), publisher: publisher, resolver: reader.resolver,
+        quota: quota, maxBodyBytes: configuration.maxBodyBytes, now: now)
     let stream = EntitlementStreamRoute(authenticator: authenticator, hub: changes)
     let completionPage = CheckoutCompletionPage(
         appReturnURL: configuration.appReturnURL,
@@ -172,6 +173,7 @@ public func buildCheckoutApplication(
         shell: ApplicationShell(http: CheckoutApplication.bounded(http, by: configuration), health: health, metrics: metrics, logger: logger) {
             routes.mount(on: $0)
             serverRoutes.mount(on: $0)
+            grantRoutes.mount(on: $0)
             stream.mount(on: $0)
             completionPage.mount(on: DatabaseUnavailable(base: $0))
             webFirstRoutes.mount(on: $0)

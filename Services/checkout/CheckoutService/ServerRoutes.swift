@@ -45,12 +45,18 @@ struct ServerRoutes: Sendable {
     private func snapshot(_ request: HTTPRequest, _ context: RequestContext) async throws -> (ServerCaller, SubscriptionStatusSnapshot) {
         let caller = try await authenticator.authenticate(request, requiring: .entitlementsRead, logger: context.logger)
         try await quota.admit(.serverRead, user: "api_key:\(caller.keyID)")
+        let user = try Self.appUserID(context)
+        return (caller, try await reader.snapshot(for: ProjectionUser(appUserID: user, verifiedEmail: nil), at: now()))
+    }
+
+    /// The path's `app_user_id`, with the bound a token's subject has
+    /// (Authenticator): longer ids never own anything.
+    static func appUserID(_ context: RequestContext) throws -> String {
         let user = try context.parameters.require("app_user_id")
-        // The same bound a token's subject has (Authenticator): longer ids never own anything.
         guard !user.isEmpty, user.utf8.count <= 256 else {
             throw HTTPError(.badRequest, "app_user_id must be 1 to 256 bytes", code: "invalid_app_user_id")
         }
-        return (caller, try await reader.snapshot(for: ProjectionUser(appUserID: user, verifiedEmail: nil), at: now()))
+        return user
     }
 
     private static func uncached(_ response: HTTPResponse) -> HTTPResponse {

@@ -35,6 +35,7 @@ public enum ReconcileRecordDecoder {
             switch try? CommandRecord.decode(value) {
             case .purchase(let purchase)?: command = purchase
             case .userMerge?: return .ignored("a user merge changes no provider object")
+            case .grant?: return .ignored("a grant changes no provider object")
             case nil: return .unreadable("undecodable command")
             }
             switch command.kind {

@@ -80,6 +80,7 @@ public enum ProjectorRecordDecoder {
                 switch try CommandRecord.decode(value) {
                 case .purchase(let command): return .input(.command(command))
                 case .userMerge(let merge): return .input(.userMerge(merge))
+                case .grant(let grant): return .input(.grant(grant))
                 }
             } catch {
                 return .deadLetter(reason: "undecodable command record: \(describe(error))")

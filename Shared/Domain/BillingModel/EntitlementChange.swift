@@ -49,6 +49,10 @@ public struct EntitlementChange: Codable, Sendable, Hashable {
             case claim
             /// A reconciler snapshot of the provider's object (``reference`` is its dedup key).
             case snapshot
+            /// A promotional grant given through the server API (``reference`` is the grant id).
+            case grant
+            /// A promotional grant revoked through the server API (``reference`` is the grant id).
+            case revoke
         }
 
         public var kind: Kind

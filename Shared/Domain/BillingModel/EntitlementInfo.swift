@@ -10,7 +10,12 @@ public struct EntitlementInfo: Codable, Sendable, Hashable {
     /// Where the access comes from.
     public enum Source: String, Codable, Sendable, Hashable {
         case subscription, purchase
+        /// A promotional grant (`POST /api/users/{app_user_id}/grants`): no money changed hands.
+        case grant
     }
+
+    /// The `provider` and `store` of a grant, which no provider sold.
+    public static let promotionalStore = "promotional"
 
     /// Trial or paid period (RevenueCat's `periodType`).
     public enum PeriodType: String, Codable, Sendable, Hashable {
@@ -31,7 +36,9 @@ public struct EntitlementInfo: Codable, Sendable, Hashable {
     public var periodType: PeriodType
     /// The catalog id (`ls_2`, `ps_PLN_x`) of the product that grants it.
     public var productID: String
-    public var provider: Provider
+    /// Who sold it; nil for a grant (written `"promotional"`, as ``store`` is,
+    /// so that every client reading `provider` as a name keeps decoding it).
+    public var provider: Provider?
     public var source: Source
     /// The latest payment (or, without one, the purchase).
     public var latestPurchaseAt: Date?
@@ -48,10 +55,15 @@ public struct EntitlementInfo: Codable, Sendable, Hashable {
     public var disputeDetectedAt: Date? = nil
     /// When money given back (a refund, a lost dispute) ended access; null when none did.
     public var refundedAt: Date? = nil
+    /// The grant's id (`grant_…`, to revoke it by) when ``source`` is ``Source/grant``; else null.
+    public var grantID: String? = nil
+
+    /// RevenueCat's `store`: the provider's name, or `promotional` for a grant.
+    public var store: String { provider?.rawValue ?? Self.promotionalStore }
 
     public init(
         identifier: String, isActive: Bool, expiresAt: Date?, willRenew: Bool, periodType: PeriodType,
-        productID: String, provider: Provider, source: Source, latestPurchaseAt: Date?,
+        productID: String, provider: Provider?, source: Source, latestPurchaseAt: Date?,
         originalPurchaseAt: Date?, unsubscribeDetectedAt: Date?, billingIssueDetectedAt: Date?, sandbox: Bool
     ) {
         self.identifier = identifier
@@ -70,11 +82,11 @@ public struct EntitlementInfo: Codable, Sendable, Hashable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case identifier, provider, source, sandbox
+        case identifier, provider, source, sandbox, store
         case isActive = "is_active", expiresAt = "expires_at", willRenew = "will_renew", periodType = "period_type"
         case productID = "product_id", latestPurchaseAt = "latest_purchase_at", originalPurchaseAt = "original_purchase_at"
         case unsubscribeDetectedAt = "unsubscribe_detected_at", billingIssueDetectedAt = "billing_issue_detected_at"
-        case disputeDetectedAt = "dispute_detected_at", refundedAt = "refunded_at"
+        case disputeDetectedAt = "dispute_detected_at", refundedAt = "refunded_at", grantID = "grant_id"
     }
 
     public init(from decoder: any Decoder) throws {
@@ -85,7 +97,12 @@ public struct EntitlementInfo: Codable, Sendable, Hashable {
         willRenew = try c.decode(Bool.self, forKey: .willRenew)
         periodType = try c.decode(PeriodType.self, forKey: .periodType)
         productID = try c.decode(String.self, forKey: .productID)
-        provider = try c.decode(Provider.self, forKey: .provider)
+        let providerName = try c.decode(String.self, forKey: .provider)
+        if providerName == Self.promotionalStore {
+            provider = nil
+        } else {
+            provider = try c.decode(Provider.self, forKey: .provider)
+        }
         source = try c.decode(Source.self, forKey: .source)
         latestPurchaseAt = try c.decodeTimestamp(forKey: .latestPurchaseAt)
         originalPurchaseAt = try c.decodeTimestamp(forKey: .originalPurchaseAt)
@@ -94,6 +111,8 @@ public struct EntitlementInfo: Codable, Sendable, Hashable {
         sandbox = try c.decode(Bool.self, forKey: .sandbox)
         disputeDetectedAt = try c.decodeTimestamp(forKey: .disputeDetectedAt)
         refundedAt = try c.decodeTimestamp(forKey: .refundedAt)
+        // Absent from lists stored before grants (read back by the outbox).
+        grantID = try c.decodeIfPresent(String.self, forKey: .grantID)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -104,8 +123,9 @@ public struct EntitlementInfo: Codable, Sendable, Hashable {
         try c.encode(willRenew, forKey: .willRenew)
         try c.encode(periodType, forKey: .periodType)
         try c.encode(productID, forKey: .productID)
-        try c.encode(provider, forKey: .provider)
+        try c.encode(store, forKey: .provider)
         try c.encode(source, forKey: .source)
+        try c.encode(store, forKey: .store)
         try c.encodeTimestamp(latestPurchaseAt, forKey: .latestPurchaseAt)
         try c.encodeTimestamp(originalPurchaseAt, forKey: .originalPurchaseAt)
         try c.encodeTimestamp(unsubscribeDetectedAt, forKey: .unsubscribeDetectedAt)
@@ -113,6 +133,7 @@ public struct EntitlementInfo: Codable, Sendable, Hashable {
         try c.encode(sandbox, forKey: .sandbox)
         try c.encodeTimestamp(disputeDetectedAt, forKey: .disputeDetectedAt)
         try c.encodeTimestamp(refundedAt, forKey: .refundedAt)
+        if let grantID { try c.encode(grantID, forKey: .grantID) } else { try c.encodeNil(forKey: .grantID) }
     }
 }
 

@@ -54,18 +54,21 @@ public struct UserMergeCommand: Codable, Sendable, Hashable {
     }
 }
 
-/// Any record of `storefront.commands.v1`: a purchase's command, or a user merge.
+/// Any record of `storefront.commands.v1`: a purchase's command, a user merge, or a grant.
 public enum CommandRecord: Sendable, Hashable {
     case purchase(SubscriptionCommand)
     case userMerge(UserMergeCommand)
+    /// A promotional entitlement given or taken back (``GrantCommand``).
+    case grant(GrantCommand)
 
     private struct KindOnly: Decodable { var kind: String }
 
     /// Decodes by the record's `kind`.
     public static func decode(_ bytes: [UInt8]) throws -> CommandRecord {
-        if try RecordCoding.decode(KindOnly.self, from: bytes).kind == UserMergeCommand.kind {
-            return .userMerge(try RecordCoding.decode(UserMergeCommand.self, from: bytes))
+        switch try RecordCoding.decode(KindOnly.self, from: bytes).kind {
+        case UserMergeCommand.kind: .userMerge(try RecordCoding.decode(UserMergeCommand.self, from: bytes))
+        case GrantCommand.grantKind, GrantCommand.revokeKind: .grant(try RecordCoding.decode(GrantCommand.self, from: bytes))
+        default: .purchase(try RecordCoding.decode(SubscriptionCommand.self, from: bytes))
         }
-        return .purchase(try RecordCoding.decode(SubscriptionCommand.self, from: bytes))
     }
 }

@@ -19,8 +19,13 @@ public struct EntitlementResolver: Sendable, Hashable {
         self.policy = policy
     }
 
-    /// Every entitlement the purchases grant or granted: active ones first, then by identifier.
-    public func entitlements(subscriptions: [SubscriptionState], orders: [ProjectedOrder], at now: Date) -> [EntitlementInfo] {
+    /// Every entitlement the purchases and promotional grants give or gave:
+    /// active ones first, then by identifier. A grant and a purchase of one
+    /// entitlement compete like two purchases (``isBetter(_:than:)``): the
+    /// answer shows whichever gives access now, and longer.
+    public func entitlements(
+        subscriptions: [SubscriptionState], orders: [ProjectedOrder], promotional: [ProjectedGrant] = [], at now: Date
+    ) -> [EntitlementInfo] {
         var best: [String: EntitlementInfo] = [:]
         func offer(_ info: EntitlementInfo) {
             if let current = best[info.identifier], !Self.isBetter(info, than: current) { return }
@@ -55,6 +60,9 @@ public struct EntitlementResolver: Sendable, Hashable {
                             provider: order.provider, source: .purchase, latestPurchaseAt: order.paidAt, originalPurchaseAt: order.paidAt,
                             unsubscribeDetectedAt: nil, billingIssueDetectedAt: nil, sandbox: order.testMode ?? policy.testDeployment)))
             }
+        }
+        for grant in promotional {
+            offer(grant.info(at: now, testDeployment: policy.testDeployment))
         }
         return best.values.sorted { ($0.isActive ? 0 : 1, $0.identifier) < ($1.isActive ? 0 : 1, $1.identifier) }
     }

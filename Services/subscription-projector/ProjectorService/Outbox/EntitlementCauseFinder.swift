@@ -15,7 +15,7 @@ struct EntitlementCauseFinder: Sendable {
     /// A purchase as records and touches name it.
     struct Purchase: Hashable {
         var provider: String
-        var type: PurchaseType
+        var type: EntitlementTouch.Kind
         var id: String
     }
 
@@ -57,7 +57,9 @@ struct EntitlementCauseFinder: Sendable {
             let subscription = e.subscriptionID.map { Purchase(provider: provider, type: .subscription, id: $0) }
             return [subscription, e.orderID.map { Purchase(provider: provider, type: .order, id: $0) }].compactMap { $0 }
         case .command(let command):
-            return [Purchase(provider: command.provider.rawValue, type: command.purchaseType, id: command.subscriptionID)]
+            return [Purchase(provider: command.provider.rawValue, type: .init(command.purchaseType), id: command.subscriptionID)]
+        case .grant(let grant):
+            return [Purchase(provider: EntitlementTouch.grantProvider, type: .grant, id: grant.grantID)]
         case .checkout, .userMerge:
             return []
         }
@@ -68,7 +70,7 @@ struct EntitlementCauseFinder: Sendable {
         case .webhook(let delivery): delivery.event.provider
         case .command(let command): command.provider
         case .checkout(let record): record.provider
-        case .userMerge: nil
+        case .userMerge, .grant: nil
         }
     }
 
@@ -83,6 +85,11 @@ struct EntitlementCauseFinder: Sendable {
         case .userMerge(let merge):
             // The merged user's purchases moved: a claim with no single provider.
             return .init(kind: .claim, provider: nil, reference: merge.commandID)
+        case .grant(let grant):
+            switch grant.action {
+            case .grant: return .init(kind: .grant, provider: nil, reference: grant.grantID)
+            case .revoke: return .init(kind: .revoke, provider: nil, reference: grant.grantID)
+            }
         case .checkout(let record):
             // A checkout record changes no entitlement on its own; named for completeness.
             return .init(kind: .command, provider: record.provider, reference: record.checkoutID)

@@ -109,7 +109,7 @@ public struct EntitlementOutbox: Sendable {
         try await connection.query("DELETE FROM entitlement_touched RETURNING app_user_id, provider, purchase_type, purchase_id, transferred")
             .compactMap { row in
                 let (user, provider, type, id, transferred) = try row.decode((String, String, String, String, Bool).self)
-                guard let purchaseType = PurchaseType(rawValue: type) else { return nil }
+                guard let purchaseType = EntitlementTouch.Kind(rawValue: type) else { return nil }
                 return EntitlementTouch(appUserID: user, provider: provider, purchaseType: purchaseType, purchaseID: id, transferred: transferred)
             }
     }

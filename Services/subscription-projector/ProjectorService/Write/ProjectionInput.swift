@@ -30,6 +30,8 @@ public enum ProjectionInput: Sendable, Hashable {
     case command(SubscriptionCommand)
     /// An anonymous user merged into a signed-in one (``UserMergeCommand``).
     case userMerge(UserMergeCommand)
+    /// A promotional grant given or revoked (``GrantCommand``).
+    case grant(GrantCommand)
 }
 
 /// What one ``ProjectionWriter/write(_:)`` did.

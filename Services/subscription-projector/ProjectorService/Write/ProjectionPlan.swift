@@ -83,6 +83,8 @@ struct ProjectionPlan {
                 try add(command)
             case .userMerge(let merge):
                 add(merge)
+            case .grant(let grant):
+                add(grant)
             }
         }
     }
@@ -113,6 +115,8 @@ struct ProjectionPlan {
             return [command.key, purchaseLockKey(command.provider.rawValue, command.purchaseType, command.subscriptionID)]
         case .userMerge(let merge):
             return [merge.key]
+        case .grant(let grant):
+            return [grant.key]
         }
     }
 
@@ -342,6 +346,27 @@ struct ProjectionPlan {
                 ProjectionStatements.userMerge, [merge.anonymousUserID, merge.appUserID, merge.commandID, merge.requestedAt]))
         items.append(PostgresBatchItem(ProjectionStatements.syncMergedSubscriptions, [merge.anonymousUserID]))
         items.append(PostgresBatchItem(ProjectionStatements.syncMergedOrders, [merge.anonymousUserID]))
+    }
+
+    /// A grant is recorded once; a revocation ends it once. Both touch the
+    /// user (in the statement), so the outbox announces what changed.
+    private mutating func add(_ grant: GrantCommand) {
+        counted.append((items.count, .record))
+        switch grant.action {
+        case .grant(let entitlement, let startsAt, let expiresAt):
+            items.append(
+                PostgresBatchItem(
+                    ProjectionStatements.grantGiven,
+                    [
+                        grant.grantID, grant.appUserID, entitlement, startsAt, expiresAt, grant.requestedBy, grant.commandID, grant.reason,
+                        grant.requestedAt,
+                    ]))
+        case .revoke:
+            items.append(
+                PostgresBatchItem(
+                    ProjectionStatements.grantRevoked,
+                    [grant.grantID, grant.appUserID, grant.requestedAt, grant.requestedBy, grant.commandID, grant.reason]))
+        }
     }
 
     private mutating func add(_ record: CheckoutCreatedRecord) {

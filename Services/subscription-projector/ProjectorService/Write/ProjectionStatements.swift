@@ -416,6 +416,6 @@ enum ProjectionStatements {
         lock, event, owner, firstClaim, userMerge, syncMergedSubscriptions, syncMergedOrders, ownerFromCharge,
         ownerOfChargedSubscriptions, ownerFromCheckout, syncSubscriptionOwner, syncOrderOwner,
         syncChargedSubscriptionOwners, appUser, customer, orderCreated, orderOfSubscription, orderMoneyBack, orderRefunded, payment, checkout,
-        completeByID, completeByUser, command, snapshotSubscription, snapshotOrder, snapshotTransaction,
+        completeByID, completeByUser, command, snapshotSubscription, snapshotOrder, snapshotTransaction, grantGiven, grantRevoked,
     ]
 }

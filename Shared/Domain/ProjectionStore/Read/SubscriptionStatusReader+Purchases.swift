@@ -38,9 +38,34 @@ extension SubscriptionStatusReader {
             guard let order = try order(row), let owner = order.appUserID else { continue }
             orders[owner, default: []].append(order)
         }
+        let grants = try await grants(of: appUserIDs, on: connection)
         var result: [String: [EntitlementInfo]] = [:]
         for user in appUserIDs {
-            result[user] = resolver.entitlements(subscriptions: subscriptions[user] ?? [], orders: orders[user] ?? [], at: now)
+            result[user] = resolver.entitlements(
+                subscriptions: subscriptions[user] ?? [], orders: orders[user] ?? [], promotional: grants[user] ?? [], at: now)
+        }
+        return result
+    }
+
+    /// The promotional grants of each of `appUserIDs`, newest first, at most
+    /// ``rowLimit`` per user (the checkout refuses a grant beyond that many
+    /// running ones, so the limit never hides one that gives access).
+    /// - Throws: ``PostgresError``.
+    public static func grants(of appUserIDs: [String], on connection: PostgresConnection) async throws -> [String: [ProjectedGrant]] {
+        guard !appUserIDs.isEmpty else { return [:] }
+        let users = try PostgresBind.array(Set(appUserIDs).sorted().map(\.postgresBind), of: .text)
+        var result: [String: [ProjectedGrant]] = [:]
+        let query: PostgresQuery = """
+            SELECT grant_id, app_user_id, entitlement, starts_at, expires_at, revoked_at FROM (
+                SELECT g.*, row_number() OVER (PARTITION BY g.app_user_id ORDER BY g.starts_at DESC, g.grant_id) AS n
+                FROM entitlement_grants g WHERE g.app_user_id = ANY(\(users)::text[])) AS ranked
+            WHERE n <= \(rowLimit)
+            ORDER BY app_user_id, n
+            """
+        for row in try await connection.query(query) {
+            let (id, user, entitlement, startsAt, expiresAt, revokedAt) = try row.decode((String, String, String, Date, Date, Date?).self)
+            result[user, default: []].append(
+                ProjectedGrant(grantID: id, appUserID: user, entitlement: entitlement, startsAt: startsAt, expiresAt: expiresAt, revokedAt: revokedAt))
         }
         return result
     }

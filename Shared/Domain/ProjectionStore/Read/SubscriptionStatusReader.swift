@@ -36,9 +36,10 @@ public struct SubscriptionStatusReader: Sendable {
             let pending = latest.flatMap { checkout in
                 Self.isPending(checkout, now: now, subscriptions: subscriptions, orders: orders) ? checkout : nil
             }
+            let grants = try await Self.grants(of: [user.appUserID], on: connection)[user.appUserID] ?? []
             return SubscriptionStatusSnapshot(
                 now: now, subscriptions: subscriptions, orders: orders, pendingCheckout: pending,
-                resolver: resolver)
+                resolver: resolver, grants: grants)
         }
     }
 

@@ -18,16 +18,19 @@ public struct SubscriptionStatusSnapshot: Sendable, Hashable {
     public var pendingCheckout: ProjectedCheckout?
     /// How purchases become entitlements.
     public var resolver: EntitlementResolver
+    /// The user's promotional grants, newest first (revoked and ended ones included).
+    public var grants: [ProjectedGrant]
 
     public init(
         now: Date, subscriptions: [SubscriptionState], orders: [ProjectedOrder], pendingCheckout: ProjectedCheckout?,
-        resolver: EntitlementResolver
+        resolver: EntitlementResolver, grants: [ProjectedGrant] = []
     ) {
         self.now = now
         self.subscriptions = subscriptions
         self.orders = orders
         self.pendingCheckout = pendingCheckout
         self.resolver = resolver
+        self.grants = grants
     }
 
     /// What `subscription` grants now.
@@ -43,7 +46,7 @@ public struct SubscriptionStatusSnapshot: Sendable, Hashable {
 
     /// The `GET /api/entitlements` list.
     public var entitlements: [EntitlementInfo] {
-        resolver.entitlements(subscriptions: subscriptions, orders: orders, at: now)
+        resolver.entitlements(subscriptions: subscriptions, orders: orders, promotional: grants, at: now)
     }
 
     /// The `GET /api/subscription/status` answer: the seed's fields from the
