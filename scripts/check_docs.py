@@ -71,7 +71,9 @@ def makefile_targets(root: Path) -> set[str]:
 
 def cli_commands(root: Path) -> set[str]:
     text = (root / "Tools/storefront/StorefrontCLIMain.swift").read_text()
-    return set(re.findall(r'case "([a-z][a-z-]*)"', text))
+    # `case "grant", "revoke":` names two commands.
+    lists = re.findall(r'case ((?:"[a-z][a-z-]*",? ?)+)(?:,|:)', text)
+    return {name for names in lists for name in re.findall(r'"([a-z][a-z-]*)"', names)}
 
 
 def declared_topics(root: Path) -> set[str]:

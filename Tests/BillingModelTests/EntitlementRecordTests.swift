@@ -64,7 +64,8 @@ import Testing
         // What the outbox stored before grants: no grant_id, no store. Read
         // back, it must equal the same entitlement written now, or every
         // user's first change after the upgrade would be announced as news.
-        let old = #"[{"billing_issue_detected_at":null,"dispute_detected_at":null,"expires_at":null,"identifier":"premium","is_active":true,"latest_purchase_at":null,"original_purchase_at":null,"period_type":"normal","product_id":"ls_2","provider":"lemonsqueezy","refunded_at":null,"sandbox":false,"source":"purchase","unsubscribe_detected_at":null,"will_renew":false}]"#
+        let old =
+            #"[{"billing_issue_detected_at":null,"dispute_detected_at":null,"expires_at":null,"identifier":"premium","is_active":true,"latest_purchase_at":null,"original_purchase_at":null,"period_type":"normal","product_id":"ls_2","provider":"lemonsqueezy","refunded_at":null,"sandbox":false,"source":"purchase","unsubscribe_detected_at":null,"will_renew":false}]"#
         let decoded = try RecordCoding.decode([EntitlementInfo].self, from: Array(old.utf8))
         #expect(decoded.first?.provider == .lemonsqueezy && decoded.first?.grantID == nil && decoded.first?.store == "lemonsqueezy")
     }

@@ -3,7 +3,7 @@ import Testing
 import BillingModel
 
 @Suite struct ISO8601DurationTests {
-    static let start = Date(timeIntervalSince1970: 1_706_659_200)  // 2024-01-31T00:00:00Z
+    static let start = Date(timeIntervalSince1970: 1_706_659_200) // 2024-01-31T00:00:00Z
 
     @Test(arguments: [
         ("P30D", "2024-03-01T00:00:00Z"), ("P1M", "2024-02-29T00:00:00Z"), ("P1Y", "2025-01-31T00:00:00Z"),

@@ -17,7 +17,9 @@ import Testing
     }()
     static let withoutFile = EntitlementResolver(policy: AccessPolicy(testDeployment: true))
 
-    static func body(_ entitlement: String = "premium", expiresAt: String? = nil, duration: String? = "P30D", reason: String? = nil)
+    static func body(
+        _ entitlement: String = "premium", expiresAt: String? = nil, duration: String? = "P30D", reason: String? = nil
+    )
         -> GrantRequest.Body
     {
         GrantRequest.Body(entitlement: entitlement, expiresAt: expiresAt, duration: duration, reason: reason)
@@ -53,7 +55,10 @@ import Testing
             (Self.body(expiresAt: "2030-01-01T00:00:00Z", duration: "P1D"), Self.withFile, .badRequest, "grant_end_ambiguous"),
             (Self.body(duration: "30 days"), Self.withFile, .badRequest, "invalid_duration"),
             (Self.body(expiresAt: "tomorrow", duration: nil), Self.withFile, .badRequest, "invalid_expires_at"),
-            (Self.body(expiresAt: Timestamp.format(Self.now.addingTimeInterval(-86_400)), duration: nil), Self.withFile, .unprocessableContent, "grant_end_in_past"),
+            (
+                Self.body(expiresAt: Timestamp.format(Self.now.addingTimeInterval(-86_400)), duration: nil), Self.withFile, .unprocessableContent,
+                "grant_end_in_past"
+            ),
             (Self.body(duration: "PT30S"), Self.withFile, .unprocessableContent, "grant_end_in_past"),
             (Self.body(duration: "P11Y"), Self.withFile, .unprocessableContent, "grant_too_long"),
             (Self.body(duration: "P999999999D"), Self.withFile, .unprocessableContent, "grant_too_long"),

@@ -61,7 +61,11 @@ import Testing
         revoke.commandID = "c2"
         revoke.action = .revoke
         let touch = Self.touch("grant_1", EntitlementTouch.grantProvider, type: .grant)
-        #expect(EntitlementCauseFinder.cause(of: [touch], in: [Self.webhook("k1", subscription: "1"), .grant(grant)]) == .init(kind: .grant, provider: nil, reference: "grant_1"))
-        #expect(EntitlementCauseFinder.cause(of: [touch], in: [.grant(grant), .grant(revoke)]) == .init(kind: .revoke, provider: nil, reference: "grant_1"))
+        #expect(
+            EntitlementCauseFinder.cause(of: [touch], in: [Self.webhook("k1", subscription: "1"), .grant(grant)])
+                == .init(kind: .grant, provider: nil, reference: "grant_1"))
+        #expect(
+            EntitlementCauseFinder.cause(of: [touch], in: [.grant(grant), .grant(revoke)])
+                == .init(kind: .revoke, provider: nil, reference: "grant_1"))
     }
 }

@@ -6,6 +6,8 @@ public struct CommandLineArguments: Sendable {
 
     public struct UsageError: Error, CustomStringConvertible {
         public let description: String
+
+        public init(description: String) { self.description = description }
     }
 
     public init(_ arguments: [String]) throws(UsageError) {

@@ -21,11 +21,12 @@ public enum StorefrontCLIBinary {
     public static let report = BinarySettings("storefront report", [.runtime, .postgresConnection, .postgresLimits])
     public static let endpoints = BinarySettings("storefront endpoints", [.runtime, .adminDatabase, .endpointsMode, .postgresLimits])
     public static let apiKeys = BinarySettings("storefront api-keys", [.runtime, .adminDatabase, .apiKeysMode, .postgresLimits])
+    public static let grants = BinarySettings("storefront grant", [.runtime, .serverAPI])
     public static let deadLetter = BinarySettings("storefront deadletter", [.runtime, .kafka, .kafkaSecurity])
     public static let reconcile = BinarySettings(
         "storefront reconcile",
         [.runtime, .reconcileDatabase, .reconcilerProviderLimits, .kafka, .kafkaSecurity] + ProviderUses.api.settingGroups + [.providerBudget])
 
     /// Every command's list, in the order `storefront help` shows the commands.
-    public static let all = [migrate, devToken, status, report, endpoints, apiKeys, deadLetter, reconcile]
+    public static let all = [migrate, devToken, status, report, endpoints, apiKeys, grants, deadLetter, reconcile]
 }

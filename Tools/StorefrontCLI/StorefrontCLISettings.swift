@@ -38,3 +38,17 @@ extension SettingGroup {
     public static let reconcileDatabase = SettingGroup(
         "storefront reconcile", [.reconcileDatabaseURL])
 }
+
+// `storefront grant` and `storefront revoke` act through the server API, as
+// the app's own backend would: the API key's scope decides, and the key's id
+// is what the event log records as who acted.
+extension Setting {
+    public static let serverAPIURL = Setting(
+        "STOREFRONT_API_URL", default: "http://127.0.0.1:8080", "the gateway (or checkout) the server API is reached at")
+    public static let serverAPIKey = Setting(
+        "STOREFRONT_API_KEY", required: true, secret: true, "an API key with entitlements:write (storefront api-keys create)")
+}
+
+extension SettingGroup {
+    public static let serverAPI = SettingGroup("storefront grant and revoke", [.serverAPIURL, .serverAPIKey])
+}

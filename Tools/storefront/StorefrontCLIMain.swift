@@ -49,6 +49,12 @@ struct StorefrontCLIMain {
           api-keys list                        every key: id, name, scopes, created, last used, revoked
           api-keys revoke KEY_ID               refuse that key from now on (api-keys: STOREFRONT_ADMIN_DATABASE_URL,
                                                a user granted storefront_admin)
+          grant USER ENTITLEMENT --for LENGTH | --until TIME [--reason TEXT] [--idempotency-key K]
+                                               give USER the entitlement without a purchase (store "promotional")
+                                               for LENGTH (30d, 12h, 2w, 3mo, 1y, or ISO 8601 such as P30D) or
+                                               until TIME (RFC 3339); prints the grant id
+          revoke USER GRANT_ID                 end that grant now (grant and revoke: STOREFRONT_API_URL and
+                                               STOREFRONT_API_KEY, a key with entitlements:write; docs/grants.md)
           help                                 show this text
           [COMMAND] --help-settings [--format text|json|markdown]
                                                the environment variables each command (or COMMAND) reads
@@ -82,6 +88,8 @@ struct StorefrontCLIMain {
                 }
             case "endpoints":
                 try await EndpointsCommand.run(arguments, environment: environment) { print($0) }
+            case "grant", "revoke":
+                try await GrantsCommand.run(arguments, environment: environment) { print($0) }
             case "api-keys":
                 try await APIKeysCommand.run(arguments, environment: environment) { print($0) }
             case "help", nil:

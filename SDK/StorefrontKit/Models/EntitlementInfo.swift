@@ -14,6 +14,9 @@ public struct EntitlementInfo: Codable, Hashable, Sendable, Identifiable {
         public static let subscription = Source(rawValue: "subscription")
         /// A one-time purchase.
         public static let purchase = Source(rawValue: "purchase")
+        /// A promotional grant from support or the app's backend: no purchase,
+        /// ``EntitlementInfo/store`` `promotional`, an end of its own.
+        public static let grant = Source(rawValue: "grant")
     }
 
     /// Trial or paid period (RevenueCat's `periodType`).
@@ -43,7 +46,7 @@ public struct EntitlementInfo: Codable, Hashable, Sendable, Identifiable {
     public var periodType: PeriodType
     /// The catalog id of the product that grants it (compare with ``Product/id``).
     public var productID: String
-    /// Who sold it.
+    /// Who sold it; ``Provider/promotional`` for a grant.
     public var provider: Provider
     /// Subscription or one-time purchase.
     public var source: Source
@@ -62,6 +65,10 @@ public struct EntitlementInfo: Codable, Hashable, Sendable, Identifiable {
     public var disputeDetectedAt: Date?
     /// When money given back (a refund, a lost dispute) ended access; nil when none did.
     public var refundedAt: Date?
+    /// RevenueCat's `store`: the provider's name, or `promotional` for a grant.
+    public var store: String
+    /// The grant's id when ``source`` is ``Source/grant`` (support revokes it by this id); else nil.
+    public var grantID: String?
 
     /// ``identifier``.
     public var id: String { identifier }
@@ -88,6 +95,7 @@ public struct EntitlementInfo: Codable, Hashable, Sendable, Identifiable {
         self.unsubscribeDetectedAt = unsubscribeDetectedAt
         self.billingIssueDetectedAt = billingIssueDetectedAt
         self.isSandbox = isSandbox
+        self.store = provider.rawValue
     }
 
     enum CodingKeys: String, CodingKey {
@@ -95,7 +103,7 @@ public struct EntitlementInfo: Codable, Hashable, Sendable, Identifiable {
         case isActive = "is_active", expiresAt = "expires_at", willRenew = "will_renew", periodType = "period_type"
         case productID = "product_id", latestPurchaseAt = "latest_purchase_at", originalPurchaseAt = "original_purchase_at"
         case unsubscribeDetectedAt = "unsubscribe_detected_at", billingIssueDetectedAt = "billing_issue_detected_at"
-        case disputeDetectedAt = "dispute_detected_at", refundedAt = "refunded_at"
+        case disputeDetectedAt = "dispute_detected_at", refundedAt = "refunded_at", store, grantID = "grant_id"
     }
 
     /// Decodes the server's snake_case object (absent values are explicit `null`s).
@@ -117,6 +125,8 @@ public struct EntitlementInfo: Codable, Hashable, Sendable, Identifiable {
         // Absent (nil) from servers that predate them.
         disputeDetectedAt = try c.decodeDate(forKey: .disputeDetectedAt)
         refundedAt = try c.decodeDate(forKey: .refundedAt)
+        store = try c.decodeIfPresent(String.self, forKey: .store) ?? provider.rawValue
+        grantID = try c.decodeIfPresent(String.self, forKey: .grantID)
     }
 
     /// Encodes in the server's shape, with explicit `null`s.
@@ -137,6 +147,8 @@ public struct EntitlementInfo: Codable, Hashable, Sendable, Identifiable {
         try c.encode(isSandbox, forKey: .sandbox)
         try c.encodeDate(disputeDetectedAt, forKey: .disputeDetectedAt)
         try c.encodeDate(refundedAt, forKey: .refundedAt)
+        try c.encode(store, forKey: .store)
+        if let grantID { try c.encode(grantID, forKey: .grantID) } else { try c.encodeNil(forKey: .grantID) }
     }
 }
 

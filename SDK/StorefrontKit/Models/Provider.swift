@@ -19,6 +19,9 @@ public struct Provider: RawRepresentable, Codable, Hashable, Sendable, CustomStr
     public static let paystack = Provider(rawValue: "paystack")
     /// Stripe (Checkout).
     public static let stripe = Provider(rawValue: "stripe")
+    /// Not a provider: what a promotional grant's ``EntitlementInfo/provider``
+    /// says, since nobody sold it (``EntitlementInfo/Source/grant``).
+    public static let promotional = Provider(rawValue: "promotional")
 
     /// The raw name.
     public var description: String { rawValue }

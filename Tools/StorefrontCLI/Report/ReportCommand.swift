@@ -39,7 +39,8 @@ public enum ReportCommand {
                 text = try ReportRendering.render(rows, options: options, asOf: asOf, format: options.format)
             } else {
                 let rows = try await report(options.period, pool: pool, prices: prices, asOf: now)
-                text = try ReportRendering.render(rows, options: options, asOf: asOf, format: options.format)
+                let grants = try await GrantLog.report(options.period, pool: pool, asOf: now)
+                text = try ReportRendering.render(rows, grants: grants, options: options, asOf: asOf, format: options.format)
                 if options.chartPath != nil { chart = ReportChart.svg(rows, period: options.period, asOf: asOf) }
             }
         } catch {

@@ -1,16 +1,35 @@
 import Foundation
 import BillingModel
 import Entitlements
+import ProjectionStore
 
 /// The report as text: a table per bucket for people, CSV with one line per
 /// row, or JSON. Money in CSV and JSON is in minor units of the row's currency.
 enum ReportRendering {
-    static func render(_ rows: [RevenueReportRow], options: ReportOptions, asOf: Date, format: ReportOptions.Format) throws -> String {
+    /// - Parameter grants: promotional grants, never money: a section of
+    ///   their own in the table and in JSON (`grants`); CSV keeps one shape
+    ///   per line, revenue only.
+    static func render(
+        _ rows: [RevenueReportRow], grants: [GrantLog.Row] = [], options: ReportOptions, asOf: Date, format: ReportOptions.Format
+    ) throws -> String {
         switch format {
-        case .table: table(rows, period: options.period, asOf: asOf)
+        case .table: table(rows, period: options.period, asOf: asOf) + grantsTable(grants)
         case .csv: csv(rows)
-        case .json: try json(rows, period: options.period, asOf: asOf)
+        case .json: try json(rows, grants: grants, period: options.period, asOf: asOf)
         }
+    }
+
+    /// The grants section: one line per entitlement, after the revenue.
+    static func grantsTable(_ grants: [GrantLog.Row]) -> String {
+        guard !grants.isEmpty else { return "" }
+        let width = max("entitlement".count, grants.map { $0.entitlement.count }.max() ?? 0)
+        func name(_ text: String) -> String { text.padding(toLength: width, withPad: " ", startingAt: 0) }
+        var lines = ["", "promotional grants (not revenue)", name("entitlement") + "  given  revoked  running at end"]
+        for row in grants {
+            let counts = [pad(String(row.given), 5), pad(String(row.revoked), 7), pad(String(row.runningAtEnd), 14)]
+            lines.append(([name(row.entitlement)] + counts).joined(separator: "  "))
+        }
+        return "\n" + lines.joined(separator: "\n")
     }
 
     /// Per bucket: one line per figure, one column per provider and currency.
@@ -45,7 +64,7 @@ enum ReportRendering {
         return ([header.joined(separator: ",")] + lines).joined(separator: "\n")
     }
 
-    static func json(_ rows: [RevenueReportRow], period: ReportPeriod, asOf: Date) throws -> String {
+    static func json(_ rows: [RevenueReportRow], grants: [GrantLog.Row] = [], period: ReportPeriod, asOf: Date) throws -> String {
         var root: [String: JSONValueBox] = [
             "from": .text(Timestamp.format(period.from)), "to": .text(Timestamp.format(period.to)),
             "by": .text(period.granularity.rawValue), "as_of": .text(Timestamp.format(asOf)),
@@ -58,6 +77,13 @@ enum ReportRendering {
                 ]
                 for figure in ReportFigure.allCases { fields[figure.key] = .number(figure.value(row)) }
                 return .object(fields)
+            })
+        root["grants"] = .list(
+            grants.map { row in
+                .object([
+                    "entitlement": .text(row.entitlement), "given": .number(Int64(row.given)), "revoked": .number(Int64(row.revoked)),
+                    "running_at_end": .number(Int64(row.runningAtEnd)),
+                ])
             })
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]

@@ -44,7 +44,8 @@ struct GrantRequest: Sendable, Equatable {
         guard !entitlement.isEmpty, entitlement.utf8.count <= maximumEntitlementLength,
             entitlement.utf8.allSatisfy({ $0 >= 0x21 && $0 <= 0x7E })
         else {
-            throw HTTPError(.badRequest, "entitlement must be 1 to \(maximumEntitlementLength) printable ASCII characters", code: "invalid_entitlement")
+            throw HTTPError(
+                .badRequest, "entitlement must be 1 to \(maximumEntitlementLength) printable ASCII characters", code: "invalid_entitlement")
         }
         guard isKnown(entitlement, resolver: resolver) else {
             throw HTTPError(.unprocessableContent, "No entitlement is named \(entitlement)", code: "unknown_entitlement")

@@ -65,7 +65,8 @@ extension SubscriptionStatusReader {
         for row in try await connection.query(query) {
             let (id, user, entitlement, startsAt, expiresAt, revokedAt) = try row.decode((String, String, String, Date, Date, Date?).self)
             result[user, default: []].append(
-                ProjectedGrant(grantID: id, appUserID: user, entitlement: entitlement, startsAt: startsAt, expiresAt: expiresAt, revokedAt: revokedAt))
+                ProjectedGrant(grantID: id, appUserID: user, entitlement: entitlement, startsAt: startsAt, expiresAt: expiresAt, revokedAt: revokedAt)
+            )
         }
         return result
     }
