@@ -95,6 +95,7 @@ import Testing
         let (app, pool) = try await Self.app([RecordingProvider(.lemonsqueezy)])
         for (body, code) in [
             (#"{"variantId":"ls_101","promotionCode":"SPRING 20"}"#, "invalid_promotion_code"),
+            (#"{"variantId":"ls_101","promotionCode":""}"#, "invalid_promotion_code"),
             (#"{"variantId":"ls_101","promotionCode":"\#(String(repeating: "A", count: 65))"}"#, "invalid_promotion_code"),
             (#"{"variantId":"st_price_1","trialDays":0}"#, "invalid_trial_days"),
             (#"{"variantId":"st_price_1","trialDays":731}"#, "invalid_trial_days"),
@@ -129,7 +130,7 @@ import Testing
         let lemon = RecordingProvider(.lemonsqueezy), stripe = RecordingProvider(.stripe)
         let (app, pool) = try await Self.app([lemon, stripe])
         let first = try await Self.post(
-            app, #"{"variantId":"ls_101","promotionCode":" SPRING20 "}"#, headers: [("Accept-Language", "fr-CH;q=0.4, de-de, *;q=0.9")])
+            app, #"{"variantId":"ls_101","promotionCode":"SPRING20"}"#, headers: [("Accept-Language", "fr-CH;q=0.4, de-de, *;q=0.9")])
         #expect(first.status == .ok, "\(String(decoding: first.body, as: UTF8.self))")
         let sentToLemon = try #require(lemon.sent.first)
         #expect(sentToLemon.promotionCode == "SPRING20" && sentToLemon.trialDays == nil && sentToLemon.locale?.tag == "de-DE")

@@ -29,7 +29,7 @@ extension CheckoutCreator {
     static func validateOffer(_ body: CreateCheckoutRequest, item: CatalogItem, variant: CatalogID) throws(HTTPError) {
         let traits = variant.provider.traits
         let name = variant.provider.rawValue
-        if body.trimmedPromotionCode != nil, !traits.checkoutTakesPromotionCodes {
+        if body.promotionCode != nil, !traits.checkoutTakesPromotionCodes {
             throw HTTPError(.unprocessableContent, "\(name) checkouts take no promotion codes", code: "promotion_codes_unsupported")
         }
         guard body.trialDays != nil else { return }

@@ -153,7 +153,7 @@ struct CheckoutCreator: Sendable {
             expiresAt: createdAt.addingTimeInterval(configuration.checkoutExpiry.inSeconds),
             // A provider that is told the amount (Paystack, even though the plan sets it) gets the
             // cached item's price, which saves a lookup.
-            amount: variant.provider.traits.checkoutStatesTheAmount ? item.price : nil, promotionCode: body.trimmedPromotionCode,
+            amount: variant.provider.traits.checkoutStatesTheAmount ? item.price : nil, promotionCode: body.promotionCode,
             trialDays: body.trialDays, locale: locale)
         let checkout: ProviderCheckout
         do {
@@ -207,7 +207,7 @@ struct CheckoutCreator: Sendable {
         ]
         // A ref and each offer field are hashed only when sent (each tagged
         // with its name), so requests without them hash as they always did.
-        let offers = [("promotionCode", body.trimmedPromotionCode), ("trialDays", body.trialDays.map(String.init)), ("locale", body.locale)]
+        let offers = [("promotionCode", body.promotionCode), ("trialDays", body.trialDays.map(String.init)), ("locale", body.locale)]
             .compactMap { name, value in value.map { name + "=" + $0 } }
         let canonical = (fields + (body.ref.map { [$0] } ?? []) + offers)
             .map { "\($0.utf8.count):\($0)" }.joined(separator: "|")

@@ -17,24 +17,15 @@ extension CreateCheckoutRequest {
             }
     }
 
-    /// The code with surrounding spaces dropped; nil when absent or blank.
-    public var trimmedPromotionCode: String? {
-        guard let code = promotionCode?.trimmingWhitespace(), !code.isEmpty else { return nil }
-        return code
-    }
-
-    /// Whether ``promotionCode`` is absent, blank or well-formed.
-    public var hasValidPromotionCode: Bool { trimmedPromotionCode.map(Self.isValidPromotionCode) ?? true }
+    /// Whether ``promotionCode`` is absent or well-formed (spaces included are not: the code is sent as typed).
+    public var hasValidPromotionCode: Bool { promotionCode.map(Self.isValidPromotionCode) ?? true }
 
     /// Whether ``trialDays`` is absent or within ``trialDayRange``.
     public var hasValidTrialDays: Bool { trialDays.map(Self.trialDayRange.contains) ?? true }
 
-    /// The parsed ``locale``; nil when absent, blank or malformed (check ``hasInvalidLocale``).
+    /// The parsed ``locale``; nil when absent or malformed (check ``hasInvalidLocale``).
     public var checkoutLocale: CheckoutLocale? { locale.flatMap { CheckoutLocale($0) } }
 
     /// True when a locale was sent but is not a language tag (answer 400).
-    public var hasInvalidLocale: Bool {
-        guard let text = locale?.trimmingWhitespace(), !text.isEmpty else { return false }
-        return CheckoutLocale(text) == nil
-    }
+    public var hasInvalidLocale: Bool { locale.map { CheckoutLocale($0) == nil } ?? false }
 }

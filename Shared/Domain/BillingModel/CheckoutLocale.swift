@@ -12,9 +12,9 @@ public struct CheckoutLocale: Sendable, Hashable, CustomStringConvertible {
     public static let maximumLength = 35
 
     /// Nil when `text` is not a language tag: a 2–3 letter language, then
-    /// subtags of 1–8 letters or digits, at most ``maximumLength`` characters.
+    /// subtags of 1–8 letters or digits, at most ``maximumLength`` characters
+    /// (no surrounding spaces: the request's contract is exact).
     public init?(_ text: String) {
-        let text = text.trimmingWhitespace()
         guard !text.isEmpty, text.utf8.count <= Self.maximumLength else { return nil }
         let parts = text.split(separator: "-", omittingEmptySubsequences: false).map(String.init)
         guard let language = parts.first, (2...3).contains(language.utf8.count), language.utf8.allSatisfy(Self.isLetter) else { return nil }
