@@ -98,6 +98,20 @@ import Testing
         #expect(await h.stripe("GET", "/payment_intents/\(intent)").json?["amount"]?.intValue == 500)
     }
 
+    @Test func aStripePromotionCodeLowersASubscriptionsFirstInvoiceOnly() async throws {
+        let h = Harness()
+        let session = try #require(await h.stripeSession(extra: [("discounts[0][promotion_code]", "promo_SbxSpring20")]))
+        let paid = await h.control("POST", "/checkouts/stripe/\(session)/pay")
+        let id = try #require(paid.json?["subscription_id"]?.stringValue)
+        let first = try #require(await h.delivered(after: 0).first { $0.json["type"]?.stringValue == "invoice.paid" })
+        #expect(first.json["data"]?["object"]?["amount_paid"]?.intValue == 400, "$4.99 less 20 %, whole cents down")
+        h.clock.advance(days: 31)
+        let mark = await h.mark()
+        _ = await h.control("POST", "/stripe/subscriptions/\(id)/renew")
+        let renewal = try #require(await h.delivered(after: mark).first { $0.json["type"]?.stringValue == "invoice.paid" })
+        #expect(renewal.json["data"]?["object"]?["amount_paid"]?.intValue == 499, "a once coupon")
+    }
+
     @Test func refusedStripeDiscountsNameTheParameter() async throws {
         let h = Harness()
         for (price, promo) in [("price_SbxPremiumMonthly", "promo_SbxIcons50"), ("price_SbxPremiumMonthly", "promo_SbxExpired10")] {
