@@ -1,5 +1,5 @@
 import Catalog
-import CheckoutService
+@testable import CheckoutService
 import CryptoPrimitives
 import Foundation
 import HTTPServer
@@ -153,5 +153,21 @@ import Testing
         #expect(response.status == .unprocessableContent && error.code == "promotion_code_refused")
         #expect(error.error.contains("The discount code has expired."), "\(error.error)")
         await pool.close()
+    }
+
+    @Test func offerFieldsEnterTheIdempotencyHashOnlyWhenSent() {
+        let plain = CreateCheckoutRequest(customerEmail: nil, variantId: "ls_101", productId: nil)
+        var coded = plain
+        coded.promotionCode = "SPRING20"
+        var trial = plain
+        trial.trialDays = 7
+        var localized = plain
+        localized.locale = "de"
+        // The same value under another field hashes differently: each is tagged with its name.
+        var refNamedLikeACode = plain
+        refNamedLikeACode.ref = "SPRING20"
+        let hashes = [plain, coded, trial, localized, refNamedLikeACode].map(CheckoutCreator.hash)
+        #expect(Set(hashes).count == 5)
+        #expect(CheckoutCreator.hash(plain) == CheckoutCreator.hash(CreateCheckoutRequest(customerEmail: nil, variantId: "ls_101", productId: nil)))
     }
 }
