@@ -269,22 +269,43 @@ public actor StorefrontClient {
     ///     when given (the purchase belongs to the token's user either way).
     /// - Returns: the URL to open and the id ``awaitPurchase(checkoutID:timeout:)`` takes.
     public func createCheckout(variantID: String, email: String? = nil) async throws(StorefrontError) -> CheckoutSession {
-        try await openCheckout(variantID: variantID, productID: nil, expectsSubscription: false, email: email)
+        try await openCheckout(variantID: variantID, productID: nil, expectsSubscription: false, email: email, offer: CheckoutOffer())
+    }
+
+    /// Opens a hosted checkout for a variant with a promotion code, a trial
+    /// or the buyer's language (``CheckoutOffer``). A provider that cannot
+    /// take them, or refuses the code, answers 422: ``StorefrontError``
+    /// carries the server's code (`promotion_codes_unsupported`,
+    /// `trial_unsupported`, `promotion_code_refused`, …).
+    /// See ``createCheckout(variantID:email:)``.
+    public func createCheckout(variantID: String, email: String? = nil, offer: CheckoutOffer) async throws(StorefrontError) -> CheckoutSession {
+        try await openCheckout(variantID: variantID, productID: nil, expectsSubscription: false, email: email, offer: offer)
     }
 
     /// Opens a hosted checkout for `product` (its variant, naming the product too).
     /// See ``createCheckout(variantID:email:)``.
     public func createCheckout(for product: Product, email: String? = nil) async throws(StorefrontError) -> CheckoutSession {
-        try await openCheckout(variantID: product.variantID, productID: product.id, expectsSubscription: product.isSubscription, email: email)
+        try await createCheckout(for: product, email: email, offer: CheckoutOffer())
+    }
+
+    /// Opens a hosted checkout for `product` with an offer; check
+    /// ``Product/acceptsPromotionCodes`` and ``Product/checkoutSetsTrial``
+    /// first. See ``createCheckout(variantID:email:offer:)``.
+    public func createCheckout(for product: Product, email: String? = nil, offer: CheckoutOffer) async throws(StorefrontError) -> CheckoutSession {
+        try await openCheckout(
+            variantID: product.variantID, productID: product.id, expectsSubscription: product.isSubscription, email: email, offer: offer)
     }
 
     private func openCheckout(
         variantID: String, productID: String?, expectsSubscription: Bool,
-        email: String?
+        email: String?, offer: CheckoutOffer
     ) async throws(StorefrontError) -> CheckoutSession {
         let key = UUID().uuidString.lowercased()
         let email = email.flatMap { $0.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty ? nil : $0 }
-        let body = try Self.encode(CheckoutRequestBody(variantId: variantID, productId: productID, customerEmail: email))
+        let body = try Self.encode(
+            CheckoutRequestBody(
+                variantId: variantID, productId: productID, customerEmail: email, promotionCode: offer.promotionCode, trialDays: offer.trialDays,
+                locale: offer.locale))
         // What the user had before this checkout, to tell its purchase apart later.
         async let baseline = baselineEntitlements()
         var attempt = 1

@@ -51,11 +51,15 @@ struct CheckoutBody: Decodable {
     }
 }
 
-/// The `POST /api/create-checkout` body the seed app sends.
+/// The `POST /api/create-checkout` body the seed app sends, plus the offer
+/// fields (left out when nil, so older servers see the body they know).
 struct CheckoutRequestBody: Encodable {
     var variantId: String
     var productId: String?
     var customerEmail: String?
+    var promotionCode: String?
+    var trialDays: Int?
+    var locale: String?
 }
 
 /// How a buyer's visit to a hosted checkout ended: the answer of

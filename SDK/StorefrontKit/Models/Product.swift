@@ -37,6 +37,16 @@ public struct Product: Codable, Hashable, Sendable, Identifiable {
     public var provider: Provider
     /// A test-mode product (no real money).
     public var isTestMode: Bool
+    /// The unit of the free trial the variant itself starts with (`day`,
+    /// `week`, `month`, `year`; a Lemon Squeezy variant's trial); nil without one.
+    public var trialInterval: String?
+    /// How many ``trialInterval`` units the trial lasts; nil without one.
+    public var trialIntervalCount: Int?
+    /// Whether a checkout of it takes a ``CheckoutOffer/promotionCode``.
+    public var acceptsPromotionCodes: Bool
+    /// Whether a checkout of it takes ``CheckoutOffer/trialDays`` (a
+    /// subscription whose provider lets a checkout set the trial).
+    public var checkoutSetsTrial: Bool
 
     /// Whether buying it starts a subscription rather than a one-time purchase.
     public var isSubscription: Bool { interval != nil }
@@ -46,7 +56,8 @@ public struct Product: Codable, Hashable, Sendable, Identifiable {
         id: String, variantID: String, name: String, priceFormatted: String, provider: Provider,
         descriptionHTML: String = "", descriptionText: String = "", buyNowURL: URL? = nil, price: Int64 = 0,
         currency: String = "", interval: String? = nil, intervalCount: Int? = nil, isTestMode: Bool = false,
-        type: String = "products"
+        type: String = "products", trialInterval: String? = nil, trialIntervalCount: Int? = nil, acceptsPromotionCodes: Bool = false,
+        checkoutSetsTrial: Bool = false
     ) {
         self.id = id
         self.variantID = variantID
@@ -62,6 +73,10 @@ public struct Product: Codable, Hashable, Sendable, Identifiable {
         self.intervalCount = intervalCount
         self.provider = provider
         self.isTestMode = isTestMode
+        self.trialInterval = trialInterval
+        self.trialIntervalCount = trialIntervalCount
+        self.acceptsPromotionCodes = acceptsPromotionCodes
+        self.checkoutSetsTrial = checkoutSetsTrial
     }
 
     enum CodingKeys: String, CodingKey { case type, id, variantId, attributes }
@@ -70,6 +85,8 @@ public struct Product: Codable, Hashable, Sendable, Identifiable {
         case name, description, price, currency, interval, provider
         case priceFormatted = "price_formatted", buyNowURL = "buy_now_url", descriptionText = "description_text"
         case intervalCount = "interval_count", testMode = "test_mode"
+        case trialInterval = "trial_interval", trialIntervalCount = "trial_interval_count"
+        case acceptsPromotionCodes = "accepts_promotion_codes", checkoutSetsTrial = "checkout_sets_trial"
     }
 
     /// Decodes the server's JSON:API-style entry.
@@ -91,6 +108,11 @@ public struct Product: Codable, Hashable, Sendable, Identifiable {
         intervalCount = try a.decodeIfPresent(Int.self, forKey: .intervalCount)
         provider = try a.decode(Provider.self, forKey: .provider)
         isTestMode = try a.decodeIfPresent(Bool.self, forKey: .testMode) ?? false
+        // Absent from servers before offers at checkout: no trial, no codes.
+        trialInterval = try a.decodeIfPresent(String.self, forKey: .trialInterval)
+        trialIntervalCount = try a.decodeIfPresent(Int.self, forKey: .trialIntervalCount)
+        acceptsPromotionCodes = try a.decodeIfPresent(Bool.self, forKey: .acceptsPromotionCodes) ?? false
+        checkoutSetsTrial = try a.decodeIfPresent(Bool.self, forKey: .checkoutSetsTrial) ?? false
     }
 
     /// Encodes in the server's shape (so a stored product decodes again).
@@ -111,6 +133,10 @@ public struct Product: Codable, Hashable, Sendable, Identifiable {
         try a.encode(intervalCount, forKey: .intervalCount)
         try a.encode(provider, forKey: .provider)
         try a.encode(isTestMode, forKey: .testMode)
+        try a.encode(trialInterval, forKey: .trialInterval)
+        try a.encode(trialIntervalCount, forKey: .trialIntervalCount)
+        try a.encode(acceptsPromotionCodes, forKey: .acceptsPromotionCodes)
+        try a.encode(checkoutSetsTrial, forKey: .checkoutSetsTrial)
     }
 }
 

@@ -61,13 +61,19 @@ struct CheckoutCreator: Sendable {
         try await create(body, buyer: .user(user), idempotencyKey: idempotencyKey, logger: logger)
     }
 
-    func create(_ body: CreateCheckoutRequest, buyer: Buyer, idempotencyKey: String?, logger: Logger) async throws -> Outcome {
+    /// - Parameter acceptLanguage: the request's `Accept-Language`, the buyer's
+    ///   language when the body names no `locale` (not part of the idempotency hash).
+    func create(
+        _ body: CreateCheckoutRequest, buyer: Buyer, idempotencyKey: String?, acceptLanguage: String? = nil, logger: Logger
+    ) async throws -> Outcome {
         let (item, variant) = try validate(body, user: buyer.user)
         let quotaKey = buyer.quotaKey
+        let locale = Self.locale(body, acceptLanguage: acceptLanguage)
         guard let key = idempotencyKey else {
             try await quota.admit(.createCheckout, user: quotaKey)
             return Outcome(
-                body: try await createNew(body, item: item, variant: variant, buyer: buyer, checkoutID: Self.newCheckoutID(), logger: logger),
+                body: try await createNew(
+                    body, item: item, variant: variant, buyer: buyer, checkoutID: Self.newCheckoutID(), locale: locale, logger: logger),
                 replayed: false)
         }
         let checkoutID = Self.newCheckoutID()
@@ -84,7 +90,8 @@ struct CheckoutCreator: Sendable {
         case .acquired:
             do {
                 try await quota.admit(.createCheckout, user: quotaKey)
-                let answer = try await createNew(body, item: item, variant: variant, buyer: buyer, checkoutID: checkoutID, logger: logger)
+                let answer = try await createNew(
+                    body, item: item, variant: variant, buyer: buyer, checkoutID: checkoutID, locale: locale, logger: logger)
                 try await idempotency.complete(user: quotaKey, key: key, response: String(decoding: answer, as: UTF8.self))
                 return Outcome(body: answer, replayed: false)
             } catch {
@@ -99,6 +106,7 @@ struct CheckoutCreator: Sendable {
     func validate(_ body: CreateCheckoutRequest, user: AppUser?) throws(HTTPError) -> (CatalogItem, CatalogID) {
         if body.hasInvalidEmail { throw HTTPError(.badRequest, "customerEmail is not a valid email address", code: "invalid_email") }
         if !body.hasValidRef { throw HTTPError(.badRequest, "ref must be 1–64 of A-Z a-z 0-9 . _ ~ -", code: "invalid_ref") }
+        try Self.validateOfferShape(body)
         if let user, let email = body.email, !user.emailMatches(email.value) {
             throw HTTPError(.forbidden, "customerEmail does not match the signed-in user", code: "email_mismatch")
         }
@@ -114,7 +122,9 @@ struct CheckoutCreator: Sendable {
             throw HTTPError(.badRequest, "productId is not a valid catalog id")
         }
         switch catalog.lookup(variant) {
-        case .found(let item): return (item, variant)
+        case .found(let item):
+            try Self.validateOffer(body, item: item, variant: variant)
+            return (item, variant)
         case .unknown: throw HTTPError(.notFound, "Unknown variant \(variant)", code: "unknown_variant")
         case .notLoaded:
             throw HTTPError(
@@ -123,7 +133,7 @@ struct CheckoutCreator: Sendable {
     }
 
     private func createNew(
-        _ body: CreateCheckoutRequest, item: CatalogItem, variant: CatalogID, buyer: Buyer, checkoutID: String,
+        _ body: CreateCheckoutRequest, item: CatalogItem, variant: CatalogID, buyer: Buyer, checkoutID: String, locale: CheckoutLocale?,
         logger: Logger
     ) async throws -> [UInt8] {
         let user = buyer.user
@@ -143,7 +153,8 @@ struct CheckoutCreator: Sendable {
             expiresAt: createdAt.addingTimeInterval(configuration.checkoutExpiry.inSeconds),
             // A provider that is told the amount (Paystack, even though the plan sets it) gets the
             // cached item's price, which saves a lookup.
-            amount: variant.provider.traits.checkoutStatesTheAmount ? item.price : nil)
+            amount: variant.provider.traits.checkoutStatesTheAmount ? item.price : nil, promotionCode: body.promotionCode,
+            trialDays: body.trialDays, locale: locale)
         let checkout: ProviderCheckout
         do {
             checkout = try await client.createCheckout(request)
@@ -151,6 +162,7 @@ struct CheckoutCreator: Sendable {
             metrics.providerErrors(variant.provider, kind: error.kind.rawValue).increment()
             logger.warning(
                 "provider refused checkout", metadata: ["provider": variant.provider.rawValue, "error": error.description, "checkout.id": checkoutID])
+            if error.kind == .offerRefused { throw Self.offerRefusal(error, promotionCode: request.promotionCode) }
             throw error.httpError
         }
         let record = CheckoutCreatedRecord(
@@ -193,8 +205,11 @@ struct CheckoutCreator: Sendable {
         let fields: [String] = [
             body.customerEmail?.trimmingCharacters(in: .whitespacesAndNewlines).lowercased() ?? "", body.variantId, body.productId ?? "",
         ]
-        // A ref is hashed only when sent, so requests without one hash as they always did.
-        let canonical = (fields + (body.ref.map { [$0] } ?? []))
+        // A ref and each offer field are hashed only when sent (each tagged
+        // with its name), so requests without them hash as they always did.
+        let offers = [("promotionCode", body.promotionCode), ("trialDays", body.trialDays.map(String.init)), ("locale", body.locale)]
+            .compactMap { name, value in value.map { name + "=" + $0 } }
+        let canonical = (fields + (body.ref.map { [$0] } ?? []) + offers)
             .map { "\($0.utf8.count):\($0)" }.joined(separator: "|")
         return Hex.encode(SHA256.hash(Array(canonical.utf8)))
     }

@@ -39,7 +39,8 @@ struct CheckoutRoutes: Sendable {
                 buyer = .user(try await authenticator.authenticate(request, fallbackEmail: body.customerEmail))
             }
             let key = try CheckoutCreator.idempotencyKey(request)
-            let outcome = try await creator.create(body, buyer: buyer, idempotencyKey: key, logger: context.logger)
+            let outcome = try await creator.create(
+                body, buyer: buyer, idempotencyKey: key, acceptLanguage: request.headers["Accept-Language"], logger: context.logger)
             var headers: HTTPHeaders = ["Content-Type": "application/json", "Cache-Control": "no-store"]
             if outcome.replayed { headers.add(name: "Idempotent-Replayed", value: "true") }
             return HTTPResponse(status: .ok, headers: headers, body: outcome.body)

@@ -17,6 +17,8 @@ extension ProviderError {
                 headers: ["Retry-After": String(min(seconds, 3600))])
         case .decoding:
             return HTTPError(502, "Payment provider \(provider.rawValue) sent an answer that could not be read")
+        case .offerRefused:
+            return HTTPError(.unprocessableContent, "Payment provider \(provider.rawValue) refused the offer: \(message)", code: "offer_refused")
         case .unauthorized, .notFound, .validation, .rejected:
             return HTTPError(502, "Payment provider \(provider.rawValue) rejected the request")
         }

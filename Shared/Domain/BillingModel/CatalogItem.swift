@@ -25,11 +25,16 @@ public struct CatalogItem: Codable, Sendable, Hashable {
     public var buyNowURL: String?
     /// Whether the provider marks the item as test-mode data.
     public var testMode: Bool
+    /// The free trial a subscription starts with, when the item itself sets
+    /// one (Lemon Squeezy's variant `has_free_trial`, `trial_interval`,
+    /// `trial_interval_count`); nil when it has none.
+    public var trial: BillingInterval?
 
     public init(
         provider: Provider, productID: String, variantID: String, name: String,
         descriptionHTML: String = "", descriptionText: String? = nil, price: Int64, currency: String,
-        formattedPrice: String? = nil, interval: BillingInterval? = nil, buyNowURL: String? = nil, testMode: Bool = false
+        formattedPrice: String? = nil, interval: BillingInterval? = nil, buyNowURL: String? = nil, testMode: Bool = false,
+        trial: BillingInterval? = nil
     ) {
         self.provider = provider
         self.productID = productID
@@ -43,6 +48,7 @@ public struct CatalogItem: Codable, Sendable, Hashable {
         self.interval = interval
         self.buyNowURL = buyNowURL
         self.testMode = testMode
+        self.trial = interval == nil ? nil : trial
     }
 
     /// True for subscriptions (an interval is set).

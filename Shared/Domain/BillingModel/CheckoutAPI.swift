@@ -1,6 +1,7 @@
 import Foundation
 
-/// `POST /api/create-checkout` body: `{"customerEmail":"…","variantId":"…","productId":"…"}`.
+/// `POST /api/create-checkout` body: `{"customerEmail":"…","variantId":"…","productId":"…"}`,
+/// and the optional offer fields `promotionCode`, `trialDays`, `locale`.
 ///
 /// Only `variantId` is required: the user comes from the bearer token, the
 /// email only pre-fills the checkout, and `productId` is informational (the
@@ -12,12 +13,24 @@ public struct CreateCheckoutRequest: Codable, Sendable, Hashable {
     /// A campaign tag (the paywall's `?ref=`): 1–64 of `A-Z a-z 0-9 . _ ~ -`;
     /// kept on the checkout and its purchase for `storefront report`.
     public var ref: String?
+    /// A promotion (discount) code the provider applies at checkout; see ``isValidPromotionCode(_:)``.
+    public var promotionCode: String?
+    /// Free days before the first charge, 1…730, for a subscription, where the provider lets a checkout set it.
+    public var trialDays: Int?
+    /// The buyer's language as a BCP 47 tag (``CheckoutLocale``); absent: the `Accept-Language` header's.
+    public var locale: String?
 
-    public init(customerEmail: String?, variantId: String, productId: String?, ref: String? = nil) {
+    public init(
+        customerEmail: String?, variantId: String, productId: String?, ref: String? = nil, promotionCode: String? = nil,
+        trialDays: Int? = nil, locale: String? = nil
+    ) {
         self.customerEmail = customerEmail
         self.variantId = variantId
         self.productId = productId
         self.ref = ref
+        self.promotionCode = promotionCode
+        self.trialDays = trialDays
+        self.locale = locale
     }
 
     /// Whether ``ref`` is absent or well-formed.

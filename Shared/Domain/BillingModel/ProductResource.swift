@@ -52,7 +52,10 @@ public struct ProductResource: Codable, Sendable, Hashable, Identifiable {
 /// `price_formatted`, `buy_now_url`) are always strings (empty when unknown);
 /// the rest are Storefront extras: `description_text`, `price` (minor units),
 /// `currency`, `interval` (`day|week|month|year|hour` or null), `interval_count`
-/// (null for one-time), `provider`, `test_mode`.
+/// (null for one-time), `provider`, `test_mode`, the variant's own trial
+/// (`trial_interval`, `trial_interval_count`, null without one), and what a
+/// checkout of it may ask (`accepts_promotion_codes`, `checkout_sets_trial`:
+/// traits of its provider).
 public struct ProductAttributes: Codable, Sendable, Hashable {
     public var name: String
     public var description: String
@@ -65,6 +68,12 @@ public struct ProductAttributes: Codable, Sendable, Hashable {
     public var intervalCount: Int?
     public var provider: Provider
     public var testMode: Bool
+    public var trialInterval: BillingInterval.Unit?
+    public var trialIntervalCount: Int?
+    /// Whether `POST /api/create-checkout` takes a `promotionCode` for it.
+    public var acceptsPromotionCodes: Bool
+    /// Whether `POST /api/create-checkout` takes `trialDays` for it (a subscription whose provider lets a checkout set one).
+    public var checkoutSetsTrial: Bool
 
     enum CodingKeys: String, CodingKey {
         case name, description, price, currency, interval, provider
@@ -73,11 +82,16 @@ public struct ProductAttributes: Codable, Sendable, Hashable {
         case descriptionText = "description_text"
         case intervalCount = "interval_count"
         case testMode = "test_mode"
+        case trialInterval = "trial_interval"
+        case trialIntervalCount = "trial_interval_count"
+        case acceptsPromotionCodes = "accepts_promotion_codes"
+        case checkoutSetsTrial = "checkout_sets_trial"
     }
 
     public init(
         name: String, description: String, priceFormatted: String, buyNowURL: String, descriptionText: String,
-        price: Int64, currency: String, interval: BillingInterval?, provider: Provider, testMode: Bool
+        price: Int64, currency: String, interval: BillingInterval?, provider: Provider, testMode: Bool, trial: BillingInterval? = nil,
+        acceptsPromotionCodes: Bool = false, checkoutSetsTrial: Bool = false
     ) {
         self.name = name
         self.description = description
@@ -90,13 +104,19 @@ public struct ProductAttributes: Codable, Sendable, Hashable {
         self.intervalCount = interval?.count
         self.provider = provider
         self.testMode = testMode
+        trialInterval = trial?.unit
+        trialIntervalCount = trial?.count
+        self.acceptsPromotionCodes = acceptsPromotionCodes
+        self.checkoutSetsTrial = checkoutSetsTrial
     }
 
     public init(item: CatalogItem) {
+        let traits = item.provider.traits
         self.init(
             name: item.name, description: item.descriptionHTML, priceFormatted: item.formattedPrice,
             buyNowURL: item.buyNowURL ?? "", descriptionText: item.descriptionText, price: item.price,
-            currency: item.currency, interval: item.interval, provider: item.provider, testMode: item.testMode)
+            currency: item.currency, interval: item.interval, provider: item.provider, testMode: item.testMode, trial: item.trial,
+            acceptsPromotionCodes: traits.checkoutTakesPromotionCodes, checkoutSetsTrial: item.isSubscription && traits.checkoutSetsTheTrial)
     }
 
     public init(from decoder: any Decoder) throws {
@@ -114,6 +134,10 @@ public struct ProductAttributes: Codable, Sendable, Hashable {
         intervalCount = try c.decodeIfPresent(Int.self, forKey: .intervalCount)
         provider = try c.decode(Provider.self, forKey: .provider)
         testMode = try c.decodeIfPresent(Bool.self, forKey: .testMode) ?? false
+        trialInterval = try c.decodeIfPresent(BillingInterval.Unit.self, forKey: .trialInterval)
+        trialIntervalCount = try c.decodeIfPresent(Int.self, forKey: .trialIntervalCount)
+        acceptsPromotionCodes = try c.decodeIfPresent(Bool.self, forKey: .acceptsPromotionCodes) ?? false
+        checkoutSetsTrial = try c.decodeIfPresent(Bool.self, forKey: .checkoutSetsTrial) ?? false
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -129,5 +153,9 @@ public struct ProductAttributes: Codable, Sendable, Hashable {
         try c.encode(intervalCount, forKey: .intervalCount)
         try c.encode(provider, forKey: .provider)
         try c.encode(testMode, forKey: .testMode)
+        try c.encode(trialInterval, forKey: .trialInterval) // explicit null without a trial
+        try c.encode(trialIntervalCount, forKey: .trialIntervalCount)
+        try c.encode(acceptsPromotionCodes, forKey: .acceptsPromotionCodes)
+        try c.encode(checkoutSetsTrial, forKey: .checkoutSetsTrial)
     }
 }

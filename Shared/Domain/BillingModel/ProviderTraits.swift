@@ -38,6 +38,14 @@ public struct ProviderTraits: Sendable, Hashable {
     /// transaction initialisation requires it), so a buyer without an account
     /// types it before the provider's page opens (the paywall asks for it).
     public var checkoutNeedsTheEmail: Bool
+    /// A checkout can carry a promotion (discount) code the provider checks
+    /// and applies (Lemon Squeezy's `checkout_data.discount_code`, Stripe's
+    /// promotion codes); otherwise a code is refused before the provider is asked.
+    public var checkoutTakesPromotionCodes: Bool
+    /// A checkout can set a subscription's free trial (Stripe's
+    /// `subscription_data[trial_period_days]`); otherwise the trial, if any,
+    /// belongs to the variant (``CatalogItem/trial``) and a requested one is refused.
+    public var checkoutSetsTheTrial: Bool
     /// A refund event restates the whole order, its amount and the running
     /// total refunded (Lemon Squeezy's `order_refunded`). Otherwise each refund
     /// names the payment it returns and its own amount, and they add up
@@ -50,7 +58,8 @@ public struct ProviderTraits: Sendable, Hashable {
     public init(
         catalogPrefix: String, subscriptionEventsNameTheOwner: Bool, subscriptionsHaveAFirstOrder: Bool,
         chargesLinkToSubscriptionsByCard: Bool, productIDIsAPlanCode: Bool, fetchedPurchasesMatchCheckouts: Bool,
-        checkoutStatesTheAmount: Bool, refundsRestateTheOrder: Bool, requestsPerMinute: RequestLimits, checkoutNeedsTheEmail: Bool = false
+        checkoutStatesTheAmount: Bool, refundsRestateTheOrder: Bool, requestsPerMinute: RequestLimits, checkoutNeedsTheEmail: Bool = false,
+        checkoutTakesPromotionCodes: Bool = false, checkoutSetsTheTrial: Bool = false
     ) {
         self.catalogPrefix = catalogPrefix
         self.subscriptionEventsNameTheOwner = subscriptionEventsNameTheOwner
@@ -60,6 +69,8 @@ public struct ProviderTraits: Sendable, Hashable {
         self.fetchedPurchasesMatchCheckouts = fetchedPurchasesMatchCheckouts
         self.checkoutStatesTheAmount = checkoutStatesTheAmount
         self.checkoutNeedsTheEmail = checkoutNeedsTheEmail
+        self.checkoutTakesPromotionCodes = checkoutTakesPromotionCodes
+        self.checkoutSetsTheTrial = checkoutSetsTheTrial
         self.refundsRestateTheOrder = refundsRestateTheOrder
         self.requestsPerMinute = requestsPerMinute
     }

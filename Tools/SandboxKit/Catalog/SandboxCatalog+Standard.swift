@@ -1,6 +1,7 @@
 extension SandboxCatalog {
     /// A realistic default: seven Lemon Squeezy products (one draft, two with a lone
-    /// `pending` "Default" variant, one monthly/yearly subscription) and five Paystack
+    /// `pending` "Default" variant, one monthly/yearly subscription whose yearly
+    /// variant has a 14-day free trial), five discount codes, and five Paystack
     /// plans in NGN, enough to page with small page sizes.
     public static let standard = SandboxCatalog(
         lemonSqueezy: LemonSqueezyCatalog(
@@ -23,7 +24,7 @@ extension SandboxCatalog {
                             status: "published", sort: 1),
                         .init(
                             id: 3, name: "Yearly", slug: "premium-yearly", price: 4999, isSubscription: true, interval: "year", intervalCount: 1,
-                            status: "published", sort: 2),
+                            status: "published", sort: 2, trialInterval: "day", trialIntervalCount: 14),
                     ]),
                 .init(
                     id: 3, name: "Beta Lab", slug: "beta-lab", description: "<p>Unreleased experiments.</p>", status: "draft",
@@ -65,6 +66,16 @@ extension SandboxCatalog {
                             id: 9, name: "Default", slug: "supporter-membership-default", price: 299, isSubscription: true, interval: "month",
                             intervalCount: 1, status: "pending", sort: 0)
                     ]),
+            ],
+            // 20 % off anything, $5 off, one that expired, one for the icons only, one not yet published.
+            discounts: [
+                .init(id: 1, name: "Spring sale", code: "SPRING20", amount: 20, amountType: "percent", status: "published"),
+                .init(id: 2, name: "Five off", code: "FIVEOFF", amount: 500, amountType: "fixed", status: "published"),
+                .init(
+                    id: 3, name: "Last year", code: "EXPIRED10", amount: 10, amountType: "percent", status: "published",
+                    expiresAt: "2020-01-01T00:00:00Z"),
+                .init(id: 4, name: "Icons half price", code: "ICONS50", amount: 50, amountType: "percent", status: "published", variantIDs: [1]),
+                .init(id: 5, name: "Draft", code: "DRAFT15", amount: 15, amountType: "percent", status: "draft"),
             ]
         ),
         paystack: PaystackCatalog(

@@ -44,6 +44,8 @@ public struct SandboxCatalog: Codable, Sendable, Equatable {
 public struct LemonSqueezyCatalog: Codable, Sendable, Equatable {
     public var store: Store
     public var products: [Product]
+    /// Codes a checkout's `checkout_data.discount_code` may name (``Discount``); nil in files that seed none.
+    public var discounts: [Discount]? = nil
 
     public struct Store: Codable, Sendable, Equatable {
         public var id: Int
@@ -76,6 +78,12 @@ public struct LemonSqueezyCatalog: Codable, Sendable, Equatable {
         /// `pending` (a product's lone default variant), `draft` or `published`.
         public var status: String
         public var sort: Int
+        /// The variant's free trial (`has_free_trial` when set): `day|week|month|year` and a count; nil for none.
+        public var trialInterval: String? = nil
+        public var trialIntervalCount: Int? = nil
+
+        /// Whether a subscription to it starts on trial.
+        var hasFreeTrial: Bool { isSubscription && trialInterval != nil && (trialIntervalCount ?? 0) > 0 }
     }
 
     func product(id: Int) -> Product? { products.first { $0.id == id } }

@@ -26,6 +26,16 @@ extension LemonSqueezyAPI {
         if let custom, !custom.isNull, custom.objectValue == nil {
             throw .invalid("The checkout data.custom must be an array.", pointer: "/data/attributes/checkout_data/custom")
         }
+        // A discount code is checked now, as Lemon Squeezy does: a refused one fails the checkout's creation.
+        var discountCode: String?
+        if let code = checkoutData["discount_code"], !code.isNull {
+            guard let text = code.stringValue else {
+                throw .invalid("The discount code must be a string.", pointer: "/data/attributes/checkout_data/discount_code")
+            }
+            if !text.isEmpty {
+                discountCode = try resources.catalog.discount(code: text, variantID: variantID, now: context.clock.now()).code
+            }
+        }
         var expiresAt: Date?
         if let expires = attributes["expires_at"], !expires.isNull {
             guard let text = expires.stringValue, let date = Formatting.parseISO(text) else {
@@ -57,7 +67,7 @@ extension LemonSqueezyAPI {
                 email: String((checkoutData["email"]?.stringValue ?? "").prefix(254)),
                 name: String((checkoutData["name"]?.stringValue ?? "").prefix(200)),
                 custom: custom.flatMap { $0.isNull ? nil : $0 }, expiresAt: expiresAt,
-                testMode: attributes["test_mode"]?.boolValue ?? true, createdAt: now, paidOrderID: nil)
+                testMode: attributes["test_mode"]?.boolValue ?? true, createdAt: now, paidOrderID: nil, discountCode: discountCode)
             state.lsCheckouts[checkout.id] = checkout
             return checkout
         }

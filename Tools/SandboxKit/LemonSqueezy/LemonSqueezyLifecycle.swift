@@ -40,7 +40,10 @@ struct LemonSqueezyLifecycle {
         if trialDays != nil, !variant.isSubscription {
             throw .invalid("Variant \(variant.id) is a one-time purchase; only subscriptions have free trials.")
         }
-        let trialEndsAt = trialDays.map { Formatting.adding(.day, $0, to: now) }
+        // A variant with a free trial starts every subscription on trial (a checkout cannot change it).
+        let trialEndsAt =
+            trialDays.map { Formatting.adding(.day, $0, to: now) }
+            ?? (variant.hasFreeTrial ? Self.advance(now, interval: variant.trialInterval ?? "day", count: variant.trialIntervalCount ?? 0) : nil)
         let email = (override?.isEmpty == false ? override! : checkout.email).trimmingCharacters(in: .whitespaces)
         guard email.contains("@"), email.count <= 254 else {
             throw .invalid("A valid email is required to pay.", pointer: "/data/attributes/checkout_data/email")
@@ -56,14 +59,21 @@ struct LemonSqueezyLifecycle {
             customerID = state.next(.lsCustomer)
             state.lsCustomers[email.lowercased()] = customerID
         }
-        let price = checkout.customPrice ?? variant.price
+        let listPrice = checkout.customPrice ?? variant.price
+        // A discount code lowers the first payment only (Lemon Squeezy's `duration: once`).
+        let discount =
+            try checkout.discountCode.map { code throws(SandboxError) in
+                try resources.catalog.discount(code: code, variantID: variant.id, now: now).reduction(of: listPrice)
+            } ?? 0
+        let price = listPrice
         let orderID = state.next(.lsOrder)
         var order = LSOrder(
             id: orderID, identifier: Formatting.uuid(2, orderID), orderNumber: orderID, orderItemID: state.next(.lsOrderItem),
             storeID: checkout.storeID, customerID: customerID, userName: userName, userEmail: email,
             productID: product.id, variantID: variant.id, productName: product.name, variantName: variant.name,
-            total: trialEndsAt == nil ? price : 0, status: "paid", refunded: false, refundedAt: nil, refundedAmount: 0,
-            custom: checkout.custom, testMode: checkout.testMode, createdAt: now, updatedAt: now, subscriptionID: nil)
+            total: trialEndsAt == nil ? price - discount : 0, status: "paid", refunded: false, refundedAt: nil, refundedAmount: 0,
+            custom: checkout.custom, testMode: checkout.testMode, createdAt: now, updatedAt: now, subscriptionID: nil,
+            discountTotal: trialEndsAt == nil ? discount : 0)
         var events: [OutgoingWebhook] = []
         var subscriptionID: Int?
         if variant.isSubscription {
@@ -83,8 +93,8 @@ struct LemonSqueezyLifecycle {
             if trialEndsAt == nil {
                 let paid = LSInvoice(
                     id: state.next(.lsInvoice), subscriptionID: sid, storeID: checkout.storeID, customerID: customerID, userName: userName,
-                    userEmail: email, billingReason: "initial", status: "paid", total: price, refunded: false, refundedAt: nil,
-                    cardBrand: "visa", cardLastFour: "4242", testMode: checkout.testMode, createdAt: now, updatedAt: now)
+                    userEmail: email, billingReason: "initial", status: "paid", total: price - discount, refunded: false, refundedAt: nil,
+                    cardBrand: "visa", cardLastFour: "4242", testMode: checkout.testMode, createdAt: now, updatedAt: now, discountTotal: discount)
                 subscription.invoiceIDs = [paid.id]
                 state.lsInvoices[paid.id] = paid
                 invoice = paid

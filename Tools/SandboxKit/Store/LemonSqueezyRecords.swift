@@ -16,6 +16,8 @@ struct LSCheckout: Sendable {
     var testMode: Bool
     let createdAt: Date
     var paidOrderID: Int?
+    /// `checkout_data.discount_code`, checked when the checkout was created.
+    var discountCode: String? = nil
 
     var redirectURL: String? {
         guard let url = productOptions["redirect_url"]?.stringValue, !url.isEmpty else { return nil }
@@ -50,6 +52,8 @@ struct LSOrder: Sendable {
     let createdAt: Date
     var updatedAt: Date
     var subscriptionID: Int?
+    /// Cents a discount code took off (`discount_total`; `subtotal` is `total` plus this).
+    var discountTotal = 0
 }
 
 struct LSSubscription: Sendable {
@@ -112,4 +116,6 @@ struct LSInvoice: Sendable {
     let testMode: Bool
     let createdAt: Date
     var updatedAt: Date
+    /// Cents a discount code took off this invoice (the first one only).
+    var discountTotal = 0
 }

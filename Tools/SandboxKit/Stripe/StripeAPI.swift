@@ -62,6 +62,8 @@ struct StripeAPI {
             result = HandlerResult(listPrices(request))
         } else if let c = r.match("GET", "prices/:id") {
             result = HandlerResult(catalogItem(resources.catalog.price(c[0]).map(resources.price), kind: "price", id: c[0]))
+        } else if r.match("GET", "promotion_codes") != nil {
+            result = HandlerResult(listPromotionCodes(request))
         } else if r.match("POST", "checkout/sessions") != nil {
             result = HandlerResult(createSession(params))
         } else if let c = r.match("GET", "checkout/sessions/:id") {

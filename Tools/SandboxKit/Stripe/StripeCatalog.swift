@@ -24,11 +24,14 @@ struct StripeCatalog: Sendable {
 
     let products: [Product]
     let prices: [Price]
+    /// What `GET /v1/promotion_codes` lists and a session's `discounts` may name.
+    var promotionCodes: [PromotionCode] = []
 
     func product(_ id: String) -> Product? { products.first { $0.id == id } }
     func price(_ id: String) -> Price? { prices.first { $0.id == id } }
 
-    /// Five products (one inactive) and six prices, enough to page with `limit=2`.
+    /// Five products (one inactive) and six prices, enough to page with
+    /// `limit=2`, and four promotion codes (``standardPromotionCodes``).
     static let standard = StripeCatalog(
         products: [
             Product(
@@ -65,5 +68,5 @@ struct StripeCatalog: Sendable {
             Price(
                 id: "price_SbxTeamYearly", productID: "prod_SbxTeam", unitAmount: 19_999, currency: "usd", interval: "year", intervalCount: 1,
                 active: true, lookupKey: "team_yearly"),
-        ])
+        ], promotionCodes: standardPromotionCodes)
 }

@@ -63,7 +63,10 @@ struct StripeLifecycle {
                 id: subscriptionID, itemID: "si_" + subscriptionID.dropFirst(4), customerID: customer.id, priceID: price.id,
                 metadata: session.subscriptionMetadata, status: trial == nil ? "active" : "trialing", trialStart: trial == nil ? nil : now,
                 trialEnd: trialEnd, periodStart: now, periodEnd: trialEnd ?? advance(now, price), createdAt: now)
-            let invoice = newInvoice(s, reason: "subscription_create", amount: trial == nil ? price.unitAmount * session.quantity : 0, state: &state)
+            // The promotion code (a `once` coupon) lowers the first invoice.
+            let invoice = newInvoice(
+                s, reason: "subscription_create", amount: trial == nil ? price.unitAmount * session.quantity - session.amountDiscount : 0,
+                state: &state)
             var paid = invoice
             if invoice.amountDue > 0 {
                 let payment = pay(
@@ -82,7 +85,8 @@ struct StripeLifecycle {
             events.append(webhooks.event("invoice.paid", resources.invoice(paid, state: state), state: &state))
         } else {
             let payment = pay(
-                amount: price.unitAmount * session.quantity, currency: price.currency, customerID: nil, metadata: session.paymentMetadata,
+                amount: price.unitAmount * session.quantity - session.amountDiscount, currency: price.currency, customerID: nil,
+                metadata: session.paymentMetadata,
                 invoiceID: nil,
                 state: &state)
             session.paymentIntentID = payment.paymentIntentID

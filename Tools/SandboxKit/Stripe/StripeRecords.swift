@@ -26,6 +26,16 @@ struct STSession: Sendable {
     var subscriptionID: String?
     var paymentIntentID: String?
     var invoiceID: String?
+    /// `discounts[0][promotion_code]`, checked at creation.
+    var promotionCodeID: String?
+    /// Cents the promotion code takes off the first payment (`total_details.amount_discount`).
+    var amountDiscount = 0
+    /// `automatic_tax[enabled]` (the sandbox computes no tax: `amount_tax` stays 0).
+    var automaticTax = false
+    /// `allow_promotion_codes`.
+    var allowPromotionCodes = false
+    /// `locale`, one of Checkout's values (nil: `auto`).
+    var locale: String?
 }
 
 struct STCustomer: Sendable {

@@ -50,15 +50,21 @@ struct StripeResources {
 
     func session(_ s: STSession, state: StripeState) -> JSONValue {
         let price = catalog.price(s.priceID)
-        let amount = (price?.unitAmount ?? 0) * s.quantity
+        let subtotal = (price?.unitAmount ?? 0) * s.quantity
         let trial = s.trialDays != nil
+        // A trial's first invoice is free, so there is nothing to discount.
+        let discount = trial ? 0 : s.amountDiscount
         let paid = s.status == "complete"
         let details: JSONValue =
             s.payerEmail.map {
                 ["address": nil, "email": .string($0), "name": nil, "phone": nil, "tax_exempt": "none", "tax_ids": []]
             } ?? .null
         return [
-            "id": .string(s.id), "object": "checkout.session", "amount_subtotal": .int(trial ? 0 : amount), "amount_total": .int(trial ? 0 : amount),
+            "id": .string(s.id), "object": "checkout.session", "amount_subtotal": .int(trial ? 0 : subtotal),
+            "amount_total": .int(trial ? 0 : subtotal - discount), "allow_promotion_codes": .bool(s.allowPromotionCodes),
+            "automatic_tax": ["enabled": .bool(s.automaticTax), "liability": nil, "status": s.automaticTax ? "complete" : .null],
+            "discounts": s.promotionCodeID.map { [["coupon": nil, "promotion_code": .string($0)]] } ?? [], "locale": JSONValue(s.locale),
+            "total_details": ["amount_discount": .int(discount), "amount_shipping": 0, "amount_tax": 0],
             "cancel_url": JSONValue(s.cancelURL), "client_reference_id": JSONValue(s.clientReferenceID), "created": Self.ts(s.createdAt),
             "currency": .string(price?.currency ?? "usd"), "customer": JSONValue(s.customerID),
             "customer_creation": .string(s.mode == "payment" ? "if_required" : "always"), "customer_details": details,

@@ -7,7 +7,8 @@ extension StripeAPI {
     /// (and `[quantity]`), `success_url`, optional `cancel_url`,
     /// `client_reference_id`, `customer_email`, `metadata[…]`,
     /// `subscription_data[metadata][…]`, `subscription_data[trial_period_days]`,
-    /// `payment_intent_data[metadata][…]`. Expires in 24 hours.
+    /// `payment_intent_data[metadata][…]`, `discounts[0][promotion_code]`
+    /// (or `allow_promotion_codes`), `automatic_tax[enabled]`, `locale`. Expires in 24 hours.
     func createSession(_ params: JSONValue) -> SandboxResponse {
         guard let mode = params["mode"]?.stringValue else { return StripeErrors.missingParameter("mode") }
         guard mode == "payment" || mode == "subscription" else {
@@ -40,6 +41,13 @@ extension StripeAPI {
         else {
             return StripeErrors.invalid("Metadata: at most 50 keys of up to 40 characters, values of up to 500 characters.", param: "metadata")
         }
+        let promotion: StripeCatalog.PromotionCode?
+        switch sessionPromotionCode(params, price: price) {
+        case .success(let code): promotion = code
+        case .failure(let refusal): return refusal.response
+        }
+        let offer = Self.sessionOffer(params)
+        if let refusal = offer.refusal { return refusal }
         let reference = params["client_reference_id"]?.stringValue
         if let reference, reference.utf8.count > 200 {
             return StripeErrors.invalid("client_reference_id is longer than 200 characters", param: "client_reference_id")
@@ -47,11 +55,16 @@ extension StripeAPI {
         let now = context.clock.now()
         let session: STSession? = try? store.withState { (state) throws(SandboxError) -> STSession in
             let id = "cs_test_a" + state.stripe.id("", .session)
-            let session = STSession(
+            var session = STSession(
                 id: id, mode: mode, priceID: price.id, quantity: quantity, successURL: successURL, cancelURL: params["cancel_url"]?.stringValue,
                 clientReferenceID: reference, customerEmail: params["customer_email"]?.stringValue, metadata: metadata,
                 subscriptionMetadata: mode == "subscription" ? subscriptionMetadata : [], paymentMetadata: mode == "payment" ? paymentMetadata : [],
                 trialDays: trialDays, createdAt: now, expiresAt: now.addingTimeInterval(86_400))
+            session.promotionCodeID = promotion?.id
+            session.amountDiscount = promotion?.reduction(of: price.unitAmount * quantity) ?? 0
+            session.automaticTax = offer.automaticTax
+            session.allowPromotionCodes = offer.allowPromotionCodes
+            session.locale = offer.locale
             state.stripe.sessions[id] = session
             return session
         }
@@ -109,6 +122,30 @@ extension StripeAPI {
         } catch {
             return HandlerResult(StripeErrors.from(error))
         }
+    }
+
+    /// `automatic_tax[enabled]`, `allow_promotion_codes` and `locale`, or the
+    /// refusal of a malformed one. The locale's shape is checked (`auto`, or a
+    /// language with an optional region such as `pt-BR` or `es-419`), not Stripe's exact list.
+    static func sessionOffer(_ params: JSONValue) -> (automaticTax: Bool, allowPromotionCodes: Bool, locale: String?, refusal: SandboxResponse?) {
+        func flag(_ value: JSONValue?, _ param: String) -> (Bool, SandboxResponse?) {
+            guard let text = value?.stringValue else { return (false, nil) }
+            guard text == "true" || text == "false" else { return (false, StripeErrors.invalid("Invalid boolean: \(text.prefix(20))", param: param)) }
+            return (text == "true", nil)
+        }
+        let tax = flag(params["automatic_tax"]?["enabled"], "automatic_tax[enabled]")
+        let allow = flag(params["allow_promotion_codes"], "allow_promotion_codes")
+        var locale = params["locale"]?.stringValue
+        if let given = locale {
+            let parts = given.split(separator: "-", omittingEmptySubsequences: false)
+            let shaped =
+                given == "auto"
+                || ((2...3).contains(parts[0].count) && parts[0].allSatisfy(\.isLowercase) && parts.count <= 2
+                    && parts.dropFirst().allSatisfy { ($0.count == 2 && $0.allSatisfy(\.isUppercase)) || $0 == "419" })
+            if !shaped { return (false, false, nil, StripeErrors.invalid("Invalid locale: \(given.prefix(20))", param: "locale")) }
+            if given == "auto" { locale = nil }
+        }
+        return (tax.0, allow.0, locale, tax.1 ?? allow.1)
     }
 
     /// `metadata[k]=v` pairs as fields; nil past Stripe's limits (50 keys, 40-character keys, 500-character values).

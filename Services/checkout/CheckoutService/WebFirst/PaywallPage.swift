@@ -38,7 +38,9 @@ struct PaywallPage: Sendable {
             let body = CreateCheckoutRequest(customerEmail: email, variantId: form["variantId"] ?? "", productId: nil, ref: ref)
             let buyer = CheckoutCreator.Buyer.anonymous(address: ClientAddress.key(request, trustForwardedFor: configuration.trustForwardedFor))
             do {
-                let outcome = try await creator.create(body, buyer: buyer, idempotencyKey: nil, logger: context.logger)
+                // The browser's languages choose the provider page's, where the provider takes one.
+                let outcome = try await creator.create(
+                    body, buyer: buyer, idempotencyKey: nil, acceptLanguage: request.headers["Accept-Language"], logger: context.logger)
                 let answer = try JSONDecoder().decode(CreateCheckoutResponse.self, from: Data(outcome.body))
                 return HTTPResponse(status: 303, headers: ["Location": answer.checkoutUrl, "Cache-Control": "no-store"], body: [])
             } catch let error as HTTPError {

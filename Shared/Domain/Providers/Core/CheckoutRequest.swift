@@ -29,10 +29,21 @@ public struct CheckoutRequest: Sendable, Hashable {
     /// The Paystack transaction reference; nil lets the client generate one
     /// (`sf-` + 24 random hex digits). Ignored by Lemon Squeezy.
     public var reference: String?
+    /// A promotion code for the provider to check and apply (Lemon Squeezy
+    /// `discount_code`, a Stripe promotion code); only for providers with
+    /// ``ProviderTraits/checkoutTakesPromotionCodes``. A code the provider
+    /// refuses fails the call with ``ProviderError/Kind/offerRefused``.
+    public var promotionCode: String?
+    /// Free days before a subscription's first charge; only for providers
+    /// with ``ProviderTraits/checkoutSetsTheTrial`` (others refuse it).
+    public var trialDays: Int?
+    /// The buyer's language; a provider without a locale parameter ignores it.
+    public var locale: CheckoutLocale?
 
     public init(
         variantID: String, email: EmailAddress?, appUserID: String?, checkoutID: String, ownershipProof: String,
-        redirectURL: String? = nil, expiresAt: Date? = nil, amount: Int64? = nil, reference: String? = nil
+        redirectURL: String? = nil, expiresAt: Date? = nil, amount: Int64? = nil, reference: String? = nil, promotionCode: String? = nil,
+        trialDays: Int? = nil, locale: CheckoutLocale? = nil
     ) {
         self.variantID = variantID
         self.email = email
@@ -43,6 +54,9 @@ public struct CheckoutRequest: Sendable, Hashable {
         self.expiresAt = expiresAt
         self.amount = amount
         self.reference = reference
+        self.promotionCode = promotionCode
+        self.trialDays = trialDays
+        self.locale = locale
     }
 
     /// The custom data / metadata both providers echo back in webhooks.

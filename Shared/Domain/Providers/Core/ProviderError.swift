@@ -24,6 +24,10 @@ public struct ProviderError: Error, Sendable, Hashable, CustomStringConvertible 
         case decoding
         /// Any other 4xx (e.g. 405).
         case rejected
+        /// The provider refused the offer the checkout asked for: a promotion
+        /// code it does not know, that expired or does not apply, or a trial it
+        /// cannot give; ``ProviderError/message`` holds its reason.
+        case offerRefused
     }
 
     /// Longest provider message kept.

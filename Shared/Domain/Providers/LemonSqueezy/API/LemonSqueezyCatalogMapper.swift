@@ -43,13 +43,18 @@ enum LemonSqueezyCatalogMapper {
                 let interval =
                     isSubscription
                     ? BillingInterval(lemonSqueezyInterval: v["interval"]?.string, count: v["interval_count"]?.int64.map { Int($0) }) : nil
+                // A trial is the variant's own (a checkout cannot set one): `has_free_trial` with its interval.
+                let trial =
+                    isSubscription && v["has_free_trial"]?.bool == true
+                    ? BillingInterval(lemonSqueezyInterval: v["trial_interval"]?.string, count: v["trial_interval_count"]?.int64.map { Int($0) })
+                    : nil
                 // The product's own display price is right only when this variant is its price.
                 let formatted = single && attributes["price"]?.int64 == price ? attributes["price_formatted"]?.string : nil
                 let item = CatalogItem(
                     provider: .lemonsqueezy, productID: productID, variantID: variantID, name: name, descriptionHTML: description,
                     price: price, currency: currency, formattedPrice: formatted, interval: interval,
                     buyNowURL: single ? attributes["buy_now_url"]?.string : nil,
-                    testMode: v["test_mode"]?.bool ?? attributes["test_mode"]?.bool ?? false)
+                    testMode: v["test_mode"]?.bool ?? attributes["test_mode"]?.bool ?? false, trial: trial)
                 rows.append((productName.lowercased(), Int64(productID) ?? Int64.max, v["sort"]?.int64 ?? 0, Int64(variantID) ?? Int64.max, item))
             }
         }

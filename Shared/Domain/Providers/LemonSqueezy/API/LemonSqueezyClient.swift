@@ -68,11 +68,16 @@ public struct LemonSqueezyClient: PaymentProvider, CustomStringConvertible {
     // MARK: - Checkout
 
     /// `POST /v1/checkouts` for the store and variant, with the buyer's email,
-    /// Storefront's ids as `checkout_data.custom`, the redirect URL and expiry.
+    /// Storefront's ids as `checkout_data.custom`, the promotion code as
+    /// `checkout_data.discount_code`, the redirect URL and expiry. A trial is
+    /// refused: Lemon Squeezy sets it on the variant.
     public func createCheckout(_ request: CheckoutRequest) async throws(ProviderError) -> ProviderCheckout {
         let operation = "createCheckout"
         guard ProviderIDs.isNumeric(request.variantID) else {
             throw transport.failure(operation, .validation, message: "variant id must be numeric")
+        }
+        if request.trialDays != nil {
+            throw transport.failure(operation, .offerRefused, message: "a Lemon Squeezy trial is set on the variant, not per checkout")
         }
         let body = LemonSqueezyRequests.checkout(request, storeID: storeID, testMode: configuration.testMode)
         let document = try await transport.send(operation, .post, "/v1/checkouts", body: body, retry: .unprocessedOnly)

@@ -5,10 +5,14 @@ import Webhooks
 
 /// Request bodies of the Lemon Squeezy API, snake_case as the API expects.
 enum LemonSqueezyRequests {
-    /// The JSON:API document of `POST /v1/checkouts`.
+    /// The JSON:API document of `POST /v1/checkouts`. A promotion code goes
+    /// in `checkout_data.discount_code`. The locale goes nowhere: the
+    /// checkout API documents no language parameter (the hosted page picks
+    /// its own), and a trial is the variant's, not the checkout's.
     static func checkout(_ request: CheckoutRequest, storeID: String, testMode: Bool) -> JSONValue {
         var checkoutData: JSONObject = ["custom": .object(JSONObject(request.customData.mapValues(JSONValue.string)))]
         if let email = request.email { checkoutData["email"] = .string(email.value) }
+        if let code = request.promotionCode { checkoutData["discount_code"] = .string(code) }
         var attributes: JSONObject = ["checkout_data": .object(checkoutData)]
         if let redirect = request.redirectURL { attributes["product_options"] = ["redirect_url": .string(redirect)] }
         if let expires = request.expiresAt { attributes["expires_at"] = .string(Timestamp.format(expires)) }

@@ -15,12 +15,14 @@ public struct LemonSqueezyProvider: ProviderDefinition {
     /// Whole objects with custom data on every event; a subscription's first
     /// payment is also an order; API objects carry no custom data; checkouts
     /// charge the variant's stored price; a refund restates the order with its
-    /// running `refunded_amount`; 300 API requests a minute per store, whatever the key.
+    /// running `refunded_amount`; 300 API requests a minute per store, whatever the key;
+    /// a checkout takes a discount code, but a trial is the variant's own.
     public var traits: ProviderTraits {
         ProviderTraits(
             catalogPrefix: "ls", subscriptionEventsNameTheOwner: true, subscriptionsHaveAFirstOrder: true,
             chargesLinkToSubscriptionsByCard: false, productIDIsAPlanCode: false, fetchedPurchasesMatchCheckouts: true,
-            checkoutStatesTheAmount: false, refundsRestateTheOrder: true, requestsPerMinute: RequestLimits(test: 300, live: 300))
+            checkoutStatesTheAmount: false, refundsRestateTheOrder: true, requestsPerMinute: RequestLimits(test: 300, live: 300),
+            checkoutTakesPromotionCodes: true)
     }
 
     /// `lemonsqueezy:sub_<id>` / `lemonsqueezy:order_<id>`: the keys its webhooks use.

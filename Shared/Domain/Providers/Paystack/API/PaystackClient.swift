@@ -67,8 +67,13 @@ public struct PaystackClient: PaymentProvider, CustomStringConvertible {
     /// `POST /transaction/initialize` with email, amount, plan, callback URL,
     /// Storefront's ids in `metadata`, and a reference (``CheckoutRequest/reference``
     /// or `sf-` + 24 random hex digits). Returns `authorization_url` and the reference.
+    /// Transaction initialisation has no promotion code, trial or language
+    /// parameter: a code or a trial is refused, a locale is ignored.
     public func createCheckout(_ request: CheckoutRequest) async throws(ProviderError) -> ProviderCheckout {
         let operation = "createCheckout"
+        if request.promotionCode != nil || request.trialDays != nil {
+            throw transport.failure(operation, .offerRefused, message: "Paystack checkouts take no promotion code or trial")
+        }
         guard let email = request.email else { throw transport.failure(operation, .validation, message: "Paystack needs the buyer's email") }
         guard ProviderIDs.isSafe(request.variantID) else {
             throw transport.failure(operation, .validation, message: "plan code has unexpected characters")

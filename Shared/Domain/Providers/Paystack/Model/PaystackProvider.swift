@@ -17,7 +17,7 @@ public struct PaystackProvider: ProviderDefinition {
     /// a transaction is initialised with its amount; each refund names the
     /// payment it returns and its own amount; 100 API requests a minute with a
     /// test key, 600 with a live one; a transaction cannot start without the
-    /// buyer's email.
+    /// buyer's email; it has neither promotion codes nor per-checkout trials.
     public var traits: ProviderTraits {
         ProviderTraits(
             catalogPrefix: "ps", subscriptionEventsNameTheOwner: false, subscriptionsHaveAFirstOrder: false,

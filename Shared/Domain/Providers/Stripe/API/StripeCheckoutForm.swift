@@ -11,6 +11,10 @@ import Foundation
 /// `subscription_data[metadata]` on the subscription (so every subscription
 /// and invoice event names its owner) or `payment_intent_data[metadata]` on
 /// the PaymentIntent (and its charge, for refunds and disputes).
+///
+/// Offers: a promotion code as `discounts[0][promotion_code]`, a trial as
+/// `subscription_data[trial_period_days]`, `automatic_tax[enabled]`, the
+/// buyer's `locale` (``StripeCheckoutLocale``).
 enum StripeCheckoutForm {
     /// Stripe's bounds: `client_reference_id` up to 200 characters, metadata values up to 500.
     static let maximumClientReferenceLength = 200
@@ -23,11 +27,24 @@ enum StripeCheckoutForm {
     /// Why a request cannot become a session; the message names no value.
     struct Refusal: Error {
         let message: String
+        /// The offer (trial) cannot be given, rather than the request being malformed.
+        var offer = false
+    }
+
+    /// What the session offers beyond the price: a resolved promotion code,
+    /// Stripe Tax, Stripe's own code field.
+    struct Offer {
+        /// The `promo_…` id of the buyer's code (``StripeClient/promotionCodeID(_:operation:)``).
+        var promotionCodeID: String?
+        /// `automatic_tax[enabled]=true` (``StripeConfiguration/automaticTax``).
+        var automaticTax = false
+        /// `allow_promotion_codes=true` when no code was given (Stripe refuses both together).
+        var allowPromotionCodes = false
     }
 
     static func fields(
         _ request: CheckoutRequest, productID: String, productName: String?, subscription: Bool, successURL: String, cancelURL: String?,
-        now: Date
+        offer: Offer = Offer(), now: Date
     ) throws(Refusal) -> [StripeField] {
         // An anonymous checkout (no user) names only itself and its proof.
         let claim =
@@ -59,10 +76,20 @@ enum StripeCheckoutForm {
                         StripeField(StripeMetadataKeys.productID, .string(productID)),
                     ])))
         if subscription {
-            fields.append(StripeField("subscription_data", .map([StripeField("metadata", .map(metadata))])))
+            var data = [StripeField("metadata", .map(metadata))]
+            if let days = request.trialDays { data.append(StripeField("trial_period_days", .string(String(days)))) }
+            fields.append(StripeField("subscription_data", .map(data)))
         } else {
+            if request.trialDays != nil { throw Refusal(message: "a trial needs a recurring price", offer: true) }
             fields.append(StripeField("payment_intent_data", .map([StripeField("metadata", .map(metadata))])))
         }
+        if let promotion = offer.promotionCodeID {
+            fields.append(StripeField("discounts", .list([.map([StripeField("promotion_code", .string(promotion))])])))
+        } else if offer.allowPromotionCodes {
+            fields.append(StripeField("allow_promotion_codes", .string("true")))
+        }
+        if offer.automaticTax { fields.append(StripeField("automatic_tax", .map([StripeField("enabled", .string("true"))]))) }
+        if let locale = StripeCheckoutLocale.value(for: request.locale) { fields.append(StripeField("locale", .string(locale))) }
         if let expiry = expiry(request.expiresAt, now: now) {
             fields.append(StripeField("expires_at", .string(String(Int64(expiry.timeIntervalSince1970)))))
         }

@@ -74,7 +74,8 @@ public struct StripeClient: PaymentProvider, CustomStringConvertible {
     // MARK: - Checkout
 
     /// `GET /v1/prices/{id}` (a recurring price is bought in `subscription`
-    /// mode, a one-time one in `payment` mode), then `POST /v1/checkout/sessions`
+    /// mode, a one-time one in `payment` mode), the promotion code's id when
+    /// one is given (``promotionCodeID(_:operation:)``), then `POST /v1/checkout/sessions`
     /// with ``StripeCheckoutForm``'s fields, keyed by Storefront's checkout id.
     public func createCheckout(_ request: CheckoutRequest) async throws(ProviderError) -> ProviderCheckout {
         let operation = "createCheckout"
@@ -90,13 +91,15 @@ public struct StripeClient: PaymentProvider, CustomStringConvertible {
         guard let successURL = request.redirectURL ?? configuration.successURL else {
             throw failure(operation, .validation, "Stripe Checkout needs a return page: set CHECKOUT_REDIRECT_URL or STRIPE_RETURN_URL")
         }
+        var offer = StripeCheckoutForm.Offer(automaticTax: configuration.automaticTax, allowPromotionCodes: configuration.allowPromotionCodes)
+        if let code = request.promotionCode { offer.promotionCodeID = try await promotionCodeID(code, operation: operation) }
         let fields: [StripeField]
         do throws(StripeCheckoutForm.Refusal) {
             fields = try StripeCheckoutForm.fields(
                 request, productID: productID, productName: product?["name"]?.string, subscription: price["type"]?.string == "recurring",
-                successURL: successURL, cancelURL: configuration.cancelURL, now: now())
+                successURL: successURL, cancelURL: configuration.cancelURL, offer: offer, now: now())
         } catch {
-            throw failure(operation, .validation, error.message)
+            throw failure(operation, error.offer ? .offerRefused : .validation, error.message)
         }
         var key = StripeIdempotencyKey.checkout(request.checkoutID)
         if key == nil { key = try randomKey(operation) }

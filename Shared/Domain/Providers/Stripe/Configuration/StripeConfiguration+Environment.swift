@@ -32,13 +32,19 @@ extension StripeConfiguration {
                     ? "holds a publishable key (pk_…); the API needs the secret key (sk_…)" : "is not a Stripe secret key (sk_test_, sk_live_, rk_…)")
         }
         if let secrets, secrets.isEmpty { reader.report(.stripeWebhookSecret, "holds no secret") }
-        var base = defaultAPIBaseURL, returnURL: String?
+        var base = defaultAPIBaseURL, returnURL: String?, automaticTax = false, allowPromotionCodes = false
         if api {
             base = reader.baseURL(.stripeAPIBaseURL, default: base)
             returnURL = reader.trimmedString(.stripeReturnURL)
+            automaticTax = reader.bool(.stripeAutomaticTax, default: false)
+            allowPromotionCodes = reader.bool(.stripeAllowPromotionCodes, default: false)
         }
         guard missing.isEmpty else { return (nil, true) }
-        return (Self(secretKey: key, webhookSecrets: secrets ?? [], apiBaseURL: base, successURL: returnURL, portalReturnURL: returnURL), true)
+        return (
+            Self(
+                secretKey: key, webhookSecrets: secrets ?? [], apiBaseURL: base, successURL: returnURL, portalReturnURL: returnURL,
+                automaticTax: automaticTax, allowPromotionCodes: allowPromotionCodes), true
+        )
     }
 
     /// The comma-separated secrets of a rotation, blanks dropped.
@@ -67,7 +73,7 @@ extension StripeProvider: ConfigurationProviding {
     public var settingsStem: String { "STRIPE" }
 
     public func settings(for uses: ProviderUses) -> [Setting] {
-        (uses.contains(.api) ? [.stripeSecretKey, .stripeAPIBaseURL, .stripeReturnURL] : [])
+        (uses.contains(.api) ? [.stripeSecretKey, .stripeAPIBaseURL, .stripeReturnURL, .stripeAutomaticTax, .stripeAllowPromotionCodes] : [])
             + (uses.contains(.webhooks) ? [.stripeWebhookSecret] : [])
     }
 

@@ -5,7 +5,8 @@ import Webhooks
 /// Stripe's settings: what ``StripeClient`` needs to call Stripe and what the
 /// receiver needs to verify its webhooks, read from the environment by
 /// `StripeConfiguration+Environment.swift` (`STRIPE_SECRET_KEY`,
-/// `STRIPE_WEBHOOK_SECRET`, `STRIPE_API_BASE_URL`, `STRIPE_RETURN_URL`).
+/// `STRIPE_WEBHOOK_SECRET`, `STRIPE_API_BASE_URL`, `STRIPE_RETURN_URL`,
+/// `STRIPE_AUTOMATIC_TAX`, `STRIPE_ALLOW_PROMOTION_CODES`).
 public struct StripeConfiguration: Sendable, CustomStringConvertible {
     /// Stripe's API host; paths start with `/v1`.
     public static let defaultAPIBaseURL = "https://api.stripe.com"
@@ -31,10 +32,16 @@ public struct StripeConfiguration: Sendable, CustomStringConvertible {
     public var cancelURL: String?
     /// The Billing portal's `return_url`; nil uses ``successURL``.
     public var portalReturnURL: String?
+    /// Checkout computes tax with Stripe Tax (`automatic_tax[enabled]`; `STRIPE_AUTOMATIC_TAX`).
+    public var automaticTax: Bool
+    /// A session created without a promotion code shows Stripe's own code
+    /// field (`allow_promotion_codes`; `STRIPE_ALLOW_PROMOTION_CODES`).
+    public var allowPromotionCodes: Bool
 
     public init(
         secretKey: Secret?, webhookSecrets: [Secret] = [], apiBaseURL: String = defaultAPIBaseURL, apiVersion: String = defaultAPIVersion,
-        successURL: String? = nil, cancelURL: String? = nil, portalReturnURL: String? = nil
+        successURL: String? = nil, cancelURL: String? = nil, portalReturnURL: String? = nil, automaticTax: Bool = false,
+        allowPromotionCodes: Bool = false
     ) {
         self.secretKey = secretKey
         self.webhookSecrets = webhookSecrets
@@ -45,6 +52,8 @@ public struct StripeConfiguration: Sendable, CustomStringConvertible {
         self.successURL = successURL
         self.cancelURL = cancelURL
         self.portalReturnURL = portalReturnURL
+        self.automaticTax = automaticTax
+        self.allowPromotionCodes = allowPromotionCodes
     }
 
     /// Test or live, from the key's prefix; nil for a key of no known kind.

@@ -15,4 +15,10 @@ extension Setting {
     public static let stripeReturnURL = Setting(
         "STRIPE_RETURN_URL",
         "where Stripe Checkout sends the buyer when CHECKOUT_REDIRECT_URL is unset, and the billing portal's way back; unset: the portal's own")
+    public static let stripeAutomaticTax = Setting(
+        "STRIPE_AUTOMATIC_TAX", default: "off",
+        "on: Checkout sessions compute tax with Stripe Tax (automatic_tax[enabled]=true; needs Stripe Tax set up on the account); off: no tax")
+    public static let stripeAllowPromotionCodes = Setting(
+        "STRIPE_ALLOW_PROMOTION_CODES", default: "off",
+        "on: a Checkout session created without a promotionCode shows Stripe's own promotion code field (allow_promotion_codes); off: it does not")
 }
