@@ -20,6 +20,7 @@ public enum ProjectionSchema {
         (14, "the event log compresses with lz4", eventCompression),
         (15, "web-first buyers: anonymous checkouts, redemption evidence, user aliases", webFirst),
         (16, "retention: indexes on the times rows are pruned by, and the projector's DELETE on them", retention),
+        (17, "refunds from support: the checkout reads payments; refund requests audited with who asked", refunds),
     ]
 
     /// The NOLOGIN group roles of the services, created by migration 6 and
