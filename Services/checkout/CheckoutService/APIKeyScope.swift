@@ -16,12 +16,18 @@ public enum APIKeyScope: String, Sendable, CaseIterable, Codable {
     /// `email_token` (disables, with the subscription code) and the pending
     /// checkout's URL. Includes ``entitlementsRead``.
     case subscriptionsManage = "subscriptions:manage"
+    /// `POST /api/users/{app_user_id}/refunds`: gives a customer's money back
+    /// through the provider. Moves money, so no other scope includes it and it
+    /// includes no other: a support tool's key holds it next to a read scope
+    /// when it reads too.
+    case purchasesRefund = "purchases:refund"
 
     /// The scopes a key holding this one has as well.
     public var includes: Set<APIKeyScope> {
         switch self {
         case .entitlementsRead: [.entitlementsRead]
         case .subscriptionsManage: [.subscriptionsManage, .entitlementsRead]
+        case .purchasesRefund: [.purchasesRefund]
         }
     }
 }

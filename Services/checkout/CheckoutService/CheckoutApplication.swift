@@ -160,7 +160,10 @@ public func buildCheckoutApplication(
     let serverRoutes = ServerRoutes(
         authenticator: ServerAuthenticator(store: apiKeys ?? PostgresAPIKeyStore(pool: pool), mode: configuration.mode, now: now),
         reader: reader, quota: quota,
-        now: now)
+        refunds: RefundCommander(
+            lookup: RefundablePaymentReader(pool: pool), registry: interactive, idempotency: idempotency, publisher: publisher,
+            metrics: checkoutMetrics, now: now),
+        maxBodyBytes: configuration.maxBodyBytes, now: now)
     let stream = EntitlementStreamRoute(authenticator: authenticator, hub: changes)
     let completionPage = CheckoutCompletionPage(
         appReturnURL: configuration.appReturnURL,
