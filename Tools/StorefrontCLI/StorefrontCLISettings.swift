@@ -22,6 +22,10 @@ extension Setting {
         "STOREFRONT_MODE", default: "test", "live makes endpoints add take https:// URLs only")
     public static let reconcileDatabaseURL = Setting(
         "DATABASE_URL", "when set, the sweep also prints drift against this database")
+    public static let refundAPIURL = Setting(
+        "STOREFRONT_API_URL", default: "http://localhost:8080", "the server API the refund is asked of (the gateway's URL)")
+    public static let refundAPIKey = Setting(
+        "STOREFRONT_API_KEY", required: true, secret: true, "an API key with the purchases:refund scope")
 }
 
 extension SettingGroup {
@@ -37,4 +41,6 @@ extension SettingGroup {
         "storefront endpoints", [.endpointsMode])
     public static let reconcileDatabase = SettingGroup(
         "storefront reconcile", [.reconcileDatabaseURL])
+    public static let refundAPI = SettingGroup(
+        "storefront refund", [.refundAPIURL, .refundAPIKey])
 }
