@@ -167,7 +167,7 @@ import Testing
             (Self.setup(), Self.body(id: "sub_unknown"), "user-1", .notFound, "purchase_not_found"),
             (Self.setup(), Self.body(type: "order"), "user-1", .notFound, "purchase_not_found"),
             (Self.setup(), Self.body(amount: 1001), "user-1", .unprocessableContent, "amount_exceeds_payment"),
-            (Self.setup(enabled: false), Self.body(), "user-1", .unprocessableContent, "provider_disabled"),
+            (Self.setup(enabled: false), Self.body(), "user-1", .serviceUnavailable, "provider_disabled"),
             (
                 Self.setup(
                     payment: {
@@ -222,7 +222,7 @@ import Testing
         let outcome = try await s.commander.refund(Self.body(), appUserID: "user-1", caller: Self.caller, idempotencyKey: "k1", logger: Self.logger)
         #expect(outcome.status == .unprocessableContent)
         let answer = Self.json(outcome.body)
-        #expect(answer["code"] as? String == "provider_refused")
+        #expect(answer["code"] as? String == "refund_refused")
         #expect((answer["error"] as? String)?.contains("already been refunded") == true)
         let again = try await s.commander.refund(Self.body(), appUserID: "user-1", caller: Self.caller, idempotencyKey: "k1", logger: Self.logger)
         #expect(again.replayed && again.status == .unprocessableContent && s.provider.calls.withLock { $0.count } == 1)

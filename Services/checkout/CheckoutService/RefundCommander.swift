@@ -50,9 +50,11 @@ struct RefundCommander: Sendable {
                 .badRequest, "Idempotency-Key header is required: a repeated refund would give the money back twice",
                 code: "idempotency_key_required")
         }
+        // As on every route: 503 provider_disabled (the deployment's configuration, not the request).
         guard let client = registry[target.provider] else {
             throw HTTPError(
-                .unprocessableContent, "Payment provider \(target.provider.rawValue) is not enabled", code: "provider_disabled")
+                .serviceUnavailable, "Payment provider \(target.provider.rawValue) is not enabled", code: "provider_disabled",
+                headers: ["Retry-After": "60"])
         }
         let owner = "refund:api_key:\(caller.keyID)"
         let commandID = UUID().uuidString.lowercased()
@@ -193,14 +195,14 @@ struct RefundCommander: Sendable {
         }
     }
 
-    /// A provider's refusal is the caller's to read (422 with the provider's
-    /// own reason); no answer is 504 `provider_no_answer`, which must not be
+    /// A provider's refusal is the caller's to read (422 `refund_refused` with
+    /// the provider's own reason); no answer is 504 `provider_no_answer`, which must not be
     /// retried blindly (the refund may have happened: read the status first).
     static func refusal(_ error: ProviderError) -> HTTPError {
         switch error.kind {
         case .validation, .notFound, .rejected:
             HTTPError(
-                .unprocessableContent, "Payment provider \(error.provider.rawValue) refused the refund: \(error.message)", code: "provider_refused")
+                .unprocessableContent, "Payment provider \(error.provider.rawValue) refused the refund: \(error.message)", code: "refund_refused")
         case .unavailable:
             HTTPError(
                 .gatewayTimeout,
