@@ -108,8 +108,11 @@ struct RefundCommander: Sendable {
         guard payment.paymentID != nil else {
             throw HTTPError(.conflict, "The subscription has no paid payment to refund yet", code: "nothing_to_refund")
         }
+        // An order's refunds are summed in the projection; of a subscription's
+        // payment only that one was made is known (partial or full), so a
+        // further refund of it is the provider dashboard's.
         if payment.alreadyRefunded || payment.left == 0 {
-            throw HTTPError(.conflict, "The payment was already refunded in full", code: "already_refunded")
+            throw HTTPError(.conflict, "The payment was already refunded", code: "already_refunded")
         }
         if let amount = target.amount, let left = payment.left, amount > left {
             throw HTTPError(

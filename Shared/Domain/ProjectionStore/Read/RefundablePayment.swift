@@ -16,8 +16,9 @@ public struct RefundablePayment: Sendable, Hashable {
     /// What has been given back already, in minor units (0 when none is known).
     public var refunded: Int64
     public var currency: String?
-    /// True when the projection already holds a refund of the payment in
-    /// full (order `refunded`), or of the subscription's latest payment.
+    /// True when the projection already holds a refund of the payment: an
+    /// order refunded in full, or any refund (partial or full) of the
+    /// subscription's latest payment, whose refunds it does not sum.
     public var alreadyRefunded: Bool
 
     public init(
