@@ -25,6 +25,7 @@ extension LemonSqueezyClient {
         }
         return ProviderRefund(
             provider: .lemonsqueezy, id: document["data", "id"]?.string, status: attributes["status"]?.string,
-            amount: request.amount ?? attributes["refunded_amount"]?.int64, currency: attributes["currency"]?.string)
+            // `refunded_amount` is the running total of every refund, not this one's.
+            amount: request.amount, currency: attributes["currency"]?.string)
     }
 }
