@@ -36,6 +36,18 @@ import Testing
         }
     }
 
+    @Test func aKeyMakesAtMost30RefundRequestsAMinute() async throws {
+        try await ServerRouteAuthTests.withApp { setup in
+            let key = try await ServerRouteAuthTests.key(setup.keys, scopes: [.purchasesRefund])
+            for attempt in 1...30 {
+                let response = try await Self.post(setup, [("X-API-Key", key.text), ("Idempotency-Key", "k\(attempt)")])
+                #expect(response.status != .tooManyRequests, "attempt \(attempt)")
+            }
+            let over = try await Self.post(setup, [("X-API-Key", key.text), ("Idempotency-Key", "k31")])
+            #expect(over.status == .tooManyRequests && ServerRouteAuthTests.code(over) == "rate_limited" && over.headers["Retry-After"] != nil)
+        }
+    }
+
     @Test func noKeyOrAnAppTokenIsRefused() async throws {
         try await ServerRouteAuthTests.withApp { setup in
             let anonymous = try await Self.post(setup, [("Idempotency-Key", "k1")])

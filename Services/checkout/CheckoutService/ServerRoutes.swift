@@ -44,6 +44,7 @@ struct ServerRoutes: Sendable {
             try JSONBody.checkSize(request, limit: maxBodyBytes)
             let caller = try await authenticator.authenticate(request, requiring: .purchasesRefund, logger: context.logger)
             try await quota.admit(.serverRead, user: "api_key:\(caller.keyID)")
+            try await quota.admit(.refund, user: "api_key:\(caller.keyID)")
             let user = try Self.appUserID(context)
             let body = try JSONBody.decode(RefundRequestBody.self, from: request, limit: maxBodyBytes)
             let key = try CheckoutCreator.idempotencyKey(request)
