@@ -41,6 +41,9 @@ extension ContractTests {
         // A read-only key may not refund; neither may the app's own token.
         let readOnly = try await post(reader.key, body, idempotencyKey: "e2e-read-\(provider)")
         #expect(readOnly.status == 403 && readOnly.bodyString.contains(#""code":"insufficient_scope""#), "\(readOnly.bodyString)")
+        // …though it is a good key for what it may do.
+        let read = try await stack.request(.get, g + "/api/users/\(flow.subject)/entitlements", headers: [("X-API-Key", reader.key)])
+        #expect(read.status == 200, "\(read.bodyString.prefix(300))")
         let withToken = try await stack.request(.post, path, token: flow.token, json: body, headers: [("Idempotency-Key", "e2e-token")])
         #expect(withToken.status == 403 && withToken.bodyString.contains(#""code":"api_key_required""#))
         // Another user's purchase is not found; more than was paid is refused before the provider.
@@ -96,5 +99,8 @@ extension ContractTests {
             }
         }
         #expect(audit == ["\(support.id) accepted"], "\(audit)")
+
+        // The suite's stack is shared: its other tests expect every key they did not make revoked.
+        for id in [support.id, reader.id] { #expect(try await apiKeys(stack, ["revoke", id]).contains("revoked \(id)")) }
     }
 }
