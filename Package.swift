@@ -405,7 +405,10 @@ let package = Package(
             linker: vendoredLibraries),
         tests(
             "StorefrontCLITests",
-            ["ServiceSettings", "CryptoPrimitives", "BillingModel", "Entitlements", "ServiceRuntime", "StorefrontCLI", "CheckoutService"],
+            [
+                "ServiceSettings", "CryptoPrimitives", "BillingModel", "Entitlements", "ServiceRuntime", "StorefrontCLI", "CheckoutService",
+                "HTTPClient",
+            ],
             linker: vendoredLibraries),
         // The kit's own tests, plus the server's completion page (CheckoutService; a test
         // target's linker flags never reach the StorefrontKit product).

@@ -62,6 +62,15 @@ import Testing
         #expect(command.key == "lemonsqueezy:421953")
         #expect(try RecordCoding.decode(SubscriptionCommand.self, from: RecordCoding.encode(command)) == command)
         #expect(SubscriptionCommand.Kind(rawValue: "pause_requested") == .other("pause_requested"))
+        // A refund request round-trips with its audit; a record without one (older producers) decodes with none.
+        var refund = SubscriptionCommand(
+            commandID: "f-1", kind: .refundRequested, provider: .paystack, subscriptionID: "SUB_1", appUserID: "u", requestedAt: command.requestedAt)
+        refund.refund = RefundAudit(requestedBy: "0a1b2c3d4e5f", paymentID: "4099", amount: nil, outcome: .noAnswer, providerRefundID: nil)
+        let refundBytes = try RecordCoding.encode(refund)
+        #expect(try RecordCoding.decode(SubscriptionCommand.self, from: refundBytes) == refund)
+        #expect(String(decoding: refundBytes, as: UTF8.self).contains(#""kind":"refund_requested""#))
+        #expect(String(decoding: refundBytes, as: UTF8.self).contains(#""outcome":"no_answer""#))
+        #expect(try RecordCoding.decode(SubscriptionCommand.self, from: RecordCoding.encode(command)).refund == nil)
 
         let dead = DeadLetterRecord(
             sourceTopic: Topics.webhooks, sourcePartition: 3, sourceOffset: 42, sourceKey: "paystack:unparsed",

@@ -40,6 +40,7 @@ import Testing
         func cancelSubscription(id: String) async throws(ProviderError) -> ProviderSubscription { throw unused }
         func resumeSubscription(id: String) async throws(ProviderError) -> ProviderSubscription { throw unused }
         func managementURL(subscriptionID: String) async throws(ProviderError) -> String { throw unused }
+        func refund(_ request: RefundRequest) async throws(ProviderError) -> ProviderRefund { throw unused }
         /// Every request so far.
         var sent: [CheckoutRequest] { requests.withLock { $0 } }
         var unused: ProviderError { ProviderError(provider: provider, operation: "unused", kind: .rejected, message: "not in this test") }

@@ -37,6 +37,7 @@ import Testing
         func subscriptions(customerEmail: EmailAddress) async throws(ProviderError) -> [ProviderSubscription] { [] }
         func resumeSubscription(id: String) async throws(ProviderError) -> ProviderSubscription { throw unused }
         func managementURL(subscriptionID: String) async throws(ProviderError) -> String { throw unused }
+        func refund(_ request: RefundRequest) async throws(ProviderError) -> ProviderRefund { throw unused }
         var unused: ProviderError { ProviderError(provider: provider, operation: "unused", kind: .rejected, message: "not in this test") }
     }
 

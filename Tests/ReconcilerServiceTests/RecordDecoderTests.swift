@@ -64,6 +64,21 @@ import Testing
         guard case .ignored = ReconcileRecordDecoder.decode(claim, commandDelay: .seconds(5)) else { Issue.record("a claim is ignored"); return }
     }
 
+    @Test func aRefundOfASubscriptionFetchesItAfterTheDelayAndAnOrdersIsLeftToItsWebhook() throws {
+        var command = SubscriptionCommand(
+            commandID: "f-1", kind: .refundRequested, provider: .stripe, subscriptionID: "sub_1", appUserID: "u", requestedAt: Self.receivedAt)
+        command.refund = RefundAudit(requestedBy: "key1", paymentID: "in_1", amount: 500, outcome: .accepted, providerRefundID: "re_1")
+        let record = KafkaConsumerRecord(topic: Topics.commands, partition: 0, offset: 0, key: nil, value: try RecordCoding.encode(command))
+        let found = try #require(requests(record))
+        #expect(found.map(\.target) == [EntityRef(.stripe, .subscription, "sub_1")])
+        #expect(found.first?.trigger.notBefore == Self.receivedAt.addingTimeInterval(5))
+        command.purchaseType = .order
+        let order = KafkaConsumerRecord(topic: Topics.commands, partition: 0, offset: 1, key: nil, value: try RecordCoding.encode(command))
+        guard case .ignored = ReconcileRecordDecoder.decode(order, commandDelay: .seconds(5)) else {
+            Issue.record("an order's refund is its webhook's to tell"); return
+        }
+    }
+
     @Test func aRefreshCommandFetchesTheSubscriptionAtOnce() throws {
         var command = SubscriptionCommand(
             commandID: "r-1", kind: .refreshRequested, provider: .lemonsqueezy, subscriptionID: "42", appUserID: "u", requestedAt: Self.receivedAt)

@@ -200,6 +200,10 @@ import WebhookSenderService
                 _ = try await checkout.query(
                     "SELECT provider, checkout_id, subscription_id, authorization_code, customer_id FROM billing_events WHERE checkout_id = 'x'")
                 _ = try await checkout.query("SELECT redemption_id FROM checkout_redemptions")
+                // Refunds (projection migration 18): payments, and the log's columns that link a charge to its subscription.
+                _ = try await checkout.query(
+                    "SELECT payment_id, subscription_id, kind, amount, currency, occurred_at FROM payments WHERE provider = 'x'")
+                _ = try await checkout.query("SELECT kind, order_id, plan_code FROM billing_events WHERE order_id = 'x'")
                 _ = try await checkout.execute("DELETE FROM checkout_user_merges WHERE anonymous_id = 'x'")
                 for sql: PostgresQuery in ["SELECT payload FROM billing_events", "SELECT * FROM user_aliases"] {
                     await Self.expectDenied(checkout, sql)

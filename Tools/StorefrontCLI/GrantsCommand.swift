@@ -15,7 +15,7 @@ public enum GrantsCommand {
     ) async throws {
         var reader = ConfigReader(environment, declared: StorefrontCLIBinary.grants)
         let base = reader.string(.serverAPIURL, default: "http://127.0.0.1:8080")
-        let key = reader.required.string(.serverAPIKey)
+        let key = reader.required.secret(.serverAPIKey).reveal()
         try reader.finish()
         let request = try request(arguments, base: base.hasSuffix("/") ? String(base.dropLast()) : base, key: key)
         let response = try await client.execute(request)

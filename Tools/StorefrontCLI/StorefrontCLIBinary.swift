@@ -27,6 +27,8 @@ public enum StorefrontCLIBinary {
         "storefront reconcile",
         [.runtime, .reconcileDatabase, .reconcilerProviderLimits, .kafka, .kafkaSecurity] + ProviderUses.api.settingGroups + [.providerBudget])
 
+    public static let refund = BinarySettings("storefront refund", [.runtime, .refundAPI])
+
     /// Every command's list, in the order `storefront help` shows the commands.
-    public static let all = [migrate, devToken, status, report, endpoints, apiKeys, grants, deadLetter, reconcile]
+    public static let all = [migrate, devToken, status, report, endpoints, apiKeys, grants, deadLetter, reconcile, refund]
 }

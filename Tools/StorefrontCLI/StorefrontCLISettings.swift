@@ -22,6 +22,8 @@ extension Setting {
         "STOREFRONT_MODE", default: "test", "live makes endpoints add take https:// URLs only")
     public static let reconcileDatabaseURL = Setting(
         "DATABASE_URL", "when set, the sweep also prints drift against this database")
+    public static let refundAPIKey = Setting(
+        "STOREFRONT_API_KEY", required: true, secret: true, "an API key with the purchases:refund scope")
 }
 
 extension SettingGroup {
@@ -37,9 +39,11 @@ extension SettingGroup {
         "storefront endpoints", [.endpointsMode])
     public static let reconcileDatabase = SettingGroup(
         "storefront reconcile", [.reconcileDatabaseURL])
+    public static let refundAPI = SettingGroup(
+        "storefront refund", [.serverAPIURL, .refundAPIKey])
 }
 
-// `storefront grant` and `storefront revoke` act through the server API, as
+// `storefront grant`, `revoke` and `refund` act through the server API, as
 // the app's own backend would: the API key's scope decides, and the key's id
 // is what the event log records as who acted.
 extension Setting {

@@ -43,7 +43,7 @@ struct StorefrontCLIMain {
                                                (STOREFRONT_ADMIN_DATABASE_URL, a user granted storefront_admin);
                                                https:// only with STOREFRONT_MODE=live, no private targets
                                                without --allow-private, the secret read from standard input
-          api-keys create --name NAME --scope entitlements:read
+          api-keys create --name NAME --scope entitlements:read|subscriptions:manage|purchases:refund
                                                a new API key for the app's own server (printed once, stored
                                                hashed; sfk_live_ with STOREFRONT_MODE=live, else sfk_test_)
           api-keys list                        every key: id, name, scopes, created, last used, revoked
@@ -55,6 +55,12 @@ struct StorefrontCLIMain {
                                                until TIME (RFC 3339); prints the grant id
           revoke USER GRANT_ID                 end that grant now (grant and revoke: STOREFRONT_API_URL and
                                                STOREFRONT_API_KEY, a key with entitlements:write; docs/grants.md)
+          refund --user ID --provider P --type subscription|order --id ID [--amount MINOR_UNITS]
+                 [--idempotency-key KEY]
+                                               ask the server API (STOREFRONT_API_URL, with STOREFRONT_API_KEY of
+                                               scope purchases:refund) to refund that purchase's payment through
+                                               the provider; access follows the provider's refund webhook
+                                               (storefront refund --help)
           help                                 show this text
           [COMMAND] --help-settings [--format text|json|markdown]
                                                the environment variables each command (or COMMAND) reads
@@ -92,6 +98,8 @@ struct StorefrontCLIMain {
                 try await GrantsCommand.run(arguments, environment: environment) { print($0) }
             case "api-keys":
                 try await APIKeysCommand.run(arguments, environment: environment) { print($0) }
+            case "refund":
+                try await RefundCommand.run(arguments, environment: environment) { print($0) }
             case "help", nil:
                 print(usage)
             case let other?:

@@ -20,6 +20,11 @@ public enum APIKeyScope: String, Sendable, CaseIterable, Codable {
     /// gives and takes back promotional entitlements (docs/grants.md).
     /// Includes ``entitlementsRead``, to see what a grant changed.
     case entitlementsWrite = "entitlements:write"
+    /// `POST /api/users/{app_user_id}/refunds`: gives a customer's money back
+    /// through the provider. Moves money, so no other scope includes it and it
+    /// includes no other: a support tool's key holds it next to a read scope
+    /// when it reads too.
+    case purchasesRefund = "purchases:refund"
 
     /// The scopes a key holding this one has as well.
     public var includes: Set<APIKeyScope> {
@@ -27,6 +32,7 @@ public enum APIKeyScope: String, Sendable, CaseIterable, Codable {
         case .entitlementsRead: [.entitlementsRead]
         case .subscriptionsManage: [.subscriptionsManage, .entitlementsRead]
         case .entitlementsWrite: [.entitlementsWrite, .entitlementsRead]
+        case .purchasesRefund: [.purchasesRefund]
         }
     }
 }

@@ -158,7 +158,12 @@ public func buildCheckoutApplication(
         merges: UserMerges(pool: pool, publisher: publisher, now: now), reader: reader, claimer: claimer, quota: quota,
         configuration: webFirst, maxBodyBytes: configuration.maxBodyBytes, now: now)
     let serverAuthenticator = ServerAuthenticator(store: apiKeys ?? PostgresAPIKeyStore(pool: pool), mode: configuration.mode, now: now)
-    let serverRoutes = ServerRoutes(authenticator: serverAuthenticator, reader: reader, quota: quota, now: now)
+    let serverRoutes = ServerRoutes(
+        authenticator: serverAuthenticator, reader: reader, quota: quota,
+        refunds: RefundCommander(
+            lookup: RefundablePaymentReader(pool: pool), registry: interactive, idempotency: idempotency, publisher: publisher,
+            metrics: checkoutMetrics, now: now),
+        maxBodyBytes: configuration.maxBodyBytes, now: now)
     let grantRoutes = GrantRoutes(
         authenticator: serverAuthenticator, store: PostgresGrantStore(pool: pool), publisher: publisher, resolver: reader.resolver,
         quota: quota, maxBodyBytes: configuration.maxBodyBytes, now: now)

@@ -83,10 +83,9 @@ struct CheckoutCreator: Sendable {
             metrics.idempotentReplays.increment()
             return Outcome(body: Array(stored.utf8), replayed: true)
         case .mismatch:
-            throw HTTPError(.unprocessableContent, "Idempotency-Key was already used with a different request body", code: "idempotency_key_reused")
+            throw IdempotencyStore.reusedKey
         case .inProgress:
-            throw HTTPError(
-                .conflict, "A request with this Idempotency-Key is still in progress", code: "idempotency_in_progress", headers: ["Retry-After": "1"])
+            throw IdempotencyStore.stillRunning
         case .acquired:
             do {
                 try await quota.admit(.createCheckout, user: quotaKey)

@@ -13,16 +13,21 @@ import ProjectionStore
 /// own reads do that). A key with only ``APIKeyScope/entitlementsRead`` gets
 /// the subscription answer without what can act on the subscription (portal
 /// link, Paystack email token, pending checkout URL); those need
-/// ``APIKeyScope/subscriptionsManage``.
+/// ``APIKeyScope/subscriptionsManage``. `POST …/refunds` is the one that
+/// acts: it asks the provider for a refund (``RefundCommander``).
 struct ServerRoutes: Sendable {
     let authenticator: ServerAuthenticator
     let reader: SubscriptionStatusReader
     /// Counts each request against its key's quota (``UserQuotaPolicy/Action/serverRead``).
     let quota: UserQuotaGate
+    /// `POST …/refunds`, for keys with ``APIKeyScope/purchasesRefund``.
+    let refunds: RefundCommander
+    let maxBodyBytes: Int
     let now: @Sendable () -> Date
 
     static let entitlementsPath = "/api/users/{app_user_id}/entitlements"
     static let subscriptionPath = "/api/users/{app_user_id}/subscription"
+    static let refundsPath = "/api/users/{app_user_id}/refunds"
 
     func mount(on registrar: some RouteRegistrar) {
         let router = DatabaseUnavailable(base: registrar)
@@ -33,6 +38,20 @@ struct ServerRoutes: Sendable {
         router.get(Self.subscriptionPath) { request, context in
             let (caller, found) = try await snapshot(request, context)
             return try Self.uncached(HTTPResponse.json(Self.subscriptionAnswer(found.response, for: caller.scopes)))
+        }
+        router.post(Self.refundsPath) { request, context in
+            // Size, then the key, then the body: a caller without the scope learns nothing of validation.
+            try JSONBody.checkSize(request, limit: maxBodyBytes)
+            let caller = try await authenticator.authenticate(request, requiring: .purchasesRefund, logger: context.logger)
+            try await quota.admit(.serverRead, user: "api_key:\(caller.keyID)")
+            try await quota.admit(.refund, user: "api_key:\(caller.keyID)")
+            let user = try Self.appUserID(context)
+            let body = try JSONBody.decode(RefundRequestBody.self, from: request, limit: maxBodyBytes)
+            let key = try CheckoutCreator.idempotencyKey(request)
+            let outcome = try await refunds.refund(body, appUserID: user, caller: caller, idempotencyKey: key, logger: context.logger)
+            var headers: HTTPHeaders = ["Content-Type": "application/json", "Cache-Control": "no-store"]
+            if outcome.replayed { headers.add(name: "Idempotent-Replayed", value: "true") }
+            return HTTPResponse(status: outcome.status, headers: headers, body: outcome.body)
         }
     }
 

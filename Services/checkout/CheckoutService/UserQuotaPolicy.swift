@@ -13,6 +13,10 @@ public struct UserQuotaPolicy: Sendable, Equatable {
         /// A server route that acts (a grant, a revocation), counted per API
         /// key apart from its reads, with a fixed limit: support acts by hand.
         case serverWrite = "server_write"
+        /// `POST /api/users/{app_user_id}/refunds`, per API key, beside its
+        /// `serverRead` count, fixed: a support desk refunds by hand, and each
+        /// refund spends the provider's budget and moves money.
+        case refund
         /// Web-first routes (docs/web-first.md), fixed limits: anonymous
         /// checkouts and anonymous users per client address, redemption
         /// attempts per user and per address (against guessing), link resends
@@ -65,6 +69,7 @@ public struct UserQuotaPolicy: Sendable, Equatable {
             case .subscriptionChange: [Limit(requests: cancelResumePerMinute, window: .seconds(60))]
             case .serverRead: [Limit(requests: apiKeyPerMinute, window: .seconds(60))]
             case .serverWrite: [Limit(requests: 300, window: .seconds(60))]
+            case .refund: [Limit(requests: 300, window: .seconds(3600)), Limit(requests: 30, window: .seconds(60))]
             // A person taps a link a few times; a guesser needs billions.
             case .redeem: [Limit(requests: 60, window: .seconds(3600)), Limit(requests: 10, window: .seconds(60))]
             case .anonymousUser: [Limit(requests: 100, window: .seconds(3600)), Limit(requests: 20, window: .seconds(60))]

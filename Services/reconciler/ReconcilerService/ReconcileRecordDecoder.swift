@@ -39,7 +39,10 @@ public enum ReconcileRecordDecoder {
             case nil: return .unreadable("undecodable command")
             }
             switch command.kind {
-            case .cancelRequested, .resumeRequested:
+            case .cancelRequested, .resumeRequested, .refundRequested:
+                // A refund of a subscription's payment may change the
+                // subscription too (a provider may end it): fetched after the
+                // same delay as a cancel. An order's refund is its webhook's to tell.
                 guard command.purchaseType == .subscription, !command.subscriptionID.isEmpty else { return .ignored("command names no subscription") }
                 let trigger = ReconcileTrigger.command(
                     command.commandID, requestedAt: command.requestedAt, notBefore: command.requestedAt.addingTimeInterval(commandDelay.inSeconds))

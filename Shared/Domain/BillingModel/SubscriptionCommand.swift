@@ -24,6 +24,12 @@ public struct SubscriptionCommand: Codable, Sendable, Hashable {
         /// strongest evidence of ownership (`redemption`); the first
         /// redemption of a purchase stands (docs/web-first.md).
         case redeem
+        /// A server's API key (scope `purchases:refund`) asked the provider to
+        /// refund a payment of the purchase, and the provider accepted or did
+        /// not answer (``SubscriptionCommand/refund`` says which and who
+        /// asked). An audit record only: access changes when the provider's
+        /// refund webhook (or the reconciler's fetch) brings the money back.
+        case refundRequested
         case other(String)
 
         public init(rawValue: String) {
@@ -33,6 +39,7 @@ public struct SubscriptionCommand: Codable, Sendable, Hashable {
             case "claim_by_email": self = .claimByEmail
             case "refresh_requested": self = .refreshRequested
             case "redeem": self = .redeem
+            case "refund_requested": self = .refundRequested
             default: self = .other(rawValue)
             }
         }
@@ -44,6 +51,7 @@ public struct SubscriptionCommand: Codable, Sendable, Hashable {
             case .claimByEmail: "claim_by_email"
             case .refreshRequested: "refresh_requested"
             case .redeem: "redeem"
+            case .refundRequested: "refund_requested"
             case .other(let name): name
             }
         }
@@ -68,10 +76,12 @@ public struct SubscriptionCommand: Codable, Sendable, Hashable {
     public var purchaseType: PurchaseType = .subscription
     /// The provider's subscription as read right after it accepted a cancel or resume.
     public var observed: ObservedSubscription?
+    /// For ``Kind/refundRequested``: who asked, for how much, of which payment.
+    public var refund: RefundAudit?
 
     enum CodingKeys: String, CodingKey {
         case commandID = "commandId", kind, provider, subscriptionID = "subscriptionId", appUserID = "appUserId", requestedAt
-        case purchaseType, observed
+        case purchaseType, observed, refund
     }
 
     public init(commandID: String, kind: Kind, provider: Provider, subscriptionID: String, appUserID: String, requestedAt: Date) {
@@ -96,6 +106,7 @@ public struct SubscriptionCommand: Codable, Sendable, Hashable {
         requestedAt = try c.decodeRequiredTimestamp(forKey: .requestedAt)
         purchaseType = try c.decodeIfPresent(PurchaseType.self, forKey: .purchaseType) ?? .subscription
         observed = try c.decodeIfPresent(ObservedSubscription.self, forKey: .observed)
+        refund = try c.decodeIfPresent(RefundAudit.self, forKey: .refund)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -108,6 +119,37 @@ public struct SubscriptionCommand: Codable, Sendable, Hashable {
         try c.encodeTimestamp(requestedAt, forKey: .requestedAt)
         try c.encode(purchaseType, forKey: .purchaseType)
         try c.encodeIfPresent(observed, forKey: .observed)
+        try c.encodeIfPresent(refund, forKey: .refund)
+    }
+}
+
+/// The audit part of a `refund_requested` command: what the projector keeps
+/// in its `commands` table beside the kind and the purchase.
+public struct RefundAudit: Codable, Sendable, Hashable {
+    /// How the provider took the call.
+    public enum Outcome: String, Codable, Sendable, Hashable {
+        /// It answered with a refund (which may still be pending at the provider).
+        case accepted
+        /// It did not answer: the refund may or may not have happened.
+        case noAnswer = "no_answer"
+    }
+
+    /// The id of the API key that asked (never the key itself).
+    public var requestedBy: String
+    /// The payment refunded, as the projection names it (order id, invoice or transaction id).
+    public var paymentID: String
+    /// Minor units asked for; nil asked for all that was left.
+    public var amount: Int64?
+    public var outcome: Outcome
+    /// The provider's refund id when it gave one.
+    public var providerRefundID: String?
+
+    public init(requestedBy: String, paymentID: String, amount: Int64?, outcome: Outcome, providerRefundID: String?) {
+        self.requestedBy = requestedBy
+        self.paymentID = paymentID
+        self.amount = amount
+        self.outcome = outcome
+        self.providerRefundID = providerRefundID
     }
 }
 

@@ -21,6 +21,7 @@ public enum ProjectionSchema {
         (15, "web-first buyers: anonymous checkouts, redemption evidence, user aliases", webFirst),
         (16, "retention: indexes on the times rows are pruned by, and the projector's DELETE on them", retention),
         (17, "promotional grants of entitlements, with who gave and who revoked them", grants),
+        (18, "refunds from support: the checkout reads payments; refund requests audited with who asked", refunds),
     ]
 
     /// The NOLOGIN group roles of the services, created by migration 6 and

@@ -43,12 +43,14 @@ struct LemonSqueezyAPI {
             if r.match("GET", "orders") != nil { return HandlerResult(listOrders(request)) }
             if let c = r.match("GET", "orders/:id") { return HandlerResult(try getOrder(c[0])) }
             if let c = r.match("GET", "subscription-invoices/:id") { return HandlerResult(try getInvoice(c[0])) }
+            if let c = r.match("POST", "orders/:id/refund") { return try refundOrder(c[0], request) }
+            if let c = r.match("POST", "subscription-invoices/:id/refund") { return try refundInvoice(c[0], request) }
         } catch {
             return HandlerResult(LemonSqueezyErrors.from(error))
         }
         let known = [
             "products", "products/:id", "variants", "variants/:id", "checkouts", "checkouts/:id", "subscriptions", "subscriptions/:id", "orders",
-            "orders/:id", "subscription-invoices/:id",
+            "orders/:id", "subscription-invoices/:id", "orders/:id/refund", "subscription-invoices/:id/refund",
         ]
         if known.contains(where: r.matchesPath) {
             return HandlerResult(LemonSqueezyErrors.response(405, "The \(r.method) method is not supported for this route."))

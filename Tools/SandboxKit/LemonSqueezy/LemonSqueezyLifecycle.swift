@@ -303,6 +303,19 @@ struct LemonSqueezyLifecycle {
         return events
     }
 
+    /// `POST /v1/subscription-invoices/{id}/refund`: an initial invoice was
+    /// paid through its order, so it is refunded through the order (both
+    /// webhooks follow, as for the dashboard's refund); a renewal's directly.
+    func refundInvoiceByAPI(_ id: Int, amount: Int?, state: inout SandboxState) throws(SandboxError) -> [OutgoingWebhook] {
+        guard let invoice = state.lsInvoices[id] else { throw .notFound("No subscription invoice \(id).") }
+        if invoice.billingReason == "initial", let subscription = state.lsSubscriptions[invoice.subscriptionID],
+            let order = state.lsOrders[subscription.orderID], order.total > 0, Self.isRefundable(invoice)
+        {
+            return try refundOrder(subscription.orderID, amount: amount, state: &state)
+        }
+        return try refundInvoice(id, amount: amount, state: &state)
+    }
+
     /// Refunds `amount` cents of subscription invoice `id` (nil: all that is
     /// left): `status` `partial_refunded` or `refunded`, `refunded_amount` the
     /// running total; sends `subscription_payment_refunded`.

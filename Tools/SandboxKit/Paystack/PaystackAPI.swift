@@ -30,6 +30,7 @@ struct PaystackAPI {
             if let c = r.match("GET", "subscription/:code/manage/link") { return HandlerResult(try manageLink(c[0])) }
             if let c = r.match("GET", "subscription/:code") { return HandlerResult(try getSubscription(c[0])) }
             if let c = r.match("GET", "customer/:key") { return HandlerResult(try getCustomer(c[0])) }
+            if r.match("POST", "refund") != nil { return try createRefund(request) }
         } catch {
             return HandlerResult(PaystackErrors.from(error))
         }

@@ -93,6 +93,8 @@ struct StripeAPI {
             result = HandlerResult(read(c[0], kind: "payment_intent") { state in state.payments[c[0]].map(resources.paymentIntent) })
         } else if let c = r.match("GET", "charges/:id") {
             result = HandlerResult(read(c[0], kind: "charge") { state in state.payment(charge: c[0]).map(resources.charge) })
+        } else if r.match("POST", "refunds") != nil {
+            result = createRefund(params)
         } else if r.match("POST", "billing_portal/sessions") != nil {
             result = HandlerResult(createPortalSession(params))
         } else {

@@ -174,14 +174,17 @@ struct StripeResources {
         ]
     }
 
+    /// A refund object, as `POST /v1/refunds` answers it and a charge lists it.
+    func refund(_ r: STRefund, of p: STPayment) -> JSONValue {
+        [
+            "id": .string(r.id), "object": "refund", "amount": .int(r.amount), "charge": .string(p.chargeID), "created": Self.ts(r.createdAt),
+            "currency": .string(p.currency), "metadata": [:], "payment_intent": .string(p.paymentIntentID), "reason": "requested_by_customer",
+            "status": "succeeded",
+        ]
+    }
+
     func charge(_ p: STPayment) -> JSONValue {
-        let refunds = p.refunds.reversed().map { r -> JSONValue in
-            [
-                "id": .string(r.id), "object": "refund", "amount": .int(r.amount), "charge": .string(p.chargeID), "created": Self.ts(r.createdAt),
-                "currency": .string(p.currency), "metadata": [:], "payment_intent": .string(p.paymentIntentID), "reason": "requested_by_customer",
-                "status": "succeeded",
-            ]
-        }
+        let refunds = p.refunds.reversed().map { refund($0, of: p) }
         let succeeded = p.status == "succeeded"
         return [
             "id": .string(p.chargeID), "object": "charge", "amount": .int(p.amount), "amount_captured": .int(succeeded ? p.amount : 0),

@@ -301,7 +301,8 @@ struct ProjectionPlan {
                 ProjectionStatements.command,
                 [
                     command.commandID, command.kind.rawValue, command.provider.rawValue, command.subscriptionID,
-                    command.appUserID, command.requestedAt,
+                    command.appUserID, command.requestedAt, command.refund?.requestedBy, command.refund?.paymentID,
+                    command.refund?.amount, command.refund?.outcome.rawValue,
                 ]))
         let provider = command.provider.rawValue
         if command.kind == .claimByEmail || command.kind == .redeem {

@@ -365,13 +365,16 @@ enum ProjectionStatements {
             WHERE provider = $1 AND app_user_id = $2 AND created_at <= $3
             """, parameterTypes: [t, t, ts])
 
-    /// Audit of commands; a repeated command id changes nothing.
+    /// Audit of commands; a repeated command id changes nothing. A refund
+    /// request also keeps who asked (the API key's id), the payment, the
+    /// amount and how the provider took it (projection migration 18).
     static let command = PostgresPreparedStatement(
-        name: "projector_command_v1",
+        name: "projector_command_v2",
         sql: """
-            INSERT INTO commands (command_id, kind, provider, subscription_id, app_user_id, requested_at)
-            VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (command_id) DO NOTHING
-            """, parameterTypes: [t, t, t, t, t, ts])
+            INSERT INTO commands (command_id, kind, provider, subscription_id, app_user_id, requested_at,
+                                  requested_by, payment_id, amount, outcome)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (command_id) DO NOTHING
+            """, parameterTypes: [t, t, t, t, t, ts, t, t, i8, t])
 
     /// The fold's result replaces the row (``subscriptions``, one row per
     /// folded subscription); the owner comes from `purchase_owners`. The

@@ -49,6 +49,10 @@ public struct DeadlineBoundProvider: PaymentProvider {
         try await bounded("managementURL") { [base] () async throws(ProviderError) in try await base.managementURL(subscriptionID: subscriptionID) }
     }
 
+    public func refund(_ request: RefundRequest) async throws(ProviderError) -> ProviderRefund {
+        try await bounded("refund") { [base] () async throws(ProviderError) in try await base.refund(request) }
+    }
+
     /// Races `call` against the limit; the loser is cancelled.
     private func bounded<T: Sendable>(
         _ operation: String, _ call: @escaping @Sendable () async throws(ProviderError) -> T

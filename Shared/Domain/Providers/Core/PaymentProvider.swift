@@ -31,4 +31,11 @@ public protocol PaymentProvider: Sendable {
     /// Lemon Squeezy's customer portal, Paystack's manage page. Fetched fresh:
     /// these links are short-lived.
     func managementURL(subscriptionID: String) async throws(ProviderError) -> String
+
+    /// Gives money back for one payment through the provider's own refund API
+    /// (Lemon Squeezy order or subscription-invoice refund, Paystack `POST
+    /// /refund`, Stripe `POST /v1/refunds`). A refused refund (more than is
+    /// left, already refunded) throws ``ProviderError/Kind/validation`` with
+    /// the provider's reason.
+    func refund(_ request: RefundRequest) async throws(ProviderError) -> ProviderRefund
 }

@@ -28,4 +28,13 @@ enum LemonSqueezyRequests {
             ]
         ]
     }
+
+    /// The JSON:API document of `POST /v1/orders/{id}/refund` and
+    /// `POST /v1/subscription-invoices/{id}/refund`: `amount` in cents for a
+    /// partial refund; without it Lemon Squeezy refunds all that is left.
+    static func refund(type: String, id: String, amount: Int64?) -> JSONValue {
+        var attributes: JSONObject = [:]
+        if let amount { attributes["amount"] = .integer(amount) }
+        return ["data": ["type": .string(type), "id": .string(id), "attributes": .object(attributes)]]
+    }
 }

@@ -27,4 +27,12 @@ enum StripeIdempotencyKey {
         guard let bytes = try? SecureRandom.bytes(count: 12) else { return nil }
         return "storefront-\(operation)-" + Hex.encode(bytes)
     }
+
+    /// A refund's key comes from the command id Storefront gave the refund
+    /// request (itself kept per the caller's `Idempotency-Key`): every attempt
+    /// at one intended refund sends the same key, so Stripe refunds once.
+    static func refund(_ commandID: String) -> String? {
+        guard ProviderIDs.isSafe(commandID) else { return nil }
+        return "storefront-refund-" + commandID
+    }
 }
