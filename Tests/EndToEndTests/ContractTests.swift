@@ -119,7 +119,7 @@ import Testing
         #expect(!problems(401, #"{"success":false,"error":"Missing bearer token"}"#).isEmpty, "an error without its code")
         #expect(problems(401, #"{"success":false,"error":"Missing bearer token","code":"unauthorized"}"#).isEmpty)
         let entitlement =
-            #"{"identifier":"p","is_active":1,"expires_at":null,"will_renew":false,"period_type":"normal","product_id":"ls_1","provider":"lemonsqueezy","source":"purchase","latest_purchase_at":null,"original_purchase_at":null,"unsubscribe_detected_at":null,"billing_issue_detected_at":null,"sandbox":true,"dispute_detected_at":null,"refunded_at":null}"#
+            #"{"identifier":"p","is_active":1,"expires_at":null,"will_renew":false,"period_type":"normal","product_id":"ls_1","provider":"lemonsqueezy","source":"purchase","latest_purchase_at":null,"original_purchase_at":null,"unsubscribe_detected_at":null,"billing_issue_detected_at":null,"sandbox":true,"dispute_detected_at":null,"refunded_at":null,"store":"lemonsqueezy","grant_id":null}"#
         #expect(!problems(200, #"{"success":true,"entitlements":[\#(entitlement)]}"#, path: "/api/entitlements").isEmpty, "1 is not a boolean")
         #expect(
             problems(

@@ -66,7 +66,7 @@ import Testing
         try await FreshDatabase.with(prefix: "test_cli_keys") { pool, url in
             _ = try await MigrateCommand.run(environment: Environment(["DATABASE_URL": url]), logger: logger)
             for arguments in [
-                ["api-keys", "create", "--name", "x", "--scope", "entitlements:write"], ["api-keys", "create", "--scope", "entitlements:read"],
+                ["api-keys", "create", "--name", "x", "--scope", "entitlements:delete"], ["api-keys", "create", "--scope", "entitlements:read"],
                 ["api-keys", "create", "--name", "x"], ["api-keys"], ["api-keys", "revoke"],
             ] {
                 await #expect(throws: CommandLineArguments.UsageError.self, "\(arguments)") {

@@ -18,7 +18,7 @@ import Postgres
 public enum APIKeysCommand {
     /// The CLI help's lines.
     public static let usage = """
-        api-keys create --name NAME --scope entitlements:read|subscriptions:manage|purchases:refund[,…] [--expires-in 90d]
+        api-keys create --name NAME --scope entitlements:read|entitlements:write|subscriptions:manage|purchases:refund[,…] [--expires-in 90d]
         api-keys list | api-keys revoke KEY_ID
         """
 

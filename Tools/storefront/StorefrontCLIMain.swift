@@ -43,7 +43,7 @@ struct StorefrontCLIMain {
                                                (STOREFRONT_ADMIN_DATABASE_URL, a user granted storefront_admin);
                                                https:// only with STOREFRONT_MODE=live, no private targets
                                                without --allow-private, the secret read from standard input
-          api-keys create --name NAME --scope entitlements:read|subscriptions:manage|purchases:refund
+          api-keys create --name NAME --scope entitlements:read|entitlements:write|subscriptions:manage|purchases:refund[,…]
                                                a new API key for the app's own server (printed once, stored
                                                hashed; sfk_live_ with STOREFRONT_MODE=live, else sfk_test_)
           api-keys list                        every key: id, name, scopes, created, last used, revoked
