@@ -38,7 +38,7 @@ struct STSubscription: Sendable {
     let id: String
     let itemID: String
     let customerID: String
-    let priceID: String
+    var priceID: String
     let metadata: [JSONField]
     /// Stripe's statuses: `trialing|active|past_due|unpaid|canceled|incomplete|incomplete_expired|paused`.
     var status: String

@@ -31,4 +31,20 @@ public protocol PaymentProvider: Sendable {
     /// Lemon Squeezy's customer portal, Paystack's manage page. Fetched fresh:
     /// these links are short-lived.
     func managementURL(subscriptionID: String) async throws(ProviderError) -> String
+
+    /// When this provider can make a plan change take effect (empty: it cannot change plans).
+    var planChangeTimings: Set<PlanChange.Effective> { get }
+
+    /// Moves the subscription to another plan; returns the subscription as the
+    /// provider holds it afterwards. Only called with a timing in ``planChangeTimings``.
+    func changePlan(subscriptionID: String, _ change: PlanChange) async throws(ProviderError) -> ProviderSubscription
+}
+
+extension PaymentProvider {
+    /// A provider that has not said otherwise cannot change plans.
+    public var planChangeTimings: Set<PlanChange.Effective> { [] }
+
+    public func changePlan(subscriptionID: String, _ change: PlanChange) async throws(ProviderError) -> ProviderSubscription {
+        throw ProviderError(provider: provider, operation: "changePlan", kind: .validation, message: "plan changes are not supported")
+    }
 }
