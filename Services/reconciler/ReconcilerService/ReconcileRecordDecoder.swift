@@ -39,7 +39,7 @@ public enum ReconcileRecordDecoder {
             case nil: return .unreadable("undecodable command")
             }
             switch command.kind {
-            case .cancelRequested, .resumeRequested:
+            case .cancelRequested, .resumeRequested, .planChangeRequested:
                 guard command.purchaseType == .subscription, !command.subscriptionID.isEmpty else { return .ignored("command names no subscription") }
                 let trigger = ReconcileTrigger.command(
                     command.commandID, requestedAt: command.requestedAt, notBefore: command.requestedAt.addingTimeInterval(commandDelay.inSeconds))

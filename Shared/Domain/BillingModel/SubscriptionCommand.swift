@@ -24,6 +24,10 @@ public struct SubscriptionCommand: Codable, Sendable, Hashable {
         /// strongest evidence of ownership (`redemption`); the first
         /// redemption of a purchase stands (docs/web-first.md).
         case redeem
+        /// The provider accepted a change of the subscription's plan
+        /// (docs/plan-changes.md): ``SubscriptionCommand/observed`` carries the
+        /// plan the provider answered with, so the entitlement follows it.
+        case planChangeRequested
         case other(String)
 
         public init(rawValue: String) {
@@ -33,6 +37,7 @@ public struct SubscriptionCommand: Codable, Sendable, Hashable {
             case "claim_by_email": self = .claimByEmail
             case "refresh_requested": self = .refreshRequested
             case "redeem": self = .redeem
+            case "plan_change_requested": self = .planChangeRequested
             default: self = .other(rawValue)
             }
         }
@@ -44,6 +49,7 @@ public struct SubscriptionCommand: Codable, Sendable, Hashable {
             case .claimByEmail: "claim_by_email"
             case .refreshRequested: "refresh_requested"
             case .redeem: "redeem"
+            case .planChangeRequested: "plan_change_requested"
             case .other(let name): name
             }
         }
@@ -128,6 +134,11 @@ public struct ObservedSubscription: Codable, Sendable, Hashable {
     public var emailToken: String?
     /// When the answer was received: it reflects every provider change before then.
     public var observedAt: Date
+    /// The plan the provider answered with (set after a plan change; nil
+    /// after a cancel or resume, which leave the plan as it was).
+    public var productID: String?
+    public var variantID: String?
+    public var planName: String?
 
     public init(status: String, renewsAt: Date?, endsAt: Date?, cancelled: Bool, emailToken: String?, observedAt: Date) {
         self.status = status
@@ -138,7 +149,9 @@ public struct ObservedSubscription: Codable, Sendable, Hashable {
         self.observedAt = observedAt
     }
 
-    enum CodingKeys: String, CodingKey { case status, renewsAt, endsAt, cancelled, emailToken, observedAt }
+    enum CodingKeys: String, CodingKey {
+        case status, renewsAt, endsAt, cancelled, emailToken, observedAt, productID = "productId", variantID = "variantId", planName
+    }
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -148,6 +161,9 @@ public struct ObservedSubscription: Codable, Sendable, Hashable {
         cancelled = try c.decodeIfPresent(Bool.self, forKey: .cancelled) ?? false
         emailToken = try c.decodeIfPresent(String.self, forKey: .emailToken)
         observedAt = try c.decodeRequiredTimestamp(forKey: .observedAt)
+        productID = try c.decodeIfPresent(String.self, forKey: .productID)
+        variantID = try c.decodeIfPresent(String.self, forKey: .variantID)
+        planName = try c.decodeIfPresent(String.self, forKey: .planName)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -158,5 +174,8 @@ public struct ObservedSubscription: Codable, Sendable, Hashable {
         try c.encode(cancelled, forKey: .cancelled)
         try c.encodeIfPresent(emailToken, forKey: .emailToken)
         try c.encodeTimestamp(observedAt, forKey: .observedAt)
+        try c.encodeIfPresent(productID, forKey: .productID)
+        try c.encodeIfPresent(variantID, forKey: .variantID)
+        try c.encodeIfPresent(planName, forKey: .planName)
     }
 }
