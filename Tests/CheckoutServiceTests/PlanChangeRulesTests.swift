@@ -65,6 +65,9 @@ import Testing
         #expect(refusal(choose([Self.subscription("5", cancelled: true)], "ls_3")) == "409 subscription_not_active")
         #expect(refusal(choose([Self.subscription("5", status: "expired")], "ls_3")) == "409 subscription_not_active")
         #expect(refusal(choose(live, "ls_2")) == "422 plan_unchanged")
+        var scheduled = Self.subscription("5")
+        scheduled.pendingVariantID = "3"
+        #expect(refusal(choose([scheduled], "ls_3")) == "409 plan_change_pending")
         #expect(refusal(choose(live, "ls_3", effective: .periodEnd)) == "422 plan_change_timing_unsupported")
         #expect(refusal(choose(live, "ls_3", timings: [])) == "422 plan_change_timing_unsupported")
     }

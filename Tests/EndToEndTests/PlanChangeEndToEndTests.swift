@@ -29,6 +29,20 @@ struct PlanChangeEndToEndTests {
         return try #require(items.first { $0["variantId"] as? String == variantID }?["id"] as? String)
     }
 
+    /// The live stream's answers from now until one contains `text` (or 40 s pass), each poll `after` the last.
+    func watchStream(_ flow: PurchaseFlow, until text: String) async throws -> String {
+        var seen = "", cursor: String?
+        let deadline = ContinuousClock.now + .seconds(40)
+        while ContinuousClock.now < deadline, !seen.contains(text) {
+            let query = cursor.flatMap { $0.addingPercentEncoding(withAllowedCharacters: .alphanumerics) }.map { "&after=\($0)" } ?? ""
+            let response = try await flow.stack.request(.get, flow.stack.gateway + "/api/entitlements/stream?wait=5\(query)", token: flow.token)
+            let object = try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any]
+            cursor = (object?["cursor"] as? String) ?? cursor
+            seen += response.bodyString
+        }
+        return seen
+    }
+
     @Test(arguments: ["lemonsqueezy", "stripe"])
     func monthlyToAnnualNowWithProrationMovesTheEntitlementWithCausePlanChange(provider: String) async throws {
         let stack = try self.stack
@@ -40,6 +54,11 @@ struct PlanChangeEndToEndTests {
         #expect(before["product_id"] as? String == monthly.productID)
         let (_, raw) = try await flow.status()
         let code = try #require(raw["subscription_code"] as? String)
+
+        // The live stream is watched from before the change (a poll without
+        // `after` answers only changes that come while it waits).
+        let watcher = Task { try await watchStream(flow, until: #""kind":"plan_change""#) }
+        try await Task.sleep(for: .milliseconds(500))
 
         // Changed now, prorated; the same Idempotency-Key again acts once.
         let yearly = try #require(Self.yearly[provider])
@@ -69,16 +88,54 @@ struct PlanChangeEndToEndTests {
         #expect((status["entitlements"] as? [[String: Any]])?.contains { $0["product_id"] as? String == yearlyProduct } == true)
 
         // The outgoing change says why.
-        let streamed = try await stack.eventually("the plan change on the stream") { () -> String? in
-            let response = try await stack.request(.get, stack.gateway + "/api/entitlements/stream?wait=2", token: flow.token)
-            return response.bodyString.contains(#""kind":"plan_change""#) ? response.bodyString : nil
-        }
-        #expect(streamed.contains(yearlyProduct))
+        let streamed = try await watcher.value
+        #expect(streamed.contains(#""kind":"plan_change""#) && streamed.contains(yearlyProduct), "\(streamed.prefix(2000))")
 
         // Back to the yearly plan it is on: refused, nothing changes.
         let unchanged = try await change(flow, body)
         #expect(unchanged.status == 422 && unchanged.bodyString.contains(#""code":"plan_unchanged""#), "\(unchanged.bodyString)")
         ContractTests().expectContract(contract, "post", "/api/subscription/change", unchanged)
+    }
+
+    /// Stripe monthly → annual at period end: the monthly plan (and its
+    /// entitlement) stays, the status answer shows the pending change, a second
+    /// change is refused, and at the renewal the annual plan takes over.
+    @Test func stripeMonthlyToAnnualAtPeriodEndWaitsForTheRenewal() async throws {
+        let stack = try self.stack
+        let contract = try OpenAPIContract.repository()
+        let flow = try await PurchaseFlow.make(stack, provider: "stripe")
+        let monthly = try await flow.subscriptionProduct()
+        _ = try await flow.buySubscription()
+        let (_, raw) = try await flow.status()
+        let code = try #require(raw["subscription_code"] as? String)
+        let renewsAt = try #require(raw["renews_at"] as? String)
+
+        let yearly = "st_price_SbxPremiumYearly"
+        let scheduled = try await change(flow, #"{"variantId":"\#(yearly)","effective":"period_end"}"#)
+        #expect(scheduled.status == 200, "change answered \(scheduled.status): \(scheduled.bodyString)")
+        ContractTests().expectContract(contract, "post", "/api/subscription/change", scheduled)
+        let (_, pending) = try await flow.waitUntil("the pending change in the status") { _, raw in
+            (raw["pending_plan_change"] as? [String: Any])?["variantId"] as? String == yearly
+        }
+        #expect((pending["pending_plan_change"] as? [String: Any])?["effective_at"] as? String == renewsAt)
+        let status = try await stack.request(.get, stack.gateway + "/api/subscription/status", token: flow.token)
+        ContractTests().expectContract(contract, "get", "/api/subscription/status", status)
+        #expect(try await flow.entitlements().contains { $0["is_active"] as? Bool == true && $0["product_id"] as? String == monthly.productID })
+        let again = try await change(flow, #"{"variantId":"\#(yearly)","effective":"period_end"}"#)
+        #expect(again.status == 409 && again.bodyString.contains("plan_change_pending"), "\(again.bodyString)")
+
+        // The period ends: Stripe renews on the annual plan.
+        let watcher = Task { try await watchStream(flow, until: #""kind":"plan_change""#) }
+        try await Task.sleep(for: .milliseconds(500))
+        try await flow.sandbox("renew", subscription: code)
+        let yearlyProduct = try await productID(ofVariant: yearly)
+        _ = try await stack.eventually("the entitlement on the yearly plan") { () -> Bool? in
+            try await flow.entitlements().contains { $0["is_active"] as? Bool == true && $0["product_id"] as? String == yearlyProduct } ? true : nil
+        }
+        let (_, after) = try await flow.waitUntil("no change pending") { _, raw in raw["pending_plan_change"] is NSNull }
+        #expect(after["subscription_code"] as? String == code)
+        let streamed = try await watcher.value
+        #expect(streamed.contains(#""kind":"plan_change""#), "\(streamed.prefix(2000))")
     }
 
     @Test func refusalsChangeNothing() async throws {

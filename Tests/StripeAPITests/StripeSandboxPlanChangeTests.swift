@@ -41,4 +41,35 @@ extension StripeSandboxClientTests {
             }
         }
     }
+
+    @Test func monthlyToYearlyAtPeriodEndWaitsForTheRenewal() async throws {
+        try await StripeSandbox.with { sandbox in
+            let client = sandbox.client()
+            let checkout = try await client.createCheckout(request("price_SbxPremiumMonthly"))
+            let paid = try await sandbox.call(.post, "/_sandbox/checkouts/stripe/\(checkout.providerCheckoutID)/pay", json: "{}")
+            let id = try #require(paid["subscription_id"]?.string)
+            let before = try await client.subscription(id: id)
+
+            let scheduled = try await client.changePlan(
+                subscriptionID: id, PlanChange(variantID: "price_SbxPremiumYearly", effective: .periodEnd, proration: .prorate))
+            #expect(scheduled.variantID == "price_SbxPremiumMonthly" && scheduled.pendingVariantID == "price_SbxPremiumYearly")
+            #expect(scheduled.pendingChangeAt == before.renewsAt)
+            let document = try await client.subscriptionDocument(id: id).json
+            let scheduleID = try #require(document["schedule"]?.string)
+            let schedule = try await sandbox.call(.get, "/stripe/v1/subscription_schedules/\(scheduleID)")
+            #expect(schedule["phases"]?.array?.count == 2 && schedule["status"]?.string == "active")
+            // A second change while one is scheduled is refused.
+            await #expect(throws: ProviderError.self) {
+                try await client.changePlan(subscriptionID: id, PlanChange(variantID: "price_SbxPremiumYearly", effective: .now, proration: .none))
+            }
+
+            // At the renewal the yearly plan takes over and the schedule lets go.
+            _ = try await sandbox.call(.post, "/_sandbox/stripe/subscriptions/\(id)/renew", json: "{}")
+            let renewed = try await client.subscription(id: id)
+            #expect(renewed.variantID == "price_SbxPremiumYearly" && renewed.pendingVariantID == nil)
+            #expect((renewed.renewsAt ?? .distantPast) > (before.renewsAt ?? .distantFuture).addingTimeInterval(360 * 86_400))
+            #expect(try await client.subscriptionDocument(id: id).json["schedule"] == .null)
+        }
+    }
+
 }

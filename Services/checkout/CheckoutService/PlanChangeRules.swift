@@ -14,7 +14,7 @@ enum PlanChangeRules {
     ///   - timings: when `target`'s provider can make a change take effect.
     /// - Throws: ``HTTPError``: 422 `plan_not_in_product_group` (no group holds
     ///   the target), 404 `subscription_not_found`, 422 `plan_change_other_group`,
-    ///   409 `subscription_not_active`, 422 `plan_unchanged`, 422 `plan_change_timing_unsupported`.
+    ///   409 `subscription_not_active`, 409 `plan_change_pending`, 422 `plan_unchanged`, 422 `plan_change_timing_unsupported`.
     static func subscription(
         toChange subscriptions: [SubscriptionState], to target: CatalogID, effective: PlanChange.Effective, code: String?,
         configuration: EntitlementsConfiguration?, timings: Set<PlanChange.Effective>
@@ -35,6 +35,9 @@ enum PlanChangeRules {
         }
         guard isLive(chosen) else {
             throw HTTPError(.conflict, "The subscription is cancelled or has ended; its plan cannot change", code: "subscription_not_active")
+        }
+        guard chosen.pendingVariantID == nil else {
+            throw HTTPError(.conflict, "A plan change is already scheduled for this subscription", code: "plan_change_pending")
         }
         guard chosen.variantID != target.rawID else {
             throw HTTPError(.unprocessableContent, "The subscription is already on \(target)", code: "plan_unchanged")

@@ -52,6 +52,9 @@ struct PlanChanger: Sendable {
             logger.warning("provider refused a plan change", metadata: ["provider": owned.provider.rawValue, "error": error.description])
             // No answer (or a 5xx): the provider may have changed the plan anyway.
             if error.kind == .unavailable { commander.requestRefresh(owned, user: user, logger: logger) }
+            if error.code == "plan_change_pending" {
+                throw HTTPError(.conflict, "A plan change is already scheduled for this subscription", code: "plan_change_pending")
+            }
             throw SubscriptionCommander.refusal(error, "change the plan of")
         }
         var command = SubscriptionCommand(
@@ -63,6 +66,8 @@ struct PlanChanger: Sendable {
         observed.productID = result.productID
         observed.variantID = result.variantID
         observed.planName = result.productName
+        observed.pendingVariantID = result.pendingVariantID
+        observed.pendingChangeAt = result.pendingChangeAt
         command.observed = observed
         do {
             try await commander.publisher.publish(command, topic: Topics.commands, key: command.key)

@@ -139,6 +139,9 @@ public struct ObservedSubscription: Codable, Sendable, Hashable {
     public var productID: String?
     public var variantID: String?
     public var planName: String?
+    /// A plan change the provider will make at ``pendingChangeAt`` (the new plan's raw id).
+    public var pendingVariantID: String?
+    public var pendingChangeAt: Date?
 
     public init(status: String, renewsAt: Date?, endsAt: Date?, cancelled: Bool, emailToken: String?, observedAt: Date) {
         self.status = status
@@ -151,6 +154,7 @@ public struct ObservedSubscription: Codable, Sendable, Hashable {
 
     enum CodingKeys: String, CodingKey {
         case status, renewsAt, endsAt, cancelled, emailToken, observedAt, productID = "productId", variantID = "variantId", planName
+        case pendingVariantID = "pendingVariantId", pendingChangeAt
     }
 
     public init(from decoder: any Decoder) throws {
@@ -164,6 +168,8 @@ public struct ObservedSubscription: Codable, Sendable, Hashable {
         productID = try c.decodeIfPresent(String.self, forKey: .productID)
         variantID = try c.decodeIfPresent(String.self, forKey: .variantID)
         planName = try c.decodeIfPresent(String.self, forKey: .planName)
+        pendingVariantID = try c.decodeIfPresent(String.self, forKey: .pendingVariantID)
+        pendingChangeAt = try c.decodeTimestamp(forKey: .pendingChangeAt)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -177,5 +183,7 @@ public struct ObservedSubscription: Codable, Sendable, Hashable {
         try c.encodeIfPresent(productID, forKey: .productID)
         try c.encodeIfPresent(variantID, forKey: .variantID)
         try c.encodeIfPresent(planName, forKey: .planName)
+        try c.encodeIfPresent(pendingVariantID, forKey: .pendingVariantID)
+        if let pendingChangeAt { try c.encodeTimestamp(pendingChangeAt, forKey: .pendingChangeAt) }
     }
 }

@@ -119,6 +119,19 @@ struct StripeLifecycle {
                 throw .invalid("Only an active or trialing subscription renews (status is \(s.status)).")
             }
             guard !s.cancelAtPeriodEnd else { throw .invalid("Subscription \(id) is set to cancel at period end; expire it instead.") }
+            // A schedule's next phase takes over at the period's end; its last phase releases the subscription.
+            var price = price
+            if let scheduleID = s.scheduleID, var schedule = state.schedules[scheduleID], let next = schedule.phase(startingAt: s.periodEnd),
+                let phasePrice = catalog.price(next.priceID)
+            {
+                s.priceID = next.priceID
+                price = phasePrice
+                if schedule.phases.last?.start == next.start {
+                    schedule.status = "released"
+                    s.scheduleID = nil
+                }
+                state.schedules[scheduleID] = schedule
+            }
             s.periodStart = s.periodEnd
             s.periodEnd = advance(s.periodStart, price)
             let invoice = paidInvoice(s, reason: "subscription_cycle", amount: price.unitAmount, currency: price.currency, state: &state)

@@ -51,6 +51,8 @@ struct STSubscription: Sendable {
     var periodEnd: Date
     var latestInvoiceID: String?
     let createdAt: Date
+    /// The subscription schedule attached (`sub_sched_…`), until it is released.
+    var scheduleID: String?
 }
 
 struct STInvoice: Sendable {
@@ -116,7 +118,7 @@ struct STIdempotentAnswer: Sendable {
 /// Everything the emulated Stripe holds.
 struct StripeState: Sendable {
     enum Counter: String, Sendable {
-        case session, customer, subscription, invoice, payment, refund, dispute, event, portal, request
+        case session, customer, subscription, invoice, payment, refund, dispute, event, portal, request, schedule
     }
 
     private var counters: [Counter: Int] = [:]
@@ -127,6 +129,7 @@ struct StripeState: Sendable {
     /// By PaymentIntent id.
     var payments: [String: STPayment] = [:]
     var disputes: [String: STDispute] = [:]
+    var schedules: [String: STSchedule] = [:]
     /// By `Idempotency-Key` (per key and route, as Stripe scopes them to the account).
     var idempotency: [String: STIdempotentAnswer] = [:]
 

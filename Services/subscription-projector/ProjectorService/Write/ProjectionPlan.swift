@@ -330,6 +330,8 @@ struct ProjectionPlan {
         event.productID = observed.productID
         event.variantID = observed.variantID
         event.planName = observed.planName
+        event.pendingVariantID = observed.pendingVariantID
+        event.pendingChangeAt = observed.pendingChangeAt
         event.orderingTimestamp = observed.observedAt
         // Not from the webhook topic: partition and offset -1; the command's
         // own record is the payload (and the `commands` row).
