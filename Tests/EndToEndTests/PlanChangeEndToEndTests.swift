@@ -138,6 +138,33 @@ struct PlanChangeEndToEndTests {
         #expect(streamed.contains(#""kind":"plan_change""#), "\(streamed.prefix(2000))")
     }
 
+    /// A Stripe downgrade at period end (Team yearly → Premium yearly): the
+    /// higher tier stays, and so does its entitlement, until the renewal.
+    @Test func aStripeDowngradeAtPeriodEndKeepsTheHigherTierUntilThen() async throws {
+        let stack = try self.stack
+        let flow = try await PurchaseFlow.make(stack, provider: "stripe")
+        let team = "st_price_SbxTeamYearly", premium = "st_price_SbxPremiumYearly"
+        let teamProduct = try await productID(ofVariant: team)
+        try await flow.pay(checkoutURL: try await flow.createCheckout(productID: teamProduct, variantID: team))
+        _ = try await flow.waitUntil("the team subscription active") { seed, _ in seed.active }
+        let (_, raw) = try await flow.status()
+        let code = try #require(raw["subscription_code"] as? String)
+
+        let scheduled = try await change(flow, #"{"variantId":"\#(premium)","effective":"period_end","proration":"none"}"#)
+        #expect(scheduled.status == 200, "change answered \(scheduled.status): \(scheduled.bodyString)")
+        _ = try await flow.waitUntil("the pending downgrade") { _, raw in
+            (raw["pending_plan_change"] as? [String: Any])?["variantId"] as? String == premium
+        }
+        let kept = try await flow.entitlements().filter { $0["is_active"] as? Bool == true }
+        #expect(kept.count == 1 && kept.first?["product_id"] as? String == teamProduct, "the higher tier until the period ends: \(kept)")
+
+        try await flow.sandbox("renew", subscription: code)
+        let premiumProduct = try await productID(ofVariant: premium)
+        _ = try await stack.eventually("the entitlement on premium") { () -> Bool? in
+            try await flow.entitlements().contains { $0["is_active"] as? Bool == true && $0["product_id"] as? String == premiumProduct } ? true : nil
+        }
+    }
+
     @Test func refusalsChangeNothing() async throws {
         let stack = try self.stack
         let contract = try OpenAPIContract.repository()
