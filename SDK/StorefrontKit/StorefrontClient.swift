@@ -342,7 +342,7 @@ public actor StorefrontClient {
     }
 
     /// The same request with the same key is safe to send again after these.
-    private static func worthRepeating(_ error: StorefrontError) -> Bool {
+    static func worthRepeating(_ error: StorefrontError) -> Bool {
         switch error {
         case .network: true
         case .server(let status, _): status == 409

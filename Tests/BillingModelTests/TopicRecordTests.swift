@@ -152,6 +152,7 @@ import Testing
         e.cardBrand = "visa"; e.cardLastFour = "4242"; e.customerPortalURL = "https://x/portal?a=1&b=2"
         e.updatePaymentMethodURL = "https://x/update"; e.testMode = true; e.authorizationCode = "AUTH_1"; e.pauseMode = "free"
         e.pauseResumesAt = at.addingTimeInterval(8); e.refundedAmount = 250; e.disputeResolution = "merchant-accepted"
+        e.pendingVariantID = "price_Y"; e.pendingChangeAt = at.addingTimeInterval(9)
         e.recurringPrice = RecurringPrice(amount: 4_800_000, currency: "ngn", interval: BillingInterval(unit: .month, count: 3))
         return e
     }

@@ -77,6 +77,39 @@ public struct SubscriptionStatus: Codable, Hashable, Sendable {
     public var entitlements: [EntitlementInfo]
     /// The newest checkout still waiting for a payment, if any.
     public var pendingCheckout: PendingCheckout?
+    /// A plan change that takes effect at the end of the period
+    /// (``StorefrontClient/changePlan(to:effective:proration:subscriptionCode:)``
+    /// with ``PlanChangeTiming/periodEnd``); nil when none is pending.
+    public var pendingPlanChange: PendingPlanChange?
+
+    /// The plan the subscription moves to, and when.
+    public struct PendingPlanChange: Codable, Hashable, Sendable {
+        /// The new plan's ``Product/variantID``.
+        public var variantID: String
+        public var effectiveAt: Date?
+
+        /// Creates one, e.g. for previews and tests.
+        public init(variantID: String, effectiveAt: Date?) {
+            self.variantID = variantID
+            self.effectiveAt = effectiveAt
+        }
+
+        enum CodingKeys: String, CodingKey { case variantID = "variantId", effectiveAt = "effective_at" }
+
+        /// Decodes the server's object.
+        public init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            variantID = try c.decode(String.self, forKey: .variantID)
+            effectiveAt = try c.decodeDate(forKey: .effectiveAt)
+        }
+
+        /// Encodes in the server's shape.
+        public func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(variantID, forKey: .variantID)
+            try c.encodeDate(effectiveAt, forKey: .effectiveAt)
+        }
+    }
 
     /// Creates a status, e.g. for previews and tests.
     public init(
@@ -105,7 +138,7 @@ public struct SubscriptionStatus: Codable, Hashable, Sendable {
         case planName = "plan_name", nextBillingDate = "next_billing_date", subscriptionCode = "subscription_code"
         case emailToken = "email_token", renewsAt = "renews_at", endsAt = "ends_at"
         case cancelAtPeriodEnd = "cancel_at_period_end", customerPortalURL = "customer_portal_url"
-        case pendingCheckout = "pending_checkout"
+        case pendingCheckout = "pending_checkout", pendingPlanChange = "pending_plan_change"
     }
 
     /// Decodes the server's snake_case answer.
@@ -124,6 +157,7 @@ public struct SubscriptionStatus: Codable, Hashable, Sendable {
         customerPortalURL = try c.decodeURL(forKey: .customerPortalURL)
         entitlements = try c.decodeIfPresent([EntitlementInfo].self, forKey: .entitlements) ?? []
         pendingCheckout = try c.decodeIfPresent(PendingCheckout.self, forKey: .pendingCheckout)
+        pendingPlanChange = try c.decodeIfPresent(PendingPlanChange.self, forKey: .pendingPlanChange)
     }
 
     /// Encodes in the server's shape, with explicit `null`s.
@@ -142,5 +176,6 @@ public struct SubscriptionStatus: Codable, Hashable, Sendable {
         try c.encodeURL(customerPortalURL, forKey: .customerPortalURL)
         try c.encode(entitlements, forKey: .entitlements)
         try c.encode(pendingCheckout, forKey: .pendingCheckout)
+        try c.encode(pendingPlanChange, forKey: .pendingPlanChange)
     }
 }

@@ -142,9 +142,10 @@ public func buildCheckoutApplication(
         catalog: catalog, registry: interactive, idempotency: idempotency, quota: quota, publisher: publisher,
         configuration: configuration, ownership: ownership, metrics: checkoutMetrics, now: now)
     let claimer = PurchaseClaimer(publisher: publisher, now: now)
+    let commander = SubscriptionCommander(reader: reader, registry: interactive, publisher: publisher, metrics: checkoutMetrics, now: now)
     let routes = CheckoutRoutes(
-        authenticator: authenticator, creator: creator,
-        commander: SubscriptionCommander(reader: reader, registry: interactive, publisher: publisher, metrics: checkoutMetrics, now: now),
+        authenticator: authenticator, creator: creator, commander: commander,
+        planChanger: PlanChanger(commander: commander, idempotency: idempotency),
         reader: reader, claimer: claimer,
         refresher: SubscriptionRefresher(publisher: publisher, limiter: CommandLimiter(), metrics: checkoutMetrics),
         quota: quota, maxBodyBytes: configuration.maxBodyBytes, webFirst: webFirst, now: now)

@@ -77,27 +77,12 @@ struct CheckoutCreator: Sendable {
                 replayed: false)
         }
         let checkoutID = Self.newCheckoutID()
-        let claim = try await idempotency.begin(user: quotaKey, key: key, requestHash: Self.hash(body), checkoutID: checkoutID)
-        switch claim {
-        case .replay(let stored):
-            metrics.idempotentReplays.increment()
-            return Outcome(body: Array(stored.utf8), replayed: true)
-        case .mismatch:
-            throw IdempotencyStore.reusedKey
-        case .inProgress:
-            throw IdempotencyStore.stillRunning
-        case .acquired:
-            do {
-                try await quota.admit(.createCheckout, user: quotaKey)
-                let answer = try await createNew(
-                    body, item: item, variant: variant, buyer: buyer, checkoutID: checkoutID, locale: locale, logger: logger)
-                try await idempotency.complete(user: quotaKey, key: key, response: String(decoding: answer, as: UTF8.self))
-                return Outcome(body: answer, replayed: false)
-            } catch {
-                await idempotency.release(user: quotaKey, key: key, checkoutID: checkoutID)
-                throw error
-            }
+        let outcome = try await idempotency.once(user: quotaKey, key: key, requestHash: Self.hash(body), id: checkoutID) {
+            try await quota.admit(.createCheckout, user: quotaKey)
+            return try await createNew(body, item: item, variant: variant, buyer: buyer, checkoutID: checkoutID, locale: locale, logger: logger)
         }
+        if outcome.replayed { metrics.idempotentReplays.increment() }
+        return Outcome(body: outcome.body, replayed: outcome.replayed)
     }
 
     /// Checks email syntax and ownership, and that the variant is a known catalog item.

@@ -21,10 +21,10 @@ public struct CheckoutMetrics: Sendable {
         registry.counter("checkout_checkouts_created_total", help: "Hosted checkouts created, by provider.", labels: ["provider": provider.rawValue])
     }
 
-    /// `checkout_subscription_commands_total{provider,kind}` (kind `cancel`, `resume` or `refund`).
+    /// `checkout_subscription_commands_total{provider,kind}` (kind `cancel`, `resume`, `change` or `refund`).
     func commands(_ provider: Provider, kind: String) -> Counter {
         registry.counter(
-            "checkout_subscription_commands_total", help: "Subscription cancels and resumes, and support's refunds, accepted by the provider.",
+            "checkout_subscription_commands_total", help: "Subscription cancels, resumes and plan changes, and support's refunds, accepted by the provider.",
             labels: ["provider": provider.rawValue, "kind": kind])
     }
 

@@ -5,11 +5,12 @@ import ProjectionStore
 import Telemetry
 
 /// The app-facing endpoints: create-checkout, entitlements, subscription
-/// status, cancel, resume and a fresh portal link.
+/// status, cancel, resume, plan change and a fresh portal link.
 struct CheckoutRoutes: Sendable {
     let authenticator: Authenticator
     let creator: CheckoutCreator
     let commander: SubscriptionCommander
+    let planChanger: PlanChanger
     let reader: SubscriptionStatusReader
     let claimer: PurchaseClaimer
     let refresher: SubscriptionRefresher
@@ -73,6 +74,17 @@ struct CheckoutRoutes: Sendable {
                 try await quota.admit(.subscriptionChange, user: user.id)
                 return try HTTPResponse.json(try await commander.perform(action, body, user: user, logger: context.logger))
             }
+        }
+        router.post("/api/subscription/change") { request, context in
+            try JSONBody.checkSize(request, limit: maxBodyBytes)
+            let user = try await authenticator.authenticate(request, fallbackEmail: request.query["email"])
+            let body = try JSONBody.decode(PlanChangeRequest.self, from: request, limit: maxBodyBytes)
+            let key = try CheckoutCreator.idempotencyKey(request)
+            try await quota.admit(.subscriptionChange, user: user.id)
+            let outcome = try await planChanger.change(body, user: user, idempotencyKey: key, logger: context.logger)
+            var headers: HTTPHeaders = ["Content-Type": "application/json", "Cache-Control": "no-store"]
+            if outcome.replayed { headers.add(name: "Idempotent-Replayed", value: "true") }
+            return HTTPResponse(status: .ok, headers: headers, body: outcome.body)
         }
     }
 

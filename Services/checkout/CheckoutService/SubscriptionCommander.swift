@@ -59,7 +59,7 @@ struct SubscriptionCommander: Sendable {
                 // No answer (or a 5xx): the provider may have acted anyway.
                 requestRefresh(owned, user: user, logger: logger)
             }
-            throw Self.refusal(error, action)
+            throw Self.refusal(error, action.rawValue)
         }
         var command = SubscriptionCommand(
             commandID: UUID().uuidString.lowercased(), kind: action.kind, provider: owned.provider,
@@ -125,11 +125,11 @@ struct SubscriptionCommander: Sendable {
     /// the subscription's state, 409, the app's to resolve; a 502 would tell
     /// apps the provider failed and to retry (StorefrontKit reports it as
     /// `providerUnavailable`). Found by `make fuzz` (deploy/api/FUZZING.md).
-    static func refusal(_ error: ProviderError, _ action: Action) -> HTTPError {
+    static func refusal(_ error: ProviderError, _ action: String) -> HTTPError {
         switch error.kind {
         case .validation, .notFound:
             HTTPError(
-                .conflict, "Payment provider \(error.provider.rawValue) refused to \(action.rawValue) the subscription in its current state",
+                .conflict, "Payment provider \(error.provider.rawValue) refused to \(action) the subscription in its current state",
                 code: "provider_refused")
         default:
             error.httpError

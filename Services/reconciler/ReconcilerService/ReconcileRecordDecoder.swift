@@ -39,7 +39,7 @@ public enum ReconcileRecordDecoder {
             case nil: return .unreadable("undecodable command")
             }
             switch command.kind {
-            case .cancelRequested, .resumeRequested, .refundRequested:
+            case .cancelRequested, .resumeRequested, .refundRequested, .planChangeRequested:
                 // A refund of a subscription's payment may change the
                 // subscription too (a provider may end it): fetched after the
                 // same delay as a cancel. An order's refund is its webhook's to tell.

@@ -39,6 +39,8 @@ extension BillingEvent {
         writer.date("paidAt", paidAt)
         writer.string("pauseMode", pauseMode)
         writer.date("pauseResumesAt", pauseResumesAt)
+        writer.date("pendingChangeAt", pendingChangeAt)
+        writer.string("pendingVariantId", pendingVariantID)
         writer.string("planName", planName)
         writer.string("productId", productID)
         writer.string("provider", provider.rawValue)

@@ -93,6 +93,10 @@ public struct BillingEvent: Codable, Sendable, Hashable {
     public var updatePaymentMethodURL: String?
     /// Test-mode data (Lemon Squeezy `test_mode`, Paystack `domain == "test"`).
     public var testMode: Bool?
+    /// A plan change the provider will make later, as Storefront observed it
+    /// after asking for one (``ObservedSubscription/pendingVariantID``).
+    public var pendingVariantID: String?
+    public var pendingChangeAt: Date?
     /// Paystack `authorization.authorization_code`: each successful charge
     /// creates one, and the subscription created from that charge carries the
     /// same code, which is how a subscription finds the checkout that paid for it.
@@ -121,6 +125,7 @@ public struct BillingEvent: Codable, Sendable, Hashable {
         case paidAt, orderingTimestamp, emailToken, cardBrand, cardLastFour
         case customerPortalURL = "customerPortalUrl", updatePaymentMethodURL = "updatePaymentMethodUrl", testMode
         case authorizationCode, pauseMode, pauseResumesAt
+        case pendingVariantID = "pendingVariantId", pendingChangeAt
     }
 
     public init(from decoder: any Decoder) throws {
@@ -165,6 +170,8 @@ public struct BillingEvent: Codable, Sendable, Hashable {
         authorizationCode = try c.decodeIfPresent(String.self, forKey: .authorizationCode)
         pauseMode = try c.decodeIfPresent(String.self, forKey: .pauseMode)
         pauseResumesAt = try c.decodeTimestamp(forKey: .pauseResumesAt)
+        pendingVariantID = try c.decodeIfPresent(String.self, forKey: .pendingVariantID)
+        pendingChangeAt = try c.decodeTimestamp(forKey: .pendingChangeAt)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -195,11 +202,12 @@ public struct BillingEvent: Codable, Sendable, Hashable {
         for (date, key) in [
             (createdAt, CodingKeys.createdAt), (updatedAt, .updatedAt), (renewsAt, .renewsAt), (endsAt, .endsAt),
             (trialEndsAt, .trialEndsAt), (nextPaymentDate, .nextPaymentDate), (paidAt, .paidAt),
-            (orderingTimestamp, .orderingTimestamp), (pauseResumesAt, .pauseResumesAt),
+            (orderingTimestamp, .orderingTimestamp), (pauseResumesAt, .pauseResumesAt), (pendingChangeAt, .pendingChangeAt),
         ] {
             if let date { try c.encode(Timestamp.format(date), forKey: key) }
         }
         try c.encodeIfPresent(emailToken, forKey: .emailToken)
+        try c.encodeIfPresent(pendingVariantID, forKey: .pendingVariantID)
         try c.encodeIfPresent(cardBrand, forKey: .cardBrand)
         try c.encodeIfPresent(cardLastFour, forKey: .cardLastFour)
         try c.encodeIfPresent(customerPortalURL, forKey: .customerPortalURL)

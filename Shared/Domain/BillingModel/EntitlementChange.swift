@@ -53,6 +53,10 @@ public struct EntitlementChange: Codable, Sendable, Hashable {
             case grant
             /// A promotional grant revoked through the server API (``reference`` is the grant id).
             case revoke
+            /// The subscription moved to another plan of its product group
+            /// (docs/plan-changes.md): named so whether the plan-change command
+            /// or the provider's webhook about it came first (``reference`` is that record's).
+            case planChange = "plan_change"
         }
 
         public var kind: Kind

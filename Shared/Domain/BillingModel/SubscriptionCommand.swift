@@ -30,6 +30,10 @@ public struct SubscriptionCommand: Codable, Sendable, Hashable {
         /// asked). An audit record only: access changes when the provider's
         /// refund webhook (or the reconciler's fetch) brings the money back.
         case refundRequested
+        /// The provider accepted a change of the subscription's plan
+        /// (docs/plan-changes.md): ``SubscriptionCommand/observed`` carries the
+        /// plan the provider answered with, so the entitlement follows it.
+        case planChangeRequested
         case other(String)
 
         public init(rawValue: String) {
@@ -40,6 +44,7 @@ public struct SubscriptionCommand: Codable, Sendable, Hashable {
             case "refresh_requested": self = .refreshRequested
             case "redeem": self = .redeem
             case "refund_requested": self = .refundRequested
+            case "plan_change_requested": self = .planChangeRequested
             default: self = .other(rawValue)
             }
         }
@@ -52,6 +57,7 @@ public struct SubscriptionCommand: Codable, Sendable, Hashable {
             case .refreshRequested: "refresh_requested"
             case .redeem: "redeem"
             case .refundRequested: "refund_requested"
+            case .planChangeRequested: "plan_change_requested"
             case .other(let name): name
             }
         }
@@ -170,6 +176,14 @@ public struct ObservedSubscription: Codable, Sendable, Hashable {
     public var emailToken: String?
     /// When the answer was received: it reflects every provider change before then.
     public var observedAt: Date
+    /// The plan the provider answered with (set after a plan change; nil
+    /// after a cancel or resume, which leave the plan as it was).
+    public var productID: String?
+    public var variantID: String?
+    public var planName: String?
+    /// A plan change the provider will make at ``pendingChangeAt`` (the new plan's raw id).
+    public var pendingVariantID: String?
+    public var pendingChangeAt: Date?
 
     public init(status: String, renewsAt: Date?, endsAt: Date?, cancelled: Bool, emailToken: String?, observedAt: Date) {
         self.status = status
@@ -180,7 +194,10 @@ public struct ObservedSubscription: Codable, Sendable, Hashable {
         self.observedAt = observedAt
     }
 
-    enum CodingKeys: String, CodingKey { case status, renewsAt, endsAt, cancelled, emailToken, observedAt }
+    enum CodingKeys: String, CodingKey {
+        case status, renewsAt, endsAt, cancelled, emailToken, observedAt, productID = "productId", variantID = "variantId", planName
+        case pendingVariantID = "pendingVariantId", pendingChangeAt
+    }
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -190,6 +207,11 @@ public struct ObservedSubscription: Codable, Sendable, Hashable {
         cancelled = try c.decodeIfPresent(Bool.self, forKey: .cancelled) ?? false
         emailToken = try c.decodeIfPresent(String.self, forKey: .emailToken)
         observedAt = try c.decodeRequiredTimestamp(forKey: .observedAt)
+        productID = try c.decodeIfPresent(String.self, forKey: .productID)
+        variantID = try c.decodeIfPresent(String.self, forKey: .variantID)
+        planName = try c.decodeIfPresent(String.self, forKey: .planName)
+        pendingVariantID = try c.decodeIfPresent(String.self, forKey: .pendingVariantID)
+        pendingChangeAt = try c.decodeTimestamp(forKey: .pendingChangeAt)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -200,5 +222,10 @@ public struct ObservedSubscription: Codable, Sendable, Hashable {
         try c.encode(cancelled, forKey: .cancelled)
         try c.encodeIfPresent(emailToken, forKey: .emailToken)
         try c.encodeTimestamp(observedAt, forKey: .observedAt)
+        try c.encodeIfPresent(productID, forKey: .productID)
+        try c.encodeIfPresent(variantID, forKey: .variantID)
+        try c.encodeIfPresent(planName, forKey: .planName)
+        try c.encodeIfPresent(pendingVariantID, forKey: .pendingVariantID)
+        if let pendingChangeAt { try c.encodeTimestamp(pendingChangeAt, forKey: .pendingChangeAt) }
     }
 }

@@ -67,6 +67,33 @@ public struct SubscriptionStatusResponse: Codable, Sendable, Hashable {
     /// The user's entitlements, as `GET /api/entitlements` answers them; empty when none.
     public var entitlements: [EntitlementInfo]
     public var pendingCheckout: PendingCheckout?
+    /// A plan change the provider will make at the end of the period; null when none is pending.
+    public var pendingPlanChange: PendingPlanChange?
+
+    /// `{"variantId": "st_price_…", "effective_at": "…"}`: the plan the subscription moves to, and when.
+    public struct PendingPlanChange: Codable, Sendable, Hashable {
+        public var variantId: String
+        public var effectiveAt: Date?
+
+        public init(variantId: String, effectiveAt: Date?) {
+            self.variantId = variantId
+            self.effectiveAt = effectiveAt
+        }
+
+        enum CodingKeys: String, CodingKey { case variantId, effectiveAt = "effective_at" }
+
+        public init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            variantId = try c.decode(String.self, forKey: .variantId)
+            effectiveAt = try c.decodeTimestamp(forKey: .effectiveAt)
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(variantId, forKey: .variantId)
+            try c.encodeTimestamp(effectiveAt, forKey: .effectiveAt)
+        }
+    }
 
     enum CodingKeys: String, CodingKey {
         case active, status, provider, entitlements
@@ -79,6 +106,7 @@ public struct SubscriptionStatusResponse: Codable, Sendable, Hashable {
         case cancelAtPeriodEnd = "cancel_at_period_end"
         case customerPortalURL = "customer_portal_url"
         case pendingCheckout = "pending_checkout"
+        case pendingPlanChange = "pending_plan_change"
     }
 
     public init(
@@ -139,6 +167,7 @@ public struct SubscriptionStatusResponse: Codable, Sendable, Hashable {
         customerPortalURL = try c.decodeIfPresent(String.self, forKey: .customerPortalURL)
         entitlements = try c.decodeIfPresent([EntitlementInfo].self, forKey: .entitlements) ?? []
         pendingCheckout = try c.decodeIfPresent(PendingCheckout.self, forKey: .pendingCheckout)
+        pendingPlanChange = try c.decodeIfPresent(PendingPlanChange.self, forKey: .pendingPlanChange)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -157,5 +186,6 @@ public struct SubscriptionStatusResponse: Codable, Sendable, Hashable {
         try c.encode(customerPortalURL, forKey: .customerPortalURL)
         try c.encode(entitlements, forKey: .entitlements)
         try c.encode(pendingCheckout, forKey: .pendingCheckout)
+        try c.encode(pendingPlanChange, forKey: .pendingPlanChange)
     }
 }

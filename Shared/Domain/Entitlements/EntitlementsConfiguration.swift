@@ -49,9 +49,12 @@ public struct EntitlementsConfiguration: Sendable, Hashable {
 
     /// In identifier order.
     public var entitlements: [Entitlement]
+    /// The plans a subscription may change between (`product_groups`), in name order.
+    public var productGroups: [ProductGroup]
 
-    public init(entitlements: [Entitlement]) {
+    public init(entitlements: [Entitlement], productGroups: [ProductGroup] = []) {
         self.entitlements = entitlements.sorted { $0.identifier < $1.identifier }
+        self.productGroups = productGroups.sorted { $0.name < $1.name }
     }
 
     /// Every problem found in a file, each naming where it is.
@@ -82,7 +85,9 @@ public struct EntitlementsConfiguration: Sendable, Hashable {
         }
         var problems: [String] = []
         guard case .object(let top) = root else { throw Invalid(problems: ["the top level must be an object"]) }
-        for key in top.keys.sorted() where key != "entitlements" { problems.append("unknown key \"\(key)\" at the top level") }
+        for key in top.keys.sorted() where key != "entitlements" && key != "product_groups" {
+            problems.append("unknown key \"\(key)\" at the top level")
+        }
         guard case .object(let map)? = top["entitlements"] else {
             throw Invalid(problems: problems + ["\"entitlements\" must be an object of entitlement identifiers"])
         }
@@ -111,8 +116,9 @@ public struct EntitlementsConfiguration: Sendable, Hashable {
             }
             result.append(entitlement)
         }
+        let groups = top["product_groups"].map { productGroups($0, problems: &problems) } ?? []
         guard problems.isEmpty else { throw Invalid(problems: problems) }
-        return EntitlementsConfiguration(entitlements: result)
+        return EntitlementsConfiguration(entitlements: result, productGroups: groups)
     }
 
     /// The entitlements a purchase of `product`/`variant` grants.
@@ -139,7 +145,7 @@ public struct EntitlementsConfiguration: Sendable, Hashable {
         (byte >= 0x30 && byte <= 0x39) || ((byte | 0x20) >= 0x61 && (byte | 0x20) <= 0x7A)
     }
 
-    private static func idLists(_ value: ConfigJSON, allowed: [String], at: String, problems: inout [String]) -> [String: Set<String>] {
+    static func idLists(_ value: ConfigJSON, allowed: [String], at: String, problems: inout [String]) -> [String: Set<String>] {
         guard case .object(let object) = value else {
             problems.append("\(at) must be an object with \(allowed.joined(separator: " and/or "))")
             return [:]

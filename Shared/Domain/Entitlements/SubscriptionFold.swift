@@ -117,6 +117,22 @@ public enum SubscriptionFold {
         event.provider.entitlementRules.apply(event, to: &state)
         MoneyBack.apply(logged, payments: payments, to: &state)
         trackLifecycle(event, in: &state)
+        trackPendingChange(event, in: &state)
+    }
+
+    /// A scheduled plan change, as Storefront observed it after asking: it
+    /// stands until the subscription is on the new plan (done), or is
+    /// cancelled or ends (void).
+    private static func trackPendingChange(_ event: BillingEvent, in state: inout SubscriptionState) {
+        if event.kind == .subscriptionObserved, let pending = event.pendingVariantID {
+            state.pendingVariantID = pending
+            state.pendingChangeAt = event.pendingChangeAt
+        }
+        guard let pending = state.pendingVariantID else { return }
+        if state.variantID == pending || state.cancelAtPeriodEnd || state.provider.phase(of: state.status).isEndedOrEnding {
+            state.pendingVariantID = nil
+            state.pendingChangeAt = nil
+        }
     }
 
     /// The RevenueCat-style dates: the newest payment, and when a cancellation

@@ -42,6 +42,10 @@ public struct SubscriptionState: Sendable, Hashable, Codable {
     /// Lemon Squeezy `pause.mode` while paused (`void` or `free`).
     public var pauseMode: String?
     public var pauseResumesAt: Date?
+    /// A plan change the provider will make at ``pendingChangeAt`` (docs/plan-changes.md):
+    /// the new plan's raw id; nil when none is pending.
+    public var pendingVariantID: String?
+    public var pendingChangeAt: Date?
     /// Test-mode subscription; nil when no event said.
     public var testMode: Bool?
     /// Lemon Squeezy: the order of the first payment (a part of this

@@ -22,6 +22,7 @@ public enum ProjectionSchema {
         (16, "retention: indexes on the times rows are pruned by, and the projector's DELETE on them", retention),
         (17, "promotional grants of entitlements, with who gave and who revoked them", grants),
         (18, "refunds from support: the checkout reads payments; refund requests audited with who asked", refunds),
+        (19, "a plan change scheduled for the end of a subscription's period", pendingPlanChanges),
     ]
 
     /// The NOLOGIN group roles of the services, created by migration 6 and
@@ -387,4 +388,12 @@ public enum ProjectionSchema {
             ADD COLUMN interval_unit text CHECK (interval_unit IN ('hour', 'day', 'week', 'month', 'year')),
             ADD COLUMN interval_count integer CHECK (interval_count >= 1);
         """
+
+    /// A plan change the provider will make at the end of the period (docs/plan-changes.md).
+    static let pendingPlanChanges = """
+        ALTER TABLE subscriptions
+            ADD COLUMN pending_variant_id text,
+            ADD COLUMN pending_change_at timestamptz;
+        """
+
 }

@@ -249,25 +249,58 @@ struct LemonSqueezyLifecycle {
         return events
     }
 
-    /// Changes the plan of subscription `id` (PATCH `variant_id`); emits `subscription_updated`.
-    func changeVariant(subscriptionID id: Int, variantID: Int, state: inout SandboxState) throws(SandboxError) -> [OutgoingWebhook] {
+    /// Changes the plan of subscription `id` (PATCH `variant_id`); emits
+    /// `subscription_updated`, and `subscription_payment_success` when money is taken now.
+    ///
+    /// As Lemon Squeezy documents it: prorated by default (the unused time is
+    /// credited and the difference charged at the next renewal);
+    /// `invoice_immediately` charges the prorated difference now (an invoice
+    /// with billing reason `updated`); `disable_prorations` charges the new
+    /// price from the next renewal and overrides `invoice_immediately`. A
+    /// change of billing interval starts a new period now and charges the new
+    /// price (less the credit, unless prorations are disabled) at once.
+    func changeVariant(
+        subscriptionID id: Int, variantID: Int, invoiceImmediately: Bool = false, disableProrations: Bool = false, state: inout SandboxState
+    ) throws(SandboxError) -> [OutgoingWebhook] {
         guard var s = state.lsSubscriptions[id] else { throw .notFound("No subscription \(id).") }
         guard let (product, variant) = resources.catalog.variant(id: variantID), variant.isSubscription else {
             throw .invalid("The selected variant id is invalid.", pointer: "/data/attributes/variant_id")
         }
         guard s.status != "expired" else { throw .invalid("Subscription \(id) has expired and can no longer change.") }
+        let newInterval = variant.interval ?? "month", newCount = variant.intervalCount ?? 1
+        let periodStart = Self.advance(s.renewsAt, interval: s.interval, count: -s.intervalCount)
+        let length = s.renewsAt.timeIntervalSince(periodStart)
+        let unused = length > 0 ? min(max(s.renewsAt.timeIntervalSince(now) / length, 0), 1) : 0
+        let credit = disableProrations ? 0 : Int((Double(s.price) * unused).rounded())
+        var charge: Int?
+        if newInterval != s.interval || newCount != s.intervalCount {
+            s.renewsAt = Self.advance(now, interval: newInterval, count: newCount)
+            charge = max(variant.price - credit, 0)
+        } else if invoiceImmediately && !disableProrations {
+            charge = max(Int((Double(variant.price) * unused).rounded()) - credit, 0)
+        }
         s.productID = product.id
         s.variantID = variant.id
         s.productName = product.name
         s.variantName = variant.name
         s.price = variant.price
-        s.interval = variant.interval ?? "month"
-        s.intervalCount = variant.intervalCount ?? 1
+        s.interval = newInterval
+        s.intervalCount = newCount
         s.updatedAt = now
+        var events = [(String, JSONValue)]()
+        if let charge, charge > 0 {
+            let invoice = newInvoice(for: s, reason: "updated", status: "paid", total: charge, state: &state)
+            s.invoiceIDs.append(invoice.id)
+            events.append(("subscription_payment_success", resources.invoice(invoice)))
+        }
         state.lsSubscriptions[id] = s
-        return [
+        var webhooks = [
             LemonSqueezyWebhooks.event("subscription_updated", data: resources.subscription(s), custom: s.custom, testMode: s.testMode, state: &state)
         ]
+        for (name, data) in events {
+            webhooks.append(LemonSqueezyWebhooks.event(name, data: data, custom: s.custom, testMode: s.testMode, state: &state))
+        }
+        return webhooks
     }
 
     /// Refunds `amount` cents of order `id` (nil: all that is left).
@@ -356,10 +389,10 @@ struct LemonSqueezyLifecycle {
         return requested
     }
 
-    private func newInvoice(for s: LSSubscription, reason: String, status: String, state: inout SandboxState) -> LSInvoice {
+    private func newInvoice(for s: LSSubscription, reason: String, status: String, total: Int? = nil, state: inout SandboxState) -> LSInvoice {
         let invoice = LSInvoice(
             id: state.next(.lsInvoice), subscriptionID: s.id, storeID: s.storeID, customerID: s.customerID, userName: s.userName,
-            userEmail: s.userEmail, billingReason: reason, status: status, total: s.price, refunded: false, refundedAt: nil,
+            userEmail: s.userEmail, billingReason: reason, status: status, total: total ?? s.price, refunded: false, refundedAt: nil,
             cardBrand: s.cardBrand, cardLastFour: s.cardLastFour, testMode: s.testMode, createdAt: now, updatedAt: now)
         state.lsInvoices[invoice.id] = invoice
         return invoice

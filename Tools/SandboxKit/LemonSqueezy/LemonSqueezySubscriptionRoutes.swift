@@ -21,7 +21,8 @@ extension LemonSqueezyAPI {
             listDocument(request, path: "/subscriptions", sort: "-createdAt", items: window.slice(items).map(resources.subscription), window: window))
     }
 
-    /// PATCH: `cancelled` (true cancels, false resumes), `pause` (object pauses, null unpauses), `variant_id`.
+    /// PATCH: `cancelled` (true cancels, false resumes), `pause` (object pauses, null unpauses),
+    /// `variant_id` with `invoice_immediately` and `disable_prorations`.
     func updateSubscription(_ idText: String, _ request: SandboxRequest) throws(SandboxError) -> HandlerResult {
         let id = try intID(idText, "subscription")
         guard request.body.count <= 64 * 1024, let body = JSONValue.parse(request.body), let data = body["data"], data.objectValue != nil else {
@@ -36,6 +37,15 @@ extension LemonSqueezyAPI {
             }
             resumesAt = date
         }
+        var flags: [String: Bool] = [:]
+        for name in ["invoice_immediately", "disable_prorations"] {
+            guard let value = attributes[name], !value.isNull else { continue }
+            guard let flag = value.boolValue else {
+                throw .invalid(
+                    "The \(name.replacingOccurrences(of: "_", with: " ")) field must be true or false.", pointer: "/data/attributes/\(name)")
+            }
+            flags[name] = flag
+        }
         let lifecycle = lifecycle
         let (subscription, events) = try store.withState { (state) throws(SandboxError) -> (LSSubscription, [OutgoingWebhook]) in
             guard state.lsSubscriptions[id] != nil else { throw .notFound("No subscription \(id).") }
@@ -44,7 +54,9 @@ extension LemonSqueezyAPI {
                 guard let variantID = variant.intValue else {
                     throw .invalid("The variant id must be an integer.", pointer: "/data/attributes/variant_id")
                 }
-                events += try lifecycle.changeVariant(subscriptionID: id, variantID: variantID, state: &state)
+                events += try lifecycle.changeVariant(
+                    subscriptionID: id, variantID: variantID, invoiceImmediately: flags["invoice_immediately"] ?? false,
+                    disableProrations: flags["disable_prorations"] ?? false, state: &state)
             }
             if let cancelled = attributes["cancelled"]?.boolValue {
                 events += try lifecycle.apply(cancelled ? .cancel : .resume, subscriptionID: id, state: &state)

@@ -76,6 +76,14 @@ struct StripeAPI {
             result = HandlerResult(read(c[0], kind: "subscription") { state in state.subscriptions[c[0]].map(resources.subscription) })
         } else if let c = r.match("POST", "subscriptions/:id") {
             result = updateSubscription(c[0], params)
+        } else if r.match("POST", "subscription_schedules") != nil {
+            result = HandlerResult(createSchedule(params))
+        } else if let c = r.match("POST", "subscription_schedules/:id/release") {
+            result = HandlerResult(releaseSchedule(c[0]))
+        } else if let c = r.match("POST", "subscription_schedules/:id") {
+            result = HandlerResult(updateSchedule(c[0], params))
+        } else if let c = r.match("GET", "subscription_schedules/:id") {
+            result = HandlerResult(read(c[0], kind: "subscription_schedule") { state in state.schedules[c[0]].map(resources.schedule) })
         } else if let c = r.match("DELETE", "subscriptions/:id") {
             result = change { state, lifecycle throws(SandboxError) in
                 try lifecycle.apply(.expire, subscriptionID: c[0], state: &state)

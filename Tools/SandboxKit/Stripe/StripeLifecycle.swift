@@ -123,16 +123,22 @@ struct StripeLifecycle {
                 throw .invalid("Only an active or trialing subscription renews (status is \(s.status)).")
             }
             guard !s.cancelAtPeriodEnd else { throw .invalid("Subscription \(id) is set to cancel at period end; expire it instead.") }
+            // A schedule's next phase takes over at the period's end; its last phase releases the subscription.
+            var price = price
+            if let scheduleID = s.scheduleID, var schedule = state.schedules[scheduleID], let next = schedule.phase(startingAt: s.periodEnd),
+                let phasePrice = catalog.price(next.priceID)
+            {
+                s.priceID = next.priceID
+                price = phasePrice
+                if schedule.phases.last?.start == next.start {
+                    schedule.status = "released"
+                    s.scheduleID = nil
+                }
+                state.schedules[scheduleID] = schedule
+            }
             s.periodStart = s.periodEnd
             s.periodEnd = advance(s.periodStart, price)
-            var invoice = newInvoice(s, reason: "subscription_cycle", amount: price.unitAmount, state: &state)
-            let payment = pay(
-                amount: invoice.amountDue, currency: price.currency, customerID: s.customerID, metadata: [], invoiceID: invoice.id, state: &state)
-            invoice.paymentIntentID = payment.paymentIntentID
-            invoice.status = "paid"
-            invoice.attemptCount = 1
-            invoice.paidAt = now
-            state.invoices[invoice.id] = invoice
+            let invoice = paidInvoice(s, reason: "subscription_cycle", amount: price.unitAmount, currency: price.currency, state: &state)
             s.latestInvoiceID = invoice.id
             s.status = "active"
             state.subscriptions[id] = s
@@ -306,6 +312,18 @@ struct StripeLifecycle {
 
     func advance(_ date: Date, _ price: StripeCatalog.Price) -> Date {
         Formatting.adding(price.interval == "year" ? .year : .month, price.intervalCount, to: date)
+    }
+
+    /// An invoice for `amount`, paid at once by the customer's card (the sandbox's card never declines here).
+    func paidInvoice(_ s: STSubscription, reason: String, amount: Int, currency: String, state: inout StripeState) -> STInvoice {
+        var invoice = newInvoice(s, reason: reason, amount: amount, state: &state)
+        let payment = pay(amount: amount, currency: currency, customerID: s.customerID, metadata: [], invoiceID: invoice.id, state: &state)
+        invoice.paymentIntentID = payment.paymentIntentID
+        invoice.status = "paid"
+        invoice.attemptCount = 1
+        invoice.paidAt = now
+        state.invoices[invoice.id] = invoice
+        return invoice
     }
 
     private func newInvoice(_ s: STSubscription, reason: String, amount: Int, state: inout StripeState) -> STInvoice {

@@ -48,7 +48,7 @@ struct STSubscription: Sendable {
     let id: String
     let itemID: String
     let customerID: String
-    let priceID: String
+    var priceID: String
     let metadata: [JSONField]
     /// Stripe's statuses: `trialing|active|past_due|unpaid|canceled|incomplete|incomplete_expired|paused`.
     var status: String
@@ -61,6 +61,8 @@ struct STSubscription: Sendable {
     var periodEnd: Date
     var latestInvoiceID: String?
     let createdAt: Date
+    /// The subscription schedule attached (`sub_sched_…`), until it is released.
+    var scheduleID: String?
 }
 
 struct STInvoice: Sendable {
@@ -126,7 +128,7 @@ struct STIdempotentAnswer: Sendable {
 /// Everything the emulated Stripe holds.
 struct StripeState: Sendable {
     enum Counter: String, Sendable {
-        case session, customer, subscription, invoice, payment, refund, dispute, event, portal, request
+        case session, customer, subscription, invoice, payment, refund, dispute, event, portal, request, schedule
     }
 
     private var counters: [Counter: Int] = [:]
@@ -137,6 +139,7 @@ struct StripeState: Sendable {
     /// By PaymentIntent id.
     var payments: [String: STPayment] = [:]
     var disputes: [String: STDispute] = [:]
+    var schedules: [String: STSchedule] = [:]
     /// By `Idempotency-Key` (per key and route, as Stripe scopes them to the account).
     var idempotency: [String: STIdempotentAnswer] = [:]
 

@@ -95,6 +95,7 @@ struct StripeResources {
             "ended_at": Self.ts(s.endedAt),
             "items": Self.list([item], hasMore: false, url: "/v1/subscription_items?subscription=\(s.id)").setting("total_count", 1),
             "latest_invoice": JSONValue(s.latestInvoiceID), "livemode": false, "metadata": .object(s.metadata), "pause_collection": nil,
+            "schedule": JSONValue(s.scheduleID),
             "start_date": Self.ts(s.createdAt), "status": .string(s.status), "trial_end": Self.ts(s.trialEnd),
             "trial_settings": ["end_behavior": ["missing_payment_method": "create_invoice"]], "trial_start": Self.ts(s.trialStart),
         ]

@@ -72,8 +72,11 @@ extension StripeAPI {
         return .json(200, store.read { resources.session(session, state: $0.stripe) })
     }
 
-    /// `cancel_at_period_end=true|false` (answered with the subscription as Stripe then holds it; one webhook when it changes).
+    /// `cancel_at_period_end=true|false`, or a price change (`items[0][id]`,
+    /// `items[0][price]`, `proration_behavior`); answered with the subscription
+    /// as Stripe then holds it, with the webhooks of what changed.
     func updateSubscription(_ id: String, _ params: JSONValue) -> HandlerResult {
+        if params["items"] != nil { return changePrice(id, params) }
         guard let flag = params["cancel_at_period_end"]?.stringValue else {
             return HandlerResult(StripeErrors.invalid("The sandbox updates cancel_at_period_end only.", param: "cancel_at_period_end"))
         }
@@ -87,6 +90,25 @@ extension StripeAPI {
             }
             if s.cancelAtPeriodEnd == (flag == "true") { return [] }
             return try lifecycle.apply(flag == "true" ? .cancel : .resume, subscriptionID: id, state: &state)
+        } answer: { state in
+            state.subscriptions[id].map(resources.subscription)
+        }
+    }
+
+    /// `items[0][id]` and `items[0][price]` (one item, as the sandbox's subscriptions have), `proration_behavior`.
+    func changePrice(_ id: String, _ params: JSONValue) -> HandlerResult {
+        guard let items = params["items"]?.arrayValue, items.count == 1, let itemID = items[0]["id"]?.stringValue else {
+            return HandlerResult(StripeErrors.missingParameter("items[0][id]"))
+        }
+        guard let priceID = items[0]["price"]?.stringValue else { return HandlerResult(StripeErrors.missingParameter("items[0][price]")) }
+        let proration = params["proration_behavior"]?.stringValue ?? "create_prorations"
+        guard StripeLifecycle.prorationBehaviors.contains(proration) else {
+            return HandlerResult(
+                StripeErrors.invalid(
+                    "Invalid proration_behavior: must be one of always_invoice, create_prorations, or none", param: "proration_behavior"))
+        }
+        return change { state, lifecycle throws(SandboxError) in
+            try lifecycle.changePrice(subscriptionID: id, itemID: itemID, priceID: priceID, proration: proration, state: &state)
         } answer: { state in
             state.subscriptions[id].map(resources.subscription)
         }

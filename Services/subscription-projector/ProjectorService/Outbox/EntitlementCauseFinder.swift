@@ -44,6 +44,25 @@ struct EntitlementCauseFinder: Sendable {
         return stand.map { Self.cause(inputs[$0]) }
     }
 
+    /// The cause of the change from `before` to `after`: a plan change when an
+    /// entitlement stayed active through it but now comes from another plan of
+    /// the same provider, whichever record (the command, the provider's
+    /// webhook or a snapshot) brought the new plan first.
+    func cause(of touches: [EntitlementTouch], before: [EntitlementInfo], after: [EntitlementInfo]) -> EntitlementChange.Cause? {
+        guard var found = cause(of: touches) else { return nil }
+        if found.kind != .claim, Self.isPlanChange(before: before, after: after) { found.kind = .planChange }
+        return found
+    }
+
+    /// Whether an entitlement active before and after moved to another product of the same provider.
+    static func isPlanChange(before: [EntitlementInfo], after: [EntitlementInfo]) -> Bool {
+        let old = Dictionary(before.filter(\.isActive).map { ($0.identifier, $0) }, uniquingKeysWith: { first, _ in first })
+        return after.contains { new in
+            guard new.isActive, new.source == .subscription, let was = old[new.identifier] else { return false }
+            return was.source == new.source && was.provider == new.provider && new.provider != nil && was.productID != new.productID
+        }
+    }
+
     /// The cause of the change of one user in the batch `inputs` (one lookup: tests and single users).
     static func cause(of touches: [EntitlementTouch], in inputs: [ProjectionInput]) -> EntitlementChange.Cause? {
         EntitlementCauseFinder(inputs).cause(of: touches)
@@ -81,7 +100,8 @@ struct EntitlementCauseFinder: Sendable {
             return .init(kind: isSnapshot ? .snapshot : .providerEvent, provider: delivery.event.provider, reference: delivery.dedupKey)
         case .command(let command):
             let isClaim = command.kind == .claimByEmail || command.kind == .redeem
-            return .init(kind: isClaim ? .claim : .command, provider: command.provider, reference: command.commandID)
+            let kind: EntitlementChange.Cause.Kind = isClaim ? .claim : command.kind == .planChangeRequested ? .planChange : .command
+            return .init(kind: kind, provider: command.provider, reference: command.commandID)
         case .userMerge(let merge):
             // The merged user's purchases moved: a claim with no single provider.
             return .init(kind: .claim, provider: nil, reference: merge.commandID)

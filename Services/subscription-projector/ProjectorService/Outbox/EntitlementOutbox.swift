@@ -91,7 +91,7 @@ public struct EntitlementOutbox: Sendable {
             let after = try (currentLists[user] ?? []).map { try $0.asRecorded() }
             guard
                 let kind = EntitlementChangeClassifier.classify(before: before, after: after, transferred: touches.contains(where: \.transferred)),
-                let cause = causes.cause(of: touches)
+                let cause = causes.cause(of: touches, before: before, after: after)
             else { continue }
             let change = EntitlementChange(
                 id: newID(), type: kind, appUserID: user, occurredAt: at, cause: cause,

@@ -290,7 +290,7 @@ struct ProjectionPlan {
         }
     }
 
-    /// A command is audited; a provider-confirmed cancel or resume also
+    /// A command is audited; a provider-confirmed cancel, resume or plan change also
     /// enters the log as what the provider answered (a
     /// ``BillingEventKind/subscriptionObserved`` event, so the fold orders it
     /// with the webhooks), and a claim records the owner it names.
@@ -327,6 +327,12 @@ struct ProjectionPlan {
         event.endsAt = observed.endsAt
         event.cancelled = observed.cancelled
         event.emailToken = observed.emailToken
+        // After a plan change, the plan the provider answered with: the entitlement follows it at once.
+        event.productID = observed.productID
+        event.variantID = observed.variantID
+        event.planName = observed.planName
+        event.pendingVariantID = observed.pendingVariantID
+        event.pendingChangeAt = observed.pendingChangeAt
         event.orderingTimestamp = observed.observedAt
         // Not from the webhook topic: partition and offset -1; the command's
         // own record is the payload (and the `commands` row).

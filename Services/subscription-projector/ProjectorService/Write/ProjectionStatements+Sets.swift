@@ -46,7 +46,7 @@ extension ProjectionStatements {
 
     private static let subscriptionsSQL = """
         INSERT INTO subscriptions (\(subscriptionColumns))
-        SELECT c1, c2, \(purchaseOwnerOfRow), \((3...34).map { "c\($0)" }.joined(separator: ", "))
+        SELECT c1, c2, \(purchaseOwnerOfRow), \((3...subscriptionParameterTypes.count).map { "c\($0)" }.joined(separator: ", "))
         FROM \(unnest(subscriptionParameterTypes))
         ON CONFLICT (provider, subscription_id) DO UPDATE SET
         \(subscriptionUpdate)

@@ -68,6 +68,9 @@ public struct SubscriptionStatusSnapshot: Sendable, Hashable {
         response.renewsAt = subscription.renewsAt
         response.endsAt = subscription.endsAt
         response.cancelAtPeriodEnd = subscription.cancelAtPeriodEnd
+        response.pendingPlanChange = subscription.pendingVariantID.flatMap { CatalogID(provider: subscription.provider, rawID: $0) }.map {
+            SubscriptionStatusResponse.PendingPlanChange(variantId: $0.description, effectiveAt: subscription.pendingChangeAt)
+        }
         response.customerPortalURL = Self.isFresh(subscription.portalURLsSeenAt, at: now) ? subscription.customerPortalURL : nil
         // A charge is coming only while the subscription renews: not after a
         // cancellation (Lemon Squeezy `cancelled`, Paystack `non-renewing`).

@@ -53,6 +53,12 @@ public struct DeadlineBoundProvider: PaymentProvider {
         try await bounded("refund") { [base] () async throws(ProviderError) in try await base.refund(request) }
     }
 
+    public var planChangeTimings: Set<PlanChange.Effective> { base.planChangeTimings }
+
+    public func changePlan(subscriptionID: String, _ change: PlanChange) async throws(ProviderError) -> ProviderSubscription {
+        try await bounded("changePlan") { [base] () async throws(ProviderError) in try await base.changePlan(subscriptionID: subscriptionID, change) }
+    }
+
     /// Races `call` against the limit; the loser is cancelled.
     private func bounded<T: Sendable>(
         _ operation: String, _ call: @escaping @Sendable () async throws(ProviderError) -> T

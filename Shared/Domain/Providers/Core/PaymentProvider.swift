@@ -38,4 +38,20 @@ public protocol PaymentProvider: Sendable {
     /// left, already refunded) throws ``ProviderError/Kind/validation`` with
     /// the provider's reason.
     func refund(_ request: RefundRequest) async throws(ProviderError) -> ProviderRefund
+
+    /// When this provider can make a plan change take effect (empty: it cannot change plans).
+    var planChangeTimings: Set<PlanChange.Effective> { get }
+
+    /// Moves the subscription to another plan; returns the subscription as the
+    /// provider holds it afterwards. Only called with a timing in ``planChangeTimings``.
+    func changePlan(subscriptionID: String, _ change: PlanChange) async throws(ProviderError) -> ProviderSubscription
+}
+
+extension PaymentProvider {
+    /// A provider that has not said otherwise cannot change plans.
+    public var planChangeTimings: Set<PlanChange.Effective> { [] }
+
+    public func changePlan(subscriptionID: String, _ change: PlanChange) async throws(ProviderError) -> ProviderSubscription {
+        throw ProviderError(provider: provider, operation: "changePlan", kind: .validation, message: "plan changes are not supported")
+    }
 }

@@ -45,6 +45,11 @@ public struct ProviderSubscription: Sendable, Hashable, Codable {
     public var cardBrand: String?
     public var cardLastFour: String?
     public var testMode: Bool?
+    /// A plan change the provider will make later (Stripe: the next phase of
+    /// the subscription's schedule): the new plan's raw id; nil when none is pending.
+    public var pendingVariantID: String?
+    /// When ``pendingVariantID`` takes over: the end of the current period.
+    public var pendingChangeAt: Date?
 
     public init(provider: Provider, id: String, status: String) {
         self.provider = provider

@@ -125,6 +125,37 @@ public struct LemonSqueezyClient: PaymentProvider, CustomStringConvertible {
         return try decode(operation, try await transport.send(operation, .patch, "/v1/subscriptions/\(id)", body: body, retry: .idempotent))
     }
 
+    /// Lemon Squeezy switches plans at once only: `PATCH` takes no date to
+    /// switch at (docs/plan-changes.md), so a change at period end is refused
+    /// before any call.
+    public var planChangeTimings: Set<PlanChange.Effective> { [.now] }
+
+    /// `PATCH /v1/subscriptions/{id}` with `variant_id`. `prorate` sends
+    /// `invoice_immediately: true` (the prorated difference is charged now);
+    /// `none` sends `disable_prorations: true` (the new price from the next
+    /// renewal, no credit).
+    public func changePlan(subscriptionID id: String, _ change: PlanChange) async throws(ProviderError) -> ProviderSubscription {
+        let operation = "changePlan"
+        try checkID(id, operation)
+        guard change.effective == .now else {
+            throw transport.failure(operation, .validation, message: "Lemon Squeezy cannot schedule a plan change")
+        }
+        guard ProviderIDs.isNumeric(change.variantID), let variant = Int64(change.variantID) else {
+            throw transport.failure(operation, .validation, message: "variant id must be numeric")
+        }
+        let body: JSONValue = [
+            "data": [
+                "type": "subscriptions", "id": .string(id),
+                "attributes": [
+                    "variant_id": .integer(variant), "invoice_immediately": .bool(change.proration == .prorate),
+                    "disable_prorations": .bool(change.proration == .none),
+                ],
+            ]
+        ]
+        // An invoice may be charged: repeated only when Lemon Squeezy certainly did not process it.
+        return try decode(operation, try await transport.send(operation, .patch, "/v1/subscriptions/\(id)", body: body, retry: .unprocessedOnly))
+    }
+
     /// The subscription's `urls.customer_portal`, from a fresh fetch (the URLs are signed for 24 h).
     public func managementURL(subscriptionID: String) async throws(ProviderError) -> String {
         let operation = "managementURL"

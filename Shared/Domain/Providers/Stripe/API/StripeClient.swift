@@ -187,7 +187,7 @@ public struct StripeClient: PaymentProvider, CustomStringConvertible {
         return try subscription(operation, try await send(request))
     }
 
-    private func subscription(_ operation: String, _ document: ProviderDocument) throws(ProviderError) -> ProviderSubscription {
+    func subscription(_ operation: String, _ document: ProviderDocument) throws(ProviderError) -> ProviderSubscription {
         guard document.json["object"]?.string == "subscription", let parsed = try? StripeSubscription(document.json) else {
             throw failure(operation, .decoding, "answer is not a subscription")
         }

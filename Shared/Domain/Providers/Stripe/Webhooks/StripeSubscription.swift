@@ -24,6 +24,10 @@ public struct StripeSubscription: Sendable, Hashable {
     public let currentPeriodStart: Date?
     public let currentPeriodEnd: Date?
     public let priceID: String?
+    /// The subscription item holding ``priceID`` (`si_…`): what a plan change updates.
+    public let itemID: String?
+    /// The subscription schedule it is attached to (`sub_sched_…`), when one is.
+    public let scheduleID: String?
     public let productID: String?
     public let latestInvoiceID: String?
     public let created: Date?
@@ -53,6 +57,8 @@ public struct StripeSubscription: Sendable, Hashable {
         currentPeriodStart = StripeJSON.date(item?["current_period_start"]) ?? StripeJSON.date(object["current_period_start"])
         currentPeriodEnd = StripeJSON.date(item?["current_period_end"]) ?? StripeJSON.date(object["current_period_end"])
         priceID = StripeJSON.id(item?["price"])
+        itemID = StripeJSON.string(item?["id"])
+        scheduleID = StripeJSON.id(object["schedule"])
         productID = StripeJSON.id(item?["price"]?["product"])
         latestInvoiceID = StripeJSON.id(object["latest_invoice"])
         created = StripeJSON.date(object["created"])
