@@ -24,7 +24,8 @@ public struct CheckoutMetrics: Sendable {
     /// `checkout_subscription_commands_total{provider,kind}` (kind `cancel`, `resume`, `change` or `refund`).
     func commands(_ provider: Provider, kind: String) -> Counter {
         registry.counter(
-            "checkout_subscription_commands_total", help: "Subscription cancels, resumes and plan changes, and support's refunds, accepted by the provider.",
+            "checkout_subscription_commands_total",
+            help: "Subscription cancels, resumes and plan changes, and support's refunds, accepted by the provider.",
             labels: ["provider": provider.rawValue, "kind": kind])
     }
 
