@@ -3,6 +3,7 @@ import BillingModel
 import Foundation
 import HTTPServer
 import Postgres
+import ProjectionStore
 import TestSupport
 import Testing
 
@@ -77,6 +78,27 @@ import Testing
             let refused = try await harness.request(
                 .post, "/api/users/u-many/grants", token: nil, json: #"{"entitlement":"ls_2","duration":"P7D"}"#, headers: [("X-API-Key", key.text)])
             #expect(refused.status == .unprocessableContent && refused.text.contains("too_many_grants"), "\(refused.text)")
+        }
+    }
+
+    @Test func endedGrantsNeverHideARunningOneFromTheAnswer() async throws {
+        try await Harness.with { harness in
+            let key = try await ServerAPITests.newKey(harness.pool, scopes: [.entitlementsWrite])
+            let now = Date()
+            // One long grant, then more short ones given and revoked after it than the read keeps.
+            let running = GrantRoutes.newGrantID()
+            try await harness.pool.execute(
+                """
+                INSERT INTO entitlement_grants (grant_id, app_user_id, entitlement, starts_at, expires_at, granted_by, grant_command_id, requested_at)
+                VALUES (\(running), 'u-churned', 'ls_2', \(now.addingTimeInterval(-86_400)), \(now.addingTimeInterval(86_400)), 'api_key:k',
+                    \("c-" + running), \(now))
+                """)
+            for _ in 0..<(SubscriptionStatusReader.rowLimit + 5) {
+                try await Self.grantRow(harness.pool, id: GrantRoutes.newGrantID(), user: "u-churned", revoked: true)
+            }
+            let read = try await harness.request(.get, "/api/users/u-churned/entitlements", token: nil, headers: [("X-API-Key", key.text)])
+            let list = try RecordCoding.decode(EntitlementsResponse.self, from: read.body).entitlements
+            #expect(list.first?.grantID == running && list.first?.isActive == true, "\(read.text.prefix(400))")
         }
     }
 }

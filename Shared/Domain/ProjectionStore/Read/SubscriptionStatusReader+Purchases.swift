@@ -38,7 +38,7 @@ extension SubscriptionStatusReader {
             guard let order = try order(row), let owner = order.appUserID else { continue }
             orders[owner, default: []].append(order)
         }
-        let grants = try await grants(of: appUserIDs, on: connection)
+        let grants = try await grants(of: appUserIDs, at: now, on: connection)
         var result: [String: [EntitlementInfo]] = [:]
         for user in appUserIDs {
             result[user] = resolver.entitlements(
@@ -47,17 +47,21 @@ extension SubscriptionStatusReader {
         return result
     }
 
-    /// The promotional grants of each of `appUserIDs`, newest first, at most
-    /// ``rowLimit`` per user (the checkout refuses a grant beyond that many
-    /// running ones, so the limit never hides one that gives access).
+    /// The promotional grants of each of `appUserIDs`: those running at `now`
+    /// first, then the newest, at most ``rowLimit`` per user. The checkout
+    /// refuses a grant beyond that many running ones, and running ones come
+    /// first, so however many ended grants a user collects, the limit never
+    /// hides one that gives access.
     /// - Throws: ``PostgresError``.
-    public static func grants(of appUserIDs: [String], on connection: PostgresConnection) async throws -> [String: [ProjectedGrant]] {
+    public static func grants(of appUserIDs: [String], at now: Date, on connection: PostgresConnection) async throws -> [String: [ProjectedGrant]] {
         guard !appUserIDs.isEmpty else { return [:] }
         let users = try PostgresBind.array(Set(appUserIDs).sorted().map(\.postgresBind), of: .text)
         var result: [String: [ProjectedGrant]] = [:]
         let query: PostgresQuery = """
             SELECT grant_id, app_user_id, entitlement, starts_at, expires_at, revoked_at FROM (
-                SELECT g.*, row_number() OVER (PARTITION BY g.app_user_id ORDER BY g.starts_at DESC, g.grant_id) AS n
+                SELECT g.*, row_number() OVER (
+                    PARTITION BY g.app_user_id
+                    ORDER BY (g.revoked_at IS NULL AND g.expires_at > \(now)) DESC, g.starts_at DESC, g.grant_id) AS n
                 FROM entitlement_grants g WHERE g.app_user_id = ANY(\(users)::text[])) AS ranked
             WHERE n <= \(rowLimit)
             ORDER BY app_user_id, n

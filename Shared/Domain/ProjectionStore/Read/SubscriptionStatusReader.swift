@@ -36,7 +36,7 @@ public struct SubscriptionStatusReader: Sendable {
             let pending = latest.flatMap { checkout in
                 Self.isPending(checkout, now: now, subscriptions: subscriptions, orders: orders) ? checkout : nil
             }
-            let grants = try await Self.grants(of: [user.appUserID], on: connection)[user.appUserID] ?? []
+            let grants = try await Self.grants(of: [user.appUserID], at: now, on: connection)[user.appUserID] ?? []
             return SubscriptionStatusSnapshot(
                 now: now, subscriptions: subscriptions, orders: orders, pendingCheckout: pending,
                 resolver: resolver, grants: grants)

@@ -18,7 +18,7 @@ public struct SubscriptionStatusSnapshot: Sendable, Hashable {
     public var pendingCheckout: ProjectedCheckout?
     /// How purchases become entitlements.
     public var resolver: EntitlementResolver
-    /// The user's promotional grants, newest first (revoked and ended ones included).
+    /// The user's promotional grants, running ones first, then the newest (revoked and ended ones included).
     public var grants: [ProjectedGrant]
 
     public init(
