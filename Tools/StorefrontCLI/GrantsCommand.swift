@@ -17,7 +17,7 @@ public enum GrantsCommand {
         let base = reader.string(.serverAPIURL, default: "http://127.0.0.1:8080")
         let key = reader.required.secret(.serverAPIKey).reveal()
         try reader.finish()
-        let request = try request(arguments, base: base.hasSuffix("/") ? String(base.dropLast()) : base, key: key)
+        let request = try request(arguments, base: base, key: key)
         let response = try await client.execute(request)
         guard response.isSuccess else { throw Refused(status: response.status, body: response.bodyString) }
         output(describe(try response.decode(EntitlementGrant.self)))
@@ -45,12 +45,12 @@ public enum GrantsCommand {
             if let reason = arguments.options["reason"] { body["reason"] = reason }
             if let idempotency = arguments.options["idempotency-key"] { headers.add(name: "Idempotency-Key", value: idempotency) }
             return HTTPClientRequest(
-                method: .post, url: "\(base)/api/users/\(pathSegment(arguments.words[1]))/grants", headers: headers,
+                method: .post, url: ServerAPIURL.user(arguments.words[1], "grants", base: base), headers: headers,
                 body: Array(try JSONEncoder().encode(body)))
         case "revoke":
             guard arguments.words.count == 3 else { throw usage("revoke takes USER GRANT_ID") }
             return HTTPClientRequest(
-                method: .delete, url: "\(base)/api/users/\(pathSegment(arguments.words[1]))/grants/\(pathSegment(arguments.words[2]))",
+                method: .delete, url: ServerAPIURL.user(arguments.words[1], "grants", arguments.words[2], base: base),
                 headers: headers)
         default:
             throw usage("grants are given with grant and taken back with revoke")
@@ -67,13 +67,6 @@ public enum GrantsCommand {
             if let count = Int(text.dropLast(suffix.count)), count > 0 { return make(count) }
         }
         throw usage("--for \(text): give a length such as 30d, 12h, 2w, 3mo, 1y, or ISO 8601 such as P30D")
-    }
-
-    /// One path segment, percent-encoded (a user id may hold any character).
-    static func pathSegment(_ text: String) -> String {
-        var allowed = CharacterSet.alphanumerics
-        allowed.insert(charactersIn: "-._~")
-        return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
     }
 
     static func describe(_ grant: EntitlementGrant) -> String {

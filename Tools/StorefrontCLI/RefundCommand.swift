@@ -73,12 +73,9 @@ public enum RefundCommand {
             body["amount"] = amount
         }
         let idempotencyKey = arguments.options["idempotency-key"] ?? "storefront-cli-\(UUID().uuidString.lowercased())"
-        guard let encodedUser = user.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._~"))) else {
-            throw CommandLineArguments.UsageError(description: "--user cannot be encoded")
-        }
         output("idempotency key: \(idempotencyKey)")
         let request = HTTPClientRequest(
-            method: .post, url: baseURL.trimmingSuffix("/") + "/api/users/\(encodedUser)/refunds",
+            method: .post, url: ServerAPIURL.user(user, "refunds", base: baseURL),
             headers: [
                 "Authorization": "Bearer \(apiKey)", "Content-Type": "application/json", "Accept": "application/json",
                 "Idempotency-Key": idempotencyKey,
@@ -89,13 +86,5 @@ public enum RefundCommand {
         let response = try await send(request)
         output(response.bodyString)
         guard response.isSuccess else { throw Failure(description: "the server answered HTTP \(response.status)") }
-    }
-}
-
-extension String {
-    fileprivate func trimmingSuffix(_ suffix: String) -> String {
-        var text = self
-        while text.hasSuffix(suffix) { text.removeLast(suffix.count) }
-        return text
     }
 }
