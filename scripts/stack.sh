@@ -303,6 +303,8 @@ up() {
     OWNERSHIP_PROOF_KEY=$ownership_proof_key CHECKOUT_REDIRECT_URL="$gateway/checkout/complete" DATABASE_URL=$(database_url_for checkout) \
     CHECKOUT_ANONYMOUS=${CHECKOUT_ANONYMOUS:-on} APPLE_APP_IDS=${APPLE_APP_IDS:-ABCDE12345.com.example.storefront} \
     APP_STORE_URL=${APP_STORE_URL:-https://apps.apple.com/app/id000000000} CHECKOUT_TRUST_FORWARDED_FOR=true \
+    APP_STORE_POLICY_FILE=${APP_STORE_POLICY_FILE:-$root/deploy/config/app-store-policy.json} \
+    APP_STORE_BUNDLE_ID=${APP_STORE_BUNDLE_ID:-com.example.storefront} \
     ENTITLEMENT_VERIFY_KEYS_FILE="$(keys_dir)/entitlement-verify.pem" \
     with_api_keys start_process checkout "$checkout_port" "$bin/checkout"
   for i in $(seq 1 "$receivers"); do

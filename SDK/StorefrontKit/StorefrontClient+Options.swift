@@ -74,6 +74,10 @@ extension StorefrontClient {
         /// (``KeychainAnonymousIdentityStore``), else a file in
         /// ``entitlementsDirectory`` (``FileAnonymousIdentityStore``), else memory only.
         public var anonymousIdentityStore: (any AnonymousIdentityStore)?
+        /// The App Store's storefront, eligibility, notice and tokens for
+        /// ``StorefrontClient/webCheckoutAvailability()`` (``platformAppStore``
+        /// by default: StoreKit where it exists); tests pass a fake.
+        public var appStore: any AppStoreEnvironment
 
         /// Options with the defaults above, changed where given.
         public init(
@@ -84,7 +88,7 @@ extension StorefrontClient {
             refreshesOnForeground: Bool = true, checkoutClosedGrace: Duration = .seconds(2), liveChanges: Bool = true,
             liveChangesPollInterval: Duration = .seconds(10), logLevel: StorefrontLogLevel = .info,
             logHandler: StorefrontLogHandler? = nil, clock: any StorefrontClock = .system,
-            anonymousIdentityStore: (any AnonymousIdentityStore)? = nil
+            anonymousIdentityStore: (any AnonymousIdentityStore)? = nil, appStore: any AppStoreEnvironment = Options.platformAppStore
         ) {
             self.cacheDirectory = cacheDirectory
             self.productsLifetime = productsLifetime
@@ -104,6 +108,7 @@ extension StorefrontClient {
             self.logHandler = logHandler
             self.clock = clock
             self.anonymousIdentityStore = anonymousIdentityStore
+            self.appStore = appStore
         }
 
         /// `<Application Support>/StorefrontKit`: kept across launches and

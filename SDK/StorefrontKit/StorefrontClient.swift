@@ -78,6 +78,8 @@ public actor StorefrontClient {
     nonisolated let foreground: ForegroundObserver
 
     private var productsEntry: ProductsEntry?
+    /// `GET /api/app-config`'s last answer and its tag.
+    var appConfigEntry: (etag: String?, config: AppConfig)?
     private var diskCacheLoaded = false
     /// `GET /api/products/{id}` answers with their `ETag`s.
     private var productEntries: [String: ProductEntry] = [:]
@@ -296,16 +298,16 @@ public actor StorefrontClient {
             variantID: product.variantID, productID: product.id, expectsSubscription: product.isSubscription, email: email, offer: offer)
     }
 
-    private func openCheckout(
+    func openCheckout(
         variantID: String, productID: String?, expectsSubscription: Bool,
-        email: String?, offer: CheckoutOffer
+        email: String?, offer: CheckoutOffer, permit: WebCheckoutPermit? = nil
     ) async throws(StorefrontError) -> CheckoutSession {
         let key = UUID().uuidString.lowercased()
         let email = email.flatMap { $0.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty ? nil : $0 }
         let body = try Self.encode(
             CheckoutRequestBody(
                 variantId: variantID, productId: productID, customerEmail: email, promotionCode: offer.promotionCode, trialDays: offer.trialDays,
-                locale: offer.locale))
+                locale: offer.locale, storefront: permit?.storefront, externalPurchaseToken: permit?.externalPurchaseToken))
         // What the user had before this checkout, to tell its purchase apart later.
         async let baseline = baselineEntitlements()
         var attempt = 1

@@ -60,6 +60,8 @@ struct CheckoutRequestBody: Encodable {
     var promotionCode: String?
     var trialDays: Int?
     var locale: String?
+    var storefront: String?
+    var externalPurchaseToken: String?
 }
 
 /// How a buyer's visit to a hosted checkout ended: the answer of

@@ -1,3 +1,4 @@
+import HTTPServer
 import BillingModel
 
 /// A response body encoded once, with its strong entity tag.

@@ -37,13 +37,15 @@ public struct CheckoutApplication: ServiceApplication {
     /// The live stream's changes and waiting polls; an ``EntitlementChangeListener``
     /// (the executable's, or a test's) feeds it.
     public let changes: EntitlementChangeHub
+    /// The App Store link-out policy in force, reread when its file changes.
+    public let linkOutPolicy: LinkOutPolicySource
 
     /// The services to run, in start order. HTTP starts at once; until the
     /// catalog is loaded, create-checkout answers 503 and `/readyz` is not
     /// ready; until every JWKS was loaded once, `/readyz` is not ready either
     /// and tokens that need those keys are answered 503.
     public var services: [any Service] {
-        [refresher, retention] + (tokenKeys.map { [$0] } ?? []) + [shell.server]
+        [refresher, retention, linkOutPolicy] + (tokenKeys.map { [$0] } ?? []) + [shell.server]
     }
 }
 
@@ -52,6 +54,9 @@ public struct CheckoutApplication: ServiceApplication {
 /// - Parameters:
 ///   - configuration: catalog refresh, checkout expiry, redirect URL, limits.
 ///   - webFirst: anonymous checkouts, the paywall, redemption links, app association files.
+///   - appStore: which app's external purchase tokens are accepted (docs/app-store.md).
+///   - linkOutPolicy: where apps may link out (`GET /api/app-config`); the
+///     default says nowhere.
 ///   - auth: how tokens are verified (or that they are not).
 ///   - jwksFetcher: how the JWKS URLs of `auth` are fetched; nil for HTTP with
 ///     the default JWKS policy (tests pass a local server's client or a fake).
@@ -78,6 +83,8 @@ public struct CheckoutApplication: ServiceApplication {
 public func buildCheckoutApplication(
     configuration: CheckoutConfiguration = CheckoutConfiguration(),
     webFirst: WebFirstConfiguration = WebFirstConfiguration(),
+    appStore: AppStoreConfiguration = AppStoreConfiguration(),
+    linkOutPolicy: LinkOutPolicySource = LinkOutPolicySource(),
     auth: AuthConfiguration,
     jwksFetcher: (any JWKSFetching)? = nil,
     ownership: OwnershipProof,
@@ -140,7 +147,9 @@ public func buildCheckoutApplication(
     let authenticator = Authenticator(configuration: auth, verifier: tokenVerifier, anonymousUsers: anonymousUsers)
     let creator = CheckoutCreator(
         catalog: catalog, registry: interactive, idempotency: idempotency, quota: quota, publisher: publisher,
-        configuration: configuration, ownership: ownership, metrics: checkoutMetrics, now: now)
+        configuration: configuration, ownership: ownership,
+        linkOut: LinkOutCheck(policy: linkOutPolicy, configuration: appStore, tokens: PostgresExternalPurchaseTokenStore(pool: pool)),
+        metrics: checkoutMetrics, now: now)
     let claimer = PurchaseClaimer(publisher: publisher, now: now)
     let commander = SubscriptionCommander(reader: reader, registry: interactive, publisher: publisher, metrics: checkoutMetrics, now: now)
     let routes = CheckoutRoutes(
@@ -185,11 +194,12 @@ public func buildCheckoutApplication(
             webFirstRoutes.mount(on: $0)
             RedeemLandingPage(appStoreURL: webFirst.appStoreURL).mount(on: $0)
             paywall.mount(on: $0)
+            AppConfigRoute(policy: linkOutPolicy).mount(on: $0)
         },
         retention: RetentionJob(
             pool: pool, rules: configuration.retention.rules(idempotencyTTL: configuration.idempotencyTTL),
             schedule: configuration.retention.schedule, registry: metrics, logger: logger, now: now),
-        tokenKeys: tokenVerifier?.refresher, changes: changes)
+        tokenKeys: tokenVerifier?.refresher, changes: changes, linkOutPolicy: linkOutPolicy)
 }
 
 extension CheckoutApplication {

@@ -18,7 +18,8 @@ public enum CheckoutBinary {
     public static let settings = BinarySettings(
         "checkout",
         [
-            .runtime, .httpServer, .checkout, .checkoutRetention, .retention, .webFirst, .entitlementStream, .entitlementVerification, .appTokens,
+            .runtime, .httpServer, .checkout, .checkoutRetention, .retention, .webFirst, .appStore, .entitlementStream, .entitlementVerification,
+            .appTokens,
             .ownershipProof,
             .postgresConnection, .postgresLimits,
             .entitlements,

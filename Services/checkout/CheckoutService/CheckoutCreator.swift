@@ -22,6 +22,8 @@ struct CheckoutCreator: Sendable {
     let configuration: CheckoutConfiguration
     /// Signs each checkout's (checkout id, app user id) for the provider's custom data.
     let ownership: OwnershipProof
+    /// The App Store storefront and token of a checkout opened from an iOS app.
+    let linkOut: LinkOutCheck
     let metrics: CheckoutMetrics
     let now: @Sendable () -> Date
 
@@ -69,17 +71,20 @@ struct CheckoutCreator: Sendable {
         let (item, variant) = try validate(body, user: buyer.user)
         let quotaKey = buyer.quotaKey
         let locale = Self.locale(body, acceptLanguage: acceptLanguage)
+        let appStore = try await linkOut.check(body, owner: quotaKey, now: now())
         guard let key = idempotencyKey else {
             try await quota.admit(.createCheckout, user: quotaKey)
             return Outcome(
                 body: try await createNew(
-                    body, item: item, variant: variant, buyer: buyer, checkoutID: Self.newCheckoutID(), locale: locale, logger: logger),
+                    body, item: item, variant: variant, buyer: buyer, checkoutID: Self.newCheckoutID(), locale: locale, appStore: appStore,
+                    logger: logger),
                 replayed: false)
         }
         let checkoutID = Self.newCheckoutID()
         let outcome = try await idempotency.once(user: quotaKey, key: key, requestHash: Self.hash(body), id: checkoutID) {
             try await quota.admit(.createCheckout, user: quotaKey)
-            return try await createNew(body, item: item, variant: variant, buyer: buyer, checkoutID: checkoutID, locale: locale, logger: logger)
+            return try await createNew(
+                body, item: item, variant: variant, buyer: buyer, checkoutID: checkoutID, locale: locale, appStore: appStore, logger: logger)
         }
         if outcome.replayed { metrics.idempotentReplays.increment() }
         return Outcome(body: outcome.body, replayed: outcome.replayed)
@@ -91,6 +96,7 @@ struct CheckoutCreator: Sendable {
         if body.hasInvalidEmail { throw HTTPError(.badRequest, "customerEmail is not a valid email address", code: "invalid_email") }
         if !body.hasValidRef { throw HTTPError(.badRequest, "ref must be 1–64 of A-Z a-z 0-9 . _ ~ -", code: "invalid_ref") }
         try Self.validateOfferShape(body)
+        _ = try LinkOutCheck.checkShape(body)
         if let user, let email = body.email, !user.emailMatches(email.value) {
             throw HTTPError(.forbidden, "customerEmail does not match the signed-in user", code: "email_mismatch")
         }
@@ -118,7 +124,7 @@ struct CheckoutCreator: Sendable {
 
     private func createNew(
         _ body: CreateCheckoutRequest, item: CatalogItem, variant: CatalogID, buyer: Buyer, checkoutID: String, locale: CheckoutLocale?,
-        logger: Logger
+        appStore: AppStoreCheckout?, logger: Logger
     ) async throws -> [UInt8] {
         let user = buyer.user
         let client: any PaymentProvider
@@ -154,7 +160,8 @@ struct CheckoutCreator: Sendable {
             // A typed customerEmail is a pre-fill; only the token's verified email counts for matching.
             emailVerified: email.map { user?.isVerifiedEmail($0.value) ?? false } ?? false, variantID: variant,
             productID: item.catalogProductID, providerCheckoutID: checkout.providerCheckoutID, url: checkout.url,
-            createdAt: createdAt, expiresAt: checkout.expiresAt ?? request.expiresAt, isSubscription: item.isSubscription, ref: body.ref)
+            createdAt: createdAt, expiresAt: checkout.expiresAt ?? request.expiresAt, isSubscription: item.isSubscription, ref: body.ref,
+            appStore: appStore)
         do {
             try await publisher.publish(record, topic: Topics.checkouts, key: record.key)
         } catch {
@@ -191,8 +198,11 @@ struct CheckoutCreator: Sendable {
         ]
         // A ref and each offer field are hashed only when sent (each tagged
         // with its name), so requests without them hash as they always did.
-        let offers = [("promotionCode", body.promotionCode), ("trialDays", body.trialDays.map(String.init)), ("locale", body.locale)]
-            .compactMap { name, value in value.map { name + "=" + $0 } }
+        let offers = [
+            ("promotionCode", body.promotionCode), ("trialDays", body.trialDays.map(String.init)), ("locale", body.locale),
+            ("storefront", body.storefront), ("externalPurchaseToken", body.externalPurchaseToken),
+        ]
+        .compactMap { name, value in value.map { name + "=" + $0 } }
         let canonical = (fields + (body.ref.map { [$0] } ?? []) + offers)
             .map { "\($0.utf8.count):\($0)" }.joined(separator: "|")
         return Hex.encode(SHA256.hash(Array(canonical.utf8)))

@@ -16,11 +16,18 @@ extension Setting {
     public static let checkoutRetentionExpiredRedemptions = Setting(
         "CHECKOUT_RETENTION_EXPIRED_REDEMPTIONS", default: "1d",
         "how long a redemption link nobody redeemed is kept after it expired (it answers 410 expired meanwhile, then 404); 0 = forever")
+    public static let checkoutRetentionExternalPurchaseTokens = Setting(
+        "CHECKOUT_RETENTION_EXTERNAL_PURCHASE_TOKENS", default: "30d",
+        "how long an external purchase token's owner is kept past the token's end (a year after first use for tokens without one); 0 = forever")
 }
 
 extension SettingGroup {
     public static let checkoutRetention = SettingGroup(
-        "Retention (checkout)", [.checkoutRetentionQuotaWindows, .checkoutRetentionLedgerWindows, .checkoutRetentionExpiredRedemptions])
+        "Retention (checkout)",
+        [
+            .checkoutRetentionQuotaWindows, .checkoutRetentionLedgerWindows, .checkoutRetentionExpiredRedemptions,
+            .checkoutRetentionExternalPurchaseTokens,
+        ])
 }
 
 /// How long the checkout keeps each kind of row it prunes, and the schedule.
@@ -32,6 +39,7 @@ public struct CheckoutRetention: Sendable {
     public var quotaWindows = RetentionPeriod.keep(.seconds(3600))
     public var ledgerWindows = RetentionPeriod.keep(.seconds(3600))
     public var expiredRedemptions = RetentionPeriod.keep(.seconds(86_400))
+    public var externalPurchaseTokens = RetentionPeriod.keep(.seconds(30 * 86_400))
 
     public init() {}
 
@@ -42,6 +50,7 @@ public struct CheckoutRetention: Sendable {
         retention.quotaWindows = reader.retention(.checkoutRetentionQuotaWindows, default: .seconds(3600), minimum: .seconds(60))
         retention.ledgerWindows = reader.retention(.checkoutRetentionLedgerWindows, default: .seconds(3600), minimum: .seconds(60))
         retention.expiredRedemptions = reader.retention(.checkoutRetentionExpiredRedemptions, default: .seconds(86_400))
+        retention.externalPurchaseTokens = reader.retention(.checkoutRetentionExternalPurchaseTokens, default: .seconds(30 * 86_400))
         return retention
     }
 
@@ -77,6 +86,12 @@ public struct CheckoutRetention: Sendable {
                 DELETE FROM checkout_redemptions WHERE ctid = ANY(ARRAY(
                     SELECT ctid FROM checkout_redemptions WHERE expires_at < \(cutoff) AND redeemed_by IS NULL
                     LIMIT \(limit) FOR UPDATE SKIP LOCKED))
+                """
+            },
+            RetentionRule("checkout_external_purchase_tokens", keep: externalPurchaseTokens) { cutoff, limit in
+                """
+                DELETE FROM checkout_external_purchase_tokens WHERE ctid = ANY(ARRAY(
+                    SELECT ctid FROM checkout_external_purchase_tokens WHERE keep_until < \(cutoff) LIMIT \(limit) FOR UPDATE SKIP LOCKED))
                 """
             },
         ]

@@ -129,6 +129,21 @@ public enum CheckoutSchema {
                     CHECK (expires_at IS NULL OR expires_at > created_at);
                 """),
         PostgresMigration(version: 7, name: "the operators' admin role for API keys", sql: adminRole),
+        PostgresMigration(
+            version: 8, name: "external purchase tokens",
+            sql: """
+                -- Who first sent each of Apple's external purchase tokens with a checkout
+                -- (docs/app-store.md): a token is refused for any other user. Kept until
+                -- keep_until (the token's own end, else a year), then pruned.
+                CREATE TABLE checkout_external_purchase_tokens (
+                    external_purchase_id  text PRIMARY KEY CHECK (length(external_purchase_id) BETWEEN 1 AND 128),
+                    owner                 text NOT NULL,
+                    first_used_at         timestamptz NOT NULL DEFAULT now(),
+                    keep_until            timestamptz NOT NULL
+                );
+                CREATE INDEX checkout_external_purchase_tokens_keep_until ON checkout_external_purchase_tokens (keep_until);
+                GRANT SELECT, INSERT, UPDATE, DELETE ON checkout_external_purchase_tokens TO storefront_checkout;
+                """),
     ]
 
     /// The role `storefront api-keys` and `storefront endpoints` connect with

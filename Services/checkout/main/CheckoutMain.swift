@@ -44,9 +44,20 @@ struct CheckoutMain {
                 if configuration.providerTimeout > http.handlerTimeout - CheckoutConfiguration.answerMargin {
                     reader.report(.checkoutProviderTimeout, "must be at least 5s below HTTP_HANDLER_TIMEOUT (\(http.handlerTimeout))")
                 }
+                let appStore = AppStoreConfiguration.fromEnvironment(&reader, testMode: !mode.isLive)
+                var linkOutPolicy: LinkOutPolicySource? = LinkOutPolicySource(logger: logger)
+                if let path = appStore.policyFile {
+                    do {
+                        linkOutPolicy = try LinkOutPolicySource(path: path, logger: logger)
+                    } catch {
+                        linkOutPolicy = nil
+                        reader.report(.appStorePolicyFile, String(describing: error))
+                    }
+                }
                 return (
                     http: http,
                     configuration: configuration,
+                    appStore: appStore, linkOutPolicy: linkOutPolicy,
                     webFirst: WebFirstConfiguration.fromEnvironment(&reader, redirectURL: configuration.redirectURL),
                     stream: EntitlementStreamSettings.fromEnvironment(&reader, connectionLimit: http.maxConnections),
                     changeVerifier: EntitlementChangeVerifier.fromEnvironment(&reader),
@@ -63,7 +74,9 @@ struct CheckoutMain {
             },
             start: { settings, logger, metrics in
                 // These are nil only when the reader reported why (and the launcher exited).
-                guard let database = settings.database, let providers = settings.providers, let changeVerifier = settings.changeVerifier else {
+                guard let database = settings.database, let providers = settings.providers, let changeVerifier = settings.changeVerifier,
+                    let linkOutPolicy = settings.linkOutPolicy
+                else {
                     throw ConfigurationError(problems: [ConfigurationProblem(variable: "DATABASE_URL", message: "configuration incomplete")])
                 }
                 let pool = PostgresPool(configuration: database, options: PostgresPoolConfiguration(maximumConnections: settings.maxConnections))
@@ -80,7 +93,8 @@ struct CheckoutMain {
                             client: settings.messaging.client, replica: ProcessInfo.processInfo.hostName)),
                     hub: changes, verifier: changeVerifier, logger: logger, metrics: metrics)
                 let application = buildCheckoutApplication(
-                    configuration: settings.configuration, webFirst: settings.webFirst, auth: settings.auth, ownership: settings.ownership,
+                    configuration: settings.configuration, webFirst: settings.webFirst, appStore: settings.appStore, linkOutPolicy: linkOutPolicy,
+                    auth: settings.auth, ownership: settings.ownership,
                     providers: ProviderRegistry(
                         configuration: providers, httpClient: HTTPClient(),
                         budget: { provider in

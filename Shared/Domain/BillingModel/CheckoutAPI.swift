@@ -19,10 +19,16 @@ public struct CreateCheckoutRequest: Codable, Sendable, Hashable {
     public var trialDays: Int?
     /// The buyer's language as a BCP 47 tag (``CheckoutLocale``); absent: the `Accept-Language` header's.
     public var locale: String?
+    /// The App Store storefront the app runs in, as StoreKit reports it (`USA`,
+    /// `NLD`): checked against the link-out policy and kept on the checkout.
+    public var storefront: String?
+    /// The external purchase token StoreKit gave the app where the storefront
+    /// needs Apple's entitlement (``ExternalPurchaseToken``).
+    public var externalPurchaseToken: String?
 
     public init(
         customerEmail: String?, variantId: String, productId: String?, ref: String? = nil, promotionCode: String? = nil,
-        trialDays: Int? = nil, locale: String? = nil
+        trialDays: Int? = nil, locale: String? = nil, storefront: String? = nil, externalPurchaseToken: String? = nil
     ) {
         self.customerEmail = customerEmail
         self.variantId = variantId
@@ -31,6 +37,8 @@ public struct CreateCheckoutRequest: Codable, Sendable, Hashable {
         self.promotionCode = promotionCode
         self.trialDays = trialDays
         self.locale = locale
+        self.storefront = storefront
+        self.externalPurchaseToken = externalPurchaseToken
     }
 
     /// Whether ``ref`` is absent or well-formed.

@@ -38,16 +38,19 @@ public struct CheckoutCreatedRecord: Codable, Sendable, Hashable {
     /// The campaign tag the checkout was opened with (the paywall's `?ref=`,
     /// or `ref` in the request body), for `storefront report`. JSON `ref`.
     public var ref: String?
+    /// The App Store storefront and external purchase token of a checkout
+    /// opened from an App Store app that sent them. JSON `appStore`, absent otherwise.
+    public var appStore: AppStoreCheckout?
 
     enum CodingKeys: String, CodingKey {
         case checkoutID = "checkoutId", provider, appUserID = "appUserId", email, emailVerified, variantID = "variantId"
-        case productID = "productId", providerCheckoutID = "providerCheckoutId", url, createdAt, expiresAt, isSubscription, ref
+        case productID = "productId", providerCheckoutID = "providerCheckoutId", url, createdAt, expiresAt, isSubscription, ref, appStore
     }
 
     public init(
         checkoutID: String, provider: Provider, appUserID: String?, email: String?, emailVerified: Bool = false, variantID: CatalogID,
         productID: CatalogID?, providerCheckoutID: String, url: String, createdAt: Date, expiresAt: Date?, isSubscription: Bool? = nil,
-        ref: String? = nil
+        ref: String? = nil, appStore: AppStoreCheckout? = nil
     ) {
         self.checkoutID = checkoutID
         self.provider = provider
@@ -62,6 +65,7 @@ public struct CheckoutCreatedRecord: Codable, Sendable, Hashable {
         self.expiresAt = expiresAt
         self.isSubscription = isSubscription
         self.ref = ref
+        self.appStore = appStore
     }
 
     /// The record's topic key.
@@ -83,6 +87,7 @@ public struct CheckoutCreatedRecord: Codable, Sendable, Hashable {
         expiresAt = try c.decodeTimestamp(forKey: .expiresAt)
         isSubscription = try c.decodeIfPresent(Bool.self, forKey: .isSubscription)
         ref = try c.decodeIfPresent(String.self, forKey: .ref)
+        appStore = try c.decodeIfPresent(AppStoreCheckout.self, forKey: .appStore)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -100,5 +105,6 @@ public struct CheckoutCreatedRecord: Codable, Sendable, Hashable {
         try c.encodeTimestamp(expiresAt, forKey: .expiresAt)
         try c.encodeIfPresent(isSubscription, forKey: .isSubscription)
         try c.encodeIfPresent(ref, forKey: .ref)
+        try c.encodeIfPresent(appStore, forKey: .appStore)
     }
 }

@@ -385,6 +385,7 @@ struct ProjectionPlan {
                     record.checkoutID, record.provider.rawValue, record.appUserID, record.email ?? "",
                     record.productID?.description, record.variantID.description, record.providerCheckoutID, record.url,
                     record.createdAt, record.expiresAt, record.emailVerified, record.isSubscription, record.ref,
+                    record.appStore?.storefront.code, record.appStore?.externalPurchaseID, record.appStore?.tokenType?.rawValue,
                 ]))
         // An anonymous checkout has no user to record.
         if let appUserID = record.appUserID {

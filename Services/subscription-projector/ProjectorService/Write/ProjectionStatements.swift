@@ -337,17 +337,18 @@ enum ProjectionStatements {
     /// A checkout as the checkout service published it; completed at the
     /// earliest matching purchase already logged (events may come first).
     static let checkout = PostgresPreparedStatement(
-        name: "projector_checkout_v4",
+        name: "projector_checkout_v5",
         sql: """
             INSERT INTO checkouts (checkout_id, provider, app_user_id, email, product_id, variant_id, provider_checkout_id,
-                url, created_at, expires_at, email_verified, is_subscription, ref, completed_at)
-            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, (
+                url, created_at, expires_at, email_verified, is_subscription, ref, app_store_storefront, external_purchase_id,
+                external_purchase_token_type, completed_at)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, (
                 SELECT min(COALESCE(e.ordering_ts, e.received_at)) FROM billing_events AS e WHERE e.provider = $2 AND (
                     (e.checkout_id = $1 AND e.kind IN \(completingKinds))
                     OR (e.checkout_id IS NULL AND e.app_user_id = $3 AND e.kind IN \(completingKindsByUser)
                         AND COALESCE(e.ordering_ts, e.received_at) >= $9))))
             ON CONFLICT (checkout_id) DO NOTHING
-            """, parameterTypes: [t, t, t, t, t, t, t, t, ts, ts, .bool, .bool, t])
+            """, parameterTypes: [t, t, t, t, t, t, t, t, ts, ts, .bool, .bool, t, t, t, t])
 
     /// A purchase naming its checkout: completed at the earliest such time.
     static let completeByID = PostgresPreparedStatement(

@@ -1,4 +1,4 @@
-import CatalogService
+import HTTPServer
 import Testing
 
 @Suite("Entity tags")
