@@ -25,42 +25,12 @@ import sys
 import tempfile
 from pathlib import Path
 
+from swift_text import code_of
+
 SCOPE = "Services"
 NAMES = re.compile(r"lemon[ _]?squeezy|stripe|paystack", re.IGNORECASE)
 #: (path relative to the root, why it may name a provider)
 ALLOWED: list[tuple[str, str]] = []
-
-
-def without_comments(source: str) -> str:
-    """The source with `//` and (nested) `/* */` comments blanked, string literals kept, lines kept."""
-    out, i, n = [], 0, len(source)
-    while i < n:
-        if source.startswith("//", i):
-            end = source.find("\n", i)
-            i = n if end < 0 else end
-        elif source.startswith("/*", i):
-            depth, start, i = 1, i, i + 2
-            while i < n and depth:
-                if source.startswith("/*", i):
-                    depth, i = depth + 1, i + 2
-                elif source.startswith("*/", i):
-                    depth, i = depth - 1, i + 2
-                else:
-                    i += 1
-            out.append("\n" * source.count("\n", start, i))
-        elif source[i] == '"' or (source[i] == "#" and re.match(r'#+"', source[i:])):
-            hashes = len(re.match(r"#*", source[i:]).group(0))
-            quote = '"""' if source.startswith('"""', i + hashes) else '"'
-            close = quote + "#" * hashes
-            start, i = i, i + hashes + len(quote)
-            while i < n and not source.startswith(close, i):
-                i += 2 if source[i] == "\\" and not hashes else 1
-            i += len(close)
-            out.append(source[start:i])
-        else:
-            out.append(source[i])
-            i += 1
-    return "".join(out)
 
 
 def findings(root: Path) -> list[str]:
@@ -70,7 +40,7 @@ def findings(root: Path) -> list[str]:
         relative = path.relative_to(root).as_posix()
         if relative in allowed:
             continue
-        for number, line in enumerate(without_comments(path.read_text(errors="replace")).split("\n"), 1):
+        for number, line in enumerate(code_of(path.read_text(errors="replace"), keep_strings=True).split("\n"), 1):
             match = NAMES.search(line)
             if match:
                 found.append(f"{relative}:{number}: names the provider {match.group(0)!r}: {line.strip()[:120]}")

@@ -64,6 +64,8 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from swift_text import code_of
+
 SCOPE = ("Services", "Shared/Domain")
 PROVIDERS = "Shared/Domain/Providers"
 PROVIDER = "LemonSqueezy"
@@ -91,35 +93,7 @@ COMPUTED = re.compile(r"\bvar\s+[A-Za-z_][A-Za-z0-9_]*\s*:\s*[^={]+\{(?!\s*(?:ge
 
 def strip(source: str) -> str:
     """Source without comments and string literals (interpolations dropped with them)."""
-    out = []
-    i, n = 0, len(source)
-    while i < n:
-        if source.startswith("//", i):
-            i = source.find("\n", i)
-            i = n if i < 0 else i
-        elif source.startswith("/*", i):
-            depth, i = 1, i + 2
-            while i < n and depth:
-                if source.startswith("/*", i):
-                    depth, i = depth + 1, i + 2
-                elif source.startswith("*/", i):
-                    depth, i = depth - 1, i + 2
-                else:
-                    i += 1
-        elif source[i] == '"' or (source[i] == "#" and re.match(r'#+"', source[i:])):
-            hashes = len(re.match(r"#*", source[i:]).group(0))
-            i += hashes
-            quote = '"""' if source.startswith('"""', i) else '"'
-            close = quote + "#" * hashes
-            i += len(quote)
-            while i < n and not source.startswith(close, i):
-                i += 2 if source[i] == "\\" and not hashes else 1
-            i += len(close)
-            out.append(" ")
-        else:
-            out.append(source[i])
-            i += 1
-    return "".join(out)
+    return code_of(source, keep_strings=False)
 
 
 def has_logic(code: str) -> bool:
@@ -328,6 +302,8 @@ def self_test() -> int:
         failures.append(f"declaration-only files: got {sorted(declarations)}")
     for failure in failures:
         print(f"count-webhook-path self-test: {failure}", file=sys.stderr)
+    if not failures:
+        print(f"count-webhook-path self-test: the planted tree's {len(expected_logic)} files with logic found, and nothing else")
     return 1 if failures else 0
 
 
