@@ -333,16 +333,17 @@ let package = Package(
         tests("ProviderBudgetTests", ["BillingModel", "ProviderBudget", "Providers", "Telemetry"]),
         tests("EntitlementsTests", ["ServiceSettings", "ProjectionStore", "Entitlements", "BillingModel", "ServiceRuntime"]),
         tests("SandboxKitTests", ["SandboxKit"]),
-        // The Stripe pieces against written payloads, and against the sandbox's emulated Stripe.
+        // Stripe's events, signatures, statuses and traits (its folder's Webhooks, Entitlements
+        // and Model parts) against written payloads, and against the sandbox's emulated Stripe.
         tests(
-            "StripeProviderTests",
+            "StripeWebhookTests",
             [
                 "Webhooks", "Providers", "TestSupport", "ServiceSettings", "Entitlements", "SandboxKit", "CryptoPrimitives", "BillingModel",
                 "JSONCodec",
             ]),
         // The Stripe client over a fake transport, and against the sandbox's emulated Stripe served in process.
         tests(
-            "StripeAPITests",
+            "StripeAPIClientTests",
             [
                 "ProviderConfiguration", "Webhooks", "Providers", "BillingModel", "HTTPClient", "HTTPServer", "JSONCodec", "ServiceSettings",
                 "SandboxKit",

@@ -24,6 +24,9 @@ python3 "$root/scripts/check_dependencies.py"
 "$root/scripts/settings-docs.sh" --check
 python3 "$root/scripts/check_docs.py"
 python3 "$root/scripts/check_docs.py" --self-test
+python3 "$root/scripts/count_webhook_path.py" --self-test
+python3 "$root/scripts/check_provider_names.py"
+python3 "$root/scripts/check_provider_names.py" --self-test
 # The kit's target carries no warnings-as-errors setting (apps could not build
 # it; Package.swift says why), so its strictness is checked here: the kit alone,
 # `-warnings-as-errors` on the command line, in a build folder of its own so the

@@ -3,8 +3,8 @@ import SandboxServer
 import ServiceRuntime
 import Telemetry
 
-/// `provider-sandbox`: a local emulator of the Lemon Squeezy and Paystack APIs
-/// and webhooks. Its settings are declared in ``ProviderSandboxBinary/settings``:
+/// `provider-sandbox`: a local emulator of the Lemon Squeezy, Paystack and
+/// Stripe APIs and webhooks. Its settings are declared in ``ProviderSandboxBinary/settings``:
 /// `provider-sandbox --help-settings` lists them.
 @main
 struct ProviderSandboxMain {

@@ -14,7 +14,7 @@ public enum CatalogSetupError: Error, Sendable, Equatable, CustomStringConvertib
     public var description: String {
         switch self {
         case .noSources:
-            "no catalog source is configured: enable at least one payment provider (Lemon Squeezy or Paystack)"
+            "no catalog source is configured: enable at least one payment provider (\(Provider.displayNames))"
         case .duplicateProvider(let provider):
             "more than one catalog source for provider \(provider.rawValue)"
         }

@@ -72,7 +72,7 @@ public enum AuthConfiguration: Sendable {
             if mode.isLive {
                 reader.report(
                     .authDisabled,
-                    "AUTH_DISABLED=true is refused in live mode (STOREFRONT_MODE=live, or a live Paystack key): without token checks "
+                    "AUTH_DISABLED=true is refused in live mode (STOREFRONT_MODE=live, or a provider key that shows it is live): without token checks "
                         + "anyone could act as any user; set AUTH_JWT_SECRET, AUTH_JWT_PUBLIC_KEY_FILE or AUTH_JWT_JWKS_URL instead")
             }
             return .disabled

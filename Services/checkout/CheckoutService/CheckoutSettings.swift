@@ -5,7 +5,7 @@ import ServiceSettings
 
 extension Setting {
     public static let storefrontMode = Setting(
-        "STOREFRONT_MODE", default: "derived from PAYSTACK_SECRET_KEY (sk_live_: live), else test",
+        "STOREFRONT_MODE", default: "derived from the enabled providers' keys that show their mode (sk_live_: live); required when none does",
         "live or test: live refuses AUTH_DISABLED and test-only entitlement shortcuts")
     public static let databaseMaxConnections = Setting(
         "DATABASE_MAX_CONNECTIONS", default: "10", "PostgreSQL connections in the checkout's pool")

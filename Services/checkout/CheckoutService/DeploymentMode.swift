@@ -8,7 +8,7 @@ import ProviderConfiguration
 ///
 /// Rules, checked at start-up (every violation is a ``ConfigReader`` problem),
 /// against the credentials of the configured providers that show their mode
-/// (``ProviderConfiguration/CredentialMode``: Paystack's `sk_test_…`/`sk_live_…`):
+/// (``ProviderConfiguration/CredentialMode``: Paystack's and Stripe's `sk_test_…`/`sk_live_…`):
 /// - `STOREFRONT_MODE` set: every such credential must agree with it.
 /// - unset: derived from them, when they agree.
 /// - unset and no credential shows a mode: an error; set `STOREFRONT_MODE=test` or `live`.
@@ -53,8 +53,7 @@ public enum DeploymentMode: String, Sendable, CaseIterable, CustomStringConverti
             if !invalid {
                 reader.report(
                     variable,
-                    "set STOREFRONT_MODE=test or live: no configured provider's key shows its mode offline "
-                        + "(Paystack's does; Lemon Squeezy keys do not)")
+                    "set STOREFRONT_MODE=test or live: no configured provider's key shows its mode offline")
             }
             return .test
         }

@@ -56,6 +56,14 @@ public struct ReconcilerProviderSettings: Sendable {
         return ReconcilerProviderSettings(providers: providers, budgets: budgets, localRequestsPerMinute: local)
     }
 
+    /// The problem to stop on when ``fromEnvironment(_:)`` gave nil without
+    /// the reader stopping the process first: it names the first registered
+    /// provider's API setting, as the reader's own problem would.
+    public static var incomplete: ConfigurationProblem {
+        let setting = ProvidersConfiguration.enablingSettings(for: .api).first
+        return ConfigurationProblem(variable: setting?.name ?? "provider settings", message: "provider configuration incomplete")
+    }
+
     /// The in-process budget of `provider`, in requests per minute.
     public func requestsPerMinute(_ provider: Provider) -> Int {
         localRequestsPerMinute[provider] ?? budgets.shares(provider).perMinuteCeiling(for: .targeted)

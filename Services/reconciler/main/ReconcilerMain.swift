@@ -31,9 +31,7 @@ struct ReconcilerMain {
             start: { settings, logger, metrics in
                 // Nil only when the reader reported why (and the launcher exited).
                 guard let providers = settings.providers else {
-                    throw ConfigurationError(problems: [
-                        ConfigurationProblem(variable: "LEMONSQUEEZY_API_KEY", message: "provider configuration incomplete")
-                    ])
+                    throw ConfigurationError(problems: [ReconcilerProviderSettings.incomplete])
                 }
                 let configuration = settings.configuration
                 let application = try buildReconcilerApplication(

@@ -19,7 +19,7 @@ public enum WebhookReceiverSetupError: Error, Sendable, CustomStringConvertible 
     public var description: String {
         switch self {
         case .noVerifiers:
-            "no webhook verifier is configured: enable at least one payment provider (Lemon Squeezy or Paystack)"
+            "no webhook verifier is configured: enable at least one payment provider (\(Provider.displayNames))"
         case .duplicateProvider(let provider):
             "more than one webhook verifier for provider \(provider.rawValue)"
         case .kafka(let reason):

@@ -34,7 +34,7 @@ public struct WebhookReceiverConfiguration: Sendable {
     public var readinessCacheDuration: Duration
 
     /// Upper bound of ``maxBodyBytes``: the providers' verifiers refuse larger bodies.
-    public static var maximumBodyLimit: Int { LemonSqueezyWebhookVerifier.maximumBodySize }
+    public static var maximumBodyLimit: Int { ProviderWebhooks.maximumBodySize }
 
     public init(
         maxBodyBytes: Int = 1 << 20, publishTimeout: Duration = .seconds(5), publishLinger: Duration = .zero,

@@ -13,7 +13,7 @@ extension Setting {
         "how long the producer holds a webhook to send it with others (linger.ms, 0-50ms); every webhook waits that long for its 200")
     public static let webhookTrustForwardedFor = Setting(
         "WEBHOOK_TRUST_FORWARDED_FOR", default: "false",
-        "true: take the client address from X-Forwarded-For (behind the gateway), for PAYSTACK_WEBHOOK_IP_ALLOWLIST")
+        "true: take the client address from X-Forwarded-For (behind the gateway), for a provider's webhook IP allow-list")
 }
 
 extension SettingGroup {

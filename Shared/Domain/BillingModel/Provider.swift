@@ -54,3 +54,14 @@ extension Provider: Codable {
         try container.encode(rawValue)
     }
 }
+
+extension Provider {
+    /// The registered providers' names as people write them, for messages
+    /// that ask for one ("Lemon Squeezy, Paystack or Stripe"): services name
+    /// no provider themselves, so a new provider appears here by registering.
+    public static var displayNames: String {
+        let names = allCases.map(\.definition.displayName)
+        guard let last = names.last, names.count > 1 else { return names.first ?? "" }
+        return names.dropLast().joined(separator: ", ") + " or " + last
+    }
+}

@@ -3,7 +3,7 @@ import ServiceSettings
 
 /// What a configured provider's credential shows about whether the
 /// deployment takes real money: some providers' keys say whether they are
-/// test or live keys (Paystack's `sk_test_…` and `sk_live_…`); others' do
+/// test or live keys (Paystack's and Stripe's `sk_test_…` and `sk_live_…`); others' do
 /// not offline (Lemon Squeezy's), and give none.
 public struct CredentialMode: Sendable, Hashable {
     public var provider: Provider

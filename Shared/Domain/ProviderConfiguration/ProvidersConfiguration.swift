@@ -60,6 +60,12 @@ public struct ProvidersConfiguration: Sendable {
 }
 
 extension ProvidersConfiguration {
+    /// The settings that enable a provider for `uses`, every registered
+    /// provider's, in ``Provider/allCases`` order.
+    public static func enablingSettings(for uses: ProviderUses) -> [Setting] {
+        Provider.allCases.flatMap { $0.configurationRules.enablingSettings(for: uses) }
+    }
+
     /// The webhook verifier of every enabled provider that was given its
     /// secret, in ``Provider/allCases`` order: the one place they are built.
     public var webhookVerifiers: [any WebhookVerifier] {

@@ -6,6 +6,9 @@ import JSONCodec
 /// a verified delivery (the receiver: envelope and topic key from one parse)
 /// and ``normalize(_:)`` a stored envelope (the projector and the reconciler).
 public enum ProviderWebhooks {
+    /// Largest body any provider's webhook is verified and parsed from.
+    public static var maximumBodySize: Int { JSONValue.maximumBodySize }
+
     /// Everything the receiver needs from one verified delivery, from ONE
     /// parse of the body: the envelope (dedup key, event name), the topic
     /// key, and whether the body was understood.

@@ -25,7 +25,7 @@ public protocol WebhookVerifier: Sendable {
 
 extension WebhookVerifier {
     /// Largest body verified (the webhook normaliser refuses larger ones anyway).
-    public static var maximumBodySize: Int { JSONValue.maximumBodySize }
+    public static var maximumBodySize: Int { ProviderWebhooks.maximumBodySize }
 
     /// Verifies with headers given as a dictionary (names compared case-insensitively).
     public func verify(headers: [String: String], body: [UInt8], remoteAddress: String?) throws(WebhookVerificationError) {

@@ -8,7 +8,7 @@ import Telemetry
 public struct BuildInfo: Sendable, Equatable {
     /// The newest release in CHANGELOG.md (README, "Versions and releases");
     /// a test compares the two, so a release that forgets this fails `make test`.
-    public static let releasedVersion = "0.1.0"
+    public static let releasedVersion = "0.4.0"
 
     /// The release this build belongs to.
     public var version: String
