@@ -15,7 +15,7 @@ import Testing
 @Suite struct PlanChangePreviewTests {
     /// A provider whose preview answers what the test says; it records what it
     /// was asked, and a change would be recorded too (none must be).
-    final class FakeProvider: PaymentProvider {
+    final class FakeProvider: UnusedProviderCalls {
         let provider = Provider.lemonsqueezy
         let answer: Result<PlanChangePreview, ProviderError>
         let asked = Mutex<[PlanChangePreviewRequest]>([])
@@ -32,15 +32,6 @@ import Testing
             changes.withLock { $0 += 1 }
             throw unused
         }
-        func catalog() async throws(ProviderError) -> [CatalogItem] { [] }
-        func createCheckout(_ request: CheckoutRequest) async throws(ProviderError) -> ProviderCheckout { throw unused }
-        func subscription(id: String) async throws(ProviderError) -> ProviderSubscription { throw unused }
-        func subscriptions(customerEmail: EmailAddress) async throws(ProviderError) -> [ProviderSubscription] { [] }
-        func cancelSubscription(id: String) async throws(ProviderError) -> ProviderSubscription { throw unused }
-        func resumeSubscription(id: String) async throws(ProviderError) -> ProviderSubscription { throw unused }
-        func managementURL(subscriptionID: String) async throws(ProviderError) -> String { throw unused }
-        func refund(_ request: RefundRequest) async throws(ProviderError) -> ProviderRefund { throw unused }
-        var unused: ProviderError { ProviderError(provider: provider, operation: "unused", kind: .rejected, message: "not in this test") }
     }
 
     static let renews = Date(timeIntervalSince1970: 1_780_000_000)

@@ -22,6 +22,13 @@ extension StripeSandboxClientTests {
             currentPlan: nil, periodEnd: nil)
     }
 
+    /// A paid monthly Premium subscription's id.
+    func paidMonthlySubscription(_ sandbox: StripeSandbox, _ client: StripeClient) async throws -> String {
+        let checkout = try await client.createCheckout(request("price_SbxPremiumMonthly"))
+        let paid = try await sandbox.call(.post, "/_sandbox/checkouts/stripe/\(checkout.providerCheckoutID)/pay", json: "{}")
+        return try #require(paid["subscription_id"]?.string)
+    }
+
     /// The amount of the invoice the last change paid.
     func latestInvoiceAmount(_ sandbox: StripeSandbox, _ client: StripeClient, _ id: String) async throws -> Int64 {
         let invoiceID = try #require(try await client.subscriptionDocument(id: id).json["latest_invoice"]?.string)
@@ -31,9 +38,7 @@ extension StripeSandboxClientTests {
     @Test func aPreviewSaysWhatTheChangeThenCharges() async throws {
         try await StripeSandbox.with { sandbox in
             let client = sandbox.client()
-            let checkout = try await client.createCheckout(request("price_SbxPremiumMonthly"))
-            let paid = try await sandbox.call(.post, "/_sandbox/checkouts/stripe/\(checkout.providerCheckoutID)/pay", json: "{}")
-            let id = try #require(paid["subscription_id"]?.string)
+            let id = try await paidMonthlySubscription(sandbox, client)
             await sandbox.server.app.settleDeliveries()
             let deliveries = await sandbox.server.app.deliveries(provider: .stripe).count
 
@@ -70,9 +75,7 @@ extension StripeSandboxClientTests {
     @Test func thePreviewRefusesWhatTheUpdateRefuses() async throws {
         try await StripeSandbox.with { sandbox in
             let client = sandbox.client()
-            let checkout = try await client.createCheckout(request("price_SbxPremiumMonthly"))
-            let paid = try await sandbox.call(.post, "/_sandbox/checkouts/stripe/\(checkout.providerCheckoutID)/pay", json: "{}")
-            let id = try #require(paid["subscription_id"]?.string)
+            let id = try await paidMonthlySubscription(sandbox, client)
             await #expect(throws: ProviderError.self) {
                 try await client.previewPlanChange(previewRequest(id, Self.plan("price_Nope", 1, .month), .none))
             }

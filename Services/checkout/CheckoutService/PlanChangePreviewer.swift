@@ -43,10 +43,10 @@ struct PlanChangePreviewer: Sendable {
             logger.warning("provider refused a plan change preview", metadata: ["provider": owned.provider.rawValue, "error": error.description])
             throw SubscriptionCommander.planChangeRefusal(error, "preview a plan change of")
         }
-        return PlanChangePreviewResponse(
+        let subject = PlanChangeSubject(
             provider: owned.provider, subscriptionCode: owned.subscriptionID,
-            variantId: catalogID(change.variantID)?.description ?? change.variantID, effective: change.effective, proration: change.proration,
-            preview: preview)
+            variantId: catalogID(change.variantID)?.description ?? change.variantID, effective: change.effective, proration: change.proration)
+        return PlanChangePreviewResponse(subject: subject, preview: preview)
     }
 
     /// The catalog's item for `id`, if it is loaded and holds it.
@@ -69,27 +69,19 @@ extension PlanChangeRequest {
 /// in minor units; `null` where the provider cannot say, `exact: false` for an estimate.
 struct PlanChangePreviewResponse: Encodable, Sendable {
     var success = true
-    var provider: Provider
-    var subscriptionCode: String
-    var variantId: String
-    var effective: PlanChange.Effective
-    var proration: PlanChange.Proration
+    var subject: PlanChangeSubject
     var preview: PlanChangePreview
 
     enum CodingKeys: String, CodingKey {
-        case success, provider, variantId, effective, proration, currency, next, exact, amount, at
-        case subscriptionCode = "subscription_code"
+        case success, currency, next, exact, amount, at
         case dueNow = "due_now"
     }
 
+    /// The subject's fields, then the amounts, `null` where unknown, in the same object.
     func encode(to encoder: any Encoder) throws {
+        try subject.encode(to: encoder)
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(success, forKey: .success)
-        try c.encode(provider, forKey: .provider)
-        try c.encode(subscriptionCode, forKey: .subscriptionCode)
-        try c.encode(variantId, forKey: .variantId)
-        try c.encode(effective, forKey: .effective)
-        try c.encode(proration, forKey: .proration)
         try c.encode(preview.currency, forKey: .currency)
         if let due = preview.dueNow {
             var nested = c.nestedContainer(keyedBy: CodingKeys.self, forKey: .dueNow)

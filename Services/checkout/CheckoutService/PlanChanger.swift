@@ -70,8 +70,11 @@ struct PlanChanger: Sendable {
             "subscription plan changed",
             metadata: ["provider": owned.provider.rawValue, "command.id": command.commandID, "variant": target.description])
         let response = PlanChangeResponse(
-            message: effective == .now ? "Plan changed" : "Plan change scheduled", provider: owned.provider, subscriptionCode: owned.subscriptionID,
-            variantId: target.description, effective: effective, proration: proration, status: result.status,
+            message: effective == .now ? "Plan changed" : "Plan change scheduled",
+            subject: PlanChangeSubject(
+                provider: owned.provider, subscriptionCode: owned.subscriptionID, variantId: target.description, effective: effective,
+                proration: proration),
+            status: result.status,
             renewsAt: result.cancelled ? nil : result.renewsAt)
         return try HTTPResponse.json(response).body
     }
