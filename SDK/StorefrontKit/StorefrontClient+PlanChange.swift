@@ -42,3 +42,27 @@ extension StorefrontClient {
         }
     }
 }
+
+extension StorefrontClient {
+    /// What ``changePlan(to:effective:proration:subscriptionCode:)`` with the
+    /// same arguments would charge now and next
+    /// (`GET /api/subscription/change/preview`), to show before the user
+    /// confirms. Nothing changes. The server checks the change as it would
+    /// the change itself, so a refusal here is the change's refusal.
+    /// - Parameters:
+    ///   - variantID: the new plan's ``Product/variantID``.
+    ///   - effective: now, or at the end of the paid period.
+    ///   - proration: credit and charge the difference now, or not.
+    ///   - subscriptionCode: which subscription, when the user has several of the group.
+    /// - Returns: the amounts the provider can say; ``PlanChangePreview/isExact`` is false for an estimate.
+    /// - Throws: ``StorefrontError``; a 422 names why the change would be refused.
+    public func previewPlanChange(
+        to variantID: String, effective: PlanChangeTiming = .now, proration: PlanChangeProration = .prorate, subscriptionCode: String? = nil
+    ) async throws(StorefrontError) -> PlanChangePreview {
+        var fields = [("variantId", variantID), ("effective", effective.rawValue), ("proration", proration.rawValue)]
+        if let subscriptionCode { fields.append(("subscription_code", subscriptionCode)) }
+        let query = fields.map { name, value in "\(name)=\(value.addingPercentEncoding(withAllowedCharacters: Self.queryValueAllowed) ?? "")" }
+        let reply = try await send("GET", "api/subscription/change/preview?" + query.joined(separator: "&"))
+        return try decode(PlanChangePreview.self, reply.data, what: "plan change preview")
+    }
+}

@@ -18,7 +18,7 @@ import Testing
 /// The pool points at a port nothing listens on; nothing here reaches it.
 @Suite struct CheckoutOfferTests {
     /// Records each checkout request; throws `refusal` when set.
-    final class RecordingProvider: PaymentProvider {
+    final class RecordingProvider: UnusedProviderCalls {
         let provider: Provider
         let refusal: ProviderError?
         let requests = Mutex<[CheckoutRequest]>([])
@@ -34,16 +34,8 @@ import Testing
             return ProviderCheckout(provider: provider, providerCheckoutID: "co_1", url: "https://pay.example/co_1")
         }
 
-        func catalog() async throws(ProviderError) -> [CatalogItem] { [] }
-        func subscription(id: String) async throws(ProviderError) -> ProviderSubscription { throw unused }
-        func subscriptions(customerEmail: EmailAddress) async throws(ProviderError) -> [ProviderSubscription] { [] }
-        func cancelSubscription(id: String) async throws(ProviderError) -> ProviderSubscription { throw unused }
-        func resumeSubscription(id: String) async throws(ProviderError) -> ProviderSubscription { throw unused }
-        func managementURL(subscriptionID: String) async throws(ProviderError) -> String { throw unused }
-        func refund(_ request: RefundRequest) async throws(ProviderError) -> ProviderRefund { throw unused }
         /// Every request so far.
         var sent: [CheckoutRequest] { requests.withLock { $0 } }
-        var unused: ProviderError { ProviderError(provider: provider, operation: "unused", kind: .rejected, message: "not in this test") }
     }
 
     static let secret = Array("checkout-offer-tests-hs256-secret-012345".utf8)

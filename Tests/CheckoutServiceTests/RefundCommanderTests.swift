@@ -12,7 +12,7 @@ import Testing
 /// lookup, idempotency records and a provider in memory.
 @Suite struct RefundCommanderTests {
     /// A provider whose refund answers what the test says and counts its calls.
-    final class FakeProvider: PaymentProvider {
+    final class FakeProvider: UnusedProviderCalls {
         let provider: Provider
         let answer: Result<ProviderRefund, ProviderError>
         let calls = Mutex<[RefundRequest]>([])
@@ -26,14 +26,6 @@ import Testing
             calls.withLock { $0.append(request) }
             return try answer.get()
         }
-        func catalog() async throws(ProviderError) -> [CatalogItem] { [] }
-        func createCheckout(_ request: CheckoutRequest) async throws(ProviderError) -> ProviderCheckout { throw unused }
-        func subscription(id: String) async throws(ProviderError) -> ProviderSubscription { throw unused }
-        func subscriptions(customerEmail: EmailAddress) async throws(ProviderError) -> [ProviderSubscription] { [] }
-        func cancelSubscription(id: String) async throws(ProviderError) -> ProviderSubscription { throw unused }
-        func resumeSubscription(id: String) async throws(ProviderError) -> ProviderSubscription { throw unused }
-        func managementURL(subscriptionID: String) async throws(ProviderError) -> String { throw unused }
-        var unused: ProviderError { ProviderError(provider: provider, operation: "unused", kind: .rejected, message: "not in this test") }
     }
 
     /// The projection: purchases by (provider, type, id), each with its owner.

@@ -7,8 +7,10 @@ import Testing
 /// Plan changes through the gateway (docs/plan-changes.md), on a stack whose
 /// entitlements file names product groups (deploy/config/entitlements.example.json):
 /// monthly → annual now with proration, for Lemon Squeezy and Stripe, checked
-/// in the entitlement, the status answer, the outgoing change and its cause;
-/// and each refusal, which changes nothing.
+/// in its preview (what Stripe then charges), the entitlement, the status
+/// answer, the outgoing change and its cause, and `storefront report` (a
+/// contraction, not churn and a new subscription); and each refusal, the
+/// preview's too, which changes nothing.
 @Suite(.serialized, .liveStack(["ENTITLEMENTS_FILE": exampleEntitlementsFile]))
 struct PlanChangeEndToEndTests {
     var stack: LiveStack { get throws { try LiveStack.required() } }
@@ -60,8 +62,29 @@ struct PlanChangeEndToEndTests {
         let watcher = Task { try await watchStream(flow, until: #""kind":"plan_change""#) }
         try await Task.sleep(for: .milliseconds(500))
 
-        // Changed now, prorated; the same Idempotency-Key again acts once.
+        // The preview first: what the change will charge, nothing changed.
         let yearly = try #require(Self.yearly[provider])
+        let previewed = try await preview(flow, "variantId=\(yearly)&effective=now&proration=prorate")
+        #expect(previewed.status == 200, "preview answered \(previewed.status): \(previewed.bodyString)")
+        ContractTests().expectContract(contract, "get", "/api/subscription/change/preview", previewed)
+        let quote = try #require(try JSONSerialization.jsonObject(with: Data(previewed.body)) as? [String: Any])
+        #expect(quote["subscription_code"] as? String == code && quote["variantId"] as? String == yearly && quote["currency"] as? String == "USD")
+        let exact = quote["exact"] as? Bool == true
+        let dueNow = (quote["due_now"] as? [String: Any])?["amount"] as? Int
+        let yearlyPrice = try await monthlyPrice(ofVariant: yearly) * 12
+        let next = quote["next"] as? [String: Any]
+        #expect(abs(((next?["amount"] as? NSNumber)?.doubleValue ?? 0) - yearlyPrice) < 0.5, "the year at the new price next: \(quote)")
+        if provider == "stripe" {
+            // Stripe's own preview: the year less the unused month, now.
+            #expect(exact && (4500..<4999).contains(dueNow ?? 0), "\(quote)")
+        } else {
+            // Lemon Squeezy prorates by itself, so only the new price is known.
+            #expect(!exact && quote["due_now"] is NSNull && next?["at"] is NSNull, "\(quote)")
+        }
+        #expect(try await flow.entitlements().contains { $0["is_active"] as? Bool == true && $0["product_id"] as? String == monthly.productID })
+        let report = try await reportFigures(provider)
+
+        // Changed now, prorated; the same Idempotency-Key again acts once.
         let body = #"{"variantId":"\#(yearly)","effective":"now","proration":"prorate"}"#
         let key = "e2e-plan-\(flow.subject)"
         let changed = try await change(flow, body, key: key)
@@ -91,10 +114,31 @@ struct PlanChangeEndToEndTests {
         let streamed = try await watcher.value
         #expect(streamed.contains(#""kind":"plan_change""#) && streamed.contains(yearlyProduct), "\(streamed.prefix(2000))")
 
+        // What the preview said is what Stripe charged.
+        if provider == "stripe", exact, let dueNow {
+            #expect(try await stripeLatestInvoiceAmount(flow, subscription: code) == dueNow)
+        }
+
+        // In the revenue report the change moves this subscription's MRR from
+        // the month's price to the year's twelfth: a contraction, never churn
+        // and a new subscription.
+        let monthlyMRR = try await monthlyPrice(ofVariant: monthly.variantID)
+        let moved = try await stack.eventually("the change in the report") { () -> [String: Int64]? in
+            let now = try await reportFigures(provider)
+            return now["contraction_mrr", default: 0] != report["contraction_mrr", default: 0] ? now : nil
+        }
+        let delta = { (key: String) in moved[key, default: 0] - report[key, default: 0] }
+        #expect(abs(Double(delta("contraction_mrr")) - (monthlyMRR - yearlyPrice / 12)) <= 1, "\(report) → \(moved)")
+        #expect(delta("new_mrr") == 0 && delta("churned_mrr") == 0 && delta("expansion_mrr") == 0, "\(report) → \(moved)")
+        #expect(delta("active_subscribers_end") == 0 && delta("churned_subscriptions") == 0, "\(report) → \(moved)")
+
         // Back to the yearly plan it is on: refused, nothing changes.
         let unchanged = try await change(flow, body)
         #expect(unchanged.status == 422 && unchanged.bodyString.contains(#""code":"plan_unchanged""#), "\(unchanged.bodyString)")
         ContractTests().expectContract(contract, "post", "/api/subscription/change", unchanged)
+        let unchangedPreview = try await preview(flow, "variantId=\(yearly)")
+        #expect(unchangedPreview.status == 422 && unchangedPreview.bodyString.contains(#""code":"plan_unchanged""#))
+        ContractTests().expectContract(contract, "get", "/api/subscription/change/preview", unchangedPreview)
     }
 
     /// Stripe monthly → annual at period end: the monthly plan (and its
@@ -189,6 +233,19 @@ struct PlanChangeEndToEndTests {
             #expect(refused.status == status && refused.bodyString.contains(#""code":"\#(code)""#), "\(body): \(refused.bodyString)")
             ContractTests().expectContract(contract, "post", path, refused)
         }
+        // The preview refuses alike, and the gateway names its one method.
+        let previewCases: [(String, Int, String)] = [
+            ("variantId=ls_9", 422, "plan_not_in_product_group"), ("variantId=ls_3&effective=period_end", 422, "plan_change_timing_unsupported"),
+            ("variantId=ls_3&effective=later", 400, "invalid_effective"),
+        ]
+        for (query, status, code) in previewCases {
+            let refused = try await preview(flow, query)
+            #expect(refused.status == status && refused.bodyString.contains(#""code":"\#(code)""#), "\(query): \(refused.bodyString)")
+            ContractTests().expectContract(contract, "get", "/api/subscription/change/preview", refused)
+        }
+        let trace = try await stack.request(
+            .init(rawValue: "TRACE"), stack.gateway + "/api/subscription/change/preview?variantId=ls_3", token: flow.token)
+        #expect(trace.status == 405 && trace.headers["Allow"] == "GET, HEAD", "\(trace.status) \(trace.headers)")
 
         // Someone else cannot change it.
         let other = try await PurchaseFlow.make(stack, provider: "lemonsqueezy")

@@ -31,6 +31,14 @@ import Testing
             return ProviderSubscription(provider: provider, id: id, status: "cancelled")
         }
 
+        /// A preview no provider would answer by default, after `delay`.
+        func previewPlanChange(_ request: PlanChangePreviewRequest) async throws(ProviderError) -> PlanChangePreview {
+            do { try await Task.sleep(for: delay) } catch {
+                throw ProviderError(provider: provider, operation: "previewPlanChange", kind: .unavailable, message: "cancelled")
+            }
+            return PlanChangePreview(currency: "USD", dueNow: 7, next: nil, exact: true)
+        }
+
         func catalog() async throws(ProviderError) -> [CatalogItem] { [] }
         func createCheckout(_ request: CheckoutRequest) async throws(ProviderError) -> ProviderCheckout { throw unused }
         func subscription(id: String) async throws(ProviderError) -> ProviderSubscription { throw unused }
@@ -67,6 +75,21 @@ import Testing
         let waited = ContinuousClock.now - started
         #expect(waited >= .milliseconds(200) && waited < .seconds(30), "waited \(waited)")
         #expect(slow.cancelledCalls.withLock { $0 } == 1, "the call in flight was cancelled")
+    }
+
+    @Test func aPlanChangePreviewIsForwardedAndBounded() async throws {
+        let request = PlanChangePreviewRequest(
+            subscriptionID: "7", change: PlanChange(variantID: "3", effective: .now, proration: .none), newPlan: nil, currentPlan: nil,
+            periodEnd: nil)
+        let quick = DeadlineBoundProvider(SlowProvider(delay: .milliseconds(10)), limit: .seconds(60))
+        #expect(try await quick.previewPlanChange(request) == PlanChangePreview(currency: "USD", dueNow: 7, next: nil, exact: true))
+        let slow = DeadlineBoundProvider(SlowProvider(delay: .seconds(60)), limit: .milliseconds(100))
+        do {
+            _ = try await slow.previewPlanChange(request)
+            Issue.record("a preview with no answer returned")
+        } catch {
+            #expect(error.kind == .unavailable && error.operation == "previewPlanChange")
+        }
     }
 
     @Test func aBoundedRegistryBoundsEveryClient() async throws {

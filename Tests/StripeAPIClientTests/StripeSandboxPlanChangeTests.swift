@@ -14,9 +14,7 @@ extension StripeSandboxClientTests {
     @Test func monthlyToYearlyNowStartsANewPeriodAndIsInvoicedOnce() async throws {
         try await StripeSandbox.with { sandbox in
             let client = sandbox.client()
-            let checkout = try await client.createCheckout(request("price_SbxPremiumMonthly"))
-            let paid = try await sandbox.call(.post, "/_sandbox/checkouts/stripe/\(checkout.providerCheckoutID)/pay", json: "{}")
-            let id = try #require(paid["subscription_id"]?.string)
+            let id = try await paidMonthlySubscription(sandbox, client)
             await sandbox.server.app.settleDeliveries()
             let before = await sandbox.server.app.deliveries(provider: .stripe).count
 
@@ -45,9 +43,7 @@ extension StripeSandboxClientTests {
     @Test func monthlyToYearlyAtPeriodEndWaitsForTheRenewal() async throws {
         try await StripeSandbox.with { sandbox in
             let client = sandbox.client()
-            let checkout = try await client.createCheckout(request("price_SbxPremiumMonthly"))
-            let paid = try await sandbox.call(.post, "/_sandbox/checkouts/stripe/\(checkout.providerCheckoutID)/pay", json: "{}")
-            let id = try #require(paid["subscription_id"]?.string)
+            let id = try await paidMonthlySubscription(sandbox, client)
             let before = try await client.subscription(id: id)
 
             let scheduled = try await client.changePlan(

@@ -155,6 +155,7 @@ public func buildCheckoutApplication(
     let routes = CheckoutRoutes(
         authenticator: authenticator, creator: creator, commander: commander,
         planChanger: PlanChanger(commander: commander, idempotency: idempotency),
+        planPreviewer: PlanChangePreviewer(commander: commander, catalog: catalog),
         reader: reader, claimer: claimer,
         refresher: SubscriptionRefresher(publisher: publisher, limiter: CommandLimiter(), metrics: checkoutMetrics),
         quota: quota, maxBodyBytes: configuration.maxBodyBytes, webFirst: webFirst, now: now)

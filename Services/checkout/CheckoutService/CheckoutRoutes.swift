@@ -5,12 +5,13 @@ import ProjectionStore
 import Telemetry
 
 /// The app-facing endpoints: create-checkout, entitlements, subscription
-/// status, cancel, resume, plan change and a fresh portal link.
+/// status, cancel, resume, plan change and its preview, and a fresh portal link.
 struct CheckoutRoutes: Sendable {
     let authenticator: Authenticator
     let creator: CheckoutCreator
     let commander: SubscriptionCommander
     let planChanger: PlanChanger
+    let planPreviewer: PlanChangePreviewer
     let reader: SubscriptionStatusReader
     let claimer: PurchaseClaimer
     let refresher: SubscriptionRefresher
@@ -85,6 +86,15 @@ struct CheckoutRoutes: Sendable {
             var headers: HTTPHeaders = ["Content-Type": "application/json", "Cache-Control": "no-store"]
             if outcome.replayed { headers.add(name: "Idempotent-Replayed", value: "true") }
             return HTTPResponse(status: .ok, headers: headers, body: outcome.body)
+        }
+        router.get("/api/subscription/change/preview") { request, context in
+            let user = try await authenticator.authenticate(request, fallbackEmail: request.query["email"])
+            let body = PlanChangeRequest(query: { request.query[$0] })
+            // Counted with the change: a Stripe preview is a provider call too.
+            try await quota.admit(.subscriptionChange, user: user.id)
+            var response = try HTTPResponse.json(try await planPreviewer.preview(body, user: user, logger: context.logger))
+            response.headers.add(name: "Cache-Control", value: "no-store")
+            return response
         }
     }
 

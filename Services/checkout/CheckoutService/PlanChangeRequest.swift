@@ -37,36 +37,43 @@ struct PlanChangeRequest: Decodable, Sendable {
     }
 }
 
-/// The answer to a plan change: the subscription as the provider reports it
-/// afterwards, and the plan it is on (or, for a scheduled change, will be on).
-struct PlanChangeResponse: Encodable, Sendable {
-    var success = true
-    var message: String
+/// Which subscription and which change: what a plan change's answer and its
+/// preview's both carry.
+struct PlanChangeSubject: Encodable, Sendable {
     var provider: Provider
     var subscriptionCode: String
     /// The new plan's catalog id.
     var variantId: String
     var effective: PlanChange.Effective
     var proration: PlanChange.Proration
+
+    enum CodingKeys: String, CodingKey {
+        case provider, variantId, effective, proration
+        case subscriptionCode = "subscription_code"
+    }
+}
+
+/// The answer to a plan change: the subscription as the provider reports it
+/// afterwards, and the plan it is on (or, for a scheduled change, will be on).
+struct PlanChangeResponse: Encodable, Sendable {
+    var success = true
+    var message: String
+    var subject: PlanChangeSubject
     /// The provider's status afterwards.
     var status: String
     var renewsAt: Date?
 
     enum CodingKeys: String, CodingKey {
-        case success, message, provider, variantId, effective, proration, status
-        case subscriptionCode = "subscription_code"
+        case success, message, status
         case renewsAt = "renews_at"
     }
 
+    /// The subject's fields, then the answer's own in the same object.
     func encode(to encoder: any Encoder) throws {
+        try subject.encode(to: encoder)
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(success, forKey: .success)
         try c.encode(message, forKey: .message)
-        try c.encode(provider, forKey: .provider)
-        try c.encode(subscriptionCode, forKey: .subscriptionCode)
-        try c.encode(variantId, forKey: .variantId)
-        try c.encode(effective, forKey: .effective)
-        try c.encode(proration, forKey: .proration)
         try c.encode(status, forKey: .status)
         try c.encode(renewsAt.map(Timestamp.format), forKey: .renewsAt)
     }

@@ -34,15 +34,7 @@ struct PlanChanger: Sendable {
         _ target: CatalogID, _ effective: PlanChange.Effective, _ proration: PlanChange.Proration, code: String?, user: AppUser, logger: Logger
     ) async throws -> [UInt8] {
         let now = commander.now()
-        let snapshot = try await commander.reader.snapshot(for: ProjectionUser(appUserID: user.id, verifiedEmail: user.verifiedEmail), at: now)
-        guard let client = commander.registry[target.provider] else {
-            throw HTTPError(
-                .serviceUnavailable, "Payment provider \(target.provider.rawValue) is not enabled", code: "provider_disabled",
-                headers: ["Retry-After": "60"])
-        }
-        let owned = try PlanChangeRules.subscription(
-            toChange: snapshot.subscriptions, to: target, effective: effective, code: code,
-            configuration: commander.reader.resolver.configuration, timings: client.planChangeTimings)
+        let (client, owned) = try await commander.planChangeSubject(to: target, effective: effective, code: code, user: user, at: now)
         let change = PlanChange(variantID: target.rawID, effective: effective, proration: proration)
         let result: ProviderSubscription
         do {
@@ -52,10 +44,7 @@ struct PlanChanger: Sendable {
             logger.warning("provider refused a plan change", metadata: ["provider": owned.provider.rawValue, "error": error.description])
             // No answer (or a 5xx): the provider may have changed the plan anyway.
             if error.kind == .unavailable { commander.requestRefresh(owned, user: user, logger: logger) }
-            if error.code == "plan_change_pending" {
-                throw HTTPError(.conflict, "A plan change is already scheduled for this subscription", code: "plan_change_pending")
-            }
-            throw SubscriptionCommander.refusal(error, "change the plan of")
+            throw SubscriptionCommander.planChangeRefusal(error, "change the plan of")
         }
         var command = SubscriptionCommand(
             commandID: UUID().uuidString.lowercased(), kind: .planChangeRequested, provider: owned.provider,
@@ -81,9 +70,40 @@ struct PlanChanger: Sendable {
             "subscription plan changed",
             metadata: ["provider": owned.provider.rawValue, "command.id": command.commandID, "variant": target.description])
         let response = PlanChangeResponse(
-            message: effective == .now ? "Plan changed" : "Plan change scheduled", provider: owned.provider, subscriptionCode: owned.subscriptionID,
-            variantId: target.description, effective: effective, proration: proration, status: result.status,
+            message: effective == .now ? "Plan changed" : "Plan change scheduled",
+            subject: PlanChangeSubject(
+                provider: owned.provider, subscriptionCode: owned.subscriptionID, variantId: target.description, effective: effective,
+                proration: proration),
+            status: result.status,
             renewsAt: result.cancelled ? nil : result.renewsAt)
         return try HTTPResponse.json(response).body
+    }
+}
+
+extension SubscriptionCommander {
+    /// The enabled client of `target`'s provider and the caller's
+    /// subscription a change to `target` applies to, the rules checked
+    /// (``PlanChangeRules``): what a change and its preview both start from.
+    func planChangeSubject(
+        to target: CatalogID, effective: PlanChange.Effective, code: String?, user: AppUser, at now: Date
+    ) async throws -> (client: any PaymentProvider, subscription: SubscriptionState) {
+        let snapshot = try await reader.snapshot(for: ProjectionUser(appUserID: user.id, verifiedEmail: user.verifiedEmail), at: now)
+        guard let client = registry[target.provider] else {
+            throw HTTPError(
+                .serviceUnavailable, "Payment provider \(target.provider.rawValue) is not enabled", code: "provider_disabled",
+                headers: ["Retry-After": "60"])
+        }
+        let owned = try PlanChangeRules.subscription(
+            toChange: snapshot.subscriptions, to: target, effective: effective, code: code,
+            configuration: reader.resolver.configuration, timings: client.planChangeTimings)
+        return (client, owned)
+    }
+
+    /// A provider's refusal of a plan change or its preview: a change already scheduled is 409 `plan_change_pending`.
+    static func planChangeRefusal(_ error: ProviderError, _ action: String) -> HTTPError {
+        if error.code == "plan_change_pending" {
+            return HTTPError(.conflict, "A plan change is already scheduled for this subscription", code: "plan_change_pending")
+        }
+        return refusal(error, action)
     }
 }

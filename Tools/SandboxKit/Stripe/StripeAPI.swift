@@ -90,6 +90,8 @@ struct StripeAPI {
             } answer: { state in
                 state.subscriptions[c[0]].map(resources.subscription)
             }
+        } else if r.match("POST", "invoices/create_preview") != nil {
+            result = HandlerResult(createInvoicePreview(params))
         } else if let c = r.match("GET", "invoices/:id") {
             // `payments` is includable only: present when `expand[]=payments` asks for it.
             let payments = request.query.contains { $0.name == "expand[]" && $0.value == "payments" }

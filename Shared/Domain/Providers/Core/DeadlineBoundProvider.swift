@@ -59,6 +59,10 @@ public struct DeadlineBoundProvider: PaymentProvider {
         try await bounded("changePlan") { [base] () async throws(ProviderError) in try await base.changePlan(subscriptionID: subscriptionID, change) }
     }
 
+    public func previewPlanChange(_ request: PlanChangePreviewRequest) async throws(ProviderError) -> PlanChangePreview {
+        try await bounded("previewPlanChange") { [base] () async throws(ProviderError) in try await base.previewPlanChange(request) }
+    }
+
     /// Races `call` against the limit; the loser is cancelled.
     private func bounded<T: Sendable>(
         _ operation: String, _ call: @escaping @Sendable () async throws(ProviderError) -> T

@@ -45,6 +45,11 @@ public protocol PaymentProvider: Sendable {
     /// Moves the subscription to another plan; returns the subscription as the
     /// provider holds it afterwards. Only called with a timing in ``planChangeTimings``.
     func changePlan(subscriptionID: String, _ change: PlanChange) async throws(ProviderError) -> ProviderSubscription
+
+    /// What ``changePlan(subscriptionID:_:)`` would charge now and next, as
+    /// far as the provider can say; changes nothing. Only called with a
+    /// timing in ``planChangeTimings``.
+    func previewPlanChange(_ request: PlanChangePreviewRequest) async throws(ProviderError) -> PlanChangePreview
 }
 
 extension PaymentProvider {
@@ -54,4 +59,7 @@ extension PaymentProvider {
     public func changePlan(subscriptionID: String, _ change: PlanChange) async throws(ProviderError) -> ProviderSubscription {
         throw ProviderError(provider: provider, operation: "changePlan", kind: .validation, message: "plan changes are not supported")
     }
+
+    /// A provider that has not said otherwise cannot tell what a change costs.
+    public func previewPlanChange(_ request: PlanChangePreviewRequest) async throws(ProviderError) -> PlanChangePreview { .unknown }
 }
