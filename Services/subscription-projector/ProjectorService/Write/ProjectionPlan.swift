@@ -113,6 +113,7 @@ struct ProjectionPlan {
             return [record.key]
         case .command(let command):
             return [command.key, purchaseLockKey(command.provider.rawValue, command.purchaseType, command.subscriptionID)]
+                + (command.observed?.successor.map { [purchaseLockKey(command.provider.rawValue, .subscription, $0.subscriptionID)] } ?? [])
         case .userMerge(let merge):
             return [merge.key]
         case .grant(let grant):
@@ -339,6 +340,38 @@ struct ProjectionPlan {
         try add(
             WebhookDelivery(
                 dedupKey: "command:\(command.commandID)", event: event, receivedAt: observed.observedAt,
+                payload: try RecordCoding.encode(command), sourcePartition: -1, sourceOffset: -1),
+            isCounted: false)
+        if let successor = observed.successor { try add(successor, of: command, observed: observed) }
+    }
+
+    /// The subscription a plan change created to take over at the period end
+    /// (Paystack): it belongs to the user who asked, the owner of the one it
+    /// replaces (`plan_change` evidence; it carries no metadata, nor will
+    /// its charges), and enters the log as the provider answered, with the
+    /// date it starts, before which it grants nothing.
+    private mutating func add(_ successor: ObservedSubscription.Successor, of command: SubscriptionCommand, observed: ObservedSubscription) throws {
+        let provider = command.provider.rawValue
+        items.append(
+            PostgresBatchItem(
+                ProjectionStatements.firstClaim,
+                [
+                    provider, PurchaseType.subscription.rawValue, successor.subscriptionID, command.appUserID, "command:\(command.commandID)",
+                    "plan_change",
+                ]))
+        items.append(PostgresBatchItem(ProjectionStatements.syncSubscriptionOwner, [provider, successor.subscriptionID]))
+        var event = BillingEvent(
+            kind: .subscriptionObserved, provider: command.provider, providerEventName: "storefront.\(command.kind.rawValue)", entityKey: command.key)
+        event.subscriptionID = successor.subscriptionID
+        event.status = successor.status
+        event.renewsAt = successor.startsAt
+        event.startsAt = successor.startsAt
+        event.productID = observed.pendingVariantID
+        event.variantID = observed.pendingVariantID
+        event.orderingTimestamp = observed.observedAt
+        try add(
+            WebhookDelivery(
+                dedupKey: "command:\(command.commandID):successor", event: event, receivedAt: observed.observedAt,
                 payload: try RecordCoding.encode(command), sourcePartition: -1, sourceOffset: -1),
             isCounted: false)
     }
