@@ -13,8 +13,9 @@ extension PaystackAPI {
         var start: Date?
         if let text = body["start_date"]?.stringValue {
             guard let date = Formatting.parseISO(text) else { throw .invalid("start_date must be an ISO 8601 date") }
-            // To the microsecond, so the binary fraction of a parsed `.123` shows as `.123` again.
-            start = Date(timeIntervalSince1970: (date.timeIntervalSince1970 * 1_000_000).rounded() / 1_000_000)
+            // Half a microsecond above the microsecond it names: the formats
+            // truncate, and a parsed `.123` may be stored as `.12299999…`.
+            start = Date(timeIntervalSince1970: ((date.timeIntervalSince1970 * 1_000_000).rounded() + 0.5) / 1_000_000)
         }
         let authorization = body["authorization"]?.stringValue
         let lifecycle = lifecycle

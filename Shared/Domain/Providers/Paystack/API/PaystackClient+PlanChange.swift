@@ -39,13 +39,16 @@ extension PaystackClient {
             throw transport.failure(
                 operation, .validation, message: "Paystack cannot change a plan now, only at the period end", code: "plan_change_timing_unsupported")
         }
-        guard ProviderIDs.isSafe(change.variantID) else { throw transport.failure(operation, .validation, message: "plan code has unexpected characters") }
+        guard ProviderIDs.isSafe(change.variantID) else {
+            throw transport.failure(operation, .validation, message: "plan code has unexpected characters")
+        }
         let document = try await transport.send(operation, .get, "/subscription/\(code)", retry: .idempotent)
         guard let data = document["data"], var current = PaystackMapper.subscription(data) else {
             throw transport.failure(operation, .decoding, message: "response is not a subscription")
         }
         guard current.status == "active" else {
-            throw transport.failure(operation, .validation, message: "only an active subscription renews into another plan (status is \(current.status))")
+            throw transport.failure(
+                operation, .validation, message: "only an active subscription renews into another plan (status is \(current.status))")
         }
         guard let customer = current.customerID, let authorization = data["authorization", "authorization_code"]?.string,
             let periodEnd = current.nextPaymentDate, let token = current.emailToken
@@ -57,14 +60,17 @@ extension PaystackClient {
         _ = try await transport.send(operation, .post, "/subscription/disable", body: toggle, retry: .idempotent)
         let body: JSONValue = [
             "customer": .string(customer), "plan": .string(change.variantID), "authorization": .string(authorization),
-            "start_date": .string(Timestamp.format(periodEnd)),
+            // Paystack's own text of the date, to the millisecond it wrote.
+            "start_date": .string(data["next_payment_date"]?.string ?? Timestamp.format(periodEnd)),
         ]
         let created: JSONValue
         do {
             created = try await transport.send(operation, .post, "/subscription", body: body, retry: .unprocessedOnly)
         } catch {
             // Refused: the old subscription renews again, as before the request.
-            if error.kind != .unavailable { _ = try? await transport.send(operation, .post, "/subscription/enable", body: toggle, retry: .idempotent) }
+            if error.kind != .unavailable {
+                _ = try? await transport.send(operation, .post, "/subscription/enable", body: toggle, retry: .idempotent)
+            }
             throw error
         }
         guard let successor = created["data", "subscription_code"]?.string, ProviderIDs.isSafe(successor) else {
