@@ -75,6 +75,10 @@ extension PlanChangeEndToEndTests {
         #expect(kept.count == 1 && kept.first?["product_id"] as? String == monthlyProduct, "the monthly plan until the period ends: \(kept)")
         let again = try await change(flow, #"{"variantId":"\#(Self.paystackMonthly)","effective":"period_end"}"#)
         #expect(again.status == 409 && again.bodyString.contains("plan_change_pending"), "\(again.bodyString)")
+        // Renewing the old one again would charge twice at the period end.
+        let resumed = try await flow.resume(code: code)
+        #expect(resumed.status == 409 && resumed.bodyString.contains("plan_change_pending"), "\(resumed.bodyString)")
+        ContractTests().expectContract(contract, "post", "/api/subscription/resume", resumed)
 
         // The period ends: the annual subscription takes its first charge, the monthly one ends.
         let watcher = Task { try await watchStream(flow, until: #""kind":"plan_change""#) }

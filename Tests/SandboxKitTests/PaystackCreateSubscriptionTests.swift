@@ -18,7 +18,9 @@ import Testing
 
         let created = await h.ps(
             "POST", "/subscription",
-            body: ["customer": .string(customer), "plan": "PLN_sbxpremannual1", "authorization": .string(authorization), "start_date": .string(start)])
+            body: [
+                "customer": .string(customer), "plan": "PLN_sbxpremannual1", "authorization": .string(authorization), "start_date": .string(start),
+            ])
         #expect(created.status == 200 && created.json?["message"]?.stringValue == "Subscription successfully created")
         let data = try #require(created.json?["data"])
         let newCode = try #require(data["subscription_code"]?.stringValue)
