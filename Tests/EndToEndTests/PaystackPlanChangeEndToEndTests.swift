@@ -66,10 +66,8 @@ extension PlanChangeEndToEndTests {
         let status = try await stack.request(.get, stack.gateway + "/api/subscription/status", token: flow.token)
         ContractTests().expectContract(contract, "get", "/api/subscription/status", status)
         let next = try await paystackSuccessor(flow, of: code)
-        // Wait for the new subscription's own webhooks before judging the entitlement.
-        try await waitUntil("the new subscription's events projected") {
-            (try await paystackCustomer(flow)["subscriptions"] as? [[String: Any]])?.count == 2
-        }
+        // The new subscription's own webhooks delivered (and a moment to project them) before judging the entitlement.
+        _ = try await stack.request(.post, stack.sandbox + "/_sandbox/deliveries/settle")
         try await Task.sleep(for: .seconds(1))
         let kept = try await flow.entitlements().filter { $0["is_active"] as? Bool == true }
         #expect(kept.count == 1 && kept.first?["product_id"] as? String == monthlyProduct, "the monthly plan until the period ends: \(kept)")
@@ -120,6 +118,7 @@ extension PlanChangeEndToEndTests {
             (raw["pending_plan_change"] as? [String: Any])?["variantId"] as? String == Self.paystackMonthly
         }
         let next = try await paystackSuccessor(flow, of: code)
+        _ = try await stack.request(.post, stack.sandbox + "/_sandbox/deliveries/settle")
         try await Task.sleep(for: .seconds(1))
         let kept = try await flow.entitlements().filter { $0["is_active"] as? Bool == true }
         #expect(kept.count == 1 && kept.first?["product_id"] as? String == yearlyProduct, "the annual plan until the period ends: \(kept)")
