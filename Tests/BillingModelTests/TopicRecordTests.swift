@@ -71,6 +71,17 @@ import Testing
         #expect(String(decoding: refundBytes, as: UTF8.self).contains(#""kind":"refund_requested""#))
         #expect(String(decoding: refundBytes, as: UTF8.self).contains(#""outcome":"no_answer""#))
         #expect(try RecordCoding.decode(SubscriptionCommand.self, from: RecordCoding.encode(command)).refund == nil)
+        // A Paystack plan change names the subscription it made to take over at the period end.
+        var change = SubscriptionCommand(
+            commandID: "p-1", kind: .planChangeRequested, provider: .paystack, subscriptionID: "SUB_1", appUserID: "u", requestedAt: now)
+        var observed = ObservedSubscription(status: "non-renewing", renewsAt: nil, endsAt: now, cancelled: true, emailToken: "t", observedAt: now)
+        observed.pendingVariantID = "PLN_y"
+        observed.pendingChangeAt = now
+        observed.successor = ObservedSubscription.Successor(subscriptionID: "SUB_2", status: "active", startsAt: now)
+        change.observed = observed
+        let changeBytes = try RecordCoding.encode(change)
+        #expect(try RecordCoding.decode(SubscriptionCommand.self, from: changeBytes) == change)
+        #expect(String(decoding: changeBytes, as: UTF8.self).contains(#""successor":{"startsAt":"#))
 
         let dead = DeadLetterRecord(
             sourceTopic: Topics.webhooks, sourcePartition: 3, sourceOffset: 42, sourceKey: "paystack:unparsed",
@@ -152,7 +163,7 @@ import Testing
         e.cardBrand = "visa"; e.cardLastFour = "4242"; e.customerPortalURL = "https://x/portal?a=1&b=2"
         e.updatePaymentMethodURL = "https://x/update"; e.testMode = true; e.authorizationCode = "AUTH_1"; e.pauseMode = "free"
         e.pauseResumesAt = at.addingTimeInterval(8); e.refundedAmount = 250; e.disputeResolution = "merchant-accepted"
-        e.pendingVariantID = "price_Y"; e.pendingChangeAt = at.addingTimeInterval(9)
+        e.pendingVariantID = "price_Y"; e.pendingChangeAt = at.addingTimeInterval(9); e.startsAt = at.addingTimeInterval(10)
         e.recurringPrice = RecurringPrice(amount: 4_800_000, currency: "ngn", interval: BillingInterval(unit: .month, count: 3))
         return e
     }

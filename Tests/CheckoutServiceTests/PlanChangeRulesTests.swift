@@ -72,6 +72,17 @@ import Testing
         #expect(refusal(choose(live, "ls_3", timings: [])) == "422 plan_change_timing_unsupported")
     }
 
+    /// A Paystack change ends the subscription (no longer live) and makes a
+    /// new one (live): the pending change on the first still refuses a second.
+    @Test func aChangePendingOnAnotherSubscriptionOfTheGroupRefusesASecond() throws {
+        var ending = Self.subscription("SUB_old", variant: "2", status: "non-renewing", cancelled: true)
+        ending.pendingVariantID = "3"
+        let successor = Self.subscription("SUB_new", variant: "3")
+        #expect(refusal(choose([successor, ending], "ls_2", effective: .periodEnd, timings: [.periodEnd])) == "409 plan_change_pending")
+        ending.pendingVariantID = nil
+        #expect(try choose([successor, ending], "ls_2", effective: .periodEnd, timings: [.periodEnd]).get() == "SUB_new")
+    }
+
     @Test func theBodyIsCheckedBeforeAnything() throws {
         func checked(_ json: String) -> String? {
             do throws(HTTPError) {

@@ -36,7 +36,9 @@ enum PlanChangeRules {
         guard isLive(chosen) else {
             throw HTTPError(.conflict, "The subscription is cancelled or has ended; its plan cannot change", code: "subscription_not_active")
         }
-        guard chosen.pendingVariantID == nil else {
+        // Also on another of the group: a Paystack change ends the subscription
+        // (no longer live) and the new one it made is the live one.
+        guard !inGroup.contains(where: { $0.pendingVariantID != nil }) else {
             throw HTTPError(.conflict, "A plan change is already scheduled for this subscription", code: "plan_change_pending")
         }
         guard chosen.variantID != target.rawID else {

@@ -57,6 +57,7 @@ struct PlanChanger: Sendable {
         observed.planName = result.productName
         observed.pendingVariantID = result.pendingVariantID
         observed.pendingChangeAt = result.pendingChangeAt
+        observed.successor = result.successor
         command.observed = observed
         do {
             try await commander.publisher.publish(command, topic: Topics.commands, key: command.key)

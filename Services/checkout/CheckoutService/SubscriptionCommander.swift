@@ -43,6 +43,12 @@ struct SubscriptionCommander: Sendable {
                 .serviceUnavailable, "Payment provider \(owned.provider.rawValue) is not enabled", code: "provider_disabled",
                 headers: ["Retry-After": "60"])
         }
+        // A Paystack plan change ended this subscription and made the new
+        // plan's to start at its period end: renewing it too would charge twice.
+        if action == .resume, owned.pendingVariantID != nil, owned.provider.traits.planChangesEndTheSubscription {
+            throw HTTPError(
+                .conflict, "A plan change is scheduled: the new plan's subscription renews from the period end", code: "plan_change_pending")
+        }
         // Paystack's disable/enable need the email token; the client fetches
         // the current one from Paystack itself, so neither the request's
         // `email_token` nor the projection's copy has to be trusted here.

@@ -97,6 +97,10 @@ public struct BillingEvent: Codable, Sendable, Hashable {
     /// after asking for one (``ObservedSubscription/pendingVariantID``).
     public var pendingVariantID: String?
     public var pendingChangeAt: Date?
+    /// A subscription a plan change created to take over at this date
+    /// (Paystack: the new plan's subscription, whose first charge is then):
+    /// it grants nothing before, unless the provider has charged it since.
+    public var startsAt: Date?
     /// Paystack `authorization.authorization_code`: each successful charge
     /// creates one, and the subscription created from that charge carries the
     /// same code, which is how a subscription finds the checkout that paid for it.
@@ -125,7 +129,7 @@ public struct BillingEvent: Codable, Sendable, Hashable {
         case paidAt, orderingTimestamp, emailToken, cardBrand, cardLastFour
         case customerPortalURL = "customerPortalUrl", updatePaymentMethodURL = "updatePaymentMethodUrl", testMode
         case authorizationCode, pauseMode, pauseResumesAt
-        case pendingVariantID = "pendingVariantId", pendingChangeAt
+        case pendingVariantID = "pendingVariantId", pendingChangeAt, startsAt
     }
 
     public init(from decoder: any Decoder) throws {
@@ -172,6 +176,7 @@ public struct BillingEvent: Codable, Sendable, Hashable {
         pauseResumesAt = try c.decodeTimestamp(forKey: .pauseResumesAt)
         pendingVariantID = try c.decodeIfPresent(String.self, forKey: .pendingVariantID)
         pendingChangeAt = try c.decodeTimestamp(forKey: .pendingChangeAt)
+        startsAt = try c.decodeTimestamp(forKey: .startsAt)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -203,6 +208,7 @@ public struct BillingEvent: Codable, Sendable, Hashable {
             (createdAt, CodingKeys.createdAt), (updatedAt, .updatedAt), (renewsAt, .renewsAt), (endsAt, .endsAt),
             (trialEndsAt, .trialEndsAt), (nextPaymentDate, .nextPaymentDate), (paidAt, .paidAt),
             (orderingTimestamp, .orderingTimestamp), (pauseResumesAt, .pauseResumesAt), (pendingChangeAt, .pendingChangeAt),
+            (startsAt, .startsAt),
         ] {
             if let date { try c.encode(Timestamp.format(date), forKey: key) }
         }

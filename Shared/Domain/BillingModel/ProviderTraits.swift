@@ -51,6 +51,11 @@ public struct ProviderTraits: Sendable, Hashable {
     /// names the payment it returns and its own amount, and they add up
     /// (Paystack's `refund.processed` with its transaction reference).
     public var refundsRestateTheOrder: Bool
+    /// A plan change at the period end is made by ending the subscription
+    /// there and starting a new one for the new plan (Paystack, which has
+    /// no plan change), so the subscription's cancellation carries its
+    /// pending change rather than voiding it (docs/plan-changes.md).
+    public var planChangesEndTheSubscription: Bool
     /// The documented API limit, per minute, for test keys and for live keys:
     /// the default of the shared request budget (`PROVIDER_BUDGET_*_PER_MINUTE`).
     public var requestsPerMinute: RequestLimits
@@ -59,7 +64,7 @@ public struct ProviderTraits: Sendable, Hashable {
         catalogPrefix: String, subscriptionEventsNameTheOwner: Bool, subscriptionsHaveAFirstOrder: Bool,
         chargesLinkToSubscriptionsByCard: Bool, productIDIsAPlanCode: Bool, fetchedPurchasesMatchCheckouts: Bool,
         checkoutStatesTheAmount: Bool, refundsRestateTheOrder: Bool, requestsPerMinute: RequestLimits, checkoutNeedsTheEmail: Bool = false,
-        checkoutTakesPromotionCodes: Bool = false, checkoutSetsTheTrial: Bool = false
+        checkoutTakesPromotionCodes: Bool = false, checkoutSetsTheTrial: Bool = false, planChangesEndTheSubscription: Bool = false
     ) {
         self.catalogPrefix = catalogPrefix
         self.subscriptionEventsNameTheOwner = subscriptionEventsNameTheOwner
@@ -72,6 +77,7 @@ public struct ProviderTraits: Sendable, Hashable {
         self.checkoutTakesPromotionCodes = checkoutTakesPromotionCodes
         self.checkoutSetsTheTrial = checkoutSetsTheTrial
         self.refundsRestateTheOrder = refundsRestateTheOrder
+        self.planChangesEndTheSubscription = planChangesEndTheSubscription
         self.requestsPerMinute = requestsPerMinute
     }
 

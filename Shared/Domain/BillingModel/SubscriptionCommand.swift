@@ -184,6 +184,44 @@ public struct ObservedSubscription: Codable, Sendable, Hashable {
     /// A plan change the provider will make at ``pendingChangeAt`` (the new plan's raw id).
     public var pendingVariantID: String?
     public var pendingChangeAt: Date?
+    /// The subscription the provider made to carry the pending change
+    /// (Paystack, which has no plan change: the new plan's subscription,
+    /// starting at ``pendingChangeAt``), as it answered; nil otherwise.
+    public var successor: Successor?
+
+    /// A new subscription that takes over from the observed one at its period end.
+    public struct Successor: Codable, Sendable, Hashable {
+        /// The provider's id of the new subscription (Paystack `SUB_…`).
+        public var subscriptionID: String
+        /// Its status as the provider answered at creation.
+        public var status: String
+        /// When it takes over (its first charge).
+        public var startsAt: Date
+
+        public init(subscriptionID: String, status: String, startsAt: Date) {
+            self.subscriptionID = subscriptionID
+            self.status = status
+            self.startsAt = startsAt
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case subscriptionID = "subscriptionId", status, startsAt
+        }
+
+        public init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            subscriptionID = try c.decode(String.self, forKey: .subscriptionID)
+            status = try c.decode(String.self, forKey: .status)
+            startsAt = try c.decodeRequiredTimestamp(forKey: .startsAt)
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(subscriptionID, forKey: .subscriptionID)
+            try c.encode(status, forKey: .status)
+            try c.encodeTimestamp(startsAt, forKey: .startsAt)
+        }
+    }
 
     public init(status: String, renewsAt: Date?, endsAt: Date?, cancelled: Bool, emailToken: String?, observedAt: Date) {
         self.status = status
@@ -196,7 +234,7 @@ public struct ObservedSubscription: Codable, Sendable, Hashable {
 
     enum CodingKeys: String, CodingKey {
         case status, renewsAt, endsAt, cancelled, emailToken, observedAt, productID = "productId", variantID = "variantId", planName
-        case pendingVariantID = "pendingVariantId", pendingChangeAt
+        case pendingVariantID = "pendingVariantId", pendingChangeAt, successor
     }
 
     public init(from decoder: any Decoder) throws {
@@ -212,6 +250,7 @@ public struct ObservedSubscription: Codable, Sendable, Hashable {
         planName = try c.decodeIfPresent(String.self, forKey: .planName)
         pendingVariantID = try c.decodeIfPresent(String.self, forKey: .pendingVariantID)
         pendingChangeAt = try c.decodeTimestamp(forKey: .pendingChangeAt)
+        successor = try c.decodeIfPresent(Successor.self, forKey: .successor)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -227,5 +266,6 @@ public struct ObservedSubscription: Codable, Sendable, Hashable {
         try c.encodeIfPresent(planName, forKey: .planName)
         try c.encodeIfPresent(pendingVariantID, forKey: .pendingVariantID)
         if let pendingChangeAt { try c.encodeTimestamp(pendingChangeAt, forKey: .pendingChangeAt) }
+        try c.encodeIfPresent(successor, forKey: .successor)
     }
 }

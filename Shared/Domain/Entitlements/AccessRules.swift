@@ -47,10 +47,14 @@ public struct Access: Sendable, Hashable {
 /// A full refund (or lost dispute) of the current period's payment revokes
 /// the subscription until a later payment succeeds, a partial one only
 /// under ``AccessPolicy/PartialRefund/revoke`` (see ``MoneyBack``); an open
-/// dispute is flagged and still grants; a refunded order grants nothing; a purchase in the other mode
+/// dispute is flagged and still grants; a refunded order grants nothing; a
+/// subscription a plan change created to start later grants nothing before
+/// it starts (``SubscriptionState/hasStarted(at:)``); a purchase in the other mode
 /// (test vs live) than the deployment grants nothing. Unknown statuses grant nothing.
 public enum AccessRules {
     public static func access(_ s: SubscriptionState, policy: AccessPolicy, at now: Date) -> Access {
+        // A plan change's new subscription: the one it replaces grants until it starts.
+        guard s.hasStarted(at: now) else { return .none }
         let revokedAt = policy.revokedAt(refundedAt: s.refundedAt, partiallyRefundedAt: s.partiallyRefundedAt)
         guard policy.grants(testMode: s.testMode), revokedAt == nil else {
             return Access(isActive: false, expiresAt: revokedAt, willRenew: false, periodType: .normal)

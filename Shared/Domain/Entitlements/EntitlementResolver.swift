@@ -31,7 +31,8 @@ public struct EntitlementResolver: Sendable, Hashable {
             if let current = best[info.identifier], !Self.isBetter(info, than: current) { return }
             best[info.identifier] = info
         }
-        for s in subscriptions {
+        // A plan change's new subscription, before it starts, neither gives nor gave anything.
+        for s in subscriptions where s.hasStarted(at: now) {
             let access = AccessRules.access(s, policy: policy, at: now)
             for (identifier, _) in grants(s.provider, product: s.productID, variant: s.variantID) {
                 offer(

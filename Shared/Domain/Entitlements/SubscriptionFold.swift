@@ -122,14 +122,21 @@ public enum SubscriptionFold {
 
     /// A scheduled plan change, as Storefront observed it after asking: it
     /// stands until the subscription is on the new plan (done), or is
-    /// cancelled or ends (void).
+    /// cancelled or ends (void). Where the change itself ends the
+    /// subscription (``ProviderTraits/planChangesEndTheSubscription``), the
+    /// cancellation carries it and only the end clears it (done: the new
+    /// subscription has taken over). A subscription a change created to
+    /// start later keeps that date (``SubscriptionState/startsAt``).
     private static func trackPendingChange(_ event: BillingEvent, in state: inout SubscriptionState) {
         if event.kind == .subscriptionObserved, let pending = event.pendingVariantID {
             state.pendingVariantID = pending
             state.pendingChangeAt = event.pendingChangeAt
         }
+        if event.kind == .subscriptionObserved, let startsAt = event.startsAt { state.startsAt = startsAt }
         guard let pending = state.pendingVariantID else { return }
-        if state.variantID == pending || state.cancelAtPeriodEnd || state.provider.phase(of: state.status).isEndedOrEnding {
+        let phase = state.provider.phase(of: state.status)
+        let cancelled = state.provider.traits.planChangesEndTheSubscription ? phase == .ended : state.cancelAtPeriodEnd || phase.isEndedOrEnding
+        if state.variantID == pending || cancelled {
             state.pendingVariantID = nil
             state.pendingChangeAt = nil
         }

@@ -46,6 +46,9 @@ public struct SubscriptionState: Sendable, Hashable, Codable {
     /// the new plan's raw id; nil when none is pending.
     public var pendingVariantID: String?
     public var pendingChangeAt: Date?
+    /// A subscription a plan change created to take over from another at
+    /// this date (Paystack): it grants nothing before (``hasStarted(at:)``).
+    public var startsAt: Date?
     /// Test-mode subscription; nil when no event said.
     public var testMode: Bool?
     /// Lemon Squeezy: the order of the first payment (a part of this
@@ -73,5 +76,15 @@ public struct SubscriptionState: Sendable, Hashable, Codable {
     public init(provider: Provider, subscriptionID: String) {
         self.provider = provider
         self.subscriptionID = subscriptionID
+    }
+}
+
+extension SubscriptionState {
+    /// False for a subscription a plan change made to start later
+    /// (``startsAt``), until that date, or until the provider has charged it
+    /// (its next payment is past the start): the one it replaces grants until then.
+    public func hasStarted(at now: Date) -> Bool {
+        guard let startsAt, now < startsAt else { return true }
+        return (renewsAt ?? startsAt) > startsAt
     }
 }

@@ -24,6 +24,7 @@ public enum ProjectionSchema {
         (18, "refunds from support: the checkout reads payments; refund requests audited with who asked", refunds),
         (19, "a plan change scheduled for the end of a subscription's period", pendingPlanChanges),
         (20, "the App Store storefront and external purchase token a checkout came with", appStoreCheckouts),
+        (21, "a plan change's new subscription: when it starts, and its owner", planChangeSuccessors),
     ]
 
     /// The NOLOGIN group roles of the services, created by migration 6 and

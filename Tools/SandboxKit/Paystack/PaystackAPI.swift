@@ -25,6 +25,7 @@ struct PaystackAPI {
             if let c = r.match("GET", "transaction/verify/:reference") { return HandlerResult(verify(c[0])) }
             if r.match("GET", "transaction") != nil { return HandlerResult(listTransactions(request)) }
             if r.match("GET", "subscription") != nil { return HandlerResult(listSubscriptions(request)) }
+            if r.match("POST", "subscription") != nil { return try createSubscription(request) }
             if r.match("POST", "subscription/disable") != nil { return try toggle(request, enable: false) }
             if r.match("POST", "subscription/enable") != nil { return try toggle(request, enable: true) }
             if let c = r.match("GET", "subscription/:code/manage/link") { return HandlerResult(try manageLink(c[0])) }

@@ -1,5 +1,33 @@
-/// Subscriptions (fetch, list, disable, enable, manage link) and customers.
+import Foundation
+
+/// Subscriptions (create, fetch, list, disable, enable, manage link) and customers.
 extension PaystackAPI {
+    /// `{customer, plan, authorization?, start_date?}` (customer: email or
+    /// `CUS_` code; plan: plan code; start_date: ISO 8601). Answers the new
+    /// subscription with `customer` and `plan` as numeric ids, as Paystack's
+    /// example does (see ``PaystackLifecycle/createSubscription(customer:planCode:authorizationCode:startDate:state:)``).
+    func createSubscription(_ request: SandboxRequest) throws(SandboxError) -> HandlerResult {
+        guard let body = jsonBody(request) else { throw .invalid("Invalid JSON body") }
+        guard let customer = body["customer"]?.stringValue, !customer.isEmpty else { throw .invalid("Customer email or code is required") }
+        guard let plan = body["plan"]?.stringValue, !plan.isEmpty else { throw .invalid("Plan code is required") }
+        var start: Date?
+        if let text = body["start_date"]?.stringValue {
+            guard let date = Formatting.parseISO(text) else { throw .invalid("start_date must be an ISO 8601 date") }
+            // Half a microsecond above the microsecond it names: the formats
+            // truncate, and a parsed `.123` may be stored as `.12299999…`.
+            start = Date(timeIntervalSince1970: ((date.timeIntervalSince1970 * 1_000_000).rounded() + 0.5) / 1_000_000)
+        }
+        let authorization = body["authorization"]?.stringValue
+        let lifecycle = lifecycle
+        let resources = resources
+        let (data, events) = try store.withState { (state) throws(SandboxError) -> (JSONValue, [OutgoingWebhook]) in
+            let made = try lifecycle.createSubscription(
+                customer: customer, planCode: plan, authorizationCode: authorization, startDate: start, state: &state)
+            return (resources.subscriptionInPlan(made.subscription, state: state), made.events)
+        }
+        return HandlerResult(resources.ok("Subscription successfully created", data: data), events: events)
+    }
+
     func getSubscription(_ key: String) throws(SandboxError) -> SandboxResponse {
         let data: JSONValue? = store.read { state in
             state.psSubscriptions.values.first { $0.code == key || String($0.id) == key }.map { resources.subscription($0, state: state) }

@@ -113,6 +113,7 @@ struct ProjectionPlan {
             return [record.key]
         case .command(let command):
             return [command.key, purchaseLockKey(command.provider.rawValue, command.purchaseType, command.subscriptionID)]
+                + (command.observed?.successor.map { [purchaseLockKey(command.provider.rawValue, .subscription, $0.subscriptionID)] } ?? [])
         case .userMerge(let merge):
             return [merge.key]
         case .grant(let grant):
@@ -318,10 +319,7 @@ struct ProjectionPlan {
             return
         }
         guard let observed = command.observed else { return }
-        var event = BillingEvent(
-            kind: .subscriptionObserved, provider: command.provider,
-            providerEventName: "storefront.\(command.kind.rawValue)", entityKey: command.key)
-        event.subscriptionID = command.subscriptionID
+        var event = Self.observedEvent(command, subscriptionID: command.subscriptionID, at: observed.observedAt)
         event.status = observed.status
         event.renewsAt = observed.renewsAt
         event.endsAt = observed.endsAt
@@ -333,13 +331,50 @@ struct ProjectionPlan {
         event.planName = observed.planName
         event.pendingVariantID = observed.pendingVariantID
         event.pendingChangeAt = observed.pendingChangeAt
-        event.orderingTimestamp = observed.observedAt
-        // Not from the webhook topic: partition and offset -1; the command's
-        // own record is the payload (and the `commands` row).
+        try addObserved(event, dedupKey: "command:\(command.commandID)", of: command, at: observed.observedAt)
+        if let successor = observed.successor { try add(successor, of: command, observed: observed) }
+    }
+
+    /// The subscription a plan change created to take over at the period end
+    /// (Paystack): it belongs to the user who asked, the owner of the one it
+    /// replaces (`plan_change` evidence; it carries no metadata, nor will
+    /// its charges), and enters the log as the provider answered, with the
+    /// date it starts, before which it grants nothing.
+    private mutating func add(_ successor: ObservedSubscription.Successor, of command: SubscriptionCommand, observed: ObservedSubscription) throws {
+        let provider = command.provider.rawValue
+        items.append(
+            PostgresBatchItem(
+                ProjectionStatements.firstClaim,
+                [
+                    provider, PurchaseType.subscription.rawValue, successor.subscriptionID, command.appUserID, "command:\(command.commandID)",
+                    "plan_change",
+                ]))
+        items.append(PostgresBatchItem(ProjectionStatements.syncSubscriptionOwner, [provider, successor.subscriptionID]))
+        var event = Self.observedEvent(command, subscriptionID: successor.subscriptionID, at: observed.observedAt)
+        event.status = successor.status
+        event.renewsAt = successor.startsAt
+        event.startsAt = successor.startsAt
+        event.productID = observed.pendingVariantID
+        event.variantID = observed.pendingVariantID
+        try addObserved(event, dedupKey: "command:\(command.commandID):successor", of: command, at: observed.observedAt)
+    }
+
+    /// What the provider answered a command, as an event of the subscription's log, ordered by when it answered.
+    static func observedEvent(_ command: SubscriptionCommand, subscriptionID: String, at: Date) -> BillingEvent {
+        var event = BillingEvent(
+            kind: .subscriptionObserved, provider: command.provider, providerEventName: "storefront.\(command.kind.rawValue)", entityKey: command.key)
+        event.subscriptionID = subscriptionID
+        event.orderingTimestamp = at
+        return event
+    }
+
+    /// Logs a command's observation. Not from the webhook topic: partition
+    /// and offset -1; the command's own record is the payload (and the
+    /// `commands` row counts it).
+    private mutating func addObserved(_ event: BillingEvent, dedupKey: String, of command: SubscriptionCommand, at: Date) throws {
         try add(
             WebhookDelivery(
-                dedupKey: "command:\(command.commandID)", event: event, receivedAt: observed.observedAt,
-                payload: try RecordCoding.encode(command), sourcePartition: -1, sourceOffset: -1),
+                dedupKey: dedupKey, event: event, receivedAt: at, payload: try RecordCoding.encode(command), sourcePartition: -1, sourceOffset: -1),
             isCounted: false)
     }
 

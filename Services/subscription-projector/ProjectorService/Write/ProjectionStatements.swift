@@ -386,7 +386,8 @@ enum ProjectionStatements {
         card_brand, card_last_four, customer_portal_url, update_payment_method_url, source_updated_at, last_event_key,
         pause_mode, pause_resumes_at, test_mode, order_id, authorization_code, original_purchase_at,
         latest_purchase_at, unsubscribe_detected_at, billing_issue_detected_at, refunded_at, portal_urls_seen_at,
-        last_event_at, last_event_rank, partially_refunded_at, dispute_opened_at, pending_variant_id, pending_change_at
+        last_event_at, last_event_rank, partially_refunded_at, dispute_opened_at, pending_variant_id, pending_change_at,
+        starts_at
         """
 
     /// Every column but the key takes the fold's value.
@@ -408,13 +409,13 @@ enum ProjectionStatements {
             portal_urls_seen_at = EXCLUDED.portal_urls_seen_at, last_event_at = EXCLUDED.last_event_at,
             last_event_rank = EXCLUDED.last_event_rank, partially_refunded_at = EXCLUDED.partially_refunded_at,
             dispute_opened_at = EXCLUDED.dispute_opened_at, pending_variant_id = EXCLUDED.pending_variant_id,
-            pending_change_at = EXCLUDED.pending_change_at, projected_at = now()
+            pending_change_at = EXCLUDED.pending_change_at, starts_at = EXCLUDED.starts_at, projected_at = now()
         """
 
     /// The binds of one subscription row (``ProjectionWriter/subscriptionRow(_:)``): every column but `app_user_id`.
     static let subscriptionParameterTypes: [PostgresDataType] = [
         t, t, t, t, t, t, t, t, ts, ts, ts, .bool, t, t, t, t, t, ts, t, t, ts, .bool, t, t, ts, ts, ts, ts, ts, ts,
-        ts, .int4, ts, ts, t, ts,
+        ts, .int4, ts, ts, t, ts, ts,
     ]
 
     static let all = [

@@ -342,7 +342,7 @@ public struct ProjectionWriter: Sendable {
             s.latestPurchaseAt, s.unsubscribeDetectedAt, s.billingIssueDetectedAt, s.refundedAt, s.portalURLsSeenAt,
             // distantPast (no provider time) is stored as NULL.
             s.foldPosition.flatMap { $0.at == .distantPast ? nil : $0.at }, s.foldPosition.map { Int32($0.rank) },
-            s.partiallyRefundedAt, s.disputeOpenedAt, s.pendingVariantID, s.pendingChangeAt,
+            s.partiallyRefundedAt, s.disputeOpenedAt, s.pendingVariantID, s.pendingChangeAt, s.startsAt,
         ]
         return values.map(\.postgresBind)
     }

@@ -130,7 +130,8 @@ public struct SubscriptionStatusReader: Sendable {
         s.source_updated_at, s.last_event_key, s.pause_mode, s.pause_resumes_at, s.test_mode, s.order_id,
         s.authorization_code, s.original_purchase_at, s.latest_purchase_at, s.unsubscribe_detected_at,
         s.billing_issue_detected_at, s.refunded_at, s.portal_urls_seen_at, s.last_event_at, s.last_event_rank,
-        s.partially_refunded_at, s.dispute_opened_at, s.pending_variant_id, s.pending_change_at
+        s.partially_refunded_at, s.dispute_opened_at, s.pending_variant_id, s.pending_change_at,
+        s.starts_at
         """
 
     /// Rows naming a provider this build does not know are skipped, not fatal.
@@ -170,6 +171,7 @@ public struct SubscriptionStatusReader: Sendable {
         state.authorizationCode = try row.decode(column: "authorization_code")
         state.pendingVariantID = try row.decode(column: "pending_variant_id")
         state.pendingChangeAt = try row.decode(column: "pending_change_at")
+        state.startsAt = try row.decode(column: "starts_at")
         if let rank: Int32 = try row.decode(column: "last_event_rank") {
             let at: Date? = try row.decode(column: "last_event_at")
             state.foldPosition = SubscriptionFold.Position(at: at ?? .distantPast, rank: Int(rank), key: state.lastEventKey)

@@ -50,6 +50,10 @@ public struct ProviderSubscription: Sendable, Hashable, Codable {
     public var pendingVariantID: String?
     /// When ``pendingVariantID`` takes over: the end of the current period.
     public var pendingChangeAt: Date?
+    /// The subscription the provider made to carry ``pendingVariantID``
+    /// (Paystack: a new subscription from ``pendingChangeAt``); nil when the
+    /// change is made to this subscription itself.
+    public var successor: ObservedSubscription.Successor?
 
     public init(provider: Provider, id: String, status: String) {
         self.provider = provider

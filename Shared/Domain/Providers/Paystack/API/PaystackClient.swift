@@ -263,7 +263,7 @@ public struct PaystackClient: PaymentProvider, CustomStringConvertible {
         return subscription
     }
 
-    private func checkCode(_ code: String, _ operation: String) throws(ProviderError) {
+    func checkCode(_ code: String, _ operation: String) throws(ProviderError) {
         guard ProviderIDs.isSafe(code) else {
             throw transport.failure(operation, .validation, message: "subscription code has unexpected characters")
         }

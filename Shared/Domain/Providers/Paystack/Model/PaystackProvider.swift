@@ -17,13 +17,14 @@ public struct PaystackProvider: ProviderDefinition {
     /// a transaction is initialised with its amount; each refund names the
     /// payment it returns and its own amount; 100 API requests a minute with a
     /// test key, 600 with a live one; a transaction cannot start without the
-    /// buyer's email; it has neither promotion codes nor per-checkout trials.
+    /// buyer's email; it has neither promotion codes nor per-checkout trials;
+    /// a plan change ends the subscription and starts another.
     public var traits: ProviderTraits {
         ProviderTraits(
             catalogPrefix: "ps", subscriptionEventsNameTheOwner: false, subscriptionsHaveAFirstOrder: false,
             chargesLinkToSubscriptionsByCard: true, productIDIsAPlanCode: true, fetchedPurchasesMatchCheckouts: false,
             checkoutStatesTheAmount: true, refundsRestateTheOrder: false, requestsPerMinute: RequestLimits(test: 100, live: 600),
-            checkoutNeedsTheEmail: true)
+            checkoutNeedsTheEmail: true, planChangesEndTheSubscription: true)
     }
 
     /// `paystack:<customer code>` when known (all of one customer's events
