@@ -164,6 +164,7 @@ import Testing
         e.updatePaymentMethodURL = "https://x/update"; e.testMode = true; e.authorizationCode = "AUTH_1"; e.pauseMode = "free"
         e.pauseResumesAt = at.addingTimeInterval(8); e.refundedAmount = 250; e.disputeResolution = "merchant-accepted"
         e.pendingVariantID = "price_Y"; e.pendingChangeAt = at.addingTimeInterval(9); e.startsAt = at.addingTimeInterval(10)
+        e.replacesSubscriptionID = "SUB_0"
         e.recurringPrice = RecurringPrice(amount: 4_800_000, currency: "ngn", interval: BillingInterval(unit: .month, count: 3))
         return e
     }

@@ -79,6 +79,13 @@ import Testing
             """)
         try await pool.execute(
             "INSERT INTO checkout_user_merges (anonymous_id, app_user_id, merged_at) VALUES ('anon_old', 'user-a', now() - interval '3 years')")
+        // External purchase tokens: one ended 31 days ago (pruned after the 30 days kept), one 29 days ago and one running (kept).
+        try await pool.execute(
+            """
+            INSERT INTO checkout_external_purchase_tokens (external_purchase_id, owner, keep_until) VALUES
+                ('epid-old', 'user-a', now() - interval '31 days'), ('epid-recent', 'user-a', now() - interval '29 days'),
+                ('epid-live', 'user-b', now() + interval '1 day')
+            """)
     }
 
     @Test func theJobDeletesExactlyTheRowsPastTheirRetentionInBatches() async throws {
@@ -91,6 +98,9 @@ import Testing
             #expect(outcomes["checkout_user_quotas"] == fiveInThreeBatches)
             #expect(outcomes["provider_request_ledger"] == fiveInThreeBatches)
             #expect(outcomes["checkout_redemptions.expired"] == fiveInThreeBatches)
+            #expect(outcomes["checkout_external_purchase_tokens"] == RetentionJob.Outcome(deleted: 1, batches: 1))
+            #expect(
+                try await Self.names(pool, "SELECT external_purchase_id FROM checkout_external_purchase_tokens") == ["epid-live", "epid-recent"])
 
             #expect(try await Self.names(pool, "SELECT idempotency_key FROM checkout_idempotency_keys") == ["new-1", "new-2"])
             #expect(try await Self.names(pool, "SELECT app_user_id FROM checkout_user_quotas") == ["new-1", "new-2"])
@@ -113,6 +123,7 @@ import Testing
             var retention = CheckoutRetention()
             retention.quotaWindows = .forever
             retention.expiredRedemptions = .forever
+            retention.externalPurchaseTokens = .forever
             let outcomes = await Self.job(pool, retention).runOnce()
             #expect(outcomes.keys.sorted() == ["checkout_idempotency_keys", "provider_request_ledger"])
             #expect(try await Self.names(pool, "SELECT app_user_id FROM checkout_user_quotas").count == 7)

@@ -46,6 +46,7 @@ extension PlanChangeEndToEndTests {
         let (code, renewsAt) = try await paystackSubscribe(flow, Self.paystackMonthly)
         let monthlyProduct = try await productID(ofVariant: Self.paystackMonthly)
         let yearlyProduct = try await productID(ofVariant: Self.paystackYearly)
+        let report = try await reportFigures("paystack", currency: "NGN")
 
         // Paystack cannot change now.
         let now = try await change(flow, #"{"variantId":"\#(Self.paystackYearly)","effective":"now"}"#)
@@ -101,6 +102,21 @@ extension PlanChangeEndToEndTests {
         // monthly subscription never renewed.
         let transactions = try #require(try await paystackCustomer(flow)["transactions"] as? [[String: Any]])
         #expect(transactions.compactMap { $0["amount"] as? Int } == [250_000, 2_500_000], "\(transactions)")
+
+        // In the revenue report the new subscription continues the old one
+        // (BillingEvent.replacesSubscriptionID): one contraction when it takes
+        // over, never the old one's churn and the new one's new MRR.
+        let monthlyMRR = try await monthlyPrice(ofVariant: Self.paystackMonthly)
+        let yearlyMRR = try await monthlyPrice(ofVariant: Self.paystackYearly)
+        let moved = try await stack.eventually("the change in the report") { () -> [String: Int64]? in
+            let now = try await reportFigures("paystack", currency: "NGN")
+            return now["contraction_mrr", default: 0] != report["contraction_mrr", default: 0] ? now : nil
+        }
+        let delta = { (key: String) in moved[key, default: 0] - report[key, default: 0] }
+        #expect(abs(Double(delta("contraction_mrr")) - (monthlyMRR - yearlyMRR)) <= 1, "\(report) → \(moved)")
+        #expect(delta("new_mrr") == 0 && delta("churned_mrr") == 0 && delta("expansion_mrr") == 0, "\(report) → \(moved)")
+        #expect(delta("new_subscriptions") == 0 && delta("churned_subscriptions") == 0, "\(report) → \(moved)")
+        #expect(delta("active_subscribers_end") == 0, "\(report) → \(moved)")
     }
 
     /// A downgrade at period end (annual → monthly) keeps the annual plan and

@@ -25,8 +25,8 @@ extension PlanChangeEndToEndTests {
 
     /// `storefront report --format json` as an operator runs it, over the
     /// days around now, priced by the gateway's product list: `provider`'s
-    /// figures in USD, summed over the report's rows.
-    func reportFigures(_ provider: String) async throws -> [String: Int64] {
+    /// figures in `currency`, summed over the report's rows.
+    func reportFigures(_ provider: String, currency: String = "USD") async throws -> [String: Int64] {
         let stack = try self.stack
         let run = stack.state + "/report-\(UUID().uuidString.prefix(6))"
         let products = try await stack.request(.get, stack.gateway + "/api/products")
@@ -42,7 +42,7 @@ extension PlanChangeEndToEndTests {
         let report = try #require(
             try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: run + ".json"))) as? [String: Any])
         let rows = try #require(report["rows"] as? [[String: Any]]).filter {
-            $0["provider"] as? String == provider && $0["currency"] as? String == "USD"
+            $0["provider"] as? String == provider && $0["currency"] as? String == currency
         }
         var sums: [String: Int64] = [:]
         for row in rows {

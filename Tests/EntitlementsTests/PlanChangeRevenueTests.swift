@@ -55,4 +55,84 @@ import Testing
         ])
         #expect(row.expansionMRR == 1667 - 417 && row.contractionMRR == 0 && row.churnedMRR == 0 && row.newSubscriptions == 1)
     }
+
+    /// A Paystack change at period end: the monthly subscription stops renewing
+    /// and a new annual one starts at the period end (docs/plan-changes.md).
+    @Test func aPaystackChangeAtPeriodEndIsOneMovementWhenTheSuccessorStarts() throws {
+        var book = PriceBook()
+        book.set(RecurringPrice(amount: 5000, currency: "NGN", interval: .init(unit: .month)), provider: .paystack, variantID: "PLN_m")
+        book.set(RecurringPrice(amount: 48_000, currency: "NGN", interval: .init(unit: .year)), provider: .paystack, variantID: "PLN_y")
+        func at(_ text: String) -> Date { ISO8601DateFormatter().date(from: text)! }
+        func event(
+            _ kind: BillingEventKind, _ time: String, subscription: String, variant: String, status: String, key: String
+        )
+            -> SubscriptionFold.LoggedEvent
+        {
+            var e = BillingEvent(kind: kind, provider: .paystack, providerEventName: "x", entityKey: "paystack:\(subscription)")
+            e.subscriptionID = subscription
+            e.status = status
+            e.variantID = variant
+            e.orderingTimestamp = at(time)
+            return .init(dedupKey: key, event: e)
+        }
+        var ending = event(
+            .subscriptionObserved, "2026-11-10T10:00:00Z", subscription: "SUB_1", variant: "PLN_m", status: "non-renewing", key: "command:c1")
+        ending.event.cancelled = true
+        ending.event.endsAt = at("2026-12-02T10:00:00Z")
+        let old = SubscriptionRevenueHistory(
+            provider: .paystack, subscriptionID: "SUB_1",
+            events: [
+                event(.subscriptionCreated, "2026-11-02T10:00:00Z", subscription: "SUB_1", variant: "PLN_m", status: "active", key: "a"), ending,
+            ],
+            prices: book)
+        var starting = event(
+            .subscriptionObserved, "2026-11-10T10:00:00Z", subscription: "SUB_2", variant: "PLN_y", status: "active", key: "command:c1:successor")
+        starting.event.startsAt = at("2026-12-02T10:00:00Z")
+        starting.event.replacesSubscriptionID = "SUB_1"
+        let new = SubscriptionRevenueHistory(provider: .paystack, subscriptionID: "SUB_2", events: [starting], prices: book)
+
+        let joined = old.continued(by: new, from: at("2026-12-02T10:00:00Z"))
+        let period = ReportPeriod(from: at("2026-11-01T00:00:00Z"), to: at("2027-01-01T00:00:00Z"), granularity: .month)
+        let rows = RevenueReport.build(histories: [joined], returns: [], period: period, asOf: period.to)
+        try #require(rows.count == 2)
+        #expect(rows[0].newMRR == 5000 && rows[0].newSubscriptions == 1 && rows[0].mrrEnd == 5000, "November: the monthly plan only")
+        #expect(rows[1].contractionMRR == 5000 - 4000 && rows[1].churnedMRR == 0 && rows[1].newMRR == 0 && rows[1].newSubscriptions == 0)
+        #expect(rows[1].mrrEnd == 4000 && rows[1].activeSubscribersEnd == 1)
+
+        // Alone, the two would be November's second new subscription and December's churn.
+        let apart = RevenueReport.build(histories: [old, new], returns: [], period: period, asOf: period.to)
+        #expect(apart.first?.newSubscriptions == 2 && apart.last?.churnedSubscriptions == 1, "the join is what makes it one movement")
+    }
+
+    /// The old subscription ends before its date (the sandbox expires it at
+    /// once, after charging the new one): the switch is then.
+    @Test func theSwitchIsWhenTheReplacedSubscriptionStopsPaying() throws {
+        var book = PriceBook()
+        book.set(RecurringPrice(amount: 5000, currency: "NGN", interval: .init(unit: .month)), provider: .paystack, variantID: "PLN_m")
+        book.set(RecurringPrice(amount: 48_000, currency: "NGN", interval: .init(unit: .year)), provider: .paystack, variantID: "PLN_y")
+        func at(_ text: String) -> Date { ISO8601DateFormatter().date(from: text)! }
+        func event(_ kind: BillingEventKind, _ time: String, subscription: String, variant: String, status: String) -> SubscriptionFold.LoggedEvent {
+            var e = BillingEvent(kind: kind, provider: .paystack, providerEventName: "x", entityKey: "paystack:\(subscription)")
+            e.subscriptionID = subscription
+            e.status = status
+            e.variantID = variant
+            e.orderingTimestamp = at(time)
+            return .init(dedupKey: "\(subscription)-\(time)", event: e)
+        }
+        let old = SubscriptionRevenueHistory(
+            provider: .paystack, subscriptionID: "SUB_1",
+            events: [
+                event(.subscriptionCreated, "2026-11-02T10:00:00Z", subscription: "SUB_1", variant: "PLN_m", status: "active"),
+                event(.subscriptionDisabled, "2026-11-10T10:05:00Z", subscription: "SUB_1", variant: "PLN_m", status: "complete"),
+            ], prices: book)
+        let new = SubscriptionRevenueHistory(
+            provider: .paystack, subscriptionID: "SUB_2",
+            events: [
+                event(.subscriptionObserved, "2026-11-10T10:00:00Z", subscription: "SUB_2", variant: "PLN_y", status: "active"),
+                event(.paymentSucceeded, "2026-11-10T10:04:00Z", subscription: "SUB_2", variant: "PLN_y", status: "active"),
+            ], prices: book)
+        let joined = old.continued(by: new, from: at("2026-12-02T10:00:00Z"))
+        #expect(joined.points.map(\.mrr) == [5000, 4000], "\(joined.points)")
+        #expect(joined.points.last?.at == at("2026-11-10T10:05:00Z"))
+    }
 }

@@ -48,6 +48,7 @@ extension BillingEvent {
         writer.recurringPrice("recurringPrice", recurringPrice)
         writer.int("refundedAmount", refundedAmount)
         writer.date("renewsAt", renewsAt)
+        writer.string("replacesSubscriptionId", replacesSubscriptionID)
         writer.date("startsAt", startsAt)
         writer.string("status", status)
         writer.string("subscriptionId", subscriptionID)

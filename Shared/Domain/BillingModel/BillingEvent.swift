@@ -101,6 +101,10 @@ public struct BillingEvent: Codable, Sendable, Hashable {
     /// (Paystack: the new plan's subscription, whose first charge is then):
     /// it grants nothing before, unless the provider has charged it since.
     public var startsAt: Date?
+    /// The subscription this one replaces at ``startsAt`` (the one a Paystack
+    /// plan change ends): `storefront report` joins the two histories, so
+    /// the change counts as expansion or contraction, not churn and new.
+    public var replacesSubscriptionID: String?
     /// Paystack `authorization.authorization_code`: each successful charge
     /// creates one, and the subscription created from that charge carries the
     /// same code, which is how a subscription finds the checkout that paid for it.
@@ -129,7 +133,7 @@ public struct BillingEvent: Codable, Sendable, Hashable {
         case paidAt, orderingTimestamp, emailToken, cardBrand, cardLastFour
         case customerPortalURL = "customerPortalUrl", updatePaymentMethodURL = "updatePaymentMethodUrl", testMode
         case authorizationCode, pauseMode, pauseResumesAt
-        case pendingVariantID = "pendingVariantId", pendingChangeAt, startsAt
+        case pendingVariantID = "pendingVariantId", pendingChangeAt, startsAt, replacesSubscriptionID = "replacesSubscriptionId"
     }
 
     public init(from decoder: any Decoder) throws {
@@ -177,6 +181,7 @@ public struct BillingEvent: Codable, Sendable, Hashable {
         pendingVariantID = try c.decodeIfPresent(String.self, forKey: .pendingVariantID)
         pendingChangeAt = try c.decodeTimestamp(forKey: .pendingChangeAt)
         startsAt = try c.decodeTimestamp(forKey: .startsAt)
+        replacesSubscriptionID = try c.decodeIfPresent(String.self, forKey: .replacesSubscriptionID)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -221,5 +226,6 @@ public struct BillingEvent: Codable, Sendable, Hashable {
         try c.encodeIfPresent(testMode, forKey: .testMode)
         try c.encodeIfPresent(authorizationCode, forKey: .authorizationCode)
         try c.encodeIfPresent(pauseMode, forKey: .pauseMode)
+        try c.encodeIfPresent(replacesSubscriptionID, forKey: .replacesSubscriptionID)
     }
 }

@@ -119,12 +119,31 @@ public struct RevenueLog: Sendable {
         }
     }
 
-    /// The subscriptions' histories, in key order.
+    /// The subscriptions' histories, in key order. A subscription that
+    /// replaced another (``BillingEvent/replacesSubscriptionID``: a Paystack
+    /// plan change) continues the one it replaced
+    /// (``SubscriptionRevenueHistory/continued(by:from:)``) instead of standing alone.
     public func histories(prices: PriceBook) -> [SubscriptionRevenueHistory] {
-        subscriptionEvents.keys.sorted().compactMap { key in
-            subscriptionEvents[key].map {
-                SubscriptionRevenueHistory(provider: key.provider, subscriptionID: key.subscriptionID, events: $0, prices: prices)
-            }
+        var histories: [SubscriptionKey: SubscriptionRevenueHistory] = [:]
+        for (key, events) in subscriptionEvents {
+            histories[key] = SubscriptionRevenueHistory(provider: key.provider, subscriptionID: key.subscriptionID, events: events, prices: prices)
+        }
+        // The latest replacement first, so a chain (A replaced by B, B by C) folds into A.
+        for link in replacements.sorted(by: { $0.start > $1.start }) {
+            guard let replaced = histories[link.replaced], let successor = histories[link.successor] else { continue }
+            histories[link.replaced] = replaced.continued(by: successor, from: link.start)
+            histories[link.successor] = nil
+        }
+        return histories.keys.sorted().compactMap { histories[$0] }
+    }
+
+    /// Each subscription that says it replaces another from a date.
+    var replacements: [(successor: SubscriptionKey, replaced: SubscriptionKey, start: Date)] {
+        subscriptionEvents.compactMap { key, events in
+            guard let event = events.first(where: { $0.event.replacesSubscriptionID != nil && $0.event.startsAt != nil })?.event,
+                let replaced = event.replacesSubscriptionID, let start = event.startsAt, replaced != key.subscriptionID
+            else { return nil }
+            return (key, SubscriptionKey(provider: key.provider, subscriptionID: replaced), start)
         }
     }
 

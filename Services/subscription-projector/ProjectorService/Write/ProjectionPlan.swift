@@ -354,6 +354,7 @@ struct ProjectionPlan {
         event.status = successor.status
         event.renewsAt = successor.startsAt
         event.startsAt = successor.startsAt
+        event.replacesSubscriptionID = command.subscriptionID
         event.productID = observed.pendingVariantID
         event.variantID = observed.pendingVariantID
         try addObserved(event, dedupKey: "command:\(command.commandID):successor", of: command, at: observed.observedAt)

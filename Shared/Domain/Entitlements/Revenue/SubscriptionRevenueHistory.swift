@@ -48,6 +48,30 @@ public struct SubscriptionRevenueHistory: Sendable {
         self.currency = points.last(where: { $0.price != nil })?.price?.currency ?? currency ?? "unknown"
     }
 
+    /// This subscription's history continued by `successor`'s, for a
+    /// subscription that replaced this one from `start` (a Paystack plan
+    /// change at the period end ends one subscription and starts another).
+    /// The switch is when this one stops paying after the successor exists
+    /// (its period end, or an earlier expiry), at the latest `start`: before
+    /// it the points are this one's, at it the successor's standing then,
+    /// after it the successor's. So the change is one movement of MRR
+    /// (expansion or contraction), not this one's churn and the successor's
+    /// new MRR, and the successor is not counted beside this one.
+    public func continued(by successor: SubscriptionRevenueHistory, from start: Date) -> SubscriptionRevenueHistory {
+        let linked = successor.points.first?.at ?? start
+        let switchAt = min(points.first { $0.at >= linked && !$0.paying }?.at ?? start, start)
+        var joined = self
+        joined.points = points.filter { $0.at < switchAt }
+        if var standing = successor.standing(at: switchAt) {
+            standing.at = switchAt
+            standing.failedPayments = 0
+            joined.points.append(standing)
+        }
+        joined.points += successor.points.filter { $0.at > switchAt }
+        if successor.currency != "unknown" { joined.currency = successor.currency }
+        return joined
+    }
+
     /// The standing at `date` (the newest point at or before it); nil before the first.
     public func standing(at date: Date) -> RevenuePoint? { points.last { $0.at <= date } }
 
