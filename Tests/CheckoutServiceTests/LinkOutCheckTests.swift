@@ -13,9 +13,11 @@ import Testing
     /// Token owners in memory.
     final class MemoryTokenStore: ExternalPurchaseTokenStore {
         let owners = Mutex<[String: String]>([:])
+        let kept = Mutex<[String: Date]>([:])
 
         func claim(externalPurchaseID: String, owner: String, keepUntil: Date) async throws -> String {
-            owners.withLock { owners in
+            kept.withLock { $0[externalPurchaseID] = keepUntil }
+            return owners.withLock { owners in
                 if let holder = owners[externalPurchaseID] { return holder }
                 owners[externalPurchaseID] = owner
                 return owner
@@ -31,11 +33,13 @@ import Testing
             .init(linkOut: .entitlementRequired, storefronts: [AppStoreStorefront("NLD")!], source: "s", entitlement: "ExternalPurchaseCustomLink"),
         ])
 
-    static func check(live: Bool = false, bundleID: String? = "com.example.storefront", appAppleID: Int64? = nil) -> LinkOutCheck {
+    static func check(
+        live: Bool = false, bundleID: String? = "com.example.storefront", appAppleID: Int64? = nil, tokens: MemoryTokenStore = MemoryTokenStore()
+    ) -> LinkOutCheck {
         LinkOutCheck(
             policy: LinkOutPolicySource(policy: policy),
             configuration: AppStoreConfiguration(bundleID: bundleID, appAppleID: appAppleID, acceptsSandboxTokens: !live),
-            tokens: MemoryTokenStore())
+            tokens: tokens)
     }
 
     static func token(id: String = "epid-1", bundle: String = "com.example.storefront", app: Int64 = 99, expires: TimeInterval = 3600) -> String {
@@ -105,6 +109,19 @@ import Testing
         #expect(await Self.refusal(check, body, owner: "alice") == nil)
         #expect(await Self.refusal(check, body, owner: "alice") == nil, "the same user may send it with every checkout")
         #expect(await Self.refusal(check, body, owner: "mallory")! == (.conflict, "external_purchase_token_reused"))
+    }
+
+    @Test func aTokenIsRememberedUntilItsEndAtMostAYear() async throws {
+        let tokens = MemoryTokenStore()
+        let check = Self.check(tokens: tokens)
+        _ = try await check.check(Self.body(storefront: "NLD", token: Self.token(id: "soon", expires: 3600)), owner: "u1", now: Self.now)
+        _ = try await check.check(Self.body(storefront: "NLD", token: Self.token(id: "far", expires: 50 * 365 * 86_400)), owner: "u1", now: Self.now)
+        let kept = tokens.kept.withLock { $0 }
+        #expect(kept["soon"] == Self.now.addingTimeInterval(3600))
+        #expect(kept["far"] == Self.now.addingTimeInterval(LinkOutCheck.tokenMemory), "the client states the end; the row is kept a year at most")
+        // A refusal before the claim records nothing.
+        #expect(await Self.refusal(check, Self.body(storefront: "KOR", token: Self.token(id: "korea"))) != nil)
+        #expect(tokens.kept.withLock { $0["korea"] } == nil)
     }
 
     @Test func appConfigIsTaggedAndRevalidated() async throws {

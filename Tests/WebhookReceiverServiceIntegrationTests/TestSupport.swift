@@ -109,7 +109,9 @@ final class TopicWatcher: Sendable {
     }
 
     /// Waits for a record with envelope `id` (and, when given, exactly these payload bytes).
-    func find(id: String, payload: [UInt8]? = nil, timeout: Duration = .seconds(30)) async -> PublishedWebhook? {
+    /// Generous: the watcher reads a topic every suite shares from its start, and
+    /// joining the group while every integration suite starts at once has taken over 30 s.
+    func find(id: String, payload: [UInt8]? = nil, timeout: Duration = .seconds(90)) async -> PublishedWebhook? {
         let found = await reader.first(timeout: timeout) { record in
             guard let envelope = Self.envelope(record), envelope.id == id, record.key != nil else { return false }
             guard let payload else { return true }

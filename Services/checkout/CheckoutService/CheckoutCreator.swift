@@ -71,9 +71,11 @@ struct CheckoutCreator: Sendable {
         let (item, variant) = try validate(body, user: buyer.user)
         let quotaKey = buyer.quotaKey
         let locale = Self.locale(body, acceptLanguage: acceptLanguage)
-        let appStore = try await linkOut.check(body, owner: quotaKey, now: now())
+        // Refused before the quota counts it; its token is claimed only once admitted.
+        let appStore = try linkOut.decide(body, now: now())
         guard let key = idempotencyKey else {
             try await quota.admit(.createCheckout, user: quotaKey)
+            try await linkOut.claim(appStore, owner: quotaKey, now: now())
             return Outcome(
                 body: try await createNew(
                     body, item: item, variant: variant, buyer: buyer, checkoutID: Self.newCheckoutID(), locale: locale, appStore: appStore,
@@ -83,6 +85,7 @@ struct CheckoutCreator: Sendable {
         let checkoutID = Self.newCheckoutID()
         let outcome = try await idempotency.once(user: quotaKey, key: key, requestHash: Self.hash(body), id: checkoutID) {
             try await quota.admit(.createCheckout, user: quotaKey)
+            try await linkOut.claim(appStore, owner: quotaKey, now: now())
             return try await createNew(
                 body, item: item, variant: variant, buyer: buyer, checkoutID: checkoutID, locale: locale, appStore: appStore, logger: logger)
         }

@@ -39,9 +39,10 @@ struct LinkOutCheck: Sendable {
         }
     }
 
-    /// What the checkout records, or nil when the request named no storefront.
-    /// - Parameter owner: the buyer (``CheckoutCreator/Buyer/quotaKey``).
-    func check(_ body: CreateCheckoutRequest, owner: String, now: Date) async throws -> AppStoreCheckout? {
+    /// What the checkout records, or nil when the request named no storefront:
+    /// every check but the token's owner, which ``claim(_:owner:now:)`` makes
+    /// once the checkout is admitted by the caller's quota.
+    func decide(_ body: CreateCheckoutRequest, now: Date) throws(HTTPError) -> AppStoreCheckout? {
         guard let (storefront, token) = try Self.checkShape(body) else { return nil }
         switch policy.policy.linkOut(for: storefront) {
         case .notAllowed:
@@ -57,12 +58,28 @@ struct LinkOutCheck: Sendable {
         }
         guard let token else { return AppStoreCheckout(storefront: storefront) }
         try checkToken(token, now: now)
-        let keepUntil = token.expiresAt ?? now.addingTimeInterval(Self.tokenMemory)
-        let holder = try await tokens.claim(externalPurchaseID: token.externalPurchaseID, owner: owner, keepUntil: keepUntil)
+        return AppStoreCheckout(storefront: storefront, token: token)
+    }
+
+    /// Records `owner` as the token's user, or refuses (409) a token another
+    /// user sent first. The row is kept until the token's end, at most
+    /// ``tokenMemory`` from now (the end is the client's to state).
+    /// - Parameter owner: the buyer (``CheckoutCreator/Buyer/quotaKey``).
+    func claim(_ checkout: AppStoreCheckout?, owner: String, now: Date) async throws {
+        guard let checkout, let id = checkout.externalPurchaseID else { return }
+        let longest = now.addingTimeInterval(Self.tokenMemory)
+        let keepUntil = min(checkout.tokenExpiresAt ?? longest, longest)
+        let holder = try await tokens.claim(externalPurchaseID: id, owner: owner, keepUntil: keepUntil)
         guard holder == owner else {
             throw HTTPError(.conflict, "This external purchase token belongs to another user", code: "external_purchase_token_reused")
         }
-        return AppStoreCheckout(storefront: storefront, token: token)
+    }
+
+    /// ``decide(_:now:)`` then ``claim(_:owner:now:)``.
+    func check(_ body: CreateCheckoutRequest, owner: String, now: Date) async throws -> AppStoreCheckout? {
+        let checkout = try decide(body, now: now)
+        try await claim(checkout, owner: owner, now: now)
+        return checkout
     }
 
     /// This app's, this environment's, unexpired.
