@@ -1,5 +1,6 @@
 import Foundation
 import HTTPClient
+import Postgres
 import TestSupport
 import Testing
 
@@ -60,5 +61,40 @@ extension PlanChangeEndToEndTests {
         let price = try #require((attributes["price"] as? NSNumber)?.doubleValue)
         let months = (attributes["interval"] as? String == "year" ? 12.0 : 1.0) * Double((attributes["interval_count"] as? NSNumber)?.intValue ?? 1)
         return price / months
+    }
+
+    /// Every logged event of `subscription`, in the order the log holds
+    /// them (for a failure message: what the report's history was built from).
+    func revenueTrail(_ provider: String, subscription: String) async throws -> String {
+        try await stack.withDatabase { pool in
+            let rows = try await pool.query(
+                """
+                SELECT e.event_name, e.dedup_key, e.ordering_ts::text, COALESCE(e.event->>'kind', '-'),
+                    COALESCE(e.event->>'variantId', '-'), COALESCE(e.event->>'status', '-')
+                FROM billing_events e WHERE e.provider = \(provider) AND e.subscription_id = \(subscription)
+                ORDER BY e.ordering_ts, e.dedup_key
+                """)
+            return try rows.map { row in
+                let (name, key, at, kind, variant, status) = try row.decode((String, String, String?, String, String, String).self)
+                return "\(at ?? "-") \(kind) \(name) \(variant) \(status) [\(key.prefix(40))]"
+            }.joined(separator: "\n")
+        }
+    }
+
+    /// The report's figures once its contraction moved from `report`'s; a
+    /// timeout records `subscription`'s logged events first.
+    func reportAfterContraction(_ provider: String, from report: [String: Int64], subscription: String) async throws -> [String: Int64] {
+        do {
+            return try await stack.eventually("the change in the report") { () -> [String: Int64]? in
+                let now = try await reportFigures(provider)
+                return now["contraction_mrr", default: 0] != report["contraction_mrr", default: 0] ? now : nil
+            }
+        } catch {
+            Issue.record("""
+                the report never moved from \(report) (now \(try await reportFigures(provider))); the subscription's log:
+                \(try await revenueTrail(provider, subscription: subscription))
+                """)
+            throw error
+        }
     }
 }

@@ -135,4 +135,33 @@ import Testing
         #expect(joined.points.map(\.mrr) == [5000, 4000], "\(joined.points)")
         #expect(joined.points.last?.at == at("2026-11-10T10:05:00Z"))
     }
+
+    /// A reconciler snapshot fetched in the same second as a change, before
+    /// it: its fetch started 0.4 s after the second the provider's event
+    /// names (Stripe's whole-second `created`), yet it shows the old plan. It
+    /// must not put the old plan back between the change and the next event
+    /// (once seen end to end as contraction 164 and expansion 82 where one
+    /// contraction of 82 happened), in any arrival order.
+    @Test func aSnapshotFromTheSecondOfAChangeDoesNotUndoIt() throws {
+        var snapshot = event(.subscriptionObserved, "2026-11-10T10:00:00Z", variant: "2", key: "snapshot:s1")
+        snapshot.event.providerEventName = ProviderSnapshot.eventNamePrefix + "subscription"
+        snapshot.event.orderingTimestamp = snapshot.event.orderingTimestamp?.addingTimeInterval(0.4)
+        let events = [
+            event(.subscriptionCreated, "2026-11-02T10:00:00Z", variant: "2", key: "a"),
+            event(.subscriptionUpdated, "2026-11-10T10:00:00Z", variant: "3", key: "b"),
+            snapshot,
+            event(.paymentSucceeded, "2026-11-10T10:00:03Z", variant: "3", key: "c"),
+        ]
+        for order in [events, events.reversed(), [events[2], events[0], events[3], events[1]]] {
+            let row = try row(order)
+            #expect(row.contractionMRR == 499 - 417 && row.expansionMRR == 0, "\(row)")
+            #expect(row.mrrEnd == 417 && row.churnedMRR == 0)
+            let state = SubscriptionFold.fold(provider: .lemonsqueezy, subscriptionID: "1", events: Array(order.prefix(3)))
+            #expect(state.variantID == "3" || !order.prefix(3).contains { $0.dedupKey == "b" })
+        }
+        // A snapshot of a later second still counts after the provider's events before it.
+        snapshot.event.orderingTimestamp = snapshot.event.orderingTimestamp?.addingTimeInterval(1)
+        let later = SubscriptionFold.fold(provider: .lemonsqueezy, subscriptionID: "1", events: Array(events.prefix(2)) + [snapshot])
+        #expect(later.variantID == "2")
+    }
 }

@@ -9,6 +9,9 @@ import Foundation
 /// before then: the projector applies it as authoritative at that instant,
 /// and webhooks received later refine it.
 public struct ProviderSnapshot: Codable, Sendable, Hashable {
+    /// Events read from snapshots are logged under `storefront.snapshot.<entity>`.
+    public static let eventNamePrefix = "storefront.snapshot."
+
     /// What was fetched.
     public enum Entity: String, Codable, Sendable, Hashable {
         /// Lemon Squeezy `GET /v1/subscriptions/{id}`; Paystack `GET /subscription/{code}`.
@@ -97,4 +100,10 @@ extension TopicKey {
     public static func snapshot(_ provider: Provider, entity: ProviderSnapshot.Entity, entityID: String, customerID: String?) -> String {
         provider.definition.snapshotKey(entity: entity, entityID: entityID, customerID: customerID)
     }
+}
+
+extension BillingEvent {
+    /// Read from a reconciler ``ProviderSnapshot`` (the provider's view at a
+    /// fetch), not delivered by the provider as an event.
+    public var isFromSnapshot: Bool { providerEventName.hasPrefix(ProviderSnapshot.eventNamePrefix) }
 }

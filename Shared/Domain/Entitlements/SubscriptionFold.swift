@@ -7,7 +7,9 @@ import BillingModel
 /// provider's own, or for Paystack state changes and Storefront's own
 /// fetches, when Storefront received them), then the kind's precedence (a
 /// subscription is created before it is updated, and cancelled or expired
-/// after), then the dedup key. A later event overwrites the fields it carries
+/// after), then the dedup key. A reconciler snapshot counts at the whole
+/// second its fetch started in, before the provider's events of that second
+/// (``position(_:)`` says why). A later event overwrites the fields it carries
 /// and leaves the others. Because the projector re-folds from the
 /// deduplicated event log, a duplicate changes nothing, an old event arriving
 /// late is sorted before newer ones and cannot move the state back, and any
@@ -66,8 +68,23 @@ public enum SubscriptionFold {
     }
 
     static func position(_ logged: LoggedEvent) -> Position {
-        Position(at: logged.event.orderingTimestamp ?? .distantPast, rank: precedence(logged.event.kind), key: logged.dedupKey)
+        let at = logged.event.orderingTimestamp ?? .distantPast
+        guard logged.event.isFromSnapshot else { return Position(at: at, rank: precedence(logged.event.kind), key: logged.dedupKey) }
+        // A snapshot carries Storefront's clock (its fetch's start, in
+        // milliseconds); the providers' own event times are whole seconds
+        // (Stripe's `created` is the second a change happened in, floored).
+        // A fetch started in the same second as a change may show the state
+        // before it, yet its instant is after the change's floored time: as
+        // such it would undo the change until the next event (a plan change
+        // seen as monthly → annual → monthly → annual). So a snapshot is
+        // placed at its second, before every provider event of that second;
+        // one fetched later in the second that saw the change agrees with it.
+        let second = Date(timeIntervalSince1970: at.timeIntervalSince1970.rounded(.down))
+        return Position(at: second, rank: precedence(logged.event.kind) - snapshotRankOffset, key: logged.dedupKey)
     }
+
+    /// Snapshot ranks sit below every provider event's (``precedence(_:)`` is 0–6).
+    static let snapshotRankOffset = 10
 
     static func precedes(_ a: LoggedEvent, _ b: LoggedEvent) -> Bool { position(a) < position(b) }
 

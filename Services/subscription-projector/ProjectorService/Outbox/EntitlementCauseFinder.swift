@@ -9,9 +9,6 @@ import BillingModel
 /// the batch's last record of the purchase's provider stands in, and a batch
 /// without one names its last record. Pure, so tests need no database.
 struct EntitlementCauseFinder: Sendable {
-    /// Event names of reconciler snapshots (as ``ProjectionPlan/snapshotEventPrefix``).
-    static let snapshotPrefix = ProjectionPlan.snapshotEventPrefix
-
     /// A purchase as records and touches name it.
     struct Purchase: Hashable {
         var provider: String
@@ -96,7 +93,7 @@ struct EntitlementCauseFinder: Sendable {
     static func cause(_ input: ProjectionInput) -> EntitlementChange.Cause {
         switch input {
         case .webhook(let delivery):
-            let isSnapshot = delivery.event.providerEventName.hasPrefix(snapshotPrefix)
+            let isSnapshot = delivery.event.isFromSnapshot
             return .init(kind: isSnapshot ? .snapshot : .providerEvent, provider: delivery.event.provider, reference: delivery.dedupKey)
         case .command(let command):
             let isClaim = command.kind == .claimByEmail || command.kind == .redeem

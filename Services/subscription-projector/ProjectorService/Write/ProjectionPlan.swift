@@ -63,9 +63,6 @@ struct ProjectionPlan {
         var reference: String?
     }
 
-    /// Event names of reconciler snapshots (`ProviderSnapshots` in Providers).
-    static let snapshotEventPrefix = "storefront.snapshot."
-
     /// Floor for events without a provider timestamp (they lose every tie on time).
     static let epoch = Date(timeIntervalSince1970: 0)
 
@@ -271,7 +268,7 @@ struct ProjectionPlan {
                 items.append(PostgresBatchItem(ProjectionStatements.syncChargedSubscriptionOwners, [provider, code, customer]))
             }
         }
-        if traits.fetchedPurchasesMatchCheckouts, e.appUserID == nil, e.providerEventName.hasPrefix(Self.snapshotEventPrefix),
+        if traits.fetchedPurchasesMatchCheckouts, e.appUserID == nil, e.isFromSnapshot,
             let variant = e.variantID.flatMap({ CatalogID(provider: e.provider, rawID: $0) }), let email = e.customerEmail,
             let created = e.createdAt
         {

@@ -32,8 +32,8 @@ enum SnapshotRepeats {
         inputs.compactMap { input in
             guard case .webhook(let delivery) = input, delivery.dedupKey.hasPrefix("snapshot:") else { return nil }
             let e = delivery.event
-            guard e.providerEventName.hasPrefix(ProjectionPlan.snapshotEventPrefix),
-                let entity = ProviderSnapshot.Entity(rawValue: String(e.providerEventName.dropFirst(ProjectionPlan.snapshotEventPrefix.count)))
+            guard e.isFromSnapshot,
+                let entity = ProviderSnapshot.Entity(rawValue: String(e.providerEventName.dropFirst(ProviderSnapshot.eventNamePrefix.count)))
             else { return nil }
             let id: String? =
                 switch entity {
@@ -53,6 +53,7 @@ enum SnapshotRepeats {
     static func find(_ candidates: [Candidate], on connection: PostgresConnection) async throws -> Set<String> {
         guard !candidates.isEmpty else { return [] }
         let list = try ProjectionPlan.jsonArray(candidates)
+        let between = ProjectionStatements.orderedBetween(earlier: "s", later: "c.at")
         // One branch per object column, so each can use its index.
         let rows = try await connection.query(
             """
@@ -67,8 +68,7 @@ enum SnapshotRepeats {
                     AND (s.event - 'orderingTimestamp') = c.content AND COALESCE(s.ordering_ts, '-infinity') <= c.at
                     AND NOT EXISTS (
                         SELECT 1 FROM billing_events AS x WHERE x.provider = c.provider AND x.subscription_id = c.id
-                            AND COALESCE(x.ordering_ts, '-infinity') > COALESCE(s.ordering_ts, '-infinity')
-                            AND COALESCE(x.ordering_ts, '-infinity') < c.at))
+                            AND \(unescaped: between)))
             UNION ALL
             SELECT c.dedup_key FROM c WHERE c.entity = 'order' AND EXISTS (
                 SELECT 1 FROM billing_events AS s
@@ -76,8 +76,7 @@ enum SnapshotRepeats {
                     AND (s.event - 'orderingTimestamp') = c.content AND COALESCE(s.ordering_ts, '-infinity') <= c.at
                     AND NOT EXISTS (
                         SELECT 1 FROM billing_events AS x WHERE x.provider = c.provider AND x.order_id = c.id
-                            AND COALESCE(x.ordering_ts, '-infinity') > COALESCE(s.ordering_ts, '-infinity')
-                            AND COALESCE(x.ordering_ts, '-infinity') < c.at))
+                            AND \(unescaped: between)))
             UNION ALL
             SELECT c.dedup_key FROM c WHERE c.entity = 'transaction' AND EXISTS (
                 SELECT 1 FROM billing_events AS s
@@ -85,8 +84,7 @@ enum SnapshotRepeats {
                     AND (s.event - 'orderingTimestamp') = c.content AND COALESCE(s.ordering_ts, '-infinity') <= c.at
                     AND NOT EXISTS (
                         SELECT 1 FROM billing_events AS x WHERE x.provider = c.provider AND x.transaction_reference = c.id
-                            AND COALESCE(x.ordering_ts, '-infinity') > COALESCE(s.ordering_ts, '-infinity')
-                            AND COALESCE(x.ordering_ts, '-infinity') < c.at))
+                            AND \(unescaped: between)))
             """)
         return Set(try rows.map { try $0.decode(column: 0, as: String.self) })
     }

@@ -16,7 +16,7 @@ import BillingModel
 ///   is `.unknown`: logged and counted, never applied.
 public enum ProviderSnapshots {
     /// The event name snapshots are logged under (`storefront.snapshot.<entity>`).
-    public static func eventName(_ snapshot: ProviderSnapshot) -> String { "storefront.snapshot.\(snapshot.entity.rawValue)" }
+    public static func eventName(_ snapshot: ProviderSnapshot) -> String { ProviderSnapshot.eventNamePrefix + snapshot.entity.rawValue }
 
     public static func normalize(_ snapshot: ProviderSnapshot) throws(WebhookPayloadError) -> BillingEvent {
         let name = eventName(snapshot)
