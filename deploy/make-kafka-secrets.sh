@@ -1,22 +1,27 @@
 #!/usr/bin/env bash
 # Creates what deploy/kafka-sasl-ssl.yml mounts: a private CA, the broker's
-# TLS key and certificate (for the host names kafka and localhost) in a
-# PKCS12 keystore, and one SASL/PLAIN user per Storefront client with a
-# random password. Never overwrites an existing file (delete the folder to
-# start over; see deploy/README.md, "Broker TLS and SASL").
+# TLS key and certificate (for the host names kafka, kafka-2, kafka-3 and
+# localhost) in a PKCS12 keystore, and one SASL user per Storefront client
+# (and the operator's dead-letter replay) with a random password: PLAIN for
+# deploy/kafka-sasl-ssl.yml, SCRAM-SHA-512 for deploy/kafka-cluster.yml.
+# Never overwrites an existing file (delete the folder to start over; see
+# deploy/README.md, "Broker TLS and SASL").
 #
 #   sudo deploy/make-kafka-secrets.sh
 #
 # deploy/secrets/kafka/broker/   the broker's (uid 1000 in apache/kafka): keystore,
 #                                its password, the JAAS file with every user,
-#                                the healthcheck's client settings
+#                                the healthcheck's client settings; for the
+#                                cluster: its own JAAS file (the broker user
+#                                only), the admin client settings (SCRAM) and
+#                                the clients' SCRAM credentials (scram_credentials)
 # deploy/secrets/kafka/ca.pem    the CA certificate the clients trust
 # deploy/secrets/kafka/password_<client>
 #                                each client's own password (uid 10001)
 set -euo pipefail
 dir=$(cd "$(dirname "$0")" && pwd)/secrets/kafka
 broker_uid=1000 storefront_uid=10001
-clients=(migrate checkout webhook_receiver subscription_projector reconciler webhook_sender)
+clients=(migrate checkout webhook_receiver subscription_projector reconciler webhook_sender operator)
 umask 077
 mkdir -p "$dir/broker"
 chmod 0700 "$dir/.." 2>/dev/null || true
@@ -31,7 +36,7 @@ trap 'rm -rf "$work"' EXIT
 openssl req -x509 -newkey rsa:3072 -nodes -days 3650 -subj "/CN=Storefront Kafka CA" \
   -keyout "$work/ca.key" -out "$work/ca.pem" 2>/dev/null
 openssl req -newkey rsa:3072 -nodes -subj "/CN=kafka" -keyout "$work/broker.key" -out "$work/broker.csr" 2>/dev/null
-printf 'subjectAltName=DNS:kafka,DNS:localhost\nextendedKeyUsage=serverAuth\n' >"$work/broker.ext"
+printf 'subjectAltName=DNS:kafka,DNS:kafka-2,DNS:kafka-3,DNS:localhost\nextendedKeyUsage=serverAuth\n' >"$work/broker.ext"
 openssl x509 -req -in "$work/broker.csr" -CA "$work/ca.pem" -CAkey "$work/ca.key" -CAcreateserial \
   -days 825 -extfile "$work/broker.ext" -out "$work/broker.pem" 2>/dev/null
 openssl rand -hex 24 | tr -d '\n' >"$dir/broker/keystore_password"
@@ -50,6 +55,8 @@ broker_password=$(openssl rand -hex 24)
   for client in "${clients[@]}"; do
     password=$(openssl rand -hex 24)
     printf '%s' "$password" >"$dir/password_$client"
+    # The cluster's ACL job sets each client's SCRAM credential from this list.
+    printf '%s %s\n' "$client" "$password" >>"$dir/broker/scram_credentials"
     echo "  user_$client=\"$password\""
   done
   echo "  ;"
@@ -59,6 +66,29 @@ cat >"$dir/broker/healthcheck.properties" <<PROPERTIES
 security.protocol=SASL_SSL
 sasl.mechanism=PLAIN
 sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required username="broker" password="$broker_password";
+ssl.truststore.type=PEM
+ssl.truststore.location=/etc/kafka/secrets/ca.pem
+PROPERTIES
+
+# The cluster (deploy/kafka-cluster.yml): clients log in with SCRAM-SHA-512, whose
+# credentials live in the cluster's metadata (the broker's own is added when a node's
+# storage is formatted, the clients' by the kafka-acls job), so its JAAS file names the
+# broker user only: PLAIN on the controller listener (KRaft controllers cannot check
+# SCRAM, whose credentials they hold), SCRAM between brokers.
+cat >"$dir/broker/kafka_cluster_jaas.conf" <<JAAS
+KafkaServer {
+  org.apache.kafka.common.security.plain.PlainLoginModule required
+  username="broker" password="$broker_password"
+  user_broker="$broker_password";
+  org.apache.kafka.common.security.scram.ScramLoginModule required
+  username="broker" password="$broker_password";
+};
+JAAS
+printf '%s' "$broker_password" >"$dir/broker/broker_password"
+cat >"$dir/broker/admin-scram.properties" <<PROPERTIES
+security.protocol=SASL_SSL
+sasl.mechanism=SCRAM-SHA-512
+sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required username="broker" password="$broker_password";
 ssl.truststore.type=PEM
 ssl.truststore.location=/etc/kafka/secrets/ca.pem
 PROPERTIES

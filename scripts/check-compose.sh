@@ -49,10 +49,11 @@ override="$root/deploy/kafka-sasl-ssl.yml"
 echo "==> deploy/kafka-sasl-ssl.yml: Compose Specification schema, then Storefront's rules merged over docker-compose.yml"
 check_jsonschema --builtin-schema vendor.compose-spec "$override"
 "$python" "$root/scripts/check_compose.py" --root "$root" --compose "$compose" --override "$override"
-# The production broker (three KRaft brokers): the schema on its own, the rules merged over the file.
+# The production broker (three KRaft brokers, SCRAM and ACLs): the schema on its own, the rules
+# with the TLS override and it merged over the file, as it is run.
 cluster="$root/deploy/kafka-cluster.yml"
-echo "==> deploy/kafka-cluster.yml: Compose Specification schema, then Storefront's rules merged over docker-compose.yml"
+echo "==> deploy/kafka-cluster.yml: Compose Specification schema, then Storefront's rules merged over docker-compose.yml and deploy/kafka-sasl-ssl.yml"
 check_jsonschema --builtin-schema vendor.compose-spec "$cluster"
-"$python" "$root/scripts/check_compose.py" --root "$root" --compose "$compose" --override "$cluster"
+"$python" "$root/scripts/check_compose.py" --root "$root" --compose "$compose" --override "$override" --override "$cluster"
 # Then prove the rules bite: the self-test breaks copies of this (passing) file.
 "$python" "$root/scripts/check_compose.py" --root "$root" --compose "$compose" --self-test

@@ -8,7 +8,7 @@ ruamel.yaml parses the file (anchors and `<<` merges resolved).
     check_compose.py [--root DIR] [--compose FILE]   check; exit 1 on any broken rule
     check_compose.py --self-test                     prove each rule catches a broken copy
     check_compose.py --explain                       print what each binary reads
-    check_compose.py --override FILE                 check docker-compose.yml with FILE merged over it
+    check_compose.py --override FILE [--override F2]  check docker-compose.yml with FILE (then F2) merged over it
 
 Rules (each message starts with the rule's tag):
   [healthcheck]  every service has a healthcheck, except the one-shot jobs in
@@ -47,6 +47,14 @@ Rules (each message starts with the rule's tag):
                  unclean leader election and topic auto-creation off; every
                  service with KAFKA_BROKERS lists all three and creates its
                  topics with KAFKA_REPLICATION_FACTOR 3.
+  [kafka-acls]   with a cluster (deploy/kafka-sasl-ssl.yml and
+                 deploy/kafka-cluster.yml merged over the file): the ACLs of
+                 deploy/kafka/acls.txt are exactly what each service's code uses
+                 (topics it produces, consumes, creates; its groups), no wildcard
+                 or All; the StandardAuthorizer with allow-if-no-ACL off, only the
+                 broker user as super user, SASL_SSL listeners only; every client
+                 its own SCRAM-SHA-512 user, a password file, after the kafka-acls
+                 job (scripts/check_kafka_acls.py).
   [image]        every binary a service runs is built by the Dockerfile.
   [secret-scope] each service receives only the secrets it uses: a provider
                  secret (variable, NAME_FILE, or its folder under
@@ -104,10 +112,15 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from check_kafka_acls import (  # noqa: E402  (rule [kafka-acls], in a file of its own)
+    COMPOSE_MUTATIONS as KAFKA_ACL_COMPOSE_MUTATIONS, TABLE_MUTATIONS as KAFKA_ACL_TABLE_MUTATIONS, check_kafka_acls,
+    self_test as kafka_acls_self_test)
+
 # --- project facts -------------------------------------------------------------
 
 #: Services that run once and exit (exempt from healthchecks, must not restart).
-ONE_SHOT_JOBS = {"migrate", "db-users"}
+ONE_SHOT_JOBS = {"migrate", "db-users", "kafka-acls"}
 
 #: Operator tools run on demand (`docker compose run --rm cli status EMAIL`): exempt
 #: from healthchecks, must not restart, and must sit in a profile (`up` never starts
@@ -154,6 +167,8 @@ PROVIDER_SECRETS_ROOT = "deploy/secrets/providers"
 KAFKA_OVERRIDE = "deploy/kafka-sasl-ssl.yml"
 #: The production broker: three KRaft brokers (checked merged over docker-compose.yml, rule [kafka-cluster]).
 KAFKA_CLUSTER_OVERRIDE = "deploy/kafka-cluster.yml"
+#: The cluster's ACLs, which its kafka-acls job applies (rule [kafka-acls], scripts/check_kafka_acls.py).
+KAFKA_ACL_TABLE = "deploy/kafka/acls.txt"
 #: The image of an Apache Kafka broker service; more than one of them is a cluster.
 KAFKA_BROKER_IMAGE = "apache/kafka:"
 #: [kafka-cluster]: what every broker of a cluster must set (the value after interpolation defaults).
@@ -660,9 +675,10 @@ def check(compose: dict, root: Path, compose_dir: Path, explain: bool = False) -
 
     # [kafka-cluster]: more than one broker is the production profile.
     brokers = {name: environment_of(service or {}) for name, service in services.items()
-               if str((service or {}).get("image", "")).startswith(KAFKA_BROKER_IMAGE)}
+               if str((service or {}).get("image", "")).startswith(KAFKA_BROKER_IMAGE) and name not in ONE_SHOT_JOBS}
     if len(brokers) > 1:
         check_kafka_cluster(services, brokers, report)
+        check_kafka_acls(services, brokers, root, compose_dir, report, sys.modules[__name__])
 
     check_monitoring(services, compose_dir, report)
 
@@ -747,14 +763,15 @@ def merge(base: object, override: object, key: str = "") -> object:
     return override
 
 
-def run(compose_path: Path, root: Path, explain: bool = False, override: Path | None = None) -> Report:
+def run(compose_path: Path, root: Path, explain: bool = False, override: Path | list[Path] | None = None) -> Report:
+    """Checks the file with `override` (one file, or several in order, as `-f a -f b`) merged over it."""
+    overrides = [] if override is None else override if isinstance(override, list) else [override]
     compose = load_compose(compose_path)
-    if override is not None:
-        compose = merge(compose, load_compose_fragment(override))
+    for path in overrides:
+        compose = merge(compose, load_compose_fragment(path))
     report = check(compose, root, compose_path.parent, explain)
-    scan_text_for_secrets(compose_path.read_text(), report)
-    if override is not None:
-        scan_text_for_secrets(override.read_text(), report)
+    for path in [compose_path, *overrides]:
+        scan_text_for_secrets(path.read_text(), report)
     return report
 
 
@@ -946,7 +963,8 @@ def self_test(compose_path: Path, root: Path) -> int:
         print("check-compose self-test FAILED:", *failures, sep="\n  ", file=sys.stderr)
         return 1
     print(f"check-compose self-test: {len(mutations)} broken copies each rejected (and one of {KAFKA_OVERRIDE}, "
-          f"{len(KAFKA_CLUSTER_MUTATIONS)} of {KAFKA_CLUSTER_OVERRIDE}), declarations and interpolation ok")
+          f"{len(KAFKA_CLUSTER_MUTATIONS)} of {KAFKA_CLUSTER_OVERRIDE}; for [kafka-acls] {len(KAFKA_ACL_TABLE_MUTATIONS)} of "
+          f"{KAFKA_ACL_TABLE} and {len(KAFKA_ACL_COMPOSE_MUTATIONS)} of the override), declarations and interpolation ok")
     return 0
 
 
@@ -977,7 +995,9 @@ def self_test_kafka_cluster(compose_path: Path, root: Path, scratch: Path) -> li
     if not override.exists():
         return [f"{KAFKA_CLUSTER_OVERRIDE} is missing"]
     failures = []
-    clean = run(compose_path, root, override=override)
+    # The cluster runs over the TLS override (its users, password files and CA).
+    tls = root / KAFKA_OVERRIDE
+    clean = run(compose_path, root, override=[tls, override])
     if clean.errors:
         failures.append(f"{KAFKA_CLUSTER_OVERRIDE} merged over the file must pass:\n    " + "\n    ".join(clean.errors))
     if any(error.startswith("[kafka-cluster]") for error in run(compose_path, root).errors):
@@ -989,9 +1009,16 @@ def self_test_kafka_cluster(compose_path: Path, root: Path, scratch: Path) -> li
         mutate(broken)
         path = scratch / f"kafka-cluster-{number:02d}.yml"
         _dump(broken, path)
-        errors = run(compose_path, root, override=path).errors
+        errors = run(compose_path, root, override=[tls, path]).errors
         if not any(error.startswith("[kafka-cluster]") for error in errors):
             failures.append(f"a copy of {KAFKA_CLUSTER_OVERRIDE} with {what} passed: {errors or 'no errors'}")
+
+    def check_with(broken: dict) -> list[str]:
+        path = scratch / "kafka-acls-override.yml"
+        _dump(broken, path)
+        return run(compose_path, root, override=[tls, path]).errors
+
+    failures += kafka_acls_self_test(fragment, root / KAFKA_ACL_TABLE, scratch, check_with)
     return failures
 
 
@@ -1001,13 +1028,14 @@ def main() -> int:
     parser.add_argument("--compose", type=Path)
     parser.add_argument("--self-test", action="store_true")
     parser.add_argument("--explain", action="store_true")
-    parser.add_argument("--override", type=Path, help="a compose file merged over --compose before checking")
+    parser.add_argument("--override", type=Path, action="append",
+                        help="a compose file merged over --compose before checking; repeat to merge several in order")
     options = parser.parse_args()
     root = options.root.resolve()
     compose_path = (options.compose or root / "docker-compose.yml").resolve()
     if options.self_test:
         return self_test(compose_path, root)
-    override = options.override.resolve() if options.override else None
+    override = [path.resolve() for path in options.override] if options.override else None
     report = run(compose_path, root, explain=options.explain, override=override)
     for note in report.notes:
         print(f"check-compose: {note}")
@@ -1016,7 +1044,7 @@ def main() -> int:
         for error in report.errors:
             print(f"  {error}", file=sys.stderr)
         return 1
-    with_override = f" with {override.name} merged over it" if override else ""
+    with_override = f" with {', '.join(path.name for path in override)} merged over it" if override else ""
     print(f"check-compose: {compose_path.name}{with_override} follows Storefront's rules ({len(compose_path.read_text().splitlines())} lines, "
           f"{len(load_compose(compose_path)['services'])} services)")
     return 0
