@@ -90,7 +90,8 @@ extension PlanChangeEndToEndTests {
                 return now["contraction_mrr", default: 0] != report["contraction_mrr", default: 0] ? now : nil
             }
         } catch {
-            Issue.record("""
+            Issue.record(
+                """
                 the report never moved from \(report) (now \(try await reportFigures(provider))); the subscription's log:
                 \(try await revenueTrail(provider, subscription: subscription))
                 """)

@@ -164,4 +164,32 @@ import Testing
         let later = SubscriptionFold.fold(provider: .lemonsqueezy, subscriptionID: "1", events: Array(events.prefix(2)) + [snapshot])
         #expect(later.variantID == "2")
     }
+
+    /// Seen end to end (Stripe, a change at the period end requested in the
+    /// second of the renewal): the request's answer at .109 (still the
+    /// monthly plan: the change waits) is from before the renewal Stripe
+    /// stamps with that whole second. One contraction, in any arrival order.
+    @Test func aCommandAnsweredInTheSecondOfARenewalDoesNotUndoIt() throws {
+        func stripe(_ kind: BillingEventKind, _ at: TimeInterval, _ variant: String, name: String, key: String) -> SubscriptionFold.LoggedEvent {
+            var e = event(kind, "2026-11-10T10:00:00Z", variant: variant, key: key)
+            e.event.providerEventName = name
+            e.event.orderingTimestamp = e.event.orderingTimestamp?.addingTimeInterval(at)
+            return e
+        }
+        let events = [
+            stripe(.subscriptionCreated, 0, "2", name: "customer.subscription.created", key: "a"),
+            stripe(.paymentSucceeded, 1, "3", name: "invoice.paid", key: "b"),
+            stripe(.subscriptionUpdated, 1, "3", name: "customer.subscription.updated", key: "c"),
+            stripe(.subscriptionObserved, 1.109, "2", name: BillingEvent.observationNamePrefix + "plan_change_requested", key: "command:d"),
+            stripe(.subscriptionObserved, 2.627, "3", name: ProviderSnapshot.eventNamePrefix + "subscription", key: "snapshot:e"),
+        ]
+        for order in [events, events.reversed(), [events[3], events[1], events[0], events[4], events[2]]] {
+            let row = try row(order)
+            #expect(row.contractionMRR == 499 - 417 && row.expansionMRR == 0 && row.mrrEnd == 417, "\(row)")
+        }
+        // Two observations of one second keep their milliseconds' order.
+        let first = stripe(.subscriptionObserved, 5.2, "3", name: BillingEvent.observationNamePrefix + "resume", key: "command:z")
+        let second = stripe(.subscriptionObserved, 5.7, "4", name: BillingEvent.observationNamePrefix + "plan_change", key: "command:a")
+        #expect(SubscriptionFold.fold(provider: .lemonsqueezy, subscriptionID: "1", events: [second, first]).variantID == "4")
+    }
 }

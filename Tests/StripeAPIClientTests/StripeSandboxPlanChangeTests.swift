@@ -32,6 +32,11 @@ extension StripeSandboxClientTests {
             #expect(invoice["billing_reason"]?.string == "subscription_update")
             // The year less the credit for the unused month.
             #expect((4500...4999).contains(invoice["amount_paid"]?.int64 ?? 0), "\(String(describing: invoice["amount_paid"]))")
+            // Its lines as Stripe lists them: the unused month's credit first, then the year.
+            let lines = invoice["lines", "data"]?.array ?? []
+            #expect(lines.map { $0["pricing", "price_details", "price"]?.string } == ["price_SbxPremiumMonthly", "price_SbxPremiumYearly"])
+            #expect(lines.map { $0["parent", "subscription_item_details", "proration"]?.bool } == [true, false])
+            #expect(lines.reduce(0) { $0 + ($1["amount"]?.int64 ?? 0) } == invoice["amount_paid"]?.int64)
 
             // The same price again, or an unknown one, is refused by the sandbox as by Stripe.
             await #expect(throws: ProviderError.self) {

@@ -1,7 +1,7 @@
 import BillingModel
 import Foundation
 import JSONCodec
-import Webhooks
+@testable import Webhooks
 import TestSupport
 import Testing
 
@@ -120,6 +120,42 @@ struct WebhookNormalizationTests {
         #expect(failed.amount == 999)
         #expect(failed.nextPaymentDate == date(1_742_256_000))
         #expect(failed.paidAt == nil)
+    }
+
+    /// A plan change's invoice lists the old price's unused time first (a
+    /// negative proration), then the new price: the invoice names the new
+    /// price and its period, in both API shapes, and a credit alone names none.
+    @Test func aPlanChangesInvoiceNamesTheNewPriceNotTheCreditedOne() throws {
+        let fixture = try JSONValue.parse(try Fixture.bytes("stripe.webhook.invoice_paid.synthetic.json"))
+        let newLine = try #require(fixture["data", "object", "lines", "data"]?.array?.first)
+        func line(_ text: String) throws -> JSONValue { try JSONValue.parse(Array(text.utf8)) }
+        let creditText =
+            #"{"amount":-350,"parent":{"subscription_item_details":{"proration":true}},"period":{"start":1741000000,"end":1741996800},"pricing":{"price_details":{"price":"price_old","product":"prod_old"}}}"#
+        let credit = try line(creditText)
+        let remaining = try line(
+            #"{"amount":2000,"proration":true,"period":{"start":1741000000,"end":1741996800},"price":{"id":"price_new_legacy"}}"#)
+        let legacyCredit = try line(#"{"amount":-350,"proration":true,"period":{"start":1741000000,"end":1741996800},"price":{"id":"price_old"}}"#)
+
+        let basil = StripeInvoice.planLine([credit, newLine])
+        #expect(basil?["pricing", "price_details", "price"]?.string == "price_1QmSbxStorefrontMonthly")
+        #expect(StripeInvoice.planLine([legacyCredit, remaining])?["price", "id"]?.string == "price_new_legacy")
+        #expect(StripeInvoice.planLine([credit, legacyCredit]) == nil)
+        #expect(StripeInvoice.planLine([newLine])?["period", "end"] == newLine["period", "end"])
+
+        // The whole event: the new price, and the period it starts.
+        var event = try #require(
+            try JSONSerialization.jsonObject(with: Data(try Fixture.bytes("stripe.webhook.invoice_paid.synthetic.json"))) as? [String: Any])
+        var data = try #require(event["data"] as? [String: Any])
+        var object = try #require(data["object"] as? [String: Any])
+        var lines = try #require(object["lines"] as? [String: Any])
+        let first = try #require((lines["data"] as? [Any])?.first)
+        lines["data"] = [try JSONSerialization.jsonObject(with: Data(creditText.utf8)), first]
+        object["lines"] = lines
+        data["object"] = object
+        event["data"] = data
+        let paid = try StripeWebhook.normalize(body: Array(try JSONSerialization.data(withJSONObject: event)), provider: Self.provider)
+        #expect(paid.variantID == "price_1QmSbxStorefrontMonthly" && paid.productID == "prod_RfStorefrontPro")
+        #expect(paid.renewsAt == date(1_744_675_200))
     }
 
     @Test func refundsAndDisputesSayWhatWentBack() throws {

@@ -10,7 +10,7 @@ import Foundation
 /// and webhooks received later refine it.
 public struct ProviderSnapshot: Codable, Sendable, Hashable {
     /// Events read from snapshots are logged under `storefront.snapshot.<entity>`.
-    public static let eventNamePrefix = "storefront.snapshot."
+    public static let eventNamePrefix = BillingEvent.observationNamePrefix + "snapshot."
 
     /// What was fetched.
     public enum Entity: String, Codable, Sendable, Hashable {
@@ -103,7 +103,16 @@ extension TopicKey {
 }
 
 extension BillingEvent {
+    /// The name prefix of Storefront's own observations of a provider: its
+    /// snapshots (`storefront.snapshot.<entity>`) and what a provider answered
+    /// a command (`storefront.<command kind>`).
+    public static let observationNamePrefix = "storefront."
+
     /// Read from a reconciler ``ProviderSnapshot`` (the provider's view at a
     /// fetch), not delivered by the provider as an event.
     public var isFromSnapshot: Bool { providerEventName.hasPrefix(ProviderSnapshot.eventNamePrefix) }
+
+    /// Storefront's own observation (a snapshot, a command's answer), timed
+    /// by Storefront's clock rather than by the provider's.
+    public var isStorefrontObservation: Bool { providerEventName.hasPrefix(Self.observationNamePrefix) }
 }

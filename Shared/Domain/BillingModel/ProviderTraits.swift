@@ -56,6 +56,12 @@ public struct ProviderTraits: Sendable, Hashable {
     /// no plan change), so the subscription's cancellation carries its
     /// pending change rather than voiding it (docs/plan-changes.md).
     public var planChangesEndTheSubscription: Bool
+    /// The provider's own event times are whole seconds (Stripe's `created`,
+    /// Lemon Squeezy's `updated_at` with zero microseconds), so Storefront's
+    /// millisecond observations are ordered against them at the second
+    /// (``SubscriptionFold``). Paystack's are not: its times may carry
+    /// milliseconds, and its state changes are ordered by their receipt.
+    public var eventTimesAreWholeSeconds: Bool
     /// The documented API limit, per minute, for test keys and for live keys:
     /// the default of the shared request budget (`PROVIDER_BUDGET_*_PER_MINUTE`).
     public var requestsPerMinute: RequestLimits
@@ -64,7 +70,8 @@ public struct ProviderTraits: Sendable, Hashable {
         catalogPrefix: String, subscriptionEventsNameTheOwner: Bool, subscriptionsHaveAFirstOrder: Bool,
         chargesLinkToSubscriptionsByCard: Bool, productIDIsAPlanCode: Bool, fetchedPurchasesMatchCheckouts: Bool,
         checkoutStatesTheAmount: Bool, refundsRestateTheOrder: Bool, requestsPerMinute: RequestLimits, checkoutNeedsTheEmail: Bool = false,
-        checkoutTakesPromotionCodes: Bool = false, checkoutSetsTheTrial: Bool = false, planChangesEndTheSubscription: Bool = false
+        checkoutTakesPromotionCodes: Bool = false, checkoutSetsTheTrial: Bool = false, planChangesEndTheSubscription: Bool = false,
+        eventTimesAreWholeSeconds: Bool = false
     ) {
         self.catalogPrefix = catalogPrefix
         self.subscriptionEventsNameTheOwner = subscriptionEventsNameTheOwner
@@ -78,6 +85,7 @@ public struct ProviderTraits: Sendable, Hashable {
         self.checkoutSetsTheTrial = checkoutSetsTheTrial
         self.refundsRestateTheOrder = refundsRestateTheOrder
         self.planChangesEndTheSubscription = planChangesEndTheSubscription
+        self.eventTimesAreWholeSeconds = eventTimesAreWholeSeconds
         self.requestsPerMinute = requestsPerMinute
     }
 

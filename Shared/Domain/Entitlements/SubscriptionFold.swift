@@ -7,9 +7,9 @@ import BillingModel
 /// provider's own, or for Paystack state changes and Storefront's own
 /// fetches, when Storefront received them), then the kind's precedence (a
 /// subscription is created before it is updated, and cancelled or expired
-/// after), then the dedup key. A reconciler snapshot counts at the whole
-/// second its fetch started in, before the provider's events of that second
-/// (``position(_:)`` says why). A later event overwrites the fields it carries
+/// after), then the dedup key. Storefront's own observations (snapshots,
+/// commands' answers) count at the whole second they were made in, before
+/// the provider's events of that second (``position(_:)`` says why). A later event overwrites the fields it carries
 /// and leaves the others. Because the projector re-folds from the
 /// deduplicated event log, a duplicate changes nothing, an old event arriving
 /// late is sorted before newer ones and cannot move the state back, and any
@@ -69,22 +69,29 @@ public enum SubscriptionFold {
 
     static func position(_ logged: LoggedEvent) -> Position {
         let at = logged.event.orderingTimestamp ?? .distantPast
-        guard logged.event.isFromSnapshot else { return Position(at: at, rank: precedence(logged.event.kind), key: logged.dedupKey) }
-        // A snapshot carries Storefront's clock (its fetch's start, in
-        // milliseconds); the providers' own event times are whole seconds
-        // (Stripe's `created` is the second a change happened in, floored).
-        // A fetch started in the same second as a change may show the state
-        // before it, yet its instant is after the change's floored time: as
-        // such it would undo the change until the next event (a plan change
-        // seen as monthly → annual → monthly → annual). So a snapshot is
-        // placed at its second, before every provider event of that second;
-        // one fetched later in the second that saw the change agrees with it.
-        let second = Date(timeIntervalSince1970: at.timeIntervalSince1970.rounded(.down))
-        return Position(at: second, rank: precedence(logged.event.kind) - snapshotRankOffset, key: logged.dedupKey)
+        let rank = precedence(logged.event.kind)
+        guard logged.event.isStorefrontObservation, logged.event.provider.traits.eventTimesAreWholeSeconds else {
+            return Position(at: at, rank: rank, key: logged.dedupKey)
+        }
+        // Storefront's observations (a snapshot's fetch, a command's answer)
+        // carry its clock, in milliseconds; some providers' own event times
+        // are whole seconds (Stripe's `created` is the second a change
+        // happened in, floored; ``ProviderTraits/eventTimesAreWholeSeconds``). An observation made in the same second as a
+        // change may come before it, yet its instant is after the change's
+        // floored time: as such it would undo the change until the next
+        // event (a renewal onto the annual plan seen as annual → monthly →
+        // annual, from the change's request 0.1 s before). So an observation
+        // is placed at its second, before every provider event of that
+        // second, and in its milliseconds' order among the observations of
+        // that second; one made later in the second agrees with the change.
+        let seconds = at.timeIntervalSince1970.rounded(.down)
+        let millisecond = min(max(Int((at.timeIntervalSince1970 - seconds) * 1000), 0), 999)
+        return Position(at: Date(timeIntervalSince1970: seconds), rank: observationRankBase + millisecond * 10 + rank, key: logged.dedupKey)
     }
 
-    /// Snapshot ranks sit below every provider event's (``precedence(_:)`` is 0–6).
-    static let snapshotRankOffset = 10
+    /// Observation ranks (millisecond × 10 + precedence, 0–9,996) are moved
+    /// below every provider event's rank (``precedence(_:)``, 0–6).
+    static let observationRankBase = -10_000
 
     static func precedes(_ a: LoggedEvent, _ b: LoggedEvent) -> Bool { position(a) < position(b) }
 

@@ -56,24 +56,7 @@ extension StripeResources {
     /// A preview invoice (no `id` to fetch it by: it is not stored), with one line per ``PriceChangeQuote/Line``.
     func invoicePreview(_ quote: PriceChangeQuote, subscription s: STSubscription, state: StripeState) -> JSONValue {
         let lines: [JSONValue] = quote.lines.enumerated().map { index, line in
-            [
-                "id": .string("il_tmp_sbx\(index)"), "object": "line_item", "amount": .int(line.amount), "currency": .string(quote.currency),
-                "description": .string("\(line.description) \(catalog.price(line.priceID).flatMap { catalog.product($0.productID)?.name } ?? "")"),
-                "livemode": false, "metadata": [:],
-                "parent": [
-                    "type": "subscription_item_details",
-                    "subscription_item_details": [
-                        "invoice_item": nil, "proration": .bool(line.proration), "proration_details": ["credited_items": nil],
-                        "subscription": .string(s.id), "subscription_item": .string(s.itemID),
-                    ],
-                ],
-                "period": ["end": Self.ts(line.end), "start": Self.ts(line.start)],
-                "pricing": [
-                    "type": "price_details",
-                    "price_details": ["price": .string(line.priceID), "product": JSONValue(catalog.price(line.priceID)?.productID)],
-                ],
-                "quantity": 1,
-            ]
+            invoiceLine(line, id: "il_tmp_sbx\(index)", currency: quote.currency, subscriptionID: s.id, itemID: s.itemID)
         }
         let total = quote.total
         let created = quote.invoicedNow ? context.clock.now() : s.periodEnd

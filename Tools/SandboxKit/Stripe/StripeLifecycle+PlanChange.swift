@@ -23,7 +23,9 @@ extension StripeLifecycle {
         var events: [OutgoingWebhook] = []
         var previous = [JSONField(key: "items", value: resources.subscription(before)["items"] ?? .null)]
         if quote.chargedNow > 0 {
-            let invoice = paidInvoice(s, reason: "subscription_update", amount: quote.chargedNow, currency: quote.currency, state: &state)
+            var invoice = paidInvoice(s, reason: "subscription_update", amount: quote.chargedNow, currency: quote.currency, state: &state)
+            invoice.lines = quote.lines
+            state.invoices[invoice.id] = invoice
             s.latestInvoiceID = invoice.id
             previous.append(JSONField(key: "latest_invoice", value: JSONValue(before.latestInvoiceID)))
             state.subscriptions[id] = s

@@ -83,6 +83,10 @@ struct STInvoice: Sendable {
     var paidAt: Date?
     var paymentIntentID: String?
     let createdAt: Date
+    /// A price change's lines (``PriceChangeQuote/Line``: the unused time's
+    /// credit first, as Stripe lists it); empty for one line of the
+    /// subscription's price over the invoice's period.
+    var lines: [PriceChangeQuote.Line] = []
 }
 
 /// A PaymentIntent and its one successful charge (the sandbox's card never declines at checkout).

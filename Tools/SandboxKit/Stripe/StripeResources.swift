@@ -101,6 +101,31 @@ struct StripeResources {
         ]
     }
 
+    /// One line of an invoice or a preview (API `2025-03-31.basil`: the
+    /// proration flag under `parent.subscription_item_details`, the price
+    /// under `pricing.price_details`).
+    func invoiceLine(_ line: PriceChangeQuote.Line, id: String, currency: String, subscriptionID: String, itemID: String?) -> JSONValue {
+        let price = catalog.price(line.priceID)
+        return [
+            "id": .string(id), "object": "line_item", "amount": .int(line.amount), "currency": .string(currency),
+            "description": .string("\(line.description) \(price.flatMap { catalog.product($0.productID)?.name } ?? "Subscription")"),
+            "livemode": false, "metadata": [:],
+            "parent": [
+                "type": "subscription_item_details",
+                "subscription_item_details": [
+                    "invoice_item": nil, "proration": .bool(line.proration), "proration_details": ["credited_items": nil],
+                    "subscription": .string(subscriptionID), "subscription_item": JSONValue(itemID),
+                ],
+            ],
+            "period": ["end": Self.ts(line.end), "start": Self.ts(line.start)],
+            "pricing": [
+                "type": "price_details", "price_details": ["price": JSONValue(price?.id), "product": JSONValue(price?.productID)],
+                "unit_amount_decimal": .string(String(price?.unitAmount ?? line.amount)),
+            ],
+            "quantity": 1,
+        ]
+    }
+
     /// An Invoice (API `2025-03-31.basil`: no `payment_intent`, no `charge`); with
     /// `expandingPayments`, its `payments` list of InvoicePayments, the one place
     /// that names the PaymentIntent that paid it.
@@ -109,31 +134,20 @@ struct StripeResources {
         let price = s.flatMap { catalog.price($0.priceID) }
         let customer = state.customers[i.customerID]
         let paid = i.status == "paid"
-        let line: JSONValue = [
-            "id": .string("il_" + i.id.dropFirst(3)), "object": "line_item", "amount": .int(i.amountDue), "currency": .string(i.currency),
-            "description": .string("1 × \(price.flatMap { catalog.product($0.productID)?.name } ?? "Subscription")"), "livemode": false,
-            "metadata": [:],
-            "parent": [
-                "type": "subscription_item_details",
-                "subscription_item_details": [
-                    "invoice_item": nil, "proration": false, "proration_details": ["credited_items": nil], "subscription": .string(i.subscriptionID),
-                    "subscription_item": JSONValue(s?.itemID),
-                ],
-            ],
-            "period": ["end": Self.ts(i.periodEnd), "start": Self.ts(i.periodStart)],
-            "pricing": [
-                "type": "price_details", "price_details": ["price": JSONValue(price?.id), "product": JSONValue(price?.productID)],
-                "unit_amount_decimal": .string(String(price?.unitAmount ?? i.amountDue)),
-            ],
-            "quantity": 1,
-        ]
+        let single = PriceChangeQuote.Line(
+            amount: i.amountDue, start: i.periodStart, end: i.periodEnd, proration: false, priceID: price?.id ?? "", description: "1 ×")
+        let lines = (i.lines.isEmpty ? [single] : i.lines).enumerated().map { index, line in
+            invoiceLine(
+                line, id: "il_\(i.id.dropFirst(3))\(index == 0 ? "" : "_\(index)")", currency: i.currency, subscriptionID: i.subscriptionID,
+                itemID: s?.itemID)
+        }
         let object: JSONValue = [
             "id": .string(i.id), "object": "invoice", "account_country": "US", "amount_due": .int(i.amountDue),
             "amount_paid": .int(paid ? i.amountDue : 0), "amount_remaining": .int(paid ? 0 : i.amountDue), "attempt_count": .int(i.attemptCount),
             "attempted": .bool(i.attemptCount > 0), "billing_reason": .string(i.billingReason), "collection_method": "charge_automatically",
             "created": Self.ts(i.createdAt), "currency": .string(i.currency), "customer": .string(i.customerID),
             "customer_email": JSONValue(customer?.email), "hosted_invoice_url": .string("\(context.publicBase)/stripe/invoices/\(i.id)"),
-            "lines": Self.list([line], hasMore: false, url: "/v1/invoices/\(i.id)/lines").setting("total_count", 1), "livemode": false,
+            "lines": Self.list(lines, hasMore: false, url: "/v1/invoices/\(i.id)/lines").setting("total_count", .int(lines.count)), "livemode": false,
             "metadata": [:], "next_payment_attempt": Self.ts(i.nextPaymentAttempt), "number": .string(i.number),
             "parent": [
                 "type": "subscription_details", "quote_details": nil,

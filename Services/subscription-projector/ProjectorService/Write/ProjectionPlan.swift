@@ -360,7 +360,8 @@ struct ProjectionPlan {
     /// What the provider answered a command, as an event of the subscription's log, ordered by when it answered.
     static func observedEvent(_ command: SubscriptionCommand, subscriptionID: String, at: Date) -> BillingEvent {
         var event = BillingEvent(
-            kind: .subscriptionObserved, provider: command.provider, providerEventName: "storefront.\(command.kind.rawValue)", entityKey: command.key)
+            kind: .subscriptionObserved, provider: command.provider, providerEventName: BillingEvent.observationNamePrefix + command.kind.rawValue,
+            entityKey: command.key)
         event.subscriptionID = subscriptionID
         event.orderingTimestamp = at
         return event

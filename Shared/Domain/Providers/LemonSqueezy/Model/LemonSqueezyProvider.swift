@@ -16,13 +16,14 @@ public struct LemonSqueezyProvider: ProviderDefinition {
     /// payment is also an order; API objects carry no custom data; checkouts
     /// charge the variant's stored price; a refund restates the order with its
     /// running `refunded_amount`; 300 API requests a minute per store, whatever the key;
-    /// a checkout takes a discount code, but a trial is the variant's own.
+    /// a checkout takes a discount code, but a trial is the variant's own;
+    /// `updated_at` is whole seconds (zero microseconds).
     public var traits: ProviderTraits {
         ProviderTraits(
             catalogPrefix: "ls", subscriptionEventsNameTheOwner: true, subscriptionsHaveAFirstOrder: true,
             chargesLinkToSubscriptionsByCard: false, productIDIsAPlanCode: false, fetchedPurchasesMatchCheckouts: true,
             checkoutStatesTheAmount: false, refundsRestateTheOrder: true, requestsPerMinute: RequestLimits(test: 300, live: 300),
-            checkoutTakesPromotionCodes: true)
+            checkoutTakesPromotionCodes: true, eventTimesAreWholeSeconds: true)
     }
 
     /// `lemonsqueezy:sub_<id>` / `lemonsqueezy:order_<id>`: the keys its webhooks use.

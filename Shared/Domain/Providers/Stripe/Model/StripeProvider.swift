@@ -21,13 +21,13 @@ public struct StripeProvider: ProviderDefinition {
     /// API limits: 100 requests a second in live mode and 25 in test mode, but 25
     /// a second per endpoint in both, and a sweep calls one endpoint: 1,500 a
     /// minute for either key. A session takes a promotion code and sets a
-    /// subscription's trial days.
+    /// subscription's trial days. Event times (`created`) are whole seconds.
     public var traits: ProviderTraits {
         ProviderTraits(
             catalogPrefix: "st", subscriptionEventsNameTheOwner: true, subscriptionsHaveAFirstOrder: false,
             chargesLinkToSubscriptionsByCard: false, productIDIsAPlanCode: false, fetchedPurchasesMatchCheckouts: false,
             checkoutStatesTheAmount: false, refundsRestateTheOrder: true, requestsPerMinute: RequestLimits(test: 1_500, live: 1_500),
-            checkoutTakesPromotionCodes: true, checkoutSetsTheTrial: true)
+            checkoutTakesPromotionCodes: true, checkoutSetsTheTrial: true, eventTimesAreWholeSeconds: true)
     }
 
     /// `stripe:<id>`: the subscription (`sub_…`), or the PaymentIntent (`pi_…`)

@@ -15,10 +15,11 @@ public struct StripeInvoice: Sendable, Hashable {
     public let amountDue: Int64?
     public let amountPaid: Int64?
     public let currency: String?
-    /// The period the first line bills (a subscription line's period, not the invoice's own `period_*`).
+    /// The period the plan's line bills (``planLine(_:)``; a subscription
+    /// line's period, not the invoice's own `period_*`).
     public let periodStart: Date?
     public let periodEnd: Date?
-    /// The first line's price and product (`pricing.price_details` from 2025-03-31.basil, `price` before).
+    /// The plan's line's price and product (`pricing.price_details` from 2025-03-31.basil, `price` before).
     public let priceID: String?
     public let productID: String?
     public let attemptCount: Int64?
@@ -40,7 +41,7 @@ public struct StripeInvoice: Sendable, Hashable {
         amountDue = StripeJSON.amount(object["amount_due"])
         amountPaid = StripeJSON.amount(object["amount_paid"])
         currency = StripeJSON.currency(object["currency"])
-        let line = object["lines", "data"]?.array?.first
+        let line = Self.planLine(object["lines", "data"]?.array ?? [])
         periodStart = StripeJSON.date(line?["period", "start"])
         periodEnd = StripeJSON.date(line?["period", "end"])
         priceID = StripeJSON.id(line?["pricing", "price_details", "price"]) ?? StripeJSON.id(line?["price"])
@@ -53,6 +54,24 @@ public struct StripeInvoice: Sendable, Hashable {
         let paidPayment = payments.first { $0["status"]?.string == "paid" } ?? payments.first
         paymentIntentID = StripeJSON.id(object["payment_intent"]) ?? StripeJSON.id(paidPayment?["payment", "payment_intent"])
         owner = StripeOwnerClaim(metadata: StripeJSON.metadata(details?["metadata"]))
+    }
+
+    /// The line that bills the plan the subscription is on after this
+    /// invoice. A plan change's invoice lists the unused time of the old
+    /// price first, as a negative proration, then the new price (in full,
+    /// or its remaining time): read as the invoice's plan, that first line
+    /// would move the subscription back to the old price and its period.
+    /// So: a line that is not a proration, else a charged proration, the
+    /// one whose period ends last; nil when every line is a credit.
+    static func planLine(_ lines: [JSONValue]) -> JSONValue? {
+        func isProration(_ line: JSONValue) -> Bool {
+            let flag =
+                line["parent", "subscription_item_details", "proration"] ?? line["parent", "invoice_item_details", "proration"] ?? line["proration"]
+            return flag?.bool ?? false
+        }
+        let charged = lines.filter { (StripeJSON.amount($0["amount"]) ?? 0) >= 0 }
+        let pool = charged.contains { !isProration($0) } ? charged.filter { !isProration($0) } : charged
+        return pool.max { (StripeJSON.date($0["period", "end"]) ?? .distantPast) < (StripeJSON.date($1["period", "end"]) ?? .distantPast) }
     }
 
     /// The first period's invoice, not a renewal.
