@@ -115,6 +115,28 @@ import Testing
         #expect(again.status == "non-renewing" && again.cancelAtPeriodEnd && again.unsubscribeDetectedAt == Self.t0.addingTimeInterval(400))
     }
 
+    /// Issue 36's arrival-order finding: `subscription.not_renew` (whose
+    /// `next_payment_date` is null, as Paystack's example shows) received
+    /// before `charge.success` and `subscription.create` left `ends_at` empty,
+    /// while the same events in order filled it. Every arrival order (each
+    /// event ordered by its receipt, so the order is the arrival) gives the
+    /// same end, status and renewal flag.
+    @Test func aPaystackNotRenewReceivedFirstStillEndsAtThePeriodEnd() {
+        let periodEnd = Self.t0.addingTimeInterval(30 * 86_400)
+        let kinds: [(BillingEventKind, String?)] = [
+            (.subscriptionCreated, "active"), (.paymentSucceeded, "success"), (.subscriptionNotRenewing, "non-renewing"),
+        ]
+        for order in [[0, 1, 2], [2, 1, 0], [2, 0, 1], [1, 2, 0], [0, 2, 1], [1, 0, 2]] {
+            let events = order.enumerated().map { arrival, index in
+                var event = Self.paystack(kinds[index].0, at: Double(arrival), key: "\(index)", status: kinds[index].1)
+                if kinds[index].0 == .subscriptionNotRenewing { event.event.nextPaymentDate = nil }
+                return event
+            }
+            let state = SubscriptionFold.fold(provider: .paystack, subscriptionID: "SUB_1", events: events)
+            #expect(state.status == "non-renewing" && state.cancelAtPeriodEnd && state.endsAt == periodEnd, "arrival \(order): \(state)")
+        }
+    }
+
     @Test func pauseModeComesAndGoesWithTheSubscriptionObject() {
         var paused = Self.lemonSqueezy(.subscriptionPaused, status: "paused", at: 10, key: "p")
         paused.event.pauseMode = "free"

@@ -49,6 +49,12 @@ extension SubscriptionFold {
         default:
             break
         }
+        // `subscription.not_renew` carries `next_payment_date: null`: its end
+        // is the period end another event names. Received before the
+        // subscription's `subscription.create` (webhooks of one purchase
+        // travel under different keys), it finds no period yet; the end is
+        // filled once one is known, so any arrival order gives the same row.
+        if state.status == "non-renewing", state.endsAt == nil { state.endsAt = state.renewsAt }
     }
 
     /// Paystack statuses after which only a fetch or a resume changes the status.
