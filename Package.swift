@@ -393,7 +393,8 @@ let package = Package(
         tests(
             "ReconcilerServiceTests",
             [
-                "Timing", "ServiceSettings", "TestSupport", "ReconcilerService", "BillingModel", "Providers", "Kafka", "HTTPClient", "SandboxServer",
+                "Timing", "ProjectionStore", "Catalog", "ServiceSettings", "TestSupport", "ReconcilerService", "BillingModel", "Providers", "Kafka",
+                "HTTPClient", "SandboxServer",
                 "SandboxKit", "ServiceRuntime", "Telemetry", "ProviderConfiguration", "Webhooks", "JSONCodec", "Entitlements",
             ],
             linker: vendoredLibraries),

@@ -82,7 +82,7 @@ enum Support {
     }
 
     /// Every projection table as sorted JSON rows, without the columns that
-    /// record when or from where a row was written (those differ between runs;
+    /// record when, by which transaction or from where a row was written (those differ between runs;
     /// an owner's evidence is the first of its equivalent events to arrive).
     static func dump(_ pool: PostgresPool) async throws -> [String: [String]] {
         var result: [String: [String]] = [:]
@@ -93,7 +93,7 @@ enum Support {
             let rows = try await pool.query(
                 """
                 SELECT (to_jsonb(t) - 'created_at' - 'updated_at' - 'applied_at' - 'projected_at' - 'recorded_at'
-                        - 'source_partition' - 'source_offset' - 'first_seen_at' - 'owned_at' - 'evidence')::text FROM \(identifier: table) AS t ORDER BY 1
+                        - 'source_partition' - 'source_offset' - 'logged_xid' - 'first_seen_at' - 'owned_at' - 'evidence')::text FROM \(identifier: table) AS t ORDER BY 1
                 """)
             result[table] = try rows.map { try $0.decode(column: 0, as: String.self) }
         }

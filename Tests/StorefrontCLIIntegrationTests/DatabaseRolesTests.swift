@@ -242,6 +242,14 @@ import WebhookSenderService
                         '{"status": "active", "customerEmail": "ada@example.com", "emailToken": "tok", "authorizationCode": "AUTH_1"}', '\\x00')
                     """)
                 #expect(try await RevenueLog.read(from: reconciler, before: Date()).rowsRead == 1)
+                // And incrementally (migration 22's logging transaction, through the same view):
+                // the first read takes the row, the next only rows at or above its watermark
+                // (e2 again while another transaction in the cluster was open at the first).
+                let changes = PostgresRevenueLogChanges(pool: reconciler)
+                let first = try await changes.changes(since: nil)
+                #expect(first.rows.map(\.dedupKey) == ["e2"] && first.rows.first?.transaction != nil)
+                let next = try await changes.changes(since: first.watermark)
+                #expect(next.rows.allSatisfy { ($0.transaction ?? 0) >= first.watermark } && next.watermark >= first.watermark)
                 let events = try await reconciler.query("SELECT event::text FROM revenue_events WHERE dedup_key = 'e2'")
                 let texts: [String] = try events.map { row in try row.decode(String.self) }
                 #expect(texts == [#"{"status": "active"}"#])

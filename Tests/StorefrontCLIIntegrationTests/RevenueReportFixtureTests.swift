@@ -194,11 +194,14 @@ import Testing
                 interval: BillingInterval(unit: unit), provider: .lemonsqueezy, testMode: true))
     }
 
-    static func logHistory(_ pool: PostgresPool) async throws {
+    /// Logs the history, calling `afterEach` with the count logged so far
+    /// after each row (the incremental gauges' test computes in between).
+    static func logHistory(_ pool: PostgresPool, afterEach: (Int) async throws -> Void = { _ in }) async throws {
         var offset: Int64 = 0
         func log(_ event: BillingEvent, key: String) async throws {
             offset += 1
             try await insert(event, key: key, offset: offset, pool: pool)
+            try await afterEach(Int(offset))
         }
         // Lemon Squeezy subscriptions: the whole object in each event.
         func ls(_ id: String, _ kind: BillingEventKind, _ at: Date, status: String, variant: String, endsAt: Date? = nil) -> BillingEvent {
@@ -315,16 +318,21 @@ import Testing
 
     /// One row as the projector logs it.
     static func insert(_ event: BillingEvent, key: String, offset: Int64, pool: PostgresPool) async throws {
+        try await pool.execute(insertion(event, key: key, offset: offset))
+    }
+
+    /// The INSERT of ``insert(_:key:offset:pool:)``, to run on a connection of one's own.
+    static func insertion(_ event: BillingEvent, key: String, offset: Int64) throws -> PostgresQuery {
         let json = String(decoding: try RecordCoding.encode(event), as: UTF8.self)
         let price = event.recurringPrice
-        try await pool.execute(
+        return
             """
             INSERT INTO billing_events (dedup_key, provider, event_name, kind, entity_key, subscription_id, order_id, ordering_ts,
                 received_at, source_partition, source_offset, event, payload, price_amount, price_currency, interval_unit, interval_count)
             VALUES (\(key), \(event.provider.rawValue), \(event.providerEventName), \(event.kind.rawValue), \(event.entityKey),
                 \(event.subscriptionID), \(event.orderID), \(event.orderingTimestamp), \(event.orderingTimestamp ?? Date()), 0, \(offset),
                 \(json)::jsonb, ''::bytea, \(price?.amount), \(price?.currency), \(price?.interval.unit.rawValue), \(price.map { Int32($0.interval.count) }))
-            """)
+            """
     }
 
     /// Noon UTC on a day of 2026 (midnight with `hour: 0`).

@@ -26,7 +26,7 @@ public enum ReconcileRecordDecoder {
                 return .unreadable("undecodable webhook envelope")
             }
             do {
-                return .requests(requests(for: try ProviderWebhooks.normalize(envelope), envelope: envelope))
+                return .requests(requests(for: try ProviderWebhooks.keys(envelope), envelope: envelope))
             } catch {
                 return .unreadable("webhook payload not understood: \(error.description)")
             }

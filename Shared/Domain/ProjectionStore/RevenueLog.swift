@@ -79,20 +79,22 @@ public struct RevenueLog: Sendable {
     private mutating func add(_ row: PostgresRow) throws {
         let (providerName, subscriptionID, dedupKey, json, amount, currency, unit, count) = try row.decode(
             (String, String?, String, String, Int64?, String?, String?, Int32?).self)
-        guard let provider = Provider(rawValue: providerName),
-            var event = try? RecordCoding.decode(BillingEvent.self, from: Array(json.utf8))
-        else {
+        let price = Self.price(amount: amount, currency: currency, unit: unit, count: count)
+        guard let entry = Entry(provider: providerName, subscriptionID: subscriptionID, dedupKey: dedupKey, json: json, price: price) else {
             unreadable.append(dedupKey)
             return
         }
-        // The columns, not the JSON: what the projector recorded for the report.
-        event.recurringPrice = Self.price(amount: amount, currency: currency, unit: unit, count: count)
-        let logged = SubscriptionFold.LoggedEvent(dedupKey: dedupKey, event: event)
-        if let subscriptionID {
-            subscriptionEvents[SubscriptionKey(provider: provider, subscriptionID: subscriptionID), default: []].append(logged)
+        add(entry)
+    }
+
+    /// Adds one decoded row: to its subscription's history, and to the
+    /// refunds and disputes when it is one.
+    mutating func add(_ entry: Entry) {
+        if let subscription = entry.subscription {
+            subscriptionEvents[subscription, default: []].append(entry.logged)
         }
-        if [.orderRefunded, .paymentRefunded, .refundProcessed, .disputeCreated].contains(event.kind) {
-            moneyEvents.append(logged)
+        if entry.isMoney {
+            moneyEvents.append(entry.logged)
         }
     }
 

@@ -26,7 +26,7 @@ public protocol RevenueFiguresSource: Sendable {
 }
 
 /// The month's figures from the event log in PostgreSQL, priced with the
-/// providers' catalogs: the same read and the same computation as
+/// providers' catalogs: the same entries and the same computation as
 /// `storefront report` (``ProjectionStore/RevenueLog``), so a gauge and the
 /// report for the same moment cannot disagree.
 ///
@@ -37,21 +37,30 @@ public protocol RevenueFiguresSource: Sendable {
 /// never loaded, and a provider whose fetch fails keeps its last good
 /// prices (``Catalog/CatalogCache``).
 ///
-/// Cost of one computation: one query reading every subscription event and
-/// every refund or dispute up to now (one sequential pass over
-/// `billing_events`), decoded and folded in memory, so time and memory grow
-/// linearly with the log, as `storefront report`'s do; plus, at most once
-/// per ``catalogMaxAge``, one catalog fetch per provider (a page per 100 items).
+/// Cost of one computation: the first reads the whole log (one pass over
+/// `billing_events`) and keeps it decoded in memory
+/// (``ProjectionStore/RevenueLogFollower``); each later one reads and
+/// decodes only the rows logged since the one before (through the index on
+/// the logging transaction, plus the few rows of transactions then in
+/// flight), then folds the kept log in memory, no query or decoding per
+/// old event. Plus, at most once per ``catalogMaxAge``, one catalog fetch
+/// per provider (a page per 100 items).
 public struct LogRevenueFigures: RevenueFiguresSource {
     /// Prices change rarely; an hour keeps the catalog's cost to a few requests an hour.
     public static let catalogMaxAge: Duration = .seconds(3600)
 
-    let pool: PostgresPool
+    let changes: any RevenueLogChangeSource
     let catalog: CatalogCache
     let catalogMaxAge: Duration
+    let log = FollowedRevenueLog()
 
     public init(pool: PostgresPool, catalog: CatalogCache, catalogMaxAge: Duration = LogRevenueFigures.catalogMaxAge) {
-        self.pool = pool
+        self.init(changes: PostgresRevenueLogChanges(pool: pool), catalog: catalog, catalogMaxAge: catalogMaxAge)
+    }
+
+    /// Reading the log from `changes`: a fake in unit tests.
+    init(changes: any RevenueLogChangeSource, catalog: CatalogCache, catalogMaxAge: Duration = LogRevenueFigures.catalogMaxAge) {
+        self.changes = changes
         self.catalog = catalog
         self.catalogMaxAge = catalogMaxAge
     }
@@ -59,7 +68,7 @@ public struct LogRevenueFigures: RevenueFiguresSource {
     public func figures(asOf: Date) async throws -> RevenueFigures {
         if catalogIsStale { _ = await catalog.refresh() }
         let prices = PriceBook(items: catalog.contents.loaded.flatMap(\.items))
-        let log = try await RevenueLog.read(from: pool, before: asOf)
+        let log = try await log.log(before: asOf, reading: changes)
         return RevenueFigures(rows: log.report(ReportPeriod.month(containing: asOf), prices: prices, asOf: asOf), eventsRead: log.rowsRead)
     }
 

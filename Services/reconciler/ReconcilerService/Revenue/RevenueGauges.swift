@@ -10,15 +10,16 @@ import Timing
 /// this month's subscription, refund and dispute counts (docs/metrics.md,
 /// "Revenue"; definitions: docs/revenue.md).
 ///
-/// Computed on a timer, never during a scrape: each computation reads the
-/// whole event log (``LogRevenueFigures``). Every replica computes and
+/// Computed on a timer, never during a scrape: each computation folds the
+/// whole event log, read once and then only what is new
+/// (``LogRevenueFigures``). Every replica computes and
 /// publishes the same figures, so dashboards take `max by (provider,
 /// currency, …)`, never `sum`. "This month" is the calendar month in UTC:
 /// the month-to-date gauges fall back to the new month's figures at
 /// 00:00 UTC on the 1st. A provider and currency with nothing left to show
 /// drops to 0 rather than keeping its last figures.
 public struct RevenueGauges: Service {
-    /// Often enough for a revenue panel, rare enough that reading the log
+    /// Often enough for a revenue panel, rare enough that folding the log
     /// costs little (RECONCILER_REVENUE_INTERVAL).
     public static let defaultInterval: Duration = .seconds(300)
     /// The first computation after start-up: soon, but not before the
@@ -83,8 +84,9 @@ public struct RevenueGauges: Service {
             failures.increment()
             logger.warning("revenue figures not computed", metadata: ["error": "\(error)"])
         }
-        // The read held the whole decoded log; what it freed would otherwise
-        // stay resident between computations (issue 22's memory figures).
+        // The fold's histories and the read's rows are freed by now; what
+        // they held would otherwise stay resident between computations
+        // (issue 22's memory figures). The kept log itself stays.
         FreeMemory.giveBack()
     }
 

@@ -25,6 +25,17 @@ public enum ProviderWebhooks {
             topicKey: event?.entityKey ?? TopicKey.make(provider, "unparsed"), isUnderstood: event != nil)
     }
 
+    /// A stored envelope's keys: the event's kind and the ids of the
+    /// subscription, order, invoice, transaction and customer it is about,
+    /// as ``normalize(_:)`` reads them, and nothing else of it (the
+    /// reconciler decides what to fetch from them). Cheaper than
+    /// ``normalize(_:)`` for a provider whose format reads them alone
+    /// (``WebhookFormat/keys(root:)``).
+    /// - Throws: ``WebhookPayloadError`` for a payload ``normalize(_:)`` refuses.
+    public static func keys(_ envelope: WebhookEnvelope) throws(WebhookPayloadError) -> BillingEvent {
+        try envelope.provider.webhookFormat.keys(root: JSONValue.webhookBody(envelope.payload.bytes))
+    }
+
     /// Normalises the payload of a stored envelope, settled by its time of
     /// receipt (Paystack orders some state changes by it: ``PaystackWebhook/settle(_:receivedAt:)``).
     public static func normalize(_ envelope: WebhookEnvelope) throws(WebhookPayloadError) -> BillingEvent {

@@ -18,10 +18,19 @@ public protocol WebhookFormat {
     /// What the time of receipt changes in an event (Paystack orders some
     /// state changes by it); nothing by default.
     static func settle(_ event: inout BillingEvent, receivedAt: Date)
+    /// The delivery's keys only: its kind and the ids of what it is about
+    /// (subscription, order, invoice, transaction, customer), the fields
+    /// ``ProviderWebhooks/keys(_:)`` promises, read without the rest of the
+    /// normalisation (dates, prices, custom data, card). The same ids as
+    /// ``normalize(root:)``'s; the default is that normalisation.
+    /// - Throws: as ``normalize(root:)``, for the same bodies.
+    static func keys(root: JSONValue) throws(WebhookPayloadError) -> BillingEvent
 }
 
 extension WebhookFormat {
     public static func settle(_ event: inout BillingEvent, receivedAt: Date) {}
+
+    public static func keys(root: JSONValue) throws(WebhookPayloadError) -> BillingEvent { try normalize(root: root) }
 
     /// Parses and normalises one raw body (what the tests and the fuzz targets feed).
     /// - Throws: ``WebhookPayloadError`` for invalid JSON or a body the provider never sends.

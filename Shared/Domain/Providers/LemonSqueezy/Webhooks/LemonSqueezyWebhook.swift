@@ -40,10 +40,49 @@ public enum LemonSqueezyWebhook: WebhookFormat {
     /// - Throws: ``WebhookPayloadError`` for a body without `meta.event_name`.
     ///   Unknown event names are not errors.
     public static func normalize(root: JSONValue) throws(WebhookPayloadError) -> BillingEvent {
+        let (name, meta) = try envelope(root)
+        return try normalize(name: name, kind: kind(forEventName: name), meta: meta, data: root["data"])
+    }
+
+    /// The delivery's kind and ids alone (``WebhookFormat/keys(root:)``):
+    /// the same checks and ids as ``normalize(root:)``.
+    public static func keys(root: JSONValue) throws(WebhookPayloadError) -> BillingEvent {
+        let (name, _) = try envelope(root)
+        let data = root["data"]
+        if let data, !data.isNull, data.object == nil { throw .unexpectedShape("data is not an object") }
+        var event = BillingEvent(kind: kind(forEventName: name), provider: .lemonsqueezy, providerEventName: name, entityKey: "")
+        readIDs(type: data?["type"]?.string ?? "", id: data?["id"]?.string, attributes: data?["attributes"] ?? .object([:]), into: &event)
+        return event
+    }
+
+    /// `meta` and its `event_name`, which every delivery has.
+    static func envelope(_ root: JSONValue) throws(WebhookPayloadError) -> (name: String, meta: JSONValue) {
         guard root.object != nil else { throw .unexpectedShape("top level is not an object") }
         guard let meta = root["meta"], meta.object != nil else { throw .missingField("meta") }
         guard let name = meta["event_name"]?.string else { throw .missingField("meta.event_name") }
-        return try normalize(name: name, kind: kind(forEventName: name), meta: meta, data: root["data"])
+        return (name, meta)
+    }
+
+    /// The ids of what a resource of `type` is about: the customer, and the
+    /// order (with its identifier), subscription or invoice (the reconciler
+    /// fetches by them).
+    static func readIDs(type: String, id: String?, attributes: JSONValue, into event: inout BillingEvent) {
+        event.customerID = attributes["customer_id"]?.string
+        switch type {
+        case "orders":
+            event.orderID = id
+            event.transactionReference = attributes["identifier"]?.string
+        case "subscriptions":
+            event.subscriptionID = id
+            event.orderID = attributes["order_id"]?.string
+        case "subscription-invoices":
+            event.invoiceID = id
+            event.subscriptionID = attributes["subscription_id"]?.string
+        case "license-keys":
+            event.orderID = attributes["order_id"]?.string
+        default:
+            break
+        }
     }
 
     /// Normalises an API document (`GET /v1/subscriptions/{id}`, `GET /v1/orders/{id}`:
@@ -68,7 +107,7 @@ public enum LemonSqueezyWebhook: WebhookFormat {
         event.appUserID = CustomData.appUserID(in: event.customData)
         event.checkoutID = event.customData[CustomDataKeys.checkoutID]
         event.testMode = meta["test_mode"]?.bool ?? attributes["test_mode"]?.bool
-        event.customerID = attributes["customer_id"]?.string
+        readIDs(type: type, id: id, attributes: attributes, into: &event)
         event.customerEmail = attributes["user_email"]?.string
         event.status = attributes["status"]?.string
         event.createdAt = attributes["created_at"]?.date
@@ -79,8 +118,6 @@ public enum LemonSqueezyWebhook: WebhookFormat {
 
         switch type {
         case "orders":
-            event.orderID = id
-            event.transactionReference = attributes["identifier"]?.string
             event.amount = attributes["total"]?.int64
             event.currency = attributes["currency"]?.string
             let item = attributes["first_order_item"]
@@ -89,8 +126,6 @@ public enum LemonSqueezyWebhook: WebhookFormat {
             event.planName = item?["product_name"]?.string
             event.refundedAmount = refunded(attributes)
         case "subscriptions":
-            event.subscriptionID = id
-            event.orderID = attributes["order_id"]?.string
             event.productID = attributes["product_id"]?.string
             event.variantID = attributes["variant_id"]?.string
             event.planName = attributes["product_name"]?.string
@@ -104,14 +139,11 @@ public enum LemonSqueezyWebhook: WebhookFormat {
             event.pauseMode = attributes["pause", "mode"]?.string
             event.pauseResumesAt = attributes["pause", "resumes_at"]?.date
         case "subscription-invoices":
-            event.invoiceID = id
-            event.subscriptionID = attributes["subscription_id"]?.string
             event.amount = attributes["total"]?.int64
             event.currency = attributes["currency"]?.string
             if event.status == "paid" { event.paidAt = event.updatedAt ?? event.createdAt }
             event.refundedAmount = refunded(attributes)
         case "license-keys":
-            event.orderID = attributes["order_id"]?.string
             event.productID = attributes["product_id"]?.string
         default:
             break

@@ -61,26 +61,71 @@ public enum PaystackWebhook: WebhookFormat {
         return try normalize(name: name, kind: kind, data: data)
     }
 
-    static func normalize(name: String, kind fixedKind: BillingEventKind?, data: JSONValue) throws(WebhookPayloadError) -> BillingEvent {
+    /// The delivery's kind and ids alone (``WebhookFormat/keys(root:)``):
+    /// the same checks and ids as ``normalize(root:)``.
+    public static func keys(root: JSONValue) throws(WebhookPayloadError) -> BillingEvent {
+        guard root.object != nil else { throw .unexpectedShape("top level is not an object") }
+        guard let name = root["event"]?.string else { throw .missingField("event") }
+        let data = try object(root["data"] ?? .null)
+        var event = BillingEvent(kind: kind(name: name, plan: plan(data)), provider: .paystack, providerEventName: name, entityKey: "")
+        readIDs(name: name, data: data, into: &event)
+        return event
+    }
+
+    /// `data`, the object a delivery is about. subscription.expiring_cards
+    /// sends an array of notices; read the first (the kind tells the
+    /// projector to look at the raw payload for the rest).
+    static func object(_ data: JSONValue) throws(WebhookPayloadError) -> JSONValue {
         var data = data
-        // subscription.expiring_cards sends an array of notices; read the
-        // first (the kind tells the projector to look at the raw payload for the rest).
         if let items = data.array { data = items.first ?? .null }
         if !data.isNull, data.object == nil { throw .unexpectedShape("data is not an object") }
+        return data
+    }
 
-        let plan = data["plan"]?.nonEmptyObject.map(JSONValue.object) ?? data["subscription", "plan"]?.nonEmptyObject.map(JSONValue.object)
+    /// The plan a body names: its own, or its subscription's.
+    static func plan(_ data: JSONValue) -> JSONValue? {
+        data["plan"]?.nonEmptyObject.map(JSONValue.object) ?? data["subscription", "plan"]?.nonEmptyObject.map(JSONValue.object)
+    }
+
+    /// A webhook's kind; `charge.success` by whether it names a plan.
+    static func kind(name: String, plan: JSONValue?) -> BillingEventKind {
+        kind(forEventName: name, hasPlan: name == "charge.success" && plan?["plan_code"]?.string != nil)
+    }
+
+    /// The ids of what a body is about (the reconciler fetches by them): its
+    /// customer, subscription, transaction, charge and invoice, where each
+    /// kind of body holds them.
+    static func readIDs(name: String, data: JSONValue, into event: inout BillingEvent) {
+        event.customerID = data["customer", "customer_code"]?.string
+        event.subscriptionID = data["subscription_code"]?.string
+        if name.hasPrefix("charge.dispute.") {
+            event.transactionReference = data["transaction", "reference"]?.string
+        } else if name.hasPrefix("charge.") {
+            event.transactionReference = data["reference"]?.string
+            event.orderID = data["id"]?.string
+        } else if name.hasPrefix("invoice.") {
+            event.invoiceID = data["invoice_code"]?.string
+            event.subscriptionID = data["subscription", "subscription_code"]?.string
+            event.transactionReference = data["transaction", "reference"]?.string
+        } else if name.hasPrefix("refund.") {
+            event.transactionReference = data["transaction_reference"]?.string
+        } else if name == "subscription.expiring_cards" {
+            event.subscriptionID = data["subscription", "subscription_code"]?.string
+        }
+    }
+
+    static func normalize(name: String, kind fixedKind: BillingEventKind?, data: JSONValue) throws(WebhookPayloadError) -> BillingEvent {
+        let data = try object(data)
+        let plan = plan(data)
         let planCode = plan?["plan_code"]?.string
-        var event = BillingEvent(
-            kind: fixedKind ?? kind(forEventName: name, hasPlan: name == "charge.success" && planCode != nil),
-            provider: .paystack, providerEventName: name, entityKey: "")
+        var event = BillingEvent(kind: fixedKind ?? kind(name: name, plan: plan), provider: .paystack, providerEventName: name, entityKey: "")
+        readIDs(name: name, data: data, into: &event)
 
         event.customData = CustomData.flatten(data["metadata"])
         event.appUserID = CustomData.appUserID(in: event.customData)
         event.checkoutID = event.customData[CustomDataKeys.checkoutID]
         if let domain = data["domain"]?.string { event.testMode = domain == "test" }
-        let customer = data["customer"]
-        event.customerID = customer?["customer_code"]?.string
-        event.customerEmail = customer?["email"]?.string
+        event.customerEmail = data["customer", "email"]?.string
         event.status = data["status"]?.string
         event.amount = data["amount"]?.int64
         event.currency = data["currency"]?.string ?? plan?["currency"]?.string
@@ -94,13 +139,11 @@ public enum PaystackWebhook: WebhookFormat {
         event.nextPaymentDate = data["next_payment_date"]?.date
         event.renewsAt = event.nextPaymentDate
         event.emailToken = data["email_token"]?.string
-        event.subscriptionID = data["subscription_code"]?.string
         readCard(data["authorization"], into: &event)
         event.authorizationCode = data["authorization", "authorization_code"]?.string
 
         if name.hasPrefix("charge.dispute.") {
             let transaction = data["transaction"]
-            event.transactionReference = transaction?["reference"]?.string
             event.amount = transaction?["amount"]?.int64
             event.refundedAmount = data["refund_amount"]?.int64
             event.disputeResolution = data["resolution"]?.string
@@ -115,26 +158,18 @@ public enum PaystackWebhook: WebhookFormat {
             event.customData = CustomData.flatten(transaction?["metadata"])
             event.appUserID = CustomData.appUserID(in: event.customData)
             event.checkoutID = event.customData[CustomDataKeys.checkoutID]
-        } else if name.hasPrefix("charge.") {
-            event.transactionReference = data["reference"]?.string
-            event.orderID = data["id"]?.string
         } else if name.hasPrefix("invoice.") {
             let subscription = data["subscription"]
-            event.invoiceID = data["invoice_code"]?.string
-            event.subscriptionID = subscription?["subscription_code"]?.string
             event.emailToken = subscription?["email_token"]?.string
             event.nextPaymentDate = subscription?["next_payment_date"]?.date
             event.renewsAt = event.nextPaymentDate
-            event.transactionReference = data["transaction", "reference"]?.string
             event.currency = event.currency ?? data["transaction", "currency"]?.string
         } else if name.hasPrefix("refund.") {
-            event.transactionReference = data["transaction_reference"]?.string
             // `amount` is the refund's (a string of minor units), not the charge's.
             event.refundedAmount = event.amount
             event.amount = nil
         } else if name == "subscription.expiring_cards" {
             let subscription = data["subscription"]
-            event.subscriptionID = subscription?["subscription_code"]?.string
             event.amount = subscription?["amount"]?.int64
             event.nextPaymentDate = subscription?["next_payment_date"]?.date
             event.renewsAt = event.nextPaymentDate
