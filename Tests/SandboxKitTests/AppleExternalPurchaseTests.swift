@@ -32,7 +32,8 @@ import Testing
 
     func send(_ report: JSONValue, token: String? = nil) async -> SandboxResponse {
         let headers = SandboxHeaders([("Authorization", "Bearer \(token ?? self.token())"), ("Content-Type", "application/json")])
-        return await app.handle(SandboxRequest(method: "PUT", target: "/externalPurchase/v1/reports", headers: headers, body: JSONWriter.encode(report)))
+        return await app.handle(
+            SandboxRequest(method: "PUT", target: "/externalPurchase/v1/reports", headers: headers, body: JSONWriter.encode(report)))
     }
 
     func listing() async -> JSONValue {
@@ -43,7 +44,8 @@ import Testing
 
     static func buy(_ id: String, event: String = "SUBSCRIPTION_START", reference: String? = nil) -> JSONValue {
         var line: JSONValue = [
-            "lineItemId": .string(id), "creationDate": 1_750_000_000_000, "eventType": "BUY", "productType": "SUBSCRIPTION", "productIdentifier": "premium",
+            "lineItemId": .string(id), "creationDate": 1_750_000_000_000, "eventType": "BUY", "productType": "SUBSCRIPTION",
+            "productIdentifier": "premium",
             "quantity": 1, "pricingCurrency": "EUR", "reportingCurrency": "EUR", "amountTaxExclusive": 8_260, "amountTaxInclusive": 9_990,
             "netAmountTaxExclusive": 8_260, "taxAmount": 1_730, "taxCountry": "NLD", "subscriptionEvent": .string(event),
             "subscriptionStartDate": 1_750_000_000_000, "subscriptionEndDate": 1_752_592_000_000, "subscriptionDaysOfPaidService": 30,
@@ -61,7 +63,10 @@ import Testing
     }
 
     static func report(_ token: String = "SANDBOX_token-1", status: String = "LINE_ITEM", lines: [JSONValue]) -> JSONValue {
-        ["requestIdentifier": .string(uuid()), "externalPurchaseId": .string(token), "tokenType": "ACQUISITION", "status": .string(status), "lineItems": .array(lines)]
+        [
+            "requestIdentifier": .string(uuid()), "externalPurchaseId": .string(token), "tokenType": "ACQUISITION", "status": .string(status),
+            "lineItems": .array(lines),
+        ]
     }
 
     @Test func acceptsAPurchaseThenItsRenewalAndRefundAndListsThem() async {

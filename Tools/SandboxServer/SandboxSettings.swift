@@ -32,7 +32,8 @@ extension Setting {
         "APP_STORE_CONNECT_KEY_ID", default: "SANDBOXKEY", "the API key id (kid) the emulated External Purchase Server API accepts")
     public static let sandboxApplePrivateKey = Setting(
         "APP_STORE_CONNECT_PRIVATE_KEY", secret: true,
-        "the App Store Connect API key (P-256, PEM) whose tokens the emulated External Purchase Server API accepts; the sandbox keeps only its public half (unset: every token is refused)")
+        "the App Store Connect API key (P-256, PEM) whose tokens the emulated External Purchase Server API accepts; the sandbox keeps only its public half (unset: every token is refused)"
+    )
     public static let sandboxAppleBundleID = Setting(
         "APP_STORE_BUNDLE_ID", default: "com.example.storefront", "the bundle id (bid) the emulated External Purchase Server API accepts")
     public static let sandboxRateLimit = Setting(

@@ -61,7 +61,9 @@ final class AppleExternalPurchaseAPI: Sendable {
                 return answer(Self.error(status, "InjectedFault", "fault injected by /_sandbox/apple/external-purchase/faults"), "injected \(status)")
             }
             if let refusal { return answer(SandboxResponse(status: 401), "unauthorized: \(refusal)") }
-            guard let report, report.objectValue != nil else { return answer(Self.error(400, "MalformedRequestError", "body is not a JSON object"), "malformed") }
+            guard let report, report.objectValue != nil else {
+                return answer(Self.error(400, "MalformedRequestError", "body is not a JSON object"), "malformed")
+            }
             let known = AppleReportRules.Known(
                 requestIDs: Set(state.accepted.compactMap { $0.report["requestIdentifier"]?.stringValue }), lineItems: state.lineItems,
                 lineItemTokens: state.lineItemTokens)

@@ -23,7 +23,9 @@ struct AppleReportRules {
     }
 
     /// Checks `report`; returns its request id and the ids of its line items.
-    static func check(_ report: JSONValue, known: Known) throws(Refusal) -> (requestID: String, lineItems: [(id: String, eventType: String, subscriptionEvent: String?)]) {
+    static func check(
+        _ report: JSONValue, known: Known
+    ) throws(Refusal) -> (requestID: String, lineItems: [(id: String, eventType: String, subscriptionEvent: String?)]) {
         guard let requestID = report["requestIdentifier"]?.stringValue, isUUID(requestID) else {
             throw Refusal(error: "InvalidRequestIdentifierError", message: "requestIdentifier must be a UUID")
         }
@@ -58,9 +60,13 @@ struct AppleReportRules {
     static func checkLine(
         _ item: JSONValue, known: [String: (eventType: String, subscriptionEvent: String?)]
     ) throws(Refusal) -> (id: String, eventType: String, subscriptionEvent: String?) {
-        guard let id = item["lineItemId"]?.stringValue, !id.isEmpty else { throw Refusal(error: "InvalidLineItemError", message: "lineItemId is required") }
+        guard let id = item["lineItemId"]?.stringValue, !id.isEmpty else {
+            throw Refusal(error: "InvalidLineItemError", message: "lineItemId is required")
+        }
         func refuse(_ message: String) -> Refusal { Refusal(error: "InvalidLineItemError", message: message, lineItemID: id) }
-        if known[id] != nil, item["restatement"]?.boolValue != true { throw refuse("lineItemId \(id) was reported before and this is no restatement") }
+        if known[id] != nil, item["restatement"]?.boolValue != true {
+            throw refuse("lineItemId \(id) was reported before and this is no restatement")
+        }
         guard (item["creationDate"]?.intValue ?? 0) > 0 else { throw refuse("creationDate (UNIX milliseconds) is required") }
         for field in ["pricingCurrency", "reportingCurrency", "taxCountry"] where !isThreeLetters(item[field]?.stringValue) {
             throw refuse("\(field) must be three upper-case letters")

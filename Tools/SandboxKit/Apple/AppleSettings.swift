@@ -12,7 +12,9 @@ public struct AppleSettings: Sendable {
     /// every token (401), as Apple does for a key it does not know.
     public var publicKeyPEM: String?
 
-    public init(issuerID: String = "sandbox-issuer", keyID: String = "SANDBOXKEY", bundleID: String = "com.example.storefront", publicKeyPEM: String? = nil) {
+    public init(
+        issuerID: String = "sandbox-issuer", keyID: String = "SANDBOXKEY", bundleID: String = "com.example.storefront", publicKeyPEM: String? = nil
+    ) {
         self.issuerID = issuerID
         self.keyID = keyID
         self.bundleID = bundleID
