@@ -141,6 +141,9 @@ let package = Package(
         // The projector's signature on each entitlement change (a Kafka header): its signer, the
         // consumers' verifier (public keys only) and the gate that counts and passes over the rest.
         domain("EntitlementSigning", ["CryptoPrimitives", "Kafka", "ServiceSettings", "Telemetry"], linker: vendoredLibraries),
+        // Reports to Apple's External Purchase Server API: the App Store Connect key's ES256 tokens, the
+        // report's values, the pure plan of what to report next for a token, and the client that sends one.
+        domain("AppStoreReports", ["BillingModel", "CryptoPrimitives", "HTTPClient"]),
 
         // MARK: - App client (Foundation only; no unsafeFlags: apps depend on it remotely)
         // Only the language settings, no `.treatAllWarnings(as: .error)`: SwiftPM's
@@ -333,6 +336,12 @@ let package = Package(
         tests("ProviderBudgetTests", ["BillingModel", "ProviderBudget", "Providers", "Telemetry"]),
         tests("EntitlementsTests", ["ServiceSettings", "ProjectionStore", "Entitlements", "BillingModel", "ServiceRuntime"]),
         tests("SandboxKitTests", ["SandboxKit"]),
+        // The plan and the client of the reports to Apple; the client against the sandbox's emulated Apple, in process.
+        tests(
+            "AppStoreReportsTests",
+            [
+                "AppStoreReports", "CryptoPrimitives", "HTTPClient", "SandboxKit", "SandboxServer", "Telemetry", "TestSupport",
+            ]),
         // Stripe's events, signatures, statuses and traits (its folder's Webhooks, Entitlements
         // and Model parts) against written payloads, and against the sandbox's emulated Stripe.
         tests(
