@@ -236,12 +236,12 @@ let package = Package(
             path: "Services/reconciler/main", swiftSettings: strict, linkerSettings: vendoredLibraries),
 
         // Webhooks out: queues storefront.entitlements.v1 and storefront.purchase-events.v1 per registered endpoint and sends each
-        // record signed (Standard Webhooks).
+        // record signed (Standard Webhooks); and the reports of external purchase tokens to Apple (AppStoreReports).
         .target(
             name: "WebhookSenderService",
             dependencies: [
                 "Timing", "ServiceSettings", "CryptoPrimitives", "HTTPClient", "HTTPServer", "Kafka", "BillingModel", "Postgres", "Retention",
-                "ServiceRuntime", "Telemetry", "EntitlementSigning",
+                "ServiceRuntime", "Telemetry", "EntitlementSigning", "AppStoreReports",
             ],
             path: "Services/webhook-sender/WebhookSenderService", swiftSettings: strict, linkerSettings: vendoredLibraries),
         .executableTarget(
@@ -427,7 +427,7 @@ let package = Package(
         tests("ProjectorServiceTests", ["Kafka", "BillingModel", "ProjectorService", "Telemetry"], linker: vendoredLibraries),
         tests(
             "WebhookSenderServiceTests",
-            ["CryptoPrimitives", "HTTPClient", "BillingModel", "WebhookSenderService", "ServiceSettings", "Telemetry", "Timing"],
+            ["AppStoreReports", "CryptoPrimitives", "HTTPClient", "BillingModel", "WebhookSenderService", "ServiceSettings", "Telemetry", "Timing"],
             linker: vendoredLibraries),
         // docs/settings.json against every executable's declared settings (scripts/settings-docs.sh regenerates it).
         tests(

@@ -25,6 +25,7 @@ public enum ProjectionSchema {
         (19, "a plan change scheduled for the end of a subscription's period", pendingPlanChanges),
         (20, "the App Store storefront and external purchase token a checkout came with", appStoreCheckouts),
         (21, "a plan change's new subscription: when it starts, and its owner", planChangeSuccessors),
+        (22, "what the reports to Apple read: each external purchase token and the money it led to", appStoreReports),
     ]
 
     /// The NOLOGIN group roles of the services, created by migration 6 and
