@@ -36,7 +36,11 @@
 # environment reaches it as well.
 # The webhook-sender retries fast, for tests (WEBHOOK_SENDER_RETRY_SCHEDULE,
 # default 1s,1s,2s,2s,5s; the service's own default spans a day); any other
-# WEBHOOK_SENDER_* setting in the environment reaches it as well.
+# WEBHOOK_SENDER_* setting in the environment reaches it as well. It reports
+# external purchase tokens to the sandbox's emulated Apple every
+# APP_STORE_REPORTS_INTERVAL (default 1s), signed with a fresh App Store
+# Connect key per stack (STATE_DIR/keys/app-store-connect.p8), which the
+# sandbox checks.
 # The checkout accepts app tokens with iss AUTH_JWT_ISSUER (default
 # storefront-dev) and aud AUTH_JWT_AUDIENCE (default storefront-app), the
 # values `storefront dev-token` uses by default; it runs with
@@ -209,6 +213,16 @@ make_signing_keys() {
   ( umask 077
     openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$state/keys/entitlement-signing.pem" 2>/dev/null )
   openssl pkey -in "$state/keys/entitlement-signing.pem" -pubout -out "$state/keys/entitlement-verify.pem"
+  # An App Store Connect API key (P-256, PKCS#8, as Apple's .p8): the
+  # webhook-sender signs its reports to Apple with it, the sandbox's emulated
+  # Apple checks them with its public half.
+  ( umask 077
+    openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$state/keys/app-store-connect.p8" 2>/dev/null )
+}
+# The App Store Connect key's ids and the app, for the sandbox and the webhook-sender alike.
+with_app_store_connect_key() {
+  APP_STORE_CONNECT_ISSUER_ID=sandbox-issuer APP_STORE_CONNECT_KEY_ID=SANDBOXKEY APP_STORE_BUNDLE_ID=${APP_STORE_BUNDLE_ID:-com.example.storefront} \
+    APP_STORE_CONNECT_PRIVATE_KEY_FILE="$(keys_dir)/app-store-connect.p8" "$@"
 }
 
 start_receiver() { # number port (in a subshell: restart-receiver has sourced stack.env)
@@ -262,7 +276,7 @@ up() {
     LEMONSQUEEZY_WEBHOOK_URL="$gateway/api/webhooks/lemonsqueezy" PAYSTACK_WEBHOOK_URL="$gateway/api/webhooks/paystack" \
     STRIPE_WEBHOOK_URL="$gateway/api/webhooks/stripe" STRIPE_WEBHOOK_SECRET=$sandbox_stripe_webhook_secret \
     SANDBOX_RETRY_TIME_SCALE=${SANDBOX_RETRY_TIME_SCALE:-0.01} \
-    LEMONSQUEEZY_WEBHOOK_SECRET=$sandbox_ls_webhook_secret with_api_keys \
+    LEMONSQUEEZY_WEBHOOK_SECRET=$sandbox_ls_webhook_secret with_api_keys with_app_store_connect_key \
     start_process provider-sandbox "$sandbox_port" "$bin/provider-sandbox"
   wait_ready provider-sandbox "$sandbox/healthz"
 
@@ -295,6 +309,7 @@ up() {
   WEBHOOK_SENDER_RETRY_SCHEDULE=${WEBHOOK_SENDER_RETRY_SCHEDULE:-1s,1s,2s,2s,5s} WEBHOOK_SENDER_MIGRATE=false \
     KAFKA_CLIENT_ID=webhook-sender DATABASE_URL=$(database_url_for webhook_sender) \
     ENTITLEMENT_VERIFY_KEYS_FILE="$(keys_dir)/entitlement-verify.pem" \
+    APP_STORE_REPORTS_BASE_URL=$sandbox APP_STORE_REPORTS_INTERVAL=${APP_STORE_REPORTS_INTERVAL:-1s} with_app_store_connect_key \
     start_process webhook-sender "$sender_port" "$bin/webhook-sender"
 
   with_api_keys start_process catalog "$catalog_port" "$bin/catalog"

@@ -92,7 +92,8 @@ public func buildWebhookSenderApplication(
 
     let appStoreReporter = configuration.appStoreReports.key.map { key -> AppStoreReporter in
         let http = HTTPClient()
-        let sender = appleSender ?? AppStoreReportClient(key: key, baseURLOverride: configuration.appStoreReports.baseURL) { try await http.execute($0) }
+        let sender =
+            appleSender ?? AppStoreReportClient(key: key, baseURLOverride: configuration.appStoreReports.baseURL) { try await http.execute($0) }
         return AppStoreReporter(
             store: PostgresAppStoreReportStore(pool: pool), sender: sender, configuration: configuration.appStoreReports,
             metrics: AppStoreReporterMetrics(registry: metrics), logger: logger.with("component", "app-store-reports"),

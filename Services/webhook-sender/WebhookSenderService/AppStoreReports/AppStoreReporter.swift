@@ -113,7 +113,8 @@ public struct AppStoreReporter: Service {
                 let id = UUID().uuidString.lowercased()
                 let report = planned.report(for: state.token, requestIdentifier: id)
                 return AppStoreReportLine(
-                    externalPurchaseID: state.token.externalPurchaseID, key: planned.key, requestIdentifier: id, body: Array(try encoder.encode(report)))
+                    externalPurchaseID: state.token.externalPurchaseID, key: planned.key, requestIdentifier: id,
+                    body: Array(try encoder.encode(report)))
             }
         }
     }

@@ -63,7 +63,9 @@ public struct AppStoreReporterConfiguration: Sendable {
         guard let issuer, let keyID, let pem, let bundle else {
             // The bundle id alone is the checkout's setting too; any part of the key means reports were wanted.
             if issuer != nil || keyID != nil || pem != nil {
-                reader.report(.appStoreReportsIssuerID, "the reports to Apple need all of APP_STORE_CONNECT_ISSUER_ID, _KEY_ID, _PRIVATE_KEY and APP_STORE_BUNDLE_ID")
+                reader.report(
+                    .appStoreReportsIssuerID,
+                    "the reports to Apple need all of APP_STORE_CONNECT_ISSUER_ID, _KEY_ID, _PRIVATE_KEY and APP_STORE_BUNDLE_ID")
             }
             return configuration
         }
