@@ -74,4 +74,28 @@ extension ContractTests {
         }
         #expect(states == ["accepted", "accepted"])
     }
+
+    @Test(arguments: ["stripe", "lemonsqueezy"])
+    func aSubscriptionThroughATokenIsReportedAsItsStart(provider: String) async throws {
+        let stack = try self.stack
+        let buyer = try await PurchaseFlow.make(stack, provider: provider)
+        let product = try await buyer.subscriptionProduct()
+        let tokenID = "SANDBOX_e2e-subscription-\(buyer.subject)"
+        let body = #"""
+            {"variantId":"\#(product.variantID)","productId":"\#(product.productID)","storefront":"DEU",\#
+            "externalPurchaseToken":"\#(Self.externalPurchaseToken(id: tokenID))"}
+            """#
+        let opened = try await stack.request(.post, stack.gateway + "/api/create-checkout", token: buyer.token, json: body)
+        #expect(opened.status == 200, "\(opened.bodyString)")
+        try await buyer.pay(checkoutURL: try #require(try object(opened)["checkoutUrl"] as? String))
+
+        let start = try await stack.eventually(timeout: .seconds(60), "the subscription's start reported to Apple") { () -> [String: Any]? in
+            try await Self.appleReports(stack, token: tokenID).first
+        }
+        let line = try #require(Self.lineItem(start))
+        #expect(line["productType"] as? String == "SUBSCRIPTION" && line["subscriptionEvent"] as? String == "SUBSCRIPTION_START")
+        #expect((line["subscriptionDaysOfPaidService"] as? Int ?? 0) >= 28 && line["taxCountry"] as? String == "DEU")
+        try await Task.sleep(for: .seconds(3))
+        #expect(try await Self.appleReports(stack, token: tokenID).count == 1)
+    }
 }
