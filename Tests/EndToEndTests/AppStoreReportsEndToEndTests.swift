@@ -32,6 +32,10 @@ extension ContractTests {
         #expect(opened.status == 200, "\(opened.bodyString)")
         let checkout = try object(opened)
         let checkoutID = try #require(checkout["checkoutId"] as? String)
+        // Apple's next answer is a 500: the purchase's line is sent twice, with one request identifier.
+        let fault = try await stack.request(
+            .post, stack.sandbox + "/_sandbox/apple/external-purchase/faults", json: #"{"answer_next":[500]}"#)
+        #expect(fault.status == 200, "\(fault.bodyString)")
         try await buyer.pay(checkoutURL: try #require(checkout["checkoutUrl"] as? String))
 
         // The purchase's line reaches Apple within a minute of the payment.
@@ -64,15 +68,27 @@ extension ContractTests {
         #expect(refundLine["eventType"] as? String == "REFUND" && refundLine["referenceLineItemId"] as? String == orderLine)
         #expect(refundLine["amountTaxInclusive"] as? Int == charged && refundLine["netAmountTaxExclusive"] as? Int == 0)
 
-        // Each line once: a few more rounds send nothing more, and the sender's table says both were accepted.
+        // Each line once, also across a restart of the webhook-sender: the sender's table says both were accepted.
+        try await ScriptRunner.runScript("stack.sh", ["restart-webhook-sender", stack.state], outputFile: stack.state + "/restart-sender.out")
         try await Task.sleep(for: .seconds(3))
         #expect(try await Self.appleReports(stack, token: tokenID).count == 2)
-        let states = try await stack.withDatabase { pool in
-            try await pool.query("SELECT state FROM app_store_report_lines WHERE external_purchase_id = \(tokenID) ORDER BY line_key").map {
-                try $0.decode(String.self)
-            }
+        let lines = try await stack.withDatabase { pool in
+            try await pool.query(
+                """
+                SELECT request_identifier::text, state, attempts FROM app_store_report_lines
+                WHERE external_purchase_id = \(tokenID) ORDER BY line_key
+                """
+            ).map { try $0.decode((String, String, Int32).self) }
         }
-        #expect(states == ["accepted", "accepted"])
+        #expect(lines.map(\.1) == ["accepted", "accepted"])
+        #expect(lines.first?.2 == 2, "the purchase's line: the 500, then its acceptance")
+        // Apple saw the purchase's request identifier twice (500, 200) and the refund's once, and no other of this token.
+        let listed = try await stack.request(.get, stack.sandbox + "/_sandbox/apple/external-purchase/reports")
+        let attempts = (try JSONSerialization.jsonObject(with: Data(listed.body)) as? [String: Any])?["attempts"] as? [[String: Any]] ?? []
+        func statuses(_ request: String) -> [Int] {
+            attempts.filter { $0["request_identifier"] as? String == request }.compactMap { $0["status"] as? Int }
+        }
+        #expect(lines.count == 2 && statuses(lines[0].0) == [500, 200] && statuses(lines[1].0) == [200])
     }
 
     @Test(arguments: ["stripe", "lemonsqueezy"])
