@@ -141,6 +141,9 @@ let package = Package(
         // The projector's signature on each entitlement change (a Kafka header): its signer, the
         // consumers' verifier (public keys only) and the gate that counts and passes over the rest.
         domain("EntitlementSigning", ["CryptoPrimitives", "Kafka", "ServiceSettings", "Telemetry"], linker: vendoredLibraries),
+        // Reports to Apple's External Purchase Server API: the App Store Connect key's ES256 tokens, the
+        // report's values, the pure plan of what to report next for a token, and the client that sends one.
+        domain("AppStoreReports", ["BillingModel", "CryptoPrimitives", "HTTPClient"]),
 
         // MARK: - App client (Foundation only; no unsafeFlags: apps depend on it remotely)
         // Only the language settings, no `.treatAllWarnings(as: .error)`: SwiftPM's
@@ -233,12 +236,12 @@ let package = Package(
             path: "Services/reconciler/main", swiftSettings: strict, linkerSettings: vendoredLibraries),
 
         // Webhooks out: queues storefront.entitlements.v1 and storefront.purchase-events.v1 per registered endpoint and sends each
-        // record signed (Standard Webhooks).
+        // record signed (Standard Webhooks); and the reports of external purchase tokens to Apple (AppStoreReports).
         .target(
             name: "WebhookSenderService",
             dependencies: [
                 "Timing", "ServiceSettings", "CryptoPrimitives", "HTTPClient", "HTTPServer", "Kafka", "BillingModel", "Postgres", "Retention",
-                "ServiceRuntime", "Telemetry", "EntitlementSigning",
+                "ServiceRuntime", "Telemetry", "EntitlementSigning", "AppStoreReports",
             ],
             path: "Services/webhook-sender/WebhookSenderService", swiftSettings: strict, linkerSettings: vendoredLibraries),
         .executableTarget(
@@ -333,6 +336,12 @@ let package = Package(
         tests("ProviderBudgetTests", ["BillingModel", "ProviderBudget", "Providers", "Telemetry"]),
         tests("EntitlementsTests", ["ServiceSettings", "ProjectionStore", "Entitlements", "BillingModel", "ServiceRuntime"]),
         tests("SandboxKitTests", ["SandboxKit"]),
+        // The plan and the client of the reports to Apple; the client against the sandbox's emulated Apple, in process.
+        tests(
+            "AppStoreReportsTests",
+            [
+                "AppStoreReports", "CryptoPrimitives", "HTTPClient", "SandboxKit", "SandboxServer", "Telemetry", "TestSupport",
+            ]),
         // Stripe's events, signatures, statuses and traits (its folder's Webhooks, Entitlements
         // and Model parts) against written payloads, and against the sandbox's emulated Stripe.
         tests(
@@ -419,7 +428,7 @@ let package = Package(
         tests("ProjectorServiceTests", ["Kafka", "BillingModel", "ProjectorService", "Telemetry"], linker: vendoredLibraries),
         tests(
             "WebhookSenderServiceTests",
-            ["CryptoPrimitives", "HTTPClient", "BillingModel", "WebhookSenderService", "ServiceSettings", "Telemetry", "Timing"],
+            ["AppStoreReports", "CryptoPrimitives", "HTTPClient", "BillingModel", "WebhookSenderService", "ServiceSettings", "Telemetry", "Timing"],
             linker: vendoredLibraries),
         // docs/settings.json against every executable's declared settings (scripts/settings-docs.sh regenerates it).
         tests(

@@ -73,4 +73,9 @@ if [ "${1:-}" = "--demo" ]; then
   # Stripe's shapes: the services refuse a key that is not sk_test_/sk_live_.
   new "$dir/providers/stripe-api/stripe_secret_key" 0400 "$uid:$uid" "sk_test_$(openssl rand -hex 24)"
   new "$dir/providers/stripe-webhook/stripe_webhook_secret" 0400 "$uid:$uid" "whsec_$(openssl rand -hex 24)"
+  # An App Store Connect API key's shape (P-256, PKCS#8 PEM, as Apple's .p8
+  # files): the webhook-sender signs its reports with it, the sandbox's
+  # emulated Apple checks them with its public half.
+  new "$dir/providers/app-store-connect/app_store_connect_private_key" 0400 "$uid:$uid" \
+    "$(openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 2>/dev/null)"
 fi

@@ -153,7 +153,11 @@ GATEWAY_TEMPLATE = "deploy/nginx/gateway.conf.template"
 GATEWAY_ENTRYPOINT_SETTINGS = {"GATEWAY_TRUSTED_PROXIES": "deploy/nginx/trusted-proxies.sh"}
 
 #: The providers' secrets: a service may hold one only if its binary declares it.
-PROVIDER_SECRETS = {"LEMONSQUEEZY_API_KEY", "LEMONSQUEEZY_WEBHOOK_SECRET", "PAYSTACK_SECRET_KEY", "STRIPE_SECRET_KEY", "STRIPE_WEBHOOK_SECRET"}
+PROVIDER_SECRETS = {
+    "LEMONSQUEEZY_API_KEY", "LEMONSQUEEZY_WEBHOOK_SECRET", "PAYSTACK_SECRET_KEY", "STRIPE_SECRET_KEY", "STRIPE_WEBHOOK_SECRET",
+    # Apple's: the App Store Connect API key the reports to Apple are signed with.
+    "APP_STORE_CONNECT_PRIVATE_KEY",
+}
 #: The folder under deploy/secrets/providers/ that holds each provider secret's file.
 PROVIDER_SECRET_FOLDERS = {
     "lemonsqueezy-api": "LEMONSQUEEZY_API_KEY",
@@ -161,6 +165,7 @@ PROVIDER_SECRET_FOLDERS = {
     "paystack": "PAYSTACK_SECRET_KEY",
     "stripe-api": "STRIPE_SECRET_KEY",
     "stripe-webhook": "STRIPE_WEBHOOK_SECRET",
+    "app-store-connect": "APP_STORE_CONNECT_PRIVATE_KEY",
 }
 PROVIDER_SECRETS_ROOT = "deploy/secrets/providers"
 #: The broker's TLS/SASL override (checked merged over docker-compose.yml).

@@ -15,6 +15,8 @@
 #                             for it to drain and exit (SIGKILL after 30 s),
 #                             start it again on the same port with the same
 #                             settings, and return once it is ready (chaos)
+#   stack.sh restart-webhook-sender STATE_DIR
+#                             the same for the webhook-sender
 #   stack.sh restart-postgres STATE_DIR
 #                             stop and start the same PostgreSQL cluster on
 #                             the same port, data kept (chaos)
@@ -36,7 +38,11 @@
 # environment reaches it as well.
 # The webhook-sender retries fast, for tests (WEBHOOK_SENDER_RETRY_SCHEDULE,
 # default 1s,1s,2s,2s,5s; the service's own default spans a day); any other
-# WEBHOOK_SENDER_* setting in the environment reaches it as well.
+# WEBHOOK_SENDER_* setting in the environment reaches it as well. It reports
+# external purchase tokens to the sandbox's emulated Apple every
+# APP_STORE_REPORTS_INTERVAL (default 1s), signed with a fresh App Store
+# Connect key per stack (STATE_DIR/keys/app-store-connect.p8), which the
+# sandbox checks.
 # The checkout accepts app tokens with iss AUTH_JWT_ISSUER (default
 # storefront-dev) and aud AUTH_JWT_AUDIENCE (default storefront-app), the
 # values `storefront dev-token` uses by default; it runs with
@@ -70,7 +76,7 @@
 # it to their own PID, so even a crashed test run leaves nothing behind).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-usage="usage: stack.sh up|down|add-projector|restart-receiver|restart-postgres STATE_DIR"
+usage="usage: stack.sh up|down|add-projector|restart-receiver|restart-webhook-sender|restart-postgres STATE_DIR"
 cmd=${1:?$usage}
 state=${2:?$usage}
 bin=${STOREFRONT_BIN:-$root/.build/debug}
@@ -209,6 +215,26 @@ make_signing_keys() {
   ( umask 077
     openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$state/keys/entitlement-signing.pem" 2>/dev/null )
   openssl pkey -in "$state/keys/entitlement-signing.pem" -pubout -out "$state/keys/entitlement-verify.pem"
+  # An App Store Connect API key (P-256, PKCS#8, as Apple's .p8): the
+  # webhook-sender signs its reports to Apple with it, the sandbox's emulated
+  # Apple checks them with its public half.
+  ( umask 077
+    openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$state/keys/app-store-connect.p8" 2>/dev/null )
+}
+# The App Store Connect key's ids and the app, for the sandbox and the webhook-sender alike.
+with_app_store_connect_key() {
+  APP_STORE_CONNECT_ISSUER_ID=sandbox-issuer APP_STORE_CONNECT_KEY_ID=SANDBOXKEY APP_STORE_BUNDLE_ID=${APP_STORE_BUNDLE_ID:-com.example.storefront} \
+    APP_STORE_CONNECT_PRIVATE_KEY_FILE="$(keys_dir)/app-store-connect.p8" "$@"
+}
+
+# Webhooks out, and the reports to the sandbox's Apple (retried after 1s, for tests).
+start_sender() { # port sandbox-url (restart-webhook-sender has sourced stack.env)
+  WEBHOOK_SENDER_RETRY_SCHEDULE=${WEBHOOK_SENDER_RETRY_SCHEDULE:-1s,1s,2s,2s,5s} WEBHOOK_SENDER_MIGRATE=false \
+    KAFKA_CLIENT_ID=webhook-sender DATABASE_URL=$(database_url_for webhook_sender) \
+    ENTITLEMENT_VERIFY_KEYS_FILE="$(keys_dir)/entitlement-verify.pem" \
+    APP_STORE_REPORTS_BASE_URL=$2 APP_STORE_REPORTS_INTERVAL=${APP_STORE_REPORTS_INTERVAL:-1s} \
+    APP_STORE_REPORTS_RETRY_SCHEDULE=${APP_STORE_REPORTS_RETRY_SCHEDULE:-1s} with_app_store_connect_key \
+    start_process webhook-sender "$1" "$bin/webhook-sender"
 }
 
 start_receiver() { # number port (in a subshell: restart-receiver has sourced stack.env)
@@ -262,7 +288,7 @@ up() {
     LEMONSQUEEZY_WEBHOOK_URL="$gateway/api/webhooks/lemonsqueezy" PAYSTACK_WEBHOOK_URL="$gateway/api/webhooks/paystack" \
     STRIPE_WEBHOOK_URL="$gateway/api/webhooks/stripe" STRIPE_WEBHOOK_SECRET=$sandbox_stripe_webhook_secret \
     SANDBOX_RETRY_TIME_SCALE=${SANDBOX_RETRY_TIME_SCALE:-0.01} \
-    LEMONSQUEEZY_WEBHOOK_SECRET=$sandbox_ls_webhook_secret with_api_keys \
+    LEMONSQUEEZY_WEBHOOK_SECRET=$sandbox_ls_webhook_secret with_api_keys with_app_store_connect_key \
     start_process provider-sandbox "$sandbox_port" "$bin/provider-sandbox"
   wait_ready provider-sandbox "$sandbox/healthz"
 
@@ -292,10 +318,7 @@ up() {
 
   # Webhooks out: no provider secret; its own database user.
   local sender_port; sender_port=$(port_for webhook-sender "${WEBHOOK_SENDER_PORT:-8086}")
-  WEBHOOK_SENDER_RETRY_SCHEDULE=${WEBHOOK_SENDER_RETRY_SCHEDULE:-1s,1s,2s,2s,5s} WEBHOOK_SENDER_MIGRATE=false \
-    KAFKA_CLIENT_ID=webhook-sender DATABASE_URL=$(database_url_for webhook_sender) \
-    ENTITLEMENT_VERIFY_KEYS_FILE="$(keys_dir)/entitlement-verify.pem" \
-    start_process webhook-sender "$sender_port" "$bin/webhook-sender"
+  start_sender "$sender_port" "$sandbox"
 
   with_api_keys start_process catalog "$catalog_port" "$bin/catalog"
   # STOREFRONT_MODE=test: the sandbox's keys are test keys (sk_test_…).
@@ -424,21 +447,39 @@ restart_receiver() { # number
   # shellcheck disable=SC1091
   . "$state/services.env"
   local began; began=$(millis)
-  if [ -f "$state/pids/$name.pid" ]; then
-    local pid; pid=$(cat "$state/pids/$name.pid")
-    kill -TERM "$pid" 2>/dev/null || true
-    for _ in $(seq 1 300); do alive "$pid" || break; sleep 0.1; done
-    if alive "$pid"; then
-      echo "$name did not exit within 30 s of SIGTERM; SIGKILL" >&2
-      kill -KILL "$pid" 2>/dev/null || true
-      for _ in $(seq 1 50); do alive "$pid" || break; sleep 0.1; done
-    fi
-    rm -f "$state/pids/$name.pid"
-  fi
+  stop_service "$name"
   echo "$name stopped after $(elapsed "$began") s"
   start_receiver "$n" "${url##*:}"
   wait_ready "$name" "$url/readyz"
   echo "$name $url ready after $(elapsed "$began") s"
+}
+
+stop_service() { # name: SIGTERM, SIGKILL after 30 s
+  local name=$1
+  [ -f "$state/pids/$name.pid" ] || return 0
+  local pid; pid=$(cat "$state/pids/$name.pid")
+  kill -TERM "$pid" 2>/dev/null || true
+  for _ in $(seq 1 300); do alive "$pid" || break; sleep 0.1; done
+  if alive "$pid"; then
+    echo "$name did not exit within 30 s of SIGTERM; SIGKILL" >&2
+    kill -KILL "$pid" 2>/dev/null || true
+    for _ in $(seq 1 50); do alive "$pid" || break; sleep 0.1; done
+  fi
+  rm -f "$state/pids/$name.pid"
+}
+
+restart_sender() {
+  [ -f "$state/stack.env" ] && [ -f "$state/services.env" ] \
+    || { echo "error: no running stack in $state (run: stack.sh up $state)" >&2; return 1; }
+  # shellcheck disable=SC1091
+  . "$state/stack.env"; . "$state/services.env"; . "$state/pg.env"
+  unexport_secrets
+  local began; began=$(millis)
+  stop_service webhook-sender
+  echo "webhook-sender stopped after $(elapsed "$began") s"
+  ( start_sender "${WEBHOOK_SENDER_URL##*:}" "$SANDBOX_URL" )
+  wait_ready webhook-sender "$WEBHOOK_SENDER_URL/readyz"
+  echo "webhook-sender ready after $(elapsed "$began") s"
 }
 
 restart_postgres() {
@@ -453,6 +494,7 @@ case "$cmd" in
   down) down ;;
   add-projector) add_projector ;;
   restart-receiver) restart_receiver "${3:-1}" ;;
+  restart-webhook-sender) restart_sender ;;
   restart-postgres) restart_postgres ;;
   *) echo "$usage" >&2; exit 2 ;;
 esac

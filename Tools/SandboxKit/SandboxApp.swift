@@ -13,6 +13,7 @@ public final class SandboxApp: Sendable {
     private let lemonSqueezy: LemonSqueezyAPI
     private let paystack: PaystackAPI
     private let stripe: StripeAPI
+    private let apple: AppleExternalPurchaseAPI
     private let checkout: HostedCheckoutRoutes
     private let control: SandboxControlRoutes
     private let gate = APIGate()
@@ -34,6 +35,7 @@ public final class SandboxApp: Sendable {
         lemonSqueezy = LemonSqueezyAPI(context: context, store: store, rateLimiter: limiter)
         paystack = PaystackAPI(context: context, store: store, rateLimiter: limiter)
         stripe = StripeAPI(context: context, store: store, rateLimiter: limiter)
+        apple = AppleExternalPurchaseAPI(context: context)
         checkout = HostedCheckoutRoutes(context: context, store: store)
         control = SandboxControlRoutes(context: context, store: store, dispatcher: dispatcher, checkout: checkout, gate: gate)
     }
@@ -64,6 +66,12 @@ public final class SandboxApp: Sendable {
             } else {
                 result = stripe.handle(request, path: rest)
             }
+        } else if let rest = Self.strip("/externalPurchase/v1", from: path) {
+            result = HandlerResult(apple.handle(request, path: rest))
+        } else if let rest = Self.strip("/_sandbox/apple/external-purchase", from: path),
+            let answer = apple.control(request, path: rest, body: JSONValue.parse(request.body) ?? [:])
+        {
+            result = answer
         } else if path.hasPrefix("/checkout/") || path.hasPrefix("/manage/") {
             result = checkout.handle(request)
         } else if let rest = Self.strip("/_sandbox", from: path) {
@@ -74,7 +82,7 @@ public final class SandboxApp: Sendable {
                     404,
                     [
                         "error": .string("not found: \(path)"),
-                        "hint": "routes live under /lemonsqueezy/v1, /paystack, /stripe/v1, /checkout and /_sandbox",
+                        "hint": "routes live under /lemonsqueezy/v1, /paystack, /stripe/v1, /externalPurchase/v1, /checkout and /_sandbox",
                     ]))
         }
         if !result.events.isEmpty { await dispatcher.enqueue(result.events.map(prepare)) }

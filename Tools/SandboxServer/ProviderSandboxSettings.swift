@@ -1,3 +1,4 @@
+import CryptoPrimitives
 import SandboxKit
 import ServiceRuntime
 import ServiceSettings
@@ -23,7 +24,9 @@ public struct ProviderSandboxSettings: Sendable {
     /// the keys clients must present and that sign webhooks (`LEMONSQUEEZY_API_KEY`,
     /// `LEMONSQUEEZY_WEBHOOK_SECRET`, `PAYSTACK_SECRET_KEY`, `STRIPE_SECRET_KEY`, `STRIPE_WEBHOOK_SECRET`,
     /// each with a sandbox default) and where webhooks go (`LEMONSQUEEZY_WEBHOOK_URL`,
-    /// `PAYSTACK_WEBHOOK_URL`, `STRIPE_WEBHOOK_URL`).
+    /// `PAYSTACK_WEBHOOK_URL`, `STRIPE_WEBHOOK_URL`), and the App Store Connect API key the
+    /// emulated External Purchase Server API accepts (`APP_STORE_CONNECT_ISSUER_ID`,
+    /// `APP_STORE_CONNECT_KEY_ID`, `APP_STORE_CONNECT_PRIVATE_KEY`, `APP_STORE_BUNDLE_ID`).
     public static func fromEnvironment(_ reader: inout ConfigReader) -> ProviderSandboxSettings {
         var settings = ProviderSandboxSettings()
         settings.bindAddress = reader.string(.sandboxHost, default: "127.0.0.1")
@@ -40,11 +43,17 @@ public struct ProviderSandboxSettings: Sendable {
         stripe.secretKey = reader.secret(.sandboxStripeSecretKey)?.reveal() ?? stripe.secretKey
         stripe.webhookSecret = reader.secret(.sandboxStripeWebhookSecret)?.reveal() ?? stripe.webhookSecret
         stripe.webhookURL = reader.string(.sandboxStripeWebhookURL)
+        var apple = AppleSettings()
+        apple.issuerID = reader.string(.sandboxAppleIssuerID, default: apple.issuerID)
+        apple.keyID = reader.string(.sandboxAppleKeyID, default: apple.keyID)
+        apple.bundleID = reader.string(.sandboxAppleBundleID, default: apple.bundleID)
+        // Only the public half is kept: the sandbox verifies, it never signs.
+        apple.publicKeyPEM = reader.secret(.sandboxApplePrivateKey).flatMap { try? RecordSigner(privateKeyPEM: $0.reveal()).publicKeyPEM() }
         let rateLimit = reader.int(.sandboxRateLimit, in: 1...1_000_000).map {
             RateLimitSettings(limit: $0, windowSeconds: reader.int(.sandboxRateWindow, default: 60, in: 1...3600))
         }
         settings.sandbox = SandboxConfiguration(
-            publicBaseURL: publicURL, lemonSqueezy: lemonSqueezy, paystack: paystack, stripe: stripe, rateLimit: rateLimit,
+            publicBaseURL: publicURL, lemonSqueezy: lemonSqueezy, paystack: paystack, stripe: stripe, apple: apple, rateLimit: rateLimit,
             retryTimeScale: reader.double(.sandboxRetryTimeScale, default: 1))
         settings.catalogFile = reader.string(.sandboxCatalogFile)
         return settings

@@ -26,6 +26,16 @@ extension Setting {
         "STRIPE_WEBHOOK_SECRET", default: "the local stack's", secret: true, "the endpoint secret (whsec_…) the emulated Stripe signs webhooks with")
     public static let sandboxStripeWebhookURL = Setting(
         "STRIPE_WEBHOOK_URL", "where the emulated Stripe delivers webhooks; unset: none")
+    public static let sandboxAppleIssuerID = Setting(
+        "APP_STORE_CONNECT_ISSUER_ID", default: "sandbox-issuer", "the issuer id (iss) the emulated External Purchase Server API accepts")
+    public static let sandboxAppleKeyID = Setting(
+        "APP_STORE_CONNECT_KEY_ID", default: "SANDBOXKEY", "the API key id (kid) the emulated External Purchase Server API accepts")
+    public static let sandboxApplePrivateKey = Setting(
+        "APP_STORE_CONNECT_PRIVATE_KEY", secret: true,
+        "the App Store Connect API key (P-256, PEM) whose tokens the emulated External Purchase Server API accepts; the sandbox keeps only its public half (unset: every token is refused)"
+    )
+    public static let sandboxAppleBundleID = Setting(
+        "APP_STORE_BUNDLE_ID", default: "com.example.storefront", "the bundle id (bid) the emulated External Purchase Server API accepts")
     public static let sandboxRateLimit = Setting(
         "SANDBOX_RATE_LIMIT", "requests per window each emulated API allows before 429; unset: no limit")
     public static let sandboxRateWindow = Setting(
@@ -42,7 +52,8 @@ extension SettingGroup {
         [
             .sandboxHost, .sandboxPort, .sandboxPublicURL, .sandboxLemonSqueezyAPIKey, .sandboxLemonSqueezyWebhookSecret,
             .sandboxLemonSqueezyWebhookURL, .sandboxPaystackSecretKey, .sandboxPaystackWebhookURL, .sandboxStripeSecretKey,
-            .sandboxStripeWebhookSecret, .sandboxStripeWebhookURL, .sandboxRateLimit, .sandboxRateWindow,
+            .sandboxStripeWebhookSecret, .sandboxStripeWebhookURL, .sandboxAppleIssuerID, .sandboxAppleKeyID, .sandboxApplePrivateKey,
+            .sandboxAppleBundleID, .sandboxRateLimit, .sandboxRateWindow,
             .sandboxRetryTimeScale, .sandboxCatalogFile,
         ])
 }

@@ -1,4 +1,6 @@
 import Foundation
+import AppStoreReports
+import HTTPClient
 import HTTPServer
 import Kafka
 import BillingModel
@@ -18,6 +20,8 @@ public struct WebhookSenderApplication: ServiceApplication {
     public let dispatcher: DeliveryDispatcher
     /// Prunes delivered and dead deliveries (``DeliveryRetention``).
     public let retention: RetentionJob
+    /// The reports to Apple; nil when no App Store Connect key is configured.
+    public let appStoreReporter: AppStoreReporter?
     /// Operational routes only; readiness: `postgres` (SELECT 1), `kafka`
     /// (metadata of each topic it reads), `startup` (migrations done).
     public let shell: ApplicationShell
@@ -26,7 +30,7 @@ public struct WebhookSenderApplication: ServiceApplication {
     /// stopped in reverse: attempts in flight finish and are recorded, the
     /// loop commits its batch, the consumer leaves the group, HTTP goes last.
     public var services: [any Service] {
-        [shell.server, queueService.consumer, queueService, dispatcher, retention]
+        [shell.server, queueService.consumer, queueService, dispatcher, retention] + (appStoreReporter.map { [$0] } ?? [])
     }
 }
 
@@ -41,6 +45,7 @@ public struct WebhookSenderSetupError: Error, CustomStringConvertible {
 ///     entitlement change they do not verify is never queued.
 ///   - transport: how requests leave (default: libcurl, ``CurlWebhookTransport``).
 ///   - targets: the check before each send (default: ``ResolvingTargetCheck``).
+///   - appleSender: how reports reach Apple (default: ``AppStoreReportClient`` over libcurl, with the configured key).
 /// - Throws: ``WebhookSenderSetupError`` for an unusable DATABASE_URL or Kafka settings.
 public func buildWebhookSenderApplication(
     configuration: WebhookSenderConfiguration,
@@ -49,6 +54,7 @@ public func buildWebhookSenderApplication(
     http: HTTPServerConfiguration = HTTPServerConfiguration(),
     transport: (any WebhookTransport)? = nil,
     targets: any TargetCheck = ResolvingTargetCheck(),
+    appleSender: (any AppStoreReportSending)? = nil,
     logger: Logger,
     metrics: MetricsRegistry = MetricsRegistry()
 ) throws -> WebhookSenderApplication {
@@ -59,9 +65,9 @@ public func buildWebhookSenderApplication(
     } catch {
         throw WebhookSenderSetupError(description: "DATABASE_URL is not usable: \(error)")
     }
-    // One connection per attempt in flight records its outcome, plus the queue loop's and the retention job's.
+    // One connection per attempt in flight records its outcome, plus the queue loop's, the retention job's and the reporter's.
     let pool = PostgresPool(
-        configuration: database, options: PostgresPoolConfiguration(maximumConnections: configuration.dispatcher.concurrency + 3))
+        configuration: database, options: PostgresPoolConfiguration(maximumConnections: configuration.dispatcher.concurrency + 4))
     let consumer: KafkaConsumer
     let admin: KafkaAdmin
     do {
@@ -84,6 +90,15 @@ public func buildWebhookSenderApplication(
         transport: transport ?? CurlWebhookTransport(timeout: configuration.dispatcher.timeout), targets: targets, settings: configuration.dispatcher,
         metrics: senderMetrics, logger: logger, isReady: { queueService.isStarted })
 
+    let appStoreReporter = configuration.appStoreReports.key.map { key -> AppStoreReporter in
+        let http = HTTPClient()
+        let sender =
+            appleSender ?? AppStoreReportClient(key: key, baseURLOverride: configuration.appStoreReports.baseURL) { try await http.execute($0) }
+        return AppStoreReporter(
+            store: PostgresAppStoreReportStore(pool: pool), sender: sender, configuration: configuration.appStoreReports,
+            metrics: AppStoreReporterMetrics(registry: metrics), logger: logger.with("component", "app-store-reports"),
+            isReady: { queueService.isStarted })
+    }
     let health = HealthChecks()
     health.register("postgres") { _ = try await pool.query("SELECT 1") }
     health.register("kafka") {
@@ -96,5 +111,6 @@ public func buildWebhookSenderApplication(
         pool: pool, queueService: queueService, dispatcher: dispatcher,
         retention: RetentionJob(
             pool: pool, rules: configuration.retention.rules, schedule: configuration.retention.schedule, registry: metrics, logger: logger),
+        appStoreReporter: appStoreReporter,
         shell: ApplicationShell(http: http, health: health, metrics: metrics, logger: logger))
 }

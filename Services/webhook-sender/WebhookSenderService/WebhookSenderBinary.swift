@@ -12,7 +12,8 @@ public enum WebhookSenderBinary {
     public static let settings = BinarySettings(
         "webhook-sender",
         [
-            .runtime, .httpServer, .webhookSender, .entitlementVerification, .webhookSenderRetention, .retention, .postgresConnection,
+            .runtime, .httpServer, .webhookSender, .appStoreReports, .entitlementVerification, .webhookSenderRetention, .retention,
+            .postgresConnection,
             .postgresLimits, .kafka, .kafkaSecurity,
         ])
 }

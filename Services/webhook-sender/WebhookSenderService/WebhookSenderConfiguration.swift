@@ -21,6 +21,8 @@ public struct WebhookSenderConfiguration: Sendable {
     public var databaseLimits: PostgresSessionLimits = .batch
     /// `WEBHOOK_SENDER_RETENTION_*` and `RETENTION_*`: what is pruned, and when.
     public var retention = DeliveryRetention()
+    /// `APP_STORE_CONNECT_*`, `APP_STORE_BUNDLE_ID`, `APP_STORE_REPORTS_*`: the reports to Apple, off without a key.
+    public var appStoreReports = AppStoreReporterConfiguration()
 
     public init(databaseURL: String) {
         self.databaseURL = databaseURL
@@ -40,6 +42,7 @@ public struct WebhookSenderConfiguration: Sendable {
         configuration.dispatcher.schedule = reader.value(.webhookSenderRetrySchedule, RetrySchedule.parser, default: .default)
         configuration.databaseLimits = PostgresSessionLimits.fromEnvironment(&reader, defaults: .batch)
         configuration.retention = DeliveryRetention.fromEnvironment(&reader)
+        configuration.appStoreReports = AppStoreReporterConfiguration.fromEnvironment(&reader)
         return configuration
     }
 }

@@ -114,6 +114,7 @@ public enum WebhookSenderSchema {
                 -- The breaker is the sender's to trip; everything else of an endpoint stays the operator's.
                 GRANT UPDATE (failing_since, enabled, disabled_reason, disabled_at) ON webhook_endpoints TO storefront_webhook_sender;
                 """),
+        PostgresMigration(version: 5, name: "the lines reported to Apple", sql: appStoreReportLines),
     ]
 
     /// The role `storefront endpoints` and `storefront api-keys` connect with

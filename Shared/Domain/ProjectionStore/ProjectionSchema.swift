@@ -26,6 +26,7 @@ public enum ProjectionSchema {
         (20, "the App Store storefront and external purchase token a checkout came with", appStoreCheckouts),
         (21, "a plan change's new subscription: when it starts, and its owner", planChangeSuccessors),
         (22, "the transaction that logged each event, for the revenue gauges' incremental reads", loggedTransaction),
+        (23, "what the reports to Apple read: each external purchase token and the money it led to", appStoreReports),
     ]
 
     /// The NOLOGIN group roles of the services, created by migration 6 and

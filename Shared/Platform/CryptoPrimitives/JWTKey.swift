@@ -37,6 +37,12 @@ public struct JWTVerificationKey: Sendable, CustomStringConvertible {
         JWTVerificationKey(material: .publicKey(try EVPKey.rsaPublicKey(pem: publicKeyPEM)), algorithm: .rs256)
     }
 
+    /// An ES256 public key in PEM (`-----BEGIN PUBLIC KEY-----`, P-256).
+    /// - Throws: ``JWTError/invalidKey(_:)`` if the PEM does not hold one.
+    public static func es256(publicKeyPEM: String) throws(JWTError) -> JWTVerificationKey {
+        JWTVerificationKey(material: .publicKey(try EVPKey.p256PublicKey(pem: publicKeyPEM)), algorithm: .es256)
+    }
+
     /// An RS256 public key from a JWK's modulus `n` and exponent `e` (big-endian bytes).
     /// - Throws: ``JWTError/invalidKey(_:)`` unless they make an RSA key of 2048 to
     ///   8192 bits with an odd exponent of at most 64 bits.

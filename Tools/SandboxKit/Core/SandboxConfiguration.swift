@@ -6,6 +6,8 @@ public struct SandboxConfiguration: Sendable {
     public var lemonSqueezy: LemonSqueezySettings
     public var paystack: PaystackSettings
     public var stripe: StripeSettings
+    /// The emulated External Purchase Server API (App Store).
+    public var apple: AppleSettings
     /// Optional per-provider request limit for the API routes (nil: unlimited).
     public var rateLimit: RateLimitSettings?
     /// Multiplies every retry delay, so tests can run a 125 s schedule in milliseconds.
@@ -21,6 +23,7 @@ public struct SandboxConfiguration: Sendable {
         lemonSqueezy: LemonSqueezySettings = LemonSqueezySettings(),
         paystack: PaystackSettings = PaystackSettings(),
         stripe: StripeSettings = StripeSettings(),
+        apple: AppleSettings = AppleSettings(),
         rateLimit: RateLimitSettings? = nil,
         retryTimeScale: Double = 1,
         acknowledgedStatuses: ClosedRange<Int> = 200...299,
@@ -30,6 +33,7 @@ public struct SandboxConfiguration: Sendable {
         self.lemonSqueezy = lemonSqueezy
         self.paystack = paystack
         self.stripe = stripe
+        self.apple = apple
         self.rateLimit = rateLimit
         self.retryTimeScale = retryTimeScale
         self.acknowledgedStatuses = acknowledgedStatuses
