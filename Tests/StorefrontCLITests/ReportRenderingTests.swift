@@ -155,3 +155,38 @@ import Testing
         #expect((campaigns[1]["new_mrr"] as? [String: Any])?.isEmpty == true)
     }
 }
+
+/// `storefront report --storefronts` and `--commission`: the options, and the rates.
+@Suite struct StorefrontReportOptionsTests {
+    static let now = ReportRenderingTests.date("2026-11-17T09:30:00Z")
+
+    func options(_ arguments: [String]) throws -> ReportOptions { try ReportOptions(try CommandLineArguments(["report"] + arguments), now: Self.now) }
+
+    @Test func theReportTakesRatesAndRefusesWhatDoesNotFit() throws {
+        let chosen = try options(["--storefronts", "--commission", "usa=0.27, NLD=0.1,*=0.05"])
+        #expect(chosen.storefronts && !chosen.campaigns)
+        #expect(chosen.commission.rate(for: "USA") == 2_700 && chosen.commission.rate(for: "nld") == 1_000)
+        #expect(chosen.commission.rate(for: "JPN") == 500)
+        #expect(try options(["--storefronts"]).commission.rate(for: "USA") == 0, "no rate unless given")
+        for refused in [
+            ["--storefronts", "--campaigns"], ["--commission", "USA=0.27"], ["--storefronts", "--chart", "x.svg"],
+            ["--storefronts", "--commission", "US=0.27"], ["--storefronts", "--commission", "USA=27%"],
+            ["--storefronts", "--commission", "USA=1.5"], ["--storefronts", "--commission", "USA=0.12345"],
+            ["--storefronts", "--commission", "USA"], ["--storefronts", "--commission", "USA=-0.1"],
+        ] {
+            #expect(throws: CommandLineArguments.UsageError.self, "\(refused)") { try options(refused) }
+        }
+    }
+
+    @Test func ratesAreExactAndRoundHalfAwayFromZero() throws {
+        #expect(CommissionRates.commission(on: 500, basisPoints: 2_700) == 135)
+        #expect(CommissionRates.commission(on: 999, basisPoints: 1_500) == 150, "149.85 rounds up")
+        #expect(CommissionRates.commission(on: 1, basisPoints: 5_000) == 1, "0.5 rounds away from zero")
+        #expect(CommissionRates.commission(on: -1, basisPoints: 5_000) == -1, "a net refund owes back")
+        #expect(CommissionRates.commission(on: .max, basisPoints: 10_000) == .max, "saturates")
+        #expect(CommissionRates.format(basisPoints: 2_700) == "0.27" && CommissionRates.format(basisPoints: 0) == "0")
+        #expect(CommissionRates.format(basisPoints: 10_000) == "1" && CommissionRates.format(basisPoints: 5) == "0.0005")
+        #expect(try CommissionRates(parsing: "USA=1").rate(for: "USA") == 10_000)
+        #expect(try CommissionRates(parsing: "USA=.5").rate(for: "USA") == 5_000)
+    }
+}

@@ -9,7 +9,7 @@ import ServiceRuntime
 /// `storefront report`: the seller's revenue figures for a period, per
 /// provider and currency, from the event log in PostgreSQL (`DATABASE_URL`;
 /// the `storefront_readonly` role is enough), or with `--campaigns` per
-/// checkout `ref`. Options: ``ReportOptions``; definitions: docs/revenue.md.
+/// checkout `ref`, or with `--storefronts` per App Store storefront. Options: ``ReportOptions``; definitions: docs/revenue.md.
 public enum ReportCommand {
     /// Why a report could not be made from what it was given.
     public struct Failure: Error, CustomStringConvertible {
@@ -34,7 +34,10 @@ public enum ReportCommand {
         let text: String
         var chart: String?
         do {
-            if options.campaigns {
+            if options.storefronts {
+                let sales = try await StorefrontSalesLog.read(options.period, pool: pool, asOf: now)
+                text = try ReportRendering.render(sales, options: options, asOf: asOf, format: options.format)
+            } else if options.campaigns {
                 let rows = try await campaigns(options.period, pool: pool, prices: prices, asOf: now)
                 text = try ReportRendering.render(rows, options: options, asOf: asOf, format: options.format)
             } else {

@@ -6,8 +6,10 @@ import Entitlements
 /// default the current month), `--by day|week|month` (default month),
 /// `--format table|csv|json` (default table), `--chart FILE.svg`, and
 /// `--catalog FILE` (a saved `GET /api/products` answer: the prices of
-/// subscriptions whose events do not state one), and `--campaigns` (the
-/// figures per checkout `ref` instead of per provider and currency; no chart).
+/// subscriptions whose events do not state one), `--campaigns` (the
+/// figures per checkout `ref` instead of per provider and currency; no chart),
+/// or `--storefronts` (what checkouts from each App Store storefront charged
+/// and refunded, with `--commission CODE=RATE,…` what would be owed; no chart).
 public struct ReportOptions: Sendable, Equatable {
     public enum Format: String, Sendable, CaseIterable { case table, csv, json }
 
@@ -17,6 +19,12 @@ public struct ReportOptions: Sendable, Equatable {
     public var catalogPath: String?
     /// `--campaigns`: the report by campaign (``CampaignReportRow``).
     public var campaigns: Bool
+    /// `--storefronts`: what linked checkouts charged per App Store storefront
+    /// (``ProjectionStore/StorefrontSalesLog``), and with `--commission` what
+    /// would be owed.
+    public var storefronts: Bool
+    /// `--commission USA=0.27,…`: the rates per storefront (none by default).
+    public var commission: CommissionRates
 
     public init(_ arguments: CommandLineArguments, now: Date) throws(CommandLineArguments.UsageError) {
         let by = try Self.choice(arguments.options["by"], default: ReportPeriod.Granularity.month, name: "by")
@@ -29,14 +37,28 @@ public struct ReportOptions: Sendable, Equatable {
         format = try Self.choice(arguments.options["format"], default: Format.table, name: "format")
         chartPath = arguments.options["chart"]
         catalogPath = arguments.options["catalog"]
-        switch arguments.options["campaigns"]?.lowercased() {
-        case nil, "false": campaigns = false
-        case "true": campaigns = true
-        default: throw .init(description: "--campaigns takes no value, or true or false")
+        campaigns = try Self.flag(arguments.options["campaigns"], name: "campaigns")
+        storefronts = try Self.flag(arguments.options["storefronts"], name: "storefronts")
+        commission = CommissionRates()
+        if let text = arguments.options["commission"] {
+            do { commission = try CommissionRates(parsing: text) } catch { throw .init(description: "--commission: \(error.description)") }
         }
+        if campaigns, storefronts { throw .init(description: "--campaigns and --storefronts are two reports: choose one") }
+        if commission != CommissionRates(), !storefronts { throw .init(description: "--commission is for --storefronts") }
         // The chart draws MRR movements and subscribers per provider and
-        // currency, which the campaign figures are not.
-        if campaigns, chartPath != nil { throw .init(description: "--chart draws the revenue figures: leave out --campaigns") }
+        // currency, which the campaign and storefront figures are not.
+        if campaigns || storefronts, chartPath != nil {
+            throw .init(description: "--chart draws the revenue figures: leave out --campaigns and --storefronts")
+        }
+    }
+
+    /// A switch: absent or `false`, or present (`true`).
+    static func flag(_ text: String?, name: String) throws(CommandLineArguments.UsageError) -> Bool {
+        switch text?.lowercased() {
+        case nil, "false": return false
+        case "true": return true
+        default: throw .init(description: "--\(name) takes no value, or true or false")
+        }
     }
 
     static func choice<T: RawRepresentable & CaseIterable>(
