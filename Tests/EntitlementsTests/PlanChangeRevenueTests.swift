@@ -192,4 +192,23 @@ import Testing
         let second = stripe(.subscriptionObserved, 5.7, "4", name: BillingEvent.observationNamePrefix + "plan_change", key: "command:a")
         #expect(SubscriptionFold.fold(provider: .lemonsqueezy, subscriptionID: "1", events: [second, first]).variantID == "4")
     }
+
+    /// A purchase and a change of plan in one second (Lemon Squeezy's times
+    /// are whole seconds; the change's answer came at .9): one point, the
+    /// new plan bought, and the history's points stay in time order.
+    @Test func aChangeInThePurchasesSecondIsTheNewPlanBought() throws {
+        var answer = event(.subscriptionObserved, "2026-11-10T10:00:00Z", variant: "3", key: "command:c")
+        answer.event.providerEventName = BillingEvent.observationNamePrefix + "plan_change_requested"
+        answer.event.orderingTimestamp = answer.event.orderingTimestamp?.addingTimeInterval(0.9)
+        let events = [
+            event(.subscriptionCreated, "2026-11-10T10:00:00Z", variant: "2", key: "a"), answer,
+            event(.subscriptionUpdated, "2026-11-10T10:00:00Z", variant: "3", key: "b"),
+        ]
+        for order in [events, events.reversed()] {
+            let row = try row(order)
+            #expect(row.newMRR == 417 && row.contractionMRR == 0 && row.expansionMRR == 0 && row.mrrEnd == 417, "\(row)")
+            let history = SubscriptionRevenueHistory(provider: .lemonsqueezy, subscriptionID: "1", events: order, prices: Self.book)
+            #expect(history.points.count == 1 && history.points == history.points.sorted { $0.at < $1.at })
+        }
+    }
 }

@@ -5,7 +5,9 @@ import BillingModel
 ///
 /// Each logged event is applied in the fold's total order
 /// (``SubscriptionFold``, the same rules that build the projection), and the
-/// state after it becomes a point; a subscription that is to end at
+/// state after the last event of each instant (its fold position's time:
+/// for whole-second providers, Storefront's observations count at their
+/// second) becomes a point; a subscription that is to end at
 /// ``SubscriptionState/endsAt`` (cancelled, non-renewing) gets a point there
 /// when no event comes first, so revenue stops on time even if the
 /// provider's final event is late or never sent.
@@ -36,10 +38,18 @@ public struct SubscriptionRevenueHistory: Sendable {
             let price =
                 stated.flatMap { $0.variantID == state.variantID ? $0.price : nil }
                 ?? prices.price(provider: provider, variantID: state.variantID)
-            let at = logged.event.orderingTimestamp ?? .distantPast
-            let failed = logged.event.kind == .paymentFailed ? 1 : 0
-            points.append(Self.point(state, price: price, at: at, failedPayments: failed))
-            let next = ordered.dropFirst(index + 1).first.map { $0.event.orderingTimestamp ?? .distantPast }
+            let at = SubscriptionFold.position(logged).at
+            var point = Self.point(state, price: price, at: at, failedPayments: logged.event.kind == .paymentFailed ? 1 : 0)
+            // Events of one instant are one point, the state after the last:
+            // where a provider's times are whole seconds, what happened
+            // within a second has no order to show (a purchase and a change
+            // of plan in the same second are the new plan bought).
+            if let last = points.last, last.at == at {
+                point.failedPayments += last.failedPayments
+                points.removeLast()
+            }
+            points.append(point)
+            let next = ordered.dropFirst(index + 1).first.map { SubscriptionFold.position($0).at }
             if let end = state.endsAt, RevenueStatus.endsAtPeriodEnd(provider.phase(of: state.status)), end > at, end < next ?? .distantFuture {
                 points.append(Self.point(state, price: price, at: end, failedPayments: 0))
             }
