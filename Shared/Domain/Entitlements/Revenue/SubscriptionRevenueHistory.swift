@@ -29,6 +29,8 @@ public struct SubscriptionRevenueHistory: Sendable {
         var currency: String?
         var points: [RevenuePoint] = []
         let ordered = events.sorted(by: SubscriptionFold.precedes).filter { !$0.event.kind.isUnknown }
+        // Each event's instant, once: a point's and the next event's.
+        let instants = ordered.map { SubscriptionFold.position($0).at }
         for (index, logged) in ordered.enumerated() {
             SubscriptionFold.apply(logged, payments: payments, to: &state)
             if let price = logged.event.recurringPrice { stated = (price, state.variantID) }
@@ -38,7 +40,7 @@ public struct SubscriptionRevenueHistory: Sendable {
             let price =
                 stated.flatMap { $0.variantID == state.variantID ? $0.price : nil }
                 ?? prices.price(provider: provider, variantID: state.variantID)
-            let at = SubscriptionFold.position(logged).at
+            let at = instants[index]
             var point = Self.point(state, price: price, at: at, failedPayments: logged.event.kind == .paymentFailed ? 1 : 0)
             // Events of one instant are one point, the state after the last:
             // where a provider's times are whole seconds, what happened
@@ -49,7 +51,7 @@ public struct SubscriptionRevenueHistory: Sendable {
                 points.removeLast()
             }
             points.append(point)
-            let next = ordered.dropFirst(index + 1).first.map { SubscriptionFold.position($0).at }
+            let next = instants.dropFirst(index + 1).first
             if let end = state.endsAt, RevenueStatus.endsAtPeriodEnd(provider.phase(of: state.status)), end > at, end < next ?? .distantFuture {
                 points.append(Self.point(state, price: price, at: end, failedPayments: 0))
             }
