@@ -120,11 +120,43 @@ import Testing
             let later = instant.addingTimeInterval(10)
             try await PostgresProviderLedgerStore(pool: pool).pause(provider: .paystack, until: later.addingTimeInterval(20))
             let decision = try await PostgresProviderLedgerStore(pool: pool).take(
-                provider: .paystack, window: LedgerWindow.start(of: later), ceiling: 10, at: later)
+                provider: .paystack, window: LedgerWindow.start(of: later), ceiling: 10, upTo: 1, at: later)
             #expect(decision == .paused(until: later.addingTimeInterval(20)))
             let after = try await PostgresProviderLedgerStore(pool: pool).take(
-                provider: .paystack, window: LedgerWindow.start(of: later.addingTimeInterval(20)), ceiling: 10, at: later.addingTimeInterval(20))
-            #expect(after == .granted)
+                provider: .paystack, window: LedgerWindow.start(of: later.addingTimeInterval(20)), ceiling: 10, upTo: 1,
+                at: later.addingTimeInterval(20))
+            #expect(after == .granted(1))
+        }
+    }
+
+    /// A batch is granted as far as it fits under the ceiling, in one
+    /// statement per replica, and concurrent batches never overshoot it.
+    @Test func batchesAreGrantedUpToTheCeilingAndNoFurther() async throws {
+        try await TestDatabase.with { pool in
+            let store = PostgresProviderLedgerStore(pool: pool)
+            let now = Date()
+            let window = LedgerWindow.start(of: now)
+            #expect(try await store.take(provider: .stripe, window: window, ceiling: 12, upTo: 5, at: now) == .granted(5), "the window's first take")
+            #expect(try await store.take(provider: .stripe, window: window, ceiling: 12, upTo: 5, at: now) == .granted(5))
+            #expect(try await store.take(provider: .stripe, window: window, ceiling: 12, upTo: 5, at: now) == .granted(2), "what is left of 12")
+            #expect(try await store.take(provider: .stripe, window: window, ceiling: 12, upTo: 5, at: now) == .windowFull)
+
+            // Eight replicas at once on a fresh window: the grants add up to the ceiling exactly.
+            let next = window.addingTimeInterval(10)
+            let grants = try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<8 {
+                    group.addTask {
+                        let decision = try await store.take(provider: .stripe, window: next, ceiling: 30, upTo: 7, at: now)
+                        if case .granted(let count) = decision { return count }
+                        return 0
+                    }
+                }
+                return try await group.reduce(0, +)
+            }
+            #expect(grants == 30)
+            let used = try await pool.query("SELECT used FROM provider_request_ledger WHERE provider = 'stripe' AND window_start = \(next)")
+            let counts = try used.map { row -> Int in try row.decode(Int.self) }
+            #expect(counts == [30])
         }
     }
 }

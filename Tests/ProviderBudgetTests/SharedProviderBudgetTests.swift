@@ -15,15 +15,20 @@ import Testing
         let counts = Mutex<[String: Int]>([:])
         let pauses = Mutex<[Provider: Date]>([:])
         let failing = Mutex(false)
+        /// Calls that reached the ledger (each one a transaction in PostgreSQL).
+        let takes = Mutex(0)
 
-        func take(provider: Provider, window: Date, ceiling: Int, at now: Date) async throws -> LedgerDecision {
+        func take(provider: Provider, window: Date, ceiling: Int, upTo count: Int, at now: Date) async throws -> LedgerDecision {
             if failing.withLock({ $0 }) { throw Down() }
+            takes.withLock { $0 += 1 }
             if let until = pauses.withLock({ $0[provider] }), until > now { return .paused(until: until) }
             return counts.withLock { counts in
                 let key = "\(provider.rawValue)|\(window.timeIntervalSince1970)"
-                guard counts[key, default: 0] < ceiling else { return .windowFull }
-                counts[key, default: 0] += 1
-                return .granted
+                let used = counts[key, default: 0]
+                guard used < ceiling else { return .windowFull }
+                let granted = min(count, ceiling - used)
+                counts[key] = used + granted
+                return .granted(granted)
             }
         }
 
@@ -60,13 +65,52 @@ import Testing
     static let shares = ProviderBudgetShares(requestsPerMinute: 300) // per window: interactive 42, targeted 30, sweep 17
 
     static func budget(
-        _ requestClass: ProviderRequestClass, _ ledger: MemoryLedger, _ clock: ManualClock, fallback: CountingBudget = CountingBudget()
+        _ requestClass: ProviderRequestClass, _ ledger: MemoryLedger, _ clock: ManualClock, fallback: CountingBudget = CountingBudget(),
+        batch: Int = 1
     )
         -> SharedProviderBudget
     {
         SharedProviderBudget(
             provider: .lemonsqueezy, requestClass: requestClass, shares: shares, store: ledger, fallback: fallback, logger: logger,
-            now: clock.now, sleep: clock.sleep)
+            batch: batch, now: clock.now, sleep: clock.sleep)
+    }
+
+    @Test func aBatchCostsOneLedgerCallAndEndsWithItsWindow() async throws {
+        let ledger = MemoryLedger()
+        let clock = ManualClock(Date(timeIntervalSince1970: 1_800_000_000))
+        let targeted = Self.budget(.targeted, ledger, clock, batch: 5)
+        for _ in 0..<12 { try await targeted.acquire() }
+        #expect(ledger.takes.withLock { $0 } == 3, "12 requests in batches of 5")
+        #expect(ledger.counts.withLock { $0.values.reduce(0, +) } == 15, "the unsent 3 are counted: the ledger errs on the provider's side")
+        // The next window: the 3 left of the last batch are not carried over.
+        clock.instant.withLock { $0 = $0.addingTimeInterval(10) }
+        try await targeted.acquire()
+        #expect(ledger.takes.withLock { $0 } == 4)
+        #expect(ledger.counts.withLock { $0.values.sorted() } == [5, 15])
+    }
+
+    @Test func aBatchNeverPassesTheCeilingNorAQuarterOfIt() async throws {
+        let ledger = MemoryLedger()
+        let clock = ManualClock(Date(timeIntervalSince1970: 1_800_000_000))
+        // The sweep's window ceiling is 17: a batch of 50 is cut to 4.
+        let sweep = Self.budget(.sweep, ledger, clock, batch: 50)
+        #expect(sweep.batch == 4)
+        for _ in 0..<17 { try await sweep.acquire() }
+        #expect(clock.slept.withLock { $0 }.isEmpty)
+        #expect(ledger.takes.withLock { $0 } == 5, "4 + 4 + 4 + 4 + 1")
+        try await sweep.acquire()
+        #expect(clock.slept.withLock { $0 } == [.seconds(10)], "the 18th waits for the next window")
+    }
+
+    @Test func a429DropsWhatIsLeftOfTheBatch() async throws {
+        let ledger = MemoryLedger()
+        let clock = ManualClock(Date(timeIntervalSince1970: 1_800_000_000))
+        let targeted = Self.budget(.targeted, ledger, clock, batch: 5)
+        try await targeted.acquire()
+        targeted.backOff(for: .seconds(30))
+        try await targeted.acquire()
+        #expect(clock.slept.withLock { $0.reduce(.zero, +) } >= .seconds(30), "the held 4 did not go out during the pause")
+        #expect(ledger.takes.withLock { $0 } >= 2)
     }
 
     @Test func theSweepWaitsForTheNextWindowWhileTheCheckoutStillGoesOut() async throws {

@@ -181,7 +181,9 @@ import WebhookSenderService
                 #expect(try await quotas.consume(user: "user-1", action: .portal, limits: [limit], at: Date()) == limit)
                 // The provider ledger it shares with the reconciler.
                 let ledger = PostgresProviderLedgerStore(pool: checkout)
-                #expect(try await ledger.take(provider: .paystack, window: LedgerWindow.start(of: Date()), ceiling: 5, at: Date()) == .granted)
+                #expect(
+                    try await ledger.take(provider: .paystack, window: LedgerWindow.start(of: Date()), ceiling: 5, upTo: 1, at: Date()) == .granted(1)
+                )
                 try await ledger.pause(provider: .paystack, until: Date().addingTimeInterval(1))
                 // Its retention job prunes its own tables and the ledger.
                 await Self.expectRetentionRuns(checkout, CheckoutRetention().rules(idempotencyTTL: .seconds(86_400)))
@@ -231,7 +233,9 @@ import WebhookSenderService
                 #expect(statuses == ["7": "active"])
                 // The provider ledger it shares with the checkout: the only tables it writes.
                 let ledger = PostgresProviderLedgerStore(pool: reconciler)
-                #expect(try await ledger.take(provider: .lemonsqueezy, window: LedgerWindow.start(of: Date()), ceiling: 5, at: Date()) == .granted)
+                #expect(
+                    try await ledger.take(provider: .lemonsqueezy, window: LedgerWindow.start(of: Date()), ceiling: 5, upTo: 1, at: Date())
+                        == .granted(1))
                 try await ledger.pause(provider: .lemonsqueezy, until: Date().addingTimeInterval(1))
                 // The event log, as the revenue gauges read it: the view of migration 10, never the table.
                 try await pool.execute(

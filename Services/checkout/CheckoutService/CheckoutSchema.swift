@@ -144,6 +144,7 @@ public enum CheckoutSchema {
                 CREATE INDEX checkout_external_purchase_tokens_keep_until ON checkout_external_purchase_tokens (keep_until);
                 GRANT SELECT, INSERT, UPDATE, DELETE ON checkout_external_purchase_tokens TO storefront_checkout;
                 """),
+        PostgresMigration(version: 9, name: "provider budget taken in batches", sql: ProviderLedgerSchema.batchGrantsSQL),
     ]
 
     /// The role `storefront api-keys` and `storefront endpoints` connect with

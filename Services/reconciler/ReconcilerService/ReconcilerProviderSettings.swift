@@ -89,7 +89,7 @@ public struct ReconcilerProviderSettings: Sendable {
                 if let ledger {
                     SharedProviderBudget(
                         provider: provider, requestClass: requestClass, shares: budgets.shares(provider), store: ledger, fallback: local,
-                        logger: logger ?? Logger(service: "reconciler"))
+                        logger: logger ?? Logger(service: "reconciler"), batch: budgets.batch)
                 } else {
                     local
                 }

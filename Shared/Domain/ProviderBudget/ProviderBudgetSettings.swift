@@ -20,10 +20,16 @@ extension Setting {
         "PROVIDER_BUDGET_CHECKOUT_RESERVE_PERCENT", default: "30", "share of the limit only checkouts may use")
     public static let providerBudgetSweepPercent = Setting(
         "PROVIDER_BUDGET_SWEEP_PERCENT", default: "40", "share of the limit the reconciler's sweeps may use (at most 100 minus the reserve)")
+    public static let providerBudgetBatch = Setting(
+        "PROVIDER_BUDGET_BATCH", default: "5",
+        "requests a reconciler replica counts in the shared ledger at once (one transaction per batch, capped at a quarter of a window's share; the checkout always takes one)"
+    )
 }
 
 extension SettingGroup {
     public static let providerBudget = SettingGroup(
         "Provider request budgets",
-        Provider.allCases.map(Setting.providerBudgetPerMinute) + [.providerBudgetCheckoutReservePercent, .providerBudgetSweepPercent])
+        Provider.allCases.map(Setting.providerBudgetPerMinute) + [
+            .providerBudgetCheckoutReservePercent, .providerBudgetSweepPercent, .providerBudgetBatch,
+        ])
 }

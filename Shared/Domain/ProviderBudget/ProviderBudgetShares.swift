@@ -53,6 +53,9 @@ public struct ProviderBudgetSettings: Sendable, Equatable {
     public var checkoutReservePercent: Int
     /// `PROVIDER_BUDGET_SWEEP_PERCENT` (default 40; at most 100 minus the reserve).
     public var sweepPercent: Int
+    /// `PROVIDER_BUDGET_BATCH` (default 5): requests the reconciler takes from the
+    /// ledger at once (``SharedProviderBudget``'s `batch`); the checkout takes one.
+    public var batch: Int = 5
 
     /// The providers' documented limits (``BillingModel/ProviderTraits/requestsPerMinute``)
     /// for test or `live` keys, the reserve and the sweep share at their defaults.
@@ -84,6 +87,7 @@ public struct ProviderBudgetSettings: Sendable, Equatable {
         settings.checkoutReservePercent = reader.int(
             .providerBudgetCheckoutReservePercent, default: settings.checkoutReservePercent, in: 0...100)
         settings.sweepPercent = reader.int(.providerBudgetSweepPercent, default: settings.sweepPercent, in: 0...100)
+        settings.batch = reader.int(.providerBudgetBatch, default: settings.batch, in: 1...100)
         if settings.sweepPercent + settings.checkoutReservePercent > 100 {
             reader.report(.providerBudgetSweepPercent, "must be at most 100 minus PROVIDER_BUDGET_CHECKOUT_RESERVE_PERCENT")
         }

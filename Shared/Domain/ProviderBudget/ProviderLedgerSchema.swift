@@ -37,4 +37,11 @@ public enum ProviderLedgerSchema {
         GRANT SELECT, INSERT, UPDATE, DELETE ON provider_request_ledger, provider_request_pauses
             TO storefront_checkout, storefront_reconciler;
         """
+
+    /// Never edit: the checkout's migration 9. What the last take added to a
+    /// window, so one statement can grant a batch and say how much of it fit
+    /// (``PostgresProviderLedgerStore``); a default, so no rewrite of the table.
+    public static let batchGrantsSQL = """
+        ALTER TABLE provider_request_ledger ADD COLUMN last_grant integer NOT NULL DEFAULT 1 CHECK (last_grant >= 0);
+        """
 }
