@@ -448,7 +448,7 @@ let package = Package(
             [
                 "ServiceSettings", "TestSupport", "ProjectorService", "ProjectionStore", "Entitlements", "BillingModel", "Postgres", "Kafka",
                 "CryptoPrimitives", "ServiceRuntime", "Telemetry", "HTTPServer", "Webhooks", "JSONCodec", "Retention", "CheckoutService",
-                "WebhookSenderService", "EntitlementSigning",
+                "WebhookSenderService", "EntitlementSigning", "AppStoreReports",
             ],
             linker: vendoredLibraries),
         tests(
