@@ -12,7 +12,14 @@ extension SubscriptionFold {
         overwrite(&state.productID, event.productID)
         overwrite(&state.variantID, event.variantID)
         overwrite(&state.planName, event.planName)
-        if let next = event.nextPaymentDate { state.renewsAt = next }
+        // Ordered by receipt, a `subscription.create` or an invoice received
+        // late would name an older period end than one applied before it. A
+        // subscription's period end only moves forward (a plan change is a
+        // new subscription), so a webhook never moves it back; a fetch,
+        // Paystack's own word, sets it.
+        if let next = event.nextPaymentDate {
+            state.renewsAt = event.kind == .subscriptionObserved ? next : max(state.renewsAt ?? next, next)
+        }
         // Paystack state changes are ordered by receipt, so a late delivery
         // sorts after what really came later: a webhook never revives a
         // subscription that a later one ended (only Paystack's own word, a
