@@ -37,6 +37,7 @@ extension SubscriptionFold {
             state.status = event.status ?? "cancelled"
             state.endsAt = event.orderingTimestamp ?? state.endsAt
         case .paymentFailed:
+            guard !isSettled(failure: event, in: state) else { break }
             if ["active", "attention", "unknown"].contains(state.status) { state.status = "attention" }
         case .paymentSucceeded, .paymentRecovered:
             if state.status == "attention" || state.status == "unknown" { state.status = "active" }
