@@ -29,9 +29,12 @@ extension SubscriptionFold {
         case .subscriptionCreated:
             if state.status == "unknown" { state.status = event.status ?? "active" }
         case .subscriptionNotRenewing:
+            // Received after the `subscription.disable` that ended the
+            // subscription, it still says the subscriber cancelled: the
+            // flag is set as it would have been in order, the status stays.
+            state.cancelAtPeriodEnd = true
             guard !ended else { break }
             state.status = "non-renewing"
-            state.cancelAtPeriodEnd = true
             state.endsAt = event.nextPaymentDate ?? state.renewsAt
         case .subscriptionDisabled:
             state.status = event.status ?? "cancelled"
