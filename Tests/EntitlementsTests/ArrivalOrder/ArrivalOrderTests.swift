@@ -20,6 +20,33 @@ import Testing
     struct Outcome {
         var arrivals = 0
         var failures: [String] = []
+        /// Arrivals that differ only as a known issue says (``knownIssue(_:)``).
+        var known = 0
+    }
+
+    /// Paystack's `subscription.not_renew` carries no time of its own, so
+    /// "first seen no longer renewing" (`unsubscribe_detected_at`) is when
+    /// Storefront received it, or the `subscription.disable` received before
+    /// it: no fold can know the cancellation's real time then. Such an
+    /// arrival is a known issue, when that is its only difference.
+    static func knownIssue(_ arrived: PureProjection, _ arrival: Arrival) -> String? {
+        let names = arrival.order.map { arrived.deliveries[$0].name }
+        guard let disabled = names.firstIndex(of: "subscription.disable"), let cancelled = names.firstIndex(of: "subscription.not_renew"),
+            disabled < cancelled
+        else { return nil }
+        return "Paystack subscription.disable received before subscription.not_renew: unsubscribe_detected_at is the disable's receipt"
+    }
+
+    static func withoutUnsubscribeTimes(_ answers: [SubscriptionStatusResponse]) -> [SubscriptionStatusResponse] {
+        answers.map { answer in
+            var answer = answer
+            answer.entitlements = answer.entitlements.map { info in
+                var info = info
+                info.unsubscribeDetectedAt = nil
+                return info
+            }
+            return answer
+        }
     }
 
     /// When each record of `life` is received, by its index in true order
@@ -46,6 +73,10 @@ import Testing
                 let row = arrived.row(after: arrival.batches)
                 let answers = instants.map { PureProjection.wholeSeconds(PureProjection.answer(row, at: $0)) }
                 guard (rows && row != inOrder) || answers != expected else { continue }
+                if !rows, knownIssue(arrived, arrival) != nil, withoutUnsubscribeTimes(answers) == withoutUnsubscribeTimes(expected) {
+                    outcome.known += 1
+                    continue
+                }
                 if outcome.failures.count < 3 {
                     let names = arrival.order.map { "\($0):\(pure.deliveries[$0].name)" }.joined(separator: " ")
                     let rowDiff = row.flatMap { r in inOrder.map { PureProjection.differences(r, $0) } } ?? "row \(row == nil ? "missing" : "extra")"
@@ -64,8 +95,13 @@ import Testing
         var total = 0
         for (label, outcome) in outcomes.sorted(by: { $0.key < $1.key }) {
             total += outcome.arrivals
-            print("arrival order, \(test): \(label): \(outcome.arrivals) arrivals, \(outcome.failures.count) differ")
+            print("arrival order, \(test): \(label): \(outcome.arrivals) arrivals, \(outcome.failures.count) differ, \(outcome.known) known")
             for failure in outcome.failures where !failure.isEmpty { Issue.record(Comment(rawValue: failure)) }
+            if outcome.known > 0 {
+                withKnownIssue("\(label): \(outcome.known) arrivals with subscription.disable received before subscription.not_renew") {
+                    Issue.record("unsubscribe_detected_at is the disable's receipt: not_renew carries no time")
+                }
+            }
         }
         return total
     }
