@@ -322,6 +322,9 @@ let package = Package(
             path: "Tests/TestSupport",
             swiftSettings: strict, linkerSettings: vendoredLibraries),
         .target(name: "SeedModels", path: "Tests/SeedModels", swiftSettings: strict),
+        // Every provider's purchase lives, played on the provider sandbox in process: the arrival-order
+        // property tests' inputs (EntitlementsTests, ProjectorServiceIntegrationTests).
+        .target(name: "SandboxLives", dependencies: ["SandboxKit"], path: "Tests/SandboxLives", swiftSettings: strict),
         // The webhook receiver's test secrets and signed bodies, shared by its unit and integration targets.
         .target(
             name: "WebhookReceiverTestSupport",
@@ -334,7 +337,8 @@ let package = Package(
         tests("TelemetryTests", ["Telemetry"]),
         tests("BillingModelTests", ["SeedModels", "BillingModel", "JSONCodec"]),
         tests("ProviderBudgetTests", ["BillingModel", "ProviderBudget", "Providers", "Telemetry"]),
-        tests("EntitlementsTests", ["ServiceSettings", "ProjectionStore", "Entitlements", "BillingModel", "ServiceRuntime"]),
+        tests(
+            "EntitlementsTests", ["ServiceSettings", "ProjectionStore", "Entitlements", "BillingModel", "ServiceRuntime", "Webhooks", "SandboxLives"]),
         tests("SandboxKitTests", ["SandboxKit"]),
         // The plan and the client of the reports to Apple; the client against the sandbox's emulated Apple, in process.
         tests(
@@ -448,7 +452,7 @@ let package = Package(
             [
                 "ServiceSettings", "TestSupport", "ProjectorService", "ProjectionStore", "Entitlements", "BillingModel", "Postgres", "Kafka",
                 "CryptoPrimitives", "ServiceRuntime", "Telemetry", "HTTPServer", "Webhooks", "JSONCodec", "Retention", "CheckoutService",
-                "WebhookSenderService", "EntitlementSigning", "AppStoreReports",
+                "WebhookSenderService", "EntitlementSigning", "AppStoreReports", "SandboxLives",
             ],
             linker: vendoredLibraries),
         tests(
