@@ -182,7 +182,7 @@ let package = Package(
         .target(
             name: "WebhookReceiverService",
             dependencies: [
-                "Timing", "ServiceSettings", "BillingModel", "Webhooks", "ProviderConfiguration", "Kafka", "HTTPServer", "ServiceRuntime",
+                "AppStoreNotifications", "CryptoPrimitives", "Timing", "ServiceSettings", "BillingModel", "Webhooks", "ProviderConfiguration", "Kafka", "HTTPServer", "ServiceRuntime",
                 "Telemetry",
             ],
             path: "Services/webhook-receiver/WebhookReceiverService", swiftSettings: strict, linkerSettings: vendoredLibraries),
@@ -415,7 +415,7 @@ let package = Package(
         tests(
             "WebhookReceiverServiceTests",
             [
-                "WebhookReceiverTestSupport", "ServiceSettings", "HTTPServer", "HTTPClient", "ServiceRuntime", "WebhookReceiverService", "Kafka",
+                "AppStoreNotifications", "CryptoPrimitives", "SandboxKit", "WebhookReceiverTestSupport", "ServiceSettings", "HTTPServer", "HTTPClient", "ServiceRuntime", "WebhookReceiverService", "Kafka",
                 "BillingModel", "Telemetry", "Webhooks",
             ],
             linker: vendoredLibraries),
