@@ -244,7 +244,7 @@ let package = Package(
             name: "WebhookSenderService",
             dependencies: [
                 "Timing", "ServiceSettings", "CryptoPrimitives", "HTTPClient", "HTTPServer", "Kafka", "BillingModel", "Postgres", "Retention",
-                "ServiceRuntime", "Telemetry", "EntitlementSigning", "AppStoreReports",
+                "ServiceRuntime", "Telemetry", "EntitlementSigning", "AppStoreReports", "AppStoreNotifications",
             ],
             path: "Services/webhook-sender/WebhookSenderService", swiftSettings: strict, linkerSettings: vendoredLibraries),
         .executableTarget(
