@@ -182,7 +182,8 @@ let package = Package(
         .target(
             name: "WebhookReceiverService",
             dependencies: [
-                "AppStoreNotifications", "CryptoPrimitives", "Timing", "ServiceSettings", "BillingModel", "Webhooks", "ProviderConfiguration", "Kafka", "HTTPServer", "ServiceRuntime",
+                "AppStoreNotifications", "CryptoPrimitives", "Timing", "ServiceSettings", "BillingModel", "Webhooks", "ProviderConfiguration",
+                "Kafka", "HTTPServer", "ServiceRuntime",
                 "Telemetry",
             ],
             path: "Services/webhook-receiver/WebhookReceiverService", swiftSettings: strict, linkerSettings: vendoredLibraries),
@@ -415,7 +416,8 @@ let package = Package(
         tests(
             "WebhookReceiverServiceTests",
             [
-                "AppStoreNotifications", "CryptoPrimitives", "SandboxKit", "WebhookReceiverTestSupport", "ServiceSettings", "HTTPServer", "HTTPClient", "ServiceRuntime", "WebhookReceiverService", "Kafka",
+                "AppStoreNotifications", "CryptoPrimitives", "SandboxKit", "WebhookReceiverTestSupport", "ServiceSettings", "HTTPServer",
+                "HTTPClient", "ServiceRuntime", "WebhookReceiverService", "Kafka",
                 "BillingModel", "Telemetry", "Webhooks",
             ],
             linker: vendoredLibraries),
