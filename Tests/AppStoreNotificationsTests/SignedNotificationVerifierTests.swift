@@ -67,22 +67,15 @@ struct SignedNotificationVerifierTests {
         #expect(error?.isAuthenticationFailure == true)
     }
 
-    @Test func leafWithoutMarkerIsRefused() throws {
+    /// A chain without one of Apple's marker OIDs: the leaf's (index 0) or the intermediate's (1).
+    @Test(arguments: [0, 1])
+    func chainWithoutAMarkerIsRefused(position: Int) throws {
         var options = AppleCertificateChain.Options()
-        options.leafMarker = false
+        if position == 0 { options.leafMarker = false } else { options.intermediateMarker = false }
         let chain = try AppleCertificateChain.generate(options)
-        #expect(throws: AppStoreNotificationError.untrustedChain(.missingExtension(SignedNotificationVerifier.leafMarkerOID))) {
-            try verifier(roots: chain.rootPEM).verify(signedPayload: try Self.sign(Self.payload(), with: chain))
-        }
-    }
-
-    @Test func intermediateWithoutMarkerIsRefused() throws {
-        var options = AppleCertificateChain.Options()
-        options.intermediateMarker = false
-        let chain = try AppleCertificateChain.generate(options)
-        #expect(throws: AppStoreNotificationError.untrustedChain(.missingExtension(SignedNotificationVerifier.intermediateMarkerOID))) {
-            try verifier(roots: chain.rootPEM).verify(signedPayload: try Self.sign(Self.payload(), with: chain))
-        }
+        let missing = position == 0 ? SignedNotificationVerifier.leafMarkerOID : SignedNotificationVerifier.intermediateMarkerOID
+        let refusal = Self.refusal(try verifier(roots: chain.rootPEM), try Self.sign(Self.payload(), with: chain))
+        #expect(refusal == .untrustedChain(.missingExtension(missing)))
     }
 
     @Test func leafExpiredAtSignedDateIsRefused() throws {

@@ -75,12 +75,7 @@ extension ContractTests {
         let buyer = try await PurchaseFlow.make(stack, provider: "stripe")
         let product = try await buyer.oneTimeProduct()
         let token = "SANDBOX_e2e-known-\(buyer.subject)"
-        let body = #"""
-            {"variantId":"\#(product.variantID)","productId":"\#(product.productID)","storefront":"NLD",\#
-            "externalPurchaseToken":"\#(Self.externalPurchaseToken(id: token))"}
-            """#
-        let opened = try await stack.request(.post, stack.gateway + "/api/create-checkout", token: buyer.token, json: body)
-        #expect(opened.status == 200, "\(opened.bodyString)")
+        _ = try await Self.openCheckout(stack, buyer, product, storefront: "NLD", token: token)
         // The projection holds the token once its checkout record is applied.
         _ = try await stack.eventually(timeout: .seconds(60), "the token in the projection") { () -> Bool? in
             try await stack.withDatabase { pool in

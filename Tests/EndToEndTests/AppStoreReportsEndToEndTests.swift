@@ -19,17 +19,25 @@ extension ContractTests {
 
     static func lineItem(_ report: [String: Any]) -> [String: Any]? { (report["lineItems"] as? [[String: Any]])?.first }
 
+    /// Opens `buyer`'s checkout of `product` from `storefront`, carrying the token `tokenID`; expects a 200.
+    static func openCheckout(
+        _ stack: LiveStack, _ buyer: PurchaseFlow, _ product: (productID: String, variantID: String), storefront: String, token tokenID: String
+    ) async throws -> HTTPClientResponse {
+        let body = #"""
+            {"variantId":"\#(product.variantID)","productId":"\#(product.productID)","storefront":"\#(storefront)",\#
+            "externalPurchaseToken":"\#(Self.externalPurchaseToken(id: tokenID))"}
+            """#
+        let opened = try await stack.request(.post, stack.gateway + "/api/create-checkout", token: buyer.token, json: body)
+        #expect(opened.status == 200, "\(opened.bodyString)")
+        return opened
+    }
+
     @Test func aPurchaseThroughATokenAndItsRefundAreReportedToAppleOnce() async throws {
         let stack = try self.stack
         let buyer = try await PurchaseFlow.make(stack, provider: "stripe")
         let product = try await buyer.oneTimeProduct()
         let tokenID = "SANDBOX_e2e-report-\(buyer.subject)"
-        let body = #"""
-            {"variantId":"\#(product.variantID)","productId":"\#(product.productID)","storefront":"NLD",\#
-            "externalPurchaseToken":"\#(Self.externalPurchaseToken(id: tokenID))"}
-            """#
-        let opened = try await stack.request(.post, stack.gateway + "/api/create-checkout", token: buyer.token, json: body)
-        #expect(opened.status == 200, "\(opened.bodyString)")
+        let opened = try await Self.openCheckout(stack, buyer, product, storefront: "NLD", token: tokenID)
         let checkout = try object(opened)
         let checkoutID = try #require(checkout["checkoutId"] as? String)
         // Apple's next answer is a 500: the purchase's line is sent twice, with one request identifier.
@@ -97,12 +105,7 @@ extension ContractTests {
         let buyer = try await PurchaseFlow.make(stack, provider: provider)
         let product = try await buyer.subscriptionProduct()
         let tokenID = "SANDBOX_e2e-subscription-\(buyer.subject)"
-        let body = #"""
-            {"variantId":"\#(product.variantID)","productId":"\#(product.productID)","storefront":"DEU",\#
-            "externalPurchaseToken":"\#(Self.externalPurchaseToken(id: tokenID))"}
-            """#
-        let opened = try await stack.request(.post, stack.gateway + "/api/create-checkout", token: buyer.token, json: body)
-        #expect(opened.status == 200, "\(opened.bodyString)")
+        let opened = try await Self.openCheckout(stack, buyer, product, storefront: "DEU", token: tokenID)
         try await buyer.pay(checkoutURL: try #require(try object(opened)["checkoutUrl"] as? String))
 
         let start = try await stack.eventually(timeout: .seconds(60), "the subscription's start reported to Apple") { () -> [String: Any]? in
