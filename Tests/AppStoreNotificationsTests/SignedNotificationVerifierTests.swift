@@ -119,6 +119,12 @@ struct SignedNotificationVerifierTests {
         for body in [#"{}"#, #"{"signedPayload":12}"#, "not json", #"{"signedPayload":"a.b.c"}"#] {
             #expect(throws: AppStoreNotificationError.self) { try verifier.verify(body: Array(body.utf8)) }
         }
+        // A signing date far out of range is refused before any certificate is looked at.
+        var absurd = Self.payload()
+        absurd["signedDate"] = .double(1e300)
+        #expect(throws: AppStoreNotificationError.malformedBody("payload has no signedDate in range")) {
+            try verifier.verify(signedPayload: try Self.sign(absurd, with: try Self.chain.get()))
+        }
         // A JWS with no x5c at all.
         let plain = try JWTSigner.generate(.es256).sign(Self.payload())
         #expect(throws: AppStoreNotificationError.malformedBody("x5c must hold three certificates")) { try verifier.verify(signedPayload: plain) }

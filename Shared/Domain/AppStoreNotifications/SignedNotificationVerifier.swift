@@ -26,6 +26,9 @@ public struct SignedNotificationVerifier: Sendable {
     /// The longest `signedPayload` accepted (a real one is 4-6 KB: three certificates and the payload).
     public static let maximumSignedPayloadLength = 48 * 1024
 
+    /// The year 3000 in UNIX milliseconds: any later `signedDate` is refused unread.
+    static let latestSignedDate: Double = 32_503_680_000_000
+
     let chainVerifier: CertificateChainVerifier
     /// Notifications must name this bundle id.
     public let bundleID: String
@@ -89,8 +92,12 @@ public struct SignedNotificationVerifier: Sendable {
 
     /// The unverified payload's `signedDate` (UNIX ms), the instant the chain is checked at.
     static func signedDate(of jws: UnverifiedJWT) throws(AppStoreNotificationError) -> Date {
-        guard let payload = try? jws.unverifiedPayload(), let milliseconds = payload["signedDate"]?.numberValue, milliseconds > 0 else {
-            throw .malformedBody("payload has no signedDate")
+        // Bounded before any conversion: the value is not verified yet, and a
+        // huge number must be a refusal, not an overflow.
+        guard let payload = try? jws.unverifiedPayload(), let milliseconds = payload["signedDate"]?.numberValue,
+            milliseconds > 0, milliseconds < latestSignedDate
+        else {
+            throw .malformedBody("payload has no signedDate in range")
         }
         return Date(timeIntervalSince1970: milliseconds / 1000)
     }

@@ -75,7 +75,9 @@ public struct CertificateChainVerifier: Sendable {
             ERR_clear_error()
         }
         guard X509_STORE_CTX_init(context, store, leaf.pointer, untrusted) == 1 else { throw .untrusted("cannot start verification") }
-        X509_STORE_CTX_set_time(context, 0, time_t(time.timeIntervalSince1970.rounded(.down)))
+        // Clamped: a time_t conversion of an out-of-range Double would trap.
+        let seconds = min(max(time.timeIntervalSince1970.rounded(.down), 0), 253_402_300_799) // 9999-12-31T23:59:59Z
+        X509_STORE_CTX_set_time(context, 0, time_t(seconds))
         guard X509_verify_cert(context) == 1 else {
             let code = X509_STORE_CTX_get_error(context)
             throw .untrusted(String(cString: X509_verify_cert_error_string(Int(code))))
