@@ -144,6 +144,9 @@ let package = Package(
         // Reports to Apple's External Purchase Server API: the App Store Connect key's ES256 tokens, the
         // report's values, the pure plan of what to report next for a token, and the client that sends one.
         domain("AppStoreReports", ["BillingModel", "CryptoPrimitives", "HTTPClient"]),
+        // App Store Server Notifications V2: the signed payload's chain to a configured Apple root, its
+        // signature, and the decoded notification. No HTTP client, so the receiver does not link libcurl.
+        domain("AppStoreNotifications", ["CryptoPrimitives"]),
 
         // MARK: - App client (Foundation only; no unsafeFlags: apps depend on it remotely)
         // Only the language settings, no `.treatAllWarnings(as: .error)`: SwiftPM's
@@ -179,7 +182,8 @@ let package = Package(
         .target(
             name: "WebhookReceiverService",
             dependencies: [
-                "Timing", "ServiceSettings", "BillingModel", "Webhooks", "ProviderConfiguration", "Kafka", "HTTPServer", "ServiceRuntime",
+                "AppStoreNotifications", "CryptoPrimitives", "Timing", "ServiceSettings", "BillingModel", "Webhooks", "ProviderConfiguration",
+                "Kafka", "HTTPServer", "ServiceRuntime",
                 "Telemetry",
             ],
             path: "Services/webhook-receiver/WebhookReceiverService", swiftSettings: strict, linkerSettings: vendoredLibraries),
@@ -241,7 +245,7 @@ let package = Package(
             name: "WebhookSenderService",
             dependencies: [
                 "Timing", "ServiceSettings", "CryptoPrimitives", "HTTPClient", "HTTPServer", "Kafka", "BillingModel", "Postgres", "Retention",
-                "ServiceRuntime", "Telemetry", "EntitlementSigning", "AppStoreReports",
+                "ServiceRuntime", "Telemetry", "EntitlementSigning", "AppStoreReports", "AppStoreNotifications",
             ],
             path: "Services/webhook-sender/WebhookSenderService", swiftSettings: strict, linkerSettings: vendoredLibraries),
         .executableTarget(
@@ -364,6 +368,8 @@ let package = Package(
                 "Telemetry",
             ]),
         tests("CryptoPrimitivesTests", ["CryptoPrimitives", "TestSupport"]),
+        // The notification verifier against chains made with the openssl command (SandboxKit's AppleCertificateChain).
+        tests("AppStoreNotificationsTests", ["AppStoreNotifications", "CryptoPrimitives", "SandboxKit"]),
         tests(
             "EntitlementSigningTests", ["EntitlementSigning", "CryptoPrimitives", "Kafka", "ServiceSettings", "Telemetry", "TestSupport"],
             linker: vendoredLibraries),
@@ -414,7 +420,8 @@ let package = Package(
         tests(
             "WebhookReceiverServiceTests",
             [
-                "WebhookReceiverTestSupport", "ServiceSettings", "HTTPServer", "HTTPClient", "ServiceRuntime", "WebhookReceiverService", "Kafka",
+                "AppStoreNotifications", "CryptoPrimitives", "SandboxKit", "WebhookReceiverTestSupport", "ServiceSettings", "HTTPServer",
+                "HTTPClient", "ServiceRuntime", "WebhookReceiverService", "Kafka",
                 "BillingModel", "Telemetry", "Webhooks",
             ],
             linker: vendoredLibraries),

@@ -1,3 +1,4 @@
+import AppStoreNotifications
 import ServiceSettings
 import ServiceRuntime
 import Webhooks
@@ -32,6 +33,8 @@ public struct WebhookReceiverConfiguration: Sendable {
     /// How long a broker readiness result is reused, so frequent probes do
     /// not each cost a metadata request.
     public var readinessCacheDuration: Duration
+    /// Verifies App Store notifications (``SettingGroup/appleNotifications``); nil: the route answers 404.
+    public var appleNotifications: SignedNotificationVerifier?
 
     /// Upper bound of ``maxBodyBytes``: the providers' verifiers refuse larger bodies.
     public static var maximumBodyLimit: Int { ProviderWebhooks.maximumBodySize }
@@ -39,8 +42,10 @@ public struct WebhookReceiverConfiguration: Sendable {
     public init(
         maxBodyBytes: Int = 1 << 20, publishTimeout: Duration = .seconds(5), publishLinger: Duration = .zero,
         trustForwardedFor: Bool = false,
-        retryAfterSeconds: Int = 5, readinessCacheDuration: Duration = .milliseconds(1500)
+        retryAfterSeconds: Int = 5, readinessCacheDuration: Duration = .milliseconds(1500),
+        appleNotifications: SignedNotificationVerifier? = nil
     ) {
+        self.appleNotifications = appleNotifications
         self.maxBodyBytes = maxBodyBytes
         self.publishTimeout = publishTimeout
         self.publishLinger = publishLinger
@@ -77,6 +82,7 @@ public struct WebhookReceiverConfiguration: Sendable {
             configuration.publishLinger = linger
         }
         configuration.trustForwardedFor = reader.bool(.webhookTrustForwardedFor, default: false)
+        configuration.appleNotifications = SignedNotificationVerifier.fromEnvironment(&reader)
         return configuration
     }
 }

@@ -115,7 +115,7 @@ public enum WebhookSenderSchema {
                 GRANT UPDATE (failing_since, enabled, disabled_reason, disabled_at) ON webhook_endpoints TO storefront_webhook_sender;
                 """),
         PostgresMigration(version: 5, name: "the lines reported to Apple", sql: appStoreReportLines),
-        // 6 is left to App Store Server Notifications, written alongside.
+        PostgresMigration(version: 6, name: "the notifications from Apple", sql: appStoreNotifications),
         PostgresMigration(version: 7, name: "retention of the lines reported to Apple: pruned tokens", sql: appStoreReportPrunedTokens),
     ]
 
