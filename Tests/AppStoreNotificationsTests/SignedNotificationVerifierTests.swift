@@ -78,6 +78,27 @@ struct SignedNotificationVerifierTests {
         #expect(refusal == .untrustedChain(.missingExtension(missing)))
     }
 
+    /// The chain verifier reads a marker from the chain that verified, not
+    /// from where the caller listed a certificate: given a marked
+    /// intermediate that did not issue the leaf before the unmarked one that
+    /// did, it refuses.
+    @Test func aMarkedIntermediateThatDidNotIssueTheLeafIsRefused() throws {
+        var unmarked = AppleCertificateChain.Options()
+        unmarked.intermediateMarker = false
+        let chain = try AppleCertificateChain.generate(unmarked)
+        var decoy = AppleCertificateChain.Options()
+        decoy.name = "Decoy Sandbox Apple"
+        let marked = try X509Certificate(base64DER: try AppleCertificateChain.generate(decoy).x5c[1])
+        let verifier = CertificateChainVerifier(trustedRoots: try X509Certificate.certificates(pem: chain.rootPEM))
+        let requirements = CertificateChainVerifier.Requirements(
+            chainLength: 3, extensions: [1: [SignedNotificationVerifier.intermediateMarkerOID]])
+        #expect(throws: X509Error.missingExtension(SignedNotificationVerifier.intermediateMarkerOID)) {
+            _ = try verifier.verify(
+                leaf: try X509Certificate(base64DER: chain.x5c[0]), intermediates: [marked, try X509Certificate(base64DER: chain.x5c[1])],
+                at: Date(), requirements: requirements)
+        }
+    }
+
     @Test func leafExpiredAtSignedDateIsRefused() throws {
         var options = AppleCertificateChain.Options()
         options.leafDays = 1

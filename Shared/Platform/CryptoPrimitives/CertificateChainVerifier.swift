@@ -43,21 +43,16 @@ public struct CertificateChainVerifier: Sendable {
         leaf: X509Certificate, intermediates: [X509Certificate], at time: Date, requirements: Requirements = Requirements()
     ) throws(X509Error) -> JWTVerificationKey {
         guard !trustedRoots.isEmpty else { throw .untrusted("no trusted root configured") }
-        let length = try verifiedChainLength(leaf: leaf, intermediates: intermediates, at: time)
-        if let expected = requirements.chainLength, expected != length {
-            throw .unexpectedChainLength(expected: expected, actual: length)
-        }
-        // Positions are the x5c order the caller passed (leaf, then intermediates);
-        // with the length checked, that is the verified chain's order.
-        let ordered = [leaf] + intermediates
-        for (position, oids) in requirements.extensions.sorted(by: { $0.key < $1.key }) {
-            guard position < ordered.count else { throw .unexpectedChainLength(expected: position + 1, actual: ordered.count) }
-            for oid in oids where !ordered[position].hasExtension(oid: oid) { throw .missingExtension(oid) }
-        }
+        try verifyChain(leaf: leaf, intermediates: intermediates, at: time, requirements: requirements)
         return JWTVerificationKey(material: .publicKey(try leaf.p256PublicKey()), algorithm: .es256)
     }
 
-    private func verifiedChainLength(leaf: X509Certificate, intermediates: [X509Certificate], at time: Date) throws(X509Error) -> Int {
+    /// Builds and verifies the chain, then checks `requirements` on the chain
+    /// OpenSSL built, not on the order the sender listed: an `x5c` may carry
+    /// extra certificates, and only the verified path says which one issued the leaf.
+    private func verifyChain(
+        leaf: X509Certificate, intermediates: [X509Certificate], at time: Date, requirements: Requirements
+    ) throws(X509Error) {
         guard let store = X509_STORE_new() else { throw .untrusted("out of memory") }
         defer { X509_STORE_free(store) }
         for root in trustedRoots where X509_STORE_add_cert(store, root.pointer) != 1 {
@@ -83,6 +78,15 @@ public struct CertificateChainVerifier: Sendable {
             throw .untrusted(String(cString: X509_verify_cert_error_string(Int(code))))
         }
         guard let chain = X509_STORE_CTX_get0_chain(context) else { throw .untrusted("no chain built") }
-        return Int(sf_x509_stack_count(chain))
+        let length = Int(sf_x509_stack_count(chain))
+        if let expected = requirements.chainLength, expected != length {
+            throw .unexpectedChainLength(expected: expected, actual: length)
+        }
+        for (position, oids) in requirements.extensions.sorted(by: { $0.key < $1.key }) {
+            guard position < length, let certificate = sf_x509_stack_value(chain, Int32(position)) else {
+                throw .unexpectedChainLength(expected: position + 1, actual: length)
+            }
+            for oid in oids where !X509Certificate.hasExtension(certificate, oid: oid) { throw .missingExtension(oid) }
+        }
     }
 }

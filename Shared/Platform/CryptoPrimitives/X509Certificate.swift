@@ -65,13 +65,16 @@ public final class X509Certificate: @unchecked Sendable {
 
     /// Whether the certificate carries an extension with the dotted `oid`
     /// (critical or not; its value is not read).
-    public func hasExtension(oid: String) -> Bool {
+    public func hasExtension(oid: String) -> Bool { Self.hasExtension(pointer, oid: oid) }
+
+    /// ``hasExtension(oid:)`` of a certificate OpenSSL owns (one of a verified chain).
+    static func hasExtension(_ certificate: OpaquePointer, oid: String) -> Bool {
         guard let object = OBJ_txt2obj(oid, 1) else {
             ERR_clear_error()
             return false
         }
         defer { ASN1_OBJECT_free(object) }
-        return X509_get_ext_by_OBJ(pointer, object, -1) >= 0
+        return X509_get_ext_by_OBJ(certificate, object, -1) >= 0
     }
 
     /// The certificate's public key, which must be a P-256 key (ES256).

@@ -51,4 +51,9 @@ static inline int sf_x509_stack_count(const STACK_OF(X509) *stack) {
     return sk_X509_num(stack);
 }
 
+/* The certificate at `index` (borrowed from the stack). */
+static inline X509 *sf_x509_stack_value(const STACK_OF(X509) *stack, int index) {
+    return sk_X509_value(stack, index);
+}
+
 #endif
