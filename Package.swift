@@ -144,9 +144,6 @@ let package = Package(
         // Reports to Apple's External Purchase Server API: the App Store Connect key's ES256 tokens, the
         // report's values, the pure plan of what to report next for a token, and the client that sends one.
         domain("AppStoreReports", ["BillingModel", "CryptoPrimitives", "HTTPClient"]),
-        // App Store Server Notifications V2: the signed payload's chain to a configured Apple root, its
-        // signature, and the decoded notification. No HTTP client, so the receiver does not link libcurl.
-        domain("AppStoreNotifications", ["CryptoPrimitives"]),
 
         // MARK: - App client (Foundation only; no unsafeFlags: apps depend on it remotely)
         // Only the language settings, no `.treatAllWarnings(as: .error)`: SwiftPM's
@@ -182,8 +179,7 @@ let package = Package(
         .target(
             name: "WebhookReceiverService",
             dependencies: [
-                "AppStoreNotifications", "CryptoPrimitives", "Timing", "ServiceSettings", "BillingModel", "Webhooks", "ProviderConfiguration",
-                "Kafka", "HTTPServer", "ServiceRuntime",
+                "Timing", "ServiceSettings", "BillingModel", "Webhooks", "ProviderConfiguration", "Kafka", "HTTPServer", "ServiceRuntime",
                 "Telemetry",
             ],
             path: "Services/webhook-receiver/WebhookReceiverService", swiftSettings: strict, linkerSettings: vendoredLibraries),
@@ -245,7 +241,7 @@ let package = Package(
             name: "WebhookSenderService",
             dependencies: [
                 "Timing", "ServiceSettings", "CryptoPrimitives", "HTTPClient", "HTTPServer", "Kafka", "BillingModel", "Postgres", "Retention",
-                "ServiceRuntime", "Telemetry", "EntitlementSigning", "AppStoreReports", "AppStoreNotifications",
+                "ServiceRuntime", "Telemetry", "EntitlementSigning", "AppStoreReports",
             ],
             path: "Services/webhook-sender/WebhookSenderService", swiftSettings: strict, linkerSettings: vendoredLibraries),
         .executableTarget(
@@ -326,9 +322,6 @@ let package = Package(
             path: "Tests/TestSupport",
             swiftSettings: strict, linkerSettings: vendoredLibraries),
         .target(name: "SeedModels", path: "Tests/SeedModels", swiftSettings: strict),
-        // Every provider's purchase lives, played on the provider sandbox in process: the arrival-order
-        // property tests' inputs (EntitlementsTests, ProjectorServiceIntegrationTests).
-        .target(name: "SandboxLives", dependencies: ["SandboxKit"], path: "Tests/SandboxLives", swiftSettings: strict),
         // The webhook receiver's test secrets and signed bodies, shared by its unit and integration targets.
         .target(
             name: "WebhookReceiverTestSupport",
@@ -341,8 +334,7 @@ let package = Package(
         tests("TelemetryTests", ["Telemetry"]),
         tests("BillingModelTests", ["SeedModels", "BillingModel", "JSONCodec"]),
         tests("ProviderBudgetTests", ["BillingModel", "ProviderBudget", "Providers", "Telemetry"]),
-        tests(
-            "EntitlementsTests", ["ServiceSettings", "ProjectionStore", "Entitlements", "BillingModel", "ServiceRuntime", "Webhooks", "SandboxLives"]),
+        tests("EntitlementsTests", ["ServiceSettings", "ProjectionStore", "Entitlements", "BillingModel", "ServiceRuntime"]),
         tests("SandboxKitTests", ["SandboxKit"]),
         // The plan and the client of the reports to Apple; the client against the sandbox's emulated Apple, in process.
         tests(
@@ -368,8 +360,6 @@ let package = Package(
                 "Telemetry",
             ]),
         tests("CryptoPrimitivesTests", ["CryptoPrimitives", "TestSupport"]),
-        // The notification verifier against chains made with the openssl command (SandboxKit's AppleCertificateChain).
-        tests("AppStoreNotificationsTests", ["AppStoreNotifications", "CryptoPrimitives", "SandboxKit"]),
         tests(
             "EntitlementSigningTests", ["EntitlementSigning", "CryptoPrimitives", "Kafka", "ServiceSettings", "Telemetry", "TestSupport"],
             linker: vendoredLibraries),
@@ -420,8 +410,7 @@ let package = Package(
         tests(
             "WebhookReceiverServiceTests",
             [
-                "AppStoreNotifications", "CryptoPrimitives", "SandboxKit", "WebhookReceiverTestSupport", "ServiceSettings", "HTTPServer",
-                "HTTPClient", "ServiceRuntime", "WebhookReceiverService", "Kafka",
+                "WebhookReceiverTestSupport", "ServiceSettings", "HTTPServer", "HTTPClient", "ServiceRuntime", "WebhookReceiverService", "Kafka",
                 "BillingModel", "Telemetry", "Webhooks",
             ],
             linker: vendoredLibraries),
@@ -459,7 +448,7 @@ let package = Package(
             [
                 "ServiceSettings", "TestSupport", "ProjectorService", "ProjectionStore", "Entitlements", "BillingModel", "Postgres", "Kafka",
                 "CryptoPrimitives", "ServiceRuntime", "Telemetry", "HTTPServer", "Webhooks", "JSONCodec", "Retention", "CheckoutService",
-                "WebhookSenderService", "EntitlementSigning", "AppStoreReports", "SandboxLives",
+                "WebhookSenderService", "EntitlementSigning",
             ],
             linker: vendoredLibraries),
         tests(

@@ -75,24 +75,6 @@ Walk-through (copy and paste):
   sleep 1   # the provider's webhook reaches the projection a moment later
   curl -s $GATEWAY_URL/api/subscription/status -H "Authorization: Bearer \$TOKEN" | python3 -m json.tool
 
-App Store storefronts (docs/app-store.md), after the steps above:
-
-  # 7. where the app may link out: USA allowed, NLD only with Apple's entitlement and a token
-  curl -s $GATEWAY_URL/api/app-config | python3 -m json.tool | head -30
-  # 8. a checkout from the Dutch storefront, with the token StoreKit would give the app
-  EPT=\$(python3 -c 'import base64,json,time; n=int(time.time()*1000); print(base64.urlsafe_b64encode(json.dumps({"externalPurchaseId":"SANDBOX_walkthrough-%d" % n,"tokenCreationDate":n-1000,"appAppleId":1234567890,"bundleId":"com.example.storefront","tokenExpirationDate":n+86400000,"tokenType":"ACQUISITION"}).encode()).decode().rstrip("="))')
-  URL=\$(curl -s -X POST $GATEWAY_URL/api/create-checkout -H "Authorization: Bearer \$TOKEN" \\
-       -H 'Content-Type: application/json' -d "{\"variantId\":\"\$VARIANT\",\"storefront\":\"NLD\",\"externalPurchaseToken\":\"\$EPT\"}" \\
-       | python3 -c 'import json,sys; print(json.load(sys.stdin)["checkoutUrl"])')
-  curl -s -X POST "\${URL%%\?*}/pay" -o /dev/null -w '%{http_code}\n'
-  # 9. the purchase's line as the sandbox's Apple received it (the reporter sends every second)
-  sleep 3
-  curl -s $SANDBOX_URL/_sandbox/apple/external-purchase/reports | python3 -m json.tool | tail -30
-  # 10. Apple says a token went unreported: the webhook-sender records it and checks its reports
-  curl -s -X POST $SANDBOX_URL/_sandbox/apple/notifications -d '{"externalPurchaseId":"SANDBOX_never-seen","subtype":"UNREPORTED"}'; echo
-  # 11. revenue per storefront, and what a 27 % US commission would be
-  DATABASE_URL=$DATABASE_URL .build/debug/storefront report --storefronts --commission USA=0.27
-
 Press Ctrl-C to stop everything.
 MSG
 # `wait` (unlike a foreground sleep) lets the INT/TERM trap run at once.

@@ -42,10 +42,7 @@
 # external purchase tokens to the sandbox's emulated Apple every
 # APP_STORE_REPORTS_INTERVAL (default 1s), signed with a fresh App Store
 # Connect key per stack (STATE_DIR/keys/app-store-connect.p8), which the
-# sandbox checks. The sandbox writes the root of its Apple-shaped signing
-# chain to STATE_DIR/keys/apple-root.pem at start, the receivers trust it
-# (APPLE_ROOT_CERTIFICATES_FILE), and POST /_sandbox/apple/notifications
-# delivers signed App Store notifications to the gateway's /api/webhooks/apple.
+# sandbox checks.
 # The checkout accepts app tokens with iss AUTH_JWT_ISSUER (default
 # storefront-dev) and aud AUTH_JWT_AUDIENCE (default storefront-app), the
 # values `storefront dev-token` uses by default; it runs with
@@ -240,12 +237,9 @@ start_sender() { # port sandbox-url (restart-webhook-sender has sourced stack.en
     start_process webhook-sender "$1" "$bin/webhook-sender"
 }
 
-# App Store notifications: the receiver trusts the root the sandbox wrote at its start.
 start_receiver() { # number port (in a subshell: restart-receiver has sourced stack.env)
   ( unexport_secrets
-    APPLE_ROOT_CERTIFICATES_FILE="$(keys_dir)/apple-root.pem" APPLE_NOTIFICATIONS_ACCEPT_SANDBOX=true \
-      APP_STORE_BUNDLE_ID=${APP_STORE_BUNDLE_ID:-com.example.storefront} \
-      WEBHOOK_TRUST_FORWARDED_FOR=true with_webhook_secrets start_process "webhook-receiver-$1" "$2" "$bin/webhook-receiver" )
+    WEBHOOK_TRUST_FORWARDED_FOR=true with_webhook_secrets start_process "webhook-receiver-$1" "$2" "$bin/webhook-receiver" )
 }
 
 millis() { echo $(( $(date +%s%N) / 1000000 )); }
@@ -294,7 +288,6 @@ up() {
     LEMONSQUEEZY_WEBHOOK_URL="$gateway/api/webhooks/lemonsqueezy" PAYSTACK_WEBHOOK_URL="$gateway/api/webhooks/paystack" \
     STRIPE_WEBHOOK_URL="$gateway/api/webhooks/stripe" STRIPE_WEBHOOK_SECRET=$sandbox_stripe_webhook_secret \
     SANDBOX_RETRY_TIME_SCALE=${SANDBOX_RETRY_TIME_SCALE:-0.01} \
-    APPLE_NOTIFICATIONS_URL="$gateway/api/webhooks/apple" SANDBOX_APPLE_ROOT_FILE="$(keys_dir)/apple-root.pem" \
     LEMONSQUEEZY_WEBHOOK_SECRET=$sandbox_ls_webhook_secret with_api_keys with_app_store_connect_key \
     start_process provider-sandbox "$sandbox_port" "$bin/provider-sandbox"
   wait_ready provider-sandbox "$sandbox/healthz"

@@ -127,7 +127,7 @@ import Testing
         #expect(
             Topics.all == [
                 "storefront.webhooks.v1", "storefront.checkouts.v1", "storefront.commands.v1", "storefront.snapshots.v1", "storefront.deadletter.v1",
-                "storefront.entitlements.v1", "storefront.purchase-events.v1", "storefront.apple.notifications.v1",
+                "storefront.entitlements.v1", "storefront.purchase-events.v1",
             ])
         #expect(TopicKey.make(.paystack, "SUB_1") == "paystack:SUB_1")
         let parsed = TopicKey.parse("lemonsqueezy:sub_9:x")

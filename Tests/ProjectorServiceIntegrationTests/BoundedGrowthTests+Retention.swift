@@ -53,11 +53,6 @@ extension BoundedGrowthTests {
                 VALUES ('ep_growth', \(id), 'u', 'entitlement.granted', '{}', 'delivered', \(at), \(at), \(at)),
                        ('ep_growth', \(id + "-dead"), 'u', 'entitlement.granted', '{}', 'dead', \(at), \(at), NULL)
                 """,
-                // A token whose one line Apple took that day, and which moves no more.
-                """
-                INSERT INTO app_store_report_lines (external_purchase_id, line_key, request_identifier, body, state, created_at, answered_at)
-                VALUES (\(id + "-token"), 'lemonsqueezy:order:1', gen_random_uuid(), '{}', 'accepted', \(at), \(at))
-                """,
             ]
             for statement in statements { try await pool.execute(statement) }
         }
@@ -92,7 +87,6 @@ extension BoundedGrowthTests {
         ("commands (refresh_requested)", 2, "SELECT count(*) FROM commands WHERE kind = 'refresh_requested'"),
         ("webhook_deliveries (delivered)", 2, "SELECT count(*) FROM webhook_deliveries WHERE state = 'delivered'"),
         ("webhook_deliveries (dead)", 3, "SELECT count(*) FROM webhook_deliveries WHERE state = 'dead'"),
-        ("app_store_report_lines", 2, "SELECT count(*) FROM app_store_report_lines"),
     ]
 
     @Test func aMonthOfTrafficLeavesEveryGrowingTableFlat() async throws {
@@ -113,7 +107,6 @@ extension BoundedGrowthTests {
             var sender = DeliveryRetention()
             sender.delivered = .keep(.seconds(2 * day))
             sender.dead = .keep(.seconds(3 * day))
-            sender.appStoreLines = .keep(.seconds(2 * day))
             let rules =
                 checkout.rules(idempotencyTTL: .seconds(day)) + projector.rules + sender.rules
             // Whole seconds, so every day's time and every cutoff are exact.

@@ -11,8 +11,8 @@ import Testing
         purchase: .init(provider: .paystack, type: .subscription, id: "SUB_1"), email: "buyer@example.com",
         redemptionURL: "https://shop.example.com/redeem/rt_secret", expiresAt: Date(timeIntervalSince1970: 1_790_003_600), ref: "spring")
 
-    @Test func theSenderReadsItsThreeTopics() {
-        #expect(DeliveryQueueService.topics == ["storefront.entitlements.v1", "storefront.purchase-events.v1", "storefront.apple.notifications.v1"])
+    @Test func theSenderReadsBothTopics() {
+        #expect(DeliveryQueueService.topics == ["storefront.entitlements.v1", "storefront.purchase-events.v1"])
     }
 
     @Test func aPurchaseEventIsQueuedUnderItsIdTypeAndPurchaseWithItsOwnBytes() throws {

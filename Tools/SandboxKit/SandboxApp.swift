@@ -14,7 +14,6 @@ public final class SandboxApp: Sendable {
     private let paystack: PaystackAPI
     private let stripe: StripeAPI
     private let apple: AppleExternalPurchaseAPI
-    private let appleNotifications: AppleNotificationSender
     private let checkout: HostedCheckoutRoutes
     private let control: SandboxControlRoutes
     private let gate = APIGate()
@@ -37,7 +36,6 @@ public final class SandboxApp: Sendable {
         paystack = PaystackAPI(context: context, store: store, rateLimiter: limiter)
         stripe = StripeAPI(context: context, store: store, rateLimiter: limiter)
         apple = AppleExternalPurchaseAPI(context: context)
-        appleNotifications = AppleNotificationSender(context: context, transport: transport)
         checkout = HostedCheckoutRoutes(context: context, store: store)
         control = SandboxControlRoutes(context: context, store: store, dispatcher: dispatcher, checkout: checkout, gate: gate)
     }
@@ -74,8 +72,6 @@ public final class SandboxApp: Sendable {
             let answer = apple.control(request, path: rest, body: JSONValue.parse(request.body) ?? [:])
         {
             result = answer
-        } else if path == "/_sandbox/apple/notifications", request.method == "POST" {
-            result = await appleNotifications.send(JSONValue.parse(request.body) ?? [:])
         } else if path.hasPrefix("/checkout/") || path.hasPrefix("/manage/") {
             result = checkout.handle(request)
         } else if let rest = Self.strip("/_sandbox", from: path) {

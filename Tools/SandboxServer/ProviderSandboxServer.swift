@@ -1,4 +1,3 @@
-import Foundation
 import HTTPClient
 import HTTPServer
 import SandboxKit
@@ -18,13 +17,8 @@ public final class ProviderSandboxServer: ServiceApplication {
     /// - Throws: `SandboxCatalog.LoadError` when `catalogFile` cannot be loaded.
     public init(settings: ProviderSandboxSettings, logger: Logger, metrics: MetricsRegistry = MetricsRegistry()) throws {
         let catalog = try settings.catalogFile.map { try SandboxCatalog.load(path: $0) } ?? .standard
-        let appleChains = SandboxAppleChains()
-        if let rootFile = settings.appleRootFile {
-            // Written before serving, so the stack's receiver can trust it when it starts.
-            try appleChains.own().rootPEM.write(toFile: rootFile, atomically: true, encoding: .utf8)
-        }
         app = SandboxApp(
-            configuration: settings.sandbox, catalog: catalog, signer: .openSSL(signingWith: appleChains),
+            configuration: settings.sandbox, catalog: catalog, signer: .openSSL,
             transport: CurlWebhookTransport(client: HTTPClient()))
         var configuration = HTTPServerConfiguration()
         configuration.bindAddress = settings.bindAddress

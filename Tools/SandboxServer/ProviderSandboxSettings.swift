@@ -7,8 +7,6 @@ import ServiceSettings
 public struct ProviderSandboxSettings: Sendable {
     public var sandbox: SandboxConfiguration
     public var catalogFile: String?
-    /// Where to write the root of the sandbox's Apple chain at start (`SANDBOX_APPLE_ROOT_FILE`).
-    public var appleRootFile: String?
     public var bindAddress: String
     public var port: Int
 
@@ -49,8 +47,6 @@ public struct ProviderSandboxSettings: Sendable {
         apple.issuerID = reader.string(.sandboxAppleIssuerID, default: apple.issuerID)
         apple.keyID = reader.string(.sandboxAppleKeyID, default: apple.keyID)
         apple.bundleID = reader.string(.sandboxAppleBundleID, default: apple.bundleID)
-        apple.notificationsURL = reader.string(.sandboxAppleNotificationsURL)
-        settings.appleRootFile = reader.string(.sandboxAppleRootFile)
         // Only the public half is kept: the sandbox verifies, it never signs.
         apple.publicKeyPEM = reader.secret(.sandboxApplePrivateKey).flatMap { try? RecordSigner(privateKeyPEM: $0.reveal()).publicKeyPEM() }
         let rateLimit = reader.int(.sandboxRateLimit, in: 1...1_000_000).map {

@@ -36,13 +36,6 @@ extension Setting {
     )
     public static let sandboxAppleBundleID = Setting(
         "APP_STORE_BUNDLE_ID", default: "com.example.storefront", "the bundle id (bid) the emulated External Purchase Server API accepts")
-    public static let sandboxAppleNotificationsURL = Setting(
-        "APPLE_NOTIFICATIONS_URL",
-        "where POST /_sandbox/apple/notifications delivers signed App Store notifications (the stack's /api/webhooks/apple); unset: nowhere")
-    public static let sandboxAppleRootFile = Setting(
-        "SANDBOX_APPLE_ROOT_FILE",
-        "file the sandbox writes the root of its Apple-shaped signing chain to at start (PEM), for the receiver's APPLE_ROOT_CERTIFICATES_FILE; unset: not written"
-    )
     public static let sandboxRateLimit = Setting(
         "SANDBOX_RATE_LIMIT", "requests per window each emulated API allows before 429; unset: no limit")
     public static let sandboxRateWindow = Setting(
@@ -60,7 +53,7 @@ extension SettingGroup {
             .sandboxHost, .sandboxPort, .sandboxPublicURL, .sandboxLemonSqueezyAPIKey, .sandboxLemonSqueezyWebhookSecret,
             .sandboxLemonSqueezyWebhookURL, .sandboxPaystackSecretKey, .sandboxPaystackWebhookURL, .sandboxStripeSecretKey,
             .sandboxStripeWebhookSecret, .sandboxStripeWebhookURL, .sandboxAppleIssuerID, .sandboxAppleKeyID, .sandboxApplePrivateKey,
-            .sandboxAppleBundleID, .sandboxAppleNotificationsURL, .sandboxAppleRootFile, .sandboxRateLimit, .sandboxRateWindow,
+            .sandboxAppleBundleID, .sandboxRateLimit, .sandboxRateWindow,
             .sandboxRetryTimeScale, .sandboxCatalogFile,
         ])
 }

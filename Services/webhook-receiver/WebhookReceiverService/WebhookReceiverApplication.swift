@@ -96,7 +96,6 @@ public func buildWebhookReceiverApplication(
     let readiness = BrokerReadiness(admin: admin, cacheDuration: configuration.readinessCacheDuration)
     let core = try buildWebhookReceiverApplication(
         verifiers: verifiers, publisher: WebhookPublisher(producer: producer, timeout: configuration.publishTimeout),
-        applePublisher: WebhookPublisher(producer: producer, timeout: configuration.publishTimeout, topic: Topics.appleNotifications),
         // Reachable is not enough: after a broker restart the producer can reach it and
         // still have every record refused, so readiness also asks its own deliveries.
         brokerCheck: { [window = messaging.publishReadinessWindow] in
@@ -113,14 +112,12 @@ public func buildWebhookReceiverApplication(
 ///
 /// - Parameters:
 ///   - publisher: where verified webhooks are stored before the 200.
-///   - applePublisher: where verified App Store notifications are stored (default: `publisher`).
 ///   - brokerCheck: the `kafka` readiness check, if any.
 ///   - others: as in ``buildWebhookReceiverApplication(verifiers:messaging:configuration:http:logger:metrics:now:)``.
 /// - Throws: ``WebhookReceiverSetupError/noVerifiers`` or ``WebhookReceiverSetupError/duplicateProvider(_:)``.
 public func buildWebhookReceiverApplication(
     verifiers: [any WebhookVerifier],
     publisher: any WebhookPublishing,
-    applePublisher: (any WebhookPublishing)? = nil,
     brokerCheck: (@Sendable () async throws -> Void)? = nil,
     configuration: WebhookReceiverConfiguration = WebhookReceiverConfiguration(),
     http: HTTPServerConfiguration = HTTPServerConfiguration(),
@@ -142,15 +139,9 @@ public func buildWebhookReceiverApplication(
         webhookMetrics.count(provider, .tooLarge)
     }
     let routes = WebhookRoutes(verifiers: byProvider, publisher: publisher, configuration: configuration, metrics: webhookMetrics, now: now)
-    let apple = AppleNotificationRoute(
-        verifier: configuration.appleNotifications, publisher: applePublisher ?? publisher, metrics: AppleNotificationMetrics(registry: metrics),
-        retryAfterSeconds: configuration.retryAfterSeconds)
     return WebhookReceiverApplication(
         publisher: publisher,
-        shell: ApplicationShell(http: serverConfiguration, health: health, metrics: metrics, logger: logger) {
-            routes.mount(on: $0)
-            apple.mount(on: $0)
-        },
+        shell: ApplicationShell(http: serverConfiguration, health: health, metrics: metrics, logger: logger) { routes.mount(on: $0) },
         topicSetup: nil, supporting: [])
 }
 

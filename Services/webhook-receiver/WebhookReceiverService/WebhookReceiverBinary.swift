@@ -9,6 +9,5 @@ import ServiceRuntime
 /// prints it, and its reader refuses anything else.
 public enum WebhookReceiverBinary {
     public static let settings = BinarySettings(
-        "webhook-receiver",
-        [.runtime, .httpServer, .webhookReceiver, .appleNotifications, .kafka, .kafkaSecurity] + ProviderUses.webhooks.settingGroups)
+        "webhook-receiver", [.runtime, .httpServer, .webhookReceiver, .kafka, .kafkaSecurity] + ProviderUses.webhooks.settingGroups)
 }

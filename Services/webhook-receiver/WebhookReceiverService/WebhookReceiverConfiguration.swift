@@ -1,4 +1,3 @@
-import AppStoreNotifications
 import ServiceSettings
 import ServiceRuntime
 import Webhooks
@@ -33,8 +32,6 @@ public struct WebhookReceiverConfiguration: Sendable {
     /// How long a broker readiness result is reused, so frequent probes do
     /// not each cost a metadata request.
     public var readinessCacheDuration: Duration
-    /// Verifies App Store notifications (``SettingGroup/appleNotifications``); nil: the route answers 404.
-    public var appleNotifications: SignedNotificationVerifier?
 
     /// Upper bound of ``maxBodyBytes``: the providers' verifiers refuse larger bodies.
     public static var maximumBodyLimit: Int { ProviderWebhooks.maximumBodySize }
@@ -42,10 +39,8 @@ public struct WebhookReceiverConfiguration: Sendable {
     public init(
         maxBodyBytes: Int = 1 << 20, publishTimeout: Duration = .seconds(5), publishLinger: Duration = .zero,
         trustForwardedFor: Bool = false,
-        retryAfterSeconds: Int = 5, readinessCacheDuration: Duration = .milliseconds(1500),
-        appleNotifications: SignedNotificationVerifier? = nil
+        retryAfterSeconds: Int = 5, readinessCacheDuration: Duration = .milliseconds(1500)
     ) {
-        self.appleNotifications = appleNotifications
         self.maxBodyBytes = maxBodyBytes
         self.publishTimeout = publishTimeout
         self.publishLinger = publishLinger
@@ -82,7 +77,6 @@ public struct WebhookReceiverConfiguration: Sendable {
             configuration.publishLinger = linger
         }
         configuration.trustForwardedFor = reader.bool(.webhookTrustForwardedFor, default: false)
-        configuration.appleNotifications = SignedNotificationVerifier.fromEnvironment(&reader)
         return configuration
     }
 }

@@ -33,9 +33,7 @@ import EntitlementSigning
 public final class DeliveryQueueService: Service, Sendable {
     /// The topics the sender's consumer reads: one consumer, one group, one
     /// commit per batch for both.
-    /// App Store notifications ride along: they are few, and recording them
-    /// is one short transaction per batch (``AppStoreNotificationRecorder``).
-    public static let topics = [Topics.entitlements, Topics.purchaseEvents, Topics.appleNotifications]
+    public static let topics = [Topics.entitlements, Topics.purchaseEvents]
 
     public let name = "webhook-queue"
     public let consumer: KafkaConsumer
@@ -43,8 +41,6 @@ public final class DeliveryQueueService: Service, Sendable {
     let endpoints: EndpointStore
     /// Lets through only the entitlement changes the projector signed.
     let changes: EntitlementChangeGate
-    /// Keeps App Store notifications and acts on them.
-    let notifications: AppStoreNotificationRecorder
     let pool: PostgresPool
     let migrate: Bool
     let metrics: WebhookSenderMetrics
@@ -53,10 +49,9 @@ public final class DeliveryQueueService: Service, Sendable {
     private let startedUp = Atomic<Bool>(false)
 
     public init(
-        consumer: KafkaConsumer, deliveries: DeliveryStore, endpoints: EndpointStore, changes: EntitlementChangeGate,
-        notifications: AppStoreNotificationRecorder, pool: PostgresPool, migrate: Bool, metrics: WebhookSenderMetrics, logger: Logger
+        consumer: KafkaConsumer, deliveries: DeliveryStore, endpoints: EndpointStore, changes: EntitlementChangeGate, pool: PostgresPool,
+        migrate: Bool, metrics: WebhookSenderMetrics, logger: Logger
     ) {
-        self.notifications = notifications
         self.consumer = consumer
         self.deliveries = deliveries
         self.endpoints = endpoints
@@ -109,8 +104,7 @@ public final class DeliveryQueueService: Service, Sendable {
     /// Queues the batch, retrying while the database is away, then commits.
     func process(_ batch: KafkaConsumerBatch) async {
         var events: [OutgoingEvent] = []
-        var notices = notifications.notifications(in: batch.records)
-        for record in batch.records where record.topic != Topics.appleNotifications {
+        for record in batch.records {
             // Counted and logged by the gate; committed past with the batch.
             if record.topic == Topics.entitlements, !changes.admits(record) { continue }
             guard let event = Self.event(topic: record.topic, value: record.value) else {
@@ -134,16 +128,6 @@ public final class DeliveryQueueService: Service, Sendable {
             } catch {
                 if isStopping { logger.warning("batch not queued at shutdown: \(error)"); return }
                 logger.error("batch not queued; retrying", metadata: ["error": "\(error)", "records": String(batch.records.count)])
-                try? await Task.sleep(for: retries.failed())
-            }
-        }
-        while !notices.isEmpty {
-            do {
-                try await notifications.record(notices, now: Date())
-                notices = []
-            } catch {
-                if isStopping { logger.warning("App Store notifications not recorded at shutdown: \(error)"); return }
-                logger.error("App Store notifications not recorded; retrying", metadata: ["error": "\(error)"])
                 try? await Task.sleep(for: retries.failed())
             }
         }

@@ -19,18 +19,16 @@ extension Setting {
 
 extension SettingGroup {
     public static let webhookSenderRetention = SettingGroup(
-        "Retention (webhook-sender)", [.webhookSenderRetentionDelivered, .webhookSenderRetentionDead, .webhookSenderRetentionAppStoreLines])
+        "Retention (webhook-sender)", [.webhookSenderRetentionDelivered, .webhookSenderRetentionDead])
 }
 
-/// How long delivered and dead deliveries, and the lines reported to Apple
-/// (``AppStoreReportRetention``), are kept, and the schedule.
+/// How long delivered and dead deliveries are kept, and the schedule.
 public struct DeliveryRetention: Sendable {
     public var schedule = RetentionSchedule()
     public var delivered = RetentionPeriod.keep(.seconds(35 * 86_400))
     /// Counted from the last attempt (`next_attempt_at` keeps its time when
     /// a delivery dies); `storefront endpoints replay` can requeue it until then.
     public var dead = RetentionPeriod.keep(.seconds(90 * 86_400))
-    public var appStoreLines = AppStoreReportRetention.defaultPeriod
 
     public init() {}
 
@@ -39,7 +37,6 @@ public struct DeliveryRetention: Sendable {
         retention.schedule = RetentionSchedule.fromEnvironment(&reader)
         retention.delivered = reader.retention(.webhookSenderRetentionDelivered, default: .seconds(35 * 86_400), minimum: .seconds(3600))
         retention.dead = reader.retention(.webhookSenderRetentionDead, default: .seconds(90 * 86_400), minimum: .seconds(86_400))
-        retention.appStoreLines = AppStoreReportRetention.fromEnvironment(&reader)
         return retention
     }
 
@@ -61,7 +58,6 @@ public struct DeliveryRetention: Sendable {
                     LIMIT \(limit) FOR UPDATE SKIP LOCKED))
                 """
             },
-            AppStoreReportRetention.rule(keep: appStoreLines),
         ]
     }
 }

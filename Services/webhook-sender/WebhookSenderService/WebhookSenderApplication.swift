@@ -83,10 +83,7 @@ public func buildWebhookSenderApplication(
     let deliveries = DeliveryStore(pool: pool), endpoints = EndpointStore(pool: pool)
     let queueService = DeliveryQueueService(
         consumer: consumer, deliveries: deliveries, endpoints: endpoints,
-        changes: EntitlementChangeGate(verifier: verifier, registry: metrics, logger: logger),
-        notifications: AppStoreNotificationRecorder(
-            store: AppStoreNotificationStore(pool: pool), registry: metrics, logger: logger.with("component", "app-store-notifications")),
-        pool: pool, migrate: configuration.migrate,
+        changes: EntitlementChangeGate(verifier: verifier, registry: metrics, logger: logger), pool: pool, migrate: configuration.migrate,
         metrics: senderMetrics, logger: logger)
     let dispatcher = DeliveryDispatcher(
         queue: PostgresDeliveryQueue(deliveries: deliveries, endpoints: endpoints),

@@ -115,8 +115,6 @@ public enum WebhookSenderSchema {
                 GRANT UPDATE (failing_since, enabled, disabled_reason, disabled_at) ON webhook_endpoints TO storefront_webhook_sender;
                 """),
         PostgresMigration(version: 5, name: "the lines reported to Apple", sql: appStoreReportLines),
-        PostgresMigration(version: 6, name: "the notifications from Apple", sql: appStoreNotifications),
-        PostgresMigration(version: 7, name: "retention of the lines reported to Apple: pruned tokens", sql: appStoreReportPrunedTokens),
     ]
 
     /// The role `storefront endpoints` and `storefront api-keys` connect with

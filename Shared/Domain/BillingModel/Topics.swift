@@ -16,12 +16,8 @@ public enum Topics {
     /// key `<provider>:<type>:<id>` (``TopicKey/purchase(_:type:id:)``).
     public static let purchaseEvents = "storefront.purchase-events.v1"
 
-    /// App Store Server Notifications (V2), verified by the receiver: the signed payload's JSON as
-    /// Apple signed it; key `apple:<externalPurchaseId>` (or `apple:<notificationUUID>`).
-    public static let appleNotifications = "storefront.apple.notifications.v1"
-
     /// Every topic, e.g. for start-up checks and test setup.
-    public static let all = [webhooks, checkouts, commands, snapshots, deadLetter, entitlements, purchaseEvents, appleNotifications]
+    public static let all = [webhooks, checkouts, commands, snapshots, deadLetter, entitlements, purchaseEvents]
 }
 
 /// Record keys: `<provider>:<entity id>`, so all records about one entity go

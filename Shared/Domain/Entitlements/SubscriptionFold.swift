@@ -178,7 +178,6 @@ public enum SubscriptionFold {
             state.refundedAt = nil
             state.partiallyRefundedAt = nil
         case .paymentFailed:
-            guard !isSettled(failure: event, in: state) else { break }
             state.billingIssueDetectedAt = state.billingIssueDetectedAt ?? at
         default:
             break
@@ -194,16 +193,6 @@ public enum SubscriptionFold {
         } else if phase.isInGoodStanding, event.kind != .paymentFailed {
             state.billingIssueDetectedAt = nil
         }
-    }
-
-    /// A failed payment whose invoice was created before the newest
-    /// successful payment: that payment settled it (a recovery pays the
-    /// failed invoice itself, later). Ordered by receipt (Paystack), a
-    /// failure received after its recovery would otherwise stand as a
-    /// billing issue the subscriber no longer has.
-    static func isSettled(failure event: BillingEvent, in state: SubscriptionState) -> Bool {
-        guard let failedInvoiceAt = event.createdAt, let paid = state.latestPurchaseAt else { return false }
-        return paid > failedInvoiceAt
     }
 
     static func overwrite<T>(_ field: inout T?, _ value: T?) {

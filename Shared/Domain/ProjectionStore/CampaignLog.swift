@@ -75,8 +75,7 @@ public enum CampaignLog {
     }
 
     /// The checkouts that made each subscription, with their tags, through
-    /// the joins the completion page uses (`WebFirstReads.purchase(ofCheckout:)`),
-    /// kept once in projection migration 24's view `checkout_subscriptions`:
+    /// the joins the completion page uses (`WebFirstReads.purchase(ofCheckout:)`):
     /// an event of the subscription names the checkout, or (Paystack) the
     /// checkout's charge and the subscription share their card authorization
     /// and customer. Only events logged before `before` link. A subscription
@@ -84,10 +83,17 @@ public enum CampaignLog {
     static func links(before: Date, on connection: PostgresConnection) async throws -> [CampaignReport.Link] {
         let rows = try await connection.query(
             """
-            SELECT DISTINCT l.provider, l.subscription_id, c.checkout_id, c.ref, c.created_at, l.through_card
+            SELECT c.provider, e.subscription_id, c.checkout_id, c.ref, c.created_at, false AS through_card
             FROM checkouts AS c
-            JOIN checkout_subscriptions AS l ON l.provider = c.provider AND l.checkout_id = c.checkout_id
-            WHERE l.linked_at IS NULL OR l.linked_at < \(before)
+            JOIN billing_events AS e ON e.checkout_id = c.checkout_id AND e.provider = c.provider
+            WHERE e.subscription_id IS NOT NULL AND (e.ordering_ts IS NULL OR e.ordering_ts < \(before))
+            UNION
+            SELECT c.provider, s.subscription_id, c.checkout_id, c.ref, c.created_at, true
+            FROM checkouts AS c
+            JOIN billing_events AS e ON e.checkout_id = c.checkout_id AND e.provider = c.provider
+            JOIN subscriptions AS s ON s.provider = c.provider AND s.authorization_code = e.authorization_code
+                AND s.customer_id = e.customer_id
+            WHERE e.authorization_code IS NOT NULL AND (e.ordering_ts IS NULL OR e.ordering_ts < \(before))
             """)
         return try rows.compactMap { row in
             let (providerName, subscriptionID, checkoutID, ref, openedAt, throughCard) = try row.decode(

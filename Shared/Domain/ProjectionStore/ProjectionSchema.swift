@@ -27,10 +27,6 @@ public enum ProjectionSchema {
         (21, "a plan change's new subscription: when it starts, and its owner", planChangeSuccessors),
         (22, "the transaction that logged each event, for the revenue gauges' incremental reads", loggedTransaction),
         (23, "what the reports to Apple read: each external purchase token and the money it led to", appStoreReports),
-        (
-            24, "one home for linking a checkout to its subscriptions and a subscription to its charges; Paystack's in the reports to Apple",
-            purchaseLinks
-        ),
     ]
 
     /// The NOLOGIN group roles of the services, created by migration 6 and

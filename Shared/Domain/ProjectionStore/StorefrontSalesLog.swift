@@ -11,12 +11,10 @@ import Postgres
 /// (``CampaignLog``): a one-time order names its checkout; a subscription is
 /// named by an event of its checkout, or (Paystack) shares the checkout's
 /// charge's card authorization and customer; a subscription linked to
-/// several checkouts counts under its first one's storefront. Both links are
-/// projection migration 24's views (`checkout_subscriptions`, and
-/// `subscription_charges` for its charges, Paystack's by card). The
-/// projection keeps a payment's latest state, so a refunded payment naming
-/// its subscription is dated by its refund, charged and refunded in full
-/// there; an order's partial refunds are their running total.
+/// several checkouts counts under its first one's storefront. Its charges
+/// are its `payments` rows. The projection keeps a payment's latest state,
+/// so a refunded payment is dated by its refund, charged and refunded in
+/// full there; an order's partial refunds are their running total.
 public enum StorefrontSalesLog {
     /// Counts and sums of one storefront and currency (minor units).
     public struct Sales: Sendable, Hashable {
@@ -56,18 +54,28 @@ public enum StorefrontSalesLog {
                 WHERE c.app_store_storefront IS NOT NULL AND c.is_subscription IS NOT TRUE
                     AND o.paid_at IS NOT NULL AND o.amount IS NOT NULL AND o.currency IS NOT NULL
                 ORDER BY o.provider, o.order_id, c.created_at, c.checkout_id),
-            linked_subscriptions AS (
-                SELECT DISTINCT ON (l.provider, l.subscription_id) c.app_store_storefront AS storefront, l.provider, l.subscription_id
+            links AS (
+                SELECT c.app_store_storefront AS storefront, c.created_at, c.checkout_id, e.provider, e.subscription_id
                 FROM checkouts AS c
-                JOIN checkout_subscriptions AS l ON l.provider = c.provider AND l.checkout_id = c.checkout_id
-                WHERE c.app_store_storefront IS NOT NULL
-                ORDER BY l.provider, l.subscription_id, c.created_at, c.checkout_id),
+                JOIN billing_events AS e ON e.checkout_id = c.checkout_id AND e.provider = c.provider
+                WHERE c.app_store_storefront IS NOT NULL AND e.subscription_id IS NOT NULL
+                UNION
+                SELECT c.app_store_storefront, c.created_at, c.checkout_id, s.provider, s.subscription_id
+                FROM checkouts AS c
+                JOIN billing_events AS e ON e.checkout_id = c.checkout_id AND e.provider = c.provider
+                JOIN subscriptions AS s ON s.provider = c.provider AND s.authorization_code = e.authorization_code
+                    AND s.customer_id = e.customer_id
+                WHERE c.app_store_storefront IS NOT NULL AND e.authorization_code IS NOT NULL),
+            linked_subscriptions AS (
+                SELECT DISTINCT ON (provider, subscription_id) storefront, provider, subscription_id FROM links
+                ORDER BY provider, subscription_id, created_at, checkout_id),
             charges AS (
-                SELECT t.storefront, p.amount, upper(p.currency) AS currency, p.charged_at, p.refunded_at, p.refunded_amount,
-                    row_number() OVER (PARTITION BY p.provider, p.subscription_id ORDER BY p.charged_at, p.payment_id) AS nth
+                SELECT t.storefront, p.kind, p.amount, upper(p.currency) AS currency, p.occurred_at,
+                    row_number() OVER (PARTITION BY p.provider, p.subscription_id ORDER BY p.occurred_at, p.payment_id) AS nth
                 FROM linked_subscriptions AS t
-                JOIN subscription_charges AS p ON p.provider = t.provider AND p.subscription_id = t.subscription_id
-                WHERE p.amount IS NOT NULL AND p.currency IS NOT NULL AND p.charged_at IS NOT NULL),
+                JOIN payments AS p ON p.provider = t.provider AND p.subscription_id = t.subscription_id
+                WHERE p.kind IN ('paymentSucceeded', 'paymentRecovered', 'paymentRefunded')
+                    AND p.amount IS NOT NULL AND p.currency IS NOT NULL AND p.occurred_at IS NOT NULL),
             moves AS (
                 SELECT storefront, currency, 'purchase' AS move, amount FROM linked_orders
                     WHERE paid_at >= \(period.from) AND paid_at < \(end)
@@ -76,10 +84,10 @@ public enum StorefrontSalesLog {
                     WHERE (refunded_amount > 0 OR status = 'refunded') AND refunded_at >= \(period.from) AND refunded_at < \(end)
                 UNION ALL
                 SELECT storefront, currency, CASE WHEN nth = 1 THEN 'purchase' ELSE 'renewal' END, amount FROM charges
-                    WHERE charged_at >= \(period.from) AND charged_at < \(end)
+                    WHERE occurred_at >= \(period.from) AND occurred_at < \(end)
                 UNION ALL
-                SELECT storefront, currency, 'refund', refunded_amount FROM charges
-                    WHERE refunded_at >= \(period.from) AND refunded_at < \(end))
+                SELECT storefront, currency, 'refund', amount FROM charges
+                    WHERE kind = 'paymentRefunded' AND occurred_at >= \(period.from) AND occurred_at < \(end))
             SELECT storefront, currency,
                 count(*) FILTER (WHERE move = 'purchase'), count(*) FILTER (WHERE move = 'renewal'),
                 COALESCE(sum(amount) FILTER (WHERE move <> 'refund'), 0)::bigint,

@@ -59,16 +59,6 @@ final class EVPKey: @unchecked Sendable {
         try load(pem, what: "private key", kind: .p256, readPrivateKey)
     }
 
-    /// Takes ownership of `key` (e.g. a certificate's public key from
-    /// `X509_get_pubkey`) after checking it is a P-256 key that passes
-    /// OpenSSL's public-key check; frees it when it is not.
-    static func p256(adopting key: OpaquePointer) throws(JWTError) -> EVPKey {
-        let wrapped = EVPKey(pointer: key, kind: .p256)
-        try wrapped.check("public key")
-        guard wrapped.passesPublicKeyCheck() else { throw .invalidKey("public key fails OpenSSL's key check") }
-        return wrapped
-    }
-
     private static func readPrivateKey(_ bio: OpaquePointer) -> OpaquePointer? {
         // A password callback that supplies none: without it OpenSSL would prompt on
         // the terminal for an encrypted key.

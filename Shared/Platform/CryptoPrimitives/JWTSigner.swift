@@ -18,9 +18,6 @@ public struct JWTSigner: Sendable {
     public let algorithm: JWTAlgorithm
     /// The `kid` header, if set.
     public var keyID: String?
-    /// The `x5c` header (the signer's certificate chain, leaf first, standard
-    /// base64 DER), if set: how App Store notifications name their key.
-    public var certificateChain: [String]?
 
     /// A signer with an HS256 shared secret of at least 32 bytes.
     /// - Throws: ``JWTError/invalidKey(_:)`` if the secret is too short.
@@ -99,7 +96,6 @@ public struct JWTSigner: Sendable {
     public func sign(encoding claims: some Encodable) throws(JWTError) -> String {
         var header: [String: JOSEValue] = ["alg": .string(algorithm.rawValue), "typ": "JWT"]
         if let keyID { header["kid"] = .string(keyID) }
-        if let certificateChain { header["x5c"] = .array(certificateChain.map(JOSEValue.string)) }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let headerJSON: Data

@@ -20,10 +20,6 @@ public struct UnverifiedJWT: Sendable {
     public let algorithm: JWTAlgorithm
     /// The header's `kid`, if any (at most ``maximumKeyIDLength`` bytes).
     public let keyID: String?
-    /// The header's `x5c` (RFC 7515 §4.1.6): the signer's certificate chain,
-    /// leaf first, each standard base64 DER; nil when absent. Not verified:
-    /// see ``CertificateChainVerifier``.
-    public let certificateChain: [String]?
     /// Whether the header lists `crit` extensions (refused at verification).
     let hasCriticalHeader: Bool
     /// `header.payload`, the bytes the signature covers.
@@ -64,29 +60,11 @@ public struct UnverifiedJWT: Sendable {
         default:
             throw .malformed("typ must be a string of at most 64 bytes")
         }
-        switch header["x5c"] {
-        case nil:
-            certificateChain = nil
-        case .array(let entries)? where (1...8).contains(entries.count):
-            let strings = entries.compactMap(\.stringValue)
-            guard strings.count == entries.count else { throw .malformed("x5c must be an array of strings") }
-            certificateChain = strings
-        default:
-            throw .malformed("x5c must be an array of 1 to 8 strings")
-        }
         self.algorithm = algorithm
         hasCriticalHeader = header["crit"] != nil
         signingInput = Array(token.utf8.prefix(parts[0].count + 1 + parts[1].count))
         payloadPart = String(decoding: parts[1], as: UTF8.self)
         signaturePart = String(decoding: parts[2], as: UTF8.self)
-    }
-
-    /// The payload, decoded and parsed but **not verified**: only to read a
-    /// value the verification itself needs (e.g. the signing time a
-    /// certificate chain is checked at) before ``verifiedClaims(using:)``.
-    /// - Throws: ``JWTError/malformed(_:)``.
-    public func unverifiedPayload() throws(JWTError) -> [String: JOSEValue] {
-        try Self.object(payloadPart.utf8[...], "payload")
     }
 
     /// Checks the signature with `key` and, only if it verifies, reads the claims.
@@ -106,16 +84,6 @@ public struct UnverifiedJWT: Sendable {
         guard let signature = Base64URL.decode(signaturePart) else { throw .malformed("signature is not base64url") }
         guard key.verifies(signature, over: signingInput) else { throw .invalidSignature }
         return try JWTClaims(raw: Self.object(payloadPart.utf8[...], "payload"))
-    }
-
-    /// Checks the signature as ``verifiedClaims(using:)`` does and returns the
-    /// payload's JSON bytes exactly as signed (for payloads that are not claims
-    /// to be read here, but a document to keep, e.g. an App Store notification).
-    /// - Throws: as ``verifiedClaims(using:)``.
-    public func verifiedPayload(using key: JWTVerificationKey) throws(JWTError) -> [UInt8] {
-        _ = try verifiedClaims(using: key)
-        guard let bytes = Base64URL.decode(payloadPart) else { throw .malformed("payload is not base64url") }
-        return bytes
     }
 
     static func object(_ part: Substring.UTF8View.SubSequence, _ name: String) throws(JWTError) -> [String: JOSEValue] {

@@ -11,9 +11,6 @@ public struct AppleSettings: Sendable {
     /// The P-256 public key (PEM) the tokens must verify with; nil refuses
     /// every token (401), as Apple does for a key it does not know.
     public var publicKeyPEM: String?
-    /// Where `POST /_sandbox/apple/notifications` delivers (the stack's
-    /// `POST /api/webhooks/apple`); nil: that control answers 409.
-    public var notificationsURL: String?
 
     public init(
         issuerID: String = "sandbox-issuer", keyID: String = "SANDBOXKEY", bundleID: String = "com.example.storefront", publicKeyPEM: String? = nil

@@ -16,20 +16,14 @@ public struct SandboxSigner: Sendable {
     /// signature the P-256 public key `publicKeyPEM` verifies (the emulated
     /// Apple API's bearer tokens). The claims are the sandbox's to check.
     public let verifiesES256JWT: @Sendable (_ token: String, _ publicKeyPEM: String) -> Bool
-    /// An App Store notification's `signedPayload`: `payload` (JSON) as an
-    /// ES256 JWS with an `x5c` chain, signed by the sandbox's own chain
-    /// (`trusted`) or by a stranger's; nil when it cannot sign.
-    public let signsAppleNotification: @Sendable (_ payload: [UInt8], _ trusted: Bool) -> String?
 
     /// - Parameter verifiesES256JWT: default refuses every token, so a
     ///   sandbox built without crypto answers Apple's routes with 401.
     public init(
         hmacSHA256Hex: @escaping @Sendable (_ key: [UInt8], _ message: [UInt8]) -> String,
         hmacSHA512Hex: @escaping @Sendable (_ key: [UInt8], _ message: [UInt8]) -> String,
-        verifiesES256JWT: @escaping @Sendable (_ token: String, _ publicKeyPEM: String) -> Bool = { _, _ in false },
-        signsAppleNotification: @escaping @Sendable (_ payload: [UInt8], _ trusted: Bool) -> String? = { _, _ in nil }
+        verifiesES256JWT: @escaping @Sendable (_ token: String, _ publicKeyPEM: String) -> Bool = { _, _ in false }
     ) {
-        self.signsAppleNotification = signsAppleNotification
         self.hmacSHA256Hex = hmacSHA256Hex
         self.hmacSHA512Hex = hmacSHA512Hex
         self.verifiesES256JWT = verifiesES256JWT

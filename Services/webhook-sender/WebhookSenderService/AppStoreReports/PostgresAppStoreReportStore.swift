@@ -4,9 +4,7 @@ import Postgres
 
 /// ``AppStoreReportStore`` over the projection's views `app_store_tokens`
 /// and `app_store_token_movements` (projection migration 23, read only) and
-/// the sender's own `app_store_report_lines` (webhook-sender migration 5),
-/// less the tokens whose lines were pruned (`app_store_report_pruned_tokens`,
-/// migration 7).
+/// the sender's own `app_store_report_lines` (webhook-sender migration 5).
 ///
 /// Each round reads every token: simple and right while tokens number in
 /// the tens of thousands (docs/app-store.md, limits).
@@ -19,17 +17,9 @@ public struct PostgresAppStoreReportStore: AppStoreReportStore {
 
     public func tokens() async throws -> [AppStoreTokenState] {
         try await pool.withTransaction { connection in
-            // One snapshot: a token pruned meanwhile (AppStoreReportRetention) is either
-            // skipped as pruned or read with its lines, never read without them.
-            try await connection.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
             var states: [String: AppStoreTokenState] = [:]
             var order: [String] = []
-            for row in try await connection.query(
-                """
-                SELECT external_purchase_id, token_type, storefront, first_seen FROM app_store_tokens AS t
-                WHERE NOT EXISTS (SELECT 1 FROM app_store_report_pruned_tokens AS p WHERE p.external_purchase_id = t.external_purchase_id)
-                """)
-            {
+            for row in try await connection.query("SELECT external_purchase_id, token_type, storefront, first_seen FROM app_store_tokens") {
                 let (id, type, storefront, firstSeen) = try row.decode((String, String?, String, Date).self)
                 order.append(id)
                 states[id] = AppStoreTokenState(
@@ -38,8 +28,7 @@ public struct PostgresAppStoreReportStore: AppStoreReportStore {
             let movements = try await connection.query(
                 """
                 SELECT external_purchase_id, line_key, kind, reference_key, at, amount, currency, product, period_start, period_end
-                FROM app_store_token_movements AS m
-                WHERE NOT EXISTS (SELECT 1 FROM app_store_report_pruned_tokens AS p WHERE p.external_purchase_id = m.external_purchase_id)
+                FROM app_store_token_movements
                 ORDER BY external_purchase_id, at, line_key
                 """)
             for row in movements {

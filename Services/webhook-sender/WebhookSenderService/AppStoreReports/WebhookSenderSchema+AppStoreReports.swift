@@ -28,20 +28,4 @@ extension WebhookSenderSchema {
         GRANT SELECT, INSERT, UPDATE ON app_store_report_lines TO storefront_webhook_sender;
         GRANT SELECT ON app_store_report_lines TO storefront_admin;
         """
-
-    /// Migration 7: retention of `app_store_report_lines`
-    /// (``AppStoreReportRetention``). The reporter remakes every line the
-    /// projection's views show and the table does not hold, so a line is
-    /// pruned only with all its token's, and the token is recorded here: the
-    /// reporter reads no movement of a pruned token again, and none of its
-    /// lines can go out a second time. One short row per token, not its lines' bodies.
-    static let appStoreReportPrunedTokens = """
-        CREATE TABLE app_store_report_pruned_tokens (
-            external_purchase_id  text PRIMARY KEY,
-            pruned_at             timestamptz NOT NULL DEFAULT now()
-        );
-        GRANT SELECT, INSERT ON app_store_report_pruned_tokens TO storefront_webhook_sender;
-        GRANT DELETE ON app_store_report_lines TO storefront_webhook_sender;
-        GRANT SELECT ON app_store_report_pruned_tokens TO storefront_admin;
-        """
 }

@@ -12,14 +12,7 @@ extension SubscriptionFold {
         overwrite(&state.productID, event.productID)
         overwrite(&state.variantID, event.variantID)
         overwrite(&state.planName, event.planName)
-        // Ordered by receipt, a `subscription.create` or an invoice received
-        // late would name an older period end than one applied before it. A
-        // subscription's period end only moves forward (a plan change is a
-        // new subscription), so a webhook never moves it back; a fetch,
-        // Paystack's own word, sets it.
-        if let next = event.nextPaymentDate {
-            state.renewsAt = event.kind == .subscriptionObserved ? next : max(state.renewsAt ?? next, next)
-        }
+        if let next = event.nextPaymentDate { state.renewsAt = next }
         // Paystack state changes are ordered by receipt, so a late delivery
         // sorts after what really came later: a webhook never revives a
         // subscription that a later one ended (only Paystack's own word, a
@@ -29,18 +22,14 @@ extension SubscriptionFold {
         case .subscriptionCreated:
             if state.status == "unknown" { state.status = event.status ?? "active" }
         case .subscriptionNotRenewing:
-            // Received after the `subscription.disable` that ended the
-            // subscription, it still says the subscriber cancelled: the
-            // flag is set as it would have been in order, the status stays.
-            state.cancelAtPeriodEnd = true
             guard !ended else { break }
             state.status = "non-renewing"
+            state.cancelAtPeriodEnd = true
             state.endsAt = event.nextPaymentDate ?? state.renewsAt
         case .subscriptionDisabled:
             state.status = event.status ?? "cancelled"
             state.endsAt = event.orderingTimestamp ?? state.endsAt
         case .paymentFailed:
-            guard !isSettled(failure: event, in: state) else { break }
             if ["active", "attention", "unknown"].contains(state.status) { state.status = "attention" }
         case .paymentSucceeded, .paymentRecovered:
             if state.status == "attention" || state.status == "unknown" { state.status = "active" }
